@@ -1,0 +1,6 @@
+/*
+ * Header firewall (see common/CMakeLists.txt): this directory is searched
+ * first when common/ is compiled, so any attempt to include <netdb.h> from the
+ * rules library stops the build here.
+ */
+#error "common/ must not include <netdb.h>: the rules library is pure C with no I/O, network or storage"

@@ -1,0 +1,56 @@
+#!/bin/sh
+# Install what Warroom needs from Debian 12 packages.
+#
+# One script for the README commands, for .ci/run and for docker/Dockerfile, so
+# the three can never drift apart. It is idempotent: when every package of the
+# profile is already installed it does nothing and needs no root.
+#
+#   scripts/deps.sh [build|runtime]    (default: build)
+#
+# "build" is everything needed to compile, test, fuzz and benchmark;
+# "runtime" is what the warroomd/warroom binaries need to run (the docker
+# run stage).
+set -eu
+
+profile=${1:-build}
+
+runtime_pkgs="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 \
+libsqlite3-0 libssl3 libedit2 ca-certificates curl"
+
+build_pkgs="build-essential cmake ninja-build pkg-config clang \
+libclang-rt-14-dev llvm python3 tmux \
+libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev \
+libsqlite3-dev libssl-dev libcmocka-dev libedit-dev sqlite3"
+
+case "$profile" in
+    build) pkgs=$build_pkgs ;;
+    runtime) pkgs=$runtime_pkgs ;;
+    *) echo "usage: $0 [build|runtime]" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $pkgs; do
+    st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$st" in
+        *" installed") ;;
+        *) missing="$missing $p" ;;
+    esac
+done
+
+if [ -z "$missing" ]; then
+    exit 0
+fi
+
+echo "deps.sh: installing:$missing" >&2
+if [ "$(id -u)" -eq 0 ]; then
+    sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+    sudo="sudo"
+else
+    echo "deps.sh: missing packages and not root (no sudo): $missing" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing

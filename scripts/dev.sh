@@ -1,0 +1,68 @@
+#!/bin/sh
+# The two commands a newcomer needs, and what CI runs.
+#
+#   scripts/dev.sh serve [warroomd options]   install, build, start the server
+#   scripts/dev.sh test [--sanitize]          install, build, run every test
+#   scripts/dev.sh build [--sanitize|--fuzz|--release]
+#   scripts/dev.sh bench                      build Release, run the benchmarks
+#
+# Build trees: build/ (debug-ish RelWithDebInfo), build-asan/ (ASan+UBSan),
+# build-fuzz/ (clang + libFuzzer), build-release/ (benchmarks).
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+jobs=$(nproc 2>/dev/null || echo 2)
+
+configure_and_build() {
+    dir=$1; shift
+    "$top/scripts/deps.sh" build
+    cmake -S "$top" -B "$top/$dir" -G Ninja "$@" >/dev/null
+    cmake --build "$top/$dir" -j "$jobs"
+}
+
+kind_args() {
+    case "${1:-}" in
+        --sanitize) echo "build-asan -DCMAKE_BUILD_TYPE=Debug -DWARROOM_SANITIZE=ON" ;;
+        --fuzz) echo "build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang -DWARROOM_FUZZ=ON" ;;
+        --release) echo "build-release -DCMAKE_BUILD_TYPE=Release" ;;
+        "") echo "build -DCMAKE_BUILD_TYPE=RelWithDebInfo" ;;
+        *) echo "dev.sh: unknown build kind '$1'" >&2; exit 2 ;;
+    esac
+}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+    build)
+        # shellcheck disable=SC2046
+        configure_and_build $(kind_args "${1:-}")
+        ;;
+    test)
+        set -- $(kind_args "${1:-}")
+        dir=$1
+        configure_and_build "$@"
+        cd "$top/$dir"
+        ctest --output-on-failure -j "$jobs" --timeout 300
+        ;;
+    serve)
+        configure_and_build $(kind_args "")
+        listen=${WARROOM_LISTEN:-127.0.0.1:8080}
+        db=${WARROOM_DB:-$top/warroom.db}
+        echo "warroomd: starting on ws://$listen/ with the SQLite store $db"
+        echo "  check it:  curl http://$listen/healthz"
+        echo "  connect:   a websocket client to ws://$listen/ sending {\"type\":\"hello\",\"protocol\":1}"
+        echo "  client:    build/client-cli/warroom --help"
+        echo "  stop it:   Ctrl-C"
+        exec "$top/build/server/warroomd" --listen "$listen" --db "$db" "$@"
+        ;;
+    bench)
+        configure_and_build $(kind_args --release)
+        cmake --build "$top/build-release" --target bench
+        ;;
+    *)
+        sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+        exit 2
+        ;;
+esac

@@ -1,0 +1,172 @@
+/*
+ * config.c - warroomd options: defaults, then environment, then flags.
+ */
+#include "server.h"
+#include "log.h"
+#include "warroom_version.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: warroomd [options]\n"
+        "\n"
+        "The Warroom game server: holds every game, referees every command with the\n"
+        "shared rules library, persists it, and sends state diffs over websockets.\n"
+        "\n"
+        "options (each also read from the environment variable shown):\n"
+        "  -l, --listen HOST:PORT     address to listen on (WARROOM_LISTEN)\n"
+        "                             default 127.0.0.1:8080; port 0 picks a free port\n"
+        "  -d, --db PATH              SQLite database file (WARROOM_DB), default warroom.db\n"
+        "      --max-connections N    most open connections (WARROOM_MAX_CONNECTIONS),\n"
+        "                             default 10000\n"
+        "      --max-message BYTES    largest inbound message (WARROOM_MAX_MESSAGE),\n"
+        "                             default 65536; larger ones close with code 1009\n"
+        "      --log-level LEVEL      debug, info, warn or error (WARROOM_LOG_LEVEL),\n"
+        "                             default info\n"
+        "  -h, --help                 print this help and exit\n"
+        "  -V, --version              print the version and exit\n");
+}
+
+static int parse_listen(struct wrd_config *cfg, const char *v)
+{
+    const char *colon = strrchr(v, ':');
+    if (colon == NULL || colon == v || (size_t)(colon - v) >= sizeof cfg->host) {
+        fprintf(stderr, "warroomd: --listen wants HOST:PORT, got '%s'\n", v);
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    long port = strtol(colon + 1, &end, 10);
+    if (errno || *end || end == colon + 1 || port < 0 || port > 65535) {
+        fprintf(stderr, "warroomd: bad port in --listen '%s'\n", v);
+        return -1;
+    }
+    /* "[::1]:8080": the brackets are URL syntax, not part of the address. */
+    const char *h = v;
+    size_t hl = (size_t)(colon - v);
+    if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
+        h++;
+        hl -= 2;
+    }
+    memcpy(cfg->host, h, hl);
+    cfg->host[hl] = '\0';
+    cfg->port = (int)port;
+    return 0;
+}
+
+static int parse_long(const char *name, const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end || end == v || n < lo || n > hi) {
+        fprintf(stderr, "warroomd: %s wants a number from %ld to %ld, got '%s'\n",
+                name, lo, hi, v);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL };
+
+static int apply(struct wrd_config *cfg, int opt, const char *v)
+{
+    long n;
+    switch (opt) {
+    case 'l':
+        return parse_listen(cfg, v);
+    case 'd':
+        if (*v == '\0') {
+            fprintf(stderr, "warroomd: --db wants a path\n");
+            return -1;
+        }
+        cfg->db = v;
+        return 0;
+    case OPT_MAX_CONN:
+        if (parse_long("--max-connections", v, 1, 1000000, &n) < 0)
+            return -1;
+        cfg->max_connections = (int)n;
+        return 0;
+    case OPT_MAX_MSG:
+        if (parse_long("--max-message", v, 256, 16L << 20, &n) < 0)
+            return -1;
+        cfg->max_message = (size_t)n;
+        return 0;
+    case OPT_LOG_LEVEL:
+        if ((cfg->log_level = wrd_log_parse_level(v)) < 0) {
+            fprintf(stderr, "warroomd: --log-level wants debug, info, warn or error\n");
+            return -1;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+static const struct { const char *env; int opt; } env_map[] = {
+    { "WARROOM_LISTEN", 'l' },
+    { "WARROOM_DB", 'd' },
+    { "WARROOM_MAX_CONNECTIONS", OPT_MAX_CONN },
+    { "WARROOM_MAX_MESSAGE", OPT_MAX_MSG },
+    { "WARROOM_LOG_LEVEL", OPT_LOG_LEVEL },
+};
+
+int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "listen", required_argument, NULL, 'l' },
+        { "db", required_argument, NULL, 'd' },
+        { "max-connections", required_argument, NULL, OPT_MAX_CONN },
+        { "max-message", required_argument, NULL, OPT_MAX_MSG },
+        { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+
+    memset(cfg, 0, sizeof *cfg);
+    strcpy(cfg->host, "127.0.0.1");
+    cfg->port = 8080;
+    cfg->db = "warroom.db";
+    cfg->max_connections = 10000;
+    cfg->max_message = 65536;
+    cfg->log_level = WRD_LOG_INFO;
+
+    for (size_t i = 0; i < sizeof env_map / sizeof env_map[0]; i++) {
+        const char *v = getenv(env_map[i].env);
+        if (v != NULL && *v != '\0' && apply(cfg, env_map[i].opt, v) < 0) {
+            fprintf(stderr, "warroomd: (from %s)\n", env_map[i].env);
+            return -1;
+        }
+    }
+
+    int opt;
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "l:d:hV", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'h':
+            usage(stdout);
+            return 1;
+        case 'V':
+            printf("warroomd %s (protocol %d)\n", WARROOM_VERSION, WARROOM_PROTOCOL_VERSION);
+            return 1;
+        case '?':
+            usage(stderr);
+            return -1;
+        default:
+            if (apply(cfg, opt, optarg) < 0)
+                return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "warroomd: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,333 @@
+/*
+ * proc.c - see proc.h.
+ */
+#define _GNU_SOURCE
+#include "proc.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef WARROOMD_PATH
+#error "WARROOMD_PATH must be defined by the build"
+#endif
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Read until a full line is in buf or the deadline passes. */
+static int read_line(int fd, char *buf, size_t cap, long deadline)
+{
+    size_t n = 0;
+    while (n + 1 < cap) {
+        long left = deadline - now_ms();
+        if (left <= 0)
+            return -1;
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, (int)left) <= 0)
+            continue;
+        ssize_t r = read(fd, buf + n, 1);
+        if (r <= 0)
+            return -1;
+        if (buf[n] == '\n') {
+            buf[n] = '\0';
+            return 0;
+        }
+        n++;
+    }
+    return -1;
+}
+
+static int spawn(struct wt_server *s, const char *const *extra)
+{
+    int pipefd[2];
+    if (pipe(pipefd) < 0)
+        return -1;
+    const char *argv[48];
+    int argc = 0;
+    /* WT_WRAPPER runs the server under a tool, e.g. "valgrind --error-exitcode=99". */
+    char wrapper[512] = "";
+    const char *w = getenv("WT_WRAPPER");
+    if (w != NULL && strlen(w) < sizeof wrapper) {
+        strcpy(wrapper, w);
+        for (char *save = NULL, *tok = strtok_r(wrapper, " ", &save); tok && argc < 16;
+             tok = strtok_r(NULL, " ", &save))
+            argv[argc++] = tok;
+    }
+    argv[argc++] = WARROOMD_PATH;
+    argv[argc++] = "--listen";
+    argv[argc++] = "127.0.0.1:0";
+    argv[argc++] = "--db";
+    argv[argc++] = s->db;
+    argv[argc++] = "--log-level";
+    argv[argc++] = "warn";
+    for (int i = 0; extra && extra[i] && argc < 47; i++)
+        argv[argc++] = extra[i];
+    argv[argc] = NULL;
+
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        dup2(pipefd[1], 1);
+        close(pipefd[0]);
+        close(pipefd[1]);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    s->pid = pid;
+    s->out_fd = pipefd[0];
+    char line[256];
+    if (read_line(s->out_fd, line, sizeof line, now_ms() + 30000) < 0 ||
+        sscanf(line, "warroomd listening on ws://127.0.0.1:%d/", &s->port) != 1) {
+        fprintf(stderr, "warroomd did not print its address\n");
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        close(s->out_fd);
+        return -1;
+    }
+    return 0;
+}
+
+int wt_server_start(struct wt_server *s, const char *const *extra)
+{
+    const char *tmp = getenv("TMPDIR");
+    memset(s, 0, sizeof *s);
+    snprintf(s->dir, sizeof s->dir, "%s/warroom-test-XXXXXX", tmp ? tmp : "/tmp");
+    if (mkdtemp(s->dir) == NULL)
+        return -1;
+    snprintf(s->db, sizeof s->db, "%s/warroom.db", s->dir);
+    return spawn(s, extra);
+}
+
+int wt_server_restart(struct wt_server *s, const char *const *extra)
+{
+    return spawn(s, extra);
+}
+
+int wt_server_stop(struct wt_server *s, int sig, int timeout_ms)
+{
+    int status;
+    kill(s->pid, sig);
+    /* The server's stdout reaches EOF when it exits. */
+    long deadline = now_ms() + timeout_ms;
+    for (;;) {
+        long left = deadline - now_ms();
+        if (left <= 0) {
+            kill(s->pid, SIGKILL);
+            waitpid(s->pid, &status, 0);
+            close(s->out_fd);
+            return -1;
+        }
+        struct pollfd p = { .fd = s->out_fd, .events = POLLIN };
+        if (poll(&p, 1, (int)left) > 0) {
+            char buf[256];
+            if (read(s->out_fd, buf, sizeof buf) <= 0)
+                break;
+        }
+    }
+    close(s->out_fd);
+    waitpid(s->pid, &status, 0);
+    return status;
+}
+
+void wt_server_cleanup(struct wt_server *s)
+{
+    char path[400];
+    static const char *const files[] = { "warroom.db", "warroom.db-wal", "warroom.db-shm" };
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", s->dir, files[i]);
+        unlink(path);
+    }
+    rmdir(s->dir);
+}
+
+int wt_tcp_connect(const char *addr, int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    if (inet_pton(AF_INET, addr, &a.sin_addr) != 1 ||
+        fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int connect_port(int port)
+{
+    return wt_tcp_connect("127.0.0.1", port);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int read_exact(int fd, void *buf, size_t len, long deadline)
+{
+    char *p = buf;
+    while (len > 0) {
+        long left = deadline - now_ms();
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
+        if (left <= 0 || poll(&pf, 1, (int)left) <= 0)
+            return -1;
+        ssize_t n = read(fd, p, len);
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Read the response head (to the blank line) into buf. */
+static int read_head(int fd, char *buf, size_t cap, long deadline)
+{
+    size_t n = 0;
+    while (n + 1 < cap) {
+        if (read_exact(fd, buf + n, 1, deadline) < 0)
+            return -1;
+        n++;
+        buf[n] = '\0';
+        if (n >= 4 && memcmp(buf + n - 4, "\r\n\r\n", 4) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+int wt_http_get(int port, const char *path, int *status, char *body, size_t cap)
+{
+    int fd = connect_port(port);
+    if (fd < 0)
+        return -1;
+    char req[512], head[4096];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     "Connection: close\r\n\r\n", path);
+    long deadline = now_ms() + 5000;
+    int rc = -1;
+    if (write_all(fd, req, (size_t)n) < 0 || read_head(fd, head, sizeof head, deadline) < 0)
+        goto out;
+    if (sscanf(head, "HTTP/1.1 %d", status) != 1)
+        goto out;
+    /* lws keeps the connection open: read exactly Content-Length bytes. */
+    char *cl = strcasestr(head, "content-length:");
+    size_t len = cl ? strtoul(cl + 15, NULL, 10) : 0;
+    if (len >= cap)
+        goto out;
+    if (read_exact(fd, body, len, deadline) < 0)
+        goto out;
+    body[len] = '\0';
+    rc = 0;
+out:
+    close(fd);
+    return rc;
+}
+
+int wt_ws_connect(int port)
+{
+    int fd = connect_port(port);
+    if (fd < 0)
+        return -1;
+    char req[512], head[4096];
+    int n = snprintf(req, sizeof req,
+                     "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
+                     "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                     "Sec-WebSocket-Version: 13\r\n\r\n", port);
+    if (write_all(fd, req, (size_t)n) < 0 ||
+        read_head(fd, head, sizeof head, now_ms() + 5000) < 0 ||
+        strncmp(head, "HTTP/1.1 101", 12) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int wt_ws_send_text(int fd, const char *data, size_t len)
+{
+    unsigned char hdr[14];
+    size_t h = 0;
+    hdr[h++] = 0x81;                        /* FIN + text */
+    if (len < 126) {
+        hdr[h++] = (unsigned char)(0x80 | len);
+    } else if (len < 65536) {
+        hdr[h++] = 0x80 | 126;
+        hdr[h++] = (unsigned char)(len >> 8);
+        hdr[h++] = (unsigned char)len;
+    } else {
+        hdr[h++] = 0x80 | 127;
+        for (int i = 7; i >= 0; i--)
+            hdr[h++] = (unsigned char)((uint64_t)len >> (8 * i));
+    }
+    static const unsigned char mask[4] = { 0x12, 0x34, 0x56, 0x78 };
+    memcpy(hdr + h, mask, 4);
+    h += 4;
+    unsigned char *buf = malloc(h + len);
+    if (buf == NULL)
+        return -1;
+    memcpy(buf, hdr, h);
+    for (size_t i = 0; i < len; i++)
+        buf[h + i] = (unsigned char)data[i] ^ mask[i % 4];
+    int rc = write_all(fd, buf, h + len);
+    free(buf);
+    return rc;
+}
+
+int wt_ws_recv(int fd, int *opcode, char **data, size_t *len, int timeout_ms)
+{
+    long deadline = now_ms() + timeout_ms;
+    unsigned char h[2];
+    if (read_exact(fd, h, 2, deadline) < 0)
+        return -1;
+    *opcode = h[0] & 0x0f;
+    uint64_t n = h[1] & 0x7f;
+    if (n == 126) {
+        unsigned char e[2];
+        if (read_exact(fd, e, 2, deadline) < 0)
+            return -1;
+        n = ((uint64_t)e[0] << 8) | e[1];
+    } else if (n == 127) {
+        unsigned char e[8];
+        if (read_exact(fd, e, 8, deadline) < 0)
+            return -1;
+        n = 0;
+        for (int i = 0; i < 8; i++)
+            n = (n << 8) | e[i];
+    }
+    if (n > (64u << 20))
+        return -1;
+    *data = malloc((size_t)n + 1);
+    if (*data == NULL || read_exact(fd, *data, (size_t)n, deadline) < 0) {
+        free(*data);
+        *data = NULL;
+        return -1;
+    }
+    (*data)[n] = '\0';
+    *len = (size_t)n;
+    return 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * proc.h - start the real warroomd for integration tests and talk to it
+ * over loopback with plain sockets (HTTP and a minimal websocket client).
+ *
+ * Every wait has a deadline (poll), so a broken server fails a test
+ * instead of hanging it; nothing sleeps in place of waiting for an event.
+ */
+#ifndef WT_PROC_H
+#define WT_PROC_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct wt_server {
+    pid_t pid;
+    int out_fd;         /* the server's stdout: EOF when it exits */
+    int port;
+    char dir[256];      /* a private temporary directory (the database lives here) */
+    char db[300];
+};
+
+/* Start warroomd on 127.0.0.1, port 0, with a database in a fresh temporary
+ * directory. extra is a NULL-terminated list of further arguments (or NULL).
+ * Returns 0 once the server printed its address, -1 otherwise. */
+int wt_server_start(struct wt_server *s, const char *const *extra);
+
+/* Same, reusing s->dir and s->db (a restart on the same store). */
+int wt_server_restart(struct wt_server *s, const char *const *extra);
+
+/* Send sig, wait up to timeout_ms for the exit; returns the wait status, or
+ * -1 on a time-out (the process is then killed). */
+int wt_server_stop(struct wt_server *s, int sig, int timeout_ms);
+
+/* Remove the temporary directory. */
+void wt_server_cleanup(struct wt_server *s);
+
+/* GET path; fills *status and up to cap-1 bytes of body (NUL-terminated). */
+int wt_http_get(int port, const char *path, int *status, char *body, size_t cap);
+
+/* A TCP connection to addr:port (addr as dotted quad); socket or -1. */
+int wt_tcp_connect(const char *addr, int port);
+
+/* A websocket connection; returns the socket or -1. */
+int wt_ws_connect(int port);
+int wt_ws_send_text(int fd, const char *data, size_t len);
+/* Receive one frame within timeout_ms. *data is malloc'd (caller frees). */
+int wt_ws_recv(int fd, int *opcode, char **data, size_t *len, int timeout_ms);
+
+#endif
