@@ -41,6 +41,7 @@ struct wr_unit {
     uint8_t moved;              /* moved in the current movement phase */
     int8_t battle;              /* battle index in the current combat phase, or -1 */
     uint8_t must_retreat;       /* lost a Back-2 and awaits its retreat */
+    uint8_t advanced;           /* advanced after combat this phase */
 };
 
 enum wr_battle_state {
@@ -84,6 +85,11 @@ struct wr_game {
     uint8_t seed[32];
     int has_seed;
     uint32_t rolls;                     /* k of the next die roll */
+    /* Where dice come from: the seed (when roll_source is NULL) or, to
+     * replay the record of a running game whose seed is still secret, the
+     * recorded faces. Returns 1..6, or 0 when it has no face for k. */
+    int (*roll_source)(void *ctx, uint32_t k);
+    void *roll_ctx;
 
     struct wr_unit units[WR_MAX_UNITS];
     int turn;                           /* 1-based */

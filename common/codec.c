@@ -1,0 +1,436 @@
+/*
+ * codec.c - Waterloo commands, events and state to and from JSON.
+ *
+ * Every field of a command is checked for type and range here, with a
+ * sentence naming the field, before the turn machine sees the command.
+ * jansson: json_object_set_new / json_array_append_new steal the value.
+ */
+#include "command.h"
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dice.h"
+
+static const char *const cmd_names[WR_NCMDS] = {
+    "place", "end_setup", "move", "end_phase", "declare", "resolve", "retreat",
+    "exchange_losses", "advance", "no_advance", "defect",
+};
+
+static const char *const await_names[] = {
+    "nothing", "setup", "move", "declare", "resolve", "retreat", "exchange_losses",
+    "advance", "defect",
+};
+
+const char *wr_cmd_name(int type)
+{
+    return (type >= 0 && type < WR_NCMDS) ? cmd_names[type] : "?";
+}
+
+const char *wr_await_name(int what)
+{
+    return (what >= 0 && (size_t)what < sizeof await_names / sizeof await_names[0])
+               ? await_names[what] : "?";
+}
+
+/* --- parsing --------------------------------------------------------------- */
+
+static enum wr_reason parse_unit(const struct wr_game *g, const json_t *j, const char *field,
+                                 int16_t *out, struct wr_refusal *why)
+{
+    const char *id = json_string_value(j);
+    if (id == NULL)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "%s must be a unit id (a string)", field);
+    int i = wr_scenario_find_unit(g->sc, id);
+    if (i < 0)
+        return wr_refuse(why, WR_R_UNKNOWN_UNIT, "%s: there is no unit '%.40s'", field, id);
+    *out = (int16_t)i;
+    return WR_R_OK;
+}
+
+static enum wr_reason parse_units(const struct wr_game *g, const json_t *arr, const char *field,
+                                  int16_t *out, int max, int *n, struct wr_refusal *why)
+{
+    if (!json_is_array(arr))
+        return wr_refuse(why, WR_R_BAD_COMMAND, "%s must be a list of unit ids", field);
+    if ((int)json_array_size(arr) > max)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "%s names more than %d units", field, max);
+    size_t k;
+    json_t *v;
+    json_array_foreach(arr, k, v) {
+        enum wr_reason r = parse_unit(g, v, field, &out[k], why);
+        if (r != WR_R_OK)
+            return r;
+        for (size_t j = 0; j < k; j++)
+            if (out[j] == out[k])
+                return wr_refuse(why, WR_R_BAD_COMMAND, "%s names %s twice", field,
+                                 g->sc->units[out[k]].name);
+    }
+    *n = (int)json_array_size(arr);
+    return WR_R_OK;
+}
+
+static enum wr_reason parse_square(const json_t *j, const char *field, int allow_off,
+                                   wr_sq *out, struct wr_refusal *why)
+{
+    const char *s = json_string_value(j);
+    if (s == NULL)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "%s must be a square name like \"X-27\"", field);
+    if (allow_off && strcmp(s, "off") == 0) {
+        *out = WR_PATH_OFF;
+        return WR_R_OK;
+    }
+    if (wr_grid_parse(s, (size_t)-1, out) != 0 || !wr_grid_on_board(*out))
+        return wr_refuse(why, WR_R_BAD_SQUARE, "%s: '%.16s' is not a square of the board", field,
+                         s);
+    return WR_R_OK;
+}
+
+static enum wr_reason parse_path(const json_t *arr, struct wr_cmd *c, struct wr_refusal *why)
+{
+    if (!json_is_array(arr) || json_array_size(arr) == 0)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "path must be a non-empty list of squares");
+    if (json_array_size(arr) > WR_PATH_MAX)
+        return wr_refuse(why, WR_R_TOO_FAR, "a path has at most %d squares", WR_PATH_MAX);
+    size_t k;
+    json_t *v;
+    json_array_foreach(arr, k, v) {
+        enum wr_reason r = parse_square(v, "path", k + 1 == json_array_size(arr), &c->path[k],
+                                        why);
+        if (r != WR_R_OK)
+            return r;
+    }
+    c->npath = (int)json_array_size(arr);
+    return WR_R_OK;
+}
+
+/* Reject keys the command does not have: a typo must not be ignored. */
+static enum wr_reason only_keys(const json_t *j, const char *const *keys, struct wr_refusal *why)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)j, key, v) {
+        int ok = strcmp(key, "type") == 0;
+        for (int i = 0; keys[i] && !ok; i++)
+            ok = strcmp(key, keys[i]) == 0;
+        if (!ok)
+            return wr_refuse(why, WR_R_BAD_COMMAND, "unknown field '%.32s'", key);
+    }
+    return WR_R_OK;
+}
+
+enum wr_reason wr_cmd_parse(const struct wr_game *g, const json_t *j, struct wr_cmd *c,
+                            struct wr_refusal *why)
+{
+    static const char *const k_none[] = { NULL };
+    static const char *const k_place[] = { "unit", "at", NULL };
+    static const char *const k_move[] = { "unit", "units", "path", NULL };
+    static const char *const k_declare[] = { "battles", NULL };
+    static const char *const k_resolve[] = { "battle", NULL };
+    static const char *const k_retreat[] = { "unit", "path", NULL };
+    static const char *const k_units[] = { "units", NULL };
+    static const char *const k_advance[] = { "unit", "to", NULL };
+    static const char *const *const keys[WR_NCMDS] = {
+        k_place, k_none, k_move, k_none, k_declare, k_resolve, k_retreat, k_units,
+        k_advance, k_none, k_units,
+    };
+
+    memset(c, 0, offsetof(struct wr_cmd, battles));
+    c->nbattles = 0;
+    c->to = WR_SQ_NONE;
+    c->battle = -1;
+    if (!json_is_object(j))
+        return wr_refuse(why, WR_R_BAD_COMMAND, "a command is a JSON object with a \"type\"");
+    const char *type = json_string_value(json_object_get(j, "type"));
+    if (type == NULL)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "the command has no \"type\"");
+    c->type = -1;
+    for (int i = 0; i < WR_NCMDS; i++)
+        if (strcmp(type, cmd_names[i]) == 0)
+            c->type = i;
+    if (c->type < 0)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "unknown command type '%.32s'", type);
+    enum wr_reason r = only_keys(j, keys[c->type], why);
+    if (r != WR_R_OK)
+        return r;
+
+    json_t *unit = json_object_get(j, "unit");
+    switch (c->type) {
+    case WR_CMD_PLACE:
+        if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
+            return r;
+        c->nunits = 1;
+        return parse_square(json_object_get(j, "at"), "at", 0, &c->to, why);
+    case WR_CMD_MOVE: {
+        json_t *units = json_object_get(j, "units");
+        if ((unit == NULL) == (units == NULL))
+            return wr_refuse(why, WR_R_BAD_COMMAND, "move names either \"unit\" or \"units\"");
+        if (unit) {
+            if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
+                return r;
+            c->nunits = 1;
+        } else if ((r = parse_units(g, units, "units", c->units, WR_MAX_IN_BATTLE, &c->nunits,
+                                    why)) != WR_R_OK) {
+            return r;
+        }
+        if (c->nunits == 0)
+            return wr_refuse(why, WR_R_BAD_COMMAND, "move names no unit");
+        return parse_path(json_object_get(j, "path"), c, why);
+    }
+    case WR_CMD_RETREAT:
+        if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
+            return r;
+        c->nunits = 1;
+        return parse_path(json_object_get(j, "path"), c, why);
+    case WR_CMD_ADVANCE:
+        if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
+            return r;
+        c->nunits = 1;
+        return parse_square(json_object_get(j, "to"), "to", 0, &c->to, why);
+    case WR_CMD_EXCHANGE_LOSSES:
+    case WR_CMD_DEFECT:
+        return parse_units(g, json_object_get(j, "units"), "units", c->units, WR_MAX_UNITS,
+                           &c->nunits, why);
+    case WR_CMD_RESOLVE: {
+        json_t *b = json_object_get(j, "battle");
+        if (!json_is_integer(b))
+            return wr_refuse(why, WR_R_BAD_COMMAND, "resolve needs \"battle\": a battle number");
+        json_int_t v = json_integer_value(b);
+        c->battle = (v < 0 || v >= WR_MAX_BATTLES) ? WR_MAX_BATTLES : (int)v;
+        return WR_R_OK;
+    }
+    case WR_CMD_DECLARE: {
+        json_t *arr = json_object_get(j, "battles");
+        if (!json_is_array(arr))
+            return wr_refuse(why, WR_R_BAD_COMMAND, "declare needs \"battles\": a list");
+        if (json_array_size(arr) > WR_MAX_BATTLES)
+            return wr_refuse(why, WR_R_BAD_COMMAND, "at most %d battles", WR_MAX_BATTLES);
+        size_t k;
+        json_t *v;
+        json_array_foreach(arr, k, v) {
+            static const char *const k_battle[] = { "attackers", "defenders", NULL };
+            char field[48];
+            if (!json_is_object(v))
+                return wr_refuse(why, WR_R_BAD_COMMAND,
+                                 "battles[%zu] must be {attackers, defenders}", k);
+            if ((r = only_keys(v, k_battle, why)) != WR_R_OK)
+                return r;
+            struct wr_cmd_battle *b = &c->battles[k];
+            snprintf(field, sizeof field, "battles[%zu].attackers", k);
+            if ((r = parse_units(g, json_object_get(v, "attackers"), field, b->attackers,
+                                 WR_MAX_IN_BATTLE, &b->nattackers, why)) != WR_R_OK)
+                return r;
+            snprintf(field, sizeof field, "battles[%zu].defenders", k);
+            if ((r = parse_units(g, json_object_get(v, "defenders"), field, b->defenders,
+                                 WR_MAX_IN_BATTLE, &b->ndefenders, why)) != WR_R_OK)
+                return r;
+        }
+        c->nbattles = (int)json_array_size(arr);
+        return WR_R_OK;
+    }
+    default:
+        return WR_R_OK;
+    }
+}
+
+/* --- output ---------------------------------------------------------------- */
+
+static json_t *square_json(wr_sq s)
+{
+    char buf[WR_SQ_NAME_MAX];
+    if (s == WR_PATH_OFF)
+        return json_string("off");
+    return s == WR_SQ_NONE ? json_null() : json_string(wr_grid_name(s, buf));
+}
+
+static json_t *path_json(const wr_sq *p, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, square_json(p[i]));
+    return a;
+}
+
+static json_t *units_json(const struct wr_game *g, const int16_t *u, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(g->sc->units[u[i]].id));
+    return a;
+}
+
+static const char *const event_names[] = {
+    "placed", "moved", "entered", "exited", "phase", "declared", "roll", "result",
+    "eliminated", "retreated", "advanced", "defected", "defection_due", "game_over",
+};
+
+json_t *wr_event_json(const struct wr_game *g, const struct wr_event *e)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "type", json_string(event_names[e->type]));
+    if (e->unit >= 0)
+        json_object_set_new(o, "unit", json_string(g->sc->units[e->unit].id));
+    switch (e->type) {
+    case WR_EV_MOVED:
+    case WR_EV_ENTERED:
+        json_object_set_new(o, "units", units_json(g, e->units, e->nunits));
+        json_object_set_new(o, "from", square_json(e->from));
+        json_object_set_new(o, "path", path_json(e->path, e->npath));
+        break;
+    case WR_EV_RETREATED:
+        json_object_set_new(o, "from", square_json(e->from));
+        json_object_set_new(o, "path", path_json(e->path, e->npath));
+        break;
+    case WR_EV_PLACED:
+    case WR_EV_ADVANCED:
+        json_object_set_new(o, "from", square_json(e->from));
+        json_object_set_new(o, "to", square_json(e->to));
+        break;
+    case WR_EV_ELIMINATED:
+    case WR_EV_DEFECTED:
+        json_object_set_new(o, "from", square_json(e->from));
+        break;
+    case WR_EV_PHASE:
+        json_object_set_new(o, "phase", json_string(wr_phase_name(e->phase)));
+        json_object_set_new(o, "turn", json_integer(e->turn));
+        break;
+    case WR_EV_DECLARED:
+        json_object_set_new(o, "battle", json_integer(e->battle));
+        json_object_set_new(o, "odds", json_sprintf("%d-%d", e->attack, e->defence));
+        json_object_set_new(o, "column", e->column < 0 ? json_string("A-Elim")
+                                                       : json_string(wr_crt_label(e->column)));
+        break;
+    case WR_EV_ROLL:
+        json_object_set_new(o, "battle", json_integer(e->battle));
+        json_object_set_new(o, "k", json_integer(e->k));
+        json_object_set_new(o, "face", json_integer(e->face));
+        break;
+    case WR_EV_RESULT:
+        json_object_set_new(o, "battle", json_integer(e->battle));
+        json_object_set_new(o, "result", json_string(wr_result_code(e->result)));
+        break;
+    case WR_EV_DEFECTION_DUE:
+        json_object_set_new(o, "factors", json_integer(e->amount));
+        break;
+    case WR_EV_GAME_OVER:
+        json_object_set_new(o, "winner", json_string(wr_side_name(e->side)));
+        json_object_set_new(o, "reason", json_string(g->win_reason));
+        break;
+    default:
+        break;
+    }
+    return o;
+}
+
+enum wr_reason wr_game_apply_json(struct wr_game *g, int side, const json_t *cmd,
+                                  json_t **events, struct wr_refusal *why)
+{
+    /* Both are large; the game is not re-entered, so they live on the heap
+     * of the caller's choosing: here, one allocation per call. */
+    struct {
+        struct wr_cmd c;
+        struct wr_events ev;
+    } *w = malloc(sizeof *w);
+    *events = NULL;
+    if (w == NULL)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
+    enum wr_reason r = wr_cmd_parse(g, cmd, &w->c, why);
+    if (r == WR_R_OK) {
+        w->ev.n = 0;
+        r = wr_game_apply(g, side, &w->c, &w->ev, why);
+        if (r == WR_R_OK) {
+            *events = json_array();
+            for (int i = 0; i < w->ev.n; i++)
+                json_array_append_new(*events, wr_event_json(g, &w->ev.ev[i]));
+        }
+    }
+    free(w);
+    return r;
+}
+
+static json_t *unit_state(const struct wr_game *g, int i)
+{
+    static const char *const where[] = { NULL, "pending", "eliminated", "exited" };
+    const struct wr_unit *u = &g->units[i];
+    json_t *o = json_object();
+    json_object_set_new(o, "at", u->where == WR_ON_BOARD ? square_json(u->at)
+                                                         : json_string(where[u->where]));
+    if (u->moved)
+        json_object_set_new(o, "moved", json_true());
+    if (u->battle >= 0)
+        json_object_set_new(o, "battle", json_integer(u->battle));
+    if (u->must_retreat)
+        json_object_set_new(o, "retreat", json_true());
+    return o;
+}
+
+static const char *const battle_states[] = { "declared", "retreats", "exchange", "advance",
+                                             "done" };
+
+json_t *wr_game_state_json(const struct wr_game *g)
+{
+    const struct wr_scenario *sc = g->sc;
+    json_t *s = json_object();
+    json_object_set_new(s, "ruleset", json_string("waterloo"));
+    json_object_set_new(s, "scenario", json_string(sc->name));
+    json_object_set_new(s, "turn", json_integer(g->turn));
+    int t = g->turn - 1 < sc->nturns ? g->turn - 1 : sc->nturns - 1;
+    json_object_set_new(s, "date", json_string(t >= 0 ? sc->turns[t].date : ""));
+    json_object_set_new(s, "time", json_string(t >= 0 ? sc->turns[t].time : ""));
+    json_object_set_new(s, "phase", json_string(wr_phase_name(g->phase)));
+    if (g->await_what == WR_AW_NONE) {
+        json_object_set_new(s, "awaiting", json_null());
+    } else {
+        json_t *aw = json_pack("{s:s, s:s}", "seat", wr_side_name(g->await_side), "what",
+                               wr_await_name(g->await_what));
+        if (g->await_what == WR_AW_DEFECTION)
+            json_object_set_new(aw, "factors", json_integer(g->defection_owed));
+        json_object_set_new(s, "awaiting", aw);
+    }
+    json_t *units = json_object();
+    for (int i = 0; i < sc->nunits; i++)
+        json_object_set_new(units, sc->units[i].id, unit_state(g, i));
+    json_object_set_new(s, "units", units);
+    json_t *battles = json_array();
+    for (int i = 0; i < g->nbattles; i++) {
+        const struct wr_battle *b = &g->battles[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "attackers", units_json(g, b->attackers, b->nattackers));
+        json_object_set_new(o, "defenders", units_json(g, b->defenders, b->ndefenders));
+        json_object_set_new(o, "odds", json_sprintf("%d-%d", b->attack, b->defence));
+        json_object_set_new(o, "column", b->column < 0 ? json_string("A-Elim")
+                                                       : json_string(wr_crt_label(b->column)));
+        json_object_set_new(o, "state", json_string(battle_states[b->state]));
+        if (b->state != WR_B_DECLARED) {
+            if (b->die)
+                json_object_set_new(o, "die", json_integer(b->die));
+            json_object_set_new(o, "result", json_string(wr_result_code(b->result)));
+        }
+        json_array_append_new(battles, o);
+    }
+    json_object_set_new(s, "battles", battles);
+    if (g->current >= 0)
+        json_object_set_new(s, "current_battle", json_integer(g->current));
+    json_object_set_new(s, "exited_factors", json_integer(g->exited_factors));
+    json_object_set_new(s, "winner", g->winner < 0 ? json_null()
+                                                   : json_string(wr_side_name(g->winner)));
+    if (g->winner >= 0)
+        json_object_set_new(s, "result", json_string(g->win_reason));
+    json_t *dice = json_object();
+    if (g->has_seed) {
+        char hex[65];
+        wr_dice_commitment(g->seed, hex);
+        json_object_set_new(dice, "commitment", json_string(hex));
+        /* The seed is secret while the game runs, revealed when it ends. */
+        if (g->phase == WR_PH_OVER) {
+            wr_dice_seed_hex(g->seed, hex);
+            json_object_set_new(dice, "seed", json_string(hex));
+        }
+    }
+    json_object_set_new(dice, "rolls", json_integer(g->rolls));
+    json_object_set_new(s, "dice", dice);
+    return s;
+}

@@ -1,0 +1,55 @@
+/*
+ * ruleset.h - a ruleset is a value: one table of functions through which
+ * the server hosts any game (Waterloo, the test game tictactoe, later the
+ * map campaign). The server never asks which ruleset it holds.
+ *
+ * All JSON passed in is borrowed; all JSON returned is a new reference the
+ * caller releases with json_decref().
+ */
+#ifndef WR_RULESET_H
+#define WR_RULESET_H
+
+#include <stdint.h>
+
+#include "reason.h"
+
+struct json_t;
+
+struct wr_ruleset {
+    const char *name;
+    /* Seat names, NULL-terminated ("french", "allied"). */
+    const char *const *seats;
+
+    /* A new game from a scenario (JSON object; may be NULL for rulesets
+     * without scenarios) and options. Returns NULL with why filled. */
+    void *(*create)(const struct json_t *scenario, const struct json_t *options,
+                    const char *game_id, const uint8_t seed[32], struct wr_refusal *why);
+    void (*destroy)(void *game);
+
+    /* Validate a command from seat and apply it. On success *events is the
+     * list of events (unprojected; pass it through project_events). On
+     * refusal the game is unchanged and *events is NULL. */
+    enum wr_reason (*apply)(void *game, const char *seat, const struct json_t *cmd,
+                            struct json_t **events, struct wr_refusal *why);
+
+    /* The state as seat may see it; seat NULL is the public view
+     * (spectators). Everything sent out passes through these two. */
+    struct json_t *(*project)(void *game, const char *seat);
+    struct json_t *(*project_events)(void *game, const char *seat, const struct json_t *events);
+
+    /* The seat whose decision is awaited, or NULL when the game is over. */
+    const char *(*awaited)(void *game);
+    /* NULL while running; the winning seat, or "draw", when over. */
+    const char *(*result)(void *game);
+};
+
+extern const struct wr_ruleset wr_ruleset_waterloo;
+extern const struct wr_ruleset wr_ruleset_tictactoe;
+
+/* The ruleset called name, or NULL. */
+const struct wr_ruleset *wr_ruleset_find(const char *name);
+
+/* Is seat one of the ruleset's seats? */
+int wr_ruleset_has_seat(const struct wr_ruleset *rs, const char *seat);
+
+#endif

@@ -1,0 +1,138 @@
+/*
+ * tictactoe.c - the smallest ruleset: noughts and crosses, for protocol
+ * tests and for load comparisons with other game servers (boardgame.io and
+ * Colyseus benchmark with the same game).
+ *
+ * Seats "x" (moves first) and "o". Command {"type":"mark","cell":0..8}.
+ * State {"board":"x..o.....","turn":"x","winner":null,"moves":n}.
+ */
+#include "ruleset.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ttt {
+    char board[10];         /* '.', 'x', 'o'; NUL-terminated */
+    int moves;
+    char winner;            /* 0 running, 'x', 'o', or 'd' (draw) */
+};
+
+static const char *const seats[] = { "x", "o", NULL };
+
+static void *ttt_create(const json_t *scenario, const json_t *options, const char *game_id,
+                        const uint8_t seed[32], struct wr_refusal *why)
+{
+    (void)scenario;
+    (void)options;
+    (void)game_id;
+    (void)seed;
+    struct ttt *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
+        return NULL;
+    }
+    memset(t->board, '.', 9);
+    return t;
+}
+
+static void ttt_destroy(void *game)
+{
+    free(game);
+}
+
+static char line_winner(const char *b)
+{
+    static const int lines[8][3] = { { 0, 1, 2 }, { 3, 4, 5 }, { 6, 7, 8 }, { 0, 3, 6 },
+                                     { 1, 4, 7 }, { 2, 5, 8 }, { 0, 4, 8 }, { 2, 4, 6 } };
+    for (int i = 0; i < 8; i++)
+        if (b[lines[i][0]] != '.' && b[lines[i][0]] == b[lines[i][1]] &&
+            b[lines[i][1]] == b[lines[i][2]])
+            return b[lines[i][0]];
+    return 0;
+}
+
+static const char *ttt_awaited(void *game)
+{
+    struct ttt *t = game;
+    if (t->winner)
+        return NULL;
+    return t->moves % 2 == 0 ? "x" : "o";
+}
+
+static enum wr_reason ttt_apply(void *game, const char *seat, const json_t *cmd,
+                                json_t **events, struct wr_refusal *why)
+{
+    struct ttt *t = game;
+    *events = NULL;
+    /* 1) game running, 2) this seat's turn, 3) well-formed mark, 4) empty cell */
+    if (t->winner)
+        return wr_refuse(why, WR_R_GAME_OVER, "the game is over");
+    const char *aw = ttt_awaited(t);
+    if (seat == NULL || strcmp(seat, aw) != 0)
+        return wr_refuse(why, WR_R_NOT_YOUR_TURN, "it is %s's turn", aw);
+    const char *type = json_string_value(json_object_get(cmd, "type"));
+    json_t *cell = json_object_get(cmd, "cell");
+    if (!json_is_object(cmd) || type == NULL || strcmp(type, "mark") != 0 ||
+        !json_is_integer(cell) || json_object_size(cmd) != 2)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "a command is {\"type\":\"mark\",\"cell\":0..8}");
+    json_int_t c = json_integer_value(cell);
+    if (c < 0 || c > 8)
+        return wr_refuse(why, WR_R_BAD_SQUARE, "cell must be 0..8");
+    if (t->board[c] != '.')
+        return wr_refuse(why, WR_R_ENEMY_SQUARE, "cell %d is taken", (int)c);
+    t->board[c] = seat[0];
+    t->moves++;
+    *events = json_array();
+    json_array_append_new(*events, json_pack("{s:s, s:s, s:I}", "type", "marked", "seat", seat,
+                                             "cell", c));
+    char w = line_winner(t->board);
+    if (w || t->moves == 9) {
+        t->winner = w ? w : 'd';
+        json_array_append_new(*events, json_pack("{s:s, s:s}", "type", "game_over", "winner",
+                                                 w ? (w == 'x' ? "x" : "o") : "draw"));
+    }
+    return WR_R_OK;
+}
+
+static const char *ttt_result(void *game)
+{
+    struct ttt *t = game;
+    switch (t->winner) {
+    case 'x':
+        return "x";
+    case 'o':
+        return "o";
+    case 'd':
+        return "draw";
+    }
+    return NULL;
+}
+
+static json_t *ttt_project(void *game, const char *seat)
+{
+    struct ttt *t = game;
+    (void)seat;     /* nothing is hidden in noughts and crosses */
+    const char *aw = ttt_awaited(t), *res = ttt_result(t);
+    return json_pack("{s:s, s:s?, s:s?, s:i}", "board", t->board, "turn", aw, "winner", res,
+                     "moves", t->moves);
+}
+
+static json_t *ttt_project_events(void *game, const char *seat, const json_t *events)
+{
+    (void)game;
+    (void)seat;
+    return json_deep_copy(events);
+}
+
+const struct wr_ruleset wr_ruleset_tictactoe = {
+    .name = "tictactoe",
+    .seats = seats,
+    .create = ttt_create,
+    .destroy = ttt_destroy,
+    .apply = ttt_apply,
+    .project = ttt_project,
+    .project_events = ttt_project_events,
+    .awaited = ttt_awaited,
+    .result = ttt_result,
+};
