@@ -40,7 +40,7 @@ static int is_hq(const struct wr_game *g, int u)
     return g->sc->units[u].type == WR_HQ;
 }
 
-static const char *uname(const struct wr_game *g, int u)
+static const char *unit_name(const struct wr_game *g, int u)
 {
     return g->sc->units[u].name;
 }
@@ -166,18 +166,18 @@ static enum wr_reason check_member(const struct wr_game *g, int u, int attacking
     if (attacking && side != mover)
         return wr_refuse(why, WR_R_NOT_YOUR_UNIT,
                          "battle %d: %s belongs to the other side and cannot attack",
-                         battle + 1, uname(g, u));
+                         battle + 1, unit_name(g, u));
     if (!attacking && side == mover)
         return wr_refuse(why, WR_R_NOT_YOUR_UNIT,
                          "battle %d: %s is your own unit and cannot be attacked", battle + 1,
-                         uname(g, u));
+                         unit_name(g, u));
     if (!on_board(g, u))
         return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "battle %d: %s is not on the board",
-                         battle + 1, uname(g, u));
+                         battle + 1, unit_name(g, u));
     if (attacking && is_hq(g, u))
         return wr_refuse(why, WR_R_HQ_CANNOT_ATTACK,
                          "battle %d: %s is an HQ unit; HQ units are not allowed to attack",
-                         battle + 1, uname(g, u));
+                         battle + 1, unit_name(g, u));
     return WR_R_OK;
 }
 
@@ -243,8 +243,8 @@ enum wr_reason wr_combat_check_declaration(const struct wr_game *g, const struct
                 if (wr_grid_distance(g->units[at].at, g->units[df].at) != 1)
                     return wr_refuse(why, WR_R_NOT_IN_ZONE,
                                      "battle %d: %s on %s is not in the zone of %s on %s",
-                                     i + 1, uname(g, at), wr_grid_name(g->units[at].at, a),
-                                     uname(g, df), wr_grid_name(g->units[df].at, d));
+                                     i + 1, unit_name(g, at), wr_grid_name(g->units[at].at, a),
+                                     unit_name(g, df), wr_grid_name(g->units[df].at, d));
             }
     /* 4) */
     int8_t battle_of[WR_MAX_UNITS];
@@ -257,12 +257,12 @@ enum wr_reason wr_combat_check_declaration(const struct wr_game *g, const struct
                 int u = list[j];
                 if (battle_of[u] == i)
                     return wr_refuse(why, WR_R_ONE_BATTLE, "%s is named twice in battle %d",
-                                     uname(g, u), i + 1);
+                                     unit_name(g, u), i + 1);
                 if (battle_of[u] >= 0)
                     return wr_refuse(why, WR_R_ONE_BATTLE,
                                      "%s is in battles %d and %d; no unit may fight more "
                                      "than one battle per turn",
-                                     uname(g, u), battle_of[u] + 1, i + 1);
+                                     unit_name(g, u), battle_of[u] + 1, i + 1);
                 battle_of[u] = (int8_t)i;
             }
         }
@@ -274,7 +274,7 @@ enum wr_reason wr_combat_check_declaration(const struct wr_game *g, const struct
         int e = adjacent_combat_unit(g, u, 1 - mover);
         if (e >= 0)
             return wr_refuse(why, WR_R_MUST_ATTACK, "%s on %s is in the zone of %s and must attack",
-                             uname(g, u), wr_grid_name(g->units[u].at, a), uname(g, e));
+                             unit_name(g, u), wr_grid_name(g->units[u].at, a), unit_name(g, e));
     }
     /* 6) */
     for (int u = 0; u < sc->nunits; u++) {
@@ -283,8 +283,8 @@ enum wr_reason wr_combat_check_declaration(const struct wr_game *g, const struct
         int e = adjacent_combat_unit(g, u, mover);
         if (e >= 0)
             return wr_refuse(why, WR_R_MUST_BE_ATTACKED,
-                             "%s on %s has %s in its zone and must be attacked", uname(g, u),
-                             wr_grid_name(g->units[u].at, a), uname(g, e));
+                             "%s on %s has %s in its zone and must be attacked", unit_name(g, u),
+                             wr_grid_name(g->units[u].at, a), unit_name(g, e));
     }
     return WR_R_OK;
 }
@@ -368,7 +368,27 @@ static int resolve_step(const struct wr_game *g, int u, wr_sq start, wr_sq from,
     return 0;
 }
 
-/* wr_combat_retreat_outcome() with the occupancy already built. */
+/* Rules (Combat Results Explanation, BACK 2, a..f and the EXCEPTION):
+ *   1) u is a unit on the board
+ *   2) a retreat is two steps, each to a square touching the previous one
+ *      or off the board (WR_PATH_OFF, or a partial square; after leaving
+ *      the board only WR_PATH_OFF follows), never into a square held by
+ *      the enemy, and it ends two squares from the start
+ *   3) a) a square entered in an enemy zone of control eliminates
+ *   4) b) a step off the board eliminates, except the EXCEPTION (8)
+ *   5) c), d) a river square entered eliminates, unless the unit started
+ *      on a square of that same river ("any direction" from a river
+ *      square; another river still eliminates)
+ *   6) f) a woods first square eliminates unless it has a road, the step
+ *      into it crosses the road's hexside and the second step follows the
+ *      road too
+ *   7) e) friendly squares are passed freely, but more than 15 combat
+ *      factors on the final square eliminate the unit
+ *   8) EXCEPTION: a French unit stepping off the board from A-39..A-45
+ *      through the hexside its road crosses exits (defections); otherwise
+ *      the outcome is safe
+ * wr_combat_retreat_outcome() and wr_combat_open_retreats() share it with
+ * the occupancy built once. */
 static enum wr_reason classify_retreat(const struct wr_game *g, const struct wr_occupancy *occ,
                                        int u, const wr_sq *path, int n, int *outcome,
                                        struct wr_refusal *why)
@@ -381,28 +401,28 @@ static enum wr_reason classify_retreat(const struct wr_game *g, const struct wr_
     if (!valid_unit(g, u))
         return wr_refuse(why, WR_R_UNKNOWN_UNIT, "there is no unit number %d", u);
     if (!on_board(g, u))
-        return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board", uname(g, u));
+        return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board", unit_name(g, u));
     wr_sq start = g->units[u].at;
     int side = g->sc->units[u].side, enemy = 1 - side;
 
     /* 2) */
     if (path == NULL || n != 2)
         return wr_refuse(why, WR_R_BAD_RETREAT, "a retreat of %s is two squares, not %d",
-                         uname(g, u), path == NULL ? 0 : n);
+                         unit_name(g, u), path == NULL ? 0 : n);
     wr_sq from = start;
     for (int i = 0; i < 2; i++) {
         if (i == 1 && st[0].off) {
             if (path[1] != WR_PATH_OFF)
                 return wr_refuse(why, WR_R_BAD_RETREAT,
                                  "%s has left the board; its retreat cannot go on to %s",
-                                 uname(g, u), wr_grid_name(path[1], a));
+                                 unit_name(g, u), wr_grid_name(path[1], a));
             st[1] = st[0];
             break;
         }
         if (resolve_step(g, u, start, from, path[i], i == 1, &st[i]) != 0) {
             if (path[i] == WR_PATH_OFF)
                 return wr_refuse(why, WR_R_BAD_RETREAT,
-                                 "%s cannot step off the board from %s%s", uname(g, u),
+                                 "%s cannot step off the board from %s%s", unit_name(g, u),
                                  wr_grid_name(from, a),
                                  i == 1 ? " two squares from where it started" : "");
             if (wr_grid_dir_to(from, path[i]) < 0)
@@ -410,11 +430,11 @@ static enum wr_reason classify_retreat(const struct wr_game *g, const struct wr_
                                  wr_grid_name(path[i], a), wr_grid_name(from, b));
             return wr_refuse(why, WR_R_BAD_RETREAT,
                              "a retreat of %s from %s must end two squares away, not on %s",
-                             uname(g, u), wr_grid_name(start, a), wr_grid_name(path[i], b));
+                             unit_name(g, u), wr_grid_name(start, a), wr_grid_name(path[i], b));
         }
         if (st[i].to != WR_SQ_NONE && occ->side[st[i].to] == enemy)
             return wr_refuse(why, WR_R_BAD_RETREAT, "%s may not retreat into %s, held by the enemy",
-                             uname(g, u), wr_grid_name(st[i].to, a));
+                             unit_name(g, u), wr_grid_name(st[i].to, a));
         if (st[i].to != WR_SQ_NONE)
             from = st[i].to;
     }
@@ -457,25 +477,7 @@ static enum wr_reason classify_retreat(const struct wr_game *g, const struct wr_
     return WR_R_OK;
 }
 
-/* Rules (Combat Results Explanation, BACK 2, a..f and the EXCEPTION):
- *   1) u is a unit on the board
- *   2) a retreat is two steps, each to a square touching the previous one
- *      or off the board (WR_PATH_OFF, or a partial square; after leaving
- *      the board only WR_PATH_OFF follows), never into a square held by
- *      the enemy, and it ends two squares from the start
- *   3) a) a square entered in an enemy zone of control eliminates
- *   4) b) a step off the board eliminates, except the EXCEPTION (8)
- *   5) c), d) a river square entered eliminates, unless the unit started
- *      on a square of that same river ("any direction" from a river
- *      square; another river still eliminates)
- *   6) f) a woods first square eliminates unless it has a road, the step
- *      into it crosses the road's hexside and the second step follows the
- *      road too
- *   7) e) friendly squares are passed freely, but more than 15 combat
- *      factors on the final square eliminate the unit
- *   8) EXCEPTION: a French unit stepping off the board from A-39..A-45
- *      through the hexside its road crosses exits (defections); otherwise
- *      the outcome is safe */
+/* The rules are those of classify_retreat(), above. */
 enum wr_reason wr_combat_retreat_outcome(const struct wr_game *g, int u, const wr_sq *path,
                                          int n, int *outcome, struct wr_refusal *why)
 {
@@ -554,9 +556,9 @@ enum wr_reason wr_combat_check_advance(const struct wr_game *g, const struct wr_
         if (b->attackers[i] == u)
             attacker = 1;
     if (!attacker)
-        return wr_refuse(why, WR_R_NO_ADVANCE, "%s did not attack in this battle", uname(g, u));
+        return wr_refuse(why, WR_R_NO_ADVANCE, "%s did not attack in this battle", unit_name(g, u));
     if (!on_board(g, u))
-        return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board", uname(g, u));
+        return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board", unit_name(g, u));
     wr_sq at = g->units[u].at;
 
     /* 2) */
@@ -567,9 +569,9 @@ enum wr_reason wr_combat_check_advance(const struct wr_game *g, const struct wr_
     if (!vacated || !wr_grid_playable(to))
         return wr_refuse(why, WR_R_NO_ADVANCE,
                          "%s may advance only onto a square the defeated units vacated, not %s",
-                         uname(g, u), wr_grid_name(to, t));
+                         unit_name(g, u), wr_grid_name(to, t));
     if (wr_grid_distance(at, to) != 1)
-        return wr_refuse(why, WR_R_NO_ADVANCE, "%s on %s does not touch %s", uname(g, u),
+        return wr_refuse(why, WR_R_NO_ADVANCE, "%s on %s does not touch %s", unit_name(g, u),
                          wr_grid_name(at, a), wr_grid_name(to, t));
     struct wr_occupancy occ;
     wr_game_occupancy(g, &occ);
@@ -584,17 +586,17 @@ enum wr_reason wr_combat_check_advance(const struct wr_game *g, const struct wr_
             return wr_refuse(why, WR_R_NO_ADVANCE,
                              "%s attacked from the slope %s; it may advance only onto a "
                              "vacated hill top, and %s is not one",
-                             uname(g, u), wr_grid_name(at, a), wr_grid_name(to, t));
+                             unit_name(g, u), wr_grid_name(at, a), wr_grid_name(to, t));
         return wr_refuse(why, WR_R_NO_ADVANCE,
                          "%s attacked from %s, neither a river nor a slope square, and may "
                          "not advance",
-                         uname(g, u), wr_grid_name(at, a));
+                         unit_name(g, u), wr_grid_name(at, a));
     }
 
     /* 4) */
     int total = occ.factors[to] + g->sc->units[u].combat;
     if (total > WR_STACK_LIMIT)
         return wr_refuse(why, WR_R_STACKING, "%s on %s would make %d combat factors there",
-                         uname(g, u), wr_grid_name(to, t), total);
+                         unit_name(g, u), wr_grid_name(to, t), total);
     return WR_R_OK;
 }
