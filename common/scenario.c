@@ -67,7 +67,12 @@ static void prefix_base(struct wr_refusal *why, const char *name)
     char tmp[WR_REFUSAL_MSG_MAX];
     memcpy(tmp, why->message, sizeof tmp);
     tmp[sizeof tmp - 1] = '\0';
-    snprintf(why->message, sizeof why->message, "base '" SHOW "': %.200s", name, tmp);
+    int k = snprintf(why->message, sizeof why->message, "base '" SHOW "': ", name);
+    if (k < 0 || (size_t)k >= sizeof why->message)
+        return;
+    size_t len = strlen(tmp), room = sizeof why->message - (size_t)k - 1;
+    memcpy(why->message + k, tmp, len < room ? len : room);
+    why->message[(size_t)k + (len < room ? len : room)] = '\0';
 }
 
 /* ------------------------------------------------------------------------
@@ -293,6 +298,15 @@ static int named_item(struct ld *L, const json_t *obj, const char *list, size_t 
  * The map
  */
 
+/* A map.c call refused what the checks here let through: say where. */
+static int map_failed(struct ld *L, const char *where)
+{
+    char tmp[WR_REFUSAL_MSG_MAX];
+    memcpy(tmp, L->why->message, sizeof tmp);
+    tmp[sizeof tmp - 1] = '\0';
+    return bad(L->why, "%s: %.120s", where, tmp);
+}
+
 static int parse_rivers(struct ld *L, const json_t *map)
 {
     static const char *const keys[] = { "name", "squares", NULL };
@@ -320,7 +334,7 @@ static int parse_rivers(struct ld *L, const json_t *map)
             }
         }
         if (wr_map_add_river(m, name, L->sq, n, L->why) < 0)
-            return bad(L->why, "%s: %.200s", where, L->why->message);
+            return map_failed(L, where);
         for (int k = 0; k < n; k++)
             L->river_item[L->sq[k]] = (int8_t)i;
     }
@@ -426,7 +440,7 @@ static int parse_roads(struct ld *L, const json_t *map)
                 return bad(L->why, "%s: %s and %s are not adjacent", where,
                            wr_grid_name(L->sq[s], a), wr_grid_name(L->sq[s + 1], b));
         if (wr_map_add_road(m, name, (enum wr_road_kind)k, L->sq, n, L->why) < 0)
-            return bad(L->why, "%s: %.200s", where, L->why->message);
+            return map_failed(L, where);
     }
     return 0;
 }
@@ -454,7 +468,7 @@ static int parse_towns(struct ld *L, const json_t *map)
             return bad(L->why, "%s: %s already holds towns[%d] (%s)", where,
                        wr_grid_name(at, a), other, m->towns[other].name);
         if (wr_map_add_town(m, name, at, L->why) < 0)
-            return bad(L->why, "%s: %.200s", where, L->why->message);
+            return map_failed(L, where);
     }
     return 0;
 }
@@ -499,7 +513,7 @@ static int parse_entries(struct ld *L, const json_t *map)
         if (!wr_map_has_road(m, at))
             return bad(L->why, "%s: no road runs into %s", where, wr_grid_name(at, a));
         if (wr_map_add_entry(m, name, at, L->why) < 0)
-            return bad(L->why, "%s: %.200s", where, L->why->message);
+            return map_failed(L, where);
     }
     /* Clockwise: going round the list, the edge position falls back at most
      * once (where the list wraps past the north-west corner). */
@@ -1086,14 +1100,14 @@ static int unit_index(const json_t *units, const char *id)
     return -1;
 }
 
-/* Is id named by a unit object of list (other than index skip)? */
-static int list_has_id(const json_t *list, const char *id, size_t skip)
+/* Is id named in list[0..upto) (ids, or unit objects with an id)? */
+static int list_has_id(const json_t *list, const char *id, size_t upto)
 {
-    for (size_t i = 0; i < json_array_size(list); i++) {
+    for (size_t i = 0; i < json_array_size(list) && i < upto; i++) {
         const json_t *v = json_array_get(list, i);
         if (json_is_object(v))
             v = json_object_get(v, "id");
-        if (i != skip && json_is_string(v) && strcmp(json_string_value(v), id) == 0)
+        if (json_is_string(v) && strcmp(json_string_value(v), id) == 0)
             return 1;
     }
     return 0;
