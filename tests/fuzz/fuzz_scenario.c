@@ -83,6 +83,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else if (why.reason != WR_R_BAD_SCENARIO || why.message[0] == '\0' ||
              memchr(why.message, '\0', sizeof why.message) == NULL)
         abort();
+    else {
+        /* The message must fit in a JSON string: valid UTF-8. */
+        json_t *s = json_string(why.message);
+        if (s == NULL)
+            abort();
+        json_decref(s);
+    }
     free(sc);
     json_decref(json);
     return 0;

@@ -128,6 +128,11 @@ static void expect_load(int row, const json_t *json, wr_scenario_resolver resolv
         fail_msg("row %d: reason %s, want bad_scenario", row, wr_reason_code(why.reason));
     if (strstr(why.message, want) == NULL)
         fail_msg("row %d: error \"%s\"\n      does not contain \"%s\"", row, why.message, want);
+    /* Every message can be sent in a JSON string (valid UTF-8). */
+    json_t *s = json_string(why.message);
+    if (s == NULL)
+        fail_msg("row %d: error \"%s\" is not valid UTF-8", row, why.message);
+    json_decref(s);
 }
 
 /* ------------------------------------------------------------------------
@@ -632,6 +637,11 @@ static void test_broken(void **state)
           "start must be an object" },
         { 99, "'turn':1,'phase'", "'turn':1,'day':1,'phase'", NULL, NULL,
           "start: unknown key 'day'" },
+        /* a quoted key cut to 40 bytes in the middle of a 2-byte character */
+        { 100, "'ruleset':'waterloo'",
+          "'ruleset':'waterloo','x\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
+          "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9':1",
+          NULL, NULL, "scenario: unknown key 'x" },
     };
     (void)state;
 
