@@ -203,15 +203,24 @@ static int get_array(struct ld *L, const json_t *obj, const char *key, const cha
     if (!json_is_array(v))
         return bad(L->why, "%s: %s must be a list", where, key);
     if (json_array_size(v) > max)
-        return bad(L->why, "%s: %zu %s, at most %zu", key, json_array_size(v), what, max);
+        return bad(L->why, "%s: %s: %zu %s, at most %zu", where, key, json_array_size(v), what,
+                   max);
     *out = v;
     return 0;
 }
 
-/* Index of s in the NULL-terminated names, or -1. */
+/* The text of a string with no NUL inside (jansson allows them with
+ * JSON_ALLOW_NUL), else NULL: so "AE\u0000x" is not taken for "AE". */
+static const char *text_of(const json_t *v)
+{
+    const char *s = json_string_value(v);
+    return (s != NULL && strlen(s) == json_string_length(v)) ? s : NULL;
+}
+
+/* Index of s in the NULL-terminated names, or -1 (also for s NULL). */
 static int lookup(const char *const *names, const char *s)
 {
-    for (int i = 0; names[i]; i++)
+    for (int i = 0; s != NULL && names[i]; i++)
         if (strcmp(names[i], s) == 0)
             return i;
     return -1;
@@ -443,7 +452,7 @@ static int parse_slopes(struct ld *L, const json_t *map)
         uint8_t bits = 0;
         for (size_t k = 0; k < json_array_size(high); k++) {
             const json_t *d = json_array_get(high, k);
-            int dir = json_is_string(d) ? dir_from_name(json_string_value(d)) : -1;
+            int dir = text_of(d) ? dir_from_name(text_of(d)) : -1;
             if (dir < 0)
                 return bad(L->why, "%s: high[%zu] is not a direction (NE, E, SE, SW, W, NW)",
                            where, k);
@@ -678,7 +687,7 @@ static int parse_crt(struct ld *L, const json_t *root)
                    json_array_size(cols), WR_CRT_COLS);
     for (int c = 0; c < WR_CRT_COLS; c++) {
         const json_t *v = json_array_get(cols, (size_t)c);
-        if (!json_is_string(v) || wr_crt_column(json_string_value(v)) != c)
+        if (text_of(v) == NULL || wr_crt_column(text_of(v)) != c)
             return bad(L->why, "crt.columns[%d]: '" SHOW "', want '%s'", c,
                        json_is_string(v) ? json_string_value(v) : "(not a string)",
                        wr_crt_label(c));
@@ -698,7 +707,7 @@ static int parse_crt(struct ld *L, const json_t *root)
                        WR_CRT_COLS);
         for (int c = 0; c < WR_CRT_COLS; c++) {
             const json_t *v = json_array_get(row, (size_t)c);
-            int res = json_is_string(v) ? lookup(results, json_string_value(v)) : -1;
+            int res = lookup(results, text_of(v));
             if (res < 0)
                 return bad(L->why, "crt.rows[%d][%d]: not a result (AE, DE, AB2, DB2, EX)", r,
                            c);
@@ -1066,7 +1075,7 @@ static int parse_start(struct ld *L, const json_t *root)
 static int check_header(struct wr_refusal *why, const json_t *root)
 {
     const json_t *w = json_object_get(root, "warroom"), *v = json_object_get(root, "version");
-    if (!json_is_string(w) || strcmp(json_string_value(w), "scenario") != 0)
+    if (text_of(w) == NULL || strcmp(text_of(w), "scenario") != 0)
         return bad(why, "scenario: \"warroom\": \"scenario\" is missing (not a scenario file?)");
     if (!json_is_integer(v))
         return bad(why, "scenario: \"version\": 1 is missing");
@@ -1138,7 +1147,7 @@ static int unit_index(const json_t *units, const char *id)
     for (size_t i = 0; i < json_array_size(units); i++) {
         const json_t *u = json_array_get(units, i);
         const json_t *v = json_object_get(u, "id");
-        if (json_is_string(v) && strcmp(json_string_value(v), id) == 0)
+        if (text_of(v) != NULL && strcmp(text_of(v), id) == 0)
             return (int)i;
     }
     return -1;
@@ -1151,7 +1160,7 @@ static int list_has_id(const json_t *list, const char *id, size_t upto)
         const json_t *v = json_array_get(list, i);
         if (json_is_object(v))
             v = json_object_get(v, "id");
-        if (json_is_string(v) && strcmp(json_string_value(v), id) == 0)
+        if (text_of(v) != NULL && strcmp(text_of(v), id) == 0)
             return 1;
     }
     return 0;
@@ -1190,7 +1199,7 @@ static int patch_units(json_t *out, const json_t *patch, struct wr_refusal *why)
 
     for (size_t i = 0; i < json_array_size(remove); i++) {
         const json_t *v = json_array_get(remove, i);
-        if (!json_is_string(v))
+        if (text_of(v) == NULL)
             return bad(why, "units.remove[%zu]: must be a unit id", i);
         int k = unit_index(units, json_string_value(v));
         if (k < 0)
@@ -1203,7 +1212,7 @@ static int patch_units(json_t *out, const json_t *patch, struct wr_refusal *why)
         const json_t *idv = json_object_get(s, "id");
         if (!json_is_object(s))
             return bad(why, "units.set[%zu]: must be a unit object", i);
-        if (!json_is_string(idv))
+        if (text_of(idv) == NULL)
             return bad(why, "units.set[%zu]: missing id (a string)", i);
         const char *id = json_string_value(idv);
         if (list_has_id(remove, id, (size_t)-1))
