@@ -12,6 +12,7 @@
     X(OK, "ok", "accepted")                                                           \
     /* command shape and turn order */                                                \
     X(BAD_COMMAND, "bad_command", "the command is not understood")                    \
+    X(BAD_SCENARIO, "bad_scenario", "the scenario is not valid")                      \
     X(NOT_YOUR_TURN, "not_your_turn", "another seat is awaited")                      \
     X(WRONG_PHASE, "wrong_phase", "that command is not allowed in this phase")        \
     X(GAME_OVER, "game_over", "the game is over")                                     \

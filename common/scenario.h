@@ -103,20 +103,28 @@ int wr_scenario_find_unit(const struct wr_scenario *sc, const char *id);
 struct json_t;
 
 /* Finds the JSON of a base scenario by name, for "base": returns a new
- * reference (the loader releases it) or NULL when there is none. */
+ * reference (the loader releases it with json_decref) or NULL when there
+ * is none. name is borrowed for the call; ctx is the loader caller's. It is
+ * called once per level of a chain of bases (at most 8 deep). */
 typedef struct json_t *(*wr_scenario_resolver)(const char *name, void *ctx);
 
-/* Fill sc from scenario JSON (borrowed). A scenario naming a "base" is
- * loaded on top of that base (resolve may be NULL: then "base" is an error).
- * Validates everything; on error returns -1 with why->message naming the
- * offending entry (e.g. "roads[2] (Nivelles-Namur): X-27 and X-29 are not
- * adjacent"). sc is large (about 100 KB): allocate it, don't put it on a
- * small stack. */
+/* Fill sc from scenario JSON (borrowed: only read, its reference count is
+ * not touched). A scenario naming a "base" is loaded on top of that base
+ * (resolve may be NULL: then "base" is an error). Validates everything; on
+ * error returns -1 with why (may be NULL) holding WR_R_BAD_SCENARIO and a
+ * message naming the offending entry (e.g. "roads[2] (Nivelles-Namur):
+ * X-27 and X-29 are not adjacent"), always valid UTF-8; sc then holds no
+ * usable scenario. sc is zeroed first and owns no pointers (nothing to
+ * release). sc is large (about 80 KB): allocate it, don't put it on a small
+ * stack. */
 int wr_scenario_load(struct wr_scenario *sc, const struct json_t *json,
                      wr_scenario_resolver resolve, void *ctx, struct wr_refusal *why);
 
-/* Read and load a scenario file; a "base" is looked up as <base>.json in
- * the same directory, or as <base>/scenario.json. */
+/* Read (stdio; at most 8 MiB; duplicate keys refused) and load a scenario
+ * file; a "base" is looked up as <dir>/<base>.json, then as
+ * <dir>/<base>/scenario.json, where <dir> is the directory of the file
+ * naming it. Errors as for wr_scenario_load; file errors name the path
+ * ("x.json:12:5: ..." for JSON syntax). */
 int wr_scenario_load_file(struct wr_scenario *sc, const char *path, struct wr_refusal *why);
 
 #endif
