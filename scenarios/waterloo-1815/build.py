@@ -106,11 +106,6 @@ def adjacent(a, b):
     return (b[0] - a[0], b[1] - a[1]) in DIRS.values()
 
 
-def distance(a, b):
-    dr, dc = b[0] - a[0], b[1] - a[1]
-    return max(abs(dr), abs(dc), abs(dr + dc))
-
-
 def edge_position(s):
     """Position along the board edge, clockwise from the north-west corner:
     north edge west to east, east edge north to south, west edge south to north
@@ -142,17 +137,25 @@ def where(fname, lineno):
     return "%s:%d" % (fname, lineno)
 
 
+def read_text(fname):
+    """The text of a source file, or "" (and a problem) when it cannot be read."""
+    try:
+        with open(os.path.join(HERE, fname), encoding="utf-8", newline="") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        P.add(fname, "cannot read: %s" % e)
+        return ""
+
+
 def source_lines(fname):
     """(lineno, text) of the non-blank, non-comment lines of a source file."""
-    path = os.path.join(HERE, fname)
     out = []
-    with open(path, encoding="utf-8") as f:
-        for i, line in enumerate(f, 1):
-            text = line.rstrip("\n")
-            if "#" in text and fname != "map.txt":
-                text = text[: text.index("#")]
-            if text.strip():
-                out.append((i, text.rstrip()))
+    for i, line in enumerate(read_text(fname).split("\n"), 1):
+        text = line.rstrip("\r")
+        if "#" in text:
+            text = text[: text.index("#")]
+        if text.strip():
+            out.append((i, text.rstrip()))
     return out
 
 
@@ -263,9 +266,7 @@ def read_map():
     """Woods squares from the picture, in reading order (north to south, west to east)."""
     woods = []
     seen_rows = set()
-    path = os.path.join(HERE, "map.txt")
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
+    lines = read_text("map.txt").split("\n")
     for ln, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -408,9 +409,7 @@ ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,23}$")
 
 def read_units():
     units = []
-    path = os.path.join(HERE, "units.csv")
-    with open(path, encoding="utf-8", newline="") as f:
-        lines = [(i, l) for i, l in enumerate(f.read().split("\n"), 1)]
+    lines = list(enumerate(read_text("units.csv").split("\n"), 1))
     data = [(i, l) for i, l in lines if l.strip() and not l.lstrip().startswith("#")]
     if not data:
         P.add("units.csv", "empty")
@@ -657,7 +656,7 @@ STRENGTH = {
 }
 
 
-def check_facts(board, places, rivers):
+def check_facts(board, places):
     fx = "rulebook fact"
     towns = board["towns"]
     for name, sq in FIXED_TOWNS.items():
@@ -818,7 +817,7 @@ def build():
     zones = read_zones()
     units = read_units()
     board = check_map(woods, slopes, rivers, roads, places)
-    check_facts(board, places, rivers)
+    check_facts(board, places)
     check_units(units, zones, board, meta, places)
 
     def names(sqs):
