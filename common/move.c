@@ -44,9 +44,10 @@ enum {
 #define D_OFF WR_NDIR   /* the "direction" of leaving the board */
 enum { PAY_NORMAL, PAY_BONUS };
 
-/* Labels of the search pool; far more than MF 6 + 4 ever needs (about
- * 1,500), enough for a path of WR_PATH_MAX steps on an open board. */
-#define POOL_MAX 16384
+/* States of the search pool. MF 6 + 4 needs a few hundred; a unit of
+ * movement 20 on a board of roads (paths of up to WR_PATH_MAX squares)
+ * about 1,800 (test_fast_unit). */
+#define POOL_MAX 8192
 #define SET_MAX 32      /* states kept per step of one given path */
 
 /* A search state: where the units are and what they have used. */
@@ -78,25 +79,51 @@ struct mv {
     uint8_t fac[WR_NSQ];    /* combat factors of friendly units not moving */
 };
 
-static const int dir_dr[WR_NDIR] = { -1, 0, 1, 1, 0, -1 };
-static const int dir_dc[WR_NDIR] = { 0, -1, -1, 0, 1, 1 };
+/* wr_grid_neighbour() and wr_grid_playable() without calls or divisions:
+ * the search makes thousands of them. A neighbour is s + dir_delta[d]; the
+ * frame has a column 0 that is never playable, so a step off the east or
+ * west edge lands on a square that is not playable, never on a wrong one. */
+static const int dir_delta[WR_NDIR] = {
+    -WR_COLS, -1, WR_COLS - 1, WR_COLS, 1, -WR_COLS + 1,  /* NE E SE SW W NW */
+};
 
-/* wr_grid_neighbour() and wr_grid_playable() without the call: the search
- * makes thousands of these. Same formulas as grid.c. */
+/* Playable: rows A..WW with 1 <= x = 2c + r - 51 <= 65 (grid.h). */
+#define PL(r, c) ((c) >= 1 && (r) >= 1 && 2 * (c) + (r) - 51 >= 1 && 2 * (c) + (r) - 51 <= 65)
+#define PL10(r, c) PL(r, c), PL(r, c + 1), PL(r, c + 2), PL(r, c + 3), PL(r, c + 4), \
+    PL(r, c + 5), PL(r, c + 6), PL(r, c + 7), PL(r, c + 8), PL(r, c + 9)
+#define PLROW(r) PL10(r, 0), PL10(r, 10), PL10(r, 20), PL10(r, 30), PL10(r, 40), \
+    PL(r, 50), PL(r, 51), PL(r, 52), PL(r, 53), PL(r, 54), PL(r, 55), PL(r, 56), PL(r, 57)
+#define PLROW10(r) PLROW(r), PLROW(r + 1), PLROW(r + 2), PLROW(r + 3), PLROW(r + 4), \
+    PLROW(r + 5), PLROW(r + 6), PLROW(r + 7), PLROW(r + 8), PLROW(r + 9)
+_Static_assert(WR_ROWS == 50 && WR_COLS == 58, "the playable table assumes a 50 x 58 frame");
+static const uint8_t playable_sq[WR_NSQ] = {
+    PLROW10(0), PLROW10(10), PLROW10(20), PLROW10(30), PLROW10(40),
+};
+#undef PL
+#undef PL10
+#undef PLROW
+#undef PLROW10
+
+/* Neighbour of s in direction d: a square of the frame, or WR_SQ_NONE.
+ * (Column 0 results are possible: never playable.) */
 static inline wr_sq nb(wr_sq s, int d)
 {
-    int r = s / WR_COLS + dir_dr[d], c = s % WR_COLS + dir_dc[d];
-    if (r < 0 || r >= WR_ROWS || c < 1 || c >= WR_COLS)
-        return WR_SQ_NONE;
-    return (wr_sq)(r * WR_COLS + c);
+    int n = s + dir_delta[d];
+    return (n >= 0 && n < WR_NSQ) ? (wr_sq)n : WR_SQ_NONE;
 }
 
 static inline int playable(wr_sq s)
 {
-    if (s < 0 || s >= WR_NSQ)
-        return 0;
-    int r = s / WR_COLS, c = s % WR_COLS, x = 2 * c + r - 51;
-    return r >= 1 && c >= 1 && x >= 1 && x <= 65;
+    return s >= 0 && s < WR_NSQ && playable_sq[s];
+}
+
+/* Do playable squares a and b touch? (A wrapped offset would name a
+ * column-0 square, which is not playable, so the offsets are exact.) */
+static inline int touch(wr_sq a, wr_sq b)
+{
+    int k = b - a;
+    return k == dir_delta[0] || k == dir_delta[1] || k == dir_delta[2] || k == dir_delta[3] ||
+           k == dir_delta[4] || k == dir_delta[5];
 }
 
 static inline int any_road(const struct wr_cell *cell)
@@ -153,7 +180,8 @@ static int exit_road(const struct wr_map *m, wr_sq s)
  * The new state stops (woods, zone) or is bound to a river as the square
  * entered and the hexside crossed say.
  */
-static enum wr_reason step(const struct mv *c, const struct lab *from, wr_sq to, int d, int pay,
+static inline __attribute__((always_inline)) enum wr_reason step(const struct mv *c, const struct lab *from, wr_sq to, int d,
+                                  int pay,
                            struct lab *out)
 {
     const struct wr_map *m = c->m;
@@ -165,11 +193,11 @@ static enum wr_reason step(const struct mv *c, const struct lab *from, wr_sq to,
     if (off) {
         rid = exit_road(m, from->at);
     } else {
-        if (to < 0 || to >= WR_NSQ || to % WR_COLS == 0)
+        if (to < 0 || to >= WR_NSQ)
             return WR_R_BAD_SQUARE;
         if (d < 0)
-            return WR_R_NOT_ADJACENT;
-        if (!playable(to))
+            return to % WR_COLS == 0 ? WR_R_BAD_SQUARE : WR_R_NOT_ADJACENT;
+        if (!playable_sq[to])
             return WR_R_NOT_PLAYABLE;
         rid = fc->road[d];
     }
@@ -242,17 +270,35 @@ static int end_ok(const struct mv *c, wr_sq s)
     return s == WR_PATH_OFF || c->fac[s] + c->factors <= WR_STACK_LIMIT;
 }
 
-/* Can a do everything b can (same square)? Fewer restrictions, at least as
- * many normal and bonus points left, a bonus status at least as free. */
-static int dominates(const struct lab *a, const struct lab *b)
+/* Bonus points x may still spend: on its road when in use, on any primary
+ * road when unused. */
+static inline int bonus_left(const struct lab *x)
+{
+    return x->road == ROAD_DONE ? 0 : BONUS_MAX - x->bonus;
+}
+
+/* Can a do everything b can (same square)? Its restrictions are a subset of
+ * b's, it has at least b's normal points left, and its spare normal points
+ * plus the bonus it can spend wherever b can spend bonus cover b's bonus:
+ * then a pays each step of any continuation of b, a bonus step with its own
+ * bonus where it may and with a spare normal point where not. (So a state
+ * that spent its bonus early dominates one that saved it for the same road,
+ * which keeps the number of states per road square small.) */
+static inline int dominates(const struct lab *a, const struct lab *b)
 {
     if ((a->flags & F_RESTRICT) & ~(b->flags & F_RESTRICT))
         return 0;
     if ((b->flags & F_FIRST) && !(a->flags & F_FIRST))
         return 0;
-    if (a->road != b->road && a->road != ROAD_UNUSED && b->road != ROAD_DONE)
+    if (a->used > b->used || a->len > b->len)
         return 0;
-    return a->used <= b->used && a->bonus <= b->bonus && a->len <= b->len;
+    int need = bonus_left(b);
+    if (need == 0)
+        return 1;
+    int cover = 0;
+    if (a->road == ROAD_UNUSED || (a->road == b->road && b->road != ROAD_UNUSED))
+        cover = bonus_left(a);
+    return cover + (b->used - a->used) >= need;
 }
 
 /* --- explaining a refusal (slow path: only when a sentence is wanted) --- */
@@ -514,7 +560,7 @@ static enum wr_reason setup(struct mv *c, const struct wr_game *g, const int *un
         if (def->type == WR_HQ)
             continue;
         uint8_t mark = SQ_ZOC;
-        if (!c->pending && wr_grid_distance(u->at, c->start) == 1)
+        if (!c->pending && touch(u->at, c->start))
             mark |= SQ_ZSTART;
         for (int d = 0; d < WR_NDIR; d++) {
             wr_sq n = nb(u->at, d);
@@ -657,7 +703,7 @@ static void emit(const struct mv *c, const struct search *s, int li, wr_sq end,
 
 /* Add state l, reached from pool state parent, to the search unless a
  * state on its square dominates it. Returns 0, or -1 when the pool is full. */
-static int search_add(const struct mv *c, struct search *s, const struct lab *l, int parent,
+static inline __attribute__((always_inline)) int search_add(const struct mv *c, struct search *s, const struct lab *l, int parent,
                       struct wr_reach *out)
 {
     int h = s->head[l->at];
@@ -678,6 +724,24 @@ static int search_add(const struct mv *c, struct search *s, const struct lab *l,
     s->head[l->at] = (int16_t)li;
     if (h < 0 && l->at != c->start && end_ok(c, l->at))
         emit(c, s, li, l->at, out);
+    return 0;
+}
+
+/* Does a state on square `to` dominate every state a step from cur could
+ * make there? A step never lowers the points used nor raises the bonus
+ * left, and lengthens the path by one, so a state without restrictions that
+ * has used no more than cur and covers cur's bonus does (see dominates()).
+ * Saves the step on most moves back towards squares already searched. */
+static inline int covered(const struct search *s, wr_sq to, const struct lab *cur)
+{
+    for (int j = s->head[to]; j >= 0; j = s->pool[j].next) {
+        const struct lab *l = &s->pool[j];
+        if ((l->flags & (F_RESTRICT | F_DEAD)) || l->used > cur->used || l->len > cur->len + 1)
+            continue;
+        int cover = l->road == ROAD_UNUSED ? bonus_left(l) : 0;
+        if (cover + (cur->used - l->used) >= bonus_left(cur))
+            return 1;
+    }
     return 0;
 }
 
@@ -707,7 +771,7 @@ enum wr_reason wr_move_reach(const struct wr_game *g, const int *units, int nuni
         for (int d = 0; d < WR_NDIR; d++) {
             wr_sq to = nb(cur.at, d);
             struct lab l;
-            if (!playable(to))
+            if (!playable(to) || covered(&s, to, &cur))
                 continue;
             if (step(&c, &cur, to, d, PAY_NORMAL, &l) == WR_R_OK &&
                 search_add(&c, &s, &l, q, out) < 0)

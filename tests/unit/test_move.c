@@ -1150,6 +1150,69 @@ static void test_fast_unit(void **state)
     fx_free(&f);
 }
 
+/* At the board's edges, reach in the open is exactly the playable squares
+ * within the movement factor (plain breadth-first search over grid.c's
+ * neighbours): the search's own neighbour and playable tables agree with
+ * grid.c along every edge and corner. */
+static void test_board_edges(void **state)
+{
+    static const struct uspec u[] = {
+        { "NE", F, CAV, 1, 10, "A-26", 0, -1 },   /* north-east corner */
+        { "NW", F, CAV, 1, 10, "A-57", 0, -1 },   /* north-west corner */
+        { "SE", F, CAV, 1, 10, "WW-2", 0, -1 },   /* south-east corner */
+        { "SW", F, CAV, 1, 10, "WW-33", 0, -1 },  /* south-west corner */
+        { "W", F, CAV, 1, 10, "T-48", 0, -1 },    /* west edge, next to a partial square */
+        { "E", F, CAV, 1, 10, "Y-14", 0, -1 },    /* east edge */
+        { "N", F, CAV, 1, 10, "A-40", 0, -1 },    /* north edge, exit square */
+    };
+    (void)state;
+    struct fx f = fx_make(terrain_open, u, (int)(sizeof u / sizeof u[0]), 1);
+    struct wr_reach *r = malloc(sizeof *r);
+    assert_non_null(r);
+    f.g->phase = FM;
+    for (int i = 0; i < f.sc->nunits; i++) {
+        static int depth[WR_NSQ];
+        wr_sq queue[WR_NSQ];
+        int head = 0, tail = 0, want = 0;
+        for (int k = 0; k < WR_NSQ; k++)
+            depth[k] = -1;
+        wr_sq start = f.g->units[i].at;
+        depth[start] = 0;
+        queue[tail++] = start;
+        while (head < tail) {
+            wr_sq s = queue[head++];
+            if (depth[s] == 10)
+                continue;
+            for (int d = 0; d < WR_NDIR; d++) {
+                wr_sq n = wr_grid_neighbour(s, d);
+                if (n != WR_SQ_NONE && wr_grid_playable(n) && depth[n] < 0) {
+                    depth[n] = depth[s] + 1;
+                    queue[tail++] = n;
+                    want++;
+                }
+            }
+        }
+        assert_int_equal(wr_move_reach(f.g, &i, 1, r, NULL), OK);
+        int off = 0;
+        for (int k = 0; k < r->n; k++) {
+            if (r->end[k] == WR_PATH_OFF) {
+                off = 1;
+                continue;
+            }
+            if (depth[r->end[k]] < 1)
+                fail_msg("%s reaches square %d, outside the board or too far", u[i].name,
+                         r->end[k]);
+        }
+        if (r->n - off != want)
+            fail_msg("%s reaches %d squares, want %d", u[i].name, r->n - off, want);
+        /* Only the units that can reach A-39..A-45 may leave (none is marked
+         * here: the open map has no exit squares). */
+        assert_int_equal(off, 0);
+    }
+    free(r);
+    fx_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1164,6 +1227,7 @@ int main(void)
         cmocka_unit_test(test_reach_agrees),
         cmocka_unit_test(test_reach_refusals),
         cmocka_unit_test(test_fast_unit),
+        cmocka_unit_test(test_board_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
