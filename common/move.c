@@ -42,6 +42,10 @@ enum {
 #define BONUS_MAX 4
 
 #define D_OFF WR_NDIR   /* the "direction" of leaving the board */
+
+/* The search calls step() and search_add() a few thousand times per reach;
+ * inlined they cost about a third less (GCC does not inline them itself). */
+#define HOT inline __attribute__((always_inline))
 enum { PAY_NORMAL, PAY_BONUS };
 
 /* States of the search pool. MF 6 + 4 needs a few hundred; a unit of
@@ -180,9 +184,8 @@ static int exit_road(const struct wr_map *m, wr_sq s)
  * The new state stops (woods, zone) or is bound to a river as the square
  * entered and the hexside crossed say.
  */
-static inline __attribute__((always_inline)) enum wr_reason step(const struct mv *c, const struct lab *from, wr_sq to, int d,
-                                  int pay,
-                           struct lab *out)
+static HOT enum wr_reason step(const struct mv *c, const struct lab *from, wr_sq to, int d,
+                               int pay, struct lab *out)
 {
     const struct wr_map *m = c->m;
     const struct wr_cell *fc = &m->cell[from->at];
@@ -703,8 +706,8 @@ static void emit(const struct mv *c, const struct search *s, int li, wr_sq end,
 
 /* Add state l, reached from pool state parent, to the search unless a
  * state on its square dominates it. Returns 0, or -1 when the pool is full. */
-static inline __attribute__((always_inline)) int search_add(const struct mv *c, struct search *s, const struct lab *l, int parent,
-                      struct wr_reach *out)
+static HOT int search_add(const struct mv *c, struct search *s, const struct lab *l, int parent,
+                          struct wr_reach *out)
 {
     int h = s->head[l->at];
     if (h >= 0 && (l->flags & F_STOP))

@@ -392,6 +392,11 @@ static void test_unit_checks(void **state)
         longp[i] = sq("X-41");
     assert_int_equal(wr_move_check(f.g, &u, 1, longp, WR_PATH_MAX + 1, &why),
                      WR_R_BAD_COMMAND);
+    /* Things that are not squares. */
+    wr_sq junk[3] = { WR_SQ_NONE, (wr_sq)WR_NSQ, wr_sq_make(24, 0) };
+    for (int i = 0; i < 3; i++)
+        if (wr_move_check(f.g, &u, 1, &junk[i], 1, &why) != WR_R_BAD_SQUARE)
+            fail_msg("junk square %d: %s", i, why.message);
     /* A NULL refusal is allowed. */
     assert_int_equal(wr_move_check(f.g, &u, 1, p, 1, NULL), OK);
     wr_sq far[1] = { sq("X-42") };
@@ -651,22 +656,27 @@ static void test_zones(void **state)
         { 22, "surrounded: the Red-C,D square", AM, "Thielemann", "S-40", WR_R_ZOC_SAME_UNIT,
           NULL },
         { 23, "surrounded: Blue's square", AM, "Thielemann", "R-39", WR_R_ENEMY_SQUARE, NULL },
+        /* "Red-C, D is allowed to withdraw although it has the option to
+         * attack Blue-F." */
+        { 24, "Red-C,D withdraws", AM, "Borcke", "T-40 U-40", OK, NULL },
+        { 25, "Red-C,D may not slide along Blue's zone", AM, "Borcke", "S-41",
+          WR_R_ZOC_SAME_UNIT, "Gerard" },
         /* Second example: "If it decides to withdraw, it may do so only
          * through square X. ... it is not allowed to move to square Y since Y
          * is also a Blue-E, F controlled square." (X = J-40, Y = K-41) */
-        { 24, "withdraw through X", AM, "Ryssel", "J-40", OK, NULL },
-        { 25, "withdraw through X and on", AM, "Ryssel", "J-40 I-40", OK, NULL },
-        { 26, "move to Y", AM, "Ryssel", "K-41", WR_R_ZOC_SAME_UNIT, "Milhaud" },
-        { 27, "move to the other square of Blue-E,F's zone", AM, "Ryssel", "L-39",
+        { 26, "withdraw through X", AM, "Ryssel", "J-40", OK, NULL },
+        { 27, "withdraw through X and on", AM, "Ryssel", "J-40 I-40", OK, NULL },
+        { 28, "move to Y", AM, "Ryssel", "K-41", WR_R_ZOC_SAME_UNIT, "Milhaud" },
+        { 29, "move to the other square of Blue-E,F's zone", AM, "Ryssel", "L-39",
           WR_R_ZOC_SAME_UNIT, NULL },
-        { 28, "move into a third unit's zone", AM, "Ryssel", "K-39", WR_R_ZOC_TO_ZOC, NULL },
-        { 29, "move into a fourth unit's zone", AM, "Ryssel", "J-41", WR_R_ZOC_TO_ZOC, NULL },
-        { 30, "through X into the fourth unit's zone", AM, "Ryssel", "J-40 J-41", OK, NULL },
+        { 30, "move into a third unit's zone", AM, "Ryssel", "K-39", WR_R_ZOC_TO_ZOC, NULL },
+        { 31, "move into a fourth unit's zone", AM, "Ryssel", "J-41", WR_R_ZOC_TO_ZOC, NULL },
+        { 32, "through X into the fourth unit's zone", AM, "Ryssel", "J-40 J-41", OK, NULL },
         /* "HQ units ... have no zone of control and cannot be used to delay
          * the enemy." */
-        { 31, "past an enemy HQ without stopping", AM, "Bulow", "O-30 O-31 O-32 O-33", OK,
+        { 33, "past an enemy HQ without stopping", AM, "Bulow", "O-30 O-31 O-32 O-33", OK,
           NULL },
-        { 32, "onto the enemy HQ's square", AM, "Bulow", "O-30 P-30", WR_R_ENEMY_SQUARE,
+        { 34, "onto the enemy HQ's square", AM, "Bulow", "O-30 P-30", WR_R_ENEMY_SQUARE,
           "Napoleon" },
     };
     (void)state;
@@ -1060,6 +1070,7 @@ static void test_reach_agrees(void **state)
     agree(&f, AM, "Zieten");
     agree(&f, AM, "Ryssel");
     agree(&f, AM, "Thielemann");
+    agree(&f, AM, "Borcke");
     agree(&f, AM, "Bulow");
     agree(&f, FM, "Jerome");
     fx_free(&f);
