@@ -2,6 +2,7 @@
  * main.c - warroom, the terminal client: option parsing and the table of
  * sub-commands.
  */
+#include "commands.h"
 #include "warroom_version.h"
 
 #include <getopt.h>
@@ -17,6 +18,7 @@ struct command {
 
 /* Sub-commands land here as they are built (see docs/ and the README). */
 static const struct command commands[] = {
+    { "replay", "[-k] FILE", "replay a game record offline and verify its dice", wrc_cmd_replay },
     { NULL, NULL, NULL, NULL },
 };
 

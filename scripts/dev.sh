@@ -3,7 +3,7 @@
 #
 #   scripts/dev.sh serve [warroomd options]   install, build, start the server
 #   scripts/dev.sh test [--sanitize]          install, build, run every test
-#   scripts/dev.sh build [--sanitize|--fuzz|--release]
+#   scripts/dev.sh build [--sanitize|--fuzz|--release] [cmake args]
 #   scripts/dev.sh bench                      build Release, run the benchmarks
 #
 # Build trees: build/ (debug-ish RelWithDebInfo), build-asan/ (ASan+UBSan),
@@ -36,8 +36,11 @@ cmd=${1:-}
 [ $# -gt 0 ] && shift
 case "$cmd" in
     build)
+        # Extra arguments after the kind go to cmake (e.g. -DCMAKE_INSTALL_PREFIX=...).
+        kind=${1:-}
+        [ $# -gt 0 ] && shift
         # shellcheck disable=SC2046
-        configure_and_build $(kind_args "${1:-}")
+        configure_and_build $(kind_args "$kind") "$@"
         ;;
     test)
         set -- $(kind_args "${1:-}")

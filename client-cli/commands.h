@@ -1,0 +1,10 @@
+/*
+ * commands.h - the sub-commands of warroom, one function each:
+ * int wrc_cmd_NAME(int argc, char **argv), argv[0] being the command name.
+ */
+#ifndef WRC_COMMANDS_H
+#define WRC_COMMANDS_H
+
+int wrc_cmd_replay(int argc, char **argv);
+
+#endif

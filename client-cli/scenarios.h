@@ -1,0 +1,22 @@
+/*
+ * scenarios.h - finding scenario files by name for the client.
+ *
+ * A name like "waterloo-1815" or "test/small" is looked up, in order, in
+ * $WARROOM_SCENARIOS, ./scenarios and the installed share directory, as
+ * NAME.json or NAME/scenario.json. Names never climb out of those
+ * directories (no "..", no leading "/").
+ */
+#ifndef WRC_SCENARIOS_H
+#define WRC_SCENARIOS_H
+
+#include <stddef.h>
+
+struct json_t;
+
+/* Write the path of scenario name into buf; 0 when found, -1 otherwise. */
+int wrc_scenario_path(const char *name, char *buf, size_t len);
+
+/* A wr_scenario_resolver: the scenario JSON (new reference) or NULL. */
+struct json_t *wrc_scenario_resolve(const char *name, void *ctx);
+
+#endif
