@@ -342,6 +342,69 @@ static void test_defection_example(void **state)
     assert_int_equal(f->g.winner, WR_FRENCH);
 }
 
+/* Advance after combat: an attacker on a river square that defeats its
+ * enemy may take the vacated square (rulebook "Movement After Combat"). */
+static void test_advance_from_river(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-jerome", "aa-ross", "aa-cooke", NULL };
+    static const char *const at[] = { "E-55", "E-54", "N-42" };
+    only(f, ids, at);
+    combat_phase(f, WR_FRENCH);
+    f->faces[f->nfaces++] = 1;  /* 6 against 1 doubled (river attack) = 6-2, 3-1: die 1 DE */
+    expect(f, 1, WR_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
+                            "\"defenders\":[\"aa-ross\"]}]}", WR_R_OK);
+    assert_int_equal(f->g.battles[0].defence, 2);
+    expect(f, 2, WR_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WR_R_OK);
+    assert_int_equal(f->g.units[unit(f, "aa-ross")].where, WR_ELIMINATED);
+    assert_int_equal(f->g.await_what, WR_AW_ADVANCE);
+    expect(f, 3, WR_FRENCH, "{\"type\":\"advance\",\"unit\":\"fr-jerome\",\"to\":\"D-54\"}",
+           WR_R_NO_ADVANCE);
+    expect(f, 4, WR_FRENCH, "{\"type\":\"advance\",\"unit\":\"fr-jerome\",\"to\":\"E-54\"}",
+           WR_R_OK);
+    assert_int_equal(f->g.units[unit(f, "fr-jerome")].at, sq("E-54"));
+    assert_int_equal(f->g.phase, WR_PH_ALLIED_MOVE);
+}
+
+/* Clause c: no P-A-A unit on the board, every entrance blocked by French
+ * zones, and the French cannot exit enough to win by defection. */
+static void test_clause_c(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-guard-ha", "fr-ii-art", NULL };
+    static const char *const at[] = { "A-45", "C-56" };
+    only(f, ids, at);
+    f->g.units[unit(f, "aa-wissel")].where = WR_PENDING;
+    f->g.units[unit(f, "pr-15")].where = WR_PENDING;
+    /* 2 x (3 + 4) = 14 < 2 + 15 still to come. */
+    f->sc.units[unit(f, "pr-15")].combat = 15;
+    f->g.phase = WR_PH_FRENCH_MOVE;
+    f->g.await_side = WR_FRENCH;
+    f->g.await_what = WR_AW_MOVE;
+    expect(f, 1, WR_FRENCH, "{\"type\":\"end_phase\"}", WR_R_OK);
+    assert_int_equal(f->g.phase, WR_PH_OVER);
+    assert_int_equal(f->g.winner, WR_ALLIED);
+    assert_non_null(strstr(f->g.win_reason, "clause c"));
+}
+
+/* Clause c does not apply while one entrance is open. */
+static void test_clause_c_open_entry(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-guard-ha", "fr-ii-art", NULL };
+    static const char *const at[] = { "A-45", "P-40" };
+    only(f, ids, at);
+    f->g.units[unit(f, "aa-wissel")].where = WR_PENDING;
+    f->g.units[unit(f, "pr-15")].where = WR_PENDING;
+    f->sc.units[unit(f, "pr-15")].combat = 15;
+    f->g.phase = WR_PH_FRENCH_MOVE;
+    f->g.await_side = WR_FRENCH;
+    f->g.await_what = WR_AW_MOVE;
+    expect(f, 1, WR_FRENCH, "{\"type\":\"end_phase\"}", WR_R_OK);
+    assert_int_equal(f->g.phase, WR_PH_ALLIED_MOVE);
+    assert_int_equal(f->g.winner, -1);
+}
+
 /* Random legal games: every proposal of the random player is accepted,
  * the invariants hold after every command, and every game ends. */
 static void test_random_games(void **state)
@@ -393,6 +456,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_hq_attacked, setup, teardown),
         cmocka_unit_test_setup_teardown(test_defection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_defection_example, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_advance_from_river, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clause_c, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clause_c_open_entry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_games, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,183 @@
+/*
+ * bench_rules.c - benchmarks of the rules library (not a test): the time to
+ * compute the reachable squares of one unit on the full 49x57 board with
+ * 150 units on it, and the time to replay a 30-turn game of random legal
+ * play from its record. Prints one JSON line.
+ *
+ *   bench_rules SCENARIO_DIR
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "autoplay.h"
+#include "dice.h"
+#include "record.h"
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double pct(double *v, int n, double p)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    int i = (int)(p * (n - 1) + 0.5);
+    return v[i];
+}
+
+static const char *dir;
+
+static json_t *resolve(const char *name, void *ctx)
+{
+    char path[1024];
+    (void)ctx;
+    snprintf(path, sizeof path, "%s/%s/scenario.json", dir, name);
+    return json_load_file(path, 0, NULL);
+}
+
+/* Spread every unit over the board: French in the south half, P-A-A in the
+ * north, one unit per square, on playable squares. Returns units placed. */
+static int spread(struct wr_game *g, struct wr_prng *rng)
+{
+    int placed = 0;
+    uint8_t used[WR_NSQ] = { 0 };
+    for (int i = 0; i < g->sc->nunits && placed < 150; i++) {
+        for (int tries = 0; tries < 1000; tries++) {
+            int french = g->sc->units[i].side == WR_FRENCH;
+            int r = french ? 26 + wr_prng_below(rng, 23) : 1 + wr_prng_below(rng, 23);
+            wr_sq s = wr_sq_make(r, 1 + wr_prng_below(rng, 57));
+            if (!wr_grid_playable(s) || used[s])
+                continue;
+            used[s] = 1;
+            g->units[i].where = WR_ON_BOARD;
+            g->units[i].at = s;
+            placed++;
+            break;
+        }
+    }
+    return placed;
+}
+
+int main(int argc, char **argv)
+{
+    dir = argc > 1 ? argv[1] : "scenarios";
+    struct wr_scenario *sc = calloc(1, sizeof *sc);
+    struct wr_game *g = malloc(sizeof *g);
+    struct wr_reach *reach = malloc(sizeof *reach);
+    struct wr_cmd *cmd = malloc(sizeof *cmd);
+    struct wr_refusal why;
+    json_t *sj = resolve("waterloo-1815", NULL);
+    if (sj == NULL || wr_scenario_load(sc, sj, NULL, NULL, &why) != 0) {
+        fprintf(stderr, "bench_rules: cannot load waterloo-1815 from %s\n", dir);
+        return 1;
+    }
+    json_decref(sj);
+    static const uint8_t seed[32] = { 9 };
+
+    /* 1) Reachable squares of one unit, 150 units on the board. */
+    enum { SAMPLES = 20000 };
+    double *t_inf = malloc(sizeof(double) * SAMPLES), *t_cav = malloc(sizeof(double) * SAMPLES);
+    int n_inf = 0, n_cav = 0, on_board = 0;
+    long squares = 0;
+    struct wr_prng rng;
+    wr_prng_seed(&rng, 1);
+    for (int pos = 0; pos < 50; pos++) {
+        wr_game_init(g, sc, "bench", seed);
+        on_board = spread(g, &rng);
+        for (int i = 0; i < sc->nunits; i++) {
+            if (g->units[i].where != WR_ON_BOARD || sc->units[i].type == WR_HQ)
+                continue;
+            g->phase = sc->units[i].side == WR_FRENCH ? WR_PH_FRENCH_MOVE : WR_PH_ALLIED_MOVE;
+            int one = i;
+            double t0 = now_us();
+            wr_move_reach(g, &one, 1, reach, NULL);
+            double dt = now_us() - t0;
+            squares += reach->n;
+            if (sc->units[i].move >= 6 && n_cav < SAMPLES)
+                t_cav[n_cav++] = dt;
+            else if (sc->units[i].move < 6 && n_inf < SAMPLES)
+                t_inf[n_inf++] = dt;
+        }
+    }
+
+    /* 2) A 30-turn game of random legal play, recorded, then replayed. */
+    wr_game_init(g, sc, "bench-game", seed);
+    wr_prng_seed(&rng, 7);
+    size_t cap = 1 << 20, len = 0;
+    char *rec = malloc(cap);
+    char hex[65];
+    wr_dice_seed_hex(seed, hex);
+    len += (size_t)snprintf(rec, cap, "{\"warroom\":\"game-record\",\"version\":1,\"game\":"
+                            "\"bench-game\",\"ruleset\":\"waterloo\",\"scenario\":"
+                            "\"waterloo-1815\",\"seed\":\"%s\"}\n", hex);
+    int commands = 0;
+    struct wr_events *ev = malloc(sizeof *ev);
+    double t_play0 = now_us();
+    while (g->phase != WR_PH_OVER) {
+        wr_autoplay_next(g, &rng, reach, cmd);
+        json_t *line = json_pack("{s:s, s:o}", "seat", wr_side_name(g->await_side), "cmd",
+                                 wr_cmd_json(g, cmd));
+        ev->n = 0;
+        if (wr_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK) {
+            fprintf(stderr, "bench_rules: random player refused: %s\n", why.message);
+            return 1;
+        }
+        json_t *rolls = json_array();
+        for (int e = 0; e < ev->n; e++)
+            if (ev->ev[e].type == WR_EV_ROLL)
+                json_array_append_new(rolls, json_pack("[i, i]", (int)ev->ev[e].k, ev->ev[e].face));
+        if (json_array_size(rolls))
+            json_object_set_new(line, "rolls", rolls);
+        else
+            json_decref(rolls);
+        char *s = json_dumps(line, JSON_COMPACT);
+        size_t n = strlen(s);
+        if (len + n + 2 > cap)
+            rec = realloc(rec, cap *= 2);
+        memcpy(rec + len, s, n);
+        len += n;
+        rec[len++] = '\n';
+        free(s);
+        json_decref(line);
+        commands++;
+    }
+    double t_play = (now_us() - t_play0) / 1e3;
+    int turns = g->turn;
+
+    enum { RUNS = 15 };
+    double t_replay[RUNS];
+    struct wr_replay_opts o = { resolve, NULL, 0, NULL, NULL };
+    int fails = 0;
+    for (int r = 0; r < RUNS; r++) {
+        json_t *st = NULL;
+        double t0 = now_us();
+        /* The seed is in the header: every roll is derived again and checked. */
+        if (wr_replay(rec, len, &o, &st, &why) != 0)
+            fails++;
+        t_replay[r] = (now_us() - t0) / 1e3;
+        json_decref(st);
+    }
+
+    printf("{\"bench\":\"rules\",\"reach_units_on_board\":%d,"
+           "\"reach_infantry_us\":{\"n\":%d,\"median\":%.2f,\"p99\":%.2f},"
+           "\"reach_cavalry_us\":{\"n\":%d,\"median\":%.2f,\"p99\":%.2f},"
+           "\"reach_mean_squares\":%.1f,"
+           "\"game\":{\"turns\":%d,\"commands\":%d,\"play_ms\":%.1f,\"record_bytes\":%zu},"
+           "\"replay_ms\":{\"median\":%.2f,\"min\":%.2f},\"replay_failures\":%d}\n",
+           on_board, n_inf, pct(t_inf, n_inf, 0.5), pct(t_inf, n_inf, 0.99), n_cav,
+           pct(t_cav, n_cav, 0.5), pct(t_cav, n_cav, 0.99),
+           (double)squares / (n_inf + n_cav), turns, commands, t_play, len,
+           pct(t_replay, RUNS, 0.5), pct(t_replay, RUNS, 0.0), fails);
+    return fails ? 1 : 0;
+}
