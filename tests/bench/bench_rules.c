@@ -169,15 +169,42 @@ int main(int argc, char **argv)
         json_decref(st);
     }
 
+    /* 3) Balance sanity check: 100 random legal games (not a goal). */
+    int wins[2] = { 0, 0 }, end_turns = 0;
+    long battles = 0, cmds = 0;
+    double t_games0 = now_us();
+    for (int s = 1; s <= 100; s++) {
+        uint8_t s32[32] = { (uint8_t)s, (uint8_t)(s >> 8), 0x44 };
+        wr_game_init(g, sc, "selfplay", s32);
+        wr_prng_seed(&rng, (uint64_t)s * 104729);
+        while (g->phase != WR_PH_OVER) {
+            wr_autoplay_next(g, &rng, reach, cmd);
+            ev->n = 0;
+            if (wr_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK) {
+                fprintf(stderr, "bench_rules: selfplay %d refused: %s\n", s, why.message);
+                return 1;
+            }
+            battles += cmd->type == WR_CMD_RESOLVE;
+            cmds++;
+        }
+        wins[g->winner]++;
+        end_turns += g->turn;
+    }
+    double t_games = (now_us() - t_games0) / 1e3;
+
     printf("{\"bench\":\"rules\",\"reach_units_on_board\":%d,"
            "\"reach_infantry_us\":{\"n\":%d,\"median\":%.2f,\"p99\":%.2f},"
            "\"reach_cavalry_us\":{\"n\":%d,\"median\":%.2f,\"p99\":%.2f},"
            "\"reach_mean_squares\":%.1f,"
            "\"game\":{\"turns\":%d,\"commands\":%d,\"play_ms\":%.1f,\"record_bytes\":%zu},"
-           "\"replay_ms\":{\"median\":%.2f,\"min\":%.2f},\"replay_failures\":%d}\n",
+           "\"replay_ms\":{\"median\":%.2f,\"min\":%.2f},\"replay_failures\":%d,"
+           "\"selfplay\":{\"games\":100,\"french_wins\":%d,\"allied_wins\":%d,"
+           "\"mean_end_turn\":%.1f,\"battles_per_game\":%.1f,\"commands_per_game\":%.0f,"
+           "\"ms_per_game\":%.1f}}\n",
            on_board, n_inf, pct(t_inf, n_inf, 0.5), pct(t_inf, n_inf, 0.99), n_cav,
            pct(t_cav, n_cav, 0.5), pct(t_cav, n_cav, 0.99),
            (double)squares / (n_inf + n_cav), turns, commands, t_play, len,
-           pct(t_replay, RUNS, 0.5), pct(t_replay, RUNS, 0.0), fails);
+           pct(t_replay, RUNS, 0.5), pct(t_replay, RUNS, 0.0), fails, wins[0], wins[1],
+           end_turns / 100.0, battles / 100.0, cmds / 100.0, t_games / 100);
     return fails ? 1 : 0;
 }
