@@ -688,13 +688,15 @@ static void svg_board(struct wr_strbuf *b, const struct wr_scenario *sc, const s
         wr_render_svg_centre(s, &cx, &cy);
         towards(s, d, 1, &tx, &ty);
         double ux = (tx - cx) / WR_SVG_HALF_W, uy = (ty - cy) / WR_SVG_HALF_W;
-        double px = -uy, py = ux, a = 8.5, w = 5.5;
+        /* two parapets beside the road, their ends splayed outwards: )( */
+        double px = -uy, py = ux, a = 7.5, w = 5.5, f = 3;
         for (int side = -1; side <= 1; side += 2) {
             double ox = cx + px * w * side, oy = cy + py * w * side;
+            double fx = px * f * side, fy = py * f * side;
             wr_strbuf_printf(b, "M%.1f %.1fl%.1f %.1fl%.1f %.1fl%.1f %.1f",
-                             ox - ux * a - px * 2.5 * side, oy - uy * a - py * 2.5 * side,
-                             px * 2.5 * side, py * 2.5 * side, ux * 2 * a, uy * 2 * a,
-                             -px * 2.5 * side, -py * 2.5 * side);
+                             ox - ux * (a + f) + fx, oy - uy * (a + f) + fy,
+                             ux * f - fx, uy * f - fy, ux * 2 * a, uy * 2 * a,
+                             ux * f + fx, uy * f + fy);
         }
     }
     wr_strbuf_puts(b, "\"/>\n");
