@@ -305,9 +305,9 @@ static int load_scenario(struct wr_scenario *sc, const char *arg, const json_t *
     return 0;
 }
 
-/* Read --state: a state object, or a game record replayed to its end. On
- * success *state is a new reference and *header the record's header (new
- * reference) or NULL. Returns 0 or 1 (message printed). */
+/* Read the --state file into *text (caller frees) and, when it is a game
+ * record, its header into *header (new reference; NULL for a state).
+ * Returns 0 or 1 (message printed). */
 static int read_state(const char *path, json_t **header, char **text, size_t *len)
 {
     *text = slurp(path, len);
@@ -319,6 +319,9 @@ static int read_state(const char *path, json_t **header, char **text, size_t *le
     return 0;
 }
 
+/* The state of the --state text: parsed, or the final state of the
+ * record replayed. *state is a new reference. Returns 0 or 1 (message
+ * printed). */
 static int state_json(const char *path, const char *text, size_t len, const json_t *header,
                       json_t **state)
 {

@@ -206,11 +206,13 @@ static int edge_extension(wr_sq s, unsigned mask)
  * neighbour and half itself, which straightens the zigzag of a line running
  * north-south across the rows) and drawn as quadratic curves through the
  * midpoints, so it bends without corners. Pinned squares (towns, bridges,
- * junctions with other lines) keep their centre, so a line passes exactly
- * through a town's dot. A chain ending on the board edge is carried on to
- * the edge; a chain ending at join[s] runs on into the other river. */
+ * junctions with other lines) are not moved by the smoothing, so a line
+ * keeps close to a town's dot and passes through it when it runs straight.
+ * A chain ending on the board edge is carried on to the edge; a chain
+ * ending at join[s] runs on into the other river. */
 struct chain {
     double x[WR_NSQ + 4], y[WR_NSQ + 4];
+    double sx[WR_NSQ + 4], sy[WR_NSQ + 4];      /* smoothed */
     uint8_t fixed[WR_NSQ + 4];
     int n;
 };
@@ -230,7 +232,7 @@ static void chain_draw(struct wr_strbuf *b, struct chain *ch)
     int n = ch->n;
     if (n < 2)
         return;
-    double sx[WR_NSQ + 4], sy[WR_NSQ + 4];
+    double *sx = ch->sx, *sy = ch->sy;
     for (int i = 0; i < n; i++) {
         sx[i] = ch->x[i];
         sy[i] = ch->y[i];
@@ -375,6 +377,12 @@ static void build_stacks(const struct wr_scenario *sc, const struct wr_render_vi
         unsigned f = st->factors[s] + sc->units[i].combat;
         st->factors[s] = (uint8_t)(f > 255 ? 255 : f);
     }
+}
+
+/* "horse artillery" for people, where wr_utype_name says "horse_artillery". */
+static const char *type_words(int type)
+{
+    return type == WR_HORSE_ARTILLERY ? "horse artillery" : wr_utype_name(type);
 }
 
 static char nation_letter(int nation)
@@ -583,7 +591,7 @@ static void counter(struct wr_strbuf *b, const struct wr_unit_def *u, wr_sq at, 
     if (u->type == WR_HQ)
         wr_strbuf_printf(b, " (HQ, move %d) %s", u->move, wr_grid_name(at, sqname));
     else
-        wr_strbuf_printf(b, " (%s %d-%d) %s", wr_utype_name(u->type), u->combat, u->move,
+        wr_strbuf_printf(b, " (%s %d-%d) %s", type_words(u->type), u->combat, u->move,
                          wr_grid_name(at, sqname));
     double h = WR_SVG_COUNTER / 2;
     wr_strbuf_printf(b, "</title><rect class=\"cb %s\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
@@ -598,7 +606,7 @@ static void counter(struct wr_strbuf *b, const struct wr_unit_def *u, wr_sq at, 
 }
 
 static void svg_units(struct wr_strbuf *b, const struct wr_scenario *sc,
-                      const struct wr_render_view *v, const struct stacks *st)
+                      const struct stacks *st)
 {
     wr_strbuf_puts(b, "<g id=\"units\">\n");
     for (wr_sq s = 0; s < WR_NSQ; s++) {
@@ -613,7 +621,6 @@ static void svg_units(struct wr_strbuf *b, const struct wr_scenario *sc,
             counter(b, &sc->units[i], s, cx + o, cy - o);
         }
     }
-    (void)v;
     wr_strbuf_puts(b, "</g>\n");
 }
 
@@ -1080,7 +1087,7 @@ int wr_render_svg(struct wr_strbuf *out, const struct wr_scenario *sc,
     wr_strbuf_puts(out, "</text>\n");
     svg_board(out, sc, L);
     svg_coordinates(out);
-    svg_units(out, sc, v, st);
+    svg_units(out, sc, st);
     svg_labels(out, &sc->map, st);
     svg_legend(out, sc, v);
     wr_strbuf_puts(out, "</svg>\n");
@@ -1396,7 +1403,7 @@ int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
                         wr_strbuf_printf(out, "%s%s HQ", sep, u->name);
                     else
                         wr_strbuf_printf(out, "%s%s %d-%d %s", sep, u->name, u->combat,
-                                         u->move, wr_utype_name(u->type));
+                                         u->move, type_words(u->type));
                     sep = ", ";
                 }
                 wr_strbuf_puts(out, "\n");
