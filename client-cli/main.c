@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_render.h"
+
 struct command {
     const char *name;
     const char *args;
@@ -18,6 +20,7 @@ struct command {
 
 /* Sub-commands land here as they are built (see docs/ and the README). */
 static const struct command commands[] = {
+    { "render", WR_CLI_RENDER_ARGS, WR_CLI_RENDER_SUMMARY, wr_cli_render },
     { "replay", "[-k] FILE", "replay a game record offline and verify its dice", wrc_cmd_replay },
     { NULL, NULL, NULL, NULL },
 };
@@ -37,8 +40,12 @@ static void usage(FILE *out)
         "\n"
         "commands:\n");
     int n = 0;
-    for (const struct command *c = commands; c->name; c++, n++)
-        fprintf(out, "  %-10s %-20s %s\n", c->name, c->args, c->summary);
+    for (const struct command *c = commands; c->name; c++, n++) {
+        if (strlen(c->args) <= 20)
+            fprintf(out, "  %-10s %-20s %s\n", c->name, c->args, c->summary);
+        else    /* long argument lists get a line of their own */
+            fprintf(out, "  %-10s %s\n  %-10s %s\n", c->name, c->args, "", c->summary);
+    }
     if (n == 0)
         fprintf(out, "  (none yet in this version)\n");
 }

@@ -29,36 +29,6 @@ static void print_line(void *ctx, int n, enum wr_reason r, const struct wr_refus
     json_decref(o);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            if (cap >= ((size_t)256 << 20)) {       /* 256 MiB is no game record */
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            char *nb = realloc(buf, cap *= 2);
-            if (nb == NULL) {
-                free(buf);
-                buf = NULL;
-            }
-            buf = nb;
-        }
-    }
-    if (f != stdin)
-        fclose(f);
-    *len = n;
-    return buf;
-}
-
 int wrc_cmd_replay(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -96,7 +66,7 @@ int wrc_cmd_replay(int argc, char **argv)
         return 2;
     }
     size_t len;
-    char *text = slurp(argv[optind], &len);
+    char *text = wrc_slurp(argv[optind], (size_t)256 << 20, &len);
     if (text == NULL) {
         fprintf(stderr, "warroom replay: cannot read %s\n", argv[optind]);
         return 1;

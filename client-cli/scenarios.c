@@ -3,6 +3,7 @@
  */
 #include "scenarios.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,4 +51,48 @@ json_t *wrc_scenario_resolve(const char *name, void *ctx)
     if (wrc_scenario_path(name, path, sizeof path) != 0)
         return NULL;
     return json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
+}
+
+char *wrc_slurp(const char *path, size_t max, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *s = malloc(cap);
+    while (s) {
+        if (n + 1 >= cap) {
+            if (cap >= max) {
+                free(s);
+                s = NULL;
+                errno = EFBIG;
+                break;
+            }
+            char *t = realloc(s, cap * 2);
+            if (t == NULL) {
+                free(s);
+                s = NULL;
+                break;
+            }
+            s = t;
+            cap *= 2;
+        }
+        size_t got = fread(s + n, 1, cap - 1 - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                free(s);
+                s = NULL;
+                errno = EIO;
+            }
+            break;
+        }
+    }
+    if (f != stdin)
+        fclose(f);
+    if (s) {
+        s[n] = '\0';
+        *len = n;
+    }
+    return s;
 }

@@ -1,5 +1,6 @@
 /*
- * scenarios.h - finding scenario files by name for the client.
+ * scenarios.h - the files the client reads: scenarios found by name, and
+ * whole files (records, states).
  *
  * A name like "waterloo-1815" or "test/small" is looked up, in order, in
  * $WARROOM_SCENARIOS, ./scenarios and the installed share directory, as
@@ -15,6 +16,11 @@ struct json_t;
 
 /* Write the path of scenario name into buf; 0 when found, -1 otherwise. */
 int wrc_scenario_path(const char *name, char *buf, size_t len);
+
+/* The whole file at path ("-": standard input), NUL-terminated, at most
+ * max bytes; *len is its length. NULL with errno set (EFBIG when larger).
+ * Caller frees. */
+char *wrc_slurp(const char *path, size_t max, size_t *len);
 
 /* A wr_scenario_resolver: the scenario JSON (new reference) or NULL. */
 struct json_t *wrc_scenario_resolve(const char *name, void *ctx);
