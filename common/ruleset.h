@@ -19,6 +19,14 @@ struct wr_ruleset {
     const char *name;
     /* Seat names, NULL-terminated ("french", "allied"). */
     const char *const *seats;
+    /* 1 when seats may see different states (sealed choices, hidden
+     * units): the server then projects and diffs per seat; 0 when every
+     * seat and spectator sees the same state, which is projected once. */
+    int hidden_info;
+
+    /* Seats of one game, NULL-terminated, when they depend on the game
+     * (a campaign for 2 to 8 players); NULL here means `seats` above. */
+    const char *const *(*game_seats)(void *game);
 
     /* A new game from a scenario (JSON object; may be NULL for rulesets
      * without scenarios) and options. Returns NULL with why filled. */

@@ -23,10 +23,24 @@ static void usage(FILE *out)
         "  -l, --listen HOST:PORT     address to listen on (WARROOM_LISTEN)\n"
         "                             default 127.0.0.1:8080; port 0 picks a free port\n"
         "  -d, --db PATH              SQLite database file (WARROOM_DB), default warroom.db\n"
+        "  -s, --scenarios DIR        scenario directory (WARROOM_SCENARIOS), default\n"
+        "                             " WARROOM_SHARE_DIR "/scenarios\n"
+        "      --notify-cmd PROGRAM   run PROGRAM with WARROOM_EVENT, WARROOM_GAME,\n"
+        "                             WARROOM_SEAT, ... when a seat that is not connected\n"
+        "                             is awaited (WARROOM_NOTIFY_CMD)\n"
         "      --max-connections N    most open connections (WARROOM_MAX_CONNECTIONS),\n"
         "                             default 10000\n"
+        "      --max-per-address N    most connections from one address\n"
+        "                             (WARROOM_MAX_PER_ADDRESS), default 256\n"
         "      --max-message BYTES    largest inbound message (WARROOM_MAX_MESSAGE),\n"
         "                             default 65536; larger ones close with code 1009\n"
+        "      --max-queue N          messages queued per connection before it is sent a\n"
+        "                             full state instead (WARROOM_MAX_QUEUE), default 256\n"
+        "      --rate N               commands per second per connection (WARROOM_RATE),\n"
+        "                             default 200, bursts of twice that\n"
+        "      --idle-timeout SECS    close connections silent that long, pings\n"
+        "                             unanswered (WARROOM_IDLE_TIMEOUT), default 120\n"
+        "      --max-games N          most games held (WARROOM_MAX_GAMES), default 100000\n"
         "      --log-level LEVEL      debug, info, warn or error (WARROOM_LOG_LEVEL),\n"
         "                             default info\n"
         "  -h, --help                 print this help and exit\n"
@@ -74,7 +88,8 @@ static int parse_long(const char *name, const char *v, long lo, long hi, long *o
     return 0;
 }
 
-enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL };
+enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR, OPT_QUEUE,
+       OPT_RATE, OPT_IDLE, OPT_GAMES };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -99,6 +114,41 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
             return -1;
         cfg->max_message = (size_t)n;
         return 0;
+    case 's':
+        if (*v == '\0') {
+            fprintf(stderr, "warroomd: --scenarios wants a directory\n");
+            return -1;
+        }
+        cfg->scenarios = v;
+        return 0;
+    case OPT_NOTIFY:
+        cfg->notify_cmd = *v ? v : NULL;
+        return 0;
+    case OPT_PER_ADDR:
+        if (parse_long("--max-per-address", v, 1, 1000000, &n) < 0)
+            return -1;
+        cfg->max_per_address = (int)n;
+        return 0;
+    case OPT_QUEUE:
+        if (parse_long("--max-queue", v, 4, 1000000, &n) < 0)
+            return -1;
+        cfg->max_queue = (int)n;
+        return 0;
+    case OPT_RATE:
+        if (parse_long("--rate", v, 1, 1000000, &n) < 0)
+            return -1;
+        cfg->rate = (int)n;
+        return 0;
+    case OPT_IDLE:
+        if (parse_long("--idle-timeout", v, 2, 86400, &n) < 0)
+            return -1;
+        cfg->idle_timeout = (int)n;
+        return 0;
+    case OPT_GAMES:
+        if (parse_long("--max-games", v, 1, 100000000, &n) < 0)
+            return -1;
+        cfg->max_games = (int)n;
+        return 0;
     case OPT_LOG_LEVEL:
         if ((cfg->log_level = wrd_log_parse_level(v)) < 0) {
             fprintf(stderr, "warroomd: --log-level wants debug, info, warn or error\n");
@@ -115,6 +165,13 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_MAX_CONNECTIONS", OPT_MAX_CONN },
     { "WARROOM_MAX_MESSAGE", OPT_MAX_MSG },
     { "WARROOM_LOG_LEVEL", OPT_LOG_LEVEL },
+    { "WARROOM_SCENARIOS", 's' },
+    { "WARROOM_NOTIFY_CMD", OPT_NOTIFY },
+    { "WARROOM_MAX_PER_ADDRESS", OPT_PER_ADDR },
+    { "WARROOM_MAX_QUEUE", OPT_QUEUE },
+    { "WARROOM_RATE", OPT_RATE },
+    { "WARROOM_IDLE_TIMEOUT", OPT_IDLE },
+    { "WARROOM_MAX_GAMES", OPT_GAMES },
 };
 
 int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
@@ -125,6 +182,13 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "max-connections", required_argument, NULL, OPT_MAX_CONN },
         { "max-message", required_argument, NULL, OPT_MAX_MSG },
         { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+        { "scenarios", required_argument, NULL, 's' },
+        { "notify-cmd", required_argument, NULL, OPT_NOTIFY },
+        { "max-per-address", required_argument, NULL, OPT_PER_ADDR },
+        { "max-queue", required_argument, NULL, OPT_QUEUE },
+        { "rate", required_argument, NULL, OPT_RATE },
+        { "idle-timeout", required_argument, NULL, OPT_IDLE },
+        { "max-games", required_argument, NULL, OPT_GAMES },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -136,6 +200,12 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     cfg->db = "warroom.db";
     cfg->max_connections = 10000;
     cfg->max_message = 65536;
+    cfg->scenarios = WARROOM_SHARE_DIR "/scenarios";
+    cfg->max_per_address = 256;
+    cfg->max_queue = 256;
+    cfg->rate = 200;
+    cfg->idle_timeout = 120;
+    cfg->max_games = 100000;
     cfg->log_level = WRD_LOG_INFO;
 
     for (size_t i = 0; i < sizeof env_map / sizeof env_map[0]; i++) {
@@ -148,7 +218,7 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
 
     int opt;
     optind = 1;
-    while ((opt = getopt_long(argc, argv, "l:d:hV", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "l:d:s:hV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'h':
             usage(stdout);

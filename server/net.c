@@ -1,114 +1,211 @@
 /*
  * net.c - libwebsockets on the server's libuv loop: one port for plain
- * HTTP (/healthz) and websockets (protocol v1, JSON text frames).
+ * HTTP (/healthz, /metrics, /games) and websockets (protocol v1).
  *
  * See shared/reference/stack-notes.md for the lws 4.1 pitfalls this file
  * works around: foreign-loop shutdown in two steps, one lws_write() per
- * WRITEABLE callback, no built-in message size cap, protocols[0] binding.
+ * WRITEABLE callback, no built-in message size cap, protocols[0] binding,
+ * no signal handlers on a foreign loop.
  */
 #include <uv.h>                 /* before libwebsockets.h (stack-notes 16) */
 #include <libwebsockets.h>
 
 #include "server.h"
-#include "log.h"
-#include "warroom_version.h"
 
 #include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define OUT_QUEUE_MAX 64
+#include "conn.h"
+#include "games.h"
+#include "log.h"
+#include "notify.h"
+#include "protocol.h"
+#include "warroom_version.h"
 
-struct out_msg {
-    struct out_msg *next;
-    size_t len;
-    unsigned char buf[];        /* LWS_PRE headroom, then the payload */
-};
-
-/* Per-connection state, allocated by lws (per_session_data_size). */
-struct conn {
-    struct wrd_server *srv;
-    int is_ws;
-    /* inbound message being assembled */
-    char *in;
-    size_t in_len, in_cap;
-    int too_large;
-    /* outbound queue */
-    struct out_msg *head, *tail;
-    int queued;
-    /* HTTP response */
-    char *http_body;
+/* Per-connection data lws allocates (per_session_data_size). */
+struct pss {
+    struct wrd_conn *conn;      /* websocket connections */
+    char *http_body;            /* HTTP answers */
     size_t http_len;
+    int counted;                /* counted in its address's connections */
+    char addr[64];
 };
 
-static struct wrd_server *server_of(struct lws *wsi)
+/* --- connections per address ------------------------------------------------ */
+
+#define ADDR_BUCKETS 1024
+
+struct addr_count {
+    struct addr_count *next;
+    int n;
+    char addr[64];
+};
+
+/* What the network layer keeps for the server's life. */
+struct wrd_net {
+    struct addr_count *addr[ADDR_BUCKETS];
+    lws_retry_bo_t retry;       /* idle policy: ping, then hang up */
+};
+
+static struct addr_count **addr_table(struct wrd_server *srv)
 {
-    return lws_context_user(lws_get_context(wsi));
+    return srv->net ? srv->net->addr : NULL;
 }
 
-static int enqueue(struct lws *wsi, struct conn *c, const char *text, size_t len)
+static unsigned addr_hash(const char *s)
 {
-    if (c->queued >= OUT_QUEUE_MAX) {
-        wrd_warn("outbound queue full, closing", "queued=%d", c->queued);
-        lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
-                         (unsigned char *)"too slow", 8);
-        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
-        return -1;
+    unsigned h = 5381;
+    while (*s)
+        h = h * 33 + (unsigned char)*s++;
+    return h % ADDR_BUCKETS;
+}
+
+/* Add delta to addr's count; returns the new count. */
+static int addr_add(struct wrd_server *srv, const char *addr, int delta)
+{
+    struct addr_count **t = addr_table(srv);
+    if (t == NULL)
+        return 0;
+    struct addr_count **p = &t[addr_hash(addr)];
+    for (; *p; p = &(*p)->next)
+        if (strcmp((*p)->addr, addr) == 0)
+            break;
+    if (*p == NULL) {
+        if (delta <= 0)
+            return 0;
+        *p = calloc(1, sizeof **p);
+        if (*p == NULL)
+            return 0;
+        snprintf((*p)->addr, sizeof (*p)->addr, "%s", addr);
     }
-    struct out_msg *m = malloc(sizeof *m + LWS_PRE + len);
-    if (m == NULL)
-        return -1;
-    m->next = NULL;
-    m->len = len;
-    memcpy(m->buf + LWS_PRE, text, len);
-    if (c->tail)
-        c->tail->next = m;
-    else
-        c->head = m;
-    c->tail = m;
-    c->queued++;
+    int n = ((*p)->n += delta);
+    if (n <= 0) {
+        struct addr_count *dead = *p;
+        *p = dead->next;
+        free(dead);
+    }
+    return n;
+}
+
+/* --- HTTP --------------------------------------------------------------------- */
+
+static int http_reply(struct lws *wsi, struct pss *p, int status, const char *type, char *body)
+{
+    unsigned char hdr[LWS_PRE + 512], *start = hdr + LWS_PRE, *pos = start,
+                  *end = hdr + sizeof hdr - 1;
+    if (body == NULL)
+        return 1;
+    p->http_body = body;
+    p->http_len = strlen(body);
+    if (lws_add_http_common_headers(wsi, (unsigned int)status, type, p->http_len, &pos, end) ||
+        lws_finalize_write_http_header(wsi, start, &pos, end))
+        return 1;
     lws_callback_on_writable(wsi);
     return 0;
 }
 
-static void send_json(struct lws *wsi, struct conn *c, json_t *msg)
+/* Append printf output to a growing buffer. */
+struct sbuf {
+    char *s;
+    size_t len, cap;
+};
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *b, const char *fmt, ...)
 {
-    char *text = json_dumps(msg, JSON_COMPACT);
-    if (text != NULL) {
-        enqueue(wsi, c, text, strlen(text));
-        free(text);
+    va_list ap;
+    for (;;) {
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if (b->s && b->len + (size_t)n < b->cap) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = (b->cap + (size_t)n + 1) * 2;
+        char *s = realloc(b->s, cap);
+        if (s == NULL)
+            return;
+        b->s = s;
+        b->cap = cap;
     }
-    json_decref(msg);
 }
 
-static void send_error(struct lws *wsi, struct conn *c, const char *code, const char *message)
+static char *metrics_text(struct wrd_server *srv)
 {
-    send_json(wsi, c, json_pack("{s:s, s:s, s:s}", "type", "error", "code", code,
-                                "message", message));
+    static const char *const bounds[WRD_HIST_BUCKETS] = { "0.0001", "0.00025", "0.0005", "0.001",
+                                                          "0.0025", "0.005", "0.01", "0.025",
+                                                          "0.05", "0.1", "0.25", "1" };
+    const struct wrd_metrics *m = &srv->metrics;
+    struct sbuf b = { NULL, 0, 0 };
+    sb_printf(&b, "# HELP warroom_connections Open websocket connections.\n"
+                  "# TYPE warroom_connections gauge\nwarroom_connections %d\n",
+              srv->connections);
+    sb_printf(&b, "# HELP warroom_games Games held by the server.\n"
+                  "# TYPE warroom_games gauge\nwarroom_games %d\n",
+              wrd_games_count(srv));
+    sb_printf(&b, "# HELP warroom_commands_total Accepted commands.\n"
+                  "# TYPE warroom_commands_total counter\nwarroom_commands_total %llu\n",
+              (unsigned long long)m->commands);
+    sb_printf(&b, "# HELP warroom_rejections_total Refused messages and commands.\n"
+                  "# TYPE warroom_rejections_total counter\nwarroom_rejections_total %llu\n",
+              (unsigned long long)m->rejections);
+    sb_printf(&b, "# HELP warroom_bytes_in_total Websocket payload bytes received.\n"
+                  "# TYPE warroom_bytes_in_total counter\nwarroom_bytes_in_total %llu\n",
+              (unsigned long long)m->bytes_in);
+    sb_printf(&b, "# HELP warroom_bytes_out_total Websocket payload bytes sent.\n"
+                  "# TYPE warroom_bytes_out_total counter\nwarroom_bytes_out_total %llu\n",
+              (unsigned long long)m->bytes_out);
+    sb_printf(&b, "# HELP warroom_store_commit_seconds Store batch commit latency.\n"
+                  "# TYPE warroom_store_commit_seconds histogram\n");
+    for (int i = 0; i < WRD_HIST_BUCKETS; i++)
+        sb_printf(&b, "warroom_store_commit_seconds_bucket{le=\"%s\"} %llu\n", bounds[i],
+                  (unsigned long long)m->commit_buckets[i]);
+    sb_printf(&b, "warroom_store_commit_seconds_bucket{le=\"+Inf\"} %llu\n"
+                  "warroom_store_commit_seconds_sum %.6f\nwarroom_store_commit_seconds_count %llu\n",
+              (unsigned long long)m->commits, m->commit_seconds_sum,
+              (unsigned long long)m->commits);
+    if (srv->notifier) {
+        struct wrd_notify_stats ns;
+        wrd_notifier_stats(srv->notifier, &ns);
+        sb_printf(&b, "# TYPE warroom_webhooks_sent_total counter\nwarroom_webhooks_sent_total %llu\n"
+                      "# TYPE warroom_webhooks_given_up_total counter\n"
+                      "warroom_webhooks_given_up_total %llu\n",
+                  (unsigned long long)ns.webhooks_sent_total,
+                  (unsigned long long)ns.webhooks_given_up_total);
+    }
+    return b.s;
 }
 
-/* A whole inbound message has arrived. */
-static void on_message(struct lws *wsi, struct conn *c)
+static int on_http(struct lws *wsi, struct pss *p, const char *path)
 {
-    json_error_t jerr;
-    json_t *msg = json_loadb(c->in, c->in_len, JSON_REJECT_DUPLICATES, &jerr);
-    if (msg == NULL || !json_is_object(msg)) {
-        send_error(wsi, c, "bad_json", msg ? "a message is a JSON object" : jerr.text);
-        json_decref(msg);
-        return;
+    struct wrd_server *srv = lws_context_user(lws_get_context(wsi));
+    if (strcmp(path, "/healthz") == 0) {
+        json_t *j = json_pack("{s:s, s:s, s:i, s:i}", "status", srv->stopping ? "stopping" : "ok",
+                              "version", WARROOM_VERSION, "connections", srv->connections, "games",
+                              wrd_games_count(srv));
+        char *body = json_dumps(j, JSON_COMPACT);
+        json_decref(j);
+        return http_reply(wsi, p, srv->stopping ? 503 : 200, "application/json", body);
     }
-    const char *type = json_string_value(json_object_get(msg, "type"));
-    if (type != NULL && strcmp(type, "hello") == 0) {
-        send_json(wsi, c, json_pack("{s:s, s:i, s:s}", "type", "welcome",
-                                    "protocol", WARROOM_PROTOCOL_VERSION,
-                                    "server", "warroomd/" WARROOM_VERSION));
-    } else {
-        send_error(wsi, c, "unknown_type", "the message type is missing or unknown");
+    if (strcmp(path, "/metrics") == 0)
+        return http_reply(wsi, p, 200, "text/plain; version=0.0.4", metrics_text(srv));
+    if (strcmp(path, "/games") == 0) {
+        json_t *j = wrd_games_list(srv, NULL);
+        char *body = json_dumps(j, JSON_COMPACT);
+        json_decref(j);
+        return http_reply(wsi, p, 200, "application/json", body);
     }
-    json_decref(msg);
+    return http_reply(wsi, p, 404, "text/plain", strdup("not found\n"));
 }
 
-static int on_receive(struct lws *wsi, struct conn *c, const void *data, size_t len)
+/* --- websockets ------------------------------------------------------------------ */
+
+static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, size_t len)
 {
     size_t max = c->srv->cfg.max_message;
     size_t want = c->in_len + len + lws_remaining_packet_payload(wsi);
@@ -121,87 +218,44 @@ static int on_receive(struct lws *wsi, struct conn *c, const void *data, size_t 
         size_t cap = c->in_cap ? c->in_cap : 1024;
         while (cap < c->in_len + len)
             cap *= 2;
-        char *p = realloc(c->in, cap);
-        if (p == NULL)
+        char *n = realloc(c->in, cap);
+        if (n == NULL)
             return -1;
-        c->in = p;
+        c->in = n;
         c->in_cap = cap;
     }
     memcpy(c->in + c->in_len, data, len);
     c->in_len += len;
+    c->srv->metrics.bytes_in += len;
     if (lws_is_final_fragment(wsi) && lws_remaining_packet_payload(wsi) == 0) {
-        on_message(wsi, c);
+        wrd_protocol_dispatch(c->srv, c, c->in, c->in_len);
         c->in_len = 0;
     }
     return 0;
 }
 
-static int http_reply(struct lws *wsi, struct conn *c, int status, const char *type,
-                      char *body)
-{
-    unsigned char hdr[LWS_PRE + 512], *start = hdr + LWS_PRE, *p = start,
-                  *end = hdr + sizeof hdr - 1;
-    c->http_body = body;
-    c->http_len = strlen(body);
-    if (lws_add_http_common_headers(wsi, (unsigned int)status, type, c->http_len, &p, end) ||
-        lws_finalize_write_http_header(wsi, start, &p, end))
-        return 1;
-    lws_callback_on_writable(wsi);
-    return 0;
-}
-
-static int on_http(struct lws *wsi, struct conn *c, const char *path)
-{
-    struct wrd_server *srv = c->srv;
-    if (strcmp(path, "/healthz") == 0) {
-        char *body = NULL;
-        json_t *j = json_pack("{s:s, s:s, s:i}", "status", srv->stopping ? "stopping" : "ok",
-                              "version", WARROOM_VERSION, "connections", srv->connections);
-        body = json_dumps(j, JSON_COMPACT);
-        json_decref(j);
-        return http_reply(wsi, c, srv->stopping ? 503 : 200, "application/json", body);
-    }
-    return http_reply(wsi, c, 404, "text/plain", strdup("not found\n"));
-}
-
-static void conn_release(struct conn *c)
-{
-    while (c->head) {
-        struct out_msg *m = c->head;
-        c->head = m->next;
-        free(m);
-    }
-    c->tail = NULL;
-    c->queued = 0;
-    free(c->in);
-    c->in = NULL;
-    free(c->http_body);
-    c->http_body = NULL;
-}
-
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                     size_t len)
 {
-    struct conn *c = user;
+    struct pss *p = user;
+    struct wrd_server *srv;
 
     switch (reason) {
     case LWS_CALLBACK_HTTP:
-        memset(c, 0, sizeof *c);
-        c->srv = server_of(wsi);
-        return on_http(wsi, c, (const char *)in);
+        return on_http(wsi, p, (const char *)in);
 
     case LWS_CALLBACK_HTTP_WRITEABLE:
-        if (c->http_body == NULL)
+        if (p == NULL || p->http_body == NULL)
             break;
         {
-            unsigned char *buf = malloc(LWS_PRE + c->http_len + 1);
+            unsigned char *buf = malloc(LWS_PRE + p->http_len + 1);
             if (buf == NULL)
                 return -1;
-            memcpy(buf + LWS_PRE, c->http_body, c->http_len);
-            int n = lws_write(wsi, buf + LWS_PRE, c->http_len, LWS_WRITE_HTTP_FINAL);
+            memcpy(buf + LWS_PRE, p->http_body, p->http_len);
+            int n = lws_write(wsi, buf + LWS_PRE, p->http_len, LWS_WRITE_HTTP_FINAL);
             free(buf);
-            free(c->http_body);
-            c->http_body = NULL;
+            free(p->http_body);
+            p->http_body = NULL;
             if (n < 0)
                 return -1;
         }
@@ -211,48 +265,68 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
     case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
     case LWS_CALLBACK_CLOSED_HTTP:
-        if (c != NULL && !c->is_ws) {
-            free(c->http_body);
-            c->http_body = NULL;
+        if (p != NULL && p->conn == NULL) {
+            free(p->http_body);
+            p->http_body = NULL;
         }
         break;
 
-    case LWS_CALLBACK_ESTABLISHED: {
-        struct wrd_server *srv = server_of(wsi);
-        memset(c, 0, sizeof *c);
-        c->srv = srv;
-        c->is_ws = 1;
-        srv->connections++;
-        if (srv->stopping || srv->connections > srv->cfg.max_connections) {
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_GOINGAWAY,
+    case LWS_CALLBACK_ESTABLISHED:
+        srv = lws_context_user(lws_get_context(wsi));
+        memset(p, 0, sizeof *p);
+        lws_get_peer_simple(wsi, p->addr, sizeof p->addr);
+        if (srv->stopping || srv->connections >= srv->cfg.max_connections) {
+            lws_close_reason(wsi, (enum lws_close_status)1013 /* try again later */,
                              (unsigned char *)"server full", 11);
             return -1;
         }
+        if (addr_add(srv, p->addr, 1) > srv->cfg.max_per_address) {
+            addr_add(srv, p->addr, -1);
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
+                             (unsigned char *)"too many connections", 20);
+            return -1;
+        }
+        p->counted = 1;
+        p->conn = wrd_conn_new(srv, wsi);
+        if (p->conn == NULL)
+            return -1;
+        snprintf(p->conn->addr, sizeof p->conn->addr, "%s", p->addr);
+        srv->connections++;
         break;
-    }
 
     case LWS_CALLBACK_RECEIVE:
-        return on_receive(wsi, c, in, len);
-
-    case LWS_CALLBACK_SERVER_WRITEABLE: {
-        struct out_msg *m = c->head;
-        if (m == NULL)
-            break;
-        if (lws_write(wsi, m->buf + LWS_PRE, m->len, LWS_WRITE_TEXT) < (int)m->len)
+        if (p->conn == NULL)
             return -1;
-        c->head = m->next;
-        if (c->head == NULL)
-            c->tail = NULL;
-        c->queued--;
-        free(m);
-        if (c->head)
-            lws_callback_on_writable(wsi);
-        break;
-    }
+        return on_receive(wsi, p->conn, in, len);
+
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+        if (p->conn == NULL)
+            return -1;
+        if (p->conn->srv->stopping && p->conn->qlen == 0) {
+            /* Drained: say 1001 going away, then close. On a libuv loop,
+             * lws 4.1 kills the socket at once when the callback returns -1
+             * ("uv repeat test" in its close path), without the close frame
+             * lws_close_reason() asked for; so the frame is written here.
+             * 4 is lws 4.1's internal LWS_WRITE_CLOSE (lws-write.h hides it). */
+            unsigned char frame[LWS_PRE + 10];
+            frame[LWS_PRE] = 1001 >> 8;
+            frame[LWS_PRE + 1] = 1001 & 0xff;
+            memcpy(frame + LWS_PRE + 2, "shutdown", 8);
+            lws_write(wsi, frame + LWS_PRE, 10, (enum lws_write_protocol)4);
+            return -1;
+        }
+        return wrd_conn_write_next(p->conn);
 
     case LWS_CALLBACK_CLOSED:
-        c->srv->connections--;
-        conn_release(c);
+        srv = lws_context_user(lws_get_context(wsi));
+        if (p->counted)
+            addr_add(srv, p->addr, -1);
+        p->counted = 0;
+        if (p->conn) {
+            srv->connections--;
+            wrd_conn_closed(p->conn);
+            p->conn = NULL;
+        }
         break;
 
     default:
@@ -263,7 +337,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
 /* protocols[0] is ours, so clients without a subprotocol bind to it too. */
 static const struct lws_protocols protocols[] = {
-    { "warroom.v1", callback, sizeof(struct conn), 4096, 0, NULL, 0 },
+    { "warroom.v1", callback, sizeof(struct pss), 4096, 0, NULL, 0 },
     { NULL, NULL, 0, 0, 0, NULL, 0 }
 };
 
@@ -277,6 +351,9 @@ static void lws_log_to_ours(int level, const char *line)
     while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '"'))
         n--;
     buf[n] = '\0';
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '"')
+            buf[i] = '\'';
     wrd_log(level == LLL_ERR ? WRD_LOG_ERROR : WRD_LOG_WARN, "libwebsockets", "detail=\"%s\"",
             buf);
 }
@@ -286,7 +363,13 @@ int wrd_net_start(struct wrd_server *srv)
     struct lws_context_creation_info info;
     void *foreign_loops[1] = { &srv->loop };
 
-    lws_set_log_level(LLL_ERR | LLL_WARN, lws_log_to_ours);
+    srv->net = calloc(1, sizeof *srv->net);
+    if (srv->net == NULL)
+        return -1;
+    srv->net->retry.secs_since_valid_ping = (uint16_t)(srv->cfg.idle_timeout / 2);
+    srv->net->retry.secs_since_valid_hangup = (uint16_t)srv->cfg.idle_timeout;
+
+    lws_set_log_level(getenv("WARROOM_LWS_DEBUG") ? (LLL_ERR | LLL_WARN | LLL_NOTICE | LLL_INFO | LLL_DEBUG) : (LLL_ERR | LLL_WARN), lws_log_to_ours);
     memset(&info, 0, sizeof info);
     info.port = srv->cfg.port;
     info.iface = srv->cfg.host;
@@ -298,6 +381,7 @@ int wrd_net_start(struct wrd_server *srv)
     info.foreign_loops = foreign_loops;
     info.pcontext = &srv->ctx;
     info.user = srv;
+    info.retry_and_idle_policy = &srv->net->retry;
     info.fd_limit_per_thread = (unsigned int)srv->cfg.max_connections + 64;
 
     srv->ctx = lws_create_context(&info);
@@ -317,7 +401,7 @@ void wrd_net_stop(struct wrd_server *srv)
 {
     srv->stopping = 1;
     if (srv->ctx)
-        lws_context_destroy(srv->ctx);      /* first call: async close */
+        lws_context_destroy(srv->ctx);      /* first call: async close (going away) */
 }
 
 void wrd_net_release(struct wrd_server *srv)
@@ -325,4 +409,14 @@ void wrd_net_release(struct wrd_server *srv)
     if (srv->ctx)
         lws_context_destroy(srv->ctx);      /* second call: frees it */
     srv->ctx = NULL;
+    if (srv->net) {
+        for (int i = 0; i < ADDR_BUCKETS; i++)
+            while (srv->net->addr[i]) {
+                struct addr_count *a = srv->net->addr[i];
+                srv->net->addr[i] = a->next;
+                free(a);
+            }
+        free(srv->net);
+        srv->net = NULL;
+    }
 }

@@ -1,5 +1,7 @@
 /*
- * server.h - the warroomd process: configuration and the top-level object.
+ * server.h - the warroomd process: configuration, metrics and the
+ * top-level object that the modules share (net, conn, protocol, games,
+ * store, notify).
  */
 #ifndef WRD_SERVER_H
 #define WRD_SERVER_H
@@ -10,26 +12,56 @@
 
 struct lws_context;
 struct wrd_store;
+struct wrd_games;
+struct wrd_notifier;
+struct wrd_net;
+struct wrd_conn;
 
 struct wrd_config {
     char host[64];              /* --listen host part */
     int port;                   /* --listen port part; 0 picks a free port */
     const char *db;             /* --db path of the SQLite store */
+    const char *scenarios;      /* --scenarios directory */
+    const char *notify_cmd;     /* --notify-cmd program, or NULL */
     int max_connections;        /* --max-connections */
+    int max_per_address;        /* --max-per-address */
     size_t max_message;         /* --max-message bytes per inbound message */
+    int max_queue;              /* --max-queue messages per connection */
+    int rate;                   /* --rate commands per second per connection */
+    int idle_timeout;           /* --idle-timeout seconds */
+    int max_games;              /* --max-games */
     int log_level;              /* --log-level */
+};
+
+/* Store commit latency buckets, in seconds (Prometheus histogram). */
+#define WRD_HIST_BUCKETS 12
+
+struct wrd_metrics {
+    uint64_t commands;          /* accepted commands */
+    uint64_t rejections;        /* refused messages and commands */
+    uint64_t bytes_in, bytes_out;
+    uint64_t commits;
+    double commit_seconds_sum;
+    uint64_t commit_buckets[WRD_HIST_BUCKETS];
 };
 
 struct wrd_server {
     struct wrd_config cfg;
     uv_loop_t loop;
     uv_signal_t sigint, sigterm;
+    uv_prepare_t flush;         /* commits the store batch once per loop iteration */
     struct lws_context *ctx;
     struct wrd_store *store;
+    struct wrd_games *games;
+    struct wrd_notifier *notifier;
+    struct wrd_net *net;        /* net.c's own state */
+    struct wrd_conn *conns;     /* open websocket connections (conn.c) */
+    uv_timer_t grace;           /* shutdown: waits for connections to drain */
+    uint64_t grace_started, grace_after;
     int port;                   /* the port actually bound */
     int connections;            /* open websocket connections */
     int stopping;
-    uint64_t started_ms;
+    struct wrd_metrics metrics;
 };
 
 /* Fill cfg with defaults, then the WARROOM_* environment, then argv.
@@ -45,5 +77,8 @@ void wrd_net_stop(struct wrd_server *srv);
 
 /* Second half, after uv_run() returned: frees the lws context. */
 void wrd_net_release(struct wrd_server *srv);
+
+/* Milliseconds since the epoch (wall clock, for records and deadlines). */
+int64_t wrd_now_ms(void);
 
 #endif

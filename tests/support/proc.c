@@ -298,12 +298,13 @@ int wt_ws_send_text(int fd, const char *data, size_t len)
     return rc;
 }
 
-int wt_ws_recv(int fd, int *opcode, char **data, size_t *len, int timeout_ms)
+/* One frame: header, payload (unmasked from a server). */
+static int recv_frame(int fd, int *fin, int *opcode, char **data, size_t *len, long deadline)
 {
-    long deadline = now_ms() + timeout_ms;
     unsigned char h[2];
     if (read_exact(fd, h, 2, deadline) < 0)
         return -1;
+    *fin = h[0] >> 7;
     *opcode = h[0] & 0x0f;
     uint64_t n = h[1] & 0x7f;
     if (n == 126) {
@@ -329,5 +330,42 @@ int wt_ws_recv(int fd, int *opcode, char **data, size_t *len, int timeout_ms)
     }
     (*data)[n] = '\0';
     *len = (size_t)n;
+    return 0;
+}
+
+int wt_ws_recv(int fd, int *opcode, char **data, size_t *len, int timeout_ms)
+{
+    long deadline = now_ms() + timeout_ms;
+    int fin, op;
+    char *part;
+    size_t plen;
+    /* Skip pings; join continuation frames until FIN. */
+    do {
+        if (recv_frame(fd, &fin, &op, &part, &plen, deadline) < 0)
+            return -1;
+        if (op == 9 || op == 10)
+            free(part);
+    } while (op == 9 || op == 10);
+    *opcode = op;
+    *data = part;
+    *len = plen;
+    while (!fin) {
+        if (recv_frame(fd, &fin, &op, &part, &plen, deadline) < 0) {
+            free(*data);
+            *data = NULL;
+            return -1;
+        }
+        char *joined = realloc(*data, *len + plen + 1);
+        if (joined == NULL) {
+            free(part);
+            free(*data);
+            *data = NULL;
+            return -1;
+        }
+        memcpy(joined + *len, part, plen + 1);
+        *data = joined;
+        *len += plen;
+        free(part);
+    }
     return 0;
 }

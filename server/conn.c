@@ -1,0 +1,233 @@
+/*
+ * conn.c - connections and their outbound queues (see conn.h).
+ */
+#include <uv.h>
+#include <libwebsockets.h>
+
+#include "conn.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "games.h"
+#include "log.h"
+#include "server.h"
+
+struct wrd_msg *wrd_msg_new(const char *text, size_t len)
+{
+    struct wrd_msg *m = malloc(sizeof *m + LWS_PRE + len);
+    if (m == NULL)
+        return NULL;
+    m->refs = 1;
+    m->len = len;
+    m->payload = m->data + LWS_PRE;
+    memcpy(m->payload, text, len);
+    return m;
+}
+
+struct wrd_msg *wrd_msg_json(const json_t *json)
+{
+    char *text = json_dumps(json, JSON_COMPACT);
+    if (text == NULL)
+        return NULL;
+    struct wrd_msg *m = wrd_msg_new(text, strlen(text));
+    free(text);
+    return m;
+}
+
+void wrd_msg_ref(struct wrd_msg *m)
+{
+    m->refs++;
+}
+
+void wrd_msg_unref(struct wrd_msg *m)
+{
+    if (m != NULL && --m->refs == 0)
+        free(m);
+}
+
+struct wrd_conn *wrd_conn_new(struct wrd_server *srv, struct lws *wsi)
+{
+    struct wrd_conn *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    c->q = calloc((size_t)srv->cfg.max_queue, sizeof *c->q);
+    if (c->q == NULL) {
+        free(c);
+        return NULL;
+    }
+    c->qcap = srv->cfg.max_queue;
+    c->srv = srv;
+    c->wsi = wsi;
+    c->refs = 1;
+    c->tokens = 2.0 * srv->cfg.rate;            /* burst: two seconds' worth */
+    c->refill_ms = uv_now(&srv->loop);
+    c->next = srv->conns;
+    if (srv->conns)
+        srv->conns->prev = c;
+    srv->conns = c;
+    return c;
+}
+
+void wrd_conn_ref(struct wrd_conn *c)
+{
+    c->refs++;
+}
+
+static void drop_queue(struct wrd_conn *c)
+{
+    while (c->qlen > 0) {
+        wrd_msg_unref(c->q[c->qhead]);
+        c->qhead = (c->qhead + 1) % c->qcap;
+        c->qlen--;
+    }
+    c->qhead = 0;
+}
+
+void wrd_conn_unref(struct wrd_conn *c)
+{
+    if (--c->refs > 0)
+        return;
+    drop_queue(c);
+    free(c->q);
+    free(c->members);
+    free(c->in);
+    free(c);
+}
+
+void wrd_conn_closed(struct wrd_conn *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else if (c->srv->conns == c)
+        c->srv->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    while (c->nmembers > 0)
+        wrd_games_member_left(c->srv, c, c->members[c->nmembers - 1].game);
+    drop_queue(c);
+    c->wsi = NULL;
+    wrd_conn_unref(c);
+}
+
+void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m)
+{
+    if (c->wsi == NULL || m == NULL)
+        return;
+    if (c->qlen == c->qcap) {
+        /* Too slow to read: forget what is queued; each of its games is
+         * sent whole again, which is all a client needs to catch up. */
+        wrd_warn("slow reader: queue dropped", "addr=%s queued=%d", c->addr, c->qlen);
+        drop_queue(c);
+        for (int i = 0; i < c->nmembers && c->qlen < c->qcap; i++) {
+            struct wrd_msg *s = wrd_games_state_msg(c->srv, &c->members[i]);
+            if (s) {
+                c->q[(c->qhead + c->qlen++) % c->qcap] = s;
+            }
+        }
+        lws_callback_on_writable(c->wsi);
+        return;
+    }
+    wrd_msg_ref(m);
+    c->q[(c->qhead + c->qlen++) % c->qcap] = m;
+    if (c->qlen == 1)
+        lws_callback_on_writable(c->wsi);
+}
+
+void wrd_conn_send_json(struct wrd_conn *c, json_t *json)
+{
+    struct wrd_msg *m = wrd_msg_json(json);
+    json_decref(json);
+    wrd_conn_send(c, m);
+    wrd_msg_unref(m);
+}
+
+void wrd_conn_error(struct wrd_conn *c, const char *code, const char *message,
+                    const char *game, json_t *seq, json_t *id)
+{
+    json_t *e = json_pack("{s:s, s:s, s:s}", "type", "error", "code", code, "message", message);
+    if (game)
+        json_object_set_new(e, "game", json_string(game));
+    if (seq)
+        json_object_set(e, "seq", seq);
+    if (id)
+        json_object_set(e, "id", id);
+    c->srv->metrics.rejections++;
+    wrd_conn_send_json(c, e);
+}
+
+void wrd_conn_close_all(struct wrd_server *srv)
+{
+    for (struct wrd_conn *c = srv->conns; c; c = c->next)
+        if (c->wsi)
+            lws_callback_on_writable(c->wsi);
+}
+
+int wrd_conn_write_next(struct wrd_conn *c)
+{
+    if (c->qlen == 0 || c->wsi == NULL)
+        return 0;
+    struct wrd_msg *m = c->q[c->qhead];
+    int n = lws_write(c->wsi, m->payload, m->len, LWS_WRITE_TEXT);
+    if (n < (int)m->len)
+        return -1;
+    c->srv->metrics.bytes_out += m->len;
+    c->qhead = (c->qhead + 1) % c->qcap;
+    c->qlen--;
+    wrd_msg_unref(m);
+    if (c->qlen > 0)
+        lws_callback_on_writable(c->wsi);
+    return 0;
+}
+
+int wrd_conn_take_token(struct wrd_conn *c)
+{
+    uint64_t now = uv_now(&c->srv->loop);
+    double burst = 2.0 * c->srv->cfg.rate;
+    c->tokens += (double)(now - c->refill_ms) * c->srv->cfg.rate / 1000.0;
+    if (c->tokens > burst)
+        c->tokens = burst;
+    c->refill_ms = now;
+    if (c->tokens < 1.0)
+        return 0;
+    c->tokens -= 1.0;
+    return 1;
+}
+
+struct wrd_member *wrd_conn_member(struct wrd_conn *c, const struct wrd_game *g)
+{
+    for (int i = 0; i < c->nmembers; i++)
+        if (c->members[i].game == g)
+            return &c->members[i];
+    return NULL;
+}
+
+struct wrd_member *wrd_conn_join(struct wrd_conn *c, struct wrd_game *g, int seat)
+{
+    struct wrd_member *m = wrd_conn_member(c, g);
+    if (m == NULL) {
+        if (c->nmembers == c->capmembers) {
+            int cap = c->capmembers ? 2 * c->capmembers : 4;
+            struct wrd_member *nm = realloc(c->members, sizeof *nm * (size_t)cap);
+            if (nm == NULL)
+                return NULL;
+            c->members = nm;
+            c->capmembers = cap;
+        }
+        m = &c->members[c->nmembers++];
+        m->game = g;
+    }
+    m->seat = seat;
+    return m;
+}
+
+void wrd_conn_leave(struct wrd_conn *c, const struct wrd_game *g)
+{
+    for (int i = 0; i < c->nmembers; i++)
+        if (c->members[i].game == g) {
+            c->members[i] = c->members[--c->nmembers];
+            return;
+        }
+}

@@ -1,0 +1,96 @@
+/*
+ * conn.h - one websocket connection: its outbound queue of shared messages,
+ * the games it has joined, its command rate budget.
+ *
+ * A broadcast is serialised once and the same refcounted buffer is queued
+ * to every recipient (lws does not modify a server's payload). libwebsockets
+ * allows one write per WRITEABLE callback, so the queue drains one message
+ * per loop iteration per connection; it is bounded by --max-queue, and a
+ * reader that falls that far behind loses its queue and is sent a full state
+ * of each of its games instead (it can never make the server hold unbounded
+ * memory).
+ */
+#ifndef WRD_CONN_H
+#define WRD_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lws;
+struct wrd_server;
+struct wrd_game;
+struct json_t;
+
+/* A message ready to send: payload after the lws headroom. Refcounted. */
+struct wrd_msg {
+    int refs;
+    size_t len;
+    unsigned char *payload;     /* points into data, after the headroom */
+    unsigned char data[];
+};
+
+/* A new message holding text[0..len) with one reference. */
+struct wrd_msg *wrd_msg_new(const char *text, size_t len);
+/* json serialised compactly; json is borrowed. */
+struct wrd_msg *wrd_msg_json(const struct json_t *json);
+void wrd_msg_ref(struct wrd_msg *m);
+void wrd_msg_unref(struct wrd_msg *m);
+
+struct wrd_member {
+    struct wrd_game *game;
+    int seat;                   /* seat index, or -1 for a spectator */
+};
+
+struct wrd_conn {
+    struct wrd_conn *prev, *next;   /* the server's open connections */
+    struct lws *wsi;            /* NULL once closed */
+    struct wrd_server *srv;
+    int refs;                   /* the wsi's reference plus pending acks */
+    int hello;                  /* hello received */
+    char addr[64];              /* peer address */
+    /* outbound ring */
+    struct wrd_msg **q;
+    int qhead, qlen, qcap;
+    /* joined games */
+    struct wrd_member *members;
+    int nmembers, capmembers;
+    /* command budget (token bucket) */
+    double tokens;
+    uint64_t refill_ms;
+    /* inbound message being assembled */
+    char *in;
+    size_t in_len, in_cap;
+};
+
+struct wrd_conn *wrd_conn_new(struct wrd_server *srv, struct lws *wsi);
+void wrd_conn_ref(struct wrd_conn *c);
+/* Drop a reference; frees the connection with the last one. */
+void wrd_conn_unref(struct wrd_conn *c);
+/* The socket closed: leave every game, drop the queue, drop the wsi's ref. */
+void wrd_conn_closed(struct wrd_conn *c);
+
+/* Queue m (takes a new reference). Ignored once the socket is closed. */
+void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m);
+/* Queue json (steals the reference). */
+void wrd_conn_send_json(struct wrd_conn *c, struct json_t *json);
+/* Send an error answer; seq/id (borrowed, may be NULL) are echoed. */
+void wrd_conn_error(struct wrd_conn *c, const char *code, const char *message,
+                    const char *game, struct json_t *seq, struct json_t *id);
+
+/* Shutdown: every open connection drains its queue, then closes with
+ * 1001 going away (see net.c's WRITEABLE callback). */
+void wrd_conn_close_all(struct wrd_server *srv);
+
+/* Write the next queued message; called from the WRITEABLE callback. */
+int wrd_conn_write_next(struct wrd_conn *c);
+
+/* Take one command from the rate budget; 0 when the budget is empty. */
+int wrd_conn_take_token(struct wrd_conn *c);
+
+/* Membership of game, or NULL. */
+struct wrd_member *wrd_conn_member(struct wrd_conn *c, const struct wrd_game *g);
+/* Add or update a membership; returns it (NULL when out of memory). */
+struct wrd_member *wrd_conn_join(struct wrd_conn *c, struct wrd_game *g, int seat);
+void wrd_conn_leave(struct wrd_conn *c, const struct wrd_game *g);
+
+#endif

@@ -1,0 +1,1382 @@
+/*
+ * games.c - games, seats, versions, patches and the command path.
+ *
+ * The command path, in order:
+ *   1) the message names a game this connection joined as a seat;
+ *   2) a seq already answered is answered again, never applied twice;
+ *   3) the ruleset validates and applies the command (in memory);
+ *   4) the new version's projection is diffed per view into one patch,
+ *      serialised once; the command joins the store batch;
+ *   5) at the end of the loop iteration the batch commits (one fsync for
+ *      every command of the iteration), and only then are the patches
+ *      broadcast, the acks sent and the notifications started.
+ * A failed commit stops the process (see wrd_games_flush): a command is
+ * never acknowledged without being durable.
+ */
+#include "games.h"
+
+#include <jansson.h>
+#include <openssl/sha.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "conn.h"
+#include "jsonpatch.h"
+#include "log.h"
+#include "notify.h"
+#include "ruleset.h"
+#include "server.h"
+#include "store.h"
+
+#define MAX_SEATS 8
+#define PATCH_RING 64           /* patches kept per view for `sync` */
+#define RESULTS 32              /* answers kept per seat for re-sent seqs */
+#define SNAPSHOT_EVERY 200
+#define HASH_BUCKETS 4096
+
+enum status { ST_OPEN, ST_RUNNING, ST_FINISHED };
+static const char *const status_names[] = { "open", "running", "finished" };
+
+struct result {
+    int64_t seq;
+    struct wrd_msg *answer;     /* the ack or error sent for it */
+};
+
+struct seat {
+    char name[24];
+    char token_hash[65];        /* "" while unclaimed */
+    char invite_hash[65];       /* "" when there is no open invite */
+    char *webhook;
+    int connected;              /* connections joined as this seat */
+    int64_t last_seq;
+    struct result results[RESULTS];
+};
+
+struct view {
+    json_t *state;              /* projection at the game's version */
+    struct wrd_msg *patch[PATCH_RING];  /* patch (v-1 -> v) at index v % PATCH_RING */
+    int64_t patch_to[PATCH_RING];
+};
+
+struct member_ref {
+    struct wrd_conn *conn;
+    int seat;                   /* -1 spectator */
+    int64_t since;              /* version of the state it was sent on joining */
+};
+
+struct wrd_game {
+    char id[24];
+    const struct wr_ruleset *rs;
+    void *g;                    /* the ruleset's game */
+    char *scenario_name;
+    char *scenario_text;        /* JSON text, or NULL */
+    json_t *options;
+    uint8_t seed[32];
+    int64_t version;
+    int status;
+    char forfeit[24];           /* seat that forfeited on time, or "" */
+    struct seat seats[MAX_SEATS];
+    int nseats;
+    struct view *views;         /* one per seat then the public one, or just one */
+    int nviews;
+    struct member_ref *members;
+    int nmembers, capmembers;
+    int spectators;             /* option */
+    int open_seats;             /* option */
+    int64_t deadline_s;         /* option; 0 = none */
+    int64_t deadline_at;        /* ms since the epoch, 0 = none pending */
+    int reminded;
+    uv_timer_t *timer;          /* deadline timer (allocated when used) */
+    char **lines;               /* the record: one JSON line per command */
+    int nlines, caplines;
+    const char *awaited_before; /* awaited seat before the last command */
+    struct wrd_server *srv;
+    /* restore only */
+    int64_t snap_version;
+    char *snap_state;
+    struct wrd_game *next;      /* hash chain */
+    struct wrd_game *all_next;  /* list of all games, in creation order */
+};
+
+/* Deliveries that wait for the commit of the iteration's batch. */
+enum { D_BROADCAST, D_DIRECT, D_NOTIFY, D_STATE_ALL };
+
+struct deferred {
+    int kind;
+    struct wrd_game *game;
+    int view;                   /* D_BROADCAST */
+    int64_t version;            /* D_BROADCAST: the patch's `to` */
+    struct wrd_conn *conn;      /* D_DIRECT (holds a reference) */
+    struct wrd_msg *msg;        /* D_BROADCAST, D_DIRECT (holds a reference) */
+    int seat;                   /* D_NOTIFY */
+    const char *event;          /* D_NOTIFY */
+};
+
+struct wrd_games {
+    struct wrd_server *srv;
+    struct wrd_game *bucket[HASH_BUCKETS];
+    struct wrd_game *all_head, *all_tail;
+    int count;
+    struct deferred *pending;
+    int npending, cappending;
+};
+
+/* --- small helpers ------------------------------------------------------- */
+
+int64_t wrd_now_ms(void)
+{
+    uv_timeval64_t tv;
+    uv_gettimeofday(&tv);
+    return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+static unsigned hash(const char *s)
+{
+    unsigned h = 2166136261u;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 16777619u;
+    return h % HASH_BUCKETS;
+}
+
+static void hex(const uint8_t *b, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[b[i] >> 4];
+        out[2 * i + 1] = digits[b[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+static void sha256_hex(const char *text, char out[65])
+{
+    uint8_t d[SHA256_DIGEST_LENGTH];
+    SHA256((const unsigned char *)text, strlen(text), d);
+    hex(d, sizeof d, out);
+}
+
+/* n random bytes as hex into out (2n+1 bytes). */
+static int random_hex(size_t n, char *out)
+{
+    uint8_t b[64];
+    if (n > sizeof b || uv_random(NULL, NULL, b, n, 0, NULL) != 0)
+        return -1;
+    hex(b, n, out);
+    return 0;
+}
+
+static int is_hex(const char *s, size_t len)
+{
+    if (s == NULL || strlen(s) != len)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+static struct wrd_game *find(struct wrd_games *gs, const char *id)
+{
+    if (id == NULL)
+        return NULL;
+    for (struct wrd_game *g = gs->bucket[hash(id)]; g; g = g->next)
+        if (strcmp(g->id, id) == 0)
+            return g;
+    return NULL;
+}
+
+static int seat_index(const struct wrd_game *g, const char *name)
+{
+    for (int i = 0; name && i < g->nseats; i++)
+        if (strcmp(g->seats[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static int view_of(const struct wrd_game *g, int seat)
+{
+    if (g->nviews == 1)
+        return 0;
+    return seat >= 0 ? seat : g->nseats;
+}
+
+static void defer(struct wrd_games *gs, struct deferred d)
+{
+    if (gs->npending == gs->cappending) {
+        int cap = gs->cappending ? 2 * gs->cappending : 256;
+        struct deferred *p = realloc(gs->pending, sizeof *p * (size_t)cap);
+        if (p == NULL) {
+            wrd_error("out of memory for deliveries", NULL);
+            abort();
+        }
+        gs->pending = p;
+        gs->cappending = cap;
+    }
+    gs->pending[gs->npending++] = d;
+}
+
+static void defer_direct(struct wrd_games *gs, struct wrd_conn *c, struct wrd_msg *m)
+{
+    wrd_conn_ref(c);
+    defer(gs, (struct deferred){ .kind = D_DIRECT, .conn = c, .msg = m });
+}
+
+static int compute_status(const struct wrd_game *g)
+{
+    if (g->forfeit[0] || g->rs->result(g->g) != NULL)
+        return ST_FINISHED;
+    for (int i = 0; i < g->nseats; i++)
+        if (g->seats[i].token_hash[0] == '\0')
+            return ST_OPEN;
+    return ST_RUNNING;
+}
+
+static int seat_row(struct wrd_server *srv, const struct wrd_game *g, int i)
+{
+    const struct seat *s = &g->seats[i];
+    struct wrd_seat_row r = { g->id, s->name, s->token_hash[0] ? s->token_hash : NULL,
+                              s->invite_hash[0] ? s->invite_hash : NULL, s->webhook };
+    return srv->store->ops->put_seat(srv->store, &r);
+}
+
+static const char *result_of(const struct wrd_game *g)
+{
+    return g->forfeit[0] ? "forfeit" : g->rs->result(g->g);
+}
+
+static int status_row(struct wrd_server *srv, const struct wrd_game *g)
+{
+    return srv->store->ops->put_status(srv->store, g->id, status_names[g->status], result_of(g),
+                                       g->deadline_at);
+}
+
+/* The server's own part of a state: status and forfeit, next to the
+ * ruleset's projection. */
+static json_t *state_msg_json(const struct wrd_game *g, int seat)
+{
+    const struct view *v = &g->views[view_of(g, seat)];
+    json_t *m = json_pack("{s:s, s:s, s:I, s:s, s:s, s:O}", "type", "state", "game", g->id,
+                          "version", (json_int_t)g->version, "ruleset", g->rs->name, "status",
+                          status_names[g->status], "state", v->state);
+    json_object_set_new(m, "seat", seat >= 0 ? json_string(g->seats[seat].name) : json_null());
+    if (g->forfeit[0])
+        json_object_set_new(m, "forfeit", json_string(g->forfeit));
+    if (g->deadline_at)
+        json_object_set_new(m, "deadline_ms", json_integer(g->deadline_at));
+    return m;
+}
+
+struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, const struct wrd_member *m)
+{
+    (void)srv;
+    json_t *j = state_msg_json(m->game, m->seat);
+    struct wrd_msg *msg = wrd_msg_json(j);
+    json_decref(j);
+    return msg;
+}
+
+static void send_state(struct wrd_conn *c, struct wrd_game *g, int seat)
+{
+    wrd_conn_send_json(c, state_msg_json(g, seat));
+}
+
+/* --- game objects -------------------------------------------------------- */
+
+static void game_free(struct wrd_game *g)
+{
+    if (g == NULL)
+        return;
+    if (g->g)
+        g->rs->destroy(g->g);
+    for (int i = 0; i < g->nseats; i++) {
+        free(g->seats[i].webhook);
+        for (int k = 0; k < RESULTS; k++)
+            wrd_msg_unref(g->seats[i].results[k].answer);
+    }
+    for (int v = 0; v < g->nviews; v++) {
+        json_decref(g->views[v].state);
+        for (int k = 0; k < PATCH_RING; k++)
+            wrd_msg_unref(g->views[v].patch[k]);
+    }
+    free(g->views);
+    for (int i = 0; i < g->nlines; i++)
+        free(g->lines[i]);
+    free(g->lines);
+    free(g->members);
+    free(g->scenario_name);
+    free(g->scenario_text);
+    free(g->snap_state);
+    json_decref(g->options);
+    free(g);
+}
+
+/* A new game object around a ruleset game (not yet in the registry). */
+static struct wrd_game *game_new(struct wrd_server *srv, const struct wr_ruleset *rs,
+                                 const char *id,
+                                 const char *scenario_name, const char *scenario_text,
+                                 json_t *options, const uint8_t seed[32], char *err, size_t errlen)
+{
+    struct wrd_game *g = calloc(1, sizeof *g);
+    if (g == NULL) {
+        snprintf(err, errlen, "out of memory");
+        json_decref(options);
+        return NULL;
+    }
+    snprintf(g->id, sizeof g->id, "%s", id);
+    g->srv = srv;
+    g->rs = rs;
+    g->options = options;
+    memcpy(g->seed, seed, 32);
+    g->scenario_name = strdup(scenario_name ? scenario_name : "");
+    g->scenario_text = scenario_text ? strdup(scenario_text) : NULL;
+    g->spectators = !json_is_false(json_object_get(options, "spectators"));
+    g->open_seats = json_is_true(json_object_get(options, "open_seats"));
+    g->deadline_s = json_integer_value(json_object_get(options, "deadline_seconds"));
+    json_t *scenario = NULL;
+    if (scenario_text) {
+        json_error_t jerr;
+        scenario = json_loads(scenario_text, 0, &jerr);
+        if (scenario == NULL) {
+            snprintf(err, errlen, "scenario: %s", jerr.text);
+            game_free(g);
+            return NULL;
+        }
+    }
+    struct wr_refusal why;
+    g->g = rs->create(scenario, options, g->id, seed, &why);
+    json_decref(scenario);
+    if (g->g == NULL) {
+        snprintf(err, errlen, "%s", why.message);
+        game_free(g);
+        return NULL;
+    }
+    const char *const *names = rs->game_seats ? rs->game_seats(g->g) : rs->seats;
+    for (const char *const *s = names; *s && g->nseats < MAX_SEATS; s++)
+        snprintf(g->seats[g->nseats++].name, sizeof g->seats[0].name, "%s", *s);
+    g->nviews = rs->hidden_info ? g->nseats + 1 : 1;
+    g->views = calloc((size_t)g->nviews, sizeof *g->views);
+    if (g->views == NULL) {
+        snprintf(err, errlen, "out of memory");
+        game_free(g);
+        return NULL;
+    }
+    for (int v = 0; v < g->nviews; v++)
+        g->views[v].state = rs->project(g->g, v < g->nseats && g->nviews > 1 ? g->seats[v].name
+                                                                             : NULL);
+    g->awaited_before = rs->awaited(g->g);
+    return g;
+}
+
+static void registry_add(struct wrd_games *gs, struct wrd_game *g)
+{
+    unsigned h = hash(g->id);
+    g->next = gs->bucket[h];
+    gs->bucket[h] = g;
+    if (gs->all_tail)
+        gs->all_tail->all_next = g;
+    else
+        gs->all_head = g;
+    gs->all_tail = g;
+    gs->count++;
+}
+
+static int add_line(struct wrd_game *g, char *line)
+{
+    if (g->nlines == g->caplines) {
+        int cap = g->caplines ? 2 * g->caplines : 64;
+        char **l = realloc(g->lines, sizeof *l * (size_t)cap);
+        if (l == NULL) {
+            free(line);
+            return -1;
+        }
+        g->lines = l;
+        g->caplines = cap;
+    }
+    g->lines[g->nlines++] = line;
+    return 0;
+}
+
+/* The record line of a command: seat, command and the rolls it made. */
+static char *record_line(const char *seat, const json_t *cmd, const json_t *events)
+{
+    json_t *line = json_pack("{s:s, s:O}", "seat", seat, "cmd", cmd);
+    json_t *rolls = json_array();
+    size_t i;
+    json_t *e;
+    json_array_foreach(events, i, e) {
+        const char *type = json_string_value(json_object_get(e, "type"));
+        if (type && strcmp(type, "roll") == 0)
+            json_array_append_new(rolls, json_pack("[O, O]", json_object_get(e, "k"),
+                                                   json_object_get(e, "face")));
+    }
+    if (json_array_size(rolls) > 0)
+        json_object_set_new(line, "rolls", rolls);
+    else
+        json_decref(rolls);
+    char *s = json_dumps(line, JSON_COMPACT);
+    json_decref(line);
+    return s;
+}
+
+static void remember(struct seat *s, int64_t seq, struct wrd_msg *answer)
+{
+    struct result *r = &s->results[seq % RESULTS];
+    wrd_msg_unref(r->answer);
+    r->seq = seq;
+    r->answer = answer;
+    wrd_msg_ref(answer);
+    if (seq > s->last_seq)
+        s->last_seq = seq;
+}
+
+/* --- notifications and deadlines ------------------------------------------ */
+
+static void notify_seat(struct wrd_server *srv, struct wrd_game *g, int seat, const char *event)
+{
+    struct seat *s = &g->seats[seat];
+    json_t *awaiting = json_object_get(g->views[view_of(g, seat)].state, "awaiting");
+    json_t *body = json_pack("{s:s, s:s, s:s, s:I, s:s}", "event", event, "game", g->id, "seat",
+                             s->name, "version", (json_int_t)g->version, "ruleset", g->rs->name);
+    if (awaiting)
+        json_object_set(body, "awaiting", awaiting);
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    struct wrd_notify_env env = { event, g->id, s->name, g->rs->name, (long)g->version };
+    if (text && srv->notifier && wrd_notify(srv->notifier, s->webhook, text, &env) != 0)
+        wrd_warn("bad webhook URL", "game=%s seat=%s", g->id, s->name);
+    free(text);
+}
+
+static void on_deadline(uv_timer_t *t);
+
+/* (Re)arm the deadline of the decision now awaited. */
+static void arm_deadline(struct wrd_game *g, int fresh)
+{
+    if (g->deadline_s <= 0 || g->status == ST_FINISHED || g->srv->stopping) {
+        g->deadline_at = 0;
+        if (g->timer)
+            uv_timer_stop(g->timer);
+        return;
+    }
+    if (fresh) {
+        g->deadline_at = wrd_now_ms() + g->deadline_s * 1000;
+        g->reminded = 0;
+    }
+    if (g->timer == NULL) {
+        g->timer = malloc(sizeof *g->timer);
+        if (g->timer == NULL)
+            return;
+        uv_timer_init(&g->srv->loop, g->timer);
+        g->timer->data = g;
+    }
+    int64_t now = wrd_now_ms();
+    int64_t remind_at = g->deadline_at - g->deadline_s * 200;   /* at 80% of the time */
+    int64_t next = (!g->reminded && remind_at > now) ? remind_at : g->deadline_at;
+    uv_timer_start(g->timer, on_deadline, (uint64_t)(next > now ? next - now : 0), 0);
+}
+
+static void broadcast_state(struct wrd_games *gs, struct wrd_game *g)
+{
+    defer(gs, (struct deferred){ .kind = D_STATE_ALL, .game = g });
+}
+
+static void on_deadline(uv_timer_t *t)
+{
+    struct wrd_game *g = t->data;
+    struct wrd_server *srv = g->srv;
+    const char *aw = g->rs->awaited(g->g);
+    int seat = seat_index(g, aw);
+    if (seat < 0 || g->status == ST_FINISHED)
+        return;
+    if (!g->reminded && wrd_now_ms() < g->deadline_at) {
+        g->reminded = 1;
+        defer(srv->games, (struct deferred){ .kind = D_NOTIFY, .game = g, .seat = seat,
+                                              .event = "deadline_reminder" });
+        arm_deadline(g, 0);
+        return;
+    }
+    /* Time is up: the awaited seat forfeits. */
+    snprintf(g->forfeit, sizeof g->forfeit, "%s", g->seats[seat].name);
+    g->status = ST_FINISHED;
+    g->deadline_at = 0;
+    wrd_info("deadline expired: seat forfeits", "game=%s seat=%s", g->id, g->forfeit);
+    if (status_row(srv, g) != 0)
+        wrd_error("store write failed", "game=%s", g->id);
+    broadcast_state(srv->games, g);
+    defer(srv->games, (struct deferred){ .kind = D_NOTIFY, .game = g, .seat = seat,
+                                          .event = "deadline_expired" });
+}
+
+/* After a change: whom does the game wait for now? Notify that seat when
+ * no connection of it is joined. */
+static void after_change(struct wrd_server *srv, struct wrd_game *g)
+{
+    const char *aw = g->rs->awaited(g->g);
+    int seat = seat_index(g, aw);
+    if (g->status != ST_FINISHED && seat >= 0 && g->seats[seat].connected == 0)
+        defer(srv->games, (struct deferred){ .kind = D_NOTIFY, .game = g, .seat = seat,
+                                              .event = "your_turn" });
+    g->awaited_before = aw;
+}
+
+/* --- the command path -------------------------------------------------------- */
+
+/* Apply cmd for seat; on success fill *events and bump the version,
+ * computing each view's patch. `live` is 0 during restore (no patches
+ * kept, nothing sent, nothing stored). */
+static int apply(struct wrd_server *srv, struct wrd_game *g, int seat, const json_t *cmd,
+                 json_t **events, struct wr_refusal *why, int live)
+{
+    enum wr_reason r = g->rs->apply(g->g, g->seats[seat].name, cmd, events, why);
+    if (r != WR_R_OK)
+        return -1;
+    g->version++;
+    add_line(g, record_line(g->seats[seat].name, cmd, *events));
+    for (int v = 0; v < g->nviews; v++) {
+        const char *vs = g->nviews > 1 && v < g->nseats ? g->seats[v].name : NULL;
+        json_t *now = g->rs->project(g->g, vs);
+        if (live) {
+            json_t *ops = wr_jsonpatch_diff(g->views[v].state, now);
+            json_t *evs = g->rs->project_events(g->g, vs, *events);
+            json_t *p = json_pack("{s:s, s:s, s:I, s:I, s:o, s:o}", "type", "patch", "game", g->id,
+                                  "from", (json_int_t)(g->version - 1), "to",
+                                  (json_int_t)g->version, "ops", ops ? ops : json_array(),
+                                  "events", evs ? evs : json_array());
+            struct wrd_msg *m = wrd_msg_json(p);
+            json_decref(p);
+            int k = (int)(g->version % PATCH_RING);
+            wrd_msg_unref(g->views[v].patch[k]);
+            g->views[v].patch[k] = m;
+            g->views[v].patch_to[k] = g->version;
+            if (m) {
+                wrd_msg_ref(m);
+                defer(srv->games, (struct deferred){ .kind = D_BROADCAST, .game = g, .view = v,
+                                                      .version = g->version, .msg = m });
+            }
+        }
+        json_decref(g->views[v].state);
+        g->views[v].state = now;
+    }
+    (void)srv;
+    return 0;
+}
+
+void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    struct wrd_games *gs = srv->games;
+    const char *id = json_string_value(json_object_get(msg, "game"));
+    json_t *jseq = json_object_get(msg, "seq");
+    json_t *cmd = json_object_get(msg, "cmd");
+    struct wrd_game *g = find(gs, id);
+    /* 1) a game this connection joined as a seat */
+    if (g == NULL) {
+        wrd_conn_error(c, "no_such_game", "there is no such game", id, jseq, NULL);
+        return;
+    }
+    struct wrd_member *m = wrd_conn_member(c, g);
+    if (m == NULL) {
+        wrd_conn_error(c, "not_joined", "join the game with your seat token first", id, jseq,
+                       NULL);
+        return;
+    }
+    if (m->seat < 0) {
+        wrd_conn_error(c, "spectator", "spectators cannot act", id, jseq, NULL);
+        return;
+    }
+    struct seat *s = &g->seats[m->seat];
+    json_int_t seq = json_integer_value(jseq);
+    if (seq <= 0) {
+        wrd_conn_error(c, "bad_message", "seq must be a positive integer", id, jseq, NULL);
+        return;
+    }
+    /* 2) a re-sent command is answered again, never applied twice */
+    if (seq <= s->last_seq) {
+        struct result *r = &s->results[seq % RESULTS];
+        if (r->seq == seq && r->answer) {
+            wrd_msg_ref(r->answer);
+            defer_direct(gs, c, r->answer);
+        } else {
+            wrd_conn_error(c, "stale_seq", "that seq was answered long ago", id, jseq, NULL);
+        }
+        return;
+    }
+    if (!wrd_conn_take_token(c)) {
+        wrd_conn_error(c, "rate_limited", "too many commands per second", id, jseq, NULL);
+        return;
+    }
+    if (g->status == ST_FINISHED) {
+        json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:O}", "type", "error", "code", "game_over",
+                              "message", "the game has finished", "game", id, "seq", jseq);
+        struct wrd_msg *a = wrd_msg_json(e);
+        json_decref(e);
+        remember(s, seq, a);
+        defer_direct(gs, c, a);
+        srv->metrics.rejections++;
+        return;
+    }
+    /* 3) the rules */
+    json_t *events = NULL;
+    struct wr_refusal why;
+    if (apply(srv, g, m->seat, cmd, &events, &why, 1) != 0) {
+        json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:O}", "type", "error", "code",
+                              wr_reason_code(why.reason), "message", why.message, "game", id,
+                              "seq", jseq);
+        struct wrd_msg *a = wrd_msg_json(e);
+        json_decref(e);
+        remember(s, seq, a);
+        defer_direct(gs, c, a);
+        srv->metrics.rejections++;
+        return;
+    }
+    srv->metrics.commands++;
+    /* 4) into the batch */
+    char *cmd_text = json_dumps(cmd, JSON_COMPACT);
+    char *ev_text = json_dumps(events, JSON_COMPACT);
+    struct wrd_command_row row = { g->id, g->version, s->name, seq, cmd_text, ev_text,
+                                   wrd_now_ms() };
+    int bad = srv->store->ops->put_command(srv->store, &row) != 0;
+    int old_status = g->status;
+    g->status = compute_status(g);
+    arm_deadline(g, 1);
+    if (g->status != old_status || g->deadline_s > 0)
+        bad |= status_row(srv, g) != 0;
+    if (g->status == ST_FINISHED || g->version % SNAPSHOT_EVERY == 0) {
+        char *st = json_dumps(g->views[g->nviews - 1].state, JSON_COMPACT | JSON_SORT_KEYS);
+        bad |= srv->store->ops->put_snapshot(srv->store, g->id, g->version, st) != 0;
+        free(st);
+    }
+    free(cmd_text);
+    free(ev_text);
+    if (bad)
+        wrd_error("store write failed", "game=%s version=%lld", g->id, (long long)g->version);
+    json_t *ack = json_pack("{s:s, s:s, s:O, s:I, s:o}", "type", "ack", "game", id, "seq", jseq,
+                            "version", (json_int_t)g->version, "events",
+                            g->rs->project_events(g->g, s->name, events));
+    struct wrd_msg *a = wrd_msg_json(ack);
+    json_decref(ack);
+    json_decref(events);
+    remember(s, seq, a);
+    defer_direct(gs, c, a);
+    if (g->status == ST_FINISHED && old_status != ST_FINISHED)
+        wrd_info("game finished", "game=%s result=%s", g->id, result_of(g));
+    after_change(srv, g);
+}
+
+/* --- create, claim, join ---------------------------------------------------- */
+
+static int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat)
+{
+    struct wrd_member *old = wrd_conn_member(c, g);
+    if (old)
+        wrd_games_member_left(srv, c, g);
+    if (wrd_conn_join(c, g, seat) == NULL)
+        return -1;
+    if (g->nmembers == g->capmembers) {
+        int cap = g->capmembers ? 2 * g->capmembers : 8;
+        struct member_ref *m = realloc(g->members, sizeof *m * (size_t)cap);
+        if (m == NULL) {
+            wrd_conn_leave(c, g);
+            return -1;
+        }
+        g->members = m;
+        g->capmembers = cap;
+    }
+    g->members[g->nmembers++] = (struct member_ref){ c, seat, g->version };
+    if (seat >= 0)
+        g->seats[seat].connected++;
+    send_state(c, g, seat);
+    return 0;
+}
+
+void wrd_games_member_left(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g)
+{
+    (void)srv;
+    for (int i = 0; i < g->nmembers; i++)
+        if (g->members[i].conn == c) {
+            if (g->members[i].seat >= 0)
+                g->seats[g->members[i].seat].connected--;
+            g->members[i] = g->members[--g->nmembers];
+            break;
+        }
+    wrd_conn_leave(c, g);
+}
+
+static json_t *load_scenario(struct wrd_server *srv, const char *name, char *err, size_t errlen)
+{
+    char path[1024];
+    if (name[0] == '\0' || name[0] == '/' || strstr(name, "..") || strlen(name) > 200) {
+        snprintf(err, errlen, "bad scenario name");
+        return NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        if (i == 0)
+            snprintf(path, sizeof path, "%s/%s.json", srv->cfg.scenarios, name);
+        else
+            snprintf(path, sizeof path, "%s/%s/scenario.json", srv->cfg.scenarios, name);
+        json_error_t jerr;
+        json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+        if (j)
+            return j;
+    }
+    snprintf(err, errlen, "the server has no scenario '%.64s'", name);
+    return NULL;
+}
+
+static const char *check_options(const json_t *o)
+{
+    const char *key;
+    json_t *v;
+    if (o == NULL)
+        return NULL;
+    json_object_foreach((json_t *)o, key, v) {
+        if (strcmp(key, "spectators") == 0 || strcmp(key, "open_seats") == 0) {
+            if (!json_is_boolean(v))
+                return "spectators and open_seats are true or false";
+        } else if (strcmp(key, "deadline_seconds") == 0) {
+            json_int_t d = json_integer_value(v);
+            if (!json_is_integer(v) || (d != 0 && (d < 60 || d > 2592000)))
+                return "deadline_seconds is 0 or 60..2592000";
+        } else {
+            return "unknown option";
+        }
+    }
+    return NULL;
+}
+
+static int valid_webhook(const json_t *w)
+{
+    const char *u = json_string_value(w);
+    return w == NULL || json_is_null(w) ||
+           (u && strncmp(u, "http://", 7) == 0 && strlen(u) < 2048);
+}
+
+void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    struct wrd_games *gs = srv->games;
+    json_t *jid = json_object_get(msg, "id");
+    const char *rsname = json_string_value(json_object_get(msg, "ruleset"));
+    const char *scen = json_string_value(json_object_get(msg, "scenario"));
+    const char *seatname = json_string_value(json_object_get(msg, "seat"));
+    json_t *options = json_object_get(msg, "options");
+    json_t *webhook = json_object_get(msg, "webhook");
+    char err[256];
+
+    const struct wr_ruleset *rs = wr_ruleset_find(rsname);
+    if (rs == NULL) {
+        wrd_conn_error(c, "no_such_ruleset", "the server has no such ruleset", NULL, NULL, jid);
+        return;
+    }
+    const char *bad = check_options(options);
+    if (bad) {
+        wrd_conn_error(c, "bad_options", bad, NULL, NULL, jid);
+        return;
+    }
+    if (!valid_webhook(webhook)) {
+        wrd_conn_error(c, "bad_message", "webhook must be an http:// URL", NULL, NULL, jid);
+        return;
+    }
+    if (gs->count >= srv->cfg.max_games) {
+        wrd_conn_error(c, "too_many_games", "the server holds its maximum of games", NULL, NULL,
+                       jid);
+        return;
+    }
+    char *scenario_text = NULL;
+    if (scen) {
+        json_t *sj = load_scenario(srv, scen, err, sizeof err);
+        if (sj == NULL) {
+            wrd_conn_error(c, "no_such_scenario", err, NULL, NULL, jid);
+            return;
+        }
+        scenario_text = json_dumps(sj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_decref(sj);
+    }
+    uint8_t seed[32];
+    char id[24], rnd[13];
+    if (uv_random(NULL, NULL, seed, sizeof seed, 0, NULL) != 0 || random_hex(6, rnd) != 0) {
+        free(scenario_text);
+        wrd_conn_error(c, "internal", "no randomness available", NULL, NULL, jid);
+        return;
+    }
+    snprintf(id, sizeof id, "g-%s", rnd);
+    json_t *opts = options ? json_deep_copy(options) : json_object();
+    struct wrd_game *g = game_new(srv, rs, id, scen, scenario_text, opts, seed, err, sizeof err);
+    free(scenario_text);
+    if (g == NULL) {
+        wrd_conn_error(c, "no_such_scenario", err, NULL, NULL, jid);
+        return;
+    }
+    int me = seat_index(g, seatname ? seatname : g->seats[0].name);
+    if (me < 0) {
+        game_free(g);
+        wrd_conn_error(c, "bad_seat", "no such seat in this ruleset", NULL, NULL, jid);
+        return;
+    }
+    /* The creator's token, and one invite per other seat. */
+    char token[65], invites[MAX_SEATS][33];
+    json_t *inv = json_object();
+    random_hex(32, token);
+    sha256_hex(token, g->seats[me].token_hash);
+    if (json_is_string(webhook))
+        g->seats[me].webhook = strdup(json_string_value(webhook));
+    for (int i = 0; i < g->nseats; i++) {
+        if (i == me)
+            continue;
+        random_hex(16, invites[i]);
+        sha256_hex(invites[i], g->seats[i].invite_hash);
+        json_object_set_new(inv, g->seats[i].name, json_string(invites[i]));
+    }
+    g->status = compute_status(g);
+    registry_add(gs, g);
+
+    char *opt_text = json_dumps(g->options, JSON_COMPACT);
+    struct wrd_game_row row = { g->id, rs->name, g->scenario_name,
+                                g->scenario_text ? g->scenario_text : "null", opt_text, g->seed,
+                                wrd_now_ms() };
+    int fail = srv->store->ops->put_game(srv->store, &row) != 0;
+    free(opt_text);
+    for (int i = 0; i < g->nseats; i++)
+        fail |= seat_row(srv, g, i) != 0;
+    fail |= status_row(srv, g) != 0;
+    if (fail)
+        wrd_error("store write failed", "game=%s", g->id);
+    wrd_info("game created", "game=%s ruleset=%s scenario=%s", g->id, rs->name,
+             g->scenario_name);
+
+    json_t *ans = json_pack("{s:s, s:s, s:s, s:s, s:o, s:I}", "type", "created", "game", g->id,
+                            "seat", g->seats[me].name, "token", token, "invites", inv, "version",
+                            (json_int_t)g->version);
+    if (jid)
+        json_object_set(ans, "id", jid);
+    /* The answer carries a secret: it waits for the commit like an ack. */
+    struct wrd_msg *a = wrd_msg_json(ans);
+    json_decref(ans);
+    defer_direct(gs, c, a);
+    if (attach(srv, c, g, me) != 0)
+        wrd_conn_error(c, "internal", "out of memory", g->id, NULL, jid);
+    if (g->status == ST_RUNNING)
+        arm_deadline(g, 1);
+}
+
+void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    struct wrd_games *gs = srv->games;
+    json_t *jid = json_object_get(msg, "id");
+    const char *invite = json_string_value(json_object_get(msg, "invite"));
+    const char *id = json_string_value(json_object_get(msg, "game"));
+    const char *seatname = json_string_value(json_object_get(msg, "seat"));
+    json_t *webhook = json_object_get(msg, "webhook");
+    struct wrd_game *g = NULL;
+    int seat = -1;
+
+    if (!valid_webhook(webhook)) {
+        wrd_conn_error(c, "bad_message", "webhook must be an http:// URL", NULL, NULL, jid);
+        return;
+    }
+    if (invite) {
+        /* Invites are only ever compared by hash. */
+        char h[65];
+        if (!is_hex(invite, 32)) {
+            wrd_conn_error(c, "bad_invite", "an invite is 32 hex digits", NULL, NULL, jid);
+            return;
+        }
+        sha256_hex(invite, h);
+        for (struct wrd_game *x = gs->all_head; x && seat < 0; x = x->all_next)
+            for (int i = 0; i < x->nseats; i++)
+                if (x->seats[i].invite_hash[0] && strcmp(x->seats[i].invite_hash, h) == 0) {
+                    g = x;
+                    seat = i;
+                    break;
+                }
+        if (g == NULL) {
+            wrd_conn_error(c, "bad_invite", "unknown or already used invite", NULL, NULL, jid);
+            return;
+        }
+    } else {
+        g = find(gs, id);
+        if (g == NULL) {
+            wrd_conn_error(c, "no_such_game", "there is no such game", id, NULL, jid);
+            return;
+        }
+        if (!g->open_seats) {
+            wrd_conn_error(c, "not_open", "this game's seats are by invitation", id, NULL, jid);
+            return;
+        }
+        seat = seat_index(g, seatname);
+        if (seat < 0) {
+            wrd_conn_error(c, "bad_seat", "no such seat in this game", id, NULL, jid);
+            return;
+        }
+    }
+    struct seat *s = &g->seats[seat];
+    if (s->token_hash[0]) {
+        wrd_conn_error(c, "seat_taken", "that seat is taken", g->id, NULL, jid);
+        return;
+    }
+    char token[65];
+    random_hex(32, token);
+    sha256_hex(token, s->token_hash);
+    s->invite_hash[0] = '\0';
+    free(s->webhook);
+    s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
+    int old = g->status;
+    g->status = compute_status(g);
+    if (seat_row(srv, g, seat) != 0 || status_row(srv, g) != 0)
+        wrd_error("store write failed", "game=%s", g->id);
+    wrd_info("seat claimed", "game=%s seat=%s", g->id, s->name);
+    json_t *ans = json_pack("{s:s, s:s, s:s, s:s}", "type", "claimed", "game", g->id, "seat",
+                            s->name, "token", token);
+    if (jid)
+        json_object_set(ans, "id", jid);
+    struct wrd_msg *a = wrd_msg_json(ans);
+    json_decref(ans);
+    defer_direct(gs, c, a);
+    attach(srv, c, g, seat);
+    if (old != g->status) {
+        /* Everyone sees the game start. */
+        broadcast_state(gs, g);
+        arm_deadline(g, 1);
+        after_change(srv, g);
+    }
+}
+
+void wrd_games_join(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    json_t *jid = json_object_get(msg, "id");
+    const char *id = json_string_value(json_object_get(msg, "game"));
+    const char *token = json_string_value(json_object_get(msg, "token"));
+    int spectate = json_is_true(json_object_get(msg, "spectate"));
+    struct wrd_game *g = find(srv->games, id);
+    if (g == NULL) {
+        wrd_conn_error(c, "no_such_game", "there is no such game", id, NULL, jid);
+        return;
+    }
+    if ((token != NULL) == spectate) {
+        wrd_conn_error(c, "bad_message", "join with a token, or with \"spectate\": true", id,
+                       NULL, jid);
+        return;
+    }
+    if (spectate) {
+        if (!g->spectators) {
+            wrd_conn_error(c, "no_spectators", "this game does not allow spectators", id, NULL,
+                           jid);
+            return;
+        }
+        attach(srv, c, g, -1);
+        return;
+    }
+    char h[65];
+    int seat = -1;
+    if (is_hex(token, 64)) {
+        sha256_hex(token, h);
+        for (int i = 0; i < g->nseats; i++)
+            if (g->seats[i].token_hash[0] && strcmp(g->seats[i].token_hash, h) == 0)
+                seat = i;
+    }
+    if (seat < 0) {
+        wrd_conn_error(c, "bad_token", "that token opens no seat of this game", id, NULL, jid);
+        return;
+    }
+    attach(srv, c, g, seat);
+}
+
+/* --- sync, list, leave, export, notify ------------------------------------------ */
+
+void wrd_games_sync(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    json_t *jid = json_object_get(msg, "id");
+    const char *id = json_string_value(json_object_get(msg, "game"));
+    json_int_t since = json_integer_value(json_object_get(msg, "since"));
+    struct wrd_game *g = find(srv->games, id);
+    struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
+    if (m == NULL) {
+        wrd_conn_error(c, g ? "not_joined" : "no_such_game",
+                       g ? "join the game first" : "there is no such game", id, NULL, jid);
+        return;
+    }
+    if (since == g->version) {
+        json_t *a = json_pack("{s:s, s:s, s:I}", "type", "synced", "game", g->id, "version",
+                              (json_int_t)g->version);
+        if (jid)
+            json_object_set(a, "id", jid);
+        wrd_conn_send_json(c, a);
+        return;
+    }
+    const struct view *v = &g->views[view_of(g, m->seat)];
+    int have = since >= 0 && since < g->version && g->version - since <= PATCH_RING;
+    for (json_int_t k = since + 1; have && k <= g->version; k++)
+        have = v->patch[k % PATCH_RING] && v->patch_to[k % PATCH_RING] == k;
+    if (!have) {
+        send_state(c, g, m->seat);
+        return;
+    }
+    for (json_int_t k = since + 1; k <= g->version; k++)
+        wrd_conn_send(c, v->patch[k % PATCH_RING]);
+}
+
+static json_t *game_summary(const struct wrd_game *g)
+{
+    json_t *seats = json_object();
+    for (int i = 0; i < g->nseats; i++)
+        json_object_set_new(seats, g->seats[i].name,
+                            json_string(g->seats[i].token_hash[0] ? "taken" : "free"));
+    const char *aw = g->status == ST_FINISHED ? NULL : g->rs->awaited(g->g);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:b, s:b}", "game", g->id, "ruleset",
+                          g->rs->name, "scenario", g->scenario_name, "status",
+                          status_names[g->status], "version", (json_int_t)g->version, "seats",
+                          seats, "spectators", g->spectators, "open_seats", g->open_seats);
+    json_object_set_new(o, "awaiting", aw ? json_string(aw) : json_null());
+    if (g->status == ST_FINISHED)
+        json_object_set_new(o, "result", json_string(result_of(g) ? result_of(g) : ""));
+    return o;
+}
+
+json_t *wrd_games_list(struct wrd_server *srv, const json_t *filter)
+{
+    const char *rs = json_string_value(json_object_get(filter, "ruleset"));
+    const char *st = json_string_value(json_object_get(filter, "status"));
+    json_t *list = json_array();
+    int n = 0;
+    for (struct wrd_game *g = srv->games->all_head; g && n < 1000; g = g->all_next) {
+        if ((rs && strcmp(rs, g->rs->name) != 0) || (st && strcmp(st, status_names[g->status])))
+            continue;
+        json_array_append_new(list, game_summary(g));
+        n++;
+    }
+    return list;
+}
+
+void wrd_games_list_msg(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    json_t *a = json_pack("{s:s, s:o}", "type", "games", "games",
+                          wrd_games_list(srv, json_object_get(msg, "filter")));
+    json_t *jid = json_object_get(msg, "id");
+    if (jid)
+        json_object_set(a, "id", jid);
+    wrd_conn_send_json(c, a);
+}
+
+void wrd_games_leave(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    const char *id = json_string_value(json_object_get(msg, "game"));
+    struct wrd_game *g = find(srv->games, id);
+    if (g && wrd_conn_member(c, g))
+        wrd_games_member_left(srv, c, g);
+    json_t *a = json_pack("{s:s, s:s}", "type", "left", "game", id ? id : "");
+    wrd_conn_send_json(c, a);
+}
+
+void wrd_games_export(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    json_t *jid = json_object_get(msg, "id");
+    const char *id = json_string_value(json_object_get(msg, "game"));
+    struct wrd_game *g = find(srv->games, id);
+    if (g == NULL) {
+        wrd_conn_error(c, "no_such_game", "there is no such game", id, NULL, jid);
+        return;
+    }
+    struct wrd_member *m = wrd_conn_member(c, g);
+    if (!g->spectators && (m == NULL || m->seat < 0)) {
+        wrd_conn_error(c, "no_spectators", "only the players may export this game", id, NULL,
+                       jid);
+        return;
+    }
+    /* Header: the scenario inline, so the record stands alone; the seed only
+     * once the game is over. */
+    json_t *h = json_pack("{s:s, s:i, s:s, s:s}", "warroom", "game-record", "version", 1, "game",
+                          g->id, "ruleset", g->rs->name);
+    json_t *scen = g->scenario_text ? json_loads(g->scenario_text, 0, NULL) : NULL;
+    json_object_set_new(h, "scenario", scen ? scen : json_string(g->scenario_name));
+    if (g->status == ST_FINISHED) {
+        char seed[65];
+        hex(g->seed, 32, seed);
+        json_object_set_new(h, "seed", json_string(seed));
+    }
+    char *head = json_dumps(h, JSON_COMPACT);
+    json_decref(h);
+    size_t len = strlen(head) + 2;
+    for (int i = 0; i < g->nlines; i++)
+        len += strlen(g->lines[i]) + 1;
+    char *text = malloc(len);
+    if (text == NULL) {
+        free(head);
+        wrd_conn_error(c, "internal", "out of memory", id, NULL, jid);
+        return;
+    }
+    size_t at = (size_t)sprintf(text, "%s\n", head);
+    free(head);
+    for (int i = 0; i < g->nlines; i++)
+        at += (size_t)sprintf(text + at, "%s\n", g->lines[i]);
+    json_t *a = json_pack("{s:s, s:s, s:s}", "type", "record", "game", g->id, "record", text);
+    free(text);
+    if (jid)
+        json_object_set(a, "id", jid);
+    wrd_conn_send_json(c, a);
+}
+
+void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    json_t *jid = json_object_get(msg, "id");
+    const char *id = json_string_value(json_object_get(msg, "game"));
+    json_t *webhook = json_object_get(msg, "webhook");
+    struct wrd_game *g = find(srv->games, id);
+    struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
+    if (m == NULL || m->seat < 0) {
+        wrd_conn_error(c, "not_joined", "join the game with your seat token first", id, NULL, jid);
+        return;
+    }
+    if (!valid_webhook(webhook)) {
+        wrd_conn_error(c, "bad_message", "webhook must be an http:// URL or null", id, NULL, jid);
+        return;
+    }
+    struct seat *s = &g->seats[m->seat];
+    free(s->webhook);
+    s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
+    if (seat_row(srv, g, m->seat) != 0)
+        wrd_error("store write failed", "game=%s", g->id);
+    json_t *a = json_pack("{s:s, s:s}", "type", "ok", "game", g->id);
+    if (jid)
+        json_object_set(a, "id", jid);
+    defer_direct(srv->games, c, wrd_msg_json(a));
+    json_decref(a);
+}
+
+/* --- the flush: commit, then deliver --------------------------------------------- */
+
+static void observe_commit(struct wrd_metrics *mt, double seconds)
+{
+    static const double bounds[WRD_HIST_BUCKETS] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
+                                                     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1 };
+    mt->commits++;
+    mt->commit_seconds_sum += seconds;
+    for (int i = 0; i < WRD_HIST_BUCKETS; i++)
+        if (seconds <= bounds[i])
+            mt->commit_buckets[i]++;
+}
+
+void wrd_games_flush(struct wrd_server *srv)
+{
+    struct wrd_games *gs = srv->games;
+    if (srv->store->ops->pending(srv->store)) {
+        char err[256];
+        uint64_t t0 = uv_hrtime();
+        if (srv->store->ops->commit(srv->store, err, sizeof err) != 0) {
+            /* Nothing of this batch may be acknowledged, and the games in
+             * memory are ahead of the store: stop, and let the restart
+             * restore every game from what is durable. */
+            wrd_error("store commit failed: stopping", "error=\"%s\"", err);
+            fflush(stderr);
+            _exit(3);
+        }
+        observe_commit(&srv->metrics, (double)(uv_hrtime() - t0) / 1e9);
+    }
+    for (int i = 0; i < gs->npending; i++) {
+        struct deferred *d = &gs->pending[i];
+        switch (d->kind) {
+        case D_DIRECT:
+            wrd_conn_send(d->conn, d->msg);
+            wrd_msg_unref(d->msg);
+            wrd_conn_unref(d->conn);
+            break;
+        case D_BROADCAST:
+            for (int k = 0; k < d->game->nmembers; k++) {
+                struct member_ref *m = &d->game->members[k];
+                if (view_of(d->game, m->seat) == d->view && m->since < d->version)
+                    wrd_conn_send(m->conn, d->msg);
+            }
+            wrd_msg_unref(d->msg);
+            break;
+        case D_STATE_ALL:
+            for (int k = 0; k < d->game->nmembers; k++) {
+                struct member_ref *m = &d->game->members[k];
+                send_state(m->conn, d->game, m->seat);
+                m->since = d->game->version;
+            }
+            break;
+        case D_NOTIFY:
+            notify_seat(srv, d->game, d->seat, d->event);
+            break;
+        }
+    }
+    gs->npending = 0;
+}
+
+/* --- registry, restore ------------------------------------------------------------ */
+
+int wrd_games_new(struct wrd_server *srv)
+{
+    srv->games = calloc(1, sizeof *srv->games);
+    if (srv->games == NULL)
+        return -1;
+    srv->games->srv = srv;
+    return 0;
+}
+
+static void free_timer(uv_handle_t *h)
+{
+    free(h);
+}
+
+void wrd_games_close_handles(struct wrd_server *srv)
+{
+    for (struct wrd_game *g = srv->games->all_head; g; g = g->all_next)
+        if (g->timer) {
+            uv_close((uv_handle_t *)g->timer, free_timer);
+            g->timer = NULL;
+        }
+}
+
+void wrd_games_free(struct wrd_server *srv)
+{
+    struct wrd_games *gs = srv->games;
+    if (gs == NULL)
+        return;
+    for (int i = 0; i < gs->npending; i++) {
+        wrd_msg_unref(gs->pending[i].msg);
+        if (gs->pending[i].conn)
+            wrd_conn_unref(gs->pending[i].conn);
+    }
+    free(gs->pending);
+    struct wrd_game *g = gs->all_head;
+    while (g) {
+        struct wrd_game *next = g->all_next;
+        game_free(g);
+        g = next;
+    }
+    free(gs);
+    srv->games = NULL;
+}
+
+int wrd_games_count(struct wrd_server *srv)
+{
+    return srv->games->count;
+}
+
+struct restore {
+    struct wrd_server *srv;
+    struct wrd_game *last;
+    char err[256];
+};
+
+static int restore_game(void *ctx, const struct wrd_game_row *r, const char *status,
+                        const char *result, int64_t deadline_ms)
+{
+    struct restore *rs = ctx;
+    const struct wr_ruleset *ruleset = wr_ruleset_find(r->ruleset);
+    if (ruleset == NULL) {
+        snprintf(rs->err, sizeof rs->err, "game %s: unknown ruleset %s", r->id, r->ruleset);
+        return -1;
+    }
+    json_t *opts = json_loads(r->options_json, 0, NULL);
+    const char *scen = strcmp(r->scenario_json, "null") == 0 ? NULL : r->scenario_json;
+    struct wrd_game *g = game_new(rs->srv, ruleset, r->id, r->scenario_name, scen,
+                                  opts ? opts : json_object(), r->seed, rs->err, sizeof rs->err);
+    if (g == NULL)
+        return -1;
+    if (result && strcmp(result, "forfeit") == 0 && strcmp(status, "finished") == 0)
+        g->forfeit[0] = '?';    /* the seat is set again below from the seats' state */
+    g->deadline_at = deadline_ms;
+    int64_t sv;
+    char *st;
+    if (rs->srv->store->ops->latest_snapshot(rs->srv->store, g->id, &sv, &st)) {
+        g->snap_version = sv;
+        g->snap_state = st;
+    }
+    registry_add(rs->srv->games, g);
+    rs->last = g;
+    return 0;
+}
+
+static int restore_seat(void *ctx, const struct wrd_seat_row *r)
+{
+    struct restore *rs = ctx;
+    struct wrd_game *g = find(rs->srv->games, r->game);
+    int i = g ? seat_index(g, r->seat) : -1;
+    if (i < 0)
+        return -1;
+    struct seat *s = &g->seats[i];
+    snprintf(s->token_hash, sizeof s->token_hash, "%s", r->token_hash ? r->token_hash : "");
+    snprintf(s->invite_hash, sizeof s->invite_hash, "%s", r->invite_hash ? r->invite_hash : "");
+    s->webhook = r->webhook ? strdup(r->webhook) : NULL;
+    return 0;
+}
+
+static int restore_command(void *ctx, const struct wrd_command_row *r)
+{
+    struct restore *rs = ctx;
+    struct wrd_game *g = rs->last && strcmp(rs->last->id, r->game) == 0 ? rs->last
+                                                                         : find(rs->srv->games,
+                                                                                r->game);
+    if (g == NULL || r->version != g->version + 1) {
+        snprintf(rs->err, sizeof rs->err, "game %s: command %lld out of order", r->game,
+                 (long long)r->version);
+        return -1;
+    }
+    rs->last = g;
+    int seat = seat_index(g, r->seat);
+    json_t *cmd = json_loads(r->cmd_json, 0, NULL);
+    json_t *events = NULL;
+    struct wr_refusal why = { WR_R_BAD_COMMAND, "unknown seat or unreadable command" };
+    int rc = seat >= 0 && cmd ? apply(rs->srv, g, seat, cmd, &events, &why, 0) : -1;
+    json_decref(cmd);
+    if (rc != 0) {
+        snprintf(rs->err, sizeof rs->err, "game %s: command %lld no longer applies: %.120s", r->game,
+                 (long long)r->version, why.message);
+        return -1;
+    }
+    /* The answer a re-sent seq gets after the restart. */
+    if (r->client_seq > 0) {
+        json_t *ack = json_pack("{s:s, s:s, s:I, s:I, s:o}", "type", "ack", "game", g->id, "seq",
+                                (json_int_t)r->client_seq, "version", (json_int_t)g->version,
+                                "events", g->rs->project_events(g->g, r->seat, events));
+        struct wrd_msg *a = wrd_msg_json(ack);
+        json_decref(ack);
+        remember(&g->seats[seat], r->client_seq, a);
+        wrd_msg_unref(a);
+    }
+    json_decref(events);
+    /* The snapshot must match what replay gives: determinism, checked. */
+    if (g->snap_state && g->version == g->snap_version) {
+        char *now = json_dumps(g->views[g->nviews - 1].state, JSON_COMPACT | JSON_SORT_KEYS);
+        int same = now && strcmp(now, g->snap_state) == 0;
+        free(now);
+        if (!same) {
+            snprintf(rs->err, sizeof rs->err, "game %s: replay differs from the snapshot at "
+                     "version %lld", g->id, (long long)g->version);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
+{
+    struct restore rs = { srv, NULL, "" };
+    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command };
+    char serr[200];
+    if (srv->store->ops->load(srv->store, &l, serr, sizeof serr) != 0) {
+        snprintf(err, errlen, "%s%s%s", serr, rs.err[0] ? ": " : "", rs.err);
+        return -1;
+    }
+    int64_t now = wrd_now_ms();
+    for (struct wrd_game *g = srv->games->all_head; g; g = g->all_next) {
+        if (g->forfeit[0] == '?') {
+            /* The forfeiting seat is the one the game still awaits. */
+            const char *aw = g->rs->awaited(g->g);
+            snprintf(g->forfeit, sizeof g->forfeit, "%s", aw ? aw : "?");
+        }
+        g->status = compute_status(g);
+        free(g->snap_state);
+        g->snap_state = NULL;
+        g->awaited_before = g->rs->awaited(g->g);
+        if (g->deadline_s > 0 && g->status == ST_RUNNING) {
+            if (g->deadline_at == 0)
+                g->deadline_at = now + g->deadline_s * 1000;
+            arm_deadline(g, 0);
+        }
+    }
+    wrd_info("games restored", "games=%d", srv->games->count);
+    return 0;
+}

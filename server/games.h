@@ -1,0 +1,58 @@
+/*
+ * games.h - the games a server holds: seats and their secret tokens,
+ * invites, spectators, versions and patches, the command path from a
+ * client's message to a durable, acknowledged, broadcast change, and the
+ * restore of every game from the store at start-up.
+ *
+ * No game rule lives here: a game is a ruleset value (common/ruleset.h)
+ * driven through its table of functions.
+ */
+#ifndef WRD_GAMES_H
+#define WRD_GAMES_H
+
+#include <stddef.h>
+
+struct json_t;
+struct wrd_server;
+struct wrd_conn;
+struct wrd_game;
+struct wrd_member;
+struct wrd_msg;
+
+int wrd_games_new(struct wrd_server *srv);
+/* Free every game (after the loop has ended). */
+void wrd_games_free(struct wrd_server *srv);
+/* Close the uv handles games hold (deadline timers), for shutdown. */
+void wrd_games_close_handles(struct wrd_server *srv);
+
+/* Load every game from the store and replay its commands. */
+int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen);
+
+/* Message handlers; msg (borrowed) has been checked by protocol.c for its
+ * fields and their types. */
+void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+void wrd_games_join(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+void wrd_games_sync(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+void wrd_games_list_msg(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+void wrd_games_leave(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+void wrd_games_export(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+
+/* A connection is leaving game g (closed or `leave`). */
+void wrd_games_member_left(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g);
+
+/* The full `state` message of a membership (new reference), or NULL. */
+struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, const struct wrd_member *m);
+
+/* Once per loop iteration: commit the store batch, then deliver what
+ * waited for it (patches, acks, notifications). A failed commit stops the
+ * server: nothing acknowledged may ever be lost. */
+void wrd_games_flush(struct wrd_server *srv);
+
+/* Games held, and the public list (new reference) filtered like `list`. */
+int wrd_games_count(struct wrd_server *srv);
+struct json_t *wrd_games_list(struct wrd_server *srv, const struct json_t *filter);
+
+#endif

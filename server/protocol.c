@@ -1,0 +1,164 @@
+/*
+ * protocol.c - the message table of protocol v1 and its dispatcher.
+ *
+ * The dispatcher assumes the client is stale or hostile: it checks that the
+ * frame is a JSON object, that its type is known, that hello came first,
+ * that every field is known and of the right JSON type, and that required
+ * fields are present. Handlers (games.c) then check ids, seats and state.
+ */
+#include "protocol.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conn.h"
+#include "games.h"
+#include "server.h"
+#include "warroom_version.h"
+
+enum ftype { F_STR, F_INT, F_BOOL, F_OBJ, F_STR_OR_NULL };
+
+struct field {
+    const char *name;
+    int type;
+    int required;
+};
+
+struct spec {
+    const char *type;
+    void (*handler)(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg);
+    struct field fields[6];
+};
+
+static void handle_hello(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg);
+
+static const struct spec specs[] = {
+    { "hello", handle_hello, { { "protocol", F_INT, 1 }, { "client", F_STR, 0 } } },
+    { "create", wrd_games_create,
+      { { "ruleset", F_STR, 1 }, { "scenario", F_STR, 0 }, { "seat", F_STR, 0 },
+        { "options", F_OBJ, 0 }, { "webhook", F_STR_OR_NULL, 0 } } },
+    { "claim", wrd_games_claim,
+      { { "invite", F_STR, 0 }, { "game", F_STR, 0 }, { "seat", F_STR, 0 },
+        { "webhook", F_STR_OR_NULL, 0 } } },
+    { "join", wrd_games_join,
+      { { "game", F_STR, 1 }, { "token", F_STR, 0 }, { "spectate", F_BOOL, 0 } } },
+    { "command", wrd_games_command,
+      { { "game", F_STR, 1 }, { "seq", F_INT, 1 }, { "cmd", F_OBJ, 1 } } },
+    { "sync", wrd_games_sync, { { "game", F_STR, 1 }, { "since", F_INT, 1 } } },
+    { "list", wrd_games_list_msg, { { "filter", F_OBJ, 0 } } },
+    { "leave", wrd_games_leave, { { "game", F_STR, 1 } } },
+    { "export", wrd_games_export, { { "game", F_STR, 1 } } },
+    { "notify", wrd_games_notify, { { "game", F_STR, 1 }, { "webhook", F_STR_OR_NULL, 1 } } },
+};
+
+static int type_ok(const json_t *v, int type)
+{
+    switch (type) {
+    case F_STR:
+        return json_is_string(v);
+    case F_INT:
+        return json_is_integer(v);
+    case F_BOOL:
+        return json_is_boolean(v);
+    case F_OBJ:
+        return json_is_object(v);
+    case F_STR_OR_NULL:
+        return json_is_string(v) || json_is_null(v);
+    }
+    return 0;
+}
+
+static const char *const type_names[] = { "a string", "an integer", "true or false",
+                                          "an object", "a string or null" };
+
+static void handle_hello(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    json_int_t p = json_integer_value(json_object_get(msg, "protocol"));
+    json_t *jid = json_object_get(msg, "id");
+    if (p != WARROOM_PROTOCOL_VERSION) {
+        json_t *e = json_pack("{s:s, s:s, s:s, s:[i]}", "type", "error", "code",
+                              "unsupported_protocol", "message",
+                              "this server speaks protocol 1", "protocols",
+                              WARROOM_PROTOCOL_VERSION);
+        if (jid)
+            json_object_set(e, "id", jid);
+        wrd_conn_send_json(c, e);
+        return;
+    }
+    c->hello = 1;
+    json_t *w = json_pack("{s:s, s:i, s:s, s:{s:I, s:i, s:i}}", "type", "welcome", "protocol",
+                          WARROOM_PROTOCOL_VERSION, "server", "warroomd/" WARROOM_VERSION,
+                          "limits", "max_message", (json_int_t)srv->cfg.max_message,
+                          "commands_per_second", srv->cfg.rate, "max_queue",
+                          srv->cfg.max_queue);
+    if (jid)
+        json_object_set(w, "id", jid);
+    wrd_conn_send_json(c, w);
+}
+
+void wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char *text,
+                           size_t len)
+{
+    json_error_t jerr;
+    char buf[160];
+    json_t *msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+
+    /* 1) a JSON object */
+    if (msg == NULL || !json_is_object(msg)) {
+        wrd_conn_error(c, "bad_json", msg ? "a message is a JSON object" : jerr.text, NULL, NULL,
+                       NULL);
+        json_decref(msg);
+        return;
+    }
+    json_t *jid = json_object_get(msg, "id");
+    if (jid && !json_is_string(jid) && !json_is_integer(jid)) {
+        wrd_conn_error(c, "bad_message", "id must be a string or an integer", NULL, NULL, NULL);
+        goto out;
+    }
+    /* 2) a known type */
+    const char *type = json_string_value(json_object_get(msg, "type"));
+    const struct spec *sp = NULL;
+    for (size_t i = 0; type && i < sizeof specs / sizeof specs[0]; i++)
+        if (strcmp(type, specs[i].type) == 0)
+            sp = &specs[i];
+    if (sp == NULL) {
+        wrd_conn_error(c, "bad_message", "unknown or missing message type", NULL, NULL, jid);
+        goto out;
+    }
+    /* 3) hello first */
+    if (!c->hello && sp->handler != handle_hello) {
+        wrd_conn_error(c, "hello_first", "send hello first", NULL, NULL, jid);
+        goto out;
+    }
+    /* 4) every field known and of its type, the required ones present */
+    const char *key;
+    json_t *v;
+    json_object_foreach(msg, key, v) {
+        if (strcmp(key, "type") == 0 || strcmp(key, "id") == 0)
+            continue;
+        const struct field *f = NULL;
+        for (int i = 0; i < 6 && sp->fields[i].name; i++)
+            if (strcmp(key, sp->fields[i].name) == 0)
+                f = &sp->fields[i];
+        if (f == NULL) {
+            snprintf(buf, sizeof buf, "%s has no field '%.40s'", sp->type, key);
+            wrd_conn_error(c, "bad_message", buf, NULL, NULL, jid);
+            goto out;
+        }
+        if (!type_ok(v, f->type)) {
+            snprintf(buf, sizeof buf, "%s.%s must be %s", sp->type, f->name, type_names[f->type]);
+            wrd_conn_error(c, "bad_message", buf, NULL, NULL, jid);
+            goto out;
+        }
+    }
+    for (int i = 0; i < 6 && sp->fields[i].name; i++)
+        if (sp->fields[i].required && json_object_get(msg, sp->fields[i].name) == NULL) {
+            snprintf(buf, sizeof buf, "%s needs '%s'", sp->type, sp->fields[i].name);
+            wrd_conn_error(c, "bad_message", buf, NULL, NULL, jid);
+            goto out;
+        }
+    sp->handler(srv, c, msg);
+out:
+    json_decref(msg);
+}
