@@ -1,0 +1,987 @@
+/*
+ * notify.c - webhooks and the notify command on the server's loop (see
+ * notify.h for the contract).
+ *
+ * A webhook notification is one struct hook, alive from wrd_notify() until
+ * it is sent, given up or cancelled. It owns a timer (the time-out of an
+ * attempt, then the delay before the next one) and, during an attempt, a
+ * TCP handle. An attempt is: resolve (uv_getaddrinfo) -> connect to each
+ * address in turn -> write the whole request -> read up to the end of the
+ * status line -> close. Every callback of a TCP handle that is closing is
+ * ignored, so an attempt ends exactly once (attempt_end). A hook is freed
+ * once it is done and its handles are closed.
+ *
+ * A name lookup cannot be interrupted once a worker thread runs it: the
+ * lookup request lives apart from the hook (struct lookup) and is simply
+ * abandoned; its callback frees it. The notifier counts the lookups
+ * outstanding and, when closing, waits for them as for its handles.
+ *
+ * A notify command is one struct cmd: queued, then running (a uv_process_t
+ * reaped by its exit callback), then closing. At close, running children get
+ * SIGTERM and a grace (the grace timer, whose close is the notifier's last
+ * step even when there is nothing to wait for, so done() always comes from
+ * the loop).
+ */
+#include "notify.h"
+#include "log.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+extern char **environ;
+
+static const char *const env_names[5] = {
+    "WARROOM_EVENT", "WARROOM_GAME", "WARROOM_SEAT", "WARROOM_VERSION", "WARROOM_RULESET",
+};
+
+enum hook_phase { HP_RESOLVING, HP_CONNECTING, HP_EXCHANGING, HP_WAITING, HP_DONE };
+enum tcp_state { TCP_NONE, TCP_OPEN, TCP_CLOSING };
+/* What to do once the TCP handle has closed. */
+enum after_close { AC_NOTHING, AC_NEXT_ADDRESS, AC_START };
+
+struct hook;
+
+struct lookup {
+    uv_getaddrinfo_t req;
+    struct wrd_notifier *n;
+    struct hook *h;             /* NULL once abandoned */
+};
+
+struct hook {
+    struct wrd_notifier *n;
+    struct hook *prev, *next;
+    char *host;                 /* for the resolver: no brackets */
+    char port[6];
+    char *request;              /* the whole HTTP request, body included */
+    size_t request_len;
+    int attempts;               /* attempts started */
+    enum hook_phase phase;
+    struct lookup *lookup;      /* the name lookup in progress, or NULL */
+    struct addrinfo *ai;        /* the lookup's answer during an attempt */
+    struct addrinfo *ai_next;   /* the next address to try */
+    int last_err;               /* last connection error (libuv code) */
+    uv_timer_t timer;
+    uv_tcp_t tcp;
+    enum tcp_state tcp_state;
+    enum after_close after_close;
+    uv_connect_t connect;
+    uv_write_t write;
+    size_t got;                 /* response bytes read in this attempt */
+    char status[32];            /* start of the status line */
+    size_t status_len;
+    int handles;                /* open or closing: the timer, the TCP handle */
+};
+
+enum cmd_state { CMD_QUEUED, CMD_RUNNING, CMD_CLOSING };
+
+struct cmd {
+    uv_process_t proc;
+    struct wrd_notifier *n;
+    struct cmd *prev, *next;
+    enum cmd_state state;
+    char *env[5];               /* "WARROOM_EVENT=...", in env_names order */
+};
+
+struct cmd_list {
+    struct cmd *head, *tail;
+    unsigned count;
+};
+
+struct wrd_notifier {
+    uv_loop_t *loop;
+    char *cmd;                  /* NULL: no notify command */
+    uint64_t base_ms, timeout_ms, grace_ms;
+    unsigned max_pending, max_children, max_queued;
+    struct hook *hooks;         /* every hook not yet freed */
+    unsigned hooks_alive;
+    unsigned lookups;           /* lookups outstanding, abandoned or not */
+    struct cmd_list queued, running, closing_cmds;  /* closing_cmds: handles closing */
+    struct wrd_notify_stats stats;
+    char rbuf[WRD_NOTIFY_MAX_RESPONSE];   /* read buffer shared by every connection */
+    uv_timer_t grace;           /* at close: how long children get after SIGTERM;
+                                   its close callback ends the notifier's life */
+    int closing, grace_closing, grace_closed;
+    void (*done)(void *);
+    void *done_arg;
+};
+
+/* ---- errors ---------------------------------------------------------------- */
+
+const char *wrd_notify_err_code(int err)
+{
+    switch (err) {
+    case 0: return "ok";
+#define WRD_NOTIFY_ERR_CODE(id, value, code, text) case value: return code;
+    WRD_NOTIFY_ERR_MAP(WRD_NOTIFY_ERR_CODE)
+#undef WRD_NOTIFY_ERR_CODE
+    default: return "unknown";
+    }
+}
+
+const char *wrd_notify_err_text(int err)
+{
+    switch (err) {
+    case 0: return "success";
+#define WRD_NOTIFY_ERR_TEXT(id, value, code, text) case value: return text;
+    WRD_NOTIFY_ERR_MAP(WRD_NOTIFY_ERR_TEXT)
+#undef WRD_NOTIFY_ERR_TEXT
+    default: return "unknown error";
+    }
+}
+
+/* ---- URLs ------------------------------------------------------------------- */
+
+struct url {
+    char host[256];             /* for the resolver */
+    char host_header[300];      /* for "Host:" (brackets, port when not 80) */
+    char port[6];
+    const char *path;           /* up to the fragment; may be empty or start with '?' */
+    size_t path_len;
+};
+
+static int host_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '.' || c == '_';
+}
+
+static int parse_url(const char *url, struct url *u, const char **why)
+{
+    const char *w = NULL;
+    size_t len = strnlen(url, WRD_NOTIFY_MAX_URL + 1);
+    if (len > WRD_NOTIFY_MAX_URL) {
+        w = "the URL is longer than 2048 bytes";
+        goto bad;
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)url[i];
+        if (c <= 0x20 || c >= 0x7f) {
+            w = "the URL holds a space, a control character or a non-ASCII byte";
+            goto bad;
+        }
+    }
+    if (strncasecmp(url, "https://", 8) == 0) {
+        w = "https is not supported: give an http:// URL";
+        goto bad;
+    }
+    if (strncasecmp(url, "http://", 7) != 0) {
+        w = "not an http:// URL";
+        goto bad;
+    }
+    const char *auth = url + 7;
+    size_t auth_len = strcspn(auth, "/?#");
+    const char *auth_end = auth + auth_len;
+    if (auth_len == 0) {
+        w = "the URL has no host";
+        goto bad;
+    }
+    if (memchr(auth, '@', auth_len) != NULL) {
+        w = "user information (user@host) is not allowed in a webhook URL";
+        goto bad;
+    }
+
+    const char *host, *host_end, *p;
+    int v6 = 0;
+    if (auth[0] == '[') {
+        host = auth + 1;
+        host_end = memchr(host, ']', (size_t)(auth_end - host));
+        if (host_end == NULL) {
+            w = "an IPv6 literal lacks its closing ']'";
+            goto bad;
+        }
+        p = host_end + 1;
+        v6 = 1;
+    } else {
+        host = auth;
+        host_end = memchr(auth, ':', auth_len);
+        if (host_end == NULL)
+            host_end = auth_end;
+        p = host_end;
+    }
+    size_t host_len = (size_t)(host_end - host);
+    if (host_len == 0) {
+        w = "the URL has no host";
+        goto bad;
+    }
+    if (host_len > 253) {
+        w = "the host name is longer than 253 bytes";
+        goto bad;
+    }
+    memcpy(u->host, host, host_len);
+    u->host[host_len] = '\0';
+    if (v6) {
+        unsigned char a6[16];
+        if (uv_inet_pton(AF_INET6, u->host, a6) != 0) {
+            w = "the bracketed host is not an IPv6 address";
+            goto bad;
+        }
+    } else {
+        for (size_t i = 0; i < host_len; i++)
+            if (!host_char(host[i])) {
+                w = "the host name holds a character other than letters, digits, '-', '.', '_'";
+                goto bad;
+            }
+    }
+
+    unsigned long port = 80;
+    if (p < auth_end) {
+        if (*p != ':') {
+            w = "unexpected characters after the host";
+            goto bad;
+        }
+        p++;
+        size_t digits = (size_t)(auth_end - p);
+        port = 0;
+        if (digits == 0 || digits > 5) {
+            w = "the port is not a number from 1 to 65535";
+            goto bad;
+        }
+        for (; p < auth_end; p++) {
+            if (*p < '0' || *p > '9') {
+                w = "the port is not a number from 1 to 65535";
+                goto bad;
+            }
+            port = port * 10 + (unsigned long)(*p - '0');
+        }
+        if (port < 1 || port > 65535) {
+            w = "the port is not a number from 1 to 65535";
+            goto bad;
+        }
+    }
+    snprintf(u->port, sizeof u->port, "%lu", port);
+    const char *lb = v6 ? "[" : "", *rb = v6 ? "]" : "";
+    if (port == 80)
+        snprintf(u->host_header, sizeof u->host_header, "%s%s%s", lb, u->host, rb);
+    else
+        snprintf(u->host_header, sizeof u->host_header, "%s%s%s:%lu", lb, u->host, rb, port);
+    u->path = auth_end;
+    u->path_len = strcspn(auth_end, "#");
+    return 0;
+bad:
+    if (why != NULL)
+        *why = w;
+    return WRD_NOTIFY_EBADURL;
+}
+
+int wrd_notify_check_url(const char *url, const char **why)
+{
+    struct url u;
+    if (url == NULL) {
+        if (why != NULL)
+            *why = "no URL";
+        return WRD_NOTIFY_EBADURL;
+    }
+    return parse_url(url, &u, why);
+}
+
+/* ---- the notifier's life ---------------------------------------------------- */
+
+static void notifier_maybe_done(struct wrd_notifier *n)
+{
+    if (!n->closing || !n->grace_closed || n->hooks_alive > 0 || n->lookups > 0 ||
+        n->running.count > 0 || n->closing_cmds.count > 0)
+        return;
+    void (*done)(void *) = n->done;
+    void *arg = n->done_arg;
+    free(n->cmd);
+    free(n);
+    if (done != NULL)
+        done(arg);
+}
+
+static void on_grace_closed(uv_handle_t *handle)
+{
+    struct wrd_notifier *n = handle->data;
+    n->grace_closed = 1;
+    notifier_maybe_done(n);
+}
+
+static void close_grace(struct wrd_notifier *n)
+{
+    if (!n->grace_closing) {
+        n->grace_closing = 1;
+        uv_close((uv_handle_t *)&n->grace, on_grace_closed);
+    }
+}
+
+struct wrd_notifier *wrd_notifier_new(uv_loop_t *loop, const char *notify_cmd)
+{
+    struct wrd_notifier *n = calloc(1, sizeof *n);
+    if (n == NULL)
+        return NULL;
+    if (notify_cmd != NULL && notify_cmd[0] != '\0') {
+        n->cmd = strdup(notify_cmd);
+        if (n->cmd == NULL) {
+            free(n);
+            return NULL;
+        }
+    }
+    n->loop = loop;
+    n->base_ms = WRD_NOTIFY_DEFAULT_BASE_MS;
+    n->timeout_ms = WRD_NOTIFY_DEFAULT_TIMEOUT_MS;
+    n->grace_ms = WRD_NOTIFY_DEFAULT_GRACE_MS;
+    n->max_pending = WRD_NOTIFY_DEFAULT_MAX_PENDING;
+    n->max_children = WRD_NOTIFY_DEFAULT_MAX_CHILDREN;
+    n->max_queued = WRD_NOTIFY_DEFAULT_MAX_QUEUED;
+    uv_timer_init(loop, &n->grace);
+    n->grace.data = n;
+    return n;
+}
+
+void wrd_notifier_set_timing(struct wrd_notifier *n, uint64_t base_ms, uint64_t timeout_ms,
+                             uint64_t grace_ms)
+{
+    if (base_ms > 0)
+        n->base_ms = base_ms;
+    if (timeout_ms > 0)
+        n->timeout_ms = timeout_ms;
+    if (grace_ms > 0)
+        n->grace_ms = grace_ms;
+}
+
+void wrd_notifier_set_limits(struct wrd_notifier *n, unsigned max_pending, unsigned max_children,
+                             unsigned max_queued)
+{
+    if (max_pending > 0)
+        n->max_pending = max_pending;
+    if (max_children > 0)
+        n->max_children = max_children;
+    if (max_queued > 0)
+        n->max_queued = max_queued;
+}
+
+void wrd_notifier_stats(const struct wrd_notifier *n, struct wrd_notify_stats *out)
+{
+    *out = n->stats;
+    out->commands_running = n->running.count;
+    out->commands_queued = n->queued.count;
+}
+
+/* ---- webhooks ----------------------------------------------------------------- */
+
+static void start_attempt(struct hook *h);
+static void connect_next(struct hook *h);
+
+static void hook_maybe_free(struct hook *h)
+{
+    if (h->phase != HP_DONE || h->handles > 0)
+        return;
+    struct wrd_notifier *n = h->n;
+    if (h->prev != NULL)
+        h->prev->next = h->next;
+    else
+        n->hooks = h->next;
+    if (h->next != NULL)
+        h->next->prev = h->prev;
+    n->hooks_alive--;
+    free(h->host);
+    free(h->request);
+    free(h);
+    notifier_maybe_done(n);
+}
+
+static void on_hook_timer_closed(uv_handle_t *handle)
+{
+    struct hook *h = handle->data;
+    h->handles--;
+    hook_maybe_free(h);
+}
+
+static void on_tcp_closed(uv_handle_t *handle)
+{
+    struct hook *h = handle->data;
+    h->tcp_state = TCP_NONE;
+    h->handles--;
+    enum after_close next = h->after_close;
+    h->after_close = AC_NOTHING;
+    if (next == AC_NEXT_ADDRESS && h->phase == HP_CONNECTING)
+        connect_next(h);
+    else if (next == AC_START && h->phase == HP_WAITING)
+        start_attempt(h);
+    else
+        hook_maybe_free(h);
+}
+
+static void close_tcp(struct hook *h, enum after_close then)
+{
+    h->after_close = then;
+    if (h->tcp_state == TCP_OPEN) {
+        h->tcp_state = TCP_CLOSING;
+        uv_close((uv_handle_t *)&h->tcp, on_tcp_closed);
+    }
+}
+
+/* End the current attempt: stop the time-out, abandon the lookup, close the
+ * connection. Safe to call in any phase. */
+static void attempt_end(struct hook *h)
+{
+    uv_timer_stop(&h->timer);
+    if (h->lookup != NULL) {
+        h->lookup->h = NULL;
+        uv_cancel((uv_req_t *)&h->lookup->req);
+        h->lookup = NULL;
+    }
+    if (h->tcp_state != TCP_NONE)
+        close_tcp(h, AC_NOTHING);
+    if (h->ai != NULL) {
+        uv_freeaddrinfo(h->ai);
+        h->ai = h->ai_next = NULL;
+    }
+}
+
+static void hook_finish(struct hook *h)
+{
+    h->phase = HP_DONE;
+    h->n->stats.webhooks_pending--;
+    uv_close((uv_handle_t *)&h->timer, on_hook_timer_closed);
+}
+
+static void on_hook_timer(uv_timer_t *timer);
+
+static void attempt_failed(struct hook *h, const char *why, int uverr)
+{
+    struct wrd_notifier *n = h->n;
+    attempt_end(h);
+    n->stats.webhook_failures_total++;
+    const char *err = uverr != 0 ? uv_err_name(uverr) : "-";
+    if (h->attempts > WRD_NOTIFY_RETRIES) {
+        n->stats.webhooks_given_up_total++;
+        wrd_warn("webhook given up", "host=%s port=%s attempts=%d reason=\"%s\" error=%s",
+                 h->host, h->port, h->attempts, why, err);
+        hook_finish(h);
+        return;
+    }
+    uint64_t delay = n->base_ms << (h->attempts - 1);
+    wrd_info("webhook attempt failed", "host=%s port=%s attempt=%d reason=\"%s\" error=%s "
+             "retry_in_ms=%llu", h->host, h->port, h->attempts, why, err,
+             (unsigned long long)delay);
+    h->phase = HP_WAITING;
+    uv_timer_start(&h->timer, on_hook_timer, delay, 0);
+}
+
+static void attempt_succeeded(struct hook *h, int status)
+{
+    attempt_end(h);
+    h->n->stats.webhooks_sent_total++;
+    wrd_info("webhook sent", "host=%s port=%s status=%d attempts=%d", h->host, h->port, status,
+             h->attempts);
+    hook_finish(h);
+}
+
+static void on_hook_timer(uv_timer_t *timer)
+{
+    struct hook *h = timer->data;
+    if (h->phase == HP_WAITING) {
+        /* The previous attempt's connection may still be closing. */
+        if (h->tcp_state == TCP_NONE)
+            start_attempt(h);
+        else
+            h->after_close = AC_START;
+    } else if (h->phase != HP_DONE) {
+        attempt_failed(h, "no status line before the time-out", 0);
+    }
+}
+
+/* "HTTP/1.1 204 No Content": the status code, or -1. */
+static int parse_status_line(const char *s, size_t len)
+{
+    if (len < 12 || memcmp(s, "HTTP/", 5) != 0)
+        return -1;
+    size_t i = 5;
+    while (i < len && ((s[i] >= '0' && s[i] <= '9') || s[i] == '.'))
+        i++;
+    if (i == 5 || i + 4 > len || s[i] != ' ')
+        return -1;
+    int code = 0;
+    for (size_t k = i + 1; k < i + 4; k++) {
+        if (s[k] < '0' || s[k] > '9')
+            return -1;
+        code = code * 10 + (s[k] - '0');
+    }
+    if (i + 4 < len && s[i + 4] != ' ' && s[i + 4] != '\r')
+        return -1;
+    return code;
+}
+
+static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
+{
+    /* Single thread: the read callback consumes the buffer before the next
+     * allocation, so every connection can share it. */
+    struct hook *h = handle->data;
+    *buf = uv_buf_init(h->n->rbuf, sizeof h->n->rbuf);
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    struct hook *h = stream->data;
+    if (h->tcp_state != TCP_OPEN || nread == 0)
+        return;
+    if (nread < 0) {
+        attempt_failed(h, nread == UV_EOF ? "connection closed before the status line"
+                                          : "read failed", nread == UV_EOF ? 0 : (int)nread);
+        return;
+    }
+    for (ssize_t i = 0; i < nread; i++) {
+        char c = buf->base[i];
+        if (++h->got > WRD_NOTIFY_MAX_RESPONSE) {
+            attempt_failed(h, "no status line in the first 8 KiB of the response", 0);
+            return;
+        }
+        if (c == '\n') {
+            int code = parse_status_line(h->status, h->status_len);
+            if (code >= 200 && code <= 299) {
+                attempt_succeeded(h, code);
+            } else {
+                char why[64];
+                if (code < 0)
+                    snprintf(why, sizeof why, "malformed status line");
+                else
+                    snprintf(why, sizeof why, "answered %d", code);
+                attempt_failed(h, why, 0);
+            }
+            return;
+        }
+        if (h->status_len < sizeof h->status)
+            h->status[h->status_len++] = c;
+    }
+}
+
+static void on_written(uv_write_t *req, int status)
+{
+    struct hook *h = req->data;
+    if (h->tcp_state != TCP_OPEN || status == 0)
+        return;
+    attempt_failed(h, "sending the request failed", status);
+}
+
+static void on_connected(uv_connect_t *req, int status)
+{
+    struct hook *h = req->data;
+    if (h->tcp_state != TCP_OPEN)
+        return;
+    if (status < 0) {
+        h->last_err = status;
+        close_tcp(h, AC_NEXT_ADDRESS);
+        return;
+    }
+    h->phase = HP_EXCHANGING;
+    uv_buf_t b = uv_buf_init(h->request, (unsigned int)h->request_len);
+    h->write.data = h;
+    int r = uv_write(&h->write, (uv_stream_t *)&h->tcp, &b, 1, on_written);
+    if (r == 0)
+        r = uv_read_start((uv_stream_t *)&h->tcp, on_alloc, on_read);
+    if (r < 0)
+        attempt_failed(h, "sending the request failed", r);
+}
+
+/* Connect to the next address of the lookup's answer; the TCP handle is closed. */
+static void connect_next(struct hook *h)
+{
+    struct addrinfo *ai = h->ai_next;
+    while (ai != NULL && ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+        ai = ai->ai_next;
+    if (ai == NULL) {
+        attempt_failed(h, h->last_err != 0 ? "cannot connect" : "no usable address",
+                       h->last_err);
+        return;
+    }
+    h->ai_next = ai->ai_next;
+    h->phase = HP_CONNECTING;
+    int r = uv_tcp_init(h->n->loop, &h->tcp);
+    if (r < 0) {
+        attempt_failed(h, "cannot create a socket", r);
+        return;
+    }
+    h->tcp.data = h;
+    h->tcp_state = TCP_OPEN;
+    h->handles++;
+    h->connect.data = h;
+    r = uv_tcp_connect(&h->connect, &h->tcp, ai->ai_addr, on_connected);
+    if (r < 0) {
+        h->last_err = r;
+        close_tcp(h, AC_NEXT_ADDRESS);
+    }
+}
+
+static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
+{
+    struct lookup *lk = (struct lookup *)req;
+    struct wrd_notifier *n = lk->n;
+    struct hook *h = lk->h;
+    free(lk);
+    n->lookups--;
+    if (h == NULL) {            /* abandoned */
+        if (res != NULL)
+            uv_freeaddrinfo(res);
+        notifier_maybe_done(n);
+        return;
+    }
+    h->lookup = NULL;
+    if (status < 0) {
+        attempt_failed(h, "cannot resolve the host", status);
+        return;
+    }
+    h->ai = h->ai_next = res;
+    h->last_err = 0;
+    connect_next(h);
+}
+
+static void start_attempt(struct hook *h)
+{
+    struct wrd_notifier *n = h->n;
+    h->attempts++;
+    h->phase = HP_RESOLVING;
+    h->got = 0;
+    h->status_len = 0;
+    uv_timer_start(&h->timer, on_hook_timer, n->timeout_ms, 0);
+    struct lookup *lk = calloc(1, sizeof *lk);
+    if (lk == NULL) {
+        attempt_failed(h, "out of memory", UV_ENOMEM);
+        return;
+    }
+    lk->n = n;
+    lk->h = h;
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    int r = uv_getaddrinfo(n->loop, &lk->req, on_resolved, h->host, h->port, &hints);
+    if (r < 0) {
+        free(lk);
+        attempt_failed(h, "cannot resolve the host", r);
+        return;
+    }
+    n->lookups++;
+    h->lookup = lk;
+}
+
+/* The request head: path prefix ("/" when the path is empty or a query),
+ * path, Host header, body length. */
+#define REQUEST_HEAD                                                                       \
+    "POST %s%.*s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"                \
+    "Content-Length: %zu\r\nConnection: close\r\nUser-Agent: warroomd\r\n\r\n"
+
+static int hook_new(struct wrd_notifier *n, const struct url *u, const char *body, size_t body_len)
+{
+    struct hook *h = calloc(1, sizeof *h);
+    if (h == NULL)
+        return WRD_NOTIFY_ENOMEM;
+    h->host = strdup(u->host);
+    const char *slash = (u->path_len == 0 || u->path[0] != '/') ? "/" : "";
+    int head = snprintf(NULL, 0,
+                        REQUEST_HEAD,
+                        slash, (int)u->path_len, u->path, u->host_header, body_len);
+    h->request = head > 0 ? malloc((size_t)head + body_len + 1) : NULL;
+    if (h->host == NULL || h->request == NULL) {
+        free(h->host);
+        free(h->request);
+        free(h);
+        return WRD_NOTIFY_ENOMEM;
+    }
+    snprintf(h->request, (size_t)head + 1,
+             REQUEST_HEAD,
+             slash, (int)u->path_len, u->path, u->host_header, body_len);
+    memcpy(h->request + head, body, body_len);
+    h->request_len = (size_t)head + body_len;
+    memcpy(h->port, u->port, sizeof h->port);
+    h->n = n;
+    uv_timer_init(n->loop, &h->timer);
+    h->timer.data = h;
+    h->handles = 1;
+    h->next = n->hooks;
+    if (n->hooks != NULL)
+        n->hooks->prev = h;
+    n->hooks = h;
+    n->hooks_alive++;
+    n->stats.webhooks_pending++;
+    start_attempt(h);
+    return 0;
+}
+
+/* ---- the notify command --------------------------------------------------------- */
+
+static void list_push(struct cmd_list *l, struct cmd *c)
+{
+    c->next = NULL;
+    c->prev = l->tail;
+    if (l->tail != NULL)
+        l->tail->next = c;
+    else
+        l->head = c;
+    l->tail = c;
+    l->count++;
+}
+
+static void list_remove(struct cmd_list *l, struct cmd *c)
+{
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else
+        l->head = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    else
+        l->tail = c->prev;
+    c->prev = c->next = NULL;
+    l->count--;
+}
+
+static void cmd_free(struct cmd *c)
+{
+    for (int i = 0; i < 5; i++)
+        free(c->env[i]);
+    free(c);
+}
+
+/* The value part of one of the command's WARROOM_* strings, for logs. */
+static const char *cmd_val(const struct cmd *c, int i)
+{
+    return c->env[i] + strlen(env_names[i]) + 1;
+}
+
+static void on_cmd_closed(uv_handle_t *handle)
+{
+    struct cmd *c = handle->data;
+    struct wrd_notifier *n = c->n;
+    list_remove(&n->closing_cmds, c);
+    cmd_free(c);
+    notifier_maybe_done(n);
+}
+
+/* Stop watching a running child and close its handle. */
+static void cmd_close(struct cmd *c)
+{
+    struct wrd_notifier *n = c->n;
+    list_remove(&n->running, c);
+    list_push(&n->closing_cmds, c);
+    c->state = CMD_CLOSING;
+    uv_close((uv_handle_t *)&c->proc, on_cmd_closed);
+}
+
+static void start_queued(struct wrd_notifier *n);
+
+static void on_cmd_exit(uv_process_t *proc, int64_t status, int term_signal)
+{
+    struct cmd *c = proc->data;
+    struct wrd_notifier *n = c->n;
+    n->stats.commands_exited_total++;
+    if (n->closing && term_signal == SIGTERM) {
+        wrd_info("notify command terminated", "pid=%d event=%s game=%s seat=%s", proc->pid,
+                 cmd_val(c, 0), cmd_val(c, 1), cmd_val(c, 2));
+    } else if (status != 0 || term_signal != 0) {
+        n->stats.commands_failed_total++;
+        wrd_warn("notify command failed", "pid=%d status=%lld signal=%d event=%s game=%s seat=%s",
+                 proc->pid, (long long)status, term_signal, cmd_val(c, 0), cmd_val(c, 1),
+                 cmd_val(c, 2));
+    } else {
+        wrd_debug("notify command done", "pid=%d event=%s game=%s seat=%s", proc->pid,
+                  cmd_val(c, 0), cmd_val(c, 1), cmd_val(c, 2));
+    }
+    cmd_close(c);
+    if (!n->closing)
+        start_queued(n);
+    else if (n->running.count == 0)
+        close_grace(n);         /* the last child answered SIGTERM in time */
+}
+
+/* Spawn c (not on any list). */
+static void cmd_spawn(struct wrd_notifier *n, struct cmd *c)
+{
+    size_t count = 0;
+    for (char **e = environ; e != NULL && *e != NULL; e++)
+        count++;
+    char **envp = malloc((count + 6) * sizeof *envp);
+    if (envp == NULL) {
+        n->stats.commands_failed_total++;
+        wrd_warn("notify command not started", "reason=\"out of memory\" event=%s game=%s seat=%s",
+                 cmd_val(c, 0), cmd_val(c, 1), cmd_val(c, 2));
+        cmd_free(c);
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < count; i++) {
+        const char *e = environ[i];
+        int ours = 0;
+        for (int j = 0; j < 5 && !ours; j++) {
+            size_t len = strlen(env_names[j]);
+            ours = strncmp(e, env_names[j], len) == 0 && e[len] == '=';
+        }
+        if (!ours)
+            envp[k++] = environ[i];
+    }
+    for (int j = 0; j < 5; j++)
+        envp[k++] = c->env[j];
+    envp[k] = NULL;
+
+    char *args[2] = { n->cmd, NULL };
+    uv_stdio_container_t stdio[3];
+    stdio[0].flags = UV_IGNORE;             /* /dev/null */
+    stdio[1].flags = UV_INHERIT_FD;
+    stdio[1].data.fd = 1;
+    stdio[2].flags = UV_INHERIT_FD;
+    stdio[2].data.fd = 2;
+    uv_process_options_t opt;
+    memset(&opt, 0, sizeof opt);
+    opt.exit_cb = on_cmd_exit;
+    opt.file = n->cmd;
+    opt.args = args;
+    opt.env = envp;
+    opt.stdio_count = 3;
+    opt.stdio = stdio;
+
+    c->proc.data = c;
+    int r = uv_spawn(n->loop, &c->proc, &opt);
+    free(envp);
+    if (r < 0) {
+        /* The handle is initialised even on failure: close it. */
+        n->stats.commands_failed_total++;
+        wrd_warn("notify command not started", "cmd=\"%s\" error=%s event=%s game=%s seat=%s",
+                 n->cmd, uv_err_name(r), cmd_val(c, 0), cmd_val(c, 1), cmd_val(c, 2));
+        c->state = CMD_CLOSING;
+        list_push(&n->closing_cmds, c);
+        uv_close((uv_handle_t *)&c->proc, on_cmd_closed);
+        return;
+    }
+    n->stats.commands_started_total++;
+    c->state = CMD_RUNNING;
+    list_push(&n->running, c);
+    wrd_debug("notify command started", "pid=%d event=%s game=%s seat=%s", c->proc.pid,
+              cmd_val(c, 0), cmd_val(c, 1), cmd_val(c, 2));
+}
+
+static void start_queued(struct wrd_notifier *n)
+{
+    while (!n->closing && n->queued.head != NULL && n->running.count < n->max_children) {
+        struct cmd *c = n->queued.head;
+        list_remove(&n->queued, c);
+        cmd_spawn(n, c);
+    }
+}
+
+static int cmd_new(struct wrd_notifier *n, const struct wrd_notify_env *env)
+{
+    if (n->running.count >= n->max_children && n->queued.count >= n->max_queued) {
+        n->stats.commands_dropped_total++;
+        wrd_warn("notify command dropped", "reason=\"too many queued\" running=%u queued=%u",
+                 n->running.count, n->queued.count);
+        return WRD_NOTIFY_EFULL;
+    }
+    struct cmd *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return WRD_NOTIFY_ENOMEM;
+    c->n = n;
+    char version[24];
+    snprintf(version, sizeof version, "%ld", env != NULL ? env->version : 0L);
+    const char *vals[5] = {
+        env != NULL ? env->event : NULL, env != NULL ? env->game : NULL,
+        env != NULL ? env->seat : NULL, version, env != NULL ? env->ruleset : NULL,
+    };
+    for (int i = 0; i < 5; i++) {
+        const char *v = vals[i] != NULL ? vals[i] : "";
+        size_t len = strlen(env_names[i]) + 1 + strlen(v) + 1;
+        c->env[i] = malloc(len);
+        if (c->env[i] == NULL) {
+            cmd_free(c);
+            return WRD_NOTIFY_ENOMEM;
+        }
+        snprintf(c->env[i], len, "%s=%s", env_names[i], v);
+    }
+    if (n->running.count < n->max_children)
+        cmd_spawn(n, c);
+    else
+        list_push(&n->queued, c);
+    return 0;
+}
+
+/* ---- the public calls ------------------------------------------------------------- */
+
+int wrd_notify(struct wrd_notifier *n, const char *url, const char *body,
+               const struct wrd_notify_env *env)
+{
+    if (n == NULL || n->closing || (url != NULL && body == NULL))
+        return WRD_NOTIFY_EINVAL;
+    struct url u;
+    size_t body_len = 0;
+    if (url != NULL) {
+        const char *why = NULL;
+        if (parse_url(url, &u, &why) < 0) {
+            wrd_warn("webhook refused", "reason=\"%s\"", why);
+            return WRD_NOTIFY_EBADURL;
+        }
+        body_len = strlen(body);
+        if (body_len > WRD_NOTIFY_MAX_BODY) {
+            wrd_warn("webhook refused", "reason=\"body too big\" bytes=%zu", body_len);
+            return WRD_NOTIFY_ETOOBIG;
+        }
+    }
+    int rc = 0;
+    if (url != NULL) {
+        if (n->stats.webhooks_pending >= n->max_pending) {
+            n->stats.webhooks_dropped_total++;
+            wrd_warn("webhook dropped", "reason=\"too many pending\" host=%s port=%s pending=%u",
+                     u.host, u.port, n->stats.webhooks_pending);
+            rc = WRD_NOTIFY_EFULL;
+        } else {
+            rc = hook_new(n, &u, body, body_len);
+        }
+    }
+    if (n->cmd != NULL) {
+        int r = cmd_new(n, env);
+        if (rc == 0)
+            rc = r;
+    }
+    return rc;
+}
+
+/* The grace after SIGTERM is over: SIGKILL the children left and stop
+ * watching them (they are not reaped: the server is exiting). */
+static void on_grace(uv_timer_t *timer)
+{
+    struct wrd_notifier *n = timer->data;
+    while (n->running.head != NULL) {
+        struct cmd *c = n->running.head;
+        wrd_warn("notify command killed", "pid=%d reason=\"still running after SIGTERM\" "
+                 "grace_ms=%llu", c->proc.pid, (unsigned long long)n->grace_ms);
+        uv_process_kill(&c->proc, SIGKILL);
+        cmd_close(c);
+    }
+    close_grace(n);
+}
+
+void wrd_notifier_close(struct wrd_notifier *n, void (*done)(void *arg), void *arg)
+{
+    if (n == NULL || n->closing)
+        return;
+    n->closing = 1;
+    n->done = done;
+    n->done_arg = arg;
+    unsigned cancelled = 0, dropped = 0;
+    for (struct hook *h = n->hooks; h != NULL; h = h->next) {
+        if (h->phase == HP_DONE)
+            continue;
+        attempt_end(h);
+        hook_finish(h);
+        cancelled++;
+    }
+    while (n->queued.head != NULL) {
+        struct cmd *c = n->queued.head;
+        list_remove(&n->queued, c);
+        cmd_free(c);
+        dropped++;
+    }
+    for (struct cmd *c = n->running.head; c != NULL; c = c->next)
+        uv_process_kill(&c->proc, SIGTERM);
+    if (cancelled + dropped + n->running.count > 0)
+        wrd_info("notifier stopping", "webhooks_cancelled=%u commands_dropped=%u "
+                 "commands_terminated=%u", cancelled, dropped, n->running.count);
+    /* Children still running are reaped by their exit callback; those that
+     * outlive the grace are killed. */
+    if (n->running.count > 0)
+        uv_timer_start(&n->grace, on_grace, n->grace_ms, 0);
+    else
+        close_grace(n);
+}

@@ -1,0 +1,145 @@
+/*
+ * notify.h - tell a seat that is not connected that the game awaits it:
+ * a webhook (HTTP POST of a JSON body to an http:// URL) and/or a local
+ * notify command run with WARROOM_* variables (docs/protocol.md,
+ * "Notifications").
+ *
+ * Everything runs on the server's libuv loop and nothing blocks it: names
+ * are resolved with uv_getaddrinfo (thread pool), the POST is a uv_tcp
+ * connection, and the command is a uv_spawn'd child reaped by its exit
+ * callback. A webhook attempt succeeds on a 2xx status line; anything else,
+ * a connection error, or no status line within the time-out (10 s) fails it,
+ * and it is tried again after 1, 2, 4, 8 and 16 s (six attempts in all),
+ * then given up and logged. Only the host and port of a URL are ever logged:
+ * the path may hold a secret.
+ *
+ * Bounds: notifications pending (in flight or waiting to retry), children
+ * running, commands waiting for a free child slot, body size, response bytes
+ * read. Past a bound a notification is dropped with a warning and counted.
+ *
+ * The notifier writes to sockets: the process must ignore SIGPIPE
+ * (signal(SIGPIPE, SIG_IGN) in main), as libuv does not do it for TCP.
+ */
+#ifndef WRD_NOTIFY_H
+#define WRD_NOTIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+/* Errors: X(id, value, code, text). Values are negative; 0 is success. */
+#define WRD_NOTIFY_ERR_MAP(X)                                                              \
+    X(EBADURL, -1, "bad_url",                                                              \
+      "not an http:// URL this server can post to (https is not supported)")                \
+    X(EINVAL, -2, "invalid_argument", "a required argument is NULL or the notifier is closing") \
+    X(ETOOBIG, -3, "body_too_big", "the notification body is larger than the server allows") \
+    X(EFULL, -4, "full", "too many notifications pending: dropped")                        \
+    X(ENOMEM, -5, "no_memory", "out of memory")
+
+enum wrd_notify_err {
+    WRD_NOTIFY_OK = 0,
+#define WRD_NOTIFY_ERR_ENUM(id, value, code, text) WRD_NOTIFY_##id = value,
+    WRD_NOTIFY_ERR_MAP(WRD_NOTIFY_ERR_ENUM)
+#undef WRD_NOTIFY_ERR_ENUM
+};
+
+/* Stable code of an error ("bad_url"; "ok" for 0, "unknown" otherwise). */
+const char *wrd_notify_err_code(int err);
+
+/* The generic sentence of an error. */
+const char *wrd_notify_err_text(int err);
+
+/* Limits and production defaults. */
+#define WRD_NOTIFY_MAX_URL 2048          /* bytes of a webhook URL */
+#define WRD_NOTIFY_MAX_BODY 16384        /* bytes of a webhook body */
+#define WRD_NOTIFY_MAX_RESPONSE 8192     /* bytes read looking for the status line */
+#define WRD_NOTIFY_RETRIES 5             /* retries after the first attempt */
+#define WRD_NOTIFY_DEFAULT_BASE_MS 1000  /* first retry delay; doubles each time */
+#define WRD_NOTIFY_DEFAULT_TIMEOUT_MS 10000
+#define WRD_NOTIFY_DEFAULT_GRACE_MS 2000  /* children's time to exit after SIGTERM at close */
+#define WRD_NOTIFY_DEFAULT_MAX_PENDING 1000
+#define WRD_NOTIFY_DEFAULT_MAX_CHILDREN 32
+#define WRD_NOTIFY_DEFAULT_MAX_QUEUED 1000
+
+struct wrd_notifier;
+
+/* What the notify command sees as WARROOM_EVENT, _GAME, _SEAT, _RULESET and
+ * _VERSION. Strings are borrowed for the call only (copied); NULL reads as "". */
+struct wrd_notify_env {
+    const char *event;          /* "your_turn", "deadline_reminder", "deadline_expired" */
+    const char *game;
+    const char *seat;
+    const char *ruleset;
+    long version;
+};
+
+/* Counters for /metrics. The *_total fields only grow; the others are gauges. */
+struct wrd_notify_stats {
+    uint64_t webhooks_sent_total;       /* answered 2xx */
+    uint64_t webhook_failures_total;    /* failed attempts, each retry counted */
+    uint64_t webhooks_given_up_total;   /* every attempt failed */
+    uint64_t webhooks_dropped_total;    /* refused: too many pending */
+    uint64_t commands_started_total;    /* notify command spawned */
+    uint64_t commands_exited_total;     /* reaped, whatever the exit status */
+    uint64_t commands_failed_total;     /* could not start, exited non-zero, or killed */
+    uint64_t commands_dropped_total;    /* refused: too many queued */
+    unsigned webhooks_pending;          /* in flight or waiting to retry */
+    unsigned commands_running;
+    unsigned commands_queued;           /* waiting for a free child slot */
+};
+
+/* A notifier on loop (borrowed; must outlive the notifier). notify_cmd is
+ * copied; NULL or "" means no command. Returns NULL when memory runs out.
+ * Release with wrd_notifier_close(), which frees it. */
+struct wrd_notifier *wrd_notifier_new(uv_loop_t *loop, const char *notify_cmd);
+
+/* Shorter delays for tests (0 keeps a value): the first retry waits base_ms
+ * (then 2x, 4x, 8x, 16x), an attempt fails after timeout_ms without a status
+ * line, and at close children get grace_ms to exit after SIGTERM. Applies to
+ * timers started after the call. Production: 1000, 10000 and 2000. */
+void wrd_notifier_set_timing(struct wrd_notifier *n, uint64_t base_ms, uint64_t timeout_ms,
+                             uint64_t grace_ms);
+
+/* Change the bounds (0 keeps a value): webhook notifications pending,
+ * children running at once, commands queued behind them. */
+void wrd_notifier_set_limits(struct wrd_notifier *n, unsigned max_pending, unsigned max_children,
+                             unsigned max_queued);
+
+/* Copy the counters into *out. */
+void wrd_notifier_stats(const struct wrd_notifier *n, struct wrd_notify_stats *out);
+
+/* Check a webhook URL without sending anything (for the "notify" message).
+ * Accepted: http://host[:port][/path][?query][#fragment], scheme in any
+ * case, host a name, an IPv4 literal or a bracketed IPv6 literal (no zone),
+ * port 1-65535 (default 80), at most WRD_NOTIFY_MAX_URL bytes of printable
+ * ASCII. Refused: https and other schemes, user info, spaces, control and
+ * non-ASCII bytes, an empty host or port. The fragment is never sent.
+ * Returns 0 or WRD_NOTIFY_EBADURL; when why is not NULL, *why is set to a
+ * constant sentence saying what is wrong (static storage, never freed). */
+int wrd_notify_check_url(const char *url, const char **why);
+
+/* Queue one notification and return at once; the work happens on the loop.
+ *  - url non-NULL: POST body (JSON text, NUL-terminated, copied) to url.
+ *  - a notify command configured: run it with env (borrowed for the call,
+ *    copied; NULL: every value empty) added to the parent's environment.
+ * Argument and URL errors queue nothing: WRD_NOTIFY_EINVAL (n NULL, body
+ * NULL with a url, or the notifier is closing), WRD_NOTIFY_EBADURL (logged
+ * with the reason, e.g. "https is not supported"), WRD_NOTIFY_ETOOBIG.
+ * Past a bound the channel that is full drops its part (warning, counter)
+ * and the call returns WRD_NOTIFY_EFULL; the other channel still goes.
+ * WRD_NOTIFY_ENOMEM likewise. */
+int wrd_notify(struct wrd_notifier *n, const char *url, const char *body,
+               const struct wrd_notify_env *env);
+
+/* Stop, from inside the loop: cancel retries and requests in flight (a
+ * name lookup already running in the thread pool is waited for, not
+ * interrupted), drop queued commands, send SIGTERM to running children and
+ * reap them; a child still running after the grace (2 s) gets SIGKILL and is
+ * no longer watched (not reaped: the process is expected to exit). Once the
+ * last handle is closed the notifier is freed and then done(arg) is called
+ * (always from a loop callback, never from inside this call; done may be
+ * NULL). n must not be used after this call. The loop then ends by itself if
+ * nothing else keeps it alive, and uv_loop_close() returns 0. */
+void wrd_notifier_close(struct wrd_notifier *n, void (*done)(void *arg), void *arg);
+
+#endif
