@@ -17,7 +17,10 @@
  * outstanding and, when closing, waits for them as for its handles.
  *
  * A notify command is one struct cmd: queued, then running (a uv_process_t
- * reaped by its exit callback), then closing.
+ * reaped by its exit callback), then closing. At close, running children get
+ * SIGTERM and a grace (the grace timer, whose close is the notifier's last
+ * step even when there is nothing to wait for, so done() always comes from
+ * the loop).
  */
 #include "notify.h"
 #include "log.h"
@@ -90,7 +93,7 @@ struct cmd_list {
 struct wrd_notifier {
     uv_loop_t *loop;
     char *cmd;                  /* NULL: no notify command */
-    uint64_t base_ms, timeout_ms;
+    uint64_t base_ms, timeout_ms, grace_ms;
     unsigned max_pending, max_children, max_queued;
     struct hook *hooks;         /* every hook not yet freed */
     unsigned hooks_alive;
@@ -98,8 +101,9 @@ struct wrd_notifier {
     struct cmd_list queued, running, closing_cmds;  /* closing_cmds: handles closing */
     struct wrd_notify_stats stats;
     char rbuf[WRD_NOTIFY_MAX_RESPONSE];   /* read buffer shared by every connection */
-    uv_timer_t anchor;          /* never started: its close ends the notifier's life */
-    int closing, anchor_closed;
+    uv_timer_t grace;           /* at close: how long children get after SIGTERM;
+                                   its close callback ends the notifier's life */
+    int closing, grace_closing, grace_closed;
     void (*done)(void *);
     void *done_arg;
 };
@@ -277,7 +281,7 @@ int wrd_notify_check_url(const char *url, const char **why)
 
 static void notifier_maybe_done(struct wrd_notifier *n)
 {
-    if (!n->closing || !n->anchor_closed || n->hooks_alive > 0 || n->lookups > 0 ||
+    if (!n->closing || !n->grace_closed || n->hooks_alive > 0 || n->lookups > 0 ||
         n->running.count > 0 || n->closing_cmds.count > 0)
         return;
     void (*done)(void *) = n->done;
@@ -288,11 +292,19 @@ static void notifier_maybe_done(struct wrd_notifier *n)
         done(arg);
 }
 
-static void on_anchor_closed(uv_handle_t *handle)
+static void on_grace_closed(uv_handle_t *handle)
 {
     struct wrd_notifier *n = handle->data;
-    n->anchor_closed = 1;
+    n->grace_closed = 1;
     notifier_maybe_done(n);
+}
+
+static void close_grace(struct wrd_notifier *n)
+{
+    if (!n->grace_closing) {
+        n->grace_closing = 1;
+        uv_close((uv_handle_t *)&n->grace, on_grace_closed);
+    }
 }
 
 struct wrd_notifier *wrd_notifier_new(uv_loop_t *loop, const char *notify_cmd)
@@ -310,18 +322,24 @@ struct wrd_notifier *wrd_notifier_new(uv_loop_t *loop, const char *notify_cmd)
     n->loop = loop;
     n->base_ms = WRD_NOTIFY_DEFAULT_BASE_MS;
     n->timeout_ms = WRD_NOTIFY_DEFAULT_TIMEOUT_MS;
+    n->grace_ms = WRD_NOTIFY_DEFAULT_GRACE_MS;
     n->max_pending = WRD_NOTIFY_DEFAULT_MAX_PENDING;
     n->max_children = WRD_NOTIFY_DEFAULT_MAX_CHILDREN;
     n->max_queued = WRD_NOTIFY_DEFAULT_MAX_QUEUED;
-    uv_timer_init(loop, &n->anchor);
-    n->anchor.data = n;
+    uv_timer_init(loop, &n->grace);
+    n->grace.data = n;
     return n;
 }
 
-void wrd_notifier_set_timing(struct wrd_notifier *n, uint64_t base_ms, uint64_t timeout_ms)
+void wrd_notifier_set_timing(struct wrd_notifier *n, uint64_t base_ms, uint64_t timeout_ms,
+                             uint64_t grace_ms)
 {
-    n->base_ms = base_ms > 0 ? base_ms : 1;
-    n->timeout_ms = timeout_ms > 0 ? timeout_ms : 1;
+    if (base_ms > 0)
+        n->base_ms = base_ms;
+    if (timeout_ms > 0)
+        n->timeout_ms = timeout_ms;
+    if (grace_ms > 0)
+        n->grace_ms = grace_ms;
 }
 
 void wrd_notifier_set_limits(struct wrd_notifier *n, unsigned max_pending, unsigned max_children,
@@ -751,7 +769,10 @@ static void on_cmd_exit(uv_process_t *proc, int64_t status, int term_signal)
     struct cmd *c = proc->data;
     struct wrd_notifier *n = c->n;
     n->stats.commands_exited_total++;
-    if (status != 0 || term_signal != 0) {
+    if (n->closing && term_signal == SIGTERM) {
+        wrd_info("notify command terminated", "pid=%d event=%s game=%s seat=%s", proc->pid,
+                 cmd_val(c, 0), cmd_val(c, 1), cmd_val(c, 2));
+    } else if (status != 0 || term_signal != 0) {
         n->stats.commands_failed_total++;
         wrd_warn("notify command failed", "pid=%d status=%lld signal=%d event=%s game=%s seat=%s",
                  proc->pid, (long long)status, term_signal, cmd_val(c, 0), cmd_val(c, 1),
@@ -761,7 +782,10 @@ static void on_cmd_exit(uv_process_t *proc, int64_t status, int term_signal)
                   cmd_val(c, 0), cmd_val(c, 1), cmd_val(c, 2));
     }
     cmd_close(c);
-    start_queued(n);
+    if (!n->closing)
+        start_queued(n);
+    else if (n->running.count == 0)
+        close_grace(n);         /* the last child answered SIGTERM in time */
 }
 
 /* Spawn c (not on any list). */
@@ -913,6 +937,21 @@ int wrd_notify(struct wrd_notifier *n, const char *url, const char *body,
     return rc;
 }
 
+/* The grace after SIGTERM is over: SIGKILL the children left and stop
+ * watching them (they are not reaped: the server is exiting). */
+static void on_grace(uv_timer_t *timer)
+{
+    struct wrd_notifier *n = timer->data;
+    while (n->running.head != NULL) {
+        struct cmd *c = n->running.head;
+        wrd_warn("notify command killed", "pid=%d reason=\"still running after SIGTERM\" "
+                 "grace_ms=%llu", c->proc.pid, (unsigned long long)n->grace_ms);
+        uv_process_kill(&c->proc, SIGKILL);
+        cmd_close(c);
+    }
+    close_grace(n);
+}
+
 void wrd_notifier_close(struct wrd_notifier *n, void (*done)(void *arg), void *arg)
 {
     if (n == NULL || n->closing)
@@ -920,7 +959,7 @@ void wrd_notifier_close(struct wrd_notifier *n, void (*done)(void *arg), void *a
     n->closing = 1;
     n->done = done;
     n->done_arg = arg;
-    unsigned cancelled = 0, dropped = 0, killed = 0;
+    unsigned cancelled = 0, dropped = 0;
     for (struct hook *h = n->hooks; h != NULL; h = h->next) {
         if (h->phase == HP_DONE)
             continue;
@@ -934,14 +973,15 @@ void wrd_notifier_close(struct wrd_notifier *n, void (*done)(void *arg), void *a
         cmd_free(c);
         dropped++;
     }
-    while (n->running.head != NULL) {
-        struct cmd *c = n->running.head;
+    for (struct cmd *c = n->running.head; c != NULL; c = c->next)
         uv_process_kill(&c->proc, SIGTERM);
-        cmd_close(c);
-        killed++;
-    }
-    if (cancelled + dropped + killed > 0)
-        wrd_info("notifier stopped", "webhooks_cancelled=%u commands_dropped=%u "
-                 "commands_terminated=%u", cancelled, dropped, killed);
-    uv_close((uv_handle_t *)&n->anchor, on_anchor_closed);
+    if (cancelled + dropped + n->running.count > 0)
+        wrd_info("notifier stopping", "webhooks_cancelled=%u commands_dropped=%u "
+                 "commands_terminated=%u", cancelled, dropped, n->running.count);
+    /* Children still running are reaped by their exit callback; those that
+     * outlive the grace are killed. */
+    if (n->running.count > 0)
+        uv_timer_start(&n->grace, on_grace, n->grace_ms, 0);
+    else
+        close_grace(n);
 }

@@ -56,6 +56,7 @@ const char *wrd_notify_err_text(int err);
 #define WRD_NOTIFY_RETRIES 5             /* retries after the first attempt */
 #define WRD_NOTIFY_DEFAULT_BASE_MS 1000  /* first retry delay; doubles each time */
 #define WRD_NOTIFY_DEFAULT_TIMEOUT_MS 10000
+#define WRD_NOTIFY_DEFAULT_GRACE_MS 2000  /* children's time to exit after SIGTERM at close */
 #define WRD_NOTIFY_DEFAULT_MAX_PENDING 1000
 #define WRD_NOTIFY_DEFAULT_MAX_CHILDREN 32
 #define WRD_NOTIFY_DEFAULT_MAX_QUEUED 1000
@@ -92,10 +93,12 @@ struct wrd_notify_stats {
  * Release with wrd_notifier_close(), which frees it. */
 struct wrd_notifier *wrd_notifier_new(uv_loop_t *loop, const char *notify_cmd);
 
-/* Shorter delays for tests: the first retry waits base_ms (then 2x, 4x, 8x,
- * 16x) and an attempt fails after timeout_ms without a status line. Applies
- * to timers started after the call. Production: 1000 and 10000. */
-void wrd_notifier_set_timing(struct wrd_notifier *n, uint64_t base_ms, uint64_t timeout_ms);
+/* Shorter delays for tests (0 keeps a value): the first retry waits base_ms
+ * (then 2x, 4x, 8x, 16x), an attempt fails after timeout_ms without a status
+ * line, and at close children get grace_ms to exit after SIGTERM. Applies to
+ * timers started after the call. Production: 1000, 10000 and 2000. */
+void wrd_notifier_set_timing(struct wrd_notifier *n, uint64_t base_ms, uint64_t timeout_ms,
+                             uint64_t grace_ms);
 
 /* Change the bounds (0 keeps a value): webhook notifications pending,
  * children running at once, commands queued behind them. */
@@ -131,11 +134,12 @@ int wrd_notify(struct wrd_notifier *n, const char *url, const char *body,
 /* Stop, from inside the loop: cancel retries and requests in flight (a
  * name lookup already running in the thread pool is waited for, not
  * interrupted), drop queued commands, send SIGTERM to running children and
- * stop watching them, close every handle. Once the last handle is closed
- * the notifier is freed and then done(arg) is called (always from a loop
- * callback, never from inside this call; done may be NULL). n must not be
- * used after this call. The loop then ends by itself if nothing else keeps
- * it alive, and uv_loop_close() returns 0. */
+ * reap them; a child still running after the grace (2 s) gets SIGKILL and is
+ * no longer watched (not reaped: the process is expected to exit). Once the
+ * last handle is closed the notifier is freed and then done(arg) is called
+ * (always from a loop callback, never from inside this call; done may be
+ * NULL). n must not be used after this call. The loop then ends by itself if
+ * nothing else keeps it alive, and uv_loop_close() returns 0. */
 void wrd_notifier_close(struct wrd_notifier *n, void (*done)(void *arg), void *arg);
 
 #endif
