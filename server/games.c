@@ -737,8 +737,8 @@ static const char *check_options(const json_t *o)
                 return "spectators and open_seats are true or false";
         } else if (strcmp(key, "deadline_seconds") == 0) {
             json_int_t d = json_integer_value(v);
-            if (!json_is_integer(v) || (d != 0 && (d < 60 || d > 2592000)))
-                return "deadline_seconds is 0 or 60..2592000";
+            if (!json_is_integer(v) || d < 0 || d > 2592000)
+                return "deadline_seconds is 0 (none) to 2592000 (30 days)";
         } else {
             return "unknown option";
         }
@@ -746,11 +746,11 @@ static const char *check_options(const json_t *o)
     return NULL;
 }
 
+/* Absent, null, or an http:// URL the notifier can post to. */
 static int valid_webhook(const json_t *w)
 {
-    const char *u = json_string_value(w);
     return w == NULL || json_is_null(w) ||
-           (u && strncmp(u, "http://", 7) == 0 && strlen(u) < 2048);
+           (json_is_string(w) && wrd_notify_check_url(json_string_value(w), NULL) == 0);
 }
 
 void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)

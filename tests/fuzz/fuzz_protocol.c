@@ -1,0 +1,64 @@
+/*
+ * fuzz_protocol.c - libFuzzer target for the server's protocol parser and
+ * dispatcher (server/protocol.c into server/games.c), in process: a server
+ * with an in-memory SQLite store and connections without sockets. Each
+ * input is split at newlines into messages sent on one connection (the
+ * first byte says whether hello was already said); after each input the
+ * store batch is committed and the deliveries run, as at the end of a loop
+ * iteration. Nothing may crash, leak or trip the sanitizers.
+ */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "conn.h"
+#include "games.h"
+#include "server.h"
+#include "store.h"
+#include "protocol.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct wrd_server *server(void)
+{
+    /* One server per process, like one warroomd: games accumulate. */
+    static struct wrd_server *srv;
+    if (srv == NULL) {
+        char err[256];
+        char *argv[] = { "fuzz", NULL };
+        srv = calloc(1, sizeof *srv);
+        if (srv == NULL || wrd_config_parse(&srv->cfg, 1, argv) != 0)
+            abort();
+        srv->cfg.scenarios = WARROOM_SCENARIO_DIR;
+        srv->cfg.max_games = 2000;
+        uv_loop_init(&srv->loop);
+        if (wrd_store_sqlite_ops.open(&srv->store, ":memory:", err, sizeof err) != 0 ||
+            wrd_games_new(srv) != 0)
+            abort();
+    }
+    return srv;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct wrd_server *srv = server();
+    if (size < 1)
+        return 0;
+    struct wrd_conn *c = wrd_conn_new(srv, NULL);
+    if (c == NULL)
+        return 0;
+    c->hello = data[0] & 1;
+    size_t start = 1;
+    for (size_t i = 1; i <= size; i++) {
+        if (i == size || data[i] == '\n') {
+            if (i > start)
+                wrd_protocol_dispatch(srv, c, (const char *)data + start, i - start);
+            start = i + 1;
+        }
+    }
+    wrd_games_flush(srv);
+    wrd_conn_closed(c);
+    return 0;
+}

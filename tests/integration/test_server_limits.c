@@ -1,0 +1,301 @@
+/*
+ * test_server_limits.c - warroomd's limits and operations on loopback:
+ * commands per second, connections per address, idle connections, the
+ * /metrics text, and decision deadlines (reminder, then forfeit).
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "wsclient.h"
+
+#define T 5000
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+static int stop(struct wt_server *s)
+{
+    int status = wt_server_stop(s, SIGTERM, 10000);
+    wt_server_cleanup(s);
+    return status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Create a tictactoe game as x with a, claim o with b (webhook optional). */
+static void ttt(struct wt_client *a, struct wt_client *b, int port, json_t *options,
+                const char *webhook, char *game)
+{
+    assert_int_equal(wt_open(a, "alice", port), 0);
+    assert_int_equal(wt_open(b, "bob", port), 0);
+    if (options)
+        wt_send(a, "{s:s, s:s, s:s, s:o}", "type", "create", "ruleset", "tictactoe", "seat", "x",
+                "options", options);
+    else
+        wt_send(a, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    json_t *c = wt_expect(a, "created", T);
+    assert_non_null(c);
+    strcpy(game, str(c, "game"));
+    const char *inv = json_string_value(json_object_get(json_object_get(c, "invites"), "o"));
+    if (webhook)
+        wt_send(b, "{s:s, s:s, s:s}", "type", "claim", "invite", inv, "webhook", webhook);
+    else
+        wt_send(b, "{s:s, s:s}", "type", "claim", "invite", inv);
+    json_t *cl = wt_expect(b, "claimed", T);
+    assert_non_null(cl);
+    json_decref(c);
+    json_decref(cl);
+}
+
+static void test_rate_limit(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--rate", "2", NULL };     /* bursts of 4 */
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    struct wt_client a, b;
+    char game[32];
+    ttt(&a, &b, s.port, NULL, NULL, game);
+    /* Ten commands at once (o's turn never comes: x repeats an occupied
+     * cell after the first): the budget runs out. */
+    for (int i = 1; i <= 10; i++)
+        wt_send(&a, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq", i,
+                "cmd", "type", "mark", "cell", 4);
+    int limited = 0, answered = 0;
+    for (int i = 0; i < 10; i++) {
+        json_t *e = wt_expect(&a, "error", T);
+        if (e == NULL)
+            break;
+        answered++;
+        limited += strcmp(str(e, "code"), "rate_limited") == 0;
+        json_decref(e);
+    }
+    /* One ack (the first mark), nine errors, most of them rate_limited. */
+    json_t *ack = wt_expect(&a, "ack", T);
+    assert_non_null(ack);
+    json_decref(ack);
+    assert_int_equal(answered, 9);
+    assert_true(limited >= 5);
+    wt_close(&a);
+    wt_close(&b);
+    assert_true(stop(&s));
+}
+
+static void test_connections_per_address(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--max-per-address", "2", NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    struct wt_client a, b, c;
+    assert_int_equal(wt_open(&a, "a", s.port), 0);
+    assert_int_equal(wt_open(&b, "b", s.port), 0);
+    memset(&c, 0, sizeof c);
+    c.name = "c";
+    c.fd = wt_ws_connect(s.port);
+    assert_true(c.fd >= 0);
+    assert_int_equal(wt_expect_close(&c, T), 1008);
+    wt_close(&c);
+    /* One leaves: a new one is welcome again. */
+    wt_close(&b);
+    int ok = 0;
+    long deadline = now_ms() + T;
+    while (!ok && now_ms() < deadline) {
+        struct wt_client d;
+        ok = wt_open(&d, "d", s.port) == 0;
+        wt_close(&d);
+    }
+    assert_true(ok);
+    wt_close(&a);
+    assert_true(stop(&s));
+}
+
+/* A client that never answers the server's pings is hung up on. */
+static void test_idle_timeout(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--idle-timeout", "2", NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    int fd = wt_ws_connect(s.port);
+    assert_true(fd >= 0);
+    long t0 = now_ms();
+    int closed = 0;
+    while (!closed && now_ms() - t0 < 15000) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, 15000) <= 0)
+            break;
+        char buf[512];
+        closed = read(fd, buf, sizeof buf) <= 0;      /* pings are read and ignored */
+    }
+    long waited = now_ms() - t0;
+    close(fd);
+    assert_true(closed);
+    assert_true(waited >= 1500);
+    assert_true(stop(&s));
+}
+
+static void test_metrics(void **state)
+{
+    (void)state;
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, NULL), 0);
+    struct wt_client a, b;
+    char game[32];
+    ttt(&a, &b, s.port, NULL, NULL, game);
+    wt_send(&a, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq", 1, "cmd",
+            "type", "mark", "cell", 0);
+    json_decref(wt_expect(&a, "ack", T));
+    wt_send(&b, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq", 1, "cmd",
+            "type", "mark", "cell", 0);
+    json_decref(wt_expect(&b, "error", T));
+    int status = 0;
+    static char body[16384];
+    assert_int_equal(wt_http_get(s.port, "/metrics", &status, body, sizeof body), 0);
+    assert_int_equal(status, 200);
+    assert_non_null(strstr(body, "warroom_connections 2\n"));
+    assert_non_null(strstr(body, "warroom_games 1\n"));
+    assert_non_null(strstr(body, "warroom_commands_total 1\n"));
+    assert_non_null(strstr(body, "warroom_rejections_total 1\n"));
+    assert_non_null(strstr(body, "warroom_store_commit_seconds_bucket{le=\"+Inf\"}"));
+    assert_non_null(strstr(body, "warroom_bytes_out_total"));
+    assert_int_equal(wt_http_get(s.port, "/games", &status, body, sizeof body), 0);
+    assert_int_equal(status, 200);
+    assert_non_null(strstr(body, game));
+    wt_close(&a);
+    wt_close(&b);
+    assert_true(stop(&s));
+}
+
+static int listen_any(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 8) < 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) < 0)
+        return -1;
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+/* One webhook POST within timeout_ms: its body (caller frees), answered 200. */
+static char *receive_post(int lfd, int timeout_ms)
+{
+    struct pollfd p = { .fd = lfd, .events = POLLIN };
+    if (poll(&p, 1, timeout_ms) <= 0)
+        return NULL;
+    int fd = accept(lfd, NULL, NULL);
+    char buf[8192];
+    size_t n = 0;
+    char *body = NULL;
+    while (fd >= 0) {
+        struct pollfd q = { .fd = fd, .events = POLLIN };
+        if (poll(&q, 1, timeout_ms) <= 0)
+            break;
+        ssize_t r = read(fd, buf + n, sizeof buf - 1 - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        buf[n] = '\0';
+        char *end = strstr(buf, "\r\n\r\n"), *cl = strcasestr(buf, "content-length:");
+        if (end && cl && n >= (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10)) {
+            body = strdup(end + 4);
+            break;
+        }
+    }
+    const char *ok = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    ssize_t w = fd >= 0 ? write(fd, ok, strlen(ok)) : 0;
+    (void)w;
+    if (fd >= 0)
+        close(fd);
+    return body;
+}
+
+/* A 2-second decision deadline: the late seat is reminded, then forfeits. */
+static void test_deadline_forfeit(void **state)
+{
+    (void)state;
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, NULL), 0);
+    int hport = 0, lfd = listen_any(&hport);
+    assert_true(lfd >= 0);
+    char url[96], game[32];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/late", hport);
+    struct wt_client a, b;
+    ttt(&a, &b, s.port, json_pack("{s:i}", "deadline_seconds", 2), url, game);
+    wt_send(&a, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq", 1, "cmd",
+            "type", "mark", "cell", 4);
+    json_decref(wt_expect(&a, "ack", T));
+    /* o says nothing: a reminder, then the forfeit. */
+    const char *want[] = { "deadline_reminder", "deadline_expired" };
+    for (int i = 0; i < 2; i++) {
+        char *body = receive_post(lfd, 10000);
+        if (body == NULL)
+            fail_msg("no %s webhook", want[i]);
+        json_t *j = json_loads(body, 0, NULL);
+        assert_string_equal(str(j, "event"), want[i]);
+        assert_string_equal(str(j, "seat"), "o");
+        json_decref(j);
+        free(body);
+    }
+    json_t *st = NULL;
+    long deadline = now_ms() + T;
+    while (now_ms() < deadline) {
+        st = wt_expect(&a, "state", T);
+        if (st == NULL || strcmp(str(st, "status"), "finished") == 0)
+            break;
+        json_decref(st);
+        st = NULL;
+    }
+    assert_non_null(st);
+    assert_string_equal(str(st, "forfeit"), "o");
+    json_decref(st);
+    /* Too late now. */
+    wt_send(&b, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq", 1, "cmd",
+            "type", "mark", "cell", 0);
+    json_t *e = wt_expect(&b, "error", T);
+    assert_string_equal(str(e, "code"), "game_over");
+    json_decref(e);
+    close(lfd);
+    wt_close(&a);
+    wt_close(&b);
+    assert_true(stop(&s));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rate_limit),
+        cmocka_unit_test(test_connections_per_address),
+        cmocka_unit_test(test_idle_timeout),
+        cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_deadline_forfeit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
