@@ -16,6 +16,7 @@
 #include "games.h"
 
 #include <jansson.h>
+#include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,12 @@ static int random_hex(size_t n, char *out)
         return -1;
     hex(b, n, out);
     return 0;
+}
+
+/* Secrets are compared by their hashes, in constant time. */
+static int same_hash(const char *a, const char *b)
+{
+    return CRYPTO_memcmp(a, b, 64) == 0;
 }
 
 static int is_hex(const char *s, size_t len)
@@ -885,7 +892,7 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
         sha256_hex(invite, h);
         for (struct wrd_game *x = gs->all_head; x && seat < 0; x = x->all_next)
             for (int i = 0; i < x->nseats; i++)
-                if (x->seats[i].invite_hash[0] && strcmp(x->seats[i].invite_hash, h) == 0) {
+                if (x->seats[i].invite_hash[0] && same_hash(x->seats[i].invite_hash, h)) {
                     g = x;
                     seat = i;
                     break;
@@ -972,7 +979,7 @@ void wrd_games_join(struct wrd_server *srv, struct wrd_conn *c, const json_t *ms
     if (is_hex(token, 64)) {
         sha256_hex(token, h);
         for (int i = 0; i < g->nseats; i++)
-            if (g->seats[i].token_hash[0] && strcmp(g->seats[i].token_hash, h) == 0)
+            if (g->seats[i].token_hash[0] && same_hash(g->seats[i].token_hash, h))
                 seat = i;
     }
     if (seat < 0) {
