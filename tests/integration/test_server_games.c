@@ -370,61 +370,10 @@ static void test_sigkill_and_restart(void **state)
     wt_server_cleanup(&s);
 }
 
-/* A loopback HTTP receiver for webhooks. */
-static int listen_any(int *port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET };
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 4) < 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) < 0)
-        return -1;
-    *port = ntohs(a.sin_port);
-    return fd;
-}
-
-/* Accept one request within timeout_ms, answer 200, return its body. */
-static char *receive_post(int lfd, int timeout_ms, char *path, size_t pathlen)
-{
-    struct pollfd p = { .fd = lfd, .events = POLLIN };
-    if (poll(&p, 1, timeout_ms) <= 0)
-        return NULL;
-    int fd = accept(lfd, NULL, NULL);
-    if (fd < 0)
-        return NULL;
-    char buf[8192];
-    size_t n = 0;
-    char *body = NULL;
-    for (;;) {
-        struct pollfd q = { .fd = fd, .events = POLLIN };
-        if (poll(&q, 1, timeout_ms) <= 0)
-            break;
-        ssize_t r = read(fd, buf + n, sizeof buf - 1 - n);
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-        buf[n] = '\0';
-        char *end = strstr(buf, "\r\n\r\n");
-        char *cl = strcasestr(buf, "content-length:");
-        if (end && cl && n >= (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10)) {
-            body = strdup(end + 4);
-            sscanf(buf, "POST %255s", path);
-            (void)pathlen;
-            break;
-        }
-    }
-    const char *ok = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-    ssize_t w = write(fd, ok, strlen(ok));
-    (void)w;            /* the server may already have gone: nothing to do */
-    close(fd);
-    return body;
-}
-
 static void test_webhook_when_turn_passes(void **state)
 {
     struct wt_server *s = *state;
-    int hport = 0, lfd = listen_any(&hport);
+    int hport = 0, lfd = wt_http_listen(&hport);
     assert_true(lfd >= 0);
     char url[128];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/hooks/bob-secret", hport);
@@ -449,7 +398,7 @@ static void test_webhook_when_turn_passes(void **state)
     wt_close(&t.b);
     mark(&t, &t.a, 4);
     char path[256] = "";
-    char *body = receive_post(lfd, 10000, path, sizeof path);
+    char *body = wt_http_receive_post(lfd, 10000, path, sizeof path);
     if (body == NULL)
         fail_msg("no webhook arrived");
     assert_string_equal(path, "/hooks/bob-secret");

@@ -369,3 +369,55 @@ int wt_ws_recv(int fd, int *opcode, char **data, size_t *len, int timeout_ms)
     }
     return 0;
 }
+
+int wt_http_listen(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 8) < 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+char *wt_http_receive_post(int lfd, int timeout_ms, char *path, size_t pathlen)
+{
+    long deadline = now_ms() + timeout_ms;
+    struct pollfd p = { .fd = lfd, .events = POLLIN };
+    if (poll(&p, 1, timeout_ms) <= 0)
+        return NULL;
+    int fd = accept(lfd, NULL, NULL);
+    if (fd < 0)
+        return NULL;
+    char head[4096], *body = NULL;
+    if (read_head(fd, head, sizeof head, deadline) == 0) {
+        char *cl = strcasestr(head, "content-length:");
+        size_t n = cl ? strtoul(cl + 15, NULL, 10) : 0;
+        body = n < (1u << 20) ? malloc(n + 1) : NULL;
+        if (body && read_exact(fd, body, n, deadline) == 0) {
+            body[n] = '\0';
+            if (path && pathlen > 1) {
+                const char *sp = strchr(head, ' '), *end = sp ? strchr(sp + 1, ' ') : NULL;
+                size_t k = end ? (size_t)(end - sp - 1) : 0;
+                if (k >= pathlen)
+                    k = pathlen - 1;
+                memcpy(path, sp ? sp + 1 : "", k);
+                path[k] = '\0';
+            }
+        } else {
+            free(body);
+            body = NULL;
+        }
+    }
+    const char *ok = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    ssize_t w = write(fd, ok, strlen(ok));
+    (void)w;            /* the poster may already have gone */
+    close(fd);
+    return body;
+}

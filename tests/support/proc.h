@@ -37,6 +37,13 @@ void wt_server_cleanup(struct wt_server *s);
 /* GET path; fills *status and up to cap-1 bytes of body (NUL-terminated). */
 int wt_http_get(int port, const char *path, int *status, char *body, size_t cap);
 
+/* A tiny HTTP receiver for webhooks: a listening socket on 127.0.0.1 with
+ * an ephemeral port (-1 on failure), and one POST accepted within
+ * timeout_ms, answered 200: its body (caller frees; NULL on time-out), its
+ * path into path (may be NULL). */
+int wt_http_listen(int *port);
+char *wt_http_receive_post(int lfd, int timeout_ms, char *path, size_t pathlen);
+
 /* A TCP connection to addr:port (addr as dotted quad); socket or -1. */
 int wt_tcp_connect(const char *addr, int port);
 
