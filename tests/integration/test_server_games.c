@@ -449,6 +449,34 @@ static const char *retreat_path(const char *unit)
     return NULL;
 }
 
+/* Export the game and replay the record offline with `warroom replay`: it
+ * must succeed and end in the units' positions the client tracked. */
+static void export_and_replay(struct wt_server *s, struct wt_client *c, const char *game)
+{
+    wt_send(c, "{s:s, s:s}", "type", "export", "game", game);
+    json_t *rec = wt_expect(c, "record", T);
+    assert_non_null(rec);
+    char path[400], out[420];
+    snprintf(path, sizeof path, "%s/%s.ndjson", s->dir, game);
+    snprintf(out, sizeof out, "%s.out", path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(str(rec, "record"), f);
+    fclose(f);
+    json_decref(rec);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s replay --quiet %s > %s", WARROOM_CLIENT_PATH, path, out);
+    assert_int_equal(system(cmd), 0);
+    json_t *res = json_load_file(out, 0, NULL);
+    assert_non_null(res);
+    json_t *units = json_object_get(json_object_get(res, "state"), "units");
+    if (!json_equal(units, json_object_get(c->state, "units")))
+        fail_msg("the replayed record does not end where the game is");
+    json_decref(res);
+    unlink(out);
+    unlink(path);
+}
+
 /* One game of test/small: set-up, a refused move, two attacks, the results
  * carried out. Returns 1 when the allied seat chose a French retreat. */
 static int waterloo_game(struct wt_server *s)
@@ -529,6 +557,8 @@ static int waterloo_game(struct wt_server *s)
     json_t *dice = json_object_get(sp.state, "dice");
     assert_int_equal(strlen(str(dice, "commitment")), 64);
     assert_null(json_object_get(dice, "seed"));        /* secret while the game runs */
+    /* The record of a running game: no seed, the rolls it made. */
+    export_and_replay(s, &fr, game);
     wt_close(&fr);
     wt_close(&al);
     wt_close(&sp);
