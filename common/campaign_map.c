@@ -122,8 +122,8 @@ static int load_header(struct wr_campaign_map *m, const json_t *j, struct wr_ref
     const char *w, *ruleset, *name, *description;
     if (!json_is_object(j))
         return bad(why, "scenario: the file must hold a JSON object");
-    if (known_keys(j, keys, "scenario", why) != 0)
-        return -1;
+    /* What the file is comes first: a Waterloo scenario given to the
+     * campaign is told so, not that its "map" is an unknown key. */
     if (get_text(j, "warroom", "scenario", 1, 64, &w, why) != 0)
         return -1;
     if (strcmp(w, "scenario") != 0)
@@ -135,6 +135,8 @@ static int load_header(struct wr_campaign_map *m, const json_t *j, struct wr_ref
         return -1;
     if (strcmp(ruleset, "campaign") != 0)
         return bad(why, "scenario: ruleset '" SHOW "' is not campaign", ruleset);
+    if (known_keys(j, keys, "scenario", why) != 0)
+        return -1;
     if (get_text(j, "name", "scenario", 1, WR_CAMPAIGN_NAME_MAX - 1, &name, why) != 0 ||
         get_text(j, "description", "scenario", 0, WR_CAMPAIGN_DESCRIPTION_MAX, &description,
                  why) != 0)
