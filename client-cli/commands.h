@@ -6,5 +6,6 @@
 #define WRC_COMMANDS_H
 
 int wrc_cmd_replay(int argc, char **argv);
+int wrc_cmd_campaign_map(int argc, char **argv);     /* cmd_campaign.c */
 
 #endif
