@@ -15,7 +15,9 @@
  *   moves from the map and the state, commits some tactics, disputes one
  *   result for the referee to settle; at the end every client holds the
  *   same state, and the exported record's rolls are numbered 0, 1, 2, ...
- *   and are the ones the revealed seed gives.
+ *   and are the ones the revealed seed gives;
+ * - a sealed choice that survives the server being killed and restarted:
+ *   still its owner's alone, and the round completes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -85,6 +87,7 @@ struct game {
     int n;                              /* clients: the seats, then the spectator */
     struct wt_client cl[MAX_CLIENTS];
     char seat[MAX_CLIENTS][16];         /* "" for the spectator */
+    char token[MAX_CLIENTS][80];        /* seat tokens, to join again after a restart */
     int seq[MAX_CLIENTS];
     long long version;
     struct wr_campaign_map map;
@@ -285,6 +288,7 @@ static void start_game(struct game *g, struct wt_server *s, const char *map, con
     }
     snprintf(g->id, sizeof g->id, "%s", str(created, "game"));
     snprintf(g->seat[0], sizeof g->seat[0], "p1");
+    snprintf(g->token[0], sizeof g->token[0], "%s", str(created, "token"));
     g->n = 1;
     const char *key;
     json_t *inv;
@@ -299,6 +303,7 @@ static void start_game(struct game *g, struct wt_server *s, const char *map, con
         json_t *claimed = wt_expect(c, "claimed", T);
         assert_non_null(claimed);
         assert_string_equal(str(claimed, "seat"), key);
+        snprintf(g->token[g->n], sizeof g->token[0], "%s", str(claimed, "token"));
         json_decref(claimed);
         g->n++;
     }
@@ -315,6 +320,29 @@ static void start_game(struct game *g, struct wt_server *s, const char *map, con
     assert_string_equal(str(st, "status"), "running");
     json_decref(st);
     g->version = 0;
+    sync_all(g);
+}
+
+/* After a restart: every client connects and joins again (seats with
+ * their tokens), scanned as before. */
+static void rejoin(struct game *g, struct wt_server *s)
+{
+    for (int i = 0; i < g->n; i++) {
+        struct wt_client *c = &g->cl[i];
+        const char *name = c->name;
+        assert_int_equal(wt_open(c, name, s->port), 0);
+        c->on_text = scan;
+        c->on_text_ctx = g;
+        if (g->seat[i][0])
+            wt_send(c, "{s:s, s:s, s:s}", "type", "join", "game", g->id, "token", g->token[i]);
+        else
+            wt_send(c, "{s:s, s:s, s:b}", "type", "join", "game", g->id, "spectate", 1);
+        json_t *st = wt_expect(c, "state", T);
+        if (st == NULL)
+            fail_msg("%s could not join again", name);
+        g->version = json_integer_value(json_object_get(st, "version"));
+        json_decref(st);
+    }
     sync_all(g);
 }
 
@@ -783,12 +811,64 @@ static void test_three_player_campaign(void **state)
     free(g);
 }
 
+/* A sealed choice survives the server being killed: after the restart its
+ * owner still sees it, nobody else does, and the round completes. */
+static void test_sealed_choice_survives_restart(void **state)
+{
+    (void)state;
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, server_args), 0);
+    struct game *g = calloc(1, sizeof *g);
+    struct plan pl;
+    memset(&pl, 0, sizeof pl);
+    start_game(g, &s, "low-countries-1815", "{\"players\":2}");
+    for (int n = 0; n < 500 && strcmp(str(public_state(g), "phase"), "tactics") != 0; n++)
+        assert_int_equal(step(g, &pl), 1);
+    json_t *a = json_object_get(public_state(g), "attack");
+    char attacker[16], defender[16];
+    snprintf(attacker, sizeof attacker, "%s", str(a, "attacker"));
+    snprintf(defender, sizeof defender, "%s", str(a, "defender"));
+    const char *salt = "restart-salt-81be2c";
+    seal(g, attacker, salt, 1);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "{\"type\":\"tactic\",\"choice\":\"regroup\",\"salt\":\"%s\"}",
+             salt);
+    ok(g, attacker, cmd);
+    long long v = g->version;
+    kill(s.pid, SIGKILL);
+    int status = wt_server_stop(&s, SIGKILL, 10000);
+    assert_true(WIFSIGNALED(status));
+    for (int i = 0; i < g->n; i++)
+        wt_close(&g->cl[i]);
+    assert_int_equal(wt_server_restart(&s, server_args), 0);
+    rejoin(g, &s);
+    assert_int_equal(g->version, v);
+    json_t *mine = json_object_get(json_object_get(json_object_get(
+                       g->cl[seat_client(g, attacker)].state, "attack"), "tactics"), attacker);
+    assert_string_equal(str(mine, "salt"), salt);
+    assert_string_equal(str(mine, "choice"), "regroup");
+    no_leak(g);
+    /* regroup against attack: the attacker makes a last stand. */
+    unseal(g, 1);
+    ok(g, defender, "{\"type\":\"tactic\",\"choice\":\"attack\"}");
+    check_revealed(g);
+    json_t *b = json_object_get(json_object_get(public_state(g), "attack"), "battle");
+    assert_string_equal(str(b, "result"), "last_stand");
+    assert_string_equal(str(b, "by"), attacker);
+    end_game(g);
+    free(g);
+    status = wt_server_stop(&s, SIGTERM, 10000);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    wt_server_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_refusals),
         cmocka_unit_test(test_sealed_on_the_wire),
         cmocka_unit_test(test_three_player_campaign),
+        cmocka_unit_test(test_sealed_choice_survives_restart),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
