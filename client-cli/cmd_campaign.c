@@ -261,12 +261,14 @@ static void status_text(struct wr_strbuf *b, const struct wr_campaign_map *m, co
     json_t *a = json_object_get(st, "attack");
     if (json_is_object(a)) {
         const char *counter = json_string_value(json_object_get(a, "counter"));
-        wr_strbuf_printf(b, "attack: %s attacks %s's %s", json_string_value(json_object_get(a, "attacker")),
+        wr_strbuf_printf(b, "attack: %s attacks %s's %s",
+                         json_string_value(json_object_get(a, "attacker")),
                          json_string_value(json_object_get(a, "defender")),
                          json_string_value(json_object_get(a, "target")));
         if (counter)
             wr_strbuf_printf(b, "; %s is at stake", counter);
-        wr_strbuf_printf(b, "; round %lld\n", (long long)json_integer_value(json_object_get(a, "round")));
+        wr_strbuf_printf(b, "; round %lld\n",
+                         (long long)json_integer_value(json_object_get(a, "round")));
         json_array_foreach(json_object_get(a, "strategies"), i, v)
             wr_strbuf_printf(b, "  strategy: %s %s (rolled %lld)\n",
                              json_string_value(json_object_get(v, "seat")),

@@ -22,7 +22,7 @@ struct command {
 static const struct command commands[] = {
     { "render", WR_CLI_RENDER_ARGS, WR_CLI_RENDER_SUMMARY, wr_cli_render },
     { "replay", "[-k] FILE", "replay a game record offline and verify its dice", wrc_cmd_replay },
-    { "campaign-map", "--scenario NAME [--state FILE] [--svg OUT]", "a campaign's towns and owners as a list or an SVG map, its status and next commands", wrc_cmd_campaign_map },
+    { "campaign-map", WRC_CAMPAIGN_MAP_ARGS, WRC_CAMPAIGN_MAP_SUMMARY, wrc_cmd_campaign_map },
     { NULL, NULL, NULL, NULL },
 };
 

@@ -44,6 +44,8 @@
 #define T 5000              /* ms to wait for any one answer */
 #define MAX_CLIENTS 10      /* 8 players, a referee, a spectator */
 #define MAX_SECRETS 32
+#define CREATE_ANCIENT "{\"type\":\"create\",\"ruleset\":\"campaign\"," \
+                       "\"scenario\":\"campaign/ancient-world\","
 
 static const char *const server_args[] = { "--scenarios", WARROOM_SCENARIO_DIR, NULL };
 
@@ -93,7 +95,7 @@ struct game {
     struct wr_campaign_map map;
     struct secret secrets[MAX_SECRETS];
     int scanned;                        /* frames scanned while something was sealed */
-    int choice_scanned;                 /* ... of them while a tactic was sealed from the receiver */
+    int choice_scanned;                 /* ... while a tactic was sealed from the receiver */
     char leak[512];                     /* the first leak found, or "" */
     unsigned rnd;
 };
@@ -468,7 +470,8 @@ static void act(struct game *g, struct plan *pl, const char *seat, const char *w
                      g->map.towns[far].name);
             refused(g, seat, cmd, "draft_not_adjacent");
         }
-        snprintf(cmd, sizeof cmd, "{\"type\":\"choose_town\",\"town\":\"%s\"}", g->map.towns[t].name);
+        snprintf(cmd, sizeof cmd, "{\"type\":\"choose_town\",\"town\":\"%s\"}",
+                 g->map.towns[t].name);
         ok(g, seat, cmd);
     } else if (strcmp(what, "attack") == 0) {
         int t = pick_town(g, st, seat, attackable);
@@ -562,7 +565,8 @@ static void act(struct game *g, struct plan *pl, const char *seat, const char *w
         /* The report or settlement that ends the battle shows the notes. */
         if (ends)
             unseal(g, 0);
-        snprintf(cmd, sizeof cmd, "{\"type\":\"%s\",\"attacker\":%d,\"defender\":%d}", what, va, vd);
+        snprintf(cmd, sizeof cmd, "{\"type\":\"%s\",\"attacker\":%d,\"defender\":%d}", what,
+                 va, vd);
         pl->settled += settles;
         ok(g, seat, cmd);
     } else {
@@ -614,11 +618,12 @@ static void test_create_refusals(void **state)
         const char *code;
         const char *words;      /* in the message */
     } t[] = {
-        { 1, "{\"type\":\"create\",\"ruleset\":\"campaign\",\"scenario\":\"campaign/ancient-world\","
-             "\"options\":{\"players\":9}}", "bad_options", "players is a whole number from 2 to 8" },
-        { 2, "{\"type\":\"create\",\"ruleset\":\"campaign\",\"scenario\":\"campaign/ancient-world\","
+        { 1, CREATE_ANCIENT
+             "\"options\":{\"players\":9}}",
+          "bad_options", "players is a whole number from 2 to 8" },
+        { 2, CREATE_ANCIENT
              "\"options\":{\"colour\":\"red\"}}", "bad_options", "unknown option" },
-        { 3, "{\"type\":\"create\",\"ruleset\":\"campaign\",\"scenario\":\"campaign/ancient-world\","
+        { 3, CREATE_ANCIENT
              "\"options\":{\"players\":3,\"alliances\":[[\"p1\",\"p2\",\"p3\"]]}}", "bad_options",
           "leaves nobody to fight" },
         { 4, "{\"type\":\"create\",\"ruleset\":\"campaign\",\"scenario\":\"test/small\"}",
@@ -628,7 +633,7 @@ static void test_create_refusals(void **state)
         /* The ruleset's options are not the server's for other rulesets. */
         { 6, "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"options\":{\"players\":3}}",
           "bad_options", "unknown option" },
-        { 7, "{\"type\":\"create\",\"ruleset\":\"campaign\",\"scenario\":\"campaign/ancient-world\","
+        { 7, CREATE_ANCIENT
              "\"seat\":\"p3\"}", "bad_seat", "no such seat" },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
@@ -643,7 +648,8 @@ static void test_create_refusals(void **state)
     }
     /* Eight players and a referee: nine seats, eight invites. */
     wt_send_text(&c, "{\"type\":\"create\",\"ruleset\":\"campaign\",\"scenario\":"
-                     "\"campaign/low-countries-1815\",\"options\":{\"players\":8,\"referee\":true}}");
+                     "\"campaign/low-countries-1815\","
+                     "\"options\":{\"players\":8,\"referee\":true}}");
     json_t *created = wt_expect(&c, "created", T);
     assert_non_null(created);
     assert_int_equal(json_object_size(json_object_get(created, "invites")), 8);

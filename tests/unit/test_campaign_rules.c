@@ -354,7 +354,8 @@ static void test_map_errors(void **state)
     }
     /* Row 2: 65 towns, one too many (a ring, so only the count is wrong). */
     json_t *j = json_pack("{s:s, s:i, s:s, s:s, s:[]}", "warroom", "scenario", "version", 1,
-                          "ruleset", "campaign", "name", "Ring", "towns"), *towns = json_object_get(j, "towns");
+                          "ruleset", "campaign", "name", "Ring", "towns");
+    json_t *towns = json_object_get(j, "towns");
     for (int i = 0; i < 65; i++) {
         char a[16], b[16], n[16];
         snprintf(n, sizeof n, "T%d", i);
@@ -430,15 +431,16 @@ static void test_shipped_maps(void **state)
     assert_int_equal(m.ntowns, 40);
     /* Along the Charleroi-Brussels road: ... La Haye Sainte, Mont-St-Jean, Waterloo. */
     int w = wr_campaign_map_find(&m, "Waterloo"), msj = wr_campaign_map_find(&m, "Mont-St-Jean"),
-        lhs = wr_campaign_map_find(&m, "La Haye Sainte"), qb = wr_campaign_map_find(&m, "Quatre Bras");
+        lhs = wr_campaign_map_find(&m, "La Haye Sainte");
+    int qb = wr_campaign_map_find(&m, "Quatre Bras");
     assert_true(w >= 0 && msj >= 0 && lhs >= 0 && qb >= 0);
     assert_true(wr_campaign_map_adjacent(&m, w, msj));
     assert_true(wr_campaign_map_adjacent(&m, msj, lhs));
     assert_false(wr_campaign_map_adjacent(&m, w, lhs));     /* Mont-St-Jean lies between */
     assert_true(wr_campaign_map_adjacent(&m, qb, wr_campaign_map_find(&m, "Nivelles")));
     assert_int_equal(wr_campaign_map_find(&m, "Limal"), -1);    /* no road reaches it */
-    assert_int_equal(wr_campaign_map_load_file(&m, WARROOM_SCENARIO_DIR "/campaign/ancient-world.json",
-                                                &why), 0);
+    assert_int_equal(wr_campaign_map_load_file(
+                         &m, WARROOM_SCENARIO_DIR "/campaign/ancient-world.json", &why), 0);
     assert_true(m.ntowns >= 20 && m.ntowns <= 30);
     assert_true(wr_campaign_map_adjacent(&m, wr_campaign_map_find(&m, "Brundisium"),
                                          wr_campaign_map_find(&m, "Dyrrachium")));
@@ -532,11 +534,14 @@ static void test_command_shapes(void **state)
         { 6, "{'type':'choose_town','town':7}", WR_R_BAD_COMMAND },
         { 7, "{'type':'tactic','choice':'charge'}", WR_R_BAD_COMMAND },
         { 8, "{'type':'tactic','choice':'march','salt':''}", WR_R_OK },
-        { 9, "{'type':'commit','commitment':'0B2068D67A950D7CD497F54CE5068CC3D9E4229190ADD5A553A0E6492A6B103E'}",
+        { 9, "{'type':'commit','commitment':"
+             "'0B2068D67A950D7CD497F54CE5068CC3D9E4229190ADD5A553A0E6492A6B103E'}",
           WR_R_BAD_COMMAND },
-        { 10, "{'type':'commit','commitment':'0b2068d67a950d7cd497f54ce5068cc3d9e4229190add5a553a0e6492a6b103'}",
+        { 10, "{'type':'commit','commitment':"
+              "'0b2068d67a950d7cd497f54ce5068cc3d9e4229190add5a553a0e6492a6b103'}",
           WR_R_BAD_COMMAND },
-        { 11, "{'type':'commit','commitment':'0b2068d67a950d7cd497f54ce5068cc3d9e4229190add5a553a0e6492a6b103e'}",
+        { 11, "{'type':'commit','commitment':"
+              "'0b2068d67a950d7cd497f54ce5068cc3d9e4229190add5a553a0e6492a6b103e'}",
           WR_R_OK },
         { 12, "{'type':'report','attacker':-1,'defender':0}", WR_R_BAD_COMMAND },
         { 13, "{'type':'report','attacker':1000001,'defender':0}", WR_R_BAD_COMMAND },
@@ -644,7 +649,8 @@ static void test_tactics_cells_played(void **state)
             fail_msg("row %d: result %s", row, str(t, "result"));
         if (cells[i].kind != WR_K_REINFORCE &&
             ((by == NULL) != (want_by == NULL) || (by && strcmp(by, want_by) != 0)))
-            fail_msg("row %d: by %s, want %s", row, by ? by : "nobody", want_by ? want_by : "nobody");
+            fail_msg("row %d: by %s, want %s", row, by ? by : "nobody",
+                     want_by ? want_by : "nobody");
         assert_string_equal(str(json_object_get(t, "attacker"), "choice"),
                             wr_campaign_tactic_name(cells[i].blue));
         assert_string_equal(str(json_object_get(t, "defender"), "choice"),
@@ -724,7 +730,8 @@ static void test_strategy_results(void **state)
             if (s == NULL || strcmp(str(s, "strategy"), t[i].strategy) != 0 ||
                 strcmp(str(s, "seat"), ws) != 0 ||
                 json_integer_value(json_object_get(s, "roll")) != t[i].face)
-                fail_msg("row %d/%d: strategy %s", t[i].row, winner, s ? str(s, "strategy") : "none");
+                fail_msg("row %d/%d: strategy %s", t[i].row, winner,
+                         s ? str(s, "strategy") : "none");
             if ((int)c->phase != t[i].phase)
                 fail_msg("row %d: phase %d", t[i].row, c->phase);
             assert_int_equal(c->at.note[winner].needed, t[i].note);
@@ -1002,7 +1009,8 @@ static void test_round_limit(void **state)
         { 2, "{'max_rounds':2}", 2 },
         { 3, "{'max_rounds':1}", 1 },
     };
-    static const char *const blue[] = { "march", "attack" }, *const red[] = { "defend", "counter_march" };
+    static const char *const blue[] = { "march", "attack" };
+    static const char *const red[] = { "defend", "counter_march" };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         struct wr_campaign *c = line_battle(t[i].opts, 1);
         for (int r = 0; r < t[i].rounds; r++) {
@@ -1437,10 +1445,13 @@ static void bot_command(const struct wr_campaign *c, const char *seat, const cha
                strcmp(what, "counter") == 0) {
         int legal[WR_CAMPAIGN_TOWNS_MAX], nl = 0;
         for (int t = 0; t < c->map.ntowns; t++) {
-            enum wr_reason r = what[0] == 'c' && what[1] == 'h' ? wr_campaign_check_draft(c, p, t, NULL)
-                             : what[0] == 'a' ? wr_campaign_check_attack(c, p, t, NULL)
-                                              : wr_campaign_check_counter(c, c->at.attacker,
-                                                                          c->at.target, t, NULL);
+            enum wr_reason r;
+            if (strcmp(what, "choose_town") == 0)
+                r = wr_campaign_check_draft(c, p, t, NULL);
+            else if (strcmp(what, "attack") == 0)
+                r = wr_campaign_check_attack(c, p, t, NULL);
+            else
+                r = wr_campaign_check_counter(c, c->at.attacker, c->at.target, t, NULL);
             if (r == WR_R_OK)
                 legal[nl++] = t;
         }
@@ -1566,7 +1577,8 @@ static void test_whole_campaigns(void **state)
         const char *opts;
     } t[] = {
         { 1, "ancient-world", "{'players':3,'max_turns':2}" },
-        { 2, "ancient-world", "{'players':4,'alliances':[['p1','p3']],'referee':true,'max_turns':3}" },
+        { 2, "ancient-world",
+          "{'players':4,'alliances':[['p1','p3']],'referee':true,'max_turns':3}" },
         { 3, "low-countries-1815", "{'players':2,'max_turns':2,'max_rounds':2}" },
         { 4, "low-countries-1815", "{'players':8,'referee':true,'max_turns':1}" },
         { 5, "ancient-world", "{'players':2}" },       /* to the conquest */
