@@ -30,8 +30,8 @@
 #include "campaign.h"
 #include "dice.h"
 
-#ifndef WARROOM_SCENARIO_DIR
-#error "WARROOM_SCENARIO_DIR must name the scenarios/ directory"
+#if !defined(WARROOM_SCENARIO_DIR) || !defined(WARROOM_GOLDEN_DIR)
+#error "WARROOM_SCENARIO_DIR and WARROOM_GOLDEN_DIR must name scenarios/ and tests/golden/"
 #endif
 
 static const uint8_t SEED[32] = { 7, 1, 8, 1, 5, 0, 6, 1, 8, 9, 9, 9, 1, 2, 3, 4,
@@ -1603,6 +1603,53 @@ static void test_whole_campaigns(void **state)
     }
 }
 
+/* Golden: a fixed seed and fixed commands give the same state, byte for
+ * byte, as tests/golden/campaign-ancient-counter.state.json (which the
+ * warroom campaign-map tests read). The commands: p1 starts, every pick of
+ * the draft is the first legal town in map order, the first attack the
+ * first legal target. */
+static void test_golden_state(void **state)
+{
+    (void)state;
+    struct wr_campaign_map m;
+    struct wr_refusal why = { WR_R_OK, "" };
+    assert_int_equal(wr_campaign_map_load_file(
+                         &m, WARROOM_SCENARIO_DIR "/campaign/ancient-world.json", &why), 0);
+    json_t *o = jq("{'players':3,'alliances':[['p1','p3']],'max_turns':4}");
+    static const uint8_t seed[32] = { 42 };
+    struct wr_campaign *c = wr_campaign_new(&m, o, "g-example", seed, &why);
+    json_decref(o);
+    assert_non_null(c);
+    ok(c, "p1", "{'type':'start'}", 1);
+    while (c->phase == WR_CP_DRAFT || c->phase == WR_CP_ATTACK) {
+        int attack = c->phase == WR_CP_ATTACK, t = 0;
+        while ((attack ? wr_campaign_check_attack(c, c->active, t, NULL)
+                       : wr_campaign_check_draft(c, c->active, t, NULL)) != WR_R_OK)
+            t++;
+        char text[128];
+        snprintf(text, sizeof text, attack ? "{'type':'attack','target':'%s'}"
+                                           : "{'type':'choose_town','town':'%s'}",
+                 m.towns[t].name);
+        ok(c, wr_campaign_awaited(c), text, 2);
+    }
+    assert_int_equal(c->phase, WR_CP_COUNTER);
+    json_t *got = wr_campaign_project(c, NULL);
+    json_error_t err;
+    json_t *want = json_load_file(WARROOM_GOLDEN_DIR "/campaign-ancient-counter.state.json",
+                                  JSON_REJECT_DUPLICATES, &err);
+    if (want == NULL)
+        fail_msg("golden state: %s", err.text);
+    char *a = json_dumps(got, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    char *b = json_dumps(want, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    if (strcmp(a, b) != 0)
+        fail_msg("the state differs from the golden one:\n%s", a);
+    free(a);
+    free(b);
+    json_decref(got);
+    json_decref(want);
+    wr_campaign_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1626,6 +1673,7 @@ int main(void)
         cmocka_unit_test(test_conquest),
         cmocka_unit_test(test_turn_limit_and_passing),
         cmocka_unit_test(test_whole_campaigns),
+        cmocka_unit_test(test_golden_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
