@@ -22,6 +22,7 @@ struct command {
 static const struct command commands[] = {
     { "render", WR_CLI_RENDER_ARGS, WR_CLI_RENDER_SUMMARY, wr_cli_render },
     { "replay", "[-k] FILE", "replay a game record offline and verify its dice", wrc_cmd_replay },
+    { "campaign-map", WRC_CAMPAIGN_MAP_ARGS, WRC_CAMPAIGN_MAP_SUMMARY, wrc_cmd_campaign_map },
     { NULL, NULL, NULL, NULL },
 };
 

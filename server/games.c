@@ -32,7 +32,7 @@
 #include "server.h"
 #include "store.h"
 
-#define MAX_SEATS 8
+#define MAX_SEATS 16            /* a campaign: 8 players and a referee */
 #define PATCH_RING 64           /* patches kept per view for `sync` */
 #define RESULTS 32              /* answers kept per seat for re-sent seqs */
 #define SNAPSHOT_EVERY 200
@@ -324,7 +324,8 @@ static void game_free(struct wrd_game *g)
 static struct wrd_game *game_new(struct wrd_server *srv, const struct wr_ruleset *rs,
                                  const char *id,
                                  const char *scenario_name, const char *scenario_text,
-                                 json_t *options, const uint8_t seed[32], char *err, size_t errlen)
+                                 json_t *options, const uint8_t seed[32], char *err, size_t errlen,
+                                 enum wr_reason *reason)
 {
     struct wrd_game *g = calloc(1, sizeof *g);
     if (g == NULL) {
@@ -352,11 +353,13 @@ static struct wrd_game *game_new(struct wrd_server *srv, const struct wr_ruleset
             return NULL;
         }
     }
-    struct wr_refusal why;
+    struct wr_refusal why = { WR_R_BAD_SCENARIO, "" };
     g->g = rs->create(scenario, options, g->id, seed, &why);
     json_decref(scenario);
     if (g->g == NULL) {
         snprintf(err, errlen, "%s", why.message);
+        if (reason)
+            *reason = why.reason;
         game_free(g);
         return NULL;
     }
@@ -732,13 +735,20 @@ static json_t *load_scenario(struct wrd_server *srv, const char *name, char *err
     return NULL;
 }
 
-static const char *check_options(const json_t *o)
+/* The server's own options are checked here; the ruleset's (rs->options)
+ * are let through for its create() to check. */
+static const char *check_options(const struct wr_ruleset *rs, const json_t *o)
 {
     const char *key;
     json_t *v;
     if (o == NULL)
         return NULL;
     json_object_foreach((json_t *)o, key, v) {
+        int ruleset_option = 0;
+        for (int i = 0; rs->options && rs->options[i] && !ruleset_option; i++)
+            ruleset_option = strcmp(rs->options[i], key) == 0;
+        if (ruleset_option)
+            continue;
         if (strcmp(key, "spectators") == 0 || strcmp(key, "open_seats") == 0) {
             if (!json_is_boolean(v))
                 return "spectators and open_seats are true or false";
@@ -776,7 +786,7 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         wrd_conn_error(c, "no_such_ruleset", "the server has no such ruleset", NULL, NULL, jid);
         return;
     }
-    const char *bad = check_options(options);
+    const char *bad = check_options(rs, options);
     if (bad) {
         wrd_conn_error(c, "bad_options", bad, NULL, NULL, jid);
         return;
@@ -809,10 +819,13 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     }
     snprintf(id, sizeof id, "g-%s", rnd);
     json_t *opts = options ? json_deep_copy(options) : json_object();
-    struct wrd_game *g = game_new(srv, rs, id, scen, scenario_text, opts, seed, err, sizeof err);
+    enum wr_reason why = WR_R_BAD_SCENARIO;
+    struct wrd_game *g = game_new(srv, rs, id, scen, scenario_text, opts, seed, err, sizeof err,
+                                  &why);
     free(scenario_text);
     if (g == NULL) {
-        wrd_conn_error(c, "no_such_scenario", err, NULL, NULL, jid);
+        wrd_conn_error(c, why == WR_R_BAD_OPTIONS ? "bad_options" : "no_such_scenario", err,
+                       NULL, NULL, jid);
         return;
     }
     int me = seat_index(g, seatname ? seatname : g->seats[0].name);
@@ -1090,6 +1103,13 @@ void wrd_games_export(struct wrd_server *srv, struct wrd_conn *c, const json_t *
                        jid);
         return;
     }
+    /* The record holds every command as sent, sealed choices included: a
+     * game with hidden information is exported once it is over. */
+    if (g->rs->hidden_info && g->status != ST_FINISHED) {
+        wrd_conn_error(c, "not_finished", "this game has hidden information: its record is "
+                       "available when it is over", id, NULL, jid);
+        return;
+    }
     /* Header: the scenario inline, so the record stands alone; the seed only
      * once the game is over. */
     json_t *h = json_pack("{s:s, s:i, s:s, s:s}", "warroom", "game-record", "version", 1, "game",
@@ -1279,7 +1299,8 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
     json_t *opts = json_loads(r->options_json, 0, NULL);
     const char *scen = strcmp(r->scenario_json, "null") == 0 ? NULL : r->scenario_json;
     struct wrd_game *g = game_new(rs->srv, ruleset, r->id, r->scenario_name, scen,
-                                  opts ? opts : json_object(), r->seed, rs->err, sizeof rs->err);
+                                  opts ? opts : json_object(), r->seed, rs->err, sizeof rs->err,
+                                  NULL);
     if (g == NULL)
         return -1;
     if (result && strcmp(result, "forfeit") == 0 && strcmp(status, "finished") == 0)
