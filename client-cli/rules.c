@@ -129,8 +129,10 @@ static void wl_complete(const json_t *state, json_t *cmd)
 {
     const char *type = str(cmd, "type");
     const char *what = str(json_object_get(state, "awaiting"), "what");
-    if (type && what && strcmp(type, "end_phase") == 0 && strcmp(what, "setup") == 0)
-        json_object_set_new(cmd, "type", json_string("end_setup"));
+    if (type && what && strcmp(type, "end_phase") == 0 && strcmp(what, "setup") == 0) {
+        json_object_set_new(cmd, "type", json_string("end_setup"));     /* frees type */
+        return;
+    }
     if (type && strcmp(type, "resolve") == 0 && json_object_get(cmd, "battle") == NULL) {
         size_t i;
         json_t *b;
