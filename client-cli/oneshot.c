@@ -154,10 +154,7 @@ static void print_status(struct wrc_client *cl, struct wrc_game *g)
         wr_strbuf_puts(&b, "; you are watching");
     wr_strbuf_puts(&b, "\n");
     if (rules) {
-        rules->describe(g->state, &b);
-        const char *aw = rules->awaited(g->state);
-        if (aw && g->seat[0] && strcmp(aw, g->seat) == 0)
-            wr_strbuf_puts(&b, " -- your decision");
+        wrc_rules_summary(rules, g->state, g->seat, &b);
         wr_strbuf_puts(&b, "\n");
         int color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
         if (rules->picture) {

@@ -215,6 +215,22 @@ static const struct wrc_rules rules[] = {
     { "tictactoe", ttt_awaited, ttt_winner, ttt_describe, ttt_event, ttt_picture, ttt_complete },
 };
 
+void wrc_rules_summary(const struct wrc_rules *r, const json_t *state, const char *seat,
+                       struct wr_strbuf *out)
+{
+    struct wr_strbuf d;
+    wr_strbuf_init(&d);
+    r->describe(state, &d);
+    const char *text = d.s ? d.s : "";
+    const char *aw = r->awaited(state);
+    size_t first = strcspn(text, "\n");
+    wr_strbuf_add(out, text, first);
+    if (aw && seat && seat[0] && strcmp(aw, seat) == 0)
+        wr_strbuf_puts(out, "  <- your decision");
+    wr_strbuf_puts(out, text + first);
+    wr_strbuf_release(&d);
+}
+
 const struct wrc_rules *wrc_rules_find(const char *name)
 {
     for (size_t i = 0; name && i < sizeof rules / sizeof rules[0]; i++)

@@ -32,6 +32,11 @@ struct wrc_rules {
     void (*complete)(const struct json_t *state, struct json_t *cmd);
 };
 
+/* describe(), with " <- your decision" at the end of its first line when
+ * seat (may be NULL or "") is the awaited one. */
+void wrc_rules_summary(const struct wrc_rules *r, const struct json_t *state, const char *seat,
+                       struct wr_strbuf *out);
+
 /* The rules called name, or NULL. */
 const struct wrc_rules *wrc_rules_find(const char *name);
 

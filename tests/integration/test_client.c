@@ -447,6 +447,176 @@ static void test_wait_survives_a_server_restart(void **state)
     nftw(f.root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* --- interactive mode, in tmux ---------------------------------------------------------------- */
+
+struct tmux {
+    char sock[300];
+};
+
+/* Run `tmux -S sock -f /dev/null args...`; its exit code, stdout in *out
+ * (may be NULL; caller frees). */
+static int tmux(struct tmux *t, char **out, ...)
+{
+    const char *argv[32];
+    int n = 0;
+    argv[n++] = "tmux";
+    argv[n++] = "-S";
+    argv[n++] = t->sock;
+    argv[n++] = "-f";
+    argv[n++] = "/dev/null";
+    va_list ap;
+    va_start(ap, out);
+    for (const char *a = va_arg(ap, const char *); a && n < 31; a = va_arg(ap, const char *))
+        argv[n++] = a;
+    va_end(ap);
+    argv[n] = NULL;
+    /* tmux is not the program under test: never under the client's wrapper. */
+    char *saved = getenv("WT_CLIENT_WRAPPER") ? strdup(getenv("WT_CLIENT_WRAPPER")) : NULL;
+    unsetenv("WT_CLIENT_WRAPPER");
+    char *o = NULL;
+    int rc = wt_run(argv, NULL, 10000, &o, NULL);
+    if (saved) {
+        setenv("WT_CLIENT_WRAPPER", saved, 1);
+        free(saved);
+    }
+    if (out)
+        *out = o;
+    else
+        free(o);
+    return rc;
+}
+
+/* Poll the pane's screen until every text of the NULL-terminated list shows
+ * or timeout_ms passes; returns the last screen (caller frees) or fails. */
+static char *screen_shows(struct tmux *t, const char *pane, int timeout_ms, ...)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    long deadline = ts.tv_sec * 1000L + ts.tv_nsec / 1000000L + timeout_ms;
+    for (;;) {
+        char *screen = NULL;
+        tmux(t, &screen, "capture-pane", "-p", "-t", pane, NULL);
+        int all = screen != NULL;
+        va_list ap;
+        va_start(ap, timeout_ms);
+        const char *missing = NULL;
+        for (const char *want = va_arg(ap, const char *); want && all;
+             want = va_arg(ap, const char *))
+            if (!strstr(screen, want)) {
+                all = 0;
+                missing = want;
+            }
+        va_end(ap);
+        if (all)
+            return screen;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        if (ts.tv_sec * 1000L + ts.tv_nsec / 1000000L >= deadline) {
+            fprintf(stderr, "--- pane %s ---\n%s--- end of pane %s ---\n", pane,
+                    screen ? screen : "(none)\n", pane);
+            fail_msg("pane %s: \"%s\" did not show within %d ms (the screen is above)", pane,
+                     missing ? missing : "?", timeout_ms);
+        }
+        free(screen);
+        poll(NULL, 0, 50);      /* the next look at the screen: a bounded poll, not a wait */
+    }
+}
+
+/* Start `warroom --server URL play|watch GAME` as p in a new 160x50 tmux
+ * session named pane; "EXIT=<code>" is printed when it ends. */
+static void tmux_start(struct tmux *t, struct player *p, const char *pane, const char *mode,
+                       const char *game)
+{
+    char cmd[2048];
+    const char *w = getenv("WT_CLIENT_WRAPPER");
+    snprintf(cmd, sizeof cmd,
+             "env HOME=%s XDG_CONFIG_HOME=%s/.config XDG_CACHE_HOME=%s/.cache TERM=screen "
+             "%s %s --server %s %s %s; echo EXIT=$?",
+             p->home, p->home, p->home, w ? w : "", WARROOM_CLIENT_PATH, p->url, mode, game);
+    assert_int_equal(tmux(t, NULL, "new-session", "-d", "-x", "160", "-y", "50", "-s", pane,
+                          cmd, NULL), 0);
+    tmux(t, NULL, "set-option", "-t", pane, "remain-on-exit", "on", NULL);
+}
+
+static void test_interactive_in_a_terminal(void **state)
+{
+    struct fixture *f = *state;
+    struct tmux t;
+    snprintf(t.sock, sizeof t.sock, "%s/tmux.sock", f->root);
+    char *version = NULL;
+    if (tmux(&t, &version, "-V", NULL) != 0) {
+        free(version);
+        fail_msg("tmux is needed for this test (scripts/deps.sh installs it)");
+    }
+    free(version);
+    struct player fr, al;
+    char game[64], *screen;
+    player_init(&fr, f, "french");
+    player_init(&al, f, "allied");
+    start_game(&fr, &al, "waterloo", "test/small", "allied", game, sizeof game);
+    EXPECT(&fr, 0, "accepted", "do", game, "endsetup");
+    EXPECT(&al, 0, "accepted", "do", game, "endsetup");
+
+    /* The French player at the keyboard: the board around the action. */
+    tmux_start(&t, &fr, "fr", "play", game);
+    screen = screen_shows(&t, "fr", T, "Test: Mont-St-Jean, small: Turn 1", "Mon", "K-40   F11",
+                          "Jerome 6-4 infantry, Foy 5-4 infantry",
+                          "french_move: awaiting french (move)  <- your decision", "french>",
+                          NULL);
+    free(screen);
+    /* Tab completes the command, then the unit id. */
+    tmux(&t, NULL, "send-keys", "-t", "fr", "mo", "Tab", NULL);
+    free(screen_shows(&t, "fr", T, "french> move", NULL));
+    tmux(&t, NULL, "send-keys", "-t", "fr", "fr-je", "Tab", NULL);
+    free(screen_shows(&t, "fr", T, "french> move fr-jerome", NULL));
+    /* Jerome may not go on past Picton's zone: refused here, nothing sent. */
+    long before = rejections(f);
+    tmux(&t, NULL, "send-keys", "-t", "fr", "J-40 I-40 I-39", "Enter", NULL);
+    free(screen_shows(&t, "fr", T, "> move fr-jerome J-40 I-40 I-39",
+                      "refused (checked here, not sent): zoc_stop: Jerome must stop on "
+                      "entering the zone of Picton at I-40", NULL));
+    assert_int_equal(rejections(f), before);
+    /* Where Foy can go: marked on the board. */
+    tmux(&t, NULL, "send-keys", "-t", "fr", "reach fr-foy", "Enter", NULL);
+    free(screen_shows(&t, "fr", T, "fr-foy can reach", "* marked square", "*Bra*", NULL));
+    /* A legal move: accepted, and the board redrawn with Jerome on I-40. */
+    tmux(&t, NULL, "send-keys", "-t", "fr", "move fr-jerome J-40 I-40", "Enter", NULL);
+    free(screen_shows(&t, "fr", T, "accepted: the game is at version 3",
+                      "* fr-jerome moved from K-40: J-40 > I-40", "I-40   F6  Jerome",
+                      "K-40   F5  Foy", NULL));
+
+    /* The allied player watches the French move arrive as a patch. */
+    tmux_start(&t, &al, "al", "play", game);
+    free(screen_shows(&t, "al", T, "I-40   F6  Jerome", "allied>", NULL));
+    tmux(&t, NULL, "send-keys", "-t", "al", "move aa-picton H-39", "Enter", NULL);
+    free(screen_shows(&t, "al", T, "refused (checked here, not sent): not_your_turn: the "
+                      "french player is awaited (move)", NULL));
+    EXPECT(&fr, 0, "accepted", "do", game, "move fr-foy J-41 I-41");
+    free(screen_shows(&t, "al", T, "* fr-foy moved from K-40: J-41 > I-41", "I-41   F5  Foy",
+                      NULL));
+    free(screen_shows(&t, "fr", T, "* fr-foy moved from K-40: J-41 > I-41", NULL));
+
+    /* The server restarts: both reconnect and say so. */
+    char listen[64];
+    int status = wt_server_stop(&f->s, SIGTERM, 10000);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    free(screen_shows(&t, "al", T, "reconnecting...", NULL));
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", f->s.port);
+    const char *again[] = { "--scenarios", WARROOM_SCENARIO_DIR, "--listen", listen, NULL };
+    assert_int_equal(wt_server_restart(&f->s, again), 0);
+    free(screen_shows(&t, "al", T, "reconnected, resynced from version 4", NULL));
+    free(screen_shows(&t, "fr", T, "reconnected, resynced from version 4", NULL));
+    EXPECT(&fr, 0, "accepted", "do", game, "end");
+    free(screen_shows(&t, "al", T, "* turn 1: french_combat",
+                      "french_combat: awaiting french (declare)", NULL));
+
+    /* quit and Ctrl-D leave cleanly, the terminal given back. */
+    tmux(&t, NULL, "send-keys", "-t", "fr", "quit", "Enter", NULL);
+    free(screen_shows(&t, "fr", T, "EXIT=0", NULL));
+    tmux(&t, NULL, "send-keys", "-t", "al", "C-d", NULL);
+    free(screen_shows(&t, "al", T, "EXIT=0", NULL));
+    tmux(&t, NULL, "kill-server", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_waterloo_refused_locally_like_the_server),
         cmocka_unit_test(test_wait_returns_when_the_other_seat_moves),
         cmocka_unit_test(test_wait_survives_a_server_restart),
+        cmocka_unit_test(test_interactive_in_a_terminal),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
