@@ -286,6 +286,7 @@ int wrc_local_board(const struct wrc_local *l, const struct wrc_game *game, wr_s
     }
     if (highlight)
         memcpy(v->highlight, highlight, WR_NSQ);
+    v->show_ids = 1;            /* orders name units by id */
     struct wr_text_window w;
     if (centre == WR_SQ_NONE || wr_render_window_around(&w, centre, radius) != 0)
         wr_render_window_all(&w);

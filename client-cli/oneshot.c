@@ -323,7 +323,17 @@ int wrc_cmd_claim(const struct wrc_opts *go, int argc, char **argv)
             json_object_set_new(fields, "ruleset", json_string(g->ruleset));
         if (wrc_config_server(&cl.cfg) == NULL)      /* the first server becomes the default */
             wrc_config_set_server(&cl.cfg, cl.url.text, errs, sizeof errs);
-        if (wrc_config_set_game(&cl.cfg, id, fields, errs, sizeof errs) != 0) {
+        const char *held = json_string_value(json_object_get(wrc_config_game(&cl.cfg, id),
+                                                             "seat"));
+        if (held && strcmp(held, json_string_value(json_object_get(a, "seat"))) != 0) {
+            /* One seat per game in a config: never overwrite the other token. */
+            fprintf(stderr, "warroom: this config already holds the %s seat of game %s; "
+                    "the %s seat's token is %s: keep it, and play that seat with another "
+                    "config (XDG_CONFIG_HOME=DIR warroom ...)\n", held, id,
+                    json_string_value(json_object_get(a, "seat")),
+                    json_string_value(json_object_get(a, "token")));
+            rc = WRC_EXIT_REFUSED;
+        } else if (wrc_config_set_game(&cl.cfg, id, fields, errs, sizeof errs) != 0) {
             fprintf(stderr, "warroom: %s\nwarroom: your token for game %s is %s: keep it\n",
                     errs, id, json_string_value(json_object_get(a, "token")));
             rc = WRC_EXIT_REFUSED;

@@ -1419,6 +1419,8 @@ int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
                     else
                         wr_strbuf_printf(out, "%s%s %d-%d %s", sep, u->name, u->combat,
                                          u->move, type_words(u->type));
+                    if (v->show_ids)
+                        wr_strbuf_printf(out, " (%s)", u->id);
                     sep = ", ";
                 }
                 wr_strbuf_puts(out, "\n");

@@ -68,6 +68,7 @@ struct wr_render_view {
     int exited;
     char caption[160];          /* "Turn 3, 1815-06-16 11:00, french_move" */
     uint8_t highlight[WR_NSQ];  /* text only: squares to mark (e.g. where a unit may go) */
+    int show_ids;               /* text only: give each unit's id in the list of units */
 };
 
 /* The scenario's start: set-up units at their set-up squares, arrivals

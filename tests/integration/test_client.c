@@ -306,6 +306,14 @@ static void test_config_must_be_private(void **state)
     EXPECT(&x, 1, "group or others may read", "do", game, "mark 4");
     assert_int_equal(chmod(path, 0600), 0);
     EXPECT(&x, 0, "accepted", "do", game, "mark 4");
+    /* One seat per game in a config: claiming the other one as well keeps
+     * the first token (and says what to do with the second). */
+    json_t *c = run_json(&x, 0, "new", "--ruleset", "tictactoe", NULL);
+    const char *both = str(c, "game");
+    EXPECT(&x, 1, "already holds the x seat", "claim",
+           str(json_object_get(c, "invites"), "o"));
+    EXPECT(&x, 0, "your decision", "status", both);
+    json_decref(c);
     /* Bad usage and a server that is not there. */
     EXPECT(&x, 2, "not a ws:// URL", "--server", "http://x", "games");
     struct player nowhere = x;
@@ -559,7 +567,7 @@ static void test_interactive_in_a_terminal(void **state)
     /* The French player at the keyboard: the board around the action. */
     tmux_start(&t, &fr, "fr", "play", game);
     screen = screen_shows(&t, "fr", T, "Test: Mont-St-Jean, small: Turn 1", "Mon", "K-40   F11",
-                          "Jerome 6-4 infantry, Foy 5-4 infantry",
+                          "Jerome 6-4 infantry (fr-jerome), Foy 5-4 infantry (fr-foy)",
                           "french_move: awaiting french (move)  <- your decision", "french>",
                           NULL);
     free(screen);
