@@ -56,6 +56,8 @@ struct play {
     wr_sq view;                 /* `view SQ`: fixed centre, else WR_SQ_NONE */
     int radius;                 /* -1: fit the terminal */
     int quitting;
+    int pending;                /* orders sent, not yet answered */
+    int quit_when_answered;     /* quit asked for while orders were pending */
 };
 
 /* --- the screen --------------------------------------------------------------------- */
@@ -182,9 +184,12 @@ static void draw(struct play *p)
 
 /* --- answers and updates ----------------------------------------------------------------- */
 
+static void quit(struct play *p, int force);
+
 static void on_answer(void *ctx, const json_t *a, int err)
 {
     struct play *p = ctx;
+    p->pending--;
     const char *type = json_string_value(json_object_get(a, "type"));
     if (a == NULL)
         say(p, err == WRC_CONN_ETIMEOUT ? "no answer from the server in time (it may still "
@@ -196,6 +201,8 @@ static void on_answer(void *ctx, const json_t *a, int err)
         say(p, "refused by the server: %s: %s", json_string_value(json_object_get(a, "code")),
             json_string_value(json_object_get(a, "message")));
     draw(p);
+    if (p->quit_when_answered && p->pending == 0)
+        quit(p, 1);
 }
 
 static void on_change(void *ctx, struct wrc_game *g, int what)
@@ -362,15 +369,15 @@ static void order(struct play *p, const char *line)
                             (json_int_t)seq, "cmd", cmd);
     if (wrc_client_send(&p->cl, msg, on_answer, p) != 0)
         say(p, "not sent: the connection is gone");
+    else
+        p->pending++;
 }
-
-static void quit(struct play *p);
 
 static void on_line(void *ctx, const char *line)
 {
     struct play *p = ctx;
     if (line == NULL) {
-        quit(p);
+        quit(p, 0);
         return;
     }
     while (*line == ' ' || *line == '\t')
@@ -387,7 +394,7 @@ static void on_line(void *ctx, const char *line)
         args++;
     say(p, "> %s", line);
     if (strcmp(verb, "quit") == 0 || strcmp(verb, "exit") == 0) {
-        quit(p);
+        quit(p, 0);
         return;
     }
     if (strcmp(verb, "help") == 0) {
@@ -480,14 +487,20 @@ static void signal_closed(uv_handle_t *h)
     (void)h;
 }
 
-static void quit(struct play *p)
+/* Leave: at once when force is set (a signal), else once the orders sent
+ * have their answers (each has a time-out), reading no more input. */
+static void quit(struct play *p, int force)
 {
     if (p->quitting)
         return;
-    p->quitting = 1;
     if (p->edit)
         wrc_edit_close(p->edit);
     p->edit = NULL;
+    if (!force && p->pending > 0) {
+        p->quit_when_answered = 1;
+        return;
+    }
+    p->quitting = 1;
     if (p->signals) {
         uv_close((uv_handle_t *)&p->sig_int, signal_closed);
         uv_close((uv_handle_t *)&p->sig_term, signal_closed);
@@ -508,7 +521,7 @@ static void on_signal(uv_signal_t *s, int signum)
         draw(p);
         return;
     }
-    quit(p);
+    quit(p, 1);
 }
 
 static int run(const struct wrc_opts *go, int argc, char **argv, int watching)
@@ -583,7 +596,7 @@ static int run(const struct wrc_opts *go, int argc, char **argv, int watching)
     uv_run(&p->cl.loop, UV_RUN_DEFAULT);        /* until quit */
     rc = 0;
 out:
-    quit(p);
+    quit(p, 1);
     wrc_client_release(&p->cl);
     for (int i = 0; i < p->nmsgs; i++)
         free(p->msgs[i]);
