@@ -56,7 +56,6 @@ struct wrc_conn {
     int close_frame_asked;      /* closing: the close frame was asked for */
     int attempts;               /* failed attempts since the last welcome */
     uv_timer_t retry_timer, deadline_timer, close_timer;
-    int handles_open;
     struct req *reqs;
     int64_t next_id;
     char *in;
@@ -520,14 +519,7 @@ struct wrc_conn *wrc_conn_new(uv_loop_t *loop, const struct wrc_url *url, int re
     uv_timer_init(loop, &c->deadline_timer);
     uv_timer_init(loop, &c->close_timer);
     c->retry_timer.data = c->deadline_timer.data = c->close_timer.data = c;
-    c->handles_open = 3;
     return c;
-}
-
-static void handle_closed(uv_handle_t *h)
-{
-    struct wrc_conn *c = h->data;
-    c->handles_open--;
 }
 
 /* The socket is closed (or given up on): destroy the context (first
@@ -546,9 +538,9 @@ static void on_close_timer(uv_timer_t *t)
     c->destroyed = 1;
     if (c->ctx)
         lws_context_destroy(c->ctx);
-    uv_close((uv_handle_t *)&c->retry_timer, handle_closed);
-    uv_close((uv_handle_t *)&c->deadline_timer, handle_closed);
-    uv_close((uv_handle_t *)&c->close_timer, handle_closed);
+    uv_close((uv_handle_t *)&c->retry_timer, NULL);
+    uv_close((uv_handle_t *)&c->deadline_timer, NULL);
+    uv_close((uv_handle_t *)&c->close_timer, NULL);
 }
 
 void wrc_conn_close(struct wrc_conn *c)
