@@ -53,12 +53,14 @@ case "$cmd" in
         configure_and_build $(kind_args "")
         listen=${WARROOM_LISTEN:-127.0.0.1:8080}
         db=${WARROOM_DB:-$top/warroom.db}
+        # The scenarios of the source tree (test/small included), unless told otherwise.
+        scenarios=${WARROOM_SCENARIOS:-$top/scenarios}
         echo "warroomd: starting on ws://$listen/ with the SQLite store $db"
         echo "  check it:  curl http://$listen/healthz"
         echo "  connect:   a websocket client to ws://$listen/ sending {\"type\":\"hello\",\"protocol\":1}"
-        echo "  client:    build/client-cli/warroom --help"
+        echo "  client:    build/client-cli/warroom --help  (README: Playing a game)"
         echo "  stop it:   Ctrl-C"
-        exec "$top/build/server/warroomd" --listen "$listen" --db "$db" "$@"
+        exec "$top/build/server/warroomd" --listen "$listen" --db "$db" --scenarios "$scenarios" "$@"
         ;;
     bench)
         configure_and_build $(kind_args --release)
