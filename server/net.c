@@ -207,6 +207,13 @@ static int on_http(struct lws *wsi, struct pss *p, const char *path)
 
 static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, size_t len)
 {
+    /* Protocol v1 is JSON text: a binary frame (or a message begun as one)
+     * is refused at its first byte with 1003, "unacceptable data". */
+    if (lws_frame_is_binary(wsi)) {
+        lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE,
+                         (unsigned char *)"text frames only", 16);
+        return -1;
+    }
     size_t max = c->srv->cfg.max_message;
     size_t want = c->in_len + len + lws_remaining_packet_payload(wsi);
     if (want > max) {
