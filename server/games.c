@@ -276,18 +276,33 @@ static json_t *state_msg_json(const struct wrd_game *g, int seat)
     return m;
 }
 
-struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, const struct wrd_member *m)
+/* A state message, tagged with its game (a full state replaces it). */
+static struct wrd_msg *state_msg(struct wrd_game *g, int seat)
 {
-    (void)srv;
-    json_t *j = state_msg_json(m->game, m->seat);
+    json_t *j = state_msg_json(g, seat);
     struct wrd_msg *msg = wrd_msg_json(j);
     json_decref(j);
+    if (msg)
+        msg->game = g;
     return msg;
+}
+
+struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, struct wrd_conn *c,
+                                    const struct wrd_member *m)
+{
+    (void)srv;
+    struct wrd_game *g = m->game;
+    for (int k = 0; k < g->nmembers; k++)
+        if (g->members[k].conn == c)
+            g->members[k].since = g->version;   /* the patches it holds go no further */
+    return state_msg(g, m->seat);
 }
 
 static void send_state(struct wrd_conn *c, struct wrd_game *g, int seat)
 {
-    wrd_conn_send_json(c, state_msg_json(g, seat));
+    struct wrd_msg *m = state_msg(g, seat);
+    wrd_conn_send(c, m);
+    wrd_msg_unref(m);
 }
 
 /* --- game objects -------------------------------------------------------- */
@@ -554,6 +569,8 @@ static int apply(struct wrd_server *srv, struct wrd_game *g, int seat, const jso
                                   "events", evs ? evs : json_array());
             struct wrd_msg *m = wrd_msg_json(p);
             json_decref(p);
+            if (m)
+                m->game = g;
             int k = (int)(g->version % PATCH_RING);
             wrd_msg_unref(g->views[v].patch[k]);
             g->views[v].patch[k] = m;
