@@ -37,6 +37,7 @@
 #define RESULTS 32              /* answers kept per seat for re-sent seqs */
 #define SNAPSHOT_EVERY 200
 #define HASH_BUCKETS 4096
+#define WRD_MAX_SEQ ((json_int_t)9007199254740991)     /* 2^53 - 1 */
 
 enum status { ST_OPEN, ST_RUNNING, ST_FINISHED };
 static const char *const status_names[] = { "open", "running", "finished" };
@@ -612,8 +613,12 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     }
     struct seat *s = &g->seats[m->seat];
     json_int_t seq = json_integer_value(jseq);
-    if (seq <= 0) {
-        wrd_conn_error(c, "bad_message", "seq must be a positive integer", id, jseq, NULL);
+    if (seq <= 0 || seq > WRD_MAX_SEQ) {
+        /* Bounded so that a client cannot wedge its seat with a seq nothing
+         * can follow (2^63-1), and so that every seq is exact in a double
+         * (JavaScript clients). */
+        wrd_conn_error(c, "bad_message", "seq must be an integer from 1 to 2^53-1", id, jseq,
+                       NULL);
         return;
     }
     /* 2) a re-sent command is answered again, never applied twice */
@@ -897,6 +902,11 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
 
     if (!valid_webhook(webhook)) {
         wrd_conn_error(c, "bad_message", "webhook must be an http:// URL", NULL, NULL, jid);
+        return;
+    }
+    if (invite == NULL && (id == NULL || seatname == NULL)) {
+        wrd_conn_error(c, "bad_message", "claim needs an invite, or a game and a seat", id, NULL,
+                       jid);
         return;
     }
     if (invite) {
