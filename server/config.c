@@ -43,6 +43,9 @@ static void usage(FILE *out)
         "      --max-games N          most games held (WARROOM_MAX_GAMES), default 100000\n"
         "      --log-level LEVEL      debug, info, warn or error (WARROOM_LOG_LEVEL),\n"
         "                             default info\n"
+        "      --tls-cert FILE        serve wss:// and https:// only, with this PEM\n"
+        "                             certificate (chain) (WARROOM_TLS_CERT); needs --tls-key\n"
+        "      --tls-key FILE         the certificate's PEM private key (WARROOM_TLS_KEY)\n"
         "  -h, --help                 print this help and exit\n"
         "  -V, --version              print the version and exit\n");
 }
@@ -89,7 +92,7 @@ static int parse_long(const char *name, const char *v, long lo, long hi, long *o
 }
 
 enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR, OPT_QUEUE,
-       OPT_RATE, OPT_IDLE, OPT_GAMES };
+       OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -149,6 +152,15 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
             return -1;
         cfg->max_games = (int)n;
         return 0;
+    case OPT_TLS_CERT:
+    case OPT_TLS_KEY:
+        if (*v == '\0') {
+            fprintf(stderr, "warroomd: %s wants a file\n",
+                    opt == OPT_TLS_CERT ? "--tls-cert" : "--tls-key");
+            return -1;
+        }
+        *(opt == OPT_TLS_CERT ? &cfg->tls_cert : &cfg->tls_key) = v;
+        return 0;
     case OPT_LOG_LEVEL:
         if ((cfg->log_level = wrd_log_parse_level(v)) < 0) {
             fprintf(stderr, "warroomd: --log-level wants debug, info, warn or error\n");
@@ -172,6 +184,8 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_RATE", OPT_RATE },
     { "WARROOM_IDLE_TIMEOUT", OPT_IDLE },
     { "WARROOM_MAX_GAMES", OPT_GAMES },
+    { "WARROOM_TLS_CERT", OPT_TLS_CERT },
+    { "WARROOM_TLS_KEY", OPT_TLS_KEY },
 };
 
 int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
@@ -189,6 +203,8 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "rate", required_argument, NULL, OPT_RATE },
         { "idle-timeout", required_argument, NULL, OPT_IDLE },
         { "max-games", required_argument, NULL, OPT_GAMES },
+        { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
+        { "tls-key", required_argument, NULL, OPT_TLS_KEY },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -236,6 +252,10 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     }
     if (optind < argc) {
         fprintf(stderr, "warroomd: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return -1;
+    }
+    if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
+        fprintf(stderr, "warroomd: --tls-cert and --tls-key go together\n");
         return -1;
     }
     return 0;

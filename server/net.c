@@ -385,6 +385,13 @@ int wrd_net_start(struct wrd_server *srv)
     info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_VALIDATE_UTF8 |
                    (strchr(srv->cfg.host, ':') ? 0 : LWS_SERVER_OPTION_DISABLE_IPV6) |
                    LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+    if (srv->cfg.tls_cert) {
+        /* TLS only on this port: a plain-text client fails its handshake
+         * (no ALLOW_NON_SSL_ON_SSL_PORT). */
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = srv->cfg.tls_cert;
+        info.ssl_private_key_filepath = srv->cfg.tls_key;
+    }
     info.foreign_loops = foreign_loops;
     info.pcontext = &srv->ctx;
     info.user = srv;
@@ -393,13 +400,21 @@ int wrd_net_start(struct wrd_server *srv)
 
     srv->ctx = lws_create_context(&info);
     if (srv->ctx == NULL) {
-        wrd_error("cannot listen", "addr=%s:%d hint=\"port busy, or the "
-                  "libwebsockets-evlib-uv package missing\"", srv->cfg.host, srv->cfg.port);
+        if (srv->cfg.tls_cert)
+            wrd_error("cannot listen", "addr=%s:%d tls_cert=%s tls_key=%s hint=\"port busy, "
+                      "an unreadable or mismatched certificate and key, or the "
+                      "libwebsockets-evlib-uv package missing\"", srv->cfg.host, srv->cfg.port,
+                      srv->cfg.tls_cert, srv->cfg.tls_key);
+        else
+            wrd_error("cannot listen", "addr=%s:%d hint=\"port busy, or the "
+                      "libwebsockets-evlib-uv package missing\"", srv->cfg.host, srv->cfg.port);
         return -1;
     }
     srv->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(srv->ctx, "default"));
-    wrd_info("listening", "addr=%s:%d db=%s", srv->cfg.host, srv->port, srv->cfg.db);
-    printf("warroomd listening on ws://%s:%d/\n", srv->cfg.host, srv->port);
+    wrd_info("listening", "addr=%s:%d db=%s tls=%s", srv->cfg.host, srv->port, srv->cfg.db,
+             srv->cfg.tls_cert ? "on" : "off");
+    printf("warroomd listening on %s://%s:%d/\n", srv->cfg.tls_cert ? "wss" : "ws",
+           srv->cfg.host, srv->port);
     fflush(stdout);
     return 0;
 }

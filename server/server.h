@@ -31,6 +31,8 @@ struct wrd_config {
     int idle_timeout;           /* --idle-timeout seconds */
     int max_games;              /* --max-games */
     int log_level;              /* --log-level */
+    const char *tls_cert;       /* --tls-cert PEM file, or NULL: plain ws:// and http:// */
+    const char *tls_key;        /* --tls-key PEM file (set exactly when tls_cert is) */
 };
 
 /* Store commit latency buckets, in seconds (Prometheus histogram). */
