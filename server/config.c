@@ -41,6 +41,10 @@ static void usage(FILE *out)
         "      --idle-timeout SECS    close connections silent that long, pings\n"
         "                             unanswered (WARROOM_IDLE_TIMEOUT), default 120\n"
         "      --max-games N          most games held (WARROOM_MAX_GAMES), default 100000\n"
+        "      --send-buffer BYTES    kernel send buffer of each websocket connection\n"
+        "                             (WARROOM_SEND_BUFFER); default 0, the kernel's own\n"
+        "                             (up to 4 MB each): a smaller one bounds what slow\n"
+        "                             readers hold\n"
         "      --log-level LEVEL      debug, info, warn or error (WARROOM_LOG_LEVEL),\n"
         "                             default info\n"
         "      --tls-cert FILE        serve wss:// and https:// only, with this PEM\n"
@@ -92,7 +96,7 @@ static int parse_long(const char *name, const char *v, long lo, long hi, long *o
 }
 
 enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR, OPT_QUEUE,
-       OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY };
+       OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY, OPT_SNDBUF };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -152,6 +156,15 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
             return -1;
         cfg->max_games = (int)n;
         return 0;
+    case OPT_SNDBUF:
+        if (parse_long("--send-buffer", v, 0, 64L << 20, &n) < 0)
+            return -1;
+        if (n != 0 && n < 4096) {
+            fprintf(stderr, "warroomd: --send-buffer wants 0 or at least 4096 bytes\n");
+            return -1;
+        }
+        cfg->send_buffer = (int)n;
+        return 0;
     case OPT_TLS_CERT:
     case OPT_TLS_KEY:
         if (*v == '\0') {
@@ -184,6 +197,7 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_RATE", OPT_RATE },
     { "WARROOM_IDLE_TIMEOUT", OPT_IDLE },
     { "WARROOM_MAX_GAMES", OPT_GAMES },
+    { "WARROOM_SEND_BUFFER", OPT_SNDBUF },
     { "WARROOM_TLS_CERT", OPT_TLS_CERT },
     { "WARROOM_TLS_KEY", OPT_TLS_KEY },
 };
@@ -203,6 +217,7 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "rate", required_argument, NULL, OPT_RATE },
         { "idle-timeout", required_argument, NULL, OPT_IDLE },
         { "max-games", required_argument, NULL, OPT_GAMES },
+        { "send-buffer", required_argument, NULL, OPT_SNDBUF },
         { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
         { "tls-key", required_argument, NULL, OPT_TLS_KEY },
         { "help", no_argument, NULL, 'h' },

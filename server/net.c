@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "conn.h"
 #include "games.h"
@@ -294,6 +295,14 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return -1;
         }
         p->counted = 1;
+        if (srv->cfg.send_buffer > 0) {
+            /* A fixed kernel send buffer (no autotuning up to tcp_wmem's
+             * maximum): what a slow reader can pin is then this plus
+             * --max-queue messages. */
+            int fd = (int)lws_get_socket_fd(wsi), sz = srv->cfg.send_buffer;
+            if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz) != 0)
+                wrd_warn("cannot set the send buffer", "addr=%s", p->addr);
+        }
         p->conn = wrd_conn_new(srv, wsi);
         if (p->conn == NULL)
             return -1;

@@ -38,10 +38,13 @@
 #define MAX_CONNECTIONS 64      /* the server's --max-connections */
 #define MAX_QUEUE 16            /* the server's --max-queue */
 #define MAX_MESSAGE 65536       /* the server's --max-message (its default) */
+/* --send-buffer 4096: the kernel holds a few kB for a reader that does not
+ * read (not the megabytes of its autotuning), so the slow reader row backs
+ * up the server's own queue with a few hundred moves. */
 
 static const char *const server_args[] = {
     "--scenarios", WARROOM_SCENARIO_DIR, "--max-connections", "64", "--max-queue", "16",
-    "--rate", "100000", NULL
+    "--rate", "100000", "--send-buffer", "4096", NULL
 };
 
 /* What every row may use: the server, its games, their tokens. */
