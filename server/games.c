@@ -793,6 +793,13 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     json_t *webhook = json_object_get(msg, "webhook");
     char err[256];
 
+    /* Creating costs what a command costs: a game holds memory (about
+     * 220 kB for an 1815 game) and a store row until it is over, and
+     * without a budget one client could fill --max-games in seconds. */
+    if (!wrd_conn_take_token(c)) {
+        wrd_conn_error(c, "rate_limited", "too many commands per second", NULL, NULL, jid);
+        return;
+    }
     const struct wr_ruleset *rs = wr_ruleset_find(rsname);
     if (rs == NULL) {
         wrd_conn_error(c, "no_such_ruleset", "the server has no such ruleset", NULL, NULL, jid);
