@@ -185,6 +185,9 @@ static char *metrics_text(struct wrd_server *srv)
 static int on_http(struct lws *wsi, struct pss *p, const char *path)
 {
     struct wrd_server *srv = lws_context_user(lws_get_context(wsi));
+    /* Every page is read-only: other methods were answered as if GET. */
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
+        return http_reply(wsi, p, 405, "text/plain", strdup("only GET\n"));
     if (strcmp(path, "/healthz") == 0) {
         json_t *j = json_pack("{s:s, s:s, s:i, s:i}", "status", srv->stopping ? "stopping" : "ok",
                               "version", WARROOM_VERSION, "connections", srv->connections, "games",

@@ -18,7 +18,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -671,7 +673,8 @@ static void slow_reader(struct ctx *x, const struct row *r)
             done += !was_done && g->version == 9;
         } else if (g && strcmp(type, "patch") == 0) {
             json_t *out = NULL;
-            if (g->state == NULL || json_integer_value(json_object_get(msg, "from")) != g->version ||
+            if (g->state == NULL || json_integer_value(json_object_get(msg,
+                "from")) != g->version ||
                 wr_jsonpatch_apply(g->state, json_object_get(msg, "ops"), &out, NULL, 0) != 0) {
                 bad++;
             } else {
@@ -829,6 +832,51 @@ static void long_game_id(struct ctx *x, const struct row *r)
     send_expect(x, r, text, strlen(text));
 }
 
+/* An HTTP request (r->text, raw) on its own connection: the answer's status
+ * line must start with r->want_type, or, when that is NULL, the connection
+ * must be closed without an answer. */
+static void http_row(struct ctx *x, const struct row *r)
+{
+    int fd = wt_tcp_connect("127.0.0.1", x->s.port);
+    assert_true(fd >= 0);
+    size_t n = strlen(r->text);
+    char *req = malloc(n + 100001);
+    strcpy(req, r->text);
+    if (strstr(req, "$BIG")) {          /* a 100 kB header in place of $BIG */
+        char *at = strstr(req, "$BIG");
+        char tail[256];
+        snprintf(tail, sizeof tail, "%s", at + 4);
+        memset(at, 'a', 100000);
+        strcpy(at + 100000, tail);
+    }
+    ssize_t w = send(fd, req, strlen(req), MSG_NOSIGNAL);
+    (void)w;                            /* it may be closed part-way: that is an answer too */
+    free(req);
+    char got[64] = "";
+    size_t have = 0;
+    long deadline = now_ms() + T;
+    int closed = 0;
+    while (have < 12 && !closed && now_ms() < deadline) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, (int)(deadline - now_ms())) <= 0)
+            break;
+        ssize_t k = recv(fd, got + have, sizeof got - 1 - have, 0);
+        if (k <= 0)
+            closed = 1;
+        else
+            have += (size_t)k;
+        got[have] = '\0';
+    }
+    close(fd);
+    if (r->want_type == NULL) {
+        if (!closed || have > 0)
+            fail_msg("row %d (%s): want a close without an answer, got '%.20s'%s", r->n, r->what,
+                     got, closed ? "" : " and no close");
+    } else if (strncmp(got, r->want_type, strlen(r->want_type)) != 0) {
+        fail_msg("row %d (%s): got '%.20s', want '%s'", r->n, r->what, got, r->want_type);
+    }
+}
+
 /* --- the table ----------------------------------------------------------------------------- */
 
 /* Commands in $G: x's refused commands are remembered by seq, so each row
@@ -838,176 +886,202 @@ static void long_game_id(struct ctx *x, const struct row *r)
 
 static const struct row rows[] = {
     /* malformed JSON */
-    { 1, "not JSON", 1, NULL, "{not json", "bad_json", 0, NULL , NULL },
-    { 2, "empty text", 1, NULL, "", "bad_json", 0, NULL , NULL },
-    { 3, "blank text", 1, NULL, "  \n\t ", "bad_json", 0, NULL , NULL },
-    { 4, "truncated object", 1, NULL, "{\"type\":\"list\"", "bad_json", 0, NULL , NULL },
+    { 1, "not JSON", 1, NULL, "{not json", "bad_json", 0, NULL, NULL },
+    { 2, "empty text", 1, NULL, "", "bad_json", 0, NULL, NULL },
+    { 3, "blank text", 1, NULL, "  \n\t ", "bad_json", 0, NULL, NULL },
+    { 4, "truncated object", 1, NULL, "{\"type\":\"list\"", "bad_json", 0, NULL, NULL },
     { 5, "two objects in one frame", 1, NULL, "{\"type\":\"list\"}{\"type\":\"list\"}",
-      "bad_json", 0, NULL , NULL },
-    { 6, "duplicate key", 1, NULL, "{\"type\":\"list\",\"type\":\"list\"}", "bad_json", 0, NULL , NULL },
-    { 7, "an array", 1, NULL, "[{\"type\":\"list\"}]", "bad_json", 0, NULL , NULL },
-    { 8, "null", 1, NULL, "null", "bad_json", 0, NULL , NULL },
-    { 9, "a number", 1, NULL, "42", "bad_json", 0, NULL , NULL },
-    { 10, "a string", 1, NULL, "\"list\"", "bad_json", 0, NULL , NULL },
-    { 11, "NaN", 1, NULL, "{\"type\":\"list\",\"id\":NaN}", "bad_json", 0, NULL , NULL },
-    { 12, "\\u0000 in a string", 1, NULL, "{\"type\":\"li\\u0000st\"}", "bad_json", 0, NULL , NULL },
-    { 13, "byte-order mark", 1, NULL, "\xef\xbb\xbf{\"type\":\"list\"}", "bad_json", 0, NULL , NULL },
-    { 14, "single quotes", 1, NULL, "{'type':'list'}", "bad_json", 0, NULL , NULL },
-    { 15, "trailing comma", 1, NULL, "{\"type\":\"list\",}", "bad_json", 0, NULL , NULL },
-    { 16, "malformed before hello", 0, NULL, "{not json", "bad_json", 0, NULL , NULL },
+      "bad_json", 0, NULL, NULL },
+    { 6, "duplicate key", 1, NULL, "{\"type\":\"list\",\"type\":\"list\"}", "bad_json", 0, NULL,
+      NULL },
+    { 7, "an array", 1, NULL, "[{\"type\":\"list\"}]", "bad_json", 0, NULL, NULL },
+    { 8, "null", 1, NULL, "null", "bad_json", 0, NULL, NULL },
+    { 9, "a number", 1, NULL, "42", "bad_json", 0, NULL, NULL },
+    { 10, "a string", 1, NULL, "\"list\"", "bad_json", 0, NULL, NULL },
+    { 11, "NaN", 1, NULL, "{\"type\":\"list\",\"id\":NaN}", "bad_json", 0, NULL, NULL },
+    { 12, "\\u0000 in a string", 1, NULL, "{\"type\":\"li\\u0000st\"}", "bad_json", 0, NULL, NULL },
+    { 13, "byte-order mark", 1, NULL, "\xef\xbb\xbf{\"type\":\"list\"}", "bad_json", 0, NULL,
+      NULL },
+    { 14, "single quotes", 1, NULL, "{'type':'list'}", "bad_json", 0, NULL, NULL },
+    { 15, "trailing comma", 1, NULL, "{\"type\":\"list\",}", "bad_json", 0, NULL, NULL },
+    { 16, "malformed before hello", 0, NULL, "{not json", "bad_json", 0, NULL, NULL },
     /* wrong types */
     { 20, "hello.protocol a string", 0, NULL, "{\"type\":\"hello\",\"protocol\":\"1\"}",
-      "bad_message", 0, NULL , NULL },
-    { 21, "type a number", 1, NULL, "{\"type\":7}", "bad_message", 0, NULL , NULL },
+      "bad_message", 0, NULL, NULL },
+    { 21, "type a number", 1, NULL, "{\"type\":7}", "bad_message", 0, NULL, NULL },
     { 22, "create.ruleset a number", 1, NULL, "{\"type\":\"create\",\"ruleset\":5}",
-      "bad_message", 0, NULL , NULL },
+      "bad_message", 0, NULL, NULL },
     { 23, "join.spectate a string", 1, NULL,
-      "{\"type\":\"join\",\"game\":\"$R\",\"spectate\":\"yes\"}", "bad_message", 0, NULL , NULL },
-    { 24, "command.cmd an array", 1, "x", CMD("1", "[]"), "bad_message", 0, NULL , NULL },
+      "{\"type\":\"join\",\"game\":\"$R\",\"spectate\":\"yes\"}", "bad_message", 0, NULL, NULL },
+    { 24, "command.cmd an array", 1, "x", CMD("1", "[]"), "bad_message", 0, NULL, NULL },
     { 25, "command.seq a string", 1, "x", CMD("\"1\"", "{\"type\":\"mark\",\"cell\":0}"),
-      "bad_message", 0, NULL , NULL },
+      "bad_message", 0, NULL, NULL },
     { 26, "command.seq a fraction", 1, "x", CMD("1.5", "{\"type\":\"mark\",\"cell\":0}"),
-      "bad_message", 0, NULL , NULL },
+      "bad_message", 0, NULL, NULL },
     { 27, "notify.webhook a number", 1, "x", "{\"type\":\"notify\",\"game\":\"$G\",\"webhook\":5}",
-      "bad_message", 0, NULL , NULL },
+      "bad_message", 0, NULL, NULL },
     { 28, "list.filter a string", 1, NULL, "{\"type\":\"list\",\"filter\":\"open\"}",
-      "bad_message", 0, NULL , NULL },
-    { 29, "id an object", 1, NULL, "{\"type\":\"list\",\"id\":{}}", "bad_message", 0, NULL , NULL },
-    { 30, "cmd.cell a string", 1, "x", MARK("30", "\"4\""), "bad_command", 0, NULL , NULL },
-    { 31, "cmd.type missing", 1, "x", CMD("31", "{\"cell\":4}"), "bad_command", 0, NULL , NULL },
+      "bad_message", 0, NULL, NULL },
+    { 29, "id an object", 1, NULL, "{\"type\":\"list\",\"id\":{}}", "bad_message", 0, NULL, NULL },
+    { 30, "cmd.cell a string", 1, "x", MARK("30", "\"4\""), "bad_command", 0, NULL, NULL },
+    { 31, "cmd.type missing", 1, "x", CMD("31", "{\"cell\":4}"), "bad_command", 0, NULL, NULL },
     { 32, "create.options.spectators a string", 1, NULL,
       "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"options\":{\"spectators\":\"no\"}}",
-      "bad_options", 0, NULL , NULL },
+      "bad_options", 0, NULL, NULL },
     { 33, "create.webhook not http", 1, NULL,
       "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"webhook\":\"file:///etc/passwd\"}",
-      "bad_message", 0, NULL , NULL },
+      "bad_message", 0, NULL, NULL },
     /* missing and unknown fields */
-    { 40, "hello without protocol", 0, NULL, "{\"type\":\"hello\"}", "bad_message", 0, NULL , NULL },
+    { 40, "hello without protocol", 0, NULL, "{\"type\":\"hello\"}", "bad_message", 0, NULL, NULL },
     { 41, "command without cmd", 1, "x", "{\"type\":\"command\",\"game\":\"$G\",\"seq\":1}",
-      "bad_message", 0, NULL , NULL },
+      "bad_message", 0, NULL, NULL },
     { 42, "command without seq", 1, "x",
       "{\"type\":\"command\",\"game\":\"$G\",\"cmd\":{\"type\":\"mark\",\"cell\":0}}",
-      "bad_message", 0, NULL , NULL },
+      "bad_message", 0, NULL, NULL },
     { 43, "join without game", 1, NULL, "{\"type\":\"join\",\"spectate\":true}", "bad_message",
-      0, NULL , NULL },
+      0, NULL, NULL },
     { 44, "join with neither token nor spectate", 1, NULL, "{\"type\":\"join\",\"game\":\"$R\"}",
-      "bad_message", 0, NULL , NULL },
+      "bad_message", 0, NULL, NULL },
     { 45, "sync without since", 1, "x", "{\"type\":\"sync\",\"game\":\"$G\"}", "bad_message", 0,
-      NULL , NULL },
-    { 46, "create without ruleset", 1, NULL, "{\"type\":\"create\"}", "bad_message", 0, NULL , NULL },
+      NULL, NULL },
+    { 46, "create without ruleset", 1, NULL, "{\"type\":\"create\"}", "bad_message", 0, NULL,
+      NULL },
     { 47, "an unknown field", 1, NULL, "{\"type\":\"list\",\"colour\":\"red\"}", "bad_message",
-      0, NULL , NULL },
-    { 48, "cmd.cell missing", 1, "x", CMD("48", "{\"type\":\"mark\"}"), "bad_command", 0, NULL , NULL },
+      0, NULL, NULL },
+    { 48, "cmd.cell missing", 1, "x", CMD("48", "{\"type\":\"mark\"}"), "bad_command", 0, NULL,
+      NULL },
     { 49, "claim with neither invite nor game", 1, NULL, "{\"type\":\"claim\"}", "bad_message",
-      0, NULL , NULL },
+      0, NULL, NULL },
     /* huge and out-of-range numbers */
     { 50, "seq 1e300", 1, "x", CMD("1e300", "{\"type\":\"mark\",\"cell\":0}"), "bad_message", 0,
-      NULL , NULL },
+      NULL, NULL },
     { 51, "seq 2^63 (past int64)", 1, "x",
-      CMD("9223372036854775808", "{\"type\":\"mark\",\"cell\":0}"), "bad_json", 0, NULL , NULL },
-    { 52, "seq -1", 1, "x", CMD("-1", "{\"type\":\"mark\",\"cell\":0}"), "bad_message", 0, NULL , NULL },
-    { 53, "seq 0", 1, "x", CMD("0", "{\"type\":\"mark\",\"cell\":0}"), "bad_message", 0, NULL , NULL },
+      CMD("9223372036854775808", "{\"type\":\"mark\",\"cell\":0}"), "bad_json", 0, NULL, NULL },
+    { 52, "seq -1", 1, "x", CMD("-1", "{\"type\":\"mark\",\"cell\":0}"), "bad_message", 0, NULL,
+      NULL },
+    { 53, "seq 0", 1, "x", CMD("0", "{\"type\":\"mark\",\"cell\":0}"), "bad_message", 0, NULL,
+      NULL },
     { 54, "seq 2^63-1", 1, "x", CMD("9223372036854775807", "{\"type\":\"mark\",\"cell\":0}"),
-      "bad_message", 0, NULL , NULL },
+      "bad_message", 0, NULL, NULL },
     { 55, "seq 2^53 (past exact doubles)", 1, "x",
-      CMD("9007199254740992", "{\"type\":\"mark\",\"cell\":0}"), "bad_message", 0, NULL , NULL },
-    { 56, "cell 1e300", 1, "x", MARK("56", "1e300"), "bad_command", 0, NULL , NULL },
-    { 57, "cell 2^62", 1, "x", MARK("57", "4611686018427387904"), "bad_square", 0, NULL , NULL },
-    { 58, "cell -1", 1, "x", MARK("58", "-1"), "bad_square", 0, NULL , NULL },
-    { 59, "cell -2^63", 1, "x", MARK("59", "-9223372036854775808"), "bad_square", 0, NULL , NULL },
+      CMD("9007199254740992", "{\"type\":\"mark\",\"cell\":0}"), "bad_message", 0, NULL, NULL },
+    { 56, "cell 1e300", 1, "x", MARK("56", "1e300"), "bad_command", 0, NULL, NULL },
+    { 57, "cell 2^62", 1, "x", MARK("57", "4611686018427387904"), "bad_square", 0, NULL, NULL },
+    { 58, "cell -1", 1, "x", MARK("58", "-1"), "bad_square", 0, NULL, NULL },
+    { 59, "cell -2^63", 1, "x", MARK("59", "-9223372036854775808"), "bad_square", 0, NULL, NULL },
     { 60, "sync since -2^63", 1, "x",
       "{\"type\":\"sync\",\"game\":\"$G\",\"since\":-9223372036854775808}", NULL, 0,
       NULL, "state" },
     { 61, "hello.protocol 2^62", 0, NULL,
-      "{\"type\":\"hello\",\"protocol\":4611686018427387904}", "unsupported_protocol", 0, NULL , NULL },
+      "{\"type\":\"hello\",\"protocol\":4611686018427387904}", "unsupported_protocol", 0, NULL,
+          NULL },
     { 62, "deadline_seconds 2^62", 1, NULL,
       "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"options\":{\"deadline_seconds\":"
-      "4611686018427387904}}", "bad_options", 0, NULL , NULL },
+      "4611686018427387904}}", "bad_options", 0, NULL, NULL },
     { 63, "deadline_seconds -1", 1, NULL,
       "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"options\":{\"deadline_seconds\":-1}}",
-      "bad_options", 0, NULL , NULL },
-    { 64, "id 1e300", 1, NULL, "{\"type\":\"list\",\"id\":1e300}", "bad_message", 0, NULL , NULL },
+      "bad_options", 0, NULL, NULL },
+    { 64, "id 1e300", 1, NULL, "{\"type\":\"list\",\"id\":1e300}", "bad_message", 0, NULL, NULL },
     /* deep nesting */
-    { 70, "10,000 levels of [ unclosed", 1, NULL, NULL, "bad_json", 0, deep_array_open , NULL },
-    { 71, "10,000 levels of [ closed", 1, NULL, NULL, "bad_json", 0, deep_array_closed , NULL },
-    { 72, "10,000 levels of {", 1, NULL, NULL, "bad_json", 0, deep_object , NULL },
-    { 73, "2,000 levels in cmd.cell", 1, "x", NULL, "bad_command", 0, deep_in_cmd , NULL },
+    { 70, "10,000 levels of [ unclosed", 1, NULL, NULL, "bad_json", 0, deep_array_open, NULL },
+    { 71, "10,000 levels of [ closed", 1, NULL, NULL, "bad_json", 0, deep_array_closed, NULL },
+    { 72, "10,000 levels of {", 1, NULL, NULL, "bad_json", 0, deep_object, NULL },
+    { 73, "2,000 levels in cmd.cell", 1, "x", NULL, "bad_command", 0, deep_in_cmd, NULL },
     { 74, "2,000 levels in list.filter", 1, NULL, NULL, NULL, 0, deep_in_filter, "games" },
     /* oversized frames */
-    { 80, "one frame over --max-message", 1, NULL, NULL, NULL, 1009, oversized_frame , NULL },
-    { 81, "a header announcing 2^62 bytes", 1, NULL, NULL, NULL, 1009, huge_frame_header , NULL },
+    { 80, "one frame over --max-message", 1, NULL, NULL, NULL, 1009, oversized_frame, NULL },
+    { 81, "a header announcing 2^62 bytes", 1, NULL, NULL, NULL, 1009, huge_frame_header, NULL },
     { 82, "fragments over --max-message together", 1, NULL, NULL, NULL, 1009,
-      oversized_fragments , NULL },
-    { 83, "fragments and split UTF-8 are fine", 0, NULL, NULL, NULL, 0, fragments_ok , NULL },
+      oversized_fragments, NULL },
+    { 83, "fragments and split UTF-8 are fine", 0, NULL, NULL, NULL, 0, fragments_ok, NULL },
     /* frames of the wrong kind */
-    { 90, "a binary frame", 1, NULL, NULL, NULL, 1003, binary_frame , NULL },
-    { 91, "an empty binary frame", 1, NULL, NULL, NULL, 1003, binary_empty , NULL },
-    { 92, "a fragmented binary message", 1, NULL, NULL, NULL, 1003, binary_fragmented , NULL },
-    { 93, "a binary frame inside a text message", 1, NULL, NULL, NULL, 1002, binary_inside_text , NULL },
+    { 90, "a binary frame", 1, NULL, NULL, NULL, 1003, binary_frame, NULL },
+    { 91, "an empty binary frame", 1, NULL, NULL, NULL, 1003, binary_empty, NULL },
+    { 92, "a fragmented binary message", 1, NULL, NULL, NULL, 1003, binary_fragmented, NULL },
+    { 93, "a binary frame inside a text message", 1, NULL, NULL, NULL, 1002, binary_inside_text,
+      NULL },
     { 94, "a continuation with nothing to continue", 1, NULL, NULL, NULL, 1002,
-      continuation_first , NULL },
-    { 95, "a reserved opcode", 1, NULL, NULL, NULL, 1002, reserved_opcode , NULL },
-    { 96, "reserved bits set", 1, NULL, NULL, NULL, 1002, rsv_bits , NULL },
+      continuation_first, NULL },
+    { 95, "a reserved opcode", 1, NULL, NULL, NULL, 1002, reserved_opcode, NULL },
+    { 96, "reserved bits set", 1, NULL, NULL, NULL, 1002, rsv_bits, NULL },
     /* unknown message types */
-    { 100, "an unknown type", 1, NULL, "{\"type\":\"dance\"}", "bad_message", 0, NULL , NULL },
-    { 101, "no type", 1, NULL, "{\"game\":\"$R\"}", "bad_message", 0, NULL , NULL },
-    { 102, "a type in capitals", 1, NULL, "{\"type\":\"LIST\"}", "bad_message", 0, NULL , NULL },
-    { 103, "a server message type", 1, NULL, "{\"type\":\"welcome\"}", "bad_message", 0, NULL , NULL },
-    { 104, "an empty type", 1, NULL, "{\"type\":\"\"}", "bad_message", 0, NULL , NULL },
-    { 105, "a known type before hello", 0, NULL, "{\"type\":\"list\"}", "hello_first", 0, NULL , NULL },
+    { 100, "an unknown type", 1, NULL, "{\"type\":\"dance\"}", "bad_message", 0, NULL, NULL },
+    { 101, "no type", 1, NULL, "{\"game\":\"$R\"}", "bad_message", 0, NULL, NULL },
+    { 102, "a type in capitals", 1, NULL, "{\"type\":\"LIST\"}", "bad_message", 0, NULL, NULL },
+    { 103, "a server message type", 1, NULL, "{\"type\":\"welcome\"}", "bad_message", 0, NULL,
+      NULL },
+    { 104, "an empty type", 1, NULL, "{\"type\":\"\"}", "bad_message", 0, NULL, NULL },
+    { 105, "a known type before hello", 0, NULL, "{\"type\":\"list\"}", "hello_first", 0, NULL,
+      NULL },
     { 106, "an unknown type before hello", 0, NULL, "{\"type\":\"dance\"}", "bad_message", 0,
-      NULL , NULL },
+      NULL, NULL },
     /* another game's business */
     { 110, "a command for a game not joined", 1, "x",
       "{\"type\":\"command\",\"game\":\"$R\",\"seq\":1,\"cmd\":{\"type\":\"mark\",\"cell\":1}}",
-      "not_joined", 0, NULL , NULL },
+      "not_joined", 0, NULL, NULL },
     { 111, "a command for no such game", 1, "x",
       "{\"type\":\"command\",\"game\":\"g-000000000000\",\"seq\":1,\"cmd\":{\"type\":\"mark\","
-      "\"cell\":1}}", "no_such_game", 0, NULL , NULL },
+      "\"cell\":1}}", "no_such_game", 0, NULL, NULL },
     { 112, "a sync of a game not joined", 1, "x", "{\"type\":\"sync\",\"game\":\"$R\",\"since\":0}",
-      "not_joined", 0, NULL , NULL },
+      "not_joined", 0, NULL, NULL },
     { 113, "a webhook for a game not joined", 1, "x",
-      "{\"type\":\"notify\",\"game\":\"$R\",\"webhook\":null}", "not_joined", 0, NULL , NULL },
+      "{\"type\":\"notify\",\"game\":\"$R\",\"webhook\":null}", "not_joined", 0, NULL, NULL },
     { 114, "a path for a game id", 1, NULL,
       "{\"type\":\"join\",\"game\":\"../../etc/passwd\",\"spectate\":true}", "no_such_game", 0,
-      NULL , NULL },
+      NULL, NULL },
     { 115, "a scenario outside the scenario directory", 1, NULL,
       "{\"type\":\"create\",\"ruleset\":\"waterloo\",\"scenario\":\"/etc/passwd\"}",
-      "no_such_scenario", 0, NULL , NULL },
-    { 116, "a 10 kB game id", 1, NULL, NULL, "no_such_game", 0, long_game_id , NULL },
+      "no_such_scenario", 0, NULL, NULL },
+    { 116, "a 10 kB game id", 1, NULL, NULL, "no_such_game", 0, long_game_id, NULL },
     /* out of phase, out of turn */
-    { 120, "o moves on x's turn", 1, "o", MARK("120", "0"), "not_your_turn", 0, NULL , NULL },
+    { 120, "o moves on x's turn", 1, "o", MARK("120", "0"), "not_your_turn", 0, NULL, NULL },
     { 121, "Waterloo: end_phase in the set-up", 1, "french",
       "{\"type\":\"command\",\"game\":\"$W\",\"seq\":1,\"cmd\":{\"type\":\"end_phase\"}}",
-      "wrong_phase", 0, NULL , NULL },
+      "wrong_phase", 0, NULL, NULL },
     { 122, "Waterloo: declare in the set-up", 1, "french",
       "{\"type\":\"command\",\"game\":\"$W\",\"seq\":2,\"cmd\":{\"type\":\"declare\","
-      "\"battles\":[]}}", "wrong_phase", 0, NULL , NULL },
+      "\"battles\":[]}}", "wrong_phase", 0, NULL, NULL },
     { 123, "Waterloo: a command of another ruleset", 1, "french",
       "{\"type\":\"command\",\"game\":\"$W\",\"seq\":3,\"cmd\":{\"type\":\"mark\",\"cell\":0}}",
-      "bad_command", 0, NULL , NULL },
+      "bad_command", 0, NULL, NULL },
     /* replayed sequence numbers */
-    { 130, "replayed and forgotten seqs", 1, NULL, NULL, NULL, 0, replayed_seq , NULL },
+    { 130, "replayed and forgotten seqs", 1, NULL, NULL, NULL, 0, replayed_seq, NULL },
     /* invalid UTF-8 */
     { 140, "a lone continuation byte", 1, NULL, "{\"type\":\"list\",\"id\":\"\x80\"}", NULL,
-      1007, NULL , NULL },
+      1007, NULL, NULL },
     { 141, "a bad second byte", 1, NULL, "{\"type\":\"list\",\"id\":\"\xc3\x28\"}", NULL, 1007,
-      NULL , NULL },
+      NULL, NULL },
     { 142, "an overlong slash", 1, NULL, "{\"type\":\"list\",\"id\":\"\xc0\xaf\"}", NULL, 1007,
-      NULL , NULL },
+      NULL, NULL },
     { 143, "a UTF-16 surrogate", 1, NULL, "{\"type\":\"list\",\"id\":\"\xed\xa0\x80\"}", NULL,
-      1007, NULL , NULL },
+      1007, NULL, NULL },
     { 144, "past U+10FFFF", 1, NULL, "{\"type\":\"list\",\"id\":\"\xf4\x90\x80\x80\"}", NULL, 1007,
-      NULL , NULL },
-    { 145, "a 0xFF byte", 1, NULL, "{\"type\":\"list\",\"id\":\"\xff\"}", NULL, 1007, NULL , NULL },
-    { 146, "a sequence cut at the end", 1, NULL, "[\"\xe2\x82", NULL, 1007, NULL , NULL },
-    { 147, "bad UTF-8 across fragments", 1, NULL, NULL, NULL, 1007, bad_utf8_fragments , NULL },
-    { 148, "bad UTF-8 before hello", 0, NULL, "\xc3\x28", NULL, 1007, NULL , NULL },
+      NULL, NULL },
+    { 145, "a 0xFF byte", 1, NULL, "{\"type\":\"list\",\"id\":\"\xff\"}", NULL, 1007, NULL, NULL },
+    { 146, "a sequence cut at the end", 1, NULL, "[\"\xe2\x82", NULL, 1007, NULL, NULL },
+    { 147, "bad UTF-8 across fragments", 1, NULL, NULL, NULL, 1007, bad_utf8_fragments, NULL },
+    { 148, "bad UTF-8 before hello", 0, NULL, "\xc3\x28", NULL, 1007, NULL, NULL },
     /* slow readers and floods */
-    { 150, "a spectator that never reads", 1, NULL, NULL, NULL, 0, slow_reader , NULL },
+    { 150, "a spectator that never reads", 1, NULL, NULL, NULL, 0, slow_reader, NULL },
     { 151, "a client that asks and never reads", 1, NULL, NULL, NULL, 1008, never_reads_answers,
       NULL },
-    { 160, "connections beyond --max-connections", 1, NULL, NULL, NULL, 1013, connection_flood , NULL },
+    { 160, "connections beyond --max-connections", 1, NULL, NULL, NULL, 1013, connection_flood,
+      NULL },
+    /* HTTP on the same port */
+    { 170, "HTTP: a path that climbs out", 0, NULL,
+      "GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n", NULL, 0, http_row, "HTTP/1.1 404" },
+    { 171, "HTTP: POST to a read-only page", 0, NULL,
+      "POST /games HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", NULL, 0, http_row,
+      "HTTP/1.1 405" },
+    { 172, "HTTP: DELETE", 0, NULL, "DELETE /games HTTP/1.1\r\nHost: x\r\n\r\n", NULL, 0,
+      http_row, "HTTP/1.1 405" },
+    { 173, "HTTP: a 100 kB header", 0, NULL,
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: $BIG\r\n\r\n", NULL, 0, http_row, NULL },
+    { 174, "HTTP: not HTTP at all", 0, NULL, "\x01\x02 hello\r\n\r\n", NULL, 0, http_row,
+      "HTTP/1.0 403" },
+    { 175, "HTTP: an upgrade without a key", 0, NULL,
+      "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Version: 13\r\n\r\n", NULL, 0, http_row, NULL },
 };
 
 static void test_matrix(void **state)
