@@ -16,7 +16,8 @@
  *  4. TLS: with --tls-cert and --tls-key (a self-signed pair made here
  *     with OpenSSL's API) a TLS client verifying the certificate does the
  *     websocket handshake and hello/welcome, and GET /healthz over https;
- *     a plain-text client is not let in; bad TLS options stop start-up.
+ *     a plain-text client is not let in; WARROOM_TLS_CERT/KEY work as the
+ *     flags do; bad TLS options stop start-up.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -755,7 +756,19 @@ static void test_tls(void **state)
     wt_server_cleanup(&s);
     free(log);
 
-    /* 5 bad options stop start-up: a certificate without a key, a key that
+    /* 5 the same from the environment. */
+    setenv("WARROOM_TLS_CERT", cert, 1);
+    setenv("WARROOM_TLS_KEY", key, 1);
+    int started = wt_server_start(&s, NULL);
+    unsetenv("WARROOM_TLS_CERT");
+    unsetenv("WARROOM_TLS_KEY");
+    assert_int_equal(started, 0);
+    assert_int_equal(https_get(s.port, cert, "/healthz", body, sizeof body), 200);
+    status = wt_server_stop(&s, SIGTERM, 10000);
+    wt_server_cleanup(&s);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+    /* 6 bad options stop start-up: a certificate without a key, a key that
      * is not the certificate's, a missing file. */
     const char *const no_key[] = { "--tls-cert", cert, NULL };
     const char *const wrong_key[] = { "--tls-cert", cert, "--tls-key", other_key, NULL };
