@@ -54,6 +54,34 @@ static int read_line(int fd, char *buf, size_t cap, long deadline)
     return -1;
 }
 
+/* Servers started and not yet stopped. A failing cmocka test jumps out
+ * before its wt_server_stop: at exit, whatever is left is killed, so a
+ * failed run leaves no warroomd behind. */
+#define MAX_LIVE 64
+static pid_t live[MAX_LIVE];
+
+static void kill_leftovers(void)
+{
+    for (int i = 0; i < MAX_LIVE; i++)
+        if (live[i] > 0) {
+            kill(live[i], SIGKILL);
+            waitpid(live[i], NULL, 0);
+            live[i] = 0;
+        }
+}
+
+static void track_live(pid_t pid, int alive)
+{
+    static int registered;
+    if (!registered && atexit(kill_leftovers) == 0)
+        registered = 1;
+    for (int i = 0; i < MAX_LIVE; i++)
+        if (alive ? live[i] == 0 : live[i] == pid) {
+            live[i] = alive ? pid : 0;
+            return;
+        }
+}
+
 static int spawn(struct wt_server *s, const char *const *extra)
 {
     int pipefd[2];
@@ -97,12 +125,14 @@ static int spawn(struct wt_server *s, const char *const *extra)
     close(pipefd[1]);
     s->pid = pid;
     s->out_fd = pipefd[0];
+    track_live(pid, 1);
     char line[256];
     if (read_line(s->out_fd, line, sizeof line, now_ms() + 30000) < 0 ||
         sscanf(line, "warroomd listening on %*[a-z]://127.0.0.1:%d/", &s->port) != 1) {
         fprintf(stderr, "warroomd did not print its address\n");
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
+        track_live(pid, 0);
         close(s->out_fd);
         return -1;
     }
@@ -137,6 +167,7 @@ int wt_server_stop(struct wt_server *s, int sig, int timeout_ms)
         if (left <= 0) {
             kill(s->pid, SIGKILL);
             waitpid(s->pid, &status, 0);
+            track_live(s->pid, 0);
             close(s->out_fd);
             return -1;
         }
@@ -149,6 +180,7 @@ int wt_server_stop(struct wt_server *s, int sig, int timeout_ms)
     }
     close(s->out_fd);
     waitpid(s->pid, &status, 0);
+    track_live(s->pid, 0);
     return status;
 }
 
