@@ -37,6 +37,7 @@
 #define RESULTS 32              /* answers kept per seat for re-sent seqs */
 #define SNAPSHOT_EVERY 200
 #define HASH_BUCKETS 4096
+#define WRD_MAX_SEQ ((json_int_t)9007199254740991)     /* 2^53 - 1 */
 
 enum status { ST_OPEN, ST_RUNNING, ST_FINISHED };
 static const char *const status_names[] = { "open", "running", "finished" };
@@ -276,18 +277,33 @@ static json_t *state_msg_json(const struct wrd_game *g, int seat)
     return m;
 }
 
-struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, const struct wrd_member *m)
+/* A state message, tagged with its game (a full state replaces it). */
+static struct wrd_msg *state_msg(struct wrd_game *g, int seat)
 {
-    (void)srv;
-    json_t *j = state_msg_json(m->game, m->seat);
+    json_t *j = state_msg_json(g, seat);
     struct wrd_msg *msg = wrd_msg_json(j);
     json_decref(j);
+    if (msg)
+        msg->game = g;
     return msg;
+}
+
+struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, struct wrd_conn *c,
+                                    const struct wrd_member *m)
+{
+    (void)srv;
+    struct wrd_game *g = m->game;
+    for (int k = 0; k < g->nmembers; k++)
+        if (g->members[k].conn == c)
+            g->members[k].since = g->version;   /* the patches it holds go no further */
+    return state_msg(g, m->seat);
 }
 
 static void send_state(struct wrd_conn *c, struct wrd_game *g, int seat)
 {
-    wrd_conn_send_json(c, state_msg_json(g, seat));
+    struct wrd_msg *m = state_msg(g, seat);
+    wrd_conn_send(c, m);
+    wrd_msg_unref(m);
 }
 
 /* --- game objects -------------------------------------------------------- */
@@ -557,6 +573,8 @@ static int apply(struct wrd_server *srv, struct wrd_game *g, int seat, const jso
                                   "events", evs ? evs : json_array());
             struct wrd_msg *m = wrd_msg_json(p);
             json_decref(p);
+            if (m)
+                m->game = g;
             int k = (int)(g->version % PATCH_RING);
             wrd_msg_unref(g->views[v].patch[k]);
             g->views[v].patch[k] = m;
@@ -598,8 +616,12 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     }
     struct seat *s = &g->seats[m->seat];
     json_int_t seq = json_integer_value(jseq);
-    if (seq <= 0) {
-        wrd_conn_error(c, "bad_message", "seq must be a positive integer", id, jseq, NULL);
+    if (seq <= 0 || seq > WRD_MAX_SEQ) {
+        /* Bounded so that a client cannot wedge its seat with a seq nothing
+         * can follow (2^63-1), and so that every seq is exact in a double
+         * (JavaScript clients). */
+        wrd_conn_error(c, "bad_message", "seq must be an integer from 1 to 2^53-1", id, jseq,
+                       NULL);
         return;
     }
     /* 2) a re-sent command is answered again, never applied twice */
@@ -781,6 +803,13 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     json_t *webhook = json_object_get(msg, "webhook");
     char err[256];
 
+    /* Creating costs what a command costs: a game holds memory (about
+     * 220 kB for an 1815 game) and a store row until it is over, and
+     * without a budget one client could fill --max-games in seconds. */
+    if (!wrd_conn_take_token(c)) {
+        wrd_conn_error(c, "rate_limited", "too many commands per second", NULL, NULL, jid);
+        return;
+    }
     const struct wr_ruleset *rs = wr_ruleset_find(rsname);
     if (rs == NULL) {
         wrd_conn_error(c, "no_such_ruleset", "the server has no such ruleset", NULL, NULL, jid);
@@ -893,6 +922,11 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
 
     if (!valid_webhook(webhook)) {
         wrd_conn_error(c, "bad_message", "webhook must be an http:// URL", NULL, NULL, jid);
+        return;
+    }
+    if (invite == NULL && (id == NULL || seatname == NULL)) {
+        wrd_conn_error(c, "bad_message", "claim needs an invite, or a game and a seat", id, NULL,
+                       jid);
         return;
     }
     if (invite) {

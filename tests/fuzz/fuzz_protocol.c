@@ -15,6 +15,7 @@
 
 #include "conn.h"
 #include "games.h"
+#include "log.h"
 #include "server.h"
 #include "store.h"
 #include "protocol.h"
@@ -32,6 +33,8 @@ static struct wrd_server *server(void)
         if (srv == NULL || wrd_config_parse(&srv->cfg, 1, argv) != 0)
             abort();
         srv->cfg.scenarios = WARROOM_SCENARIO_DIR;
+        /* A line per game created would make stderr the bottleneck. */
+        wrd_log_set_level(WRD_LOG_WARN);
         srv->cfg.max_games = 2000;
         uv_loop_init(&srv->loop);
         if (wrd_store_sqlite_ops.open(&srv->store, ":memory:", err, sizeof err) != 0 ||
