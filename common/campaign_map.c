@@ -13,58 +13,15 @@
 
 #define SHOW "%.40s"            /* user text quoted in messages */
 
-/* Length of the valid UTF-8 sequence at s, or 0. */
-static int utf8_len(const unsigned char *s)
-{
-    unsigned char c = s[0];
-    int n;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2;
-    else if (c >= 0xE0 && c <= 0xEF)
-        n = 3;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4;
-    else
-        return 0;
-    for (int i = 1; i < n; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
-        (c == 0xF4 && s[1] > 0x8F))
-        return 0;
-    return n;
-}
-
-/* A message quotes input cut to 40 bytes, which may split a character:
- * make it valid UTF-8 again so it can go into a JSON string. */
-static void utf8_clean(char *msg)
-{
-    unsigned char *s = (unsigned char *)msg;
-    while (*s) {
-        int n = utf8_len(s);
-        if (n == 0) {
-            *s++ = '?';
-            continue;
-        }
-        s += n;
-    }
-}
-
 static int bad(struct wr_refusal *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Fill why with a bad_scenario refusal; returns -1. */
 static int bad(struct wr_refusal *why, const char *fmt, ...)
 {
     va_list ap;
-    if (why == NULL)
-        return -1;
-    why->reason = WR_R_BAD_SCENARIO;
     va_start(ap, fmt);
-    vsnprintf(why->message, sizeof why->message, fmt, ap);
+    wr_vrefuse(why, WR_R_BAD_SCENARIO, fmt, ap);
     va_end(ap);
-    utf8_clean(why->message);
     return -1;
 }
 

@@ -8,6 +8,8 @@
 #ifndef WR_REASON_H
 #define WR_REASON_H
 
+#include <stdarg.h>
+
 #define WR_REASON_MAP(X)                                                              \
     X(OK, "ok", "accepted")                                                           \
     /* command shape and turn order */                                                \
@@ -108,8 +110,17 @@ const char *wr_reason_code(enum wr_reason r);
 /* The generic sentence of a reason (used when nothing more specific is said). */
 const char *wr_reason_text(enum wr_reason r);
 
-/* Fill why (may be NULL) with r and a printf-style sentence; returns r. */
+/* Fill why (may be NULL) with r and a printf-style sentence; returns r.
+ * The sentence is always valid UTF-8 (it goes into JSON): quoted input cut
+ * inside a character is repaired, invalid bytes become '?'. */
 enum wr_reason wr_refuse(struct wr_refusal *why, enum wr_reason r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The same with a va_list. */
+enum wr_reason wr_vrefuse(struct wr_refusal *why, enum wr_reason r, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+/* Make text valid UTF-8 in place (for a message edited after wr_refuse). */
+void wr_utf8_clean(char *text);
 
 #endif

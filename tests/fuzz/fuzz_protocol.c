@@ -62,6 +62,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     wrd_games_flush(srv);
+    /* What the server promises whatever it is sent: bounded games and a
+     * bounded queue for the connection. */
+    if (wrd_games_count(srv) > srv->cfg.max_games || c->qlen > c->qcap)
+        abort();            /* check failed */
     wrd_conn_closed(c);
     return 0;
 }
