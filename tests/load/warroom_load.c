@@ -1837,7 +1837,9 @@ int main(int argc, char **argv)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
-    wr_prng_seed(&rng, opt.seed ? opt.seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
+    if (opt.seed == 0)
+        opt.seed = ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) % 1000000000;
+    wr_prng_seed(&rng, opt.seed);
     if (opt.waterloo && load_scenario() < 0)
         return 2;
     if (setup_clients() < 0) {
@@ -2039,6 +2041,7 @@ int main(int argc, char **argv)
                                   "loadavg_before", run.load_before, "loadavg_after",
                                   run.load_after));
     json_object_set_new(out, "command_line", json_string(opt.cmdline));
+    json_object_set_new(out, "seed", json_integer((json_int_t)opt.seed));
     if (opt.keep && srv.started)
         json_object_set_new(out, "server_dir", json_string(srv.dir));
     char *text = json_dumps(out, JSON_COMPACT);
