@@ -165,18 +165,85 @@ void wrd_conn_close_all(struct wrd_server *srv)
             lws_callback_on_writable(c->wsi);
 }
 
+/* Bytes of frames one coalesced write may carry (also the protocol's
+ * tx_packet_size in net.c, so lws hands them to one send()). */
+#define BATCH_BYTES 65536
+
+/* The websocket header of an unmasked server text frame of len bytes. */
+static size_t frame_header(unsigned char *h, size_t len)
+{
+    h[0] = 0x81;                                /* FIN, text */
+    if (len < 126) {
+        h[1] = (unsigned char)len;
+        return 2;
+    }
+    if (len < 65536) {
+        h[1] = 126;
+        h[2] = (unsigned char)(len >> 8);
+        h[3] = (unsigned char)len;
+        return 4;
+    }
+    h[1] = 127;
+    for (int i = 0; i < 8; i++)
+        h[2 + i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
+    return 10;
+}
+
+static void sent(struct wrd_conn *c, struct wrd_msg *m)
+{
+    c->srv->metrics.bytes_out += m->len;
+    c->qhead = (c->qhead + 1) % c->qcap;
+    c->qlen--;
+    wrd_msg_unref(m);
+}
+
+/*
+ * One lws_write() per WRITEABLE callback, but not one message: every
+ * message queued (up to BATCH_BYTES) goes out in that one write, each in
+ * its own complete text frame. Each write costs a send() and, through
+ * lws's libuv glue, four epoll_ctl() calls to raise and drop POLLOUT, so a
+ * player's patch and ack, or a joiner's state and answer, leave together.
+ * LWS_WRITE_HTTP makes lws 4.1 send the bytes as they are (no framing of
+ * its own); a partial send is kept in lws's own buffer and finished before
+ * anything else is written, so frames never interleave.
+ */
 int wrd_conn_write_next(struct wrd_conn *c)
 {
     if (c->qlen == 0 || c->wsi == NULL)
         return 0;
     struct wrd_msg *m = c->q[c->qhead];
-    int n = lws_write(c->wsi, m->payload, m->len, LWS_WRITE_TEXT);
-    if (n < (int)m->len)
-        return -1;
-    c->srv->metrics.bytes_out += m->len;
-    c->qhead = (c->qhead + 1) % c->qcap;
-    c->qlen--;
-    wrd_msg_unref(m);
+    size_t total = 0;
+    int n = 0;
+    while (n < c->qlen) {
+        const struct wrd_msg *x = c->q[(c->qhead + n) % c->qcap];
+        size_t add = x->len + (x->len < 126 ? 2 : x->len < 65536 ? 4 : 10);
+        if (total + add > BATCH_BYTES)
+            break;
+        total += add;
+        n++;
+    }
+    if (n <= 1) {
+        /* One message (or one too large to share a write): lws frames it. */
+        int w = lws_write(c->wsi, m->payload, m->len, LWS_WRITE_TEXT);
+        if (w < (int)m->len)
+            return -1;
+        sent(c, m);
+    } else {
+        struct wrd_server *srv = c->srv;
+        if (srv->batch == NULL && (srv->batch = malloc(LWS_PRE + BATCH_BYTES)) == NULL)
+            return -1;
+        unsigned char *p = srv->batch + LWS_PRE;
+        for (int i = 0; i < n; i++) {
+            struct wrd_msg *x = c->q[c->qhead];
+            p += frame_header(p, x->len);
+            memcpy(p, x->payload, x->len);
+            p += x->len;
+            sent(c, x);
+        }
+        int w = lws_write(c->wsi, srv->batch + LWS_PRE, total, LWS_WRITE_HTTP);
+        if (w < (int)total)
+            return -1;
+    }
     if (c->qlen > 0)
         lws_callback_on_writable(c->wsi);
     return 0;

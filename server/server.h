@@ -56,6 +56,7 @@ struct wrd_server {
     struct wrd_notifier *notifier;
     struct wrd_net *net;        /* net.c's own state */
     struct wrd_conn *conns;     /* open websocket connections (conn.c) */
+    unsigned char *batch;       /* conn.c: the frames of one coalesced write */
     uv_timer_t grace;           /* shutdown: waits for connections to drain */
     uint64_t grace_started, grace_after;
     int port;                   /* the port actually bound */
