@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "games.h"
+#include "jsonout.h"
 #include "log.h"
 #include "server.h"
 
@@ -28,11 +29,11 @@ struct wrd_msg *wrd_msg_new(const char *text, size_t len)
 
 struct wrd_msg *wrd_msg_json(const json_t *json)
 {
-    char *text = json_dumps(json, JSON_COMPACT);
-    if (text == NULL)
-        return NULL;
-    struct wrd_msg *m = wrd_msg_new(text, strlen(text));
-    free(text);
+    char stack[4096];
+    struct wrd_buf b;
+    wrd_buf_init(&b, stack, sizeof stack);
+    struct wrd_msg *m = wrd_buf_json(&b, json) == 0 ? wrd_msg_new(b.s, b.len) : NULL;
+    wrd_buf_release(&b);
     return m;
 }
 

@@ -25,6 +25,7 @@
 #include <uv.h>
 
 #include "conn.h"
+#include "jsonout.h"
 #include "jsonpatch.h"
 #include "log.h"
 #include "notify.h"
@@ -260,34 +261,58 @@ static int status_row(struct wrd_server *srv, const struct wrd_game *g)
                                        g->deadline_at);
 }
 
-/* The server's own part of a state: status and forfeit, next to the
- * ruleset's projection. */
-static json_t *state_msg_json(const struct wrd_game *g, int seat)
+/* A state message: the server's own part (version, status, forfeit,
+ * deadline) around the ruleset's projection for the seat's view. Written
+ * as text directly, the view serialised in place (states go to every
+ * joiner, so they are as hot as patches):
+ * {"type":"state","game","version","ruleset","status","state","seat"
+ *  [,"forfeit"][,"deadline_ms"]} */
+static struct wrd_msg *state_msg(const struct wrd_game *g, int seat)
 {
     const struct view *v = &g->views[view_of(g, seat)];
-    json_t *m = json_pack("{s:s, s:s, s:I, s:s, s:s, s:O}", "type", "state", "game", g->id,
-                          "version", (json_int_t)g->version, "ruleset", g->rs->name, "status",
-                          status_names[g->status], "state", v->state);
-    json_object_set_new(m, "seat", seat >= 0 ? json_string(g->seats[seat].name) : json_null());
-    if (g->forfeit[0])
-        json_object_set_new(m, "forfeit", json_string(g->forfeit));
-    if (g->deadline_at)
-        json_object_set_new(m, "deadline_ms", json_integer(g->deadline_at));
+    char stack[4096];
+    struct wrd_buf b;
+    wrd_buf_init(&b, stack, sizeof stack);
+    wrd_buf_lit(&b, "{\"type\":\"state\",\"game\":");
+    wrd_buf_str(&b, g->id, strlen(g->id));
+    wrd_buf_lit(&b, ",\"version\":");
+    wrd_buf_int(&b, g->version);
+    wrd_buf_lit(&b, ",\"ruleset\":");
+    wrd_buf_str(&b, g->rs->name, strlen(g->rs->name));
+    wrd_buf_lit(&b, ",\"status\":");
+    wrd_buf_str(&b, status_names[g->status], strlen(status_names[g->status]));
+    wrd_buf_lit(&b, ",\"state\":");
+    wrd_buf_json(&b, v->state);
+    wrd_buf_lit(&b, ",\"seat\":");
+    if (seat >= 0)
+        wrd_buf_str(&b, g->seats[seat].name, strlen(g->seats[seat].name));
+    else
+        wrd_buf_lit(&b, "null");
+    if (g->forfeit[0]) {
+        wrd_buf_lit(&b, ",\"forfeit\":");
+        wrd_buf_str(&b, g->forfeit, strlen(g->forfeit));
+    }
+    if (g->deadline_at) {
+        wrd_buf_lit(&b, ",\"deadline_ms\":");
+        wrd_buf_int(&b, g->deadline_at);
+    }
+    wrd_buf_lit(&b, "}");
+    struct wrd_msg *m = b.failed ? NULL : wrd_msg_new(b.s, b.len);
+    wrd_buf_release(&b);
     return m;
 }
 
 struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, const struct wrd_member *m)
 {
     (void)srv;
-    json_t *j = state_msg_json(m->game, m->seat);
-    struct wrd_msg *msg = wrd_msg_json(j);
-    json_decref(j);
-    return msg;
+    return state_msg(m->game, m->seat);
 }
 
 static void send_state(struct wrd_conn *c, struct wrd_game *g, int seat)
 {
-    wrd_conn_send_json(c, state_msg_json(g, seat));
+    struct wrd_msg *m = state_msg(g, seat);
+    wrd_conn_send(c, m);
+    wrd_msg_unref(m);
 }
 
 /* --- game objects -------------------------------------------------------- */
@@ -406,26 +431,36 @@ static int add_line(struct wrd_game *g, char *line)
     return 0;
 }
 
-/* The record line of a command: seat, command and the rolls it made. */
+/* The record line of a command: seat, command and the rolls it made
+ * ({"seat":..,"cmd":..,"rolls":[[k,face],...]}, "rolls" only when it rolled). */
 static char *record_line(const char *seat, const json_t *cmd, const json_t *events)
 {
-    json_t *line = json_pack("{s:s, s:O}", "seat", seat, "cmd", cmd);
-    json_t *rolls = json_array();
+    char stack[1024];
+    struct wrd_buf b;
+    wrd_buf_init(&b, stack, sizeof stack);
+    wrd_buf_lit(&b, "{\"seat\":");
+    wrd_buf_str(&b, seat, strlen(seat));
+    wrd_buf_lit(&b, ",\"cmd\":");
+    wrd_buf_json(&b, cmd);
     size_t i;
     json_t *e;
+    int rolls = 0;
     json_array_foreach(events, i, e) {
         const char *type = json_string_value(json_object_get(e, "type"));
-        if (type && strcmp(type, "roll") == 0)
-            json_array_append_new(rolls, json_pack("[O, O]", json_object_get(e, "k"),
-                                                   json_object_get(e, "face")));
+        if (type == NULL || strcmp(type, "roll") != 0)
+            continue;
+        wrd_buf_lit(&b, rolls++ ? ",[" : ",\"rolls\":[[");
+        wrd_buf_json(&b, json_object_get(e, "k"));
+        wrd_buf_lit(&b, ",");
+        wrd_buf_json(&b, json_object_get(e, "face"));
+        wrd_buf_lit(&b, "]");
     }
-    if (json_array_size(rolls) > 0)
-        json_object_set_new(line, "rolls", rolls);
-    else
-        json_decref(rolls);
-    char *s = json_dumps(line, JSON_COMPACT);
-    json_decref(line);
-    return s;
+    wrd_buf_lit(&b, rolls ? "]}" : "}");
+    wrd_buf_add(&b, "", 1);
+    char *line = b.failed ? NULL : b.heap ? b.s : strdup(b.s);
+    if (line != b.s)
+        wrd_buf_release(&b);
+    return line;
 }
 
 static void remember(struct seat *s, int64_t seq, struct wrd_msg *answer)
@@ -548,12 +583,32 @@ static int apply(struct wrd_server *srv, struct wrd_game *g, int seat, const jso
         if (live) {
             json_t *ops = wr_jsonpatch_diff(g->views[v].state, now);
             json_t *evs = g->rs->project_events(g->g, vs, *events);
-            json_t *p = json_pack("{s:s, s:s, s:I, s:I, s:o, s:o}", "type", "patch", "game", g->id,
-                                  "from", (json_int_t)(g->version - 1), "to",
-                                  (json_int_t)g->version, "ops", ops ? ops : json_array(),
-                                  "events", evs ? evs : json_array());
-            struct wrd_msg *m = wrd_msg_json(p);
-            json_decref(p);
+            /* The text of {"type":"patch","game","from","to","ops","events"},
+             * written directly (no wrapper object to build and free). */
+            char stack[2048];
+            struct wrd_buf b;
+            wrd_buf_init(&b, stack, sizeof stack);
+            wrd_buf_lit(&b, "{\"type\":\"patch\",\"game\":");
+            wrd_buf_str(&b, g->id, strlen(g->id));
+            wrd_buf_lit(&b, ",\"from\":");
+            wrd_buf_int(&b, g->version - 1);
+            wrd_buf_lit(&b, ",\"to\":");
+            wrd_buf_int(&b, g->version);
+            wrd_buf_lit(&b, ",\"ops\":");
+            if (ops)
+                wrd_buf_json(&b, ops);
+            else
+                wrd_buf_lit(&b, "[]");
+            wrd_buf_lit(&b, ",\"events\":");
+            if (evs)
+                wrd_buf_json(&b, evs);
+            else
+                wrd_buf_lit(&b, "[]");
+            wrd_buf_lit(&b, "}");
+            struct wrd_msg *m = b.failed ? NULL : wrd_msg_new(b.s, b.len);
+            wrd_buf_release(&b);
+            json_decref(ops);
+            json_decref(evs);
             int k = (int)(g->version % PATCH_RING);
             wrd_msg_unref(g->views[v].patch[k]);
             g->views[v].patch[k] = m;
@@ -640,8 +695,8 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     }
     srv->metrics.commands++;
     /* 4) into the batch */
-    char *cmd_text = json_dumps(cmd, JSON_COMPACT);
-    char *ev_text = json_dumps(events, JSON_COMPACT);
+    char *cmd_text = wrd_json_text(cmd);
+    char *ev_text = wrd_json_text(events);
     struct wrd_command_row row = { g->id, g->version, s->name, seq, cmd_text, ev_text,
                                    wrd_now_ms() };
     int bad = srv->store->ops->put_command(srv->store, &row) != 0;
@@ -659,11 +714,26 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     free(ev_text);
     if (bad)
         wrd_error("store write failed", "game=%s version=%lld", g->id, (long long)g->version);
-    json_t *ack = json_pack("{s:s, s:s, s:O, s:I, s:o}", "type", "ack", "game", id, "seq", jseq,
-                            "version", (json_int_t)g->version, "events",
-                            g->rs->project_events(g->g, s->name, events));
-    struct wrd_msg *a = wrd_msg_json(ack);
-    json_decref(ack);
+    /* {"type":"ack","game","seq","version","events"}, written directly. */
+    json_t *pev = g->rs->project_events(g->g, s->name, events);
+    char stack[1024];
+    struct wrd_buf b;
+    wrd_buf_init(&b, stack, sizeof stack);
+    wrd_buf_lit(&b, "{\"type\":\"ack\",\"game\":");
+    wrd_buf_str(&b, id, strlen(id));
+    wrd_buf_lit(&b, ",\"seq\":");
+    wrd_buf_int(&b, seq);
+    wrd_buf_lit(&b, ",\"version\":");
+    wrd_buf_int(&b, g->version);
+    wrd_buf_lit(&b, ",\"events\":");
+    if (pev)
+        wrd_buf_json(&b, pev);
+    else
+        wrd_buf_lit(&b, "null");
+    wrd_buf_lit(&b, "}");
+    struct wrd_msg *a = b.failed ? NULL : wrd_msg_new(b.s, b.len);
+    wrd_buf_release(&b);
+    json_decref(pev);
     json_decref(events);
     remember(s, seq, a);
     defer_direct(gs, c, a);
