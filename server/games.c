@@ -117,9 +117,18 @@ struct deferred {
     const char *event;          /* D_NOTIFY */
 };
 
+/* An open invite, found by its hash (claims would otherwise compare the
+ * invite with every seat of every game the server holds). */
+struct invite_ref {
+    struct wrd_game *game;
+    int seat;
+    struct invite_ref *next;
+};
+
 struct wrd_games {
     struct wrd_server *srv;
     struct wrd_game *bucket[HASH_BUCKETS];
+    struct invite_ref *invites[HASH_BUCKETS];
     struct wrd_game *all_head, *all_tail;
     int count;
     struct deferred *pending;
@@ -194,6 +203,41 @@ static struct wrd_game *find(struct wrd_games *gs, const char *id)
         if (strcmp(g->id, id) == 0)
             return g;
     return NULL;
+}
+
+/* The bucket of a hex SHA-256: its first 8 digits are as good as any. */
+static unsigned invite_bucket(const char *hash_hex)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 8 && hash_hex[i]; i++) {
+        char c = hash_hex[i];
+        v = v * 16 + (unsigned)(c <= '9' ? c - '0' : (c | 32) - 'a' + 10);
+    }
+    return v % HASH_BUCKETS;
+}
+
+static void invite_index(struct wrd_games *gs, struct wrd_game *g, int seat)
+{
+    struct invite_ref *r = malloc(sizeof *r);
+    if (r == NULL) {
+        wrd_error("out of memory for the invite index", NULL);
+        abort();
+    }
+    unsigned b = invite_bucket(g->seats[seat].invite_hash);
+    *r = (struct invite_ref){ g, seat, gs->invites[b] };
+    gs->invites[b] = r;
+}
+
+static void invite_unindex(struct wrd_games *gs, struct wrd_game *g, int seat)
+{
+    for (struct invite_ref **p = &gs->invites[invite_bucket(g->seats[seat].invite_hash)]; *p;
+         p = &(*p)->next)
+        if ((*p)->game == g && (*p)->seat == seat) {
+            struct invite_ref *dead = *p;
+            *p = dead->next;
+            free(dead);
+            return;
+        }
 }
 
 static int seat_index(const struct wrd_game *g, const char *name)
@@ -903,6 +947,7 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
             continue;
         random_hex(16, invites[i]);
         sha256_hex(invites[i], g->seats[i].invite_hash);
+        invite_index(gs, g, i);
         json_object_set_new(inv, g->seats[i].name, json_string(invites[i]));
     }
     g->status = compute_status(g);
@@ -960,13 +1005,12 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
             return;
         }
         sha256_hex(invite, h);
-        for (struct wrd_game *x = gs->all_head; x && seat < 0; x = x->all_next)
-            for (int i = 0; i < x->nseats; i++)
-                if (x->seats[i].invite_hash[0] && same_hash(x->seats[i].invite_hash, h)) {
-                    g = x;
-                    seat = i;
-                    break;
-                }
+        for (struct invite_ref *r = gs->invites[invite_bucket(h)]; r; r = r->next)
+            if (same_hash(r->game->seats[r->seat].invite_hash, h)) {
+                g = r->game;
+                seat = r->seat;
+                break;
+            }
         if (g == NULL) {
             wrd_conn_error(c, "bad_invite", "unknown or already used invite", NULL, NULL, jid);
             return;
@@ -995,6 +1039,8 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     char token[65];
     random_hex(32, token);
     sha256_hex(token, s->token_hash);
+    if (s->invite_hash[0])
+        invite_unindex(gs, g, seat);
     s->invite_hash[0] = '\0';
     free(s->webhook);
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
@@ -1316,6 +1362,12 @@ void wrd_games_free(struct wrd_server *srv)
             wrd_conn_unref(gs->pending[i].conn);
     }
     free(gs->pending);
+    for (int i = 0; i < HASH_BUCKETS; i++)
+        while (gs->invites[i]) {
+            struct invite_ref *r = gs->invites[i];
+            gs->invites[i] = r->next;
+            free(r);
+        }
     struct wrd_game *g = gs->all_head;
     while (g) {
         struct wrd_game *next = g->all_next;
@@ -1375,7 +1427,11 @@ static int restore_seat(void *ctx, const struct wrd_seat_row *r)
         return -1;
     struct seat *s = &g->seats[i];
     snprintf(s->token_hash, sizeof s->token_hash, "%s", r->token_hash ? r->token_hash : "");
+    if (s->invite_hash[0])
+        invite_unindex(rs->srv->games, g, i);
     snprintf(s->invite_hash, sizeof s->invite_hash, "%s", r->invite_hash ? r->invite_hash : "");
+    if (s->invite_hash[0])
+        invite_index(rs->srv->games, g, i);
     s->webhook = r->webhook ? strdup(r->webhook) : NULL;
     return 0;
 }
