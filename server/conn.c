@@ -79,7 +79,7 @@ void wrd_conn_ref(struct wrd_conn *c)
 static void drop_queue(struct wrd_conn *c)
 {
     while (c->qlen > 0) {
-        wrd_msg_unref(c->q[c->qhead]);
+        wrd_msg_unref(c->q[c->qhead].msg);
         c->qhead = (c->qhead + 1) % c->qcap;
         c->qlen--;
     }
@@ -113,6 +113,12 @@ void wrd_conn_closed(struct wrd_conn *c)
     wrd_conn_unref(c);
 }
 
+/* The commits a message queued now must wait for (see conn.h). */
+static uint64_t commit_needed(const struct wrd_conn *c)
+{
+    return c->srv->delivering ? c->srv->commits : c->srv->commits + 1;
+}
+
 void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m)
 {
     if (c->wsi == NULL || m == NULL)
@@ -125,14 +131,14 @@ void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m)
         for (int i = 0; i < c->nmembers && c->qlen < c->qcap; i++) {
             struct wrd_msg *s = wrd_games_state_msg(c->srv, &c->members[i]);
             if (s) {
-                c->q[(c->qhead + c->qlen++) % c->qcap] = s;
+                c->q[(c->qhead + c->qlen++) % c->qcap] = (struct wrd_qent){ s, commit_needed(c) };
             }
         }
         lws_callback_on_writable(c->wsi);
         return;
     }
     wrd_msg_ref(m);
-    c->q[(c->qhead + c->qlen++) % c->qcap] = m;
+    c->q[(c->qhead + c->qlen++) % c->qcap] = (struct wrd_qent){ m, commit_needed(c) };
     if (c->qlen == 1)
         lws_callback_on_writable(c->wsi);
 }
@@ -212,18 +218,24 @@ int wrd_conn_write_next(struct wrd_conn *c)
 {
     if (c->qlen == 0 || c->wsi == NULL)
         return 0;
-    struct wrd_msg *m = c->q[c->qhead];
+    struct wrd_msg *m = c->q[c->qhead].msg;
     size_t total = 0;
     int n = 0;
     while (n < c->qlen) {
-        const struct wrd_msg *x = c->q[(c->qhead + n) % c->qcap];
-        size_t add = x->len + (x->len < 126 ? 2 : x->len < 65536 ? 4 : 10);
-        if (total + add > BATCH_BYTES)
-            break;
+        const struct wrd_qent *e = &c->q[(c->qhead + n) % c->qcap];
+        size_t add = e->msg->len + (e->msg->len < 126 ? 2 : e->msg->len < 65536 ? 4 : 10);
+        if (e->after > c->srv->commits || (n > 0 && total + add > BATCH_BYTES))
+            break;          /* not committed yet, or the write is full */
         total += add;
         n++;
     }
-    if (n <= 1) {
+    if (n == 0) {
+        /* What is queued waits for the next commit: ask again (the fd is
+         * registered again at the next poll, after the flush). */
+        lws_callback_on_writable(c->wsi);
+        return 0;
+    }
+    if (n == 1) {
         /* One message (or one too large to share a write): lws frames it. */
         int w = lws_write(c->wsi, m->payload, m->len, LWS_WRITE_TEXT);
         if (w < (int)m->len)
@@ -235,7 +247,7 @@ int wrd_conn_write_next(struct wrd_conn *c)
             return -1;
         unsigned char *p = srv->batch + LWS_PRE;
         for (int i = 0; i < n; i++) {
-            struct wrd_msg *x = c->q[c->qhead];
+            struct wrd_msg *x = c->q[c->qhead].msg;
             p += frame_header(p, x->len);
             memcpy(p, x->payload, x->len);
             p += x->len;

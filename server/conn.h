@@ -36,6 +36,13 @@ struct wrd_msg *wrd_msg_json(const struct json_t *json);
 void wrd_msg_ref(struct wrd_msg *m);
 void wrd_msg_unref(struct wrd_msg *m);
 
+/* A queued message and the commit it waits for: it may be written once
+ * the server has made `after` commits (see wrd_conn_send). */
+struct wrd_qent {
+    struct wrd_msg *msg;
+    uint64_t after;
+};
+
 struct wrd_member {
     struct wrd_game *game;
     int seat;                   /* seat index, or -1 for a spectator */
@@ -49,7 +56,7 @@ struct wrd_conn {
     int hello;                  /* hello received */
     char addr[64];              /* peer address */
     /* outbound ring */
-    struct wrd_msg **q;
+    struct wrd_qent *q;
     int qhead, qlen, qcap;
     /* joined games */
     struct wrd_member *members;
@@ -69,7 +76,15 @@ void wrd_conn_unref(struct wrd_conn *c);
 /* The socket closed: leave every game, drop the queue, drop the wsi's ref. */
 void wrd_conn_closed(struct wrd_conn *c);
 
-/* Queue m (takes a new reference). Ignored once the socket is closed. */
+/* Queue m (takes a new reference). Ignored once the socket is closed.
+ *
+ * Nothing queued is written before the store has committed everything the
+ * message may reflect: a message queued while the loop handles input (a
+ * joiner's state, a sync's patches, which may show commands applied in
+ * this iteration and not yet committed) waits for the next commit; one
+ * queued by the flush after its commit (acks, broadcasts) may go at once.
+ * The flush counts commits in srv->commits and marks its delivery phase in
+ * srv->delivering. */
 void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m);
 /* Queue json (steals the reference). */
 void wrd_conn_send_json(struct wrd_conn *c, struct json_t *json);

@@ -1295,6 +1295,9 @@ void wrd_games_flush(struct wrd_server *srv)
         }
         observe_commit(&srv->metrics, (double)(uv_hrtime() - t0) / 1e9);
     }
+    /* Everything queued before this point may now be written (conn.h). */
+    srv->commits++;
+    srv->delivering = 1;
     for (int i = 0; i < gs->npending; i++) {
         struct deferred *d = &gs->pending[i];
         switch (d->kind) {
@@ -1324,6 +1327,7 @@ void wrd_games_flush(struct wrd_server *srv)
         }
     }
     gs->npending = 0;
+    srv->delivering = 0;
 }
 
 /* --- registry, restore ------------------------------------------------------------ */
