@@ -494,6 +494,8 @@ struct slot {
     char token[2][72];
     int spec_joined;
     int64_t version;            /* highest version confirmed to the tool */
+    char seen_by[48];           /* which message confirmed it (for failure reports) */
+    int64_t seen_at_kill;       /* highest version seen before the last kill */
     int64_t acked_max;          /* highest version acknowledged */
     int over;
     char board[10];             /* tictactoe */
@@ -681,7 +683,8 @@ static void reset_game(struct slot *s)
 {
     s->game[0] = s->invite[0] = s->token[0][0] = s->token[1][0] = '\0';
     s->spec_joined = 0;
-    s->version = s->acked_max = 0;
+    s->version = s->acked_max = s->seen_at_kill = 0;
+    s->seen_by[0] = '\0';
     s->over = 0;
     memset(s->board, '.', 9);
     s->board[9] = '\0';
@@ -778,8 +781,12 @@ static int ttt_over(const char *b)
 /* The tool learns that version v exists (a patch, an ack or a state): the
  * commands that made the versions up to v were its own pending ones, x
  * making the odd versions and o the even ones. -1 when they were not. */
-static int confirm(struct slot *s, int64_t v)
+static const char *const role_names[] = { "seat 0", "seat 1", "a spectator", "idle", "check" };
+
+static int confirm_from(struct slot *s, int64_t v, const char *what, const struct client *c)
 {
+    if (v > s->version)
+        snprintf(s->seen_by, sizeof s->seen_by, "%s to %s", what, role_names[c->role]);
     if (opt.waterloo)
         return 0;
     while (s->version < v) {
@@ -1005,7 +1012,7 @@ static void on_ack(struct client *c, int64_t seq, int64_t version, const char *m
                      s->game, seat_name(seat), (long long)seq, (long long)p->version,
                      (long long)version);
         }
-        if (version > s->version && confirm(s, version) < 0) {
+        if (version > s->version && confirm_from(s, version, "an ack", c) < 0) {
             st.mismatched++;
             complain("game %s: an ack for version %lld the tool cannot explain", s->game,
                      (long long)version);
@@ -1079,6 +1086,11 @@ static void on_state(struct client *c, const struct wl_jv *f)
         if (c->role == ROLE_SPEC)
             s->spec_joined++;
     }
+    /* A state may be older than what another connection of the game has
+     * already seen (connections are not ordered with each other), never
+     * older than what this one saw, nor than anything seen before the
+     * server was last killed: the restarted server restored at least that,
+     * and only builds on it. */
     if (v < c->seen) {
         st.lost++;
         complain("game %s: a state at version %lld, but this connection saw %lld", s->game,
@@ -1090,19 +1102,19 @@ static void on_state(struct client *c, const struct wl_jv *f)
         char board[16] = "";
         wl_jv_str(member(f[K_STATE], "board"), board, sizeof board);
         int bad = 0;
-        if (v < s->acked_max || v < s->version) {
+        if (v < s->seen_at_kill) {
             st.lost++;
             bad = 1;
-            complain("game %s: the server is at version %lld; the tool saw %lld acknowledged",
-                     s->game, (long long)v, (long long)(s->acked_max > s->version ? s->acked_max
-                                                                                   : s->version));
-        } else if (v > s->version && confirm(s, v) < 0) {
+            complain("game %s: the restarted server is at version %lld; before the kill the "
+                     "tool saw %lld (last raised by %s)", s->game, (long long)v,
+                     (long long)s->seen_at_kill, s->seen_by);
+        } else if (v > s->version && confirm_from(s, v, "a state", c) < 0) {
             st.mismatched++;
             bad = 1;
             complain("game %s: version %lld holds commands the tool did not send", s->game,
                      (long long)v);
         }
-        if (!bad && strlen(board) == 9 && strcmp(board, s->board) != 0) {
+        if (!bad && v == s->version && strlen(board) == 9 && strcmp(board, s->board) != 0) {
             st.mismatched++;
             bad = 1;
             complain("game %s: board %s at version %lld, the tool expects %s", s->game, board,
@@ -1136,7 +1148,7 @@ static void on_patch(struct client *c, const struct wl_jv *f)
                  (long long)from, (long long)c->seen);
     }
     c->seen = to;
-    if (to > s->version && confirm(s, to) < 0) {
+    if (to > s->version && confirm_from(s, to, "a patch", c) < 0) {
         st.mismatched++;
         complain("game %s: a patch to version %lld the tool cannot explain", s->game,
                  (long long)to);
@@ -1358,6 +1370,7 @@ static int kill_and_restart(void)
         for (int k = 0; k < 2; k++)
             if (s->pend[k].active)
                 s->pend[k].needs_resend = 1;
+        s->seen_at_kill = s->version > s->acked_max ? s->version : s->acked_max;
         s->spec_joined = 0;
         if (s->phase == P_PLAYING)
             s->phase = P_JOINING;
