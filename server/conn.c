@@ -48,17 +48,22 @@ void wrd_msg_unref(struct wrd_msg *m)
         free(m);
 }
 
+#define QUEUE_START 8
+
 struct wrd_conn *wrd_conn_new(struct wrd_server *srv, struct lws *wsi)
 {
     struct wrd_conn *c = calloc(1, sizeof *c);
     if (c == NULL)
         return NULL;
-    c->q = calloc((size_t)srv->cfg.max_queue, sizeof *c->q);
+    /* The ring starts small and grows to --max-queue on demand: most
+     * connections never hold more than a few messages, and 10,000 idle
+     * ones would otherwise hold 40 MB of empty rings. */
+    c->qcap = srv->cfg.max_queue < QUEUE_START ? srv->cfg.max_queue : QUEUE_START;
+    c->q = calloc((size_t)c->qcap, sizeof *c->q);
     if (c->q == NULL) {
         free(c);
         return NULL;
     }
-    c->qcap = srv->cfg.max_queue;
     c->srv = srv;
     c->wsi = wsi;
     c->refs = 1;
@@ -119,16 +124,38 @@ static uint64_t commit_needed(const struct wrd_conn *c)
     return c->srv->delivering ? c->srv->commits : c->srv->commits + 1;
 }
 
+/* Room for one more entry: the ring doubles up to --max-queue. 0, or -1
+ * when it holds --max-queue messages (or cannot grow). */
+static int queue_room(struct wrd_conn *c)
+{
+    if (c->qlen < c->qcap)
+        return 0;
+    int max = c->srv->cfg.max_queue;
+    if (c->qcap >= max)
+        return -1;
+    int cap = 2 * c->qcap < max ? 2 * c->qcap : max;
+    struct wrd_qent *q = malloc(sizeof *q * (size_t)cap);
+    if (q == NULL)
+        return -1;
+    for (int i = 0; i < c->qlen; i++)
+        q[i] = c->q[(c->qhead + i) % c->qcap];
+    free(c->q);
+    c->q = q;
+    c->qhead = 0;
+    c->qcap = cap;
+    return 0;
+}
+
 void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m)
 {
     if (c->wsi == NULL || m == NULL)
         return;
-    if (c->qlen == c->qcap) {
+    if (queue_room(c) < 0) {
         /* Too slow to read: forget what is queued; each of its games is
          * sent whole again, which is all a client needs to catch up. */
         wrd_warn("slow reader: queue dropped", "addr=%s queued=%d", c->addr, c->qlen);
         drop_queue(c);
-        for (int i = 0; i < c->nmembers && c->qlen < c->qcap; i++) {
+        for (int i = 0; i < c->nmembers && queue_room(c) == 0; i++) {
             struct wrd_msg *s = wrd_games_state_msg(c->srv, &c->members[i]);
             if (s) {
                 c->q[(c->qhead + c->qlen++) % c->qcap] = (struct wrd_qent){ s, commit_needed(c) };
