@@ -1897,8 +1897,13 @@ int main(int argc, char **argv)
     run.cpu0 = proc_cpu(pid);
     run.self0 = self_cpu();
     st.frames_t0 = wl_net_stats(net)->frames_in;
-    for (int i = 0; i < opt.games && !failed; i++)
+    for (int i = 0; i < opt.games && !failed; i++) {
+        /* Paced games start at random phases within one period, so that
+         * --rate R offers R x games commands a second evenly, not in bursts. */
+        if (opt.rate > 0)
+            slots[i].next_at = run.t0 + wr_prng_below(&rng, 1000000) / 1e6 / opt.rate;
         maybe_move(&slots[i]);
+    }
     double end = run.t0 + opt.seconds;
     if (opt.crash)
         run.next_kill = run.t0 + rand_ms(opt.kill_min_ms, opt.kill_max_ms) / 1000.0;
