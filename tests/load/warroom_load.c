@@ -1505,6 +1505,7 @@ static void on_record(struct client *c, const char *data, size_t len)
 
 struct server_metrics {
     double commits, commit_seconds, commands;
+    double commits_le_10ms, commits_le_50ms;    /* histogram buckets */
     int ok;
 };
 
@@ -1520,7 +1521,7 @@ static double metric(const char *body, const char *name)
  * hot path: once before and once after). */
 static struct server_metrics get_metrics(void)
 {
-    struct server_metrics m = { 0, 0, 0, 0 };
+    struct server_metrics m = { 0, 0, 0, 0, 0, 0 };
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)srv.port),
                              .sin_addr.s_addr = htonl(srv.addr) };
@@ -1559,6 +1560,8 @@ static struct server_metrics get_metrics(void)
     m.commits = metric(body, "warroom_store_commit_seconds_count");
     m.commit_seconds = metric(body, "warroom_store_commit_seconds_sum");
     m.commands = metric(body, "warroom_commands_total");
+    m.commits_le_10ms = metric(body, "warroom_store_commit_seconds_bucket{le=\"0.01\"}");
+    m.commits_le_50ms = metric(body, "warroom_store_commit_seconds_bucket{le=\"0.05\"}");
     m.ok = 1;
     return m;
 }
@@ -2025,6 +2028,12 @@ int main(int argc, char **argv)
                                              commits)));
         json_object_set_new(server, "commands_per_commit",
                             json_real(round3((m1.commands - m0.commands) / commits)));
+        json_object_set_new(server, "commits_over_10ms",
+                            json_integer((json_int_t)(commits - (m1.commits_le_10ms -
+                                                                 m0.commits_le_10ms))));
+        json_object_set_new(server, "commits_over_50ms",
+                            json_integer((json_int_t)(commits - (m1.commits_le_50ms -
+                                                                 m0.commits_le_50ms))));
     }
     if (opt.idle > 0 && rss_setup_kb > 0 && run.rss_before_kb > 0)
         json_object_set_new(server, "rss_per_connection_kb",
