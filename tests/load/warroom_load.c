@@ -2051,6 +2051,7 @@ int main(int argc, char **argv)
                                   "by_code", errs, "connections_closed", (json_int_t)st.closed,
                                   "unexpected_answers", (json_int_t)st.bad_answers,
                                   "protocol", (json_int_t)wl_net_stats(net)->protocol_errors));
+    json_object_set_new(out, "pings_answered", json_integer((json_int_t)wl_net_stats(net)->pings));
     if (opt.crash) {
         json_t *cr = json_pack(
             "{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "kills", st.kills,
