@@ -2072,7 +2072,7 @@ int main(int argc, char **argv)
     json_object_set_new(out, "seed", json_integer((json_int_t)opt.seed));
     if (opt.keep && srv.started)
         json_object_set_new(out, "server_dir", json_string(srv.dir));
-    char *text = json_dumps(out, JSON_COMPACT);
+    char *text = json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(10));
     printf("%s\n", text ? text : "{}");
     free(text);
     json_decref(out);
