@@ -87,11 +87,14 @@ static json_t *wl_project(void *game, const char *seat)
     return wr_game_state_json(&((struct waterloo *)game)->g);
 }
 
+/* Every seat sees every event: the events themselves, not a copy (a deep
+ * copy of each command's events, twice per command, was 5% of warroomd's
+ * instructions under load). */
 static json_t *wl_project_events(void *game, const char *seat, const json_t *events)
 {
     (void)game;
     (void)seat;
-    return json_deep_copy(events);
+    return json_incref((json_t *)events);
 }
 
 static const char *wl_awaited(void *game)

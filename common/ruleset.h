@@ -46,7 +46,9 @@ struct wr_ruleset {
                             struct json_t **events, struct wr_refusal *why);
 
     /* The state as seat may see it; seat NULL is the public view
-     * (spectators). Everything sent out passes through these two. */
+     * (spectators). Everything sent out passes through these two.
+     * project_events may return a new reference to events itself when
+     * the seat may see them all: callers only read what they get. */
     struct json_t *(*project)(void *game, const char *seat);
     struct json_t *(*project_events)(void *game, const char *seat, const struct json_t *events);
 

@@ -25,6 +25,7 @@
 #include <uv.h>
 
 #include "conn.h"
+#include "jsonout.h"
 #include "jsonpatch.h"
 #include "log.h"
 #include "notify.h"
@@ -117,9 +118,18 @@ struct deferred {
     const char *event;          /* D_NOTIFY */
 };
 
+/* An open invite, found by its hash (claims would otherwise compare the
+ * invite with every seat of every game the server holds). */
+struct invite_ref {
+    struct wrd_game *game;
+    int seat;
+    struct invite_ref *next;
+};
+
 struct wrd_games {
     struct wrd_server *srv;
     struct wrd_game *bucket[HASH_BUCKETS];
+    struct invite_ref *invites[HASH_BUCKETS];
     struct wrd_game *all_head, *all_tail;
     int count;
     struct deferred *pending;
@@ -196,6 +206,41 @@ static struct wrd_game *find(struct wrd_games *gs, const char *id)
     return NULL;
 }
 
+/* The bucket of a hex SHA-256: its first 8 digits are as good as any. */
+static unsigned invite_bucket(const char *hash_hex)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 8 && hash_hex[i]; i++) {
+        char c = hash_hex[i];
+        v = v * 16 + (unsigned)(c <= '9' ? c - '0' : (c | 32) - 'a' + 10);
+    }
+    return v % HASH_BUCKETS;
+}
+
+static void invite_index(struct wrd_games *gs, struct wrd_game *g, int seat)
+{
+    struct invite_ref *r = malloc(sizeof *r);
+    if (r == NULL) {
+        wrd_error("out of memory for the invite index", NULL);
+        abort();
+    }
+    unsigned b = invite_bucket(g->seats[seat].invite_hash);
+    *r = (struct invite_ref){ g, seat, gs->invites[b] };
+    gs->invites[b] = r;
+}
+
+static void invite_unindex(struct wrd_games *gs, struct wrd_game *g, int seat)
+{
+    for (struct invite_ref **p = &gs->invites[invite_bucket(g->seats[seat].invite_hash)]; *p;
+         p = &(*p)->next)
+        if ((*p)->game == g && (*p)->seat == seat) {
+            struct invite_ref *dead = *p;
+            *p = dead->next;
+            free(dead);
+            return;
+        }
+}
+
 static int seat_index(const struct wrd_game *g, const char *name)
 {
     for (int i = 0; name && i < g->nseats; i++)
@@ -261,31 +306,47 @@ static int status_row(struct wrd_server *srv, const struct wrd_game *g)
                                        g->deadline_at);
 }
 
-/* The server's own part of a state: status and forfeit, next to the
- * ruleset's projection. */
-static json_t *state_msg_json(const struct wrd_game *g, int seat)
+/* A state message: the server's own part (version, status, forfeit,
+ * deadline) around the ruleset's projection for the seat's view. Written
+ * as text directly, the view serialised in place (states go to every
+ * joiner, so they are as hot as patches):
+ * {"type":"state","game","version","ruleset","status","state","seat"
+ *  [,"forfeit"][,"deadline_ms"]} */
+static struct wrd_msg *state_msg(const struct wrd_game *g, int seat)
 {
     const struct view *v = &g->views[view_of(g, seat)];
-    json_t *m = json_pack("{s:s, s:s, s:I, s:s, s:s, s:O}", "type", "state", "game", g->id,
-                          "version", (json_int_t)g->version, "ruleset", g->rs->name, "status",
-                          status_names[g->status], "state", v->state);
-    json_object_set_new(m, "seat", seat >= 0 ? json_string(g->seats[seat].name) : json_null());
-    if (g->forfeit[0])
-        json_object_set_new(m, "forfeit", json_string(g->forfeit));
-    if (g->deadline_at)
-        json_object_set_new(m, "deadline_ms", json_integer(g->deadline_at));
+    char stack[4096];
+    struct wrd_buf b;
+    wrd_buf_init(&b, stack, sizeof stack);
+    wrd_buf_lit(&b, "{\"type\":\"state\",\"game\":");
+    wrd_buf_str(&b, g->id, strlen(g->id));
+    wrd_buf_lit(&b, ",\"version\":");
+    wrd_buf_int(&b, g->version);
+    wrd_buf_lit(&b, ",\"ruleset\":");
+    wrd_buf_str(&b, g->rs->name, strlen(g->rs->name));
+    wrd_buf_lit(&b, ",\"status\":");
+    wrd_buf_str(&b, status_names[g->status], strlen(status_names[g->status]));
+    wrd_buf_lit(&b, ",\"state\":");
+    wrd_buf_json(&b, v->state);
+    wrd_buf_lit(&b, ",\"seat\":");
+    if (seat >= 0)
+        wrd_buf_str(&b, g->seats[seat].name, strlen(g->seats[seat].name));
+    else
+        wrd_buf_lit(&b, "null");
+    if (g->forfeit[0]) {
+        wrd_buf_lit(&b, ",\"forfeit\":");
+        wrd_buf_str(&b, g->forfeit, strlen(g->forfeit));
+    }
+    if (g->deadline_at) {
+        wrd_buf_lit(&b, ",\"deadline_ms\":");
+        wrd_buf_int(&b, g->deadline_at);
+    }
+    wrd_buf_lit(&b, "}");
+    struct wrd_msg *m = b.failed ? NULL : wrd_msg_new(b.s, b.len);
+    wrd_buf_release(&b);
+    if (m)
+        m->game = g;            /* a full state replaces it when dropped */
     return m;
-}
-
-/* A state message, tagged with its game (a full state replaces it). */
-static struct wrd_msg *state_msg(struct wrd_game *g, int seat)
-{
-    json_t *j = state_msg_json(g, seat);
-    struct wrd_msg *msg = wrd_msg_json(j);
-    json_decref(j);
-    if (msg)
-        msg->game = g;
-    return msg;
 }
 
 struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, struct wrd_conn *c,
@@ -425,26 +486,36 @@ static int add_line(struct wrd_game *g, char *line)
     return 0;
 }
 
-/* The record line of a command: seat, command and the rolls it made. */
+/* The record line of a command: seat, command and the rolls it made
+ * ({"seat":..,"cmd":..,"rolls":[[k,face],...]}, "rolls" only when it rolled). */
 static char *record_line(const char *seat, const json_t *cmd, const json_t *events)
 {
-    json_t *line = json_pack("{s:s, s:O}", "seat", seat, "cmd", cmd);
-    json_t *rolls = json_array();
+    char stack[1024];
+    struct wrd_buf b;
+    wrd_buf_init(&b, stack, sizeof stack);
+    wrd_buf_lit(&b, "{\"seat\":");
+    wrd_buf_str(&b, seat, strlen(seat));
+    wrd_buf_lit(&b, ",\"cmd\":");
+    wrd_buf_json(&b, cmd);
     size_t i;
     json_t *e;
+    int rolls = 0;
     json_array_foreach(events, i, e) {
         const char *type = json_string_value(json_object_get(e, "type"));
-        if (type && strcmp(type, "roll") == 0)
-            json_array_append_new(rolls, json_pack("[O, O]", json_object_get(e, "k"),
-                                                   json_object_get(e, "face")));
+        if (type == NULL || strcmp(type, "roll") != 0)
+            continue;
+        wrd_buf_lit(&b, rolls++ ? ",[" : ",\"rolls\":[[");
+        wrd_buf_json(&b, json_object_get(e, "k"));
+        wrd_buf_lit(&b, ",");
+        wrd_buf_json(&b, json_object_get(e, "face"));
+        wrd_buf_lit(&b, "]");
     }
-    if (json_array_size(rolls) > 0)
-        json_object_set_new(line, "rolls", rolls);
-    else
-        json_decref(rolls);
-    char *s = json_dumps(line, JSON_COMPACT);
-    json_decref(line);
-    return s;
+    wrd_buf_lit(&b, rolls ? "]}" : "}");
+    wrd_buf_add(&b, "", 1);
+    char *line = b.failed ? NULL : b.heap ? b.s : strdup(b.s);
+    if (line != b.s)
+        wrd_buf_release(&b);
+    return line;
 }
 
 static void remember(struct seat *s, int64_t seq, struct wrd_msg *answer)
@@ -567,14 +638,34 @@ static int apply(struct wrd_server *srv, struct wrd_game *g, int seat, const jso
         if (live) {
             json_t *ops = wr_jsonpatch_diff(g->views[v].state, now);
             json_t *evs = g->rs->project_events(g->g, vs, *events);
-            json_t *p = json_pack("{s:s, s:s, s:I, s:I, s:o, s:o}", "type", "patch", "game", g->id,
-                                  "from", (json_int_t)(g->version - 1), "to",
-                                  (json_int_t)g->version, "ops", ops ? ops : json_array(),
-                                  "events", evs ? evs : json_array());
-            struct wrd_msg *m = wrd_msg_json(p);
-            json_decref(p);
+            /* The text of {"type":"patch","game","from","to","ops","events"},
+             * written directly (no wrapper object to build and free). */
+            char stack[2048];
+            struct wrd_buf b;
+            wrd_buf_init(&b, stack, sizeof stack);
+            wrd_buf_lit(&b, "{\"type\":\"patch\",\"game\":");
+            wrd_buf_str(&b, g->id, strlen(g->id));
+            wrd_buf_lit(&b, ",\"from\":");
+            wrd_buf_int(&b, g->version - 1);
+            wrd_buf_lit(&b, ",\"to\":");
+            wrd_buf_int(&b, g->version);
+            wrd_buf_lit(&b, ",\"ops\":");
+            if (ops)
+                wrd_buf_json(&b, ops);
+            else
+                wrd_buf_lit(&b, "[]");
+            wrd_buf_lit(&b, ",\"events\":");
+            if (evs)
+                wrd_buf_json(&b, evs);
+            else
+                wrd_buf_lit(&b, "[]");
+            wrd_buf_lit(&b, "}");
+            struct wrd_msg *m = b.failed ? NULL : wrd_msg_new(b.s, b.len);
+            wrd_buf_release(&b);
+            json_decref(ops);
+            json_decref(evs);
             if (m)
-                m->game = g;
+                m->game = g;    /* droppable: a fresh state replaces it */
             int k = (int)(g->version % PATCH_RING);
             wrd_msg_unref(g->views[v].patch[k]);
             g->views[v].patch[k] = m;
@@ -665,8 +756,8 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     }
     srv->metrics.commands++;
     /* 4) into the batch */
-    char *cmd_text = json_dumps(cmd, JSON_COMPACT);
-    char *ev_text = json_dumps(events, JSON_COMPACT);
+    char *cmd_text = wrd_json_text(cmd);
+    char *ev_text = wrd_json_text(events);
     struct wrd_command_row row = { g->id, g->version, s->name, seq, cmd_text, ev_text,
                                    wrd_now_ms() };
     int bad = srv->store->ops->put_command(srv->store, &row) != 0;
@@ -684,11 +775,26 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     free(ev_text);
     if (bad)
         wrd_error("store write failed", "game=%s version=%lld", g->id, (long long)g->version);
-    json_t *ack = json_pack("{s:s, s:s, s:O, s:I, s:o}", "type", "ack", "game", id, "seq", jseq,
-                            "version", (json_int_t)g->version, "events",
-                            g->rs->project_events(g->g, s->name, events));
-    struct wrd_msg *a = wrd_msg_json(ack);
-    json_decref(ack);
+    /* {"type":"ack","game","seq","version","events"}, written directly. */
+    json_t *pev = g->rs->project_events(g->g, s->name, events);
+    char stack[1024];
+    struct wrd_buf b;
+    wrd_buf_init(&b, stack, sizeof stack);
+    wrd_buf_lit(&b, "{\"type\":\"ack\",\"game\":");
+    wrd_buf_str(&b, id, strlen(id));
+    wrd_buf_lit(&b, ",\"seq\":");
+    wrd_buf_int(&b, seq);
+    wrd_buf_lit(&b, ",\"version\":");
+    wrd_buf_int(&b, g->version);
+    wrd_buf_lit(&b, ",\"events\":");
+    if (pev)
+        wrd_buf_json(&b, pev);
+    else
+        wrd_buf_lit(&b, "null");
+    wrd_buf_lit(&b, "}");
+    struct wrd_msg *a = b.failed ? NULL : wrd_msg_new(b.s, b.len);
+    wrd_buf_release(&b);
+    json_decref(pev);
     json_decref(events);
     remember(s, seq, a);
     defer_direct(gs, c, a);
@@ -875,6 +981,7 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
             continue;
         random_hex(16, invites[i]);
         sha256_hex(invites[i], g->seats[i].invite_hash);
+        invite_index(gs, g, i);
         json_object_set_new(inv, g->seats[i].name, json_string(invites[i]));
     }
     g->status = compute_status(g);
@@ -937,13 +1044,12 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
             return;
         }
         sha256_hex(invite, h);
-        for (struct wrd_game *x = gs->all_head; x && seat < 0; x = x->all_next)
-            for (int i = 0; i < x->nseats; i++)
-                if (x->seats[i].invite_hash[0] && same_hash(x->seats[i].invite_hash, h)) {
-                    g = x;
-                    seat = i;
-                    break;
-                }
+        for (struct invite_ref *r = gs->invites[invite_bucket(h)]; r; r = r->next)
+            if (same_hash(r->game->seats[r->seat].invite_hash, h)) {
+                g = r->game;
+                seat = r->seat;
+                break;
+            }
         if (g == NULL) {
             wrd_conn_error(c, "bad_invite", "unknown or already used invite", NULL, NULL, jid);
             return;
@@ -972,6 +1078,8 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     char token[65];
     random_hex(32, token);
     sha256_hex(token, s->token_hash);
+    if (s->invite_hash[0])
+        invite_unindex(gs, g, seat);
     s->invite_hash[0] = '\0';
     free(s->webhook);
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
@@ -1233,6 +1341,9 @@ void wrd_games_flush(struct wrd_server *srv)
         }
         observe_commit(&srv->metrics, (double)(uv_hrtime() - t0) / 1e9);
     }
+    /* Everything queued before this point may now be written (conn.h). */
+    srv->commits++;
+    srv->delivering = 1;
     for (int i = 0; i < gs->npending; i++) {
         struct deferred *d = &gs->pending[i];
         switch (d->kind) {
@@ -1262,6 +1373,7 @@ void wrd_games_flush(struct wrd_server *srv)
         }
     }
     gs->npending = 0;
+    srv->delivering = 0;
 }
 
 /* --- registry, restore ------------------------------------------------------------ */
@@ -1300,6 +1412,12 @@ void wrd_games_free(struct wrd_server *srv)
             wrd_conn_unref(gs->pending[i].conn);
     }
     free(gs->pending);
+    for (int i = 0; i < HASH_BUCKETS; i++)
+        while (gs->invites[i]) {
+            struct invite_ref *r = gs->invites[i];
+            gs->invites[i] = r->next;
+            free(r);
+        }
     struct wrd_game *g = gs->all_head;
     while (g) {
         struct wrd_game *next = g->all_next;
@@ -1360,7 +1478,11 @@ static int restore_seat(void *ctx, const struct wrd_seat_row *r)
         return -1;
     struct seat *s = &g->seats[i];
     snprintf(s->token_hash, sizeof s->token_hash, "%s", r->token_hash ? r->token_hash : "");
+    if (s->invite_hash[0])
+        invite_unindex(rs->srv->games, g, i);
     snprintf(s->invite_hash, sizeof s->invite_hash, "%s", r->invite_hash ? r->invite_hash : "");
+    if (s->invite_hash[0])
+        invite_index(rs->srv->games, g, i);
     s->webhook = r->webhook ? strdup(r->webhook) : NULL;
     return 0;
 }

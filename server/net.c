@@ -356,7 +356,14 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
 /* protocols[0] is ours, so clients without a subprotocol bind to it too. */
 static const struct lws_protocols protocols[] = {
-    { "warroom.v1", callback, sizeof(struct pss), 4096, 0, NULL, 0 },
+    /* rx_buffer_size 1024: lws gives every connection a receive buffer
+     * this large (commands are a few hundred bytes; longer messages arrive
+     * in pieces that on_receive joins), 3 KB less per idle connection than
+     * the 4096 before. tx_packet_size 65536: lws hands a write of up to
+     * 64 KiB (a large state, or conn.c's coalesced frames) to one send()
+     * instead of slicing it into rx_buffer_size pieces, one WRITEABLE round
+     * each. */
+    { "warroom.v1", callback, sizeof(struct pss), 1024, 0, NULL, 65536 },
     { NULL, NULL, 0, 0, 0, NULL, 0 }
 };
 
@@ -443,6 +450,8 @@ void wrd_net_release(struct wrd_server *srv)
     if (srv->ctx)
         lws_context_destroy(srv->ctx);      /* second call: frees it */
     srv->ctx = NULL;
+    free(srv->batch);
+    srv->batch = NULL;
     if (srv->net) {
         for (int i = 0; i < ADDR_BUCKETS; i++)
             while (srv->net->addr[i]) {

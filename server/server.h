@@ -59,6 +59,9 @@ struct wrd_server {
     struct wrd_notifier *notifier;
     struct wrd_net *net;        /* net.c's own state */
     struct wrd_conn *conns;     /* open websocket connections (conn.c) */
+    unsigned char *batch;       /* conn.c: the frames of one coalesced write */
+    uint64_t commits;           /* flushes done: each committed the batch (if any) */
+    int delivering;             /* in a flush, after its commit (conn.c's barrier) */
     uv_timer_t grace;           /* shutdown: waits for connections to drain */
     uint64_t grace_started, grace_after;
     int port;                   /* the port actually bound */

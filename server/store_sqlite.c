@@ -267,7 +267,7 @@ static int sqlite_commit(struct wrd_store *st, char *err, size_t errlen)
         return -1;
     }
     if (run(s, S_COMMIT) < 0) {
-        snprintf(err, errlen, "commit: %s", s->fail_msg);
+        snprintf(err, errlen, "commit: %.200s", s->fail_msg);
         run(s, S_ROLLBACK);
         s->failed = 0;
         return -1;

@@ -237,6 +237,27 @@ static void test_refusals(void **state)
     wt_close(&t.c);
 }
 
+/* Messages longer than lws's receive buffer (1 KiB) arrive in pieces that
+ * the server joins: a 5,000-byte and a 60,000-byte hello are answered. */
+static void test_long_messages(void **state)
+{
+    struct wt_server *s = *state;
+    struct wt_client c;
+    assert_int_equal(wt_open(&c, "long", s->port), 0);
+    for (size_t n = 5000; n <= 60000; n += 55000) {
+        char *name = malloc(n + 1);
+        assert_non_null(name);
+        memset(name, 'n', n);
+        name[n] = '\0';
+        wt_send(&c, "{s:s, s:i, s:s}", "type", "hello", "protocol", 1, "client", name);
+        free(name);
+        json_t *w = wt_expect(&c, "welcome", T);
+        assert_non_null(w);
+        json_decref(w);
+    }
+    wt_close(&c);
+}
+
 static void test_resent_command_applied_once(void **state)
 {
     struct wt_server *s = *state;
@@ -582,6 +603,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tictactoe_with_spectator),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_long_messages),
         cmocka_unit_test(test_resent_command_applied_once),
         cmocka_unit_test(test_drop_and_resume),
         cmocka_unit_test(test_webhook_when_turn_passes),

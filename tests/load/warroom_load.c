@@ -1,0 +1,2091 @@
+/*
+ * warroom_load.c - warroom-load: load and crash tests of warroomd over
+ * loopback websockets.
+ *
+ * It opens N concurrent games (tictactoe or waterloo), each with two player
+ * connections and S spectator connections, and plays random legal commands:
+ * the next as soon as the seat to move has seen the previous one's patch, or
+ * at a fixed rate per game. Finished games are replaced, so N stay
+ * concurrent. At the end it prints one JSON object: commands per second,
+ * the server's CPU time per command (from /proc/PID/stat), the latency from
+ * sending a command to its patch reaching the last spectator, games
+ * completed, errors, and the server's peak RSS.
+ *
+ * With --crash K it SIGKILLs the server K times at random moments, restarts
+ * it on the same database, lets every client reconnect, join and sync, and
+ * re-send the commands it saw no answer for. At the end it checks every game
+ * it played against the server's record of it (export): every command a
+ * client saw acknowledged is there, at the version of its ack, and no
+ * command is there twice. Any difference fails the run.
+ *
+ * One thread, one epoll set, non-blocking raw websockets (wsc.c): the tool
+ * shares the machine's cores with the server and must stay small. It talks
+ * to 127.0.0.0/8 only.
+ *
+ * Waterloo games are played with the rules library: each game has a local
+ * replica (common/game.h) kept in step by applying every acknowledged
+ * command with the dice faces the server's ack reported, and the next
+ * command is chosen by the random legal player of common/autoplay.h.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "autoplay.h"
+#include "command.h"
+#include "game.h"
+#include "jscan.h"
+#include "scenario.h"
+#include "wsc.h"
+
+#ifndef WARROOM_SCENARIO_DIR
+#define WARROOM_SCENARIO_DIR "scenarios"
+#endif
+
+#define LAT_RING 8
+#define MAX_CONNECTING 512      /* handshakes in progress at once */
+#define EXPORT_WINDOW 32        /* export requests in flight while checking */
+
+/* --- options ------------------------------------------------------------------- */
+
+static struct {
+    const char *start;          /* warroomd to start, or NULL */
+    const char *server;         /* ws://127.x.y.z:port/ to attach to */
+    pid_t server_pid;
+    const char *server_args[32];
+    int nserver_args;
+    const char *scenarios;
+    const char *scenario;
+    int waterloo;
+    int games, spectators, idle;
+    double seconds;
+    long moves;
+    double rate;                /* commands per second per game, 0 = as fast as seen */
+    int per_address;
+    int crash;                  /* kills */
+    int kill_min_ms, kill_max_ms;
+    uint64_t seed;
+    int keep;
+    char cmdline[2048];
+} opt = {
+    .scenarios = WARROOM_SCENARIO_DIR,
+    .scenario = "waterloo-1815",
+    .games = 100,
+    .spectators = 3,
+    .seconds = 10,
+    .per_address = 250,
+    .kill_min_ms = 300,
+    .kill_max_ms = 1500,
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+        "usage: warroom-load (--start WARROOMD | --server ws://127.0.0.1:PORT/) [options]\n"
+        "\n"
+        "Load and crash tests of warroomd over loopback websockets. Prints one JSON\n"
+        "object; exits 1 when anything went wrong (errors, lost or repeated commands).\n"
+        "\n"
+        "  --start PATH          start this warroomd on 127.0.0.1:0 with a fresh database\n"
+        "                        in a temporary directory (stopped with SIGTERM at the end)\n"
+        "  --server URL          attach to a running server (127.0.0.0/8 only)\n"
+        "  --server-pid PID      its process id, for the CPU and memory figures\n"
+        "  --server-arg ARG      one more argument for a started server (repeatable);\n"
+        "                        defaults: --max-connections 20000 --max-per-address 20000\n"
+        "                        --rate 100000 --max-games 100000000 --scenarios DIR\n"
+        "  --ruleset NAME        tictactoe (default) or waterloo\n"
+        "  --scenario NAME       waterloo scenario (default waterloo-1815)\n"
+        "  --scenarios DIR       scenario directory (default the source tree's)\n"
+        "  --games N             concurrent games (default 100)\n"
+        "  --spectators S        spectator connections per game (default 3)\n"
+        "  --seconds T           play for T seconds after set-up (default 10)\n"
+        "  --moves M             or stop after M acknowledged commands\n"
+        "  --rate R              commands per second per game; 0 (default) sends the next\n"
+        "                        command as soon as the seat to move saw the last patch\n"
+        "  --idle N              also open N connections that only say hello\n"
+        "  --per-address N       connections per loopback source address (default 250;\n"
+        "                        127.0.0.1, 127.0.0.2, ... so a server's per-address\n"
+        "                        limit is never what stops the test)\n"
+        "  --crash K             SIGKILL the started server K times, restart it on the\n"
+        "                        same database, resync, then check every game (tictactoe)\n"
+        "  --kill-min-ms MS      play at least MS between kills (default 300)\n"
+        "  --kill-max-ms MS      and at most MS (default 1500)\n"
+        "  --seed N              random seed (default: from the clock)\n"
+        "  --keep                keep the temporary directory (database, server log)\n"
+        "  -h, --help            this text\n");
+}
+
+/* --- time, randomness ------------------------------------------------------------ */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static struct wr_prng rng;
+
+/* --- figures ----------------------------------------------------------------------- */
+
+struct samples {
+    float *v;
+    size_t n, cap;
+};
+
+static void sample_add(struct samples *s, double ms)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 65536;
+        float *v = realloc(s->v, sizeof *v * cap);
+        if (v == NULL)
+            return;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = (float)ms;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static double pct(const struct samples *s, double p)
+{
+    if (s->n == 0)
+        return 0;
+    size_t i = (size_t)ceil(p * (double)s->n);
+    if (i > 0)
+        i--;
+    if (i >= s->n)
+        i = s->n - 1;
+    return s->v[i];
+}
+
+static struct {
+    struct samples lat, ack_lat, restart_ms;
+    long acks, acks_in_window, sent_in_window, sent;
+    long games_completed, games_created;
+    long errors, closed, bad_answers;
+    char error_codes[16][32];
+    long error_counts[16];
+    int nerror_codes;
+    /* crash */
+    int kills;
+    long resent, resent_original, resent_fresh, lost, duplicated, mismatched, unresolved,
+        abandoned, checked_games, checked_commands;
+    uint64_t frames_t0, frames_t1;
+} st;
+
+static void count_error(const char *code)
+{
+    st.errors++;
+    for (int i = 0; i < st.nerror_codes; i++)
+        if (strcmp(st.error_codes[i], code) == 0) {
+            st.error_counts[i]++;
+            return;
+        }
+    if (st.nerror_codes < 16) {
+        snprintf(st.error_codes[st.nerror_codes], sizeof st.error_codes[0], "%s", code);
+        st.error_counts[st.nerror_codes++] = 1;
+    }
+}
+
+/* A failure worth a line on stderr (the first few of each run). */
+static void complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void complain(const char *fmt, ...)
+{
+    static int lines;
+    if (lines++ >= 20)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("warroom-load: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* --- the server process ---------------------------------------------------------- */
+
+static struct {
+    pid_t pid;
+    int out_fd;
+    int port;
+    uint32_t addr;
+    char dir[256], db[300], log[300];
+    int started;                /* we own it */
+    int restarts;
+} srv;
+
+static int spawn_server(void)
+{
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) < 0)
+        return -1;
+    const char *argv[64];
+    int argc = 0;
+    argv[argc++] = opt.start;
+    argv[argc++] = "--listen";
+    argv[argc++] = "127.0.0.1:0";
+    argv[argc++] = "--db";
+    argv[argc++] = srv.db;
+    argv[argc++] = "--log-level";
+    argv[argc++] = "warn";
+    argv[argc++] = "--scenarios";
+    argv[argc++] = opt.scenarios;
+    argv[argc++] = "--max-connections";
+    argv[argc++] = "20000";
+    argv[argc++] = "--max-per-address";
+    argv[argc++] = "20000";
+    argv[argc++] = "--rate";
+    argv[argc++] = "100000";
+    argv[argc++] = "--max-games";
+    argv[argc++] = "100000000";
+    for (int i = 0; i < opt.nserver_args && argc < 63; i++)
+        argv[argc++] = opt.server_args[i];
+    argv[argc] = NULL;
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int log = open(srv.log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        dup2(pipefd[1], 1);
+        if (log >= 0)
+            dup2(log, 2);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    srv.pid = pid;
+    srv.out_fd = pipefd[0];
+    /* Wait for the address line (restoring a large store takes a while). */
+    char line[256];
+    size_t n = 0;
+    double deadline = now_s() + 120;
+    while (n + 1 < sizeof line) {
+        int left = (int)((deadline - now_s()) * 1000);
+        struct pollfd p = { .fd = srv.out_fd, .events = POLLIN };
+        if (left <= 0 || poll(&p, 1, left) <= 0)
+            break;
+        ssize_t r = read(srv.out_fd, line + n, 1);
+        if (r <= 0)
+            break;
+        if (line[n] == '\n') {
+            line[n] = '\0';
+            if (sscanf(line, "warroomd listening on ws://127.0.0.1:%d/", &srv.port) == 1) {
+                srv.addr = 0x7f000001;
+                if (!srv.restarts++)
+                    fprintf(stderr, "warroom-load: warroomd pid %d on ws://127.0.0.1:%d/, "
+                            "store %s\n", (int)pid, srv.port, srv.db);
+                return 0;
+            }
+            n = 0;
+            continue;
+        }
+        n++;
+    }
+    complain("warroomd did not print its address (log: %s)", srv.log);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    close(srv.out_fd);
+    srv.pid = 0;
+    return -1;
+}
+
+static int start_server(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(srv.dir, sizeof srv.dir, "%s/warroom-load-XXXXXX", tmp ? tmp : "/tmp");
+    if (mkdtemp(srv.dir) == NULL)
+        return -1;
+    snprintf(srv.db, sizeof srv.db, "%s/warroom.db", srv.dir);
+    snprintf(srv.log, sizeof srv.log, "%s/warroomd.log", srv.dir);
+    srv.started = 1;
+    return spawn_server();
+}
+
+/* SIGTERM (or SIGKILL), then wait for the exit: its stdout ends when it
+ * does. Returns the wait status, or -1 after a time-out (then killed). */
+static int stop_server(int sig, int timeout_ms)
+{
+    int status = -1;
+    if (srv.pid <= 0)
+        return -1;
+    kill(srv.pid, sig);
+    double deadline = now_s() + timeout_ms / 1000.0;
+    for (;;) {
+        int left = (int)((deadline - now_s()) * 1000);
+        if (left <= 0) {
+            kill(srv.pid, SIGKILL);
+            waitpid(srv.pid, &status, 0);
+            status = -1;
+            break;
+        }
+        struct pollfd p = { .fd = srv.out_fd, .events = POLLIN };
+        if (poll(&p, 1, left) > 0) {
+            char buf[256];
+            if (read(srv.out_fd, buf, sizeof buf) <= 0) {
+                waitpid(srv.pid, &status, 0);
+                break;
+            }
+        }
+    }
+    close(srv.out_fd);
+    srv.pid = 0;
+    return status;
+}
+
+static void cleanup_dir(void)
+{
+    if (!srv.started || srv.dir[0] == '\0' || opt.keep)
+        return;
+    static const char *const files[] = { "warroom.db", "warroom.db-wal", "warroom.db-shm",
+                                         "warroomd.log" };
+    char path[400];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", srv.dir, files[i]);
+        unlink(path);
+    }
+    rmdir(srv.dir);
+}
+
+static pid_t server_pid(void)
+{
+    return srv.started ? srv.pid : opt.server_pid;
+}
+
+/* utime + stime of pid in seconds; -1 when unknown. */
+static double proc_cpu(pid_t pid)
+{
+    char path[64], buf[2048];
+    if (pid <= 0)
+        return -1;
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');
+    if (p == NULL)
+        return -1;
+    /* fields after the name: state(3) ... utime(14) stime(15) */
+    unsigned long long ut = 0, stt = 0;
+    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &stt) != 2)
+        return -1;
+    return (double)(ut + stt) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* A "VmXXX:" figure of /proc/PID/status in kB; -1 when unknown. */
+static long proc_status_kb(pid_t pid, const char *key)
+{
+    char path[64], line[256];
+    long v = -1;
+    if (pid <= 0)
+        return -1;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return -1;
+    size_t kl = strlen(key);
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, key, kl) == 0) {
+            v = strtol(line + kl, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return v;
+}
+
+static double self_cpu(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+static void loadavg(char *buf, size_t cap)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    buf[0] = '\0';
+    if (f) {
+        if (fgets(buf, (int)cap, f) == NULL)
+            buf[0] = '\0';
+        fclose(f);
+    }
+    char *nl = strchr(buf, '\n');
+    if (nl)
+        *nl = '\0';
+}
+
+/* --- games and clients -------------------------------------------------------------- */
+
+enum role { ROLE_SEAT0, ROLE_SEAT1, ROLE_SPEC, ROLE_IDLE, ROLE_CHECK };
+enum phase { P_WAIT, P_CREATING, P_CLAIMING, P_JOINING, P_PLAYING, P_DONE };
+
+struct client {
+    struct wl_conn *ws;
+    struct slot *slot;
+    int role;
+    uint32_t src;
+    int welcomed;
+    int joined;                 /* has a state of the slot's current game */
+    int64_t seen;               /* highest version of it seen */
+    int queued;                 /* waiting to connect */
+};
+
+/* One command of a game's history (crash checks). */
+struct cmdrec {
+    int64_t seq;
+    int64_t version;            /* from the ack; 0 until acknowledged */
+    int8_t seat;
+    int8_t cell;
+};
+
+struct gamerec {
+    char id[32];
+    struct cmdrec *cmds;
+    int ncmds, capcmds;
+    int abandoned;
+    struct gamerec *next;
+};
+
+struct pend {
+    int active;
+    int64_t seq;
+    int cell;
+    int64_t version;            /* the version it made, once known (patch or state) */
+    double t;
+    int resent;                 /* sent again after a restart */
+    int durable;                /* ...and the restarted server already had it */
+    int needs_resend;           /* unanswered when the server was killed */
+    int in_window;
+    int rec_i;                  /* 1 + its index in the game's history, 0 = none */
+};
+
+struct slot {
+    int idx;
+    int phase;
+    struct client *seat[2];
+    struct client *spec;        /* opt.spectators of them */
+    char game[32];
+    char invite[40];
+    char token[2][72];
+    int spec_joined;
+    int64_t version;            /* highest version confirmed to the tool */
+    char seen_by[48];           /* which message confirmed it (for failure reports) */
+    int64_t seen_at_kill;       /* highest version seen before the last kill */
+    int64_t acked_max;          /* highest version acknowledged */
+    int over;
+    char board[10];             /* tictactoe */
+    int64_t seq[2];
+    struct pend pend[2];
+    struct {
+        int64_t v;
+        double t;
+        int seen;
+        int in_window;
+    } lat[LAT_RING];
+    double next_at;             /* --rate pacing */
+    int heap_pos;               /* in the pacing heap, or -1 */
+    struct gamerec *rec;
+    /* waterloo replica */
+    struct wr_game *wg;
+    struct wr_cmd *wcmd;
+    int rolls_k[64], rolls_face[64], nrolls;
+};
+
+static struct slot *slots;
+static struct client *clients;
+static int nclients;
+static struct client checker;
+static struct wl_net *net;
+static struct gamerec *recs_head, **recs_tail = &recs_head;
+
+static struct {
+    int started;                /* play began (all games set up) */
+    int stopping;               /* no new commands or games */
+    double t0, t1;
+    double cpu0, cpu1, self0, self1;
+    double cpu_killed;          /* CPU of the server processes killed in the window */
+    int ready;                  /* games set up before the start */
+    int welcomed;               /* connections welcomed */
+    int connecting;             /* handshakes in progress */
+    int next_connect;           /* next client index to connect */
+    int server_down;            /* between a kill and the restart */
+    double next_kill;
+    long rss_before_kb;
+    char load_before[128], load_after[128];
+} run;
+
+/* waterloo */
+static struct wr_scenario *scenario;
+static struct wr_reach *reach;
+static struct wr_events *events_scratch;
+
+static const char *seat_name(int seat)
+{
+    if (opt.waterloo)
+        return seat == 0 ? "french" : "allied";
+    return seat == 0 ? "x" : "o";
+}
+
+/* --- the pacing heap (--rate) ----------------------------------------------------- */
+
+static struct slot **heap;
+static int nheap;
+
+static void heap_swap(int a, int b)
+{
+    struct slot *t = heap[a];
+    heap[a] = heap[b];
+    heap[b] = t;
+    heap[a]->heap_pos = a;
+    heap[b]->heap_pos = b;
+}
+
+static void heap_push(struct slot *s)
+{
+    if (s->heap_pos >= 0)
+        return;
+    int i = nheap++;
+    heap[i] = s;
+    s->heap_pos = i;
+    while (i > 0 && heap[(i - 1) / 2]->next_at > heap[i]->next_at) {
+        heap_swap(i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+}
+
+static struct slot *heap_pop(void)
+{
+    struct slot *top = heap[0];
+    heap_swap(0, --nheap);
+    top->heap_pos = -1;
+    int i = 0;
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < nheap && heap[l]->next_at < heap[m]->next_at)
+            m = l;
+        if (r < nheap && heap[r]->next_at < heap[m]->next_at)
+            m = r;
+        if (m == i)
+            break;
+        heap_swap(i, m);
+        i = m;
+    }
+    return top;
+}
+
+/* --- sending ------------------------------------------------------------------------ */
+
+static void sendf(struct client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sendf(struct client *c, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n > 0 && (size_t)n < sizeof buf && c->ws)
+        wl_conn_send(c->ws, buf, (size_t)n);
+}
+
+static void send_text(struct client *c, const char *text)
+{
+    if (c->ws)
+        wl_conn_send(c->ws, text, strlen(text));
+}
+
+static struct gamerec *new_rec(const char *id)
+{
+    struct gamerec *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return NULL;
+    snprintf(r->id, sizeof r->id, "%s", id);
+    *recs_tail = r;
+    recs_tail = &r->next;
+    return r;
+}
+
+static struct cmdrec *rec_add(struct gamerec *r, int seat, int64_t seq, int cell)
+{
+    if (r == NULL)
+        return NULL;
+    if (r->ncmds == r->capcmds) {
+        int cap = r->capcmds ? 2 * r->capcmds : 16;
+        struct cmdrec *c = realloc(r->cmds, sizeof *c * (size_t)cap);
+        if (c == NULL)
+            return NULL;
+        r->cmds = c;
+        r->capcmds = cap;
+    }
+    struct cmdrec *c = &r->cmds[r->ncmds++];
+    *c = (struct cmdrec){ seq, 0, (int8_t)seat, (int8_t)cell };
+    return c;
+}
+
+/* --- game set-up ------------------------------------------------------------------- */
+
+static void send_create(struct slot *s)
+{
+    if (opt.waterloo)
+        sendf(s->seat[0], "{\"type\":\"create\",\"ruleset\":\"waterloo\",\"scenario\":\"%s\","
+                          "\"seat\":\"french\"}", opt.scenario);
+    else
+        send_text(s->seat[0], "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"seat\":\"x\"}");
+}
+
+static void send_claim(struct slot *s)
+{
+    sendf(s->seat[1], "{\"type\":\"claim\",\"invite\":\"%s\"}", s->invite);
+}
+
+static void send_join(struct client *c)
+{
+    struct slot *s = c->slot;
+    if (c->role == ROLE_SPEC)
+        sendf(c, "{\"type\":\"join\",\"game\":\"%s\",\"spectate\":true}", s->game);
+    else
+        sendf(c, "{\"type\":\"join\",\"game\":\"%s\",\"token\":\"%s\"}", s->game,
+              s->token[c->role]);
+    /* After a restart a player also asks for what it missed since the last
+     * version it knows: join sends the whole state, sync the difference
+     * (a full state again, or "synced", since a restarted server holds no
+     * patches). Both must agree with what the client saw acknowledged. */
+    if (st.kills > 0 && c->role != ROLE_SPEC)
+        sendf(c, "{\"type\":\"sync\",\"game\":\"%s\",\"since\":%lld}", s->game,
+              (long long)s->version);
+}
+
+static void reset_game(struct slot *s)
+{
+    s->game[0] = s->invite[0] = s->token[0][0] = s->token[1][0] = '\0';
+    s->spec_joined = 0;
+    s->version = s->acked_max = s->seen_at_kill = 0;
+    s->seen_by[0] = '\0';
+    s->over = 0;
+    memset(s->board, '.', 9);
+    s->board[9] = '\0';
+    s->seq[0] = s->seq[1] = 0;
+    memset(s->pend, 0, sizeof s->pend);
+    for (int i = 0; i < LAT_RING; i++)
+        s->lat[i].v = -1;
+    s->rec = NULL;
+    s->seat[0]->joined = s->seat[1]->joined = 0;
+    s->seat[0]->seen = s->seat[1]->seen = 0;
+    for (int i = 0; i < opt.spectators; i++)
+        s->spec[i].joined = 0, s->spec[i].seen = 0;
+}
+
+/* Start the slot's next game (the previous one is left by everyone). */
+static void new_game(struct slot *s)
+{
+    if (s->game[0]) {
+        char leave[96];
+        snprintf(leave, sizeof leave, "{\"type\":\"leave\",\"game\":\"%s\"}", s->game);
+        send_text(s->seat[0], leave);
+        send_text(s->seat[1], leave);
+        for (int i = 0; i < opt.spectators; i++)
+            send_text(&s->spec[i], leave);
+    }
+    reset_game(s);
+    if (run.stopping) {
+        s->phase = P_DONE;
+        return;
+    }
+    s->phase = P_CREATING;
+    if (s->seat[0]->welcomed)
+        send_create(s);
+}
+
+static void maybe_move(struct slot *s);
+
+static void check_ready(struct slot *s)
+{
+    if (s->phase != P_JOINING || !s->token[1][0] || !s->seat[0]->joined || !s->seat[1]->joined ||
+        s->spec_joined < opt.spectators)
+        return;
+    s->phase = P_PLAYING;
+    if (!run.started)
+        run.ready++;
+    else
+        maybe_move(s);
+}
+
+/* After a client's hello is answered: what it should do for its slot now
+ * (also after a reconnect). */
+static void on_welcome(struct client *c)
+{
+    struct slot *s = c->slot;
+    c->welcomed = 1;
+    run.welcomed++;
+    if (s == NULL || s->phase == P_DONE || s->phase == P_WAIT)
+        return;
+    switch (c->role) {
+    case ROLE_SEAT0:
+        if (s->game[0] == '\0')
+            send_create(s);
+        else
+            send_join(c);
+        break;
+    case ROLE_SEAT1:
+        if (s->game[0] == '\0')
+            break;
+        if (s->token[1][0] == '\0')
+            send_claim(s);
+        else
+            send_join(c);
+        break;
+    case ROLE_SPEC:
+        if (s->game[0])
+            send_join(c);
+        break;
+    }
+}
+
+/* --- tictactoe ------------------------------------------------------------------------ */
+
+static int ttt_over(const char *b)
+{
+    static const int lines[8][3] = { { 0, 1, 2 }, { 3, 4, 5 }, { 6, 7, 8 }, { 0, 3, 6 },
+                                     { 1, 4, 7 }, { 2, 5, 8 }, { 0, 4, 8 }, { 2, 4, 6 } };
+    for (int i = 0; i < 8; i++)
+        if (b[lines[i][0]] != '.' && b[lines[i][0]] == b[lines[i][1]] &&
+            b[lines[i][1]] == b[lines[i][2]])
+            return 1;
+    return strchr(b, '.') == NULL;
+}
+
+/* The tool learns that version v exists (a patch, an ack or a state): the
+ * commands that made the versions up to v were its own pending ones, x
+ * making the odd versions and o the even ones. -1 when they were not. */
+static const char *const role_names[] = { "seat 0", "seat 1", "a spectator", "idle", "check" };
+
+static int confirm_from(struct slot *s, int64_t v, const char *what, const struct client *c)
+{
+    if (v > s->version)
+        snprintf(s->seen_by, sizeof s->seen_by, "%s to %s", what, role_names[c->role]);
+    if (opt.waterloo)
+        return 0;
+    while (s->version < v) {
+        int64_t u = s->version + 1;
+        int seat = (int)((u - 1) % 2);
+        struct pend *p = &s->pend[seat];
+        if (!p->active || (p->version != 0 && p->version != u))
+            return -1;
+        s->board[p->cell] = seat ? 'o' : 'x';
+        p->version = u;
+        s->version = u;
+        if (ttt_over(s->board))
+            s->over = 1;
+    }
+    return 0;
+}
+
+static void send_command(struct slot *s, int seat, const char *cmd_json, int cell, int resend)
+{
+    struct pend *p = &s->pend[seat];
+    struct client *c = s->seat[seat];
+    size_t cap = strlen(cmd_json) + 128;
+    char stackbuf[512], *buf = cap <= sizeof stackbuf ? stackbuf : malloc(cap);
+    if (buf == NULL)
+        return;
+    int n = snprintf(buf, cap, "{\"type\":\"command\",\"game\":\"%s\",\"seq\":%lld,\"cmd\":%s}",
+                     s->game, (long long)p->seq, cmd_json);
+    if (c->ws)
+        wl_conn_send(c->ws, buf, (size_t)n);
+    if (buf != stackbuf)
+        free(buf);
+    (void)cell;
+    if (resend) {
+        p->resent = 1;
+        p->durable = p->version != 0;
+        p->needs_resend = 0;
+        st.resent++;
+    }
+}
+
+static void ttt_move(struct slot *s, int seat, double now)
+{
+    int empty[9], ne = 0;
+    for (int i = 0; i < 9; i++)
+        if (s->board[i] == '.')
+            empty[ne++] = i;
+    if (ne == 0)
+        return;
+    int cell = empty[wr_prng_below(&rng, ne)];
+    struct pend *p = &s->pend[seat];
+    *p = (struct pend){ .active = 1, .seq = ++s->seq[seat], .cell = cell, .t = now,
+                        .in_window = !run.stopping };
+    p->rec_i = rec_add(s->rec, seat, p->seq, cell) ? s->rec->ncmds : 0;
+    char cmd[48];
+    snprintf(cmd, sizeof cmd, "{\"type\":\"mark\",\"cell\":%d}", cell);
+    send_command(s, seat, cmd, cell, 0);
+}
+
+/* --- waterloo ------------------------------------------------------------------------- */
+
+static int wl_roll(void *ctx, uint32_t k)
+{
+    const struct slot *s = ctx;
+    for (int i = 0; i < s->nrolls; i++)
+        if (s->rolls_k[i] == (int)k)
+            return s->rolls_face[i];
+    return 0;
+}
+
+static void wl_move(struct slot *s, double now)
+{
+    struct wr_game *g = s->wg;
+    if (g->phase == WR_PH_OVER || g->await_side < 0 ||
+        wr_autoplay_next(g, &rng, reach, s->wcmd) != 0) {
+        s->over = 1;
+        return;
+    }
+    int seat = g->await_side == WR_FRENCH ? 0 : 1;
+    struct pend *p = &s->pend[seat];
+    *p = (struct pend){ .active = 1, .seq = ++s->seq[seat], .cell = -1, .t = now,
+                        .in_window = !run.stopping };
+    json_t *j = wr_cmd_json(g, s->wcmd);
+    char *text = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    if (text)
+        send_command(s, seat, text, -1, 0);
+    free(text);
+}
+
+/* The ack of the replica's pending command: apply it with the ack's dice. */
+static int wl_acked(struct slot *s, int seat, const char *msg, size_t len, int64_t version)
+{
+    json_t *m = json_loadb(msg, len, 0, NULL);
+    json_t *evs = json_object_get(m, "events");
+    size_t i;
+    json_t *e;
+    s->nrolls = 0;
+    json_array_foreach(evs, i, e) {
+        const char *type = json_string_value(json_object_get(e, "type"));
+        if (type && strcmp(type, "roll") == 0 && s->nrolls < 64) {
+            s->rolls_k[s->nrolls] = (int)json_integer_value(json_object_get(e, "k"));
+            s->rolls_face[s->nrolls++] = (int)json_integer_value(json_object_get(e, "face"));
+        }
+    }
+    json_decref(m);
+    struct wr_refusal why;
+    events_scratch->n = 0;
+    int side = seat == 0 ? WR_FRENCH : WR_ALLIED;
+    if (version != s->version + 1 ||
+        wr_game_apply(s->wg, side, s->wcmd, events_scratch, &why) != WR_R_OK) {
+        complain("game %s: the replica does not follow the server at version %lld", s->game,
+                 (long long)version);
+        return -1;
+    }
+    s->version = version;
+    if (s->wg->phase == WR_PH_OVER || s->wg->await_side < 0)
+        s->over = 1;
+    return 0;
+}
+
+/* --- play ------------------------------------------------------------------------------ */
+
+static void maybe_move(struct slot *s)
+{
+    if (s->phase != P_PLAYING || s->over || run.stopping || !run.started || run.server_down)
+        return;
+    if (s->pend[0].active || s->pend[1].active) {
+        /* tictactoe: the seat to move may go while the other's ack is on
+         * its way; waterloo: one command in flight per game. */
+        if (opt.waterloo || s->pend[(int)(s->version % 2)].active)
+            return;
+    }
+    int seat;
+    if (opt.waterloo) {
+        if (s->wg->await_side < 0) {
+            s->over = 1;
+            return;
+        }
+        seat = s->wg->await_side == WR_FRENCH ? 0 : 1;
+    } else {
+        seat = (int)(s->version % 2);
+    }
+    struct client *c = s->seat[seat];
+    if (!c->joined || c->seen < s->version || c->ws == NULL)
+        return;
+    if (opt.moves > 0 && st.sent_in_window >= opt.moves)
+        return;
+    double now = now_s();
+    if (opt.rate > 0) {
+        if (now < s->next_at) {
+            heap_push(s);
+            return;
+        }
+        s->next_at = (s->next_at > now - 1.0 / opt.rate ? s->next_at : now) + 1.0 / opt.rate;
+    }
+    int64_t v = s->version + 1;
+    s->lat[v % LAT_RING].v = v;
+    s->lat[v % LAT_RING].t = now;
+    s->lat[v % LAT_RING].seen = 0;
+    s->lat[v % LAT_RING].in_window = 1;
+    if (opt.waterloo)
+        wl_move(s, now);
+    else
+        ttt_move(s, seat, now);
+    st.sent++;
+    st.sent_in_window++;
+}
+
+static void maybe_finish(struct slot *s)
+{
+    if (s->phase != P_PLAYING || !s->over || s->pend[0].active || s->pend[1].active)
+        return;
+    for (int i = 0; i < opt.spectators; i++)
+        if (s->spec[i].seen < s->version)
+            return;
+    if (run.started && !run.stopping)
+        st.games_completed++;
+    new_game(s);
+}
+
+static void spectator_saw(struct slot *s, int64_t v, double now)
+{
+    if (v <= 0)
+        return;
+    if (s->lat[v % LAT_RING].v != v)
+        return;
+    if (++s->lat[v % LAT_RING].seen == opt.spectators) {
+        if (s->lat[v % LAT_RING].in_window)
+            sample_add(&st.lat, (now - s->lat[v % LAT_RING].t) * 1e3);
+        s->lat[v % LAT_RING].v = -1;
+    }
+}
+
+static struct cmdrec *pend_rec(struct slot *s, struct pend *p)
+{
+    return s->rec && p->rec_i > 0 && p->rec_i <= s->rec->ncmds ? &s->rec->cmds[p->rec_i - 1]
+                                                              : NULL;
+}
+
+static void on_ack(struct client *c, int64_t seq, int64_t version, const char *msg, size_t len)
+{
+    struct slot *s = c->slot;
+    int seat = c->role;
+    struct pend *p = &s->pend[seat];
+    double now = now_s();
+    if (!p->active || p->seq != seq) {
+        st.bad_answers++;
+        complain("game %s seat %s: an ack for seq %lld, which is not pending", s->game,
+                 seat_name(seat), (long long)seq);
+        return;
+    }
+    if (opt.waterloo) {
+        if (wl_acked(s, seat, msg, len, version) < 0) {
+            count_error("replica");
+            p->active = 0;
+            s->phase = P_DONE;
+            return;
+        }
+    } else {
+        if (p->version != 0 && p->version != version) {
+            st.duplicated++;
+            complain("game %s seat %s: seq %lld made version %lld but its ack says %lld",
+                     s->game, seat_name(seat), (long long)seq, (long long)p->version,
+                     (long long)version);
+        }
+        if (version > s->version && confirm_from(s, version, "an ack", c) < 0) {
+            st.mismatched++;
+            complain("game %s: an ack for version %lld the tool cannot explain", s->game,
+                     (long long)version);
+        }
+        if (p->resent) {
+            if (p->durable)
+                st.resent_original++;
+            else
+                st.resent_fresh++;
+        }
+    }
+    struct cmdrec *r = pend_rec(s, p);
+    if (r)
+        r->version = version;
+    if (version > s->acked_max)
+        s->acked_max = version;
+    st.acks++;
+    if (run.started && !run.stopping)
+        st.acks_in_window++;
+    if (!p->resent && p->in_window) {
+        sample_add(&st.ack_lat, (now - p->t) * 1e3);
+        if (opt.spectators == 0)
+            sample_add(&st.lat, (now - p->t) * 1e3);
+    }
+    p->active = 0;
+    maybe_finish(s);
+    maybe_move(s);
+}
+
+/* --- messages from the server ---------------------------------------------------------- */
+
+enum { K_TYPE, K_GAME, K_FROM, K_TO, K_SEQ, K_VERSION, K_CODE, K_TOKEN, K_INVITES, K_STATE,
+       K_MESSAGE, NK };
+static const char *const keys[NK] = { "type", "game", "from", "to", "seq", "version", "code",
+                                      "token", "invites", "state", "message" };
+
+static int game_is(const struct slot *s, struct wl_jv g)
+{
+    return s != NULL && s->game[0] && wl_jv_streq(g, s->game);
+}
+
+/* The nested member key of an object value (a one-level path). */
+static struct wl_jv member(struct wl_jv obj, const char *key)
+{
+    struct wl_jv out = { NULL, 0 };
+    const char *const k[1] = { key };
+    if (obj.p)
+        wl_js_fields(obj.p, obj.n, k, 1, &out);
+    return out;
+}
+
+static void resend_pending(struct client *c)
+{
+    struct slot *s = c->slot;
+    struct pend *p = &s->pend[c->role];
+    if (!p->active || !p->needs_resend)
+        return;
+    char cmd[48];
+    snprintf(cmd, sizeof cmd, "{\"type\":\"mark\",\"cell\":%d}", p->cell);
+    send_command(s, c->role, cmd, p->cell, 1);
+}
+
+static void on_state(struct client *c, const struct wl_jv *f)
+{
+    struct slot *s = c->slot;
+    int64_t v;
+    if (!game_is(s, f[K_GAME]) || wl_jv_int(f[K_VERSION], &v) < 0)
+        return;
+    if (!c->joined) {
+        c->joined = 1;
+        if (c->role == ROLE_SPEC)
+            s->spec_joined++;
+    }
+    /* A state may be older than what another connection of the game has
+     * already seen (connections are not ordered with each other), never
+     * older than what this one saw, nor than anything seen before the
+     * server was last killed: the restarted server restored at least that,
+     * and only builds on it. */
+    if (v < c->seen) {
+        st.lost++;
+        complain("game %s: a state at version %lld, but this connection saw %lld", s->game,
+                 (long long)v, (long long)c->seen);
+    }
+    if (v > c->seen)
+        c->seen = v;
+    if (!opt.waterloo) {
+        char board[16] = "";
+        wl_jv_str(member(f[K_STATE], "board"), board, sizeof board);
+        int bad = 0;
+        if (v < s->seen_at_kill) {
+            st.lost++;
+            bad = 1;
+            complain("game %s: the restarted server is at version %lld; before the kill the "
+                     "tool saw %lld (last raised by %s)", s->game, (long long)v,
+                     (long long)s->seen_at_kill, s->seen_by);
+        } else if (v > s->version && confirm_from(s, v, "a state", c) < 0) {
+            st.mismatched++;
+            bad = 1;
+            complain("game %s: version %lld holds commands the tool did not send", s->game,
+                     (long long)v);
+        }
+        if (!bad && v == s->version && strlen(board) == 9 && strcmp(board, s->board) != 0) {
+            st.mismatched++;
+            bad = 1;
+            complain("game %s: board %s at version %lld, the tool expects %s", s->game, board,
+                     (long long)v, s->board);
+        }
+        if (bad && strlen(board) == 9) {
+            memcpy(s->board, board, 10);
+            s->version = v;
+            s->over = ttt_over(board);
+        }
+        if (c->role != ROLE_SPEC)
+            resend_pending(c);
+    }
+    check_ready(s);
+    maybe_finish(s);
+    maybe_move(s);
+}
+
+static void on_patch(struct client *c, const struct wl_jv *f)
+{
+    struct slot *s = c->slot;
+    int64_t from, to;
+    if (!game_is(s, f[K_GAME]) || wl_jv_int(f[K_FROM], &from) < 0 ||
+        wl_jv_int(f[K_TO], &to) < 0)
+        return;
+    if (to <= c->seen)
+        return;             /* already known (a sync answer after a state) */
+    if (from > c->seen) {
+        count_error("patch_gap");
+        complain("game %s: a patch from %lld, the connection has %lld", s->game,
+                 (long long)from, (long long)c->seen);
+    }
+    c->seen = to;
+    if (to > s->version && confirm_from(s, to, "a patch", c) < 0) {
+        st.mismatched++;
+        complain("game %s: a patch to version %lld the tool cannot explain", s->game,
+                 (long long)to);
+    }
+    if (c->role == ROLE_SPEC)
+        spectator_saw(s, to, now_s());
+    maybe_finish(s);
+    maybe_move(s);
+}
+
+static void on_created(struct client *c, const struct wl_jv *f)
+{
+    struct slot *s = c->slot;
+    if (s == NULL || c->role != ROLE_SEAT0 || s->phase != P_CREATING)
+        return;
+    if (wl_jv_str(f[K_GAME], s->game, sizeof s->game) < 0 ||
+        wl_jv_str(f[K_TOKEN], s->token[0], sizeof s->token[0]) < 0 ||
+        wl_jv_str(member(f[K_INVITES], seat_name(1)), s->invite, sizeof s->invite) < 0) {
+        count_error("bad_created");
+        return;
+    }
+    st.games_created++;
+    s->phase = P_CLAIMING;
+    c->joined = 1;          /* the creator is joined (its state may come first) */
+    c->seen = 0;
+    if (opt.crash)
+        s->rec = new_rec(s->game);
+    if (opt.waterloo) {
+        wr_game_init(s->wg, scenario, s->game, NULL);
+        s->wg->roll_source = wl_roll;
+        s->wg->roll_ctx = s;
+    }
+    if (s->seat[1]->welcomed)
+        send_claim(s);
+    for (int i = 0; i < opt.spectators; i++)
+        if (s->spec[i].welcomed)
+            send_join(&s->spec[i]);
+}
+
+static void on_claimed(struct client *c, const struct wl_jv *f)
+{
+    struct slot *s = c->slot;
+    if (s == NULL || c->role != ROLE_SEAT1 || !game_is(s, f[K_GAME]))
+        return;
+    if (wl_jv_str(f[K_TOKEN], s->token[1], sizeof s->token[1]) < 0) {
+        count_error("bad_claimed");
+        return;
+    }
+    c->joined = 1;
+    c->seen = 0;
+    s->phase = P_JOINING;
+    check_ready(s);
+}
+
+static void on_record(struct client *c, const char *data, size_t len);
+static void checker_failed(void);
+
+static void on_error(struct client *c, const struct wl_jv *f)
+{
+    char code[40] = "?";
+    wl_jv_str(f[K_CODE], code, sizeof code);
+    if (c->role == ROLE_CHECK) {
+        count_error(code);
+        checker_failed();
+        return;
+    }
+    struct slot *s = c->slot;
+    if (s != NULL && c->role == ROLE_SEAT1 && strcmp(code, "bad_invite") == 0 && st.kills > 0) {
+        /* The claim was stored but its answer died with the server: the
+         * seat's token is gone. Nothing was played: start another game. */
+        st.abandoned++;
+        if (s->rec)
+            s->rec->abandoned = 1;
+        new_game(s);
+        return;
+    }
+    count_error(code);
+    char msg[128] = "";
+    wl_jv_str(f[K_MESSAGE], msg, sizeof msg);
+    complain("error %s (%s)", code, msg);
+    int64_t seq;
+    if (s == NULL || c->role > ROLE_SEAT1 || wl_jv_int(f[K_SEQ], &seq) < 0)
+        return;
+    struct pend *p = &s->pend[c->role];
+    if (!p->active || p->seq != seq)
+        return;
+    if (p->resent) {
+        /* Re-sent after a restart and refused: it was applied before and
+         * then forgotten, or never stored and now illegal. */
+        st.duplicated++;
+    }
+    struct cmdrec *r = pend_rec(s, p);
+    if (r)
+        r->version = -1;
+    p->active = 0;
+    /* Start again from the server's state. */
+    if (!run.stopping && s->phase == P_PLAYING && !opt.waterloo)
+        send_join(c);
+}
+
+static void on_message(struct wl_conn *ws, const char *data, size_t len)
+{
+    struct client *c = wl_conn_user(ws);
+    struct wl_jv f[NK];
+    if (wl_js_fields(data, len, keys, NK, f) < 0) {
+        count_error("unreadable_message");
+        return;
+    }
+    struct wl_jv t = f[K_TYPE];
+    if (wl_jv_streq(t, "patch")) {
+        on_patch(c, f);
+    } else if (wl_jv_streq(t, "ack")) {
+        int64_t seq, version;
+        if (c->slot && c->role <= ROLE_SEAT1 && game_is(c->slot, f[K_GAME]) &&
+            wl_jv_int(f[K_SEQ], &seq) == 0 && wl_jv_int(f[K_VERSION], &version) == 0)
+            on_ack(c, seq, version, data, len);
+    } else if (wl_jv_streq(t, "state")) {
+        on_state(c, f);
+    } else if (wl_jv_streq(t, "welcome")) {
+        on_welcome(c);
+        if (c->role == ROLE_CHECK)
+            on_record(c, NULL, 0);
+    } else if (wl_jv_streq(t, "created")) {
+        on_created(c, f);
+    } else if (wl_jv_streq(t, "claimed")) {
+        on_claimed(c, f);
+    } else if (wl_jv_streq(t, "error")) {
+        on_error(c, f);
+    } else if (wl_jv_streq(t, "record")) {
+        on_record(c, data, len);
+    } else if (!wl_jv_streq(t, "left") && !wl_jv_streq(t, "synced")) {
+        count_error("unexpected_message");
+    }
+}
+
+/* --- connections ----------------------------------------------------------------------- */
+
+enum { Q_NONE, Q_CONNECTING, Q_OPEN };
+
+static void on_open(struct wl_conn *ws)
+{
+    struct client *c = wl_conn_user(ws);
+    if (c->queued == Q_CONNECTING)
+        run.connecting--;
+    c->queued = Q_OPEN;
+    static const char hello[] = "{\"type\":\"hello\",\"protocol\":1,\"client\":\"warroom-load\"}";
+    wl_conn_send(ws, hello, sizeof hello - 1);
+}
+
+static void on_close(struct wl_conn *ws, int code, const char *why)
+{
+    struct client *c = wl_conn_user(ws);
+    if (c->queued == Q_CONNECTING)
+        run.connecting--;
+    c->queued = Q_NONE;
+    c->ws = NULL;
+    c->welcomed = 0;
+    c->joined = 0;
+    st.closed++;
+    count_error("connection_closed");
+    complain("a connection closed: %s (code %d)", why, code);
+}
+
+static int open_client(struct client *c)
+{
+    c->ws = wl_conn_open(net, c->src, srv.addr, srv.port, c);
+    if (c->ws == NULL) {
+        complain("cannot connect: %s", strerror(errno));
+        count_error("connect");
+        return -1;
+    }
+    c->queued = Q_CONNECTING;
+    run.connecting++;
+    return 0;
+}
+
+static void start_connections(void)
+{
+    while (run.connecting < MAX_CONNECTING && run.next_connect < nclients && !run.server_down)
+        open_client(&clients[run.next_connect++]);
+}
+
+/* --- crash ----------------------------------------------------------------------------- */
+
+static int rand_ms(int lo, int hi)
+{
+    return hi > lo ? lo + wr_prng_below(&rng, hi - lo + 1) : lo;
+}
+
+static int kill_and_restart(void)
+{
+    double t = now_s();
+    /* CPU of this incarnation, counted before it goes (restores included). */
+    double cpu = proc_cpu(srv.pid);
+    if (cpu >= 0)
+        run.cpu_killed += cpu - run.cpu0;
+    run.cpu0 = 0;
+    kill(srv.pid, SIGKILL);
+    waitpid(srv.pid, NULL, 0);
+    close(srv.out_fd);
+    srv.pid = 0;
+    st.kills++;
+    run.server_down = 1;
+    for (int i = 0; i < nclients; i++) {
+        struct client *c = &clients[i];
+        if (c->ws)
+            wl_conn_abort(c->ws);
+        c->ws = NULL;
+        c->welcomed = c->joined = 0;
+        c->queued = Q_NONE;
+    }
+    run.connecting = 0;
+    run.next_connect = 0;
+    run.welcomed = 0;
+    for (int i = 0; i < opt.games; i++) {
+        struct slot *s = &slots[i];
+        for (int k = 0; k < LAT_RING; k++)
+            s->lat[k].v = -1;
+        for (int k = 0; k < 2; k++)
+            if (s->pend[k].active)
+                s->pend[k].needs_resend = 1;
+        s->seen_at_kill = s->version > s->acked_max ? s->version : s->acked_max;
+        s->spec_joined = 0;
+        if (s->phase == P_PLAYING)
+            s->phase = P_JOINING;
+    }
+    if (spawn_server() < 0)
+        return -1;
+    sample_add(&st.restart_ms, (now_s() - t) * 1e3);
+    run.server_down = 0;
+    return 0;
+}
+
+/* --- the final check: every game against the server's record ------------------------- */
+
+static struct {
+    struct gamerec *next;       /* next to request */
+    struct gamerec *fifo[EXPORT_WINDOW];
+    int head, n;
+    int done;
+} chk;
+
+static int cmp_version(const void *a, const void *b)
+{
+    const struct cmdrec *x = a, *y = b;
+    return (x->version > y->version) - (x->version < y->version);
+}
+
+static void verify(struct gamerec *r, const char *text)
+{
+    /* The acknowledged commands in version order: 1, 2, ..., n. */
+    struct cmdrec *acked = malloc(sizeof *acked * (size_t)(r->ncmds + 1));
+    int n = 0;
+    for (int i = 0; i < r->ncmds; i++)
+        if (r->cmds[i].version > 0)
+            acked[n++] = r->cmds[i];
+    qsort(acked, (size_t)n, sizeof *acked, cmp_version);
+    for (int i = 0; i < n; i++)
+        if (acked[i].version != i + 1) {
+            st.mismatched++;
+            complain("game %s: acknowledged versions are not 1..%d (found %lld at %d)", r->id, n,
+                     (long long)acked[i].version, i + 1);
+            break;
+        }
+    /* The record: a header line, then one line per applied command. */
+    int line = 0, lines = 0;
+    const char *p = text;
+    while (p && *p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        if (len > 0 && line++ > 0) {
+            json_t *j = json_loadb(p, len, 0, NULL);
+            const char *seat = json_string_value(json_object_get(j, "seat"));
+            int cell = (int)json_integer_value(json_object_get(json_object_get(j, "cmd"),
+                                                               "cell"));
+            if (lines < n) {
+                const struct cmdrec *a = &acked[lines];
+                if (seat == NULL || strcmp(seat, seat_name(a->seat)) != 0 || cell != a->cell) {
+                    st.mismatched++;
+                    complain("game %s: version %d is %s %d on the server, %s %d acknowledged",
+                             r->id, lines + 1, seat ? seat : "?", cell, seat_name(a->seat),
+                             a->cell);
+                }
+            }
+            lines++;
+            json_decref(j);
+        }
+        p = nl ? nl + 1 : NULL;
+    }
+    if (lines < n) {
+        st.lost += n - lines;
+        complain("game %s: %d commands acknowledged, %d on the server", r->id, n, lines);
+    } else if (lines > n) {
+        st.duplicated += lines - n;
+        complain("game %s: %d commands on the server, %d acknowledged", r->id, lines, n);
+    }
+    st.checked_games++;
+    st.checked_commands += n;
+    free(acked);
+}
+
+static void request_exports(void)
+{
+    while (chk.n < EXPORT_WINDOW && chk.next) {
+        struct gamerec *r = chk.next;
+        chk.next = r->next;
+        chk.fifo[(chk.head + chk.n++) % EXPORT_WINDOW] = r;
+        sendf(&checker, "{\"type\":\"export\",\"game\":\"%s\"}", r->id);
+    }
+    if (chk.n == 0 && chk.next == NULL)
+        chk.done = 1;
+}
+
+static struct gamerec *fifo_pop(void)
+{
+    if (chk.n == 0)
+        return NULL;
+    struct gamerec *r = chk.fifo[chk.head];
+    chk.head = (chk.head + 1) % EXPORT_WINDOW;
+    chk.n--;
+    return r;
+}
+
+static void checker_failed(void)
+{
+    struct gamerec *r = fifo_pop();
+    if (r) {
+        st.mismatched++;
+        complain("game %s: export refused", r->id);
+    }
+    request_exports();
+}
+
+static void on_record(struct client *c, const char *data, size_t len)
+{
+    (void)c;
+    if (data != NULL) {
+        struct gamerec *r = fifo_pop();
+        json_t *m = json_loadb(data, len, 0, NULL);
+        const char *game = json_string_value(json_object_get(m, "game"));
+        const char *text = json_string_value(json_object_get(m, "record"));
+        if (r && game && text && strcmp(game, r->id) == 0) {
+            verify(r, text);
+        } else if (r) {
+            st.mismatched++;
+            complain("game %s: unexpected export answer", r->id);
+        }
+        json_decref(m);
+    }
+    request_exports();
+}
+
+/* --- /metrics ---------------------------------------------------------------------------- */
+
+struct server_metrics {
+    double commits, commit_seconds, commands;
+    double commits_le_10ms, commits_le_50ms;    /* histogram buckets */
+    int ok;
+};
+
+static double metric(const char *body, const char *name)
+{
+    char key[128];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *p = strstr(body, key);
+    return p ? strtod(p + strlen(key), NULL) : 0;
+}
+
+/* GET /metrics with a deadline (blocking, outside the measured window's
+ * hot path: once before and once after). */
+static struct server_metrics get_metrics(void)
+{
+    struct server_metrics m = { 0, 0, 0, 0, 0, 0 };
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)srv.port),
+                             .sin_addr.s_addr = htonl(srv.addr) };
+    if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return m;
+    }
+    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    if (write(fd, req, sizeof req - 1) != (ssize_t)(sizeof req - 1)) {
+        close(fd);
+        return m;
+    }
+    static char buf[65536];
+    size_t n = 0;
+    double deadline = now_s() + 5;
+    while (n + 1 < sizeof buf) {
+        int left = (int)((deadline - now_s()) * 1000);
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (left <= 0 || poll(&p, 1, left) <= 0)
+            break;
+        ssize_t r = read(fd, buf + n, sizeof buf - 1 - n);
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+        buf[n] = '\0';
+        const char *cl = strcasestr(buf, "content-length:"), *body = strstr(buf, "\r\n\r\n");
+        if (cl && body && n >= (size_t)(body + 4 - buf) + strtoul(cl + 15, NULL, 10))
+            break;
+    }
+    close(fd);
+    buf[n] = '\0';
+    const char *body = strstr(buf, "\r\n\r\n");
+    if (body == NULL)
+        return m;
+    m.commits = metric(body, "warroom_store_commit_seconds_count");
+    m.commit_seconds = metric(body, "warroom_store_commit_seconds_sum");
+    m.commands = metric(body, "warroom_commands_total");
+    m.commits_le_10ms = metric(body, "warroom_store_commit_seconds_bucket{le=\"0.01\"}");
+    m.commits_le_50ms = metric(body, "warroom_store_commit_seconds_bucket{le=\"0.05\"}");
+    m.ok = 1;
+    return m;
+}
+
+/* --- options, set-up, the run, the report -------------------------------------------- */
+
+enum { O_START = 256, O_SERVER, O_SERVER_PID, O_SERVER_ARG, O_SCENARIOS, O_SCENARIO, O_RULESET,
+       O_GAMES, O_SPECTATORS, O_SECONDS, O_MOVES, O_RATE, O_IDLE, O_PER_ADDRESS, O_CRASH,
+       O_KILL_MIN, O_KILL_MAX, O_SEED, O_KEEP };
+
+static int number(const char *name, const char *v, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (errno || *end || end == v || d < lo || d > hi) {
+        fprintf(stderr, "warroom-load: %s wants a number from %g to %g, got '%s'\n", name, lo,
+                hi, v);
+        return -1;
+    }
+    *out = d;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "start", required_argument, NULL, O_START },
+        { "server", required_argument, NULL, O_SERVER },
+        { "server-pid", required_argument, NULL, O_SERVER_PID },
+        { "server-arg", required_argument, NULL, O_SERVER_ARG },
+        { "scenarios", required_argument, NULL, O_SCENARIOS },
+        { "scenario", required_argument, NULL, O_SCENARIO },
+        { "ruleset", required_argument, NULL, O_RULESET },
+        { "games", required_argument, NULL, O_GAMES },
+        { "spectators", required_argument, NULL, O_SPECTATORS },
+        { "seconds", required_argument, NULL, O_SECONDS },
+        { "moves", required_argument, NULL, O_MOVES },
+        { "rate", required_argument, NULL, O_RATE },
+        { "idle", required_argument, NULL, O_IDLE },
+        { "per-address", required_argument, NULL, O_PER_ADDRESS },
+        { "crash", required_argument, NULL, O_CRASH },
+        { "kill-min-ms", required_argument, NULL, O_KILL_MIN },
+        { "kill-max-ms", required_argument, NULL, O_KILL_MAX },
+        { "seed", required_argument, NULL, O_SEED },
+        { "keep", no_argument, NULL, O_KEEP },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    size_t at = 0;
+    for (int i = 0; i < argc && at < sizeof opt.cmdline - 1; i++)
+        at += (size_t)snprintf(opt.cmdline + at, sizeof opt.cmdline - at, "%s%s", i ? " " : "",
+                               argv[i]);
+    int o;
+    double d;
+    while ((o = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (o) {
+        case 'h':
+            usage(stdout);
+            exit(0);
+        case O_START:
+            opt.start = optarg;
+            break;
+        case O_SERVER:
+            opt.server = optarg;
+            break;
+        case O_SERVER_PID:
+            if (number("--server-pid", optarg, 1, 4194304, &d) < 0)
+                return -1;
+            opt.server_pid = (pid_t)d;
+            break;
+        case O_SERVER_ARG:
+            if (opt.nserver_args >= 32)
+                return -1;
+            opt.server_args[opt.nserver_args++] = optarg;
+            break;
+        case O_SCENARIOS:
+            opt.scenarios = optarg;
+            break;
+        case O_SCENARIO:
+            opt.scenario = optarg;
+            break;
+        case O_RULESET:
+            if (strcmp(optarg, "waterloo") == 0) {
+                opt.waterloo = 1;
+            } else if (strcmp(optarg, "tictactoe") != 0) {
+                fprintf(stderr, "warroom-load: --ruleset is tictactoe or waterloo\n");
+                return -1;
+            }
+            break;
+        case O_GAMES:
+            if (number("--games", optarg, 0, 100000, &d) < 0)
+                return -1;
+            opt.games = (int)d;
+            break;
+        case O_SPECTATORS:
+            if (number("--spectators", optarg, 0, 100, &d) < 0)
+                return -1;
+            opt.spectators = (int)d;
+            break;
+        case O_SECONDS:
+            if (number("--seconds", optarg, 0.1, 86400, &opt.seconds) < 0)
+                return -1;
+            break;
+        case O_MOVES:
+            if (number("--moves", optarg, 1, 1e12, &d) < 0)
+                return -1;
+            opt.moves = (long)d;
+            break;
+        case O_RATE:
+            if (number("--rate", optarg, 0, 1e6, &opt.rate) < 0)
+                return -1;
+            break;
+        case O_IDLE:
+            if (number("--idle", optarg, 0, 1000000, &d) < 0)
+                return -1;
+            opt.idle = (int)d;
+            break;
+        case O_PER_ADDRESS:
+            if (number("--per-address", optarg, 1, 1000000, &d) < 0)
+                return -1;
+            opt.per_address = (int)d;
+            break;
+        case O_CRASH:
+            if (number("--crash", optarg, 0, 100000, &d) < 0)
+                return -1;
+            opt.crash = (int)d;
+            break;
+        case O_KILL_MIN:
+            if (number("--kill-min-ms", optarg, 1, 3600000, &d) < 0)
+                return -1;
+            opt.kill_min_ms = (int)d;
+            break;
+        case O_KILL_MAX:
+            if (number("--kill-max-ms", optarg, 1, 3600000, &d) < 0)
+                return -1;
+            opt.kill_max_ms = (int)d;
+            break;
+        case O_SEED:
+            if (number("--seed", optarg, 0, 1e18, &d) < 0)
+                return -1;
+            opt.seed = (uint64_t)d;
+            break;
+        case O_KEEP:
+            opt.keep = 1;
+            break;
+        default:
+            usage(stderr);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "warroom-load: unexpected argument '%s'\n", argv[optind]);
+        return -1;
+    }
+    if ((opt.start == NULL) == (opt.server == NULL)) {
+        fprintf(stderr, "warroom-load: give --start PATH or --server URL (one of them)\n");
+        return -1;
+    }
+    if (opt.crash && (opt.start == NULL || opt.waterloo)) {
+        fprintf(stderr, "warroom-load: --crash needs --start and the tictactoe ruleset\n");
+        return -1;
+    }
+    if (opt.kill_max_ms < opt.kill_min_ms)
+        opt.kill_max_ms = opt.kill_min_ms;
+    if (opt.server) {
+        unsigned a, b, c2, d2;
+        int port;
+        if (sscanf(opt.server, "ws://%u.%u.%u.%u:%d", &a, &b, &c2, &d2, &port) != 5 ||
+            a != 127 || b > 255 || c2 > 255 || d2 > 255 || port <= 0 || port > 65535) {
+            fprintf(stderr, "warroom-load: --server must be ws://127.x.y.z:PORT/ (loopback "
+                            "only), got '%s'\n", opt.server);
+            return -1;
+        }
+        srv.addr = (a << 24) | (b << 16) | (c2 << 8) | d2;
+        srv.port = port;
+    }
+    return 0;
+}
+
+static int load_scenario(void)
+{
+    char path[1024];
+    struct wr_refusal why;
+    scenario = calloc(1, sizeof *scenario);
+    reach = malloc(sizeof *reach);
+    events_scratch = malloc(sizeof *events_scratch);
+    if (scenario == NULL || reach == NULL || events_scratch == NULL)
+        return -1;
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, i == 0 ? "%s/%s.json" : "%s/%s/scenario.json", opt.scenarios,
+                 opt.scenario);
+        if (access(path, R_OK) == 0) {
+            if (wr_scenario_load_file(scenario, path, &why) != 0) {
+                fprintf(stderr, "warroom-load: %s\n", why.message);
+                return -1;
+            }
+            return 0;
+        }
+    }
+    fprintf(stderr, "warroom-load: no scenario %s in %s\n", opt.scenario, opt.scenarios);
+    return -1;
+}
+
+static int setup_clients(void)
+{
+    int per_game = 2 + opt.spectators;
+    nclients = opt.games * per_game + opt.idle;
+    clients = calloc((size_t)(nclients ? nclients : 1), sizeof *clients);
+    slots = calloc((size_t)(opt.games ? opt.games : 1), sizeof *slots);
+    heap = calloc((size_t)(opt.games ? opt.games : 1), sizeof *heap);
+    if (clients == NULL || slots == NULL || heap == NULL)
+        return -1;
+    for (int i = 0; i < nclients; i++) {
+        clients[i].src = 0x7f000001u + (uint32_t)(i / opt.per_address);
+        clients[i].role = ROLE_IDLE;
+    }
+    for (int g = 0; g < opt.games; g++) {
+        struct slot *s = &slots[g];
+        struct client *base = &clients[g * per_game];
+        s->idx = g;
+        s->heap_pos = -1;
+        s->seat[0] = &base[0];
+        s->seat[1] = &base[1];
+        s->spec = &base[2];
+        base[0].role = ROLE_SEAT0;
+        base[1].role = ROLE_SEAT1;
+        for (int k = 0; k < per_game; k++) {
+            base[k].slot = s;
+            if (k >= 2)
+                base[k].role = ROLE_SPEC;
+        }
+        if (opt.waterloo) {
+            s->wg = malloc(sizeof *s->wg);
+            s->wcmd = malloc(sizeof *s->wcmd);
+            if (s->wg == NULL || s->wcmd == NULL)
+                return -1;
+        }
+        reset_game(s);
+        s->phase = P_CREATING;
+    }
+    checker.role = ROLE_CHECK;
+    checker.src = 0x7f000001u;
+    return 0;
+}
+
+static int all_idle(void)
+{
+    for (int i = 0; i < opt.games; i++)
+        if (slots[i].pend[0].active || slots[i].pend[1].active)
+            return 0;
+    return 1;
+}
+
+static int poll_until(double t)
+{
+    double left = t - now_s();
+    int ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+    if (ms > 100)
+        ms = 100;
+    if (wl_net_poll(net, ms) < 0) {
+        complain("epoll: %s", strerror(errno));
+        return -1;
+    }
+    start_connections();
+    return 0;
+}
+
+static double round3(double x)
+{
+    return round(x * 1000) / 1000;
+}
+
+static json_t *lat_json(struct samples *s)
+{
+    qsort(s->v, s->n, sizeof *s->v, cmp_float);
+    return json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)s->n, "p50",
+                     round3(pct(s, 0.5)), "p90", round3(pct(s, 0.9)), "p99", round3(pct(s, 0.99)),
+                     "max", round3(s->n ? (double)s->v[s->n - 1] : 0.0));
+}
+
+int main(int argc, char **argv)
+{
+    if (parse_options(argc, argv) < 0)
+        return 2;
+    signal(SIGPIPE, SIG_IGN);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (opt.seed == 0)
+        opt.seed = ((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 16)) % 1000000000;
+    wr_prng_seed(&rng, opt.seed);
+    if (opt.waterloo && load_scenario() < 0)
+        return 2;
+    if (setup_clients() < 0) {
+        fprintf(stderr, "warroom-load: out of memory\n");
+        return 2;
+    }
+    loadavg(run.load_before, sizeof run.load_before);
+    if (opt.start && start_server() < 0) {
+        cleanup_dir();
+        return 2;
+    }
+    const struct wl_net_cbs cbs = { on_open, on_message, on_close };
+    net = wl_net_new(&cbs);
+    if (net == NULL)
+        return 2;
+    pid_t pid = server_pid();
+    run.rss_before_kb = proc_status_kb(pid, "VmRSS:");
+    int failed = 0;
+
+    /* 1) Set-up: every connection welcomed, every game created, claimed
+     * and joined, before anything is measured. */
+    double setup_start = now_s(), deadline = setup_start + 120 + nclients / 200.0;
+    while (run.welcomed < nclients || run.ready < opt.games) {
+        if (now_s() > deadline || st.closed > 0) {
+            complain("set-up did not finish: %d of %d connections welcomed, %d of %d games",
+                     run.welcomed, nclients, run.ready, opt.games);
+            failed = 1;
+            break;
+        }
+        if (poll_until(deadline) < 0) {
+            failed = 1;
+            break;
+        }
+    }
+    double setup_s = now_s() - setup_start;
+    long rss_setup_kb = proc_status_kb(pid, "VmRSS:");
+
+    /* 2) Play. */
+    struct server_metrics m0 = get_metrics();
+    run.started = 1;
+    run.t0 = now_s();
+    run.cpu0 = proc_cpu(pid);
+    run.self0 = self_cpu();
+    st.frames_t0 = wl_net_stats(net)->frames_in;
+    for (int i = 0; i < opt.games && !failed; i++) {
+        /* Paced games start at random phases within one period, so that
+         * --rate R offers R x games commands a second evenly, not in bursts. */
+        if (opt.rate > 0)
+            slots[i].next_at = run.t0 + wr_prng_below(&rng, 1000000) / 1e6 / opt.rate;
+        maybe_move(&slots[i]);
+    }
+    double end = run.t0 + opt.seconds;
+    if (opt.crash)
+        run.next_kill = run.t0 + rand_ms(opt.kill_min_ms, opt.kill_max_ms) / 1000.0;
+    while (!failed) {
+        double now = now_s();
+        if (opt.crash) {
+            if (now >= run.next_kill) {
+                if (st.kills >= opt.crash)
+                    break;
+                if (kill_and_restart() < 0) {
+                    failed = 1;
+                    break;
+                }
+                now = now_s();
+                run.next_kill = now + rand_ms(opt.kill_min_ms, opt.kill_max_ms) / 1000.0;
+            }
+        } else if (opt.moves > 0 ? st.acks_in_window >= opt.moves : now >= end) {
+            break;
+        }
+        while (nheap > 0 && heap[0]->next_at <= now)
+            maybe_move(heap_pop());
+        double next = opt.crash ? run.next_kill : end;
+        if (nheap > 0 && heap[0]->next_at < next)
+            next = heap[0]->next_at;
+        if (poll_until(next) < 0)
+            failed = 1;
+    }
+    run.t1 = now_s();
+    run.stopping = 1;
+    pid = server_pid();
+    run.cpu1 = proc_cpu(pid);
+    run.self1 = self_cpu();
+    st.frames_t1 = wl_net_stats(net)->frames_in;
+    long rss_kb = proc_status_kb(pid, "VmRSS:"), hwm_kb = proc_status_kb(pid, "VmHWM:");
+    struct server_metrics m1 = get_metrics();
+
+    /* 3) Drain: every command sent gets its answer. */
+    deadline = now_s() + (opt.crash ? 60 : 15);
+    while (!failed && !all_idle() && now_s() < deadline)
+        if (poll_until(deadline) < 0)
+            failed = 1;
+    for (int i = 0; i < opt.games; i++)
+        for (int k = 0; k < 2; k++)
+            if (slots[i].pend[k].active)
+                st.unresolved++;
+
+    /* 4) Crash runs: every game checked against the server's record. */
+    if (opt.crash && !failed) {
+        chk.next = recs_head;
+        if (open_client(&checker) == 0) {
+            deadline = now_s() + 120;
+            while (!chk.done && now_s() < deadline && checker.ws)
+                if (poll_until(deadline) < 0)
+                    break;
+        }
+        if (!chk.done) {
+            complain("the check did not finish");
+            failed = 1;
+        }
+    }
+    loadavg(run.load_after, sizeof run.load_after);
+
+    /* 5) Stop a server we started: it must shut down cleanly. */
+    int exit_status = 0;
+    if (opt.start) {
+        for (int i = 0; i < nclients; i++)
+            if (clients[i].ws)
+                wl_conn_abort(clients[i].ws);
+        if (checker.ws)
+            wl_conn_abort(checker.ws);
+        wl_net_poll(net, 0);
+        int status = stop_server(SIGTERM, 30000);
+        exit_status = status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        if (exit_status != 0) {
+            complain("warroomd did not stop cleanly (status %d, log %s)", exit_status, srv.log);
+            failed = 1;
+        }
+    }
+
+    /* 6) The report. */
+    double secs = run.t1 - run.t0;
+    double cpu = run.cpu0 >= 0 && run.cpu1 >= 0 ? run.cpu1 - run.cpu0 + run.cpu_killed : -1;
+    double self = run.self1 - run.self0;
+    json_t *errs = json_object();
+    for (int i = 0; i < st.nerror_codes; i++)
+        json_object_set_new(errs, st.error_codes[i], json_integer(st.error_counts[i]));
+    long total_errors = st.errors + st.bad_answers + st.lost + st.duplicated + st.mismatched +
+                        st.unresolved;
+    json_t *out = json_pack(
+        "{s:s, s:s, s:i, s:i, s:i, s:f, s:i, s:f, s:I, s:f, s:I, s:I, s:f}",
+        "tool", "warroom-load", "ruleset", opt.waterloo ? "waterloo" : "tictactoe", "games",
+        opt.games, "spectators", opt.spectators, "idle", opt.idle, "rate_per_game", opt.rate,
+        "connections", nclients, "seconds", round3(secs), "commands",
+        (json_int_t)st.acks_in_window, "commands_per_second",
+        round3(secs > 0 ? st.acks_in_window / secs : 0), "games_completed",
+        (json_int_t)st.games_completed, "games_created", (json_int_t)st.games_created,
+        "messages_in_per_second",
+        round3(secs > 0 ? (double)(st.frames_t1 - st.frames_t0) / secs : 0));
+    json_object_set_new(out, "latency_ms", lat_json(&st.lat));
+    json_object_set_new(out, "latency_is",
+                        json_string(opt.spectators ? "send to the patch at the last spectator"
+                                                   : "send to the ack"));
+    json_object_set_new(out, "ack_latency_ms", lat_json(&st.ack_lat));
+    json_t *server = json_pack("{s:i, s:f, s:f, s:f, s:I, s:I, s:I, s:I}", "pid", (int)pid,
+                               "cpu_seconds", round3(cpu), "cpu_percent",
+                               round3(secs > 0 && cpu >= 0 ? 100 * cpu / secs : -1),
+                               "cpu_ms_per_command",
+                               st.acks_in_window > 0 && cpu >= 0
+                                   ? round(1e6 * cpu / st.acks_in_window) / 1e3
+                                   : -1.0,
+                               "rss_before_kb", (json_int_t)run.rss_before_kb, "rss_setup_kb",
+                               (json_int_t)rss_setup_kb, "rss_kb", (json_int_t)rss_kb,
+                               "rss_peak_kb", (json_int_t)hwm_kb);
+    if (m0.ok && m1.ok && m1.commits > m0.commits) {
+        double commits = m1.commits - m0.commits;
+        json_object_set_new(server, "commits", json_integer((json_int_t)commits));
+        json_object_set_new(server, "commit_ms_mean",
+                            json_real(round3(1e3 * (m1.commit_seconds - m0.commit_seconds) /
+                                             commits)));
+        json_object_set_new(server, "commands_per_commit",
+                            json_real(round3((m1.commands - m0.commands) / commits)));
+        json_object_set_new(server, "commits_over_10ms",
+                            json_integer((json_int_t)(commits - (m1.commits_le_10ms -
+                                                                 m0.commits_le_10ms))));
+        json_object_set_new(server, "commits_over_50ms",
+                            json_integer((json_int_t)(commits - (m1.commits_le_50ms -
+                                                                 m0.commits_le_50ms))));
+    }
+    if (opt.idle > 0 && rss_setup_kb > 0 && run.rss_before_kb > 0)
+        json_object_set_new(server, "rss_per_connection_kb",
+                            json_real(round3((double)(rss_setup_kb - run.rss_before_kb) /
+                                             nclients)));
+    if (opt.start)
+        json_object_set_new(server, "exit_status", json_integer(exit_status));
+    json_object_set_new(out, "server", server);
+    json_object_set_new(out, "load_tool",
+                        json_pack("{s:f, s:f, s:f}", "cpu_seconds", round3(self), "cpu_percent",
+                                  round3(secs > 0 ? 100 * self / secs : 0), "setup_seconds",
+                                  round3(setup_s)));
+    json_object_set_new(out, "errors",
+                        json_pack("{s:I, s:o, s:I, s:I, s:I}", "total", (json_int_t)total_errors,
+                                  "by_code", errs, "connections_closed", (json_int_t)st.closed,
+                                  "unexpected_answers", (json_int_t)st.bad_answers,
+                                  "protocol", (json_int_t)wl_net_stats(net)->protocol_errors));
+    json_object_set_new(out, "pings_answered", json_integer((json_int_t)wl_net_stats(net)->pings));
+    if (opt.crash) {
+        json_t *cr = json_pack(
+            "{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "kills", st.kills,
+            "games_checked", (json_int_t)st.checked_games, "commands_checked",
+            (json_int_t)st.checked_commands, "resent", (json_int_t)st.resent,
+            "resent_answered_from_store", (json_int_t)st.resent_original, "resent_applied_now",
+            (json_int_t)st.resent_fresh, "lost", (json_int_t)st.lost, "duplicated",
+            (json_int_t)st.duplicated, "mismatched", (json_int_t)st.mismatched, "unresolved",
+            (json_int_t)st.unresolved, "abandoned_setups", (json_int_t)st.abandoned);
+        json_object_set_new(cr, "restart_ms", lat_json(&st.restart_ms));
+        json_object_set_new(out, "crash", cr);
+    }
+    json_object_set_new(out, "machine",
+                        json_pack("{s:i, s:s, s:s}", "cpus", (int)sysconf(_SC_NPROCESSORS_ONLN),
+                                  "loadavg_before", run.load_before, "loadavg_after",
+                                  run.load_after));
+    json_object_set_new(out, "command_line", json_string(opt.cmdline));
+    json_object_set_new(out, "seed", json_integer((json_int_t)opt.seed));
+    if (opt.keep && srv.started)
+        json_object_set_new(out, "server_dir", json_string(srv.dir));
+    char *text = json_dumps(out, JSON_COMPACT | JSON_REAL_PRECISION(10));
+    printf("%s\n", text ? text : "{}");
+    free(text);
+    json_decref(out);
+    if (failed || total_errors > 0) {
+        if (srv.started && !opt.keep) {
+            opt.keep = 1;
+            fprintf(stderr, "warroom-load: kept %s (database and server log)\n", srv.dir);
+        }
+        failed = 1;
+    }
+    if (srv.pid > 0)
+        stop_server(SIGKILL, 5000);
+    cleanup_dir();
+    wl_net_free(net);
+    return failed ? 1 : 0;
+}
