@@ -2,7 +2,9 @@
 # The two commands a newcomer needs, and what CI runs.
 #
 #   scripts/dev.sh serve [warroomd options]   install, build, start the server
-#   scripts/dev.sh test [--sanitize]          install, build, run every test
+#   scripts/dev.sh test                       install, build, run every test: the
+#                                             normal build, ASan+UBSan, the fuzz smoke
+#   scripts/dev.sh test --normal|--sanitize|--fuzz   one of those configurations
 #   scripts/dev.sh build [--sanitize|--fuzz|--release] [cmake args]
 #   scripts/dev.sh bench                      build Release, run the benchmarks
 #   scripts/dev.sh fuzz [SECONDS] [TARGET...] run fuzz targets longer (default 300 s
@@ -45,6 +47,15 @@ case "$cmd" in
         configure_and_build $(kind_args "$kind") "$@"
         ;;
     test)
+        if [ $# -eq 0 ]; then
+            # Everything, as CI runs it: each configuration in turn.
+            for kind in --normal --sanitize --fuzz; do
+                echo "== scripts/dev.sh test $kind"
+                "$0" test "$kind"
+            done
+            exit 0
+        fi
+        [ "$1" = "--normal" ] && set -- ""
         set -- $(kind_args "${1:-}")
         dir=$1
         configure_and_build "$@"
