@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,22 +351,30 @@ static int parse_rivers(struct ld *L, const json_t *map)
     return 0;
 }
 
-static int parse_woods(struct ld *L, const json_t *map)
+/* A map list of squares that each set one flag of their cell ("woods",
+ * "exits"); need is the kind of square allowed (NEED_BOARD, ...). */
+static int parse_flag_list(struct ld *L, const json_t *map, const char *key, int need,
+                           size_t flag_offset)
 {
     json_t *arr;
     char where[WHERE_MAX];
     int n;
-    if (get_array(L, map, "woods", "map", 0, WR_NSQ, "items", &arr) != 0)
+    if (get_array(L, map, key, "map", 0, WR_NSQ, "items", &arr) != 0)
         return -1;
     for (size_t i = 0; arr && i < json_array_size(arr); i++) {
-        snprintf(where, sizeof where, "woods[%zu]", i);
+        snprintf(where, sizeof where, "%s[%zu]", key, i);
         n = 0;
-        if (add_item(L, json_array_get(arr, i), where, NEED_BOARD, L->sq, WR_NSQ, &n) != 0)
+        if (add_item(L, json_array_get(arr, i), where, need, L->sq, WR_NSQ, &n) != 0)
             return -1;
         for (int k = 0; k < n; k++)
-            L->sc->map.cell[L->sq[k]].woods = 1;
+            *((uint8_t *)&L->sc->map.cell[L->sq[k]] + flag_offset) = 1;
     }
     return 0;
+}
+
+static int parse_woods(struct ld *L, const json_t *map)
+{
+    return parse_flag_list(L, map, "woods", NEED_BOARD, offsetof(struct wr_cell, woods));
 }
 
 /* Direction named text (case-insensitive), or -1. */
@@ -545,20 +554,7 @@ static int parse_entries(struct ld *L, const json_t *map)
 
 static int parse_exits(struct ld *L, const json_t *map)
 {
-    json_t *arr;
-    char where[WHERE_MAX];
-    int n;
-    if (get_array(L, map, "exits", "map", 0, WR_NSQ, "items", &arr) != 0)
-        return -1;
-    for (size_t i = 0; arr && i < json_array_size(arr); i++) {
-        snprintf(where, sizeof where, "exits[%zu]", i);
-        n = 0;
-        if (add_item(L, json_array_get(arr, i), where, NEED_PLAYABLE, L->sq, WR_NSQ, &n) != 0)
-            return -1;
-        for (int k = 0; k < n; k++)
-            L->sc->map.cell[L->sq[k]].exit = 1;
-    }
-    return 0;
+    return parse_flag_list(L, map, "exits", NEED_PLAYABLE, offsetof(struct wr_cell, exit));
 }
 
 /* "not_river" / "not_woods": facts the map must agree with. */
