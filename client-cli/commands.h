@@ -1,10 +1,31 @@
 /*
- * commands.h - the sub-commands of warroom, one function each:
- * int wrc_cmd_NAME(int argc, char **argv), argv[0] being the command name.
+ * commands.h - the sub-commands of warroom, one function each, argv[0]
+ * being the command name. The client commands also get the options given
+ * before the command name (struct wrc_opts: --server, --json).
  */
 #ifndef WRC_COMMANDS_H
 #define WRC_COMMANDS_H
 
+struct wrc_opts;
+
 int wrc_cmd_replay(int argc, char **argv);
+/* cmd_campaign.c */
+int wrc_cmd_campaign_map(int argc, char **argv);
+#define WRC_CAMPAIGN_MAP_ARGS "--scenario NAME [--state FILE] [--svg OUT]"
+#define WRC_CAMPAIGN_MAP_SUMMARY \
+    "a campaign's towns and owners as a list or an SVG map, its status and next commands"
+
+/* oneshot.c */
+int wrc_cmd_new(const struct wrc_opts *o, int argc, char **argv);
+int wrc_cmd_claim(const struct wrc_opts *o, int argc, char **argv);
+int wrc_cmd_status(const struct wrc_opts *o, int argc, char **argv);
+int wrc_cmd_do(const struct wrc_opts *o, int argc, char **argv);
+int wrc_cmd_wait(const struct wrc_opts *o, int argc, char **argv);
+int wrc_cmd_export(const struct wrc_opts *o, int argc, char **argv);
+int wrc_cmd_games(const struct wrc_opts *o, int argc, char **argv);
+
+/* play.c */
+int wrc_cmd_play(const struct wrc_opts *o, int argc, char **argv);
+int wrc_cmd_watch(const struct wrc_opts *o, int argc, char **argv);
 
 #endif

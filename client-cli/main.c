@@ -9,20 +9,37 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "client.h"
 #include "cmd_render.h"
 
 struct command {
     const char *name;
     const char *args;
     const char *summary;
-    int (*run)(int argc, char **argv);
+    int (*run)(int argc, char **argv);                              /* offline */
+    int (*run_client)(const struct wrc_opts *o, int argc, char **argv);  /* talks to a server */
 };
 
-/* Sub-commands land here as they are built (see docs/ and the README). */
 static const struct command commands[] = {
-    { "render", WR_CLI_RENDER_ARGS, WR_CLI_RENDER_SUMMARY, wr_cli_render },
-    { "replay", "[-k] FILE", "replay a game record offline and verify its dice", wrc_cmd_replay },
-    { NULL, NULL, NULL, NULL },
+    { "play", "GAME", "play a game interactively: board, line editing, completion", NULL,
+      wrc_cmd_play },
+    { "watch", "GAME", "watch a game interactively (a spectator cannot act)", NULL,
+      wrc_cmd_watch },
+    { "new", "[--ruleset R] [--scenario S] [--seat SEAT] ...",
+      "create a game; prints the invite codes for the other players", NULL, wrc_cmd_new },
+    { "claim", "INVITE", "take the seat an invite is for", NULL, wrc_cmd_claim },
+    { "status", "GAME", "where a game stands, and its board", NULL, wrc_cmd_status },
+    { "do", "GAME 'COMMAND'", "send one command for your seat (checked here first)", NULL,
+      wrc_cmd_do },
+    { "wait", "[--timeout S] GAME", "block until it is your decision", NULL, wrc_cmd_wait },
+    { "export", "GAME", "print the game record (NDJSON)", NULL, wrc_cmd_export },
+    { "games", "[--all]", "list your games on the server", NULL, wrc_cmd_games },
+    { "render", WR_CLI_RENDER_ARGS, WR_CLI_RENDER_SUMMARY, wr_cli_render, NULL },
+    { "replay", "[-k] FILE", "replay a game record offline and verify its dice", wrc_cmd_replay,
+      NULL },
+    { "campaign-map", WRC_CAMPAIGN_MAP_ARGS, WRC_CAMPAIGN_MAP_SUMMARY, wrc_cmd_campaign_map,
+      NULL },
+    { NULL, NULL, NULL, NULL, NULL },
 };
 
 static void usage(FILE *out)
@@ -33,12 +50,17 @@ static void usage(FILE *out)
         "The Warroom terminal client.\n"
         "\n"
         "options:\n"
-        "  -s, --server URL   server to talk to (WARROOM_SERVER), default ws://127.0.0.1:8080/\n"
-        "      --json         print results as JSON lines, for scripts\n"
+        "  -s, --server URL   server to talk to, default: the game's, else $WARROOM_SERVER,\n"
+        "                     else the config's \"server\", else ws://127.0.0.1:8080/\n"
+        "      --json         print the server's answer as one JSON line, for scripts\n"
         "  -h, --help         print this help and exit\n"
         "  -V, --version      print the version and exit\n"
         "\n"
-        "commands:\n");
+        "Seat tokens and servers are kept in $XDG_CONFIG_HOME/warroom/config.json\n"
+        "(~/.config/warroom/config.json), mode 0600. One-shot commands exit 0 on success,\n"
+        "1 when refused, 2 on usage errors, 3 on connection errors.\n"
+        "\n"
+        "commands (warroom COMMAND --help for each):\n");
     int n = 0;
     for (const struct command *c = commands; c->name; c++, n++) {
         if (strlen(c->args) <= 20)
@@ -59,6 +81,7 @@ int main(int argc, char **argv)
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
+    struct wrc_opts o = { NULL, 0 };
     int opt;
     while ((opt = getopt_long(argc, argv, "+s:hV", longopts, NULL)) != -1) {
         switch (opt) {
@@ -69,7 +92,10 @@ int main(int argc, char **argv)
             printf("warroom %s (protocol %d)\n", WARROOM_VERSION, WARROOM_PROTOCOL_VERSION);
             return 0;
         case 's':
+            o.server = optarg;
+            break;
         case 'j':
+            o.json = 1;
             break;
         default:
             usage(stderr);
@@ -82,7 +108,8 @@ int main(int argc, char **argv)
     }
     for (const struct command *c = commands; c->name; c++)
         if (strcmp(c->name, argv[optind]) == 0)
-            return c->run(argc - optind, argv + optind);
+            return c->run ? c->run(argc - optind, argv + optind)
+                          : c->run_client(&o, argc - optind, argv + optind);
     fprintf(stderr, "warroom: unknown command '%s' (see warroom --help)\n", argv[optind]);
     return 2;
 }

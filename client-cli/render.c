@@ -1105,6 +1105,7 @@ enum {
     FG_DIM = 243, FG_RIVER = 21, FG_ROAD1 = 94, FG_ROAD2 = 124, FG_TOWN = 16, FG_ENTRY = 90,
     FG_EXIT = 19,
     BG_FR = 26, BG_PR = 28, BG_AA = 160, FG_UNIT = 231,
+    BG_MARK = 226,
 };
 
 void wr_render_window_all(struct wr_text_window *w)
@@ -1324,8 +1325,17 @@ int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
             }
             struct cell ce;
             cell_of(sc, st, s, &ce);
-            sgr(out, color, ce.bg, 0, 0);
-            wr_strbuf_puts(out, " ");
+            if (v->highlight[s]) {
+                /* A marked square: '*' in the cell's first character, on a
+                 * bright background unless a counter fills the cell. */
+                if (!st->count[s])
+                    ce.bg = BG_MARK;
+                sgr(out, color, BG_MARK, FG_TOWN, 1);
+                wr_strbuf_puts(out, "*");
+            } else {
+                sgr(out, color, ce.bg, 0, 0);
+                wr_strbuf_puts(out, " ");
+            }
             sgr(out, color, ce.bg, ce.fg, ce.bold);
             wr_strbuf_puts(out, ce.ch);
             reset(out, color);
@@ -1349,6 +1359,11 @@ int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
                         "     w woods  ^ slope  n hill top  : partial square  ~ river  "
                         "= primary road  - secondary road\n"
                         "     ~=~ ~-~ bridge  x French exit  >E< entry  Abc town (below)\n");
+    for (int s = 0; s < WR_NSQ; s++)
+        if (v->highlight[s]) {
+            wr_strbuf_puts(out, "     * marked square\n");
+            break;
+        }
     /* towns and entries inside the window, wrapped at about 100 columns */
     size_t line_start = out->len;
     int any = 0, group = -1;
@@ -1404,6 +1419,8 @@ int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
                     else
                         wr_strbuf_printf(out, "%s%s %d-%d %s", sep, u->name, u->combat,
                                          u->move, type_words(u->type));
+                    if (v->show_ids)
+                        wr_strbuf_printf(out, " (%s)", u->id);
                     sep = ", ";
                 }
                 wr_strbuf_puts(out, "\n");

@@ -31,7 +31,8 @@
  *         x_min..x_max, the cell of square x starts at character
  *           WR_TEXT_LABEL_W + 2 * (x_max - x)
  *         of its line (counting visible characters, not ANSI escapes); its
- *         first character is blank and its marker is in characters 1..3.
+ *         first character is blank ('*' on a highlighted square) and its
+ *         marker is in characters 1..3.
  *         Each board row is one line, with the row name left and right; the
  *         diagonal numbers are written above the top row and below the
  *         bottom row, each where the square of that diagonal would be one
@@ -66,10 +67,12 @@ struct wr_render_view {
     int eliminated;
     int exited;
     char caption[160];          /* "Turn 3, 1815-06-16 11:00, french_move" */
+    uint8_t highlight[WR_NSQ];  /* text only: squares to mark (e.g. where a unit may go) */
+    int show_ids;               /* text only: give each unit's id in the list of units */
 };
 
 /* The scenario's start: set-up units at their set-up squares, arrivals
- * pending. */
+ * pending, nothing highlighted. */
 void wr_render_view_setup(struct wr_render_view *v, const struct wr_scenario *sc);
 
 /* Units placed as a state says (the JSON of wr_game_state_json, borrowed):

@@ -8,6 +8,7 @@
 #include "command.h"
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,4 +434,232 @@ json_t *wr_game_state_json(const struct wr_game *g)
     json_object_set_new(dice, "rolls", json_integer(g->rolls));
     json_object_set_new(s, "dice", dice);
     return s;
+}
+
+/* --- a game from its state ---------------------------------------------------- */
+
+/* Index of name in table[0..n), or -1. */
+static int name_index(const char *name, const char *const *table, int n)
+{
+    for (int i = 0; name && i < n; i++)
+        if (strcmp(name, table[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* Refuse as bad_command with a printf-style sentence; returns -1. */
+__attribute__((format(printf, 2, 3)))
+static int load_fail(struct wr_refusal *why, const char *fmt, ...)
+{
+    if (why != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        why->reason = WR_R_BAD_COMMAND;
+        vsnprintf(why->message, sizeof why->message, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* An integer member in lo..hi, or -1 (missing or out of range). */
+static int int_in(const json_t *o, const char *key, int lo, int hi, int *out)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return -1;
+    *out = (int)json_integer_value(v);
+    return 0;
+}
+
+static int load_unit(struct wr_game *g, int i, const json_t *u, struct wr_refusal *why)
+{
+    static const char *const where[] = { "", "pending", "eliminated", "exited" };
+    const char *id = g->sc->units[i].id;
+    struct wr_unit *un = &g->units[i];
+    const char *at = json_string_value(json_object_get(u, "at"));
+    if (!json_is_object(u) || at == NULL)
+        return load_fail(why, "units.%.40s: \"at\" must be a square or a place", id);
+    int w = name_index(at, where, 4);
+    if (w > 0) {
+        un->where = (uint8_t)w;
+        un->at = WR_SQ_NONE;
+    } else if (wr_grid_parse(at, (size_t)-1, &un->at) == 0 && wr_grid_on_board(un->at)) {
+        un->where = WR_ON_BOARD;
+    } else {
+        return load_fail(why, "units.%.40s: '%.16s' is not a square of the board", id, at);
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)u, key, v) {
+        if (strcmp(key, "at") == 0)
+            continue;
+        if (strcmp(key, "moved") == 0 && json_is_true(v)) {
+            un->moved = 1;
+        } else if (strcmp(key, "retreat") == 0 && json_is_true(v)) {
+            un->must_retreat = 1;
+        } else if (strcmp(key, "battle") == 0 && json_is_integer(v) &&
+                   json_integer_value(v) >= 0 && json_integer_value(v) < WR_MAX_BATTLES) {
+            un->battle = (int8_t)json_integer_value(v);
+        } else {
+            return load_fail(why, "units.%.40s: unexpected field or value '%.32s'", id, key);
+        }
+    }
+    return 0;
+}
+
+static int load_units(struct wr_game *g, const json_t *list, int16_t *out, int *n,
+                      const char *field, struct wr_refusal *why)
+{
+    if (!json_is_array(list) || json_array_size(list) > WR_MAX_IN_BATTLE)
+        return load_fail(why, "battles: %s must be a list of at most 32 unit ids", field);
+    size_t k;
+    json_t *v;
+    json_array_foreach(list, k, v) {
+        int i = json_string_value(v) ? wr_scenario_find_unit(g->sc, json_string_value(v)) : -1;
+        if (i < 0)
+            return load_fail(why, "battles: %s names '%.40s', not a unit", field,
+                             json_string_value(v) ? json_string_value(v) : "?");
+        out[k] = (int16_t)i;
+    }
+    *n = (int)json_array_size(list);
+    return 0;
+}
+
+static int load_battle(struct wr_game *g, int i, const json_t *o, struct wr_refusal *why)
+{
+    static const char *const results[] = { "AE", "DE", "AB2", "DB2", "EX" };
+    struct wr_battle *b = &g->battles[i];
+    memset(b, 0, sizeof *b);
+    if (!json_is_object(o))
+        return load_fail(why, "battles[%d] must be an object", i);
+    if (load_units(g, json_object_get(o, "attackers"), b->attackers, &b->nattackers,
+                   "attackers", why) != 0 ||
+        load_units(g, json_object_get(o, "defenders"), b->defenders, &b->ndefenders,
+                   "defenders", why) != 0)
+        return -1;
+    const char *odds = json_string_value(json_object_get(o, "odds"));
+    const char *column = json_string_value(json_object_get(o, "column"));
+    const char *state = json_string_value(json_object_get(o, "state"));
+    char tail;
+    if (odds == NULL || sscanf(odds, "%d-%d%c", &b->attack, &b->defence, &tail) != 2 ||
+        b->attack < 0 || b->defence < 0)
+        return load_fail(why, "battles: odds '%.16s' are not 'attack-defence'",
+                         odds ? odds : "?");
+    b->column = column && strcmp(column, "A-Elim") == 0 ? -1 : (column ? wr_crt_column(column)
+                                                                       : -2);
+    if (b->column < -1)
+        return load_fail(why, "battles: column '%.16s' is not a CRT column",
+                         column ? column : "?");
+    b->state = name_index(state, battle_states, 5);
+    if (b->state < 0)
+        return load_fail(why, "battles: state '%.16s' is not a battle state",
+                         state ? state : "?");
+    if (b->state != WR_B_DECLARED) {
+        b->result = name_index(json_string_value(json_object_get(o, "result")), results, 5);
+        if (b->result < 0)
+            return load_fail(why, "battles: a fought battle needs its result");
+        if (json_object_get(o, "die") && int_in(o, "die", 1, 6, &b->die) != 0)
+            return load_fail(why, "battles: die must be 1 to 6");
+    }
+    return 0;
+}
+
+int wr_game_init_from_state(struct wr_game *g, const struct wr_scenario *sc,
+                            const json_t *state, const char *game_id, struct wr_refusal *why)
+{
+    wr_game_init(g, sc, game_id, NULL);
+    if (!json_is_object(state))
+        return load_fail(why, "a state is a JSON object");
+    /* 1) the same ruleset and scenario */
+    const char *rs = json_string_value(json_object_get(state, "ruleset"));
+    const char *name = json_string_value(json_object_get(state, "scenario"));
+    if (rs && strcmp(rs, "waterloo") != 0)
+        return load_fail(why, "the state is of ruleset '%.32s', not waterloo", rs);
+    if (name == NULL || strcmp(name, sc->name) != 0)
+        return load_fail(why, "the state is of scenario '%.40s', not '%.40s'",
+                         name ? name : "?", sc->name);
+    /* 2) turn and phase */
+    if (int_in(state, "turn", 1, sc->nturns > 0 ? sc->nturns : 1, &g->turn) != 0)
+        return load_fail(why, "turn must be 1 to the scenario's last turn");
+    const char *phase = json_string_value(json_object_get(state, "phase"));
+    g->phase = -1;
+    for (int p = 0; phase && p < WR_NPHASES; p++)
+        if (strcmp(phase, wr_phase_name(p)) == 0)
+            g->phase = p;
+    if (g->phase < 0)
+        return load_fail(why, "phase '%.32s' is not a phase", phase ? phase : "?");
+    /* 3) what is awaited of whom */
+    const json_t *aw = json_object_get(state, "awaiting");
+    if (json_is_null(aw)) {
+        g->await_side = -1;
+        g->await_what = WR_AW_NONE;
+    } else {
+        const char *seat = json_string_value(json_object_get(aw, "seat"));
+        g->await_side = seat ? wr_side_from_name(seat) : -1;
+        g->await_what = name_index(json_string_value(json_object_get(aw, "what")), await_names,
+                                   (int)(sizeof await_names / sizeof await_names[0]));
+        if (g->await_side < 0 || g->await_what <= WR_AW_NONE)
+            return load_fail(why, "awaiting must be null or {seat, what}");
+        if (g->await_what == WR_AW_DEFECTION &&
+            int_in(aw, "factors", 1, 10000, &g->defection_owed) != 0)
+            return load_fail(why, "awaiting a defection needs its factors");
+    }
+    /* 4) every unit of the scenario, and no other */
+    const json_t *units = json_object_get(state, "units");
+    if (!json_is_object(units) || (int)json_object_size(units) != sc->nunits)
+        return load_fail(why, "units must hold every unit of scenario '%.40s'", sc->name);
+    for (int i = 0; i < sc->nunits; i++) {
+        const json_t *u = json_object_get(units, sc->units[i].id);
+        if (u == NULL)
+            return load_fail(why, "units: unit '%.40s' is missing", sc->units[i].id);
+        if (load_unit(g, i, u, why) != 0)
+            return -1;
+    }
+    /* 5) the battles of the combat phase */
+    const json_t *battles = json_object_get(state, "battles");
+    if (!json_is_array(battles) || json_array_size(battles) > WR_MAX_BATTLES)
+        return load_fail(why, "battles must be a list of at most 64 battles");
+    for (size_t i = 0; i < json_array_size(battles); i++)
+        if (load_battle(g, (int)i, json_array_get(battles, i), why) != 0)
+            return -1;
+    g->nbattles = (int)json_array_size(battles);
+    for (int i = 0; i < sc->nunits; i++)
+        if (g->units[i].battle >= g->nbattles)
+            return load_fail(why, "units.%.40s: its battle does not exist", sc->units[i].id);
+    g->current = -1;
+    if (json_object_get(state, "current_battle") &&
+        int_in(state, "current_battle", 0, g->nbattles - 1, &g->current) != 0)
+        return load_fail(why, "current_battle is not one of the battles");
+    g->declared = (g->phase == WR_PH_FRENCH_COMBAT || g->phase == WR_PH_ALLIED_COMBAT) &&
+                  g->await_what != WR_AW_DECLARE;
+    /* 6) exits, the winner, the dice */
+    if (int_in(state, "exited_factors", 0, 10000, &g->exited_factors) != 0)
+        return load_fail(why, "exited_factors must be a count");
+    const json_t *winner = json_object_get(state, "winner");
+    g->winner = json_is_null(winner) ? -1
+              : json_is_string(winner) ? wr_side_from_name(json_string_value(winner)) : -2;
+    if (g->winner < -1)
+        return load_fail(why, "winner must be null or a side");
+    if (g->winner >= 0)
+        snprintf(g->win_reason, sizeof g->win_reason, "%s",
+                 json_string_value(json_object_get(state, "result")) ?
+                 json_string_value(json_object_get(state, "result")) : "");
+    const json_t *dice = json_object_get(state, "dice");
+    int rolls;
+    if (!json_is_object(dice) || int_in(dice, "rolls", 0, 1 << 30, &rolls) != 0)
+        return load_fail(why, "dice must be {rolls, ...}");
+    g->rolls = (uint32_t)rolls;
+    const char *seed = json_string_value(json_object_get(dice, "seed"));
+    if (seed) {
+        if (wr_dice_parse_seed(seed, g->seed) != 0)
+            return load_fail(why, "dice.seed is not 64 hex digits");
+        g->has_seed = 1;
+        char hex[65];
+        const char *commitment = json_string_value(json_object_get(dice, "commitment"));
+        wr_dice_commitment(g->seed, hex);
+        if (commitment && strcmp(commitment, hex) != 0)
+            return load_fail(why, "dice.seed does not match dice.commitment");
+    }
+    /* 7) a game the turn machine could have made */
+    return wr_game_check(g, why) == 0 ? 0 : -1;
 }

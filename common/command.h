@@ -116,6 +116,25 @@ enum wr_reason wr_game_apply_json(struct wr_game *g, int side, const struct json
  * date, time, phase, awaiting {seat, what}, battles, winner, dice. */
 struct json_t *wr_game_state_json(const struct wr_game *g);
 
+/* Fill g from a state of wr_game_state_json (borrowed) for scenario sc
+ * (borrowed; must outlive g): units (at, moved, battle, retreat), turn,
+ * phase, awaiting (with the defection factors), battles (units, odds,
+ * column, state, die, result), current battle, exited factors, winner and
+ * result, and the dice (rolls; the seed once revealed, with game_id, which
+ * may be NULL, as the game id of its rolls). What the state does not carry
+ * is left at its start value: the squares the defenders of a battle vacated
+ * and the units that advanced (so an advance cannot be judged on such a
+ * game), and the seed while it is secret (such a game cannot roll; a
+ * caller that only checks orders may supply roll_source). The state must
+ * name sc, know every unit of it and no other, and give a game that passes
+ * wr_game_check(). Returns 0, or -1 with why (may be NULL) naming the
+ * field at fault; g is then unusable.
+ * Round trip: wr_game_state_json(g) equals state, except that without the
+ * seed the dice commitment is missing. */
+int wr_game_init_from_state(struct wr_game *g, const struct wr_scenario *sc,
+                            const struct json_t *state, const char *game_id,
+                            struct wr_refusal *why);
+
 /* One event as JSON (new reference). */
 struct json_t *wr_event_json(const struct wr_game *g, const struct wr_event *e);
 

@@ -8,6 +8,8 @@
 #ifndef WR_REASON_H
 #define WR_REASON_H
 
+#include <stdarg.h>
+
 #define WR_REASON_MAP(X)                                                              \
     X(OK, "ok", "accepted")                                                           \
     /* command shape and turn order */                                                \
@@ -61,7 +63,31 @@
       "the units chosen do not reach the printed total the exchange demands")         \
     X(DEFECTION_SHORT, "defection_short",                                             \
       "the units chosen do not reach twice the factors of the French units that left")\
-    X(NO_ADVANCE, "no_advance", "that unit may not advance after this battle")
+    X(NO_ADVANCE, "no_advance", "that unit may not advance after this battle")        \
+    /* game options (any ruleset) */                                                  \
+    X(BAD_OPTIONS, "bad_options", "the game's options are not valid")                 \
+    /* the map campaign */                                                            \
+    X(UNKNOWN_TOWN, "unknown_town", "there is no town of that name on the map")       \
+    X(TOWN_TAKEN, "town_taken", "that town has already been chosen")                  \
+    X(DRAFT_NOT_ADJACENT, "draft_not_adjacent",                                       \
+      "a free town adjacent to one of yours must be chosen while there is one")       \
+    X(NOT_ENEMY_TOWN, "not_enemy_town",                                               \
+      "the target must be a town of a player who is not your ally")                   \
+    X(TARGET_NOT_ADJACENT, "target_not_adjacent",                                     \
+      "the target must be adjacent to one of your towns")                             \
+    X(NOT_ATTACKERS_TOWN, "not_attackers_town", "the town must be one of the attacker's") \
+    X(COUNTER_NOT_ADJACENT, "counter_not_adjacent",                                   \
+      "the attacker's town must be adjacent to the target while one is")              \
+    X(ALREADY_CHOSEN, "already_chosen", "this side's choice is already in")           \
+    X(SAME_TACTIC, "same_tactic",                                                     \
+      "after no battle each side must choose a tactic other than its last")           \
+    X(COMMITMENT_MISMATCH, "commitment_mismatch",                                     \
+      "the choice and salt do not hash to the commitment")                            \
+    X(NO_AMBUSH, "no_ambush", "that side has no hidden ambush force to write or reveal") \
+    X(AMBUSH_SEALED, "ambush_sealed", "the ambush note is already written")           \
+    X(AMBUSH_NOTE_MISSING, "ambush_note_missing",                                     \
+      "the hidden ambush force must be written down before the battle is reported")   \
+    X(NOT_DISPUTED, "not_disputed", "the reports agree: there is nothing to settle")
 
 enum wr_reason {
 #define WR_REASON_ENUM(id, code, text) WR_R_##id,
@@ -84,8 +110,17 @@ const char *wr_reason_code(enum wr_reason r);
 /* The generic sentence of a reason (used when nothing more specific is said). */
 const char *wr_reason_text(enum wr_reason r);
 
-/* Fill why (may be NULL) with r and a printf-style sentence; returns r. */
+/* Fill why (may be NULL) with r and a printf-style sentence; returns r.
+ * The sentence is always valid UTF-8 (it goes into JSON): quoted input cut
+ * inside a character is repaired, invalid bytes become '?'. */
 enum wr_reason wr_refuse(struct wr_refusal *why, enum wr_reason r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The same with a va_list. */
+enum wr_reason wr_vrefuse(struct wr_refusal *why, enum wr_reason r, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
+/* Make text valid UTF-8 in place (for a message edited after wr_refuse). */
+void wr_utf8_clean(char *text);
 
 #endif

@@ -14,6 +14,7 @@
 static const struct wr_ruleset *const rulesets[] = {
     &wr_ruleset_waterloo,
     &wr_ruleset_tictactoe,
+    &wr_ruleset_campaign,
 };
 
 const struct wr_ruleset *wr_ruleset_find(const char *name)

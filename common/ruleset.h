@@ -1,7 +1,7 @@
 /*
  * ruleset.h - a ruleset is a value: one table of functions through which
- * the server hosts any game (Waterloo, the test game tictactoe, later the
- * map campaign). The server never asks which ruleset it holds.
+ * the server hosts any game (Waterloo, the test game tictactoe, the map
+ * campaign). The server never asks which ruleset it holds.
  *
  * All JSON passed in is borrowed; all JSON returned is a new reference the
  * caller releases with json_decref().
@@ -27,6 +27,11 @@ struct wr_ruleset {
     /* Seats of one game, NULL-terminated, when they depend on the game
      * (a campaign for 2 to 8 players); NULL here means `seats` above. */
     const char *const *(*game_seats)(void *game);
+
+    /* Names of the game options the ruleset reads (NULL-terminated), which
+     * the server accepts in a create message next to its own; NULL: none.
+     * create() checks their values and refuses bad ones (WR_R_BAD_OPTIONS). */
+    const char *const *options;
 
     /* A new game from a scenario (JSON object; may be NULL for rulesets
      * without scenarios) and options. Returns NULL with why filled. */
@@ -55,6 +60,7 @@ struct wr_ruleset {
 
 extern const struct wr_ruleset wr_ruleset_waterloo;
 extern const struct wr_ruleset wr_ruleset_tictactoe;
+extern const struct wr_ruleset wr_ruleset_campaign;
 
 /* The ruleset called name, or NULL. */
 const struct wr_ruleset *wr_ruleset_find(const char *name);

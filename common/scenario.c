@@ -48,59 +48,15 @@ struct ld {
 
 enum need { NEED_FRAME, NEED_BOARD, NEED_PLAYABLE };
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not
- * one (bad lead byte, bad or missing continuation, overlong, surrogate,
- * above U+10FFFF). The rules are jansson's, which refuses such strings. */
-static int utf8_len(const unsigned char *s)
-{
-    unsigned char c = s[0];
-    int n;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2;
-    else if (c >= 0xE0 && c <= 0xEF)
-        n = 3;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4;
-    else
-        return 0;
-    for (int i = 1; i < n; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
-        (c == 0xF4 && s[1] > 0x8F))
-        return 0;
-    return n;
-}
-
-/* Messages quote the input cut to a length ("%.40s"), which may split a
- * character: replace every byte that does not start a valid sequence with
- * '?', so the message can always go into a JSON string. */
-static void utf8_clean(char *msg)
-{
-    unsigned char *s = (unsigned char *)msg;
-    while (*s) {
-        int n = utf8_len(s);
-        if (n == 0) {
-            *s++ = '?';
-            continue;
-        }
-        s += n;
-    }
-}
-
 static int bad(struct wr_refusal *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Fill why with a bad_scenario refusal; returns -1. */
 static int bad(struct wr_refusal *why, const char *fmt, ...)
 {
     va_list ap;
-    why->reason = WR_R_BAD_SCENARIO;
     va_start(ap, fmt);
-    vsnprintf(why->message, sizeof why->message, fmt, ap);
+    wr_vrefuse(why, WR_R_BAD_SCENARIO, fmt, ap);
     va_end(ap);
-    utf8_clean(why->message);
     return -1;
 }
 
@@ -116,7 +72,7 @@ static void prefix_base(struct wr_refusal *why, const char *name)
     size_t len = strlen(tmp), room = sizeof why->message - (size_t)k - 1;
     memcpy(why->message + k, tmp, len < room ? len : room);
     why->message[(size_t)k + (len < room ? len : room)] = '\0';
-    utf8_clean(why->message);
+    wr_utf8_clean(why->message);
 }
 
 /* ------------------------------------------------------------------------

@@ -5,6 +5,8 @@
 #   scripts/dev.sh test [--sanitize]          install, build, run every test
 #   scripts/dev.sh build [--sanitize|--fuzz|--release] [cmake args]
 #   scripts/dev.sh bench                      build Release, run the benchmarks
+#   scripts/dev.sh fuzz [SECONDS] [TARGET...] run fuzz targets longer (default 300 s
+#                                             each, every target, two at a time)
 #
 # Build trees: build/ (debug-ish RelWithDebInfo), build-asan/ (ASan+UBSan),
 # build-fuzz/ (clang + libFuzzer), build-release/ (benchmarks).
@@ -53,19 +55,50 @@ case "$cmd" in
         configure_and_build $(kind_args "")
         listen=${WARROOM_LISTEN:-127.0.0.1:8080}
         db=${WARROOM_DB:-$top/warroom.db}
+        # The scenarios of the source tree (test/small included), unless told otherwise.
+        scenarios=${WARROOM_SCENARIOS:-$top/scenarios}
         echo "warroomd: starting on ws://$listen/ with the SQLite store $db"
         echo "  check it:  curl http://$listen/healthz"
         echo "  connect:   a websocket client to ws://$listen/ sending {\"type\":\"hello\",\"protocol\":1}"
-        echo "  client:    build/client-cli/warroom --help"
+        echo "  client:    build/client-cli/warroom --help  (README: Playing a game)"
         echo "  stop it:   Ctrl-C"
-        exec "$top/build/server/warroomd" --listen "$listen" --db "$db" "$@"
+        exec "$top/build/server/warroomd" --listen "$listen" --db "$db" --scenarios "$scenarios" "$@"
         ;;
     bench)
         configure_and_build $(kind_args --release)
         cmake --build "$top/build-release" --target bench
         ;;
+    fuzz)
+        # Longer runs than CI's: new inputs are kept in build-fuzz/tests/fuzz/found/,
+        # crashes and leaks in build-fuzz/tests/fuzz/artifacts/, one log per
+        # target beside them; the summary line gives executions and findings.
+        secs=${1:-300}
+        [ $# -gt 0 ] && shift
+        configure_and_build $(kind_args --fuzz)
+        fz="$top/build-fuzz/tests/fuzz"
+        targets=${*:-$(cd "$top/tests/fuzz/corpus" && ls)}
+        mkdir -p "$fz/artifacts"
+        run_one() {
+            mkdir -p "$fz/found/$1"
+            rc=0
+            "$fz/$1" -max_total_time="$secs" -timeout=10 -print_final_stats=1 \
+                -artifact_prefix="$fz/artifacts/$1-" "$fz/found/$1" \
+                "$top/tests/fuzz/corpus/$1" >"$fz/$1.log" 2>&1 || rc=$?
+            runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$fz/$1.log")
+            echo "$1: exit $rc, ${runs:-?} executions, log $fz/$1.log"
+        }
+        set -- $targets
+        while [ $# -gt 0 ]; do
+            run_one "$1" &
+            first=$!
+            if [ $# -gt 1 ]; then run_one "$2"; shift; fi
+            wait "$first"
+            shift
+        done
+        ls "$fz/artifacts" | sed 's/^/finding: /'
+        ;;
     *)
-        sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
         exit 2
         ;;
 esac

@@ -34,15 +34,24 @@ static void usage(FILE *out)
         "                             (WARROOM_MAX_PER_ADDRESS), default 256\n"
         "      --max-message BYTES    largest inbound message (WARROOM_MAX_MESSAGE),\n"
         "                             default 65536; larger ones close with code 1009\n"
-        "      --max-queue N          messages queued per connection before it is sent a\n"
-        "                             full state instead (WARROOM_MAX_QUEUE), default 256\n"
-        "      --rate N               commands per second per connection (WARROOM_RATE),\n"
-        "                             default 200, bursts of twice that\n"
+        "      --max-queue N          messages queued per connection before its patches\n"
+        "                             give way to full states (WARROOM_MAX_QUEUE), default\n"
+        "                             256\n"
+        "      --rate N               commands and creates per second per connection\n"
+        "                             (WARROOM_RATE), default 200, bursts of twice that\n"
         "      --idle-timeout SECS    close connections silent that long, pings\n"
         "                             unanswered (WARROOM_IDLE_TIMEOUT), default 120\n"
-        "      --max-games N          most games held (WARROOM_MAX_GAMES), default 100000\n"
+        "      --max-games N          most games held (WARROOM_MAX_GAMES), default 100000;\n"
+        "                             an 1815 game holds about 220 kB of memory\n"
+        "      --send-buffer BYTES    kernel send buffer of each websocket connection\n"
+        "                             (WARROOM_SEND_BUFFER); default 0, the kernel's own\n"
+        "                             (up to 4 MB each): a smaller one bounds what slow\n"
+        "                             readers hold\n"
         "      --log-level LEVEL      debug, info, warn or error (WARROOM_LOG_LEVEL),\n"
         "                             default info\n"
+        "      --tls-cert FILE        serve wss:// and https:// only, with this PEM\n"
+        "                             certificate (chain) (WARROOM_TLS_CERT); needs --tls-key\n"
+        "      --tls-key FILE         the certificate's PEM private key (WARROOM_TLS_KEY)\n"
         "  -h, --help                 print this help and exit\n"
         "  -V, --version              print the version and exit\n");
 }
@@ -89,7 +98,7 @@ static int parse_long(const char *name, const char *v, long lo, long hi, long *o
 }
 
 enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR, OPT_QUEUE,
-       OPT_RATE, OPT_IDLE, OPT_GAMES };
+       OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY, OPT_SNDBUF };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -149,6 +158,24 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
             return -1;
         cfg->max_games = (int)n;
         return 0;
+    case OPT_SNDBUF:
+        if (parse_long("--send-buffer", v, 0, 64L << 20, &n) < 0)
+            return -1;
+        if (n != 0 && n < 4096) {
+            fprintf(stderr, "warroomd: --send-buffer wants 0 or at least 4096 bytes\n");
+            return -1;
+        }
+        cfg->send_buffer = (int)n;
+        return 0;
+    case OPT_TLS_CERT:
+    case OPT_TLS_KEY:
+        if (*v == '\0') {
+            fprintf(stderr, "warroomd: %s wants a file\n",
+                    opt == OPT_TLS_CERT ? "--tls-cert" : "--tls-key");
+            return -1;
+        }
+        *(opt == OPT_TLS_CERT ? &cfg->tls_cert : &cfg->tls_key) = v;
+        return 0;
     case OPT_LOG_LEVEL:
         if ((cfg->log_level = wrd_log_parse_level(v)) < 0) {
             fprintf(stderr, "warroomd: --log-level wants debug, info, warn or error\n");
@@ -172,6 +199,9 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_RATE", OPT_RATE },
     { "WARROOM_IDLE_TIMEOUT", OPT_IDLE },
     { "WARROOM_MAX_GAMES", OPT_GAMES },
+    { "WARROOM_SEND_BUFFER", OPT_SNDBUF },
+    { "WARROOM_TLS_CERT", OPT_TLS_CERT },
+    { "WARROOM_TLS_KEY", OPT_TLS_KEY },
 };
 
 int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
@@ -189,6 +219,9 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "rate", required_argument, NULL, OPT_RATE },
         { "idle-timeout", required_argument, NULL, OPT_IDLE },
         { "max-games", required_argument, NULL, OPT_GAMES },
+        { "send-buffer", required_argument, NULL, OPT_SNDBUF },
+        { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
+        { "tls-key", required_argument, NULL, OPT_TLS_KEY },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -236,6 +269,10 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     }
     if (optind < argc) {
         fprintf(stderr, "warroomd: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return -1;
+    }
+    if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
+        fprintf(stderr, "warroomd: --tls-cert and --tls-key go together\n");
         return -1;
     }
     return 0;

@@ -21,6 +21,7 @@ struct wrd_msg *wrd_msg_new(const char *text, size_t len)
     if (m == NULL)
         return NULL;
     m->refs = 1;
+    m->game = NULL;
     m->len = len;
     m->payload = m->data + LWS_PRE;
     memcpy(m->payload, text, len);
@@ -146,28 +147,90 @@ static int queue_room(struct wrd_conn *c)
     return 0;
 }
 
+/* The queue is full: drop the patches and states in it (keeping the order
+ * of the rest) and mark their games stale. Returns how many were dropped. */
+static int drop_replaceable(struct wrd_conn *c)
+{
+    int kept = 0, n = c->qlen;
+    for (int i = 0; i < n; i++) {
+        /* kept <= i: writing never overtakes reading in the ring */
+        struct wrd_qent e = c->q[(c->qhead + i) % c->qcap];
+        if (e.msg->game) {
+            struct wrd_member *mb = wrd_conn_member(c, e.msg->game);
+            if (mb)
+                mb->stale = 1;
+            wrd_msg_unref(e.msg);
+        } else {
+            c->q[(c->qhead + kept++) % c->qcap] = e;
+        }
+    }
+    c->qlen = kept;
+    c->stale = 1;
+    return n - kept;
+}
+
+/* Too slow to read even its own answers: close with 1008. */
+static void close_slow(struct wrd_conn *c)
+{
+    wrd_warn("slow reader: closed", "addr=%s queued=%d", c->addr, c->qlen);
+    c->closing = 1;
+    drop_queue(c);
+    lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
+                     (unsigned char *)"too slow to read", 16);
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
+}
+
 void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m)
 {
-    if (c->wsi == NULL || m == NULL)
+    if (c->wsi == NULL || m == NULL || c->closing)
         return;
+    struct wrd_member *mb = m->game ? wrd_conn_member(c, m->game) : NULL;
+    if (mb && mb->stale)
+        return;                 /* a full state of this game is owed instead */
     if (queue_room(c) < 0) {
-        /* Too slow to read: forget what is queued; each of its games is
-         * sent whole again, which is all a client needs to catch up. */
-        wrd_warn("slow reader: queue dropped", "addr=%s queued=%d", c->addr, c->qlen);
-        drop_queue(c);
-        for (int i = 0; i < c->nmembers && queue_room(c) == 0; i++) {
-            struct wrd_msg *s = wrd_games_state_msg(c->srv, &c->members[i]);
-            if (s) {
-                c->q[(c->qhead + c->qlen++) % c->qcap] = (struct wrd_qent){ s, commit_needed(c) };
-            }
-        }
+        /* Too slow to read: forget what a full state can replace. */
+        int dropped = drop_replaceable(c);
+        wrd_warn("slow reader: queue dropped", "addr=%s dropped=%d kept=%d", c->addr, dropped,
+                 c->qlen);
         lws_callback_on_writable(c->wsi);
-        return;
+        if (mb) {
+            mb->stale = 1;
+            return;
+        }
+        if (c->qlen == c->qcap) {
+            close_slow(c);
+            return;
+        }
     }
     wrd_msg_ref(m);
     c->q[(c->qhead + c->qlen++) % c->qcap] = (struct wrd_qent){ m, commit_needed(c) };
     if (c->qlen == 1)
         lws_callback_on_writable(c->wsi);
+}
+
+/* The queue has drained: queue a current state of each stale game (as many
+ * as fit; the rest wait for the next time it drains). Built now, a state
+ * may show commands not yet committed: like any message queued outside the
+ * flush, it waits for the next commit. */
+static void send_owed_states(struct wrd_conn *c)
+{
+    c->stale = 0;
+    for (int i = 0; i < c->nmembers; i++) {
+        struct wrd_member *mb = &c->members[i];
+        if (!mb->stale)
+            continue;
+        if (queue_room(c) < 0) {
+            c->stale = 1;
+            return;
+        }
+        struct wrd_msg *s = wrd_games_state_msg(c->srv, c, mb);
+        if (s == NULL) {
+            c->stale = 1;
+            return;
+        }
+        mb->stale = 0;
+        c->q[(c->qhead + c->qlen++) % c->qcap] = (struct wrd_qent){ s, commit_needed(c) };
+    }
 }
 
 void wrd_conn_send_json(struct wrd_conn *c, json_t *json)
@@ -243,7 +306,11 @@ static void sent(struct wrd_conn *c, struct wrd_msg *m)
  */
 int wrd_conn_write_next(struct wrd_conn *c)
 {
-    if (c->qlen == 0 || c->wsi == NULL)
+    if (c->wsi == NULL || c->closing)
+        return 0;
+    if (c->qlen == 0 && c->stale)
+        send_owed_states(c);
+    if (c->qlen == 0)
         return 0;
     struct wrd_msg *m = c->q[c->qhead].msg;
     size_t total = 0;
@@ -284,7 +351,7 @@ int wrd_conn_write_next(struct wrd_conn *c)
         if (w < (int)total)
             return -1;
     }
-    if (c->qlen > 0)
+    if (c->qlen > 0 || c->stale)
         lws_callback_on_writable(c->wsi);
     return 0;
 }
@@ -325,6 +392,7 @@ struct wrd_member *wrd_conn_join(struct wrd_conn *c, struct wrd_game *g, int sea
         }
         m = &c->members[c->nmembers++];
         m->game = g;
+        m->stale = 0;
     }
     m->seat = seat;
     return m;

@@ -4,11 +4,19 @@
  *
  * A broadcast is serialised once and the same refcounted buffer is queued
  * to every recipient (lws does not modify a server's payload). libwebsockets
- * allows one write per WRITEABLE callback, so the queue drains one message
- * per loop iteration per connection; it is bounded by --max-queue, and a
- * reader that falls that far behind loses its queue and is sent a full state
- * of each of its games instead (it can never make the server hold unbounded
- * memory).
+ * allows one write per WRITEABLE callback; that one write carries every
+ * committed message queued (wrd_conn_write_next). The queue grows on demand
+ * and is bounded by --max-queue.
+ *
+ * When the queue is full, what can be replaced is dropped: the messages
+ * that only carry a game's state forward (patches and states, tagged with
+ * their game). Each game that lost one is marked stale, its later patches
+ * are not queued, and once the queue has drained the connection is sent a
+ * full `state` of it instead, built then (so it is current). Direct answers
+ * (acks, errors, `created` and `claimed` with their tokens) are never
+ * dropped: a connection whose queue is full of those asks without reading,
+ * and is closed with 1008. Either way a reader can never make the server
+ * hold unbounded memory.
  */
 #ifndef WRD_CONN_H
 #define WRD_CONN_H
@@ -24,6 +32,8 @@ struct json_t;
 /* A message ready to send: payload after the lws headroom. Refcounted. */
 struct wrd_msg {
     int refs;
+    const struct wrd_game *game;    /* set on patches and states: droppable, a
+                                       fresh state of this game replaces them */
     size_t len;
     unsigned char *payload;     /* points into data, after the headroom */
     unsigned char data[];
@@ -46,6 +56,7 @@ struct wrd_qent {
 struct wrd_member {
     struct wrd_game *game;
     int seat;                   /* seat index, or -1 for a spectator */
+    int stale;                  /* lost a patch: owed a full state, its patches not queued */
 };
 
 struct wrd_conn {
@@ -58,6 +69,8 @@ struct wrd_conn {
     /* outbound ring */
     struct wrd_qent *q;
     int qhead, qlen, qcap;
+    int stale;                  /* some membership is owed a full state */
+    int closing;                /* closed for not reading (1008): nothing more is queued */
     /* joined games */
     struct wrd_member *members;
     int nmembers, capmembers;
@@ -76,7 +89,8 @@ void wrd_conn_unref(struct wrd_conn *c);
 /* The socket closed: leave every game, drop the queue, drop the wsi's ref. */
 void wrd_conn_closed(struct wrd_conn *c);
 
-/* Queue m (takes a new reference). Ignored once the socket is closed.
+/* Queue m (takes a new reference). Ignored once the socket is closed, and
+ * for a patch or state (m->game set) of a game owed a full state.
  *
  * Nothing queued is written before the store has committed everything the
  * message may reflect: a message queued while the loop handles input (a

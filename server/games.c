@@ -33,11 +33,12 @@
 #include "server.h"
 #include "store.h"
 
-#define MAX_SEATS 8
+#define MAX_SEATS 16            /* a campaign: 8 players and a referee */
 #define PATCH_RING 64           /* patches kept per view for `sync` */
 #define RESULTS 32              /* answers kept per seat for re-sent seqs */
 #define SNAPSHOT_EVERY 200
 #define HASH_BUCKETS 4096
+#define WRD_MAX_SEQ ((json_int_t)9007199254740991)     /* 2^53 - 1 */
 
 enum status { ST_OPEN, ST_RUNNING, ST_FINISHED };
 static const char *const status_names[] = { "open", "running", "finished" };
@@ -306,12 +307,13 @@ static int status_row(struct wrd_server *srv, const struct wrd_game *g)
 }
 
 /* A state message: the server's own part (version, status, forfeit,
- * deadline) around the ruleset's projection for the seat's view. Written
- * as text directly, the view serialised in place (states go to every
- * joiner, so they are as hot as patches):
+ * deadline) around the ruleset's projection for the seat's view, tagged
+ * with its game (a full state replaces it). Written as text directly, the
+ * view serialised in place (states go to every joiner, so they are as hot
+ * as patches):
  * {"type":"state","game","version","ruleset","status","state","seat"
  *  [,"forfeit"][,"deadline_ms"]} */
-static struct wrd_msg *state_msg(const struct wrd_game *g, int seat)
+static struct wrd_msg *state_msg(struct wrd_game *g, int seat)
 {
     const struct view *v = &g->views[view_of(g, seat)];
     char stack[4096];
@@ -343,13 +345,20 @@ static struct wrd_msg *state_msg(const struct wrd_game *g, int seat)
     wrd_buf_lit(&b, "}");
     struct wrd_msg *m = b.failed ? NULL : wrd_msg_new(b.s, b.len);
     wrd_buf_release(&b);
+    if (m)
+        m->game = g;
     return m;
 }
 
-struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, const struct wrd_member *m)
+struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, struct wrd_conn *c,
+                                    const struct wrd_member *m)
 {
     (void)srv;
-    return state_msg(m->game, m->seat);
+    struct wrd_game *g = m->game;
+    for (int k = 0; k < g->nmembers; k++)
+        if (g->members[k].conn == c)
+            g->members[k].since = g->version;   /* the patches it holds go no further */
+    return state_msg(g, m->seat);
 }
 
 static void send_state(struct wrd_conn *c, struct wrd_game *g, int seat)
@@ -393,7 +402,8 @@ static void game_free(struct wrd_game *g)
 static struct wrd_game *game_new(struct wrd_server *srv, const struct wr_ruleset *rs,
                                  const char *id,
                                  const char *scenario_name, const char *scenario_text,
-                                 json_t *options, const uint8_t seed[32], char *err, size_t errlen)
+                                 json_t *options, const uint8_t seed[32], char *err, size_t errlen,
+                                 enum wr_reason *reason)
 {
     struct wrd_game *g = calloc(1, sizeof *g);
     if (g == NULL) {
@@ -421,11 +431,13 @@ static struct wrd_game *game_new(struct wrd_server *srv, const struct wr_ruleset
             return NULL;
         }
     }
-    struct wr_refusal why;
+    struct wr_refusal why = { WR_R_BAD_SCENARIO, "" };
     g->g = rs->create(scenario, options, g->id, seed, &why);
     json_decref(scenario);
     if (g->g == NULL) {
         snprintf(err, errlen, "%s", why.message);
+        if (reason)
+            *reason = why.reason;
         game_free(g);
         return NULL;
     }
@@ -653,6 +665,8 @@ static int apply(struct wrd_server *srv, struct wrd_game *g, int seat, const jso
             wrd_buf_release(&b);
             json_decref(ops);
             json_decref(evs);
+            if (m)
+                m->game = g;
             int k = (int)(g->version % PATCH_RING);
             wrd_msg_unref(g->views[v].patch[k]);
             g->views[v].patch[k] = m;
@@ -694,8 +708,12 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     }
     struct seat *s = &g->seats[m->seat];
     json_int_t seq = json_integer_value(jseq);
-    if (seq <= 0) {
-        wrd_conn_error(c, "bad_message", "seq must be a positive integer", id, jseq, NULL);
+    if (seq <= 0 || seq > WRD_MAX_SEQ) {
+        /* Bounded so that a client cannot wedge its seat with a seq nothing
+         * can follow (2^63-1), and so that every seq is exact in a double
+         * (JavaScript clients). */
+        wrd_conn_error(c, "bad_message", "seq must be an integer from 1 to 2^53-1", id, jseq,
+                       NULL);
         return;
     }
     /* 2) a re-sent command is answered again, never applied twice */
@@ -846,13 +864,20 @@ static json_t *load_scenario(struct wrd_server *srv, const char *name, char *err
     return NULL;
 }
 
-static const char *check_options(const json_t *o)
+/* The server's own options are checked here; the ruleset's (rs->options)
+ * are let through for its create() to check. */
+static const char *check_options(const struct wr_ruleset *rs, const json_t *o)
 {
     const char *key;
     json_t *v;
     if (o == NULL)
         return NULL;
     json_object_foreach((json_t *)o, key, v) {
+        int ruleset_option = 0;
+        for (int i = 0; rs->options && rs->options[i] && !ruleset_option; i++)
+            ruleset_option = strcmp(rs->options[i], key) == 0;
+        if (ruleset_option)
+            continue;
         if (strcmp(key, "spectators") == 0 || strcmp(key, "open_seats") == 0) {
             if (!json_is_boolean(v))
                 return "spectators and open_seats are true or false";
@@ -885,12 +910,19 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     json_t *webhook = json_object_get(msg, "webhook");
     char err[256];
 
+    /* Creating costs what a command costs: a game holds memory (about
+     * 220 kB for an 1815 game) and a store row until it is over, and
+     * without a budget one client could fill --max-games in seconds. */
+    if (!wrd_conn_take_token(c)) {
+        wrd_conn_error(c, "rate_limited", "too many commands per second", NULL, NULL, jid);
+        return;
+    }
     const struct wr_ruleset *rs = wr_ruleset_find(rsname);
     if (rs == NULL) {
         wrd_conn_error(c, "no_such_ruleset", "the server has no such ruleset", NULL, NULL, jid);
         return;
     }
-    const char *bad = check_options(options);
+    const char *bad = check_options(rs, options);
     if (bad) {
         wrd_conn_error(c, "bad_options", bad, NULL, NULL, jid);
         return;
@@ -923,10 +955,13 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     }
     snprintf(id, sizeof id, "g-%s", rnd);
     json_t *opts = options ? json_deep_copy(options) : json_object();
-    struct wrd_game *g = game_new(srv, rs, id, scen, scenario_text, opts, seed, err, sizeof err);
+    enum wr_reason why = WR_R_BAD_SCENARIO;
+    struct wrd_game *g = game_new(srv, rs, id, scen, scenario_text, opts, seed, err, sizeof err,
+                                  &why);
     free(scenario_text);
     if (g == NULL) {
-        wrd_conn_error(c, "no_such_scenario", err, NULL, NULL, jid);
+        wrd_conn_error(c, why == WR_R_BAD_OPTIONS ? "bad_options" : "no_such_scenario", err,
+                       NULL, NULL, jid);
         return;
     }
     int me = seat_index(g, seatname ? seatname : g->seats[0].name);
@@ -995,6 +1030,11 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
 
     if (!valid_webhook(webhook)) {
         wrd_conn_error(c, "bad_message", "webhook must be an http:// URL", NULL, NULL, jid);
+        return;
+    }
+    if (invite == NULL && (id == NULL || seatname == NULL)) {
+        wrd_conn_error(c, "bad_message", "claim needs an invite, or a game and a seat", id, NULL,
+                       jid);
         return;
     }
     if (invite) {
@@ -1206,6 +1246,13 @@ void wrd_games_export(struct wrd_server *srv, struct wrd_conn *c, const json_t *
                        jid);
         return;
     }
+    /* The record holds every command as sent, sealed choices included: a
+     * game with hidden information is exported once it is over. */
+    if (g->rs->hidden_info && g->status != ST_FINISHED) {
+        wrd_conn_error(c, "not_finished", "this game has hidden information: its record is "
+                       "available when it is over", id, NULL, jid);
+        return;
+    }
     /* Header: the scenario inline, so the record stands alone; the seed only
      * once the game is over. */
     json_t *h = json_pack("{s:s, s:i, s:s, s:s}", "warroom", "game-record", "version", 1, "game",
@@ -1405,7 +1452,8 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
     json_t *opts = json_loads(r->options_json, 0, NULL);
     const char *scen = strcmp(r->scenario_json, "null") == 0 ? NULL : r->scenario_json;
     struct wrd_game *g = game_new(rs->srv, ruleset, r->id, r->scenario_name, scen,
-                                  opts ? opts : json_object(), r->seed, rs->err, sizeof rs->err);
+                                  opts ? opts : json_object(), r->seed, rs->err, sizeof rs->err,
+                                  NULL);
     if (g == NULL)
         return -1;
     if (result && strcmp(result, "forfeit") == 0 && strcmp(status, "finished") == 0)

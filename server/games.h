@@ -43,8 +43,10 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const struct j
 /* A connection is leaving game g (closed or `leave`). */
 void wrd_games_member_left(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g);
 
-/* The full `state` message of a membership (new reference), or NULL. */
-struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, const struct wrd_member *m);
+/* The full `state` message of c's membership m (new reference), or NULL;
+ * c's later patches of that game start after the state's version. */
+struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, struct wrd_conn *c,
+                                    const struct wrd_member *m);
 
 /* Once per loop iteration: commit the store batch, then deliver what
  * waited for it (patches, acks, notifications). A failed commit stops the

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "conn.h"
 #include "games.h"
@@ -184,6 +185,9 @@ static char *metrics_text(struct wrd_server *srv)
 static int on_http(struct lws *wsi, struct pss *p, const char *path)
 {
     struct wrd_server *srv = lws_context_user(lws_get_context(wsi));
+    /* Every page is read-only: other methods were answered as if GET. */
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
+        return http_reply(wsi, p, 405, "text/plain", strdup("only GET\n"));
     if (strcmp(path, "/healthz") == 0) {
         json_t *j = json_pack("{s:s, s:s, s:i, s:i}", "status", srv->stopping ? "stopping" : "ok",
                               "version", WARROOM_VERSION, "connections", srv->connections, "games",
@@ -207,6 +211,13 @@ static int on_http(struct lws *wsi, struct pss *p, const char *path)
 
 static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, size_t len)
 {
+    /* Protocol v1 is JSON text: a binary frame (or a message begun as one)
+     * is refused at its first byte with 1003, "unacceptable data". */
+    if (lws_frame_is_binary(wsi)) {
+        lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE,
+                         (unsigned char *)"text frames only", 16);
+        return -1;
+    }
     size_t max = c->srv->cfg.max_message;
     size_t want = c->in_len + len + lws_remaining_packet_payload(wsi);
     if (want > max) {
@@ -287,6 +298,14 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             return -1;
         }
         p->counted = 1;
+        if (srv->cfg.send_buffer > 0) {
+            /* A fixed kernel send buffer (no autotuning up to tcp_wmem's
+             * maximum): what a slow reader can pin is then this plus
+             * --max-queue messages. */
+            int fd = (int)lws_get_socket_fd(wsi), sz = srv->cfg.send_buffer;
+            if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz) != 0)
+                wrd_warn("cannot set the send buffer", "addr=%s", p->addr);
+        }
         p->conn = wrd_conn_new(srv, wsi);
         if (p->conn == NULL)
             return -1;
@@ -385,6 +404,13 @@ int wrd_net_start(struct wrd_server *srv)
     info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_VALIDATE_UTF8 |
                    (strchr(srv->cfg.host, ':') ? 0 : LWS_SERVER_OPTION_DISABLE_IPV6) |
                    LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+    if (srv->cfg.tls_cert) {
+        /* TLS only on this port: a plain-text client fails its handshake
+         * (no ALLOW_NON_SSL_ON_SSL_PORT). */
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = srv->cfg.tls_cert;
+        info.ssl_private_key_filepath = srv->cfg.tls_key;
+    }
     info.foreign_loops = foreign_loops;
     info.pcontext = &srv->ctx;
     info.user = srv;
@@ -393,13 +419,21 @@ int wrd_net_start(struct wrd_server *srv)
 
     srv->ctx = lws_create_context(&info);
     if (srv->ctx == NULL) {
-        wrd_error("cannot listen", "addr=%s:%d hint=\"port busy, or the "
-                  "libwebsockets-evlib-uv package missing\"", srv->cfg.host, srv->cfg.port);
+        if (srv->cfg.tls_cert)
+            wrd_error("cannot listen", "addr=%s:%d tls_cert=%s tls_key=%s hint=\"port busy, "
+                      "an unreadable or mismatched certificate and key, or the "
+                      "libwebsockets-evlib-uv package missing\"", srv->cfg.host, srv->cfg.port,
+                      srv->cfg.tls_cert, srv->cfg.tls_key);
+        else
+            wrd_error("cannot listen", "addr=%s:%d hint=\"port busy, or the "
+                      "libwebsockets-evlib-uv package missing\"", srv->cfg.host, srv->cfg.port);
         return -1;
     }
     srv->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(srv->ctx, "default"));
-    wrd_info("listening", "addr=%s:%d db=%s", srv->cfg.host, srv->port, srv->cfg.db);
-    printf("warroomd listening on ws://%s:%d/\n", srv->cfg.host, srv->port);
+    wrd_info("listening", "addr=%s:%d db=%s tls=%s", srv->cfg.host, srv->port, srv->cfg.db,
+             srv->cfg.tls_cert ? "on" : "off");
+    printf("warroomd listening on %s://%s:%d/\n", srv->cfg.tls_cert ? "wss" : "ws",
+           srv->cfg.host, srv->port);
     fflush(stdout);
     return 0;
 }

@@ -30,7 +30,10 @@ struct wrd_config {
     int rate;                   /* --rate commands per second per connection */
     int idle_timeout;           /* --idle-timeout seconds */
     int max_games;              /* --max-games */
+    int send_buffer;            /* --send-buffer bytes (SO_SNDBUF); 0: the kernel's choice */
     int log_level;              /* --log-level */
+    const char *tls_cert;       /* --tls-cert PEM file, or NULL: plain ws:// and http:// */
+    const char *tls_key;        /* --tls-key PEM file (set exactly when tls_cert is) */
 };
 
 /* Store commit latency buckets, in seconds (Prometheus histogram). */

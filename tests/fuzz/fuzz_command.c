@@ -1,9 +1,21 @@
 /*
  * fuzz_command.c - libFuzzer target for the Waterloo command parser and
- * validator. The first byte advances a game of the test scenario by that
- * many random legal commands (so the fuzzer meets every phase); the rest is
- * a command in JSON, tried from both seats. A refused command must leave
- * the state unchanged; an accepted one must keep the invariants.
+ * validator, built twice: fuzz_command on scenarios/test/small.json and
+ * fuzz_command_1815 on scenarios/waterloo-1815/scenario.json (the build
+ * sets FUZZ_SCENARIO).
+ *
+ * Replaying random play before every input made the 1815 target too slow
+ * to fuzz, so positions are made once, at start-up: random legal games from
+ * fixed seeds (FUZZ_GAMES of them: one 1815 game costs seconds under the
+ * sanitizers), positions kept spread over every phase and turn until the
+ * game ends (POSITIONS in all). The first byte of an
+ * input picks a position; the rest is a command in JSON, tried from both
+ * seats on a copy of it. A refused command must leave the state unchanged;
+ * an accepted one must keep the invariants (wr_game_check).
+ *
+ * FUZZ_COMMAND_SEEDS=DIR writes one seed per position into DIR at start-up
+ * (the byte of the position, then the command the random player would
+ * play there): that is how the committed seed corpus was made.
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -14,67 +26,139 @@
 #include "autoplay.h"
 #include "command.h"
 
-#ifndef WARROOM_SCENARIO_DIR
-#error "WARROOM_SCENARIO_DIR must be defined by the build"
+#ifndef FUZZ_SCENARIO
+#error "FUZZ_SCENARIO (a scenario file) must be defined by the build"
 #endif
 
+#define POSITIONS 256
+#define FIXED 8                 /* positions after the first commands, always kept */
+#ifndef FUZZ_GAMES
+#define FUZZ_GAMES 4            /* random games the positions come from */
+#endif
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct wr_scenario *scenario(void)
+static struct wr_scenario *sc;
+static struct wr_game *positions;   /* POSITIONS games, by value */
+static int npositions;
+
+/* Write the seed of position i (its byte, then the random player's next
+ * command there) into dir. */
+static void write_seed(const char *dir, int i, struct wr_prng *rng, struct wr_reach *reach,
+                       struct wr_cmd *cmd)
 {
-    /* Loaded once per process: libFuzzer calls this target millions of
-     * times and the scenario is read-only. */
-    static struct wr_scenario *sc;
-    if (sc == NULL) {
-        struct wr_refusal why;
-        sc = calloc(1, sizeof *sc);
-        if (sc == NULL ||
-            wr_scenario_load_file(sc, WARROOM_SCENARIO_DIR "/test/small.json", &why) != 0)
-            abort();
+    const struct wr_game *g = &positions[i];
+    if (wr_autoplay_next(g, rng, reach, cmd) != 0)
+        return;
+    json_t *j = wr_cmd_json(g, cmd);
+    char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/pos%03d", dir, i);
+    FILE *f = text ? fopen(path, "wb") : NULL;
+    if (f) {
+        fputc(i, f);
+        fputs(text, f);
+        fclose(f);
     }
-    return sc;
+    free(text);
+    json_decref(j);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-    if (size < 1)
-        return 0;
+    (void)argc;
+    (void)argv;
+    struct wr_refusal why;
+    sc = calloc(1, sizeof *sc);
+    positions = calloc(POSITIONS, sizeof *positions);
     struct wr_game *g = malloc(sizeof *g);
     struct wr_reach *reach = malloc(sizeof *reach);
     struct wr_cmd *cmd = malloc(sizeof *cmd);
     struct wr_events *ev = malloc(sizeof *ev);
-    static const uint8_t seed[32] = { 7 };
-    wr_game_init(g, scenario(), "fuzz", seed);
-    struct wr_prng rng;
-    wr_prng_seed(&rng, data[0]);
-    for (int i = 0; i < data[0] && g->phase != WR_PH_OVER; i++) {
-        struct wr_refusal why;
-        if (wr_autoplay_next(g, &rng, reach, cmd) != 0)
-            break;
-        ev->n = 0;
-        if (wr_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK)
-            abort();        /* the random player proposed an illegal command */
+    if (sc == NULL || positions == NULL || g == NULL || reach == NULL || cmd == NULL ||
+        ev == NULL || wr_scenario_load_file(sc, FUZZ_SCENARIO, &why) != 0) {
+        fprintf(stderr, "fuzz_command: cannot load %s\n", FUZZ_SCENARIO);
+        abort();
     }
-    json_t *j = json_loadb((const char *)data + 1, size - 1, 0, NULL);
-    if (j != NULL) {
-        for (int side = 0; side < 2; side++) {
-            json_t *before = wr_game_state_json(g), *events = NULL;
-            struct wr_refusal why;
-            enum wr_reason r = wr_game_apply_json(g, side, j, &events, &why);
-            json_t *after = wr_game_state_json(g);
-            if (r != WR_R_OK && !json_equal(before, after))
-                abort();    /* a refusal changed the game */
-            if (r == WR_R_OK && wr_game_check(g, &why) != 0)
-                abort();    /* an accepted command broke an invariant */
-            json_decref(before);
-            json_decref(after);
-            json_decref(events);
+    /* FUZZ_GAMES random games from seeds 1, 2, ..., each given an equal
+     * share of the positions: its start, then a position every `every`
+     * commands, `every` doubling (and every other position kept) whenever
+     * the share is full, so the share spans the whole game; and its end. */
+    static const uint8_t dice[32] = { 7 };
+    struct wr_prng rng;
+    int share = POSITIONS / FUZZ_GAMES, every = 1;
+    for (uint64_t seed = 1; seed <= FUZZ_GAMES; seed++) {
+        struct wr_game *mine = positions + npositions;
+        int kept = 0, n = 0;
+        every = 1;
+        wr_prng_seed(&rng, seed);
+        wr_game_init(g, sc, "fuzz", dice);
+        mine[kept++] = *g;
+        while (g->phase != WR_PH_OVER && wr_autoplay_next(g, &rng, reach, cmd) == 0) {
+            ev->n = 0;
+            if (wr_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK)
+                abort();    /* the random player proposed an illegal command */
+            if (++n % every != 0 && n > FIXED && g->phase != WR_PH_OVER)
+                continue;
+            if (kept == share) {
+                /* The first FIXED (the set-ups) stay; of the rest, every
+                 * other goes. */
+                for (int k = FIXED; FIXED + 2 * (k - FIXED) < share; k++)
+                    mine[k] = mine[FIXED + 2 * (k - FIXED)];
+                kept = FIXED + (share - FIXED + 1) / 2;
+                every *= 2;
+            }
+            mine[kept++] = *g;
         }
-        json_decref(j);
+        npositions += kept;
+    }
+    int phases = 0, last_turn = 0;
+    for (int i = 0; i < npositions; i++) {
+        phases |= 1 << positions[i].phase;
+        if (positions[i].turn > last_turn)
+            last_turn = positions[i].turn;
+    }
+    fprintf(stderr, "fuzz_command: %d positions of %s, every %d commands, turns 1-%d, "
+            "phases 0x%x\n", npositions, FUZZ_SCENARIO, every, last_turn, (unsigned)phases);
+    const char *dir = getenv("FUZZ_COMMAND_SEEDS");
+    if (dir) {
+        wr_prng_seed(&rng, 99);
+        for (int i = 0; i < npositions; i += 8)
+            write_seed(dir, i, &rng, reach, cmd);
     }
     free(ev);
     free(cmd);
     free(reach);
+    free(g);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1 || npositions == 0)
+        return 0;
+    json_t *j = json_loadb((const char *)data + 1, size - 1, 0, NULL);
+    if (j == NULL)
+        return 0;
+    struct wr_game *g = malloc(sizeof *g);
+    if (g == NULL)
+        abort();
+    for (int side = 0; side < 2; side++) {
+        *g = positions[data[0] % npositions];
+        json_t *before = wr_game_state_json(g), *events = NULL;
+        struct wr_refusal why;
+        enum wr_reason r = wr_game_apply_json(g, side, j, &events, &why);
+        json_t *after = wr_game_state_json(g);
+        if (r != WR_R_OK && !json_equal(before, after))
+            abort();    /* a refusal changed the game */
+        if (r == WR_R_OK && wr_game_check(g, &why) != 0)
+            abort();    /* an accepted command broke an invariant */
+        json_decref(before);
+        json_decref(after);
+        json_decref(events);
+    }
+    json_decref(j);
     free(g);
     return 0;
 }

@@ -22,6 +22,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Decode any value; accept \u0000 so pointers and strings may hold NUL. */
+/* A broken promise stops the fuzzer with a crash report. */
+#define check(cond) do { if (!(cond)) abort(); } while (0)
+
 static json_t *parse(const uint8_t *p, size_t n)
 {
     return json_loadb((const char *)p, n, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
@@ -32,9 +35,9 @@ static void apply_any(const json_t *doc, const json_t *patch)
     json_t *before = json_deep_copy(doc), *out = (json_t *)1;
     char err[128];
     int rc = wr_jsonpatch_apply(doc, patch, &out, err, sizeof err);
-    if ((rc == 0) != (out != NULL) || (rc != 0 && err[0] == '\0') || rc > 0 ||
-        !json_equal(before, doc))
-        abort();
+    check((rc == 0) == (out != NULL));     /* a result exactly when it succeeds */
+    check(rc <= 0 && (rc == 0 || err[0] != '\0'));
+    check(json_equal(before, doc));         /* the input is never changed */
     json_decref(out);
     json_decref(before);
 }
@@ -55,11 +58,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     json_t *patch = wr_jsonpatch_diff(a, b), *out = NULL;
-    if (patch == NULL || wr_jsonpatch_apply(a, patch, &out, NULL, 0) != 0 || !json_equal(out, b))
-        abort();
+    check(patch != NULL);
+    check(wr_jsonpatch_apply(a, patch, &out, NULL, 0) == 0);
+    check(json_equal(out, b));              /* diff then apply gives b */
     json_t *self = wr_jsonpatch_diff(a, a);
-    if (self == NULL || json_array_size(self) != 0)
-        abort();
+    check(self != NULL && json_array_size(self) == 0);
     json_decref(self);
     json_decref(out);
     json_decref(patch);

@@ -15,6 +15,7 @@
 
 #include "conn.h"
 #include "games.h"
+#include "log.h"
 #include "server.h"
 #include "store.h"
 #include "protocol.h"
@@ -32,6 +33,8 @@ static struct wrd_server *server(void)
         if (srv == NULL || wrd_config_parse(&srv->cfg, 1, argv) != 0)
             abort();
         srv->cfg.scenarios = WARROOM_SCENARIO_DIR;
+        /* A line per game created would make stderr the bottleneck. */
+        wrd_log_set_level(WRD_LOG_WARN);
         srv->cfg.max_games = 2000;
         uv_loop_init(&srv->loop);
         if (wrd_store_sqlite_ops.open(&srv->store, ":memory:", err, sizeof err) != 0 ||
@@ -59,6 +62,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     wrd_games_flush(srv);
+    /* What the server promises whatever it is sent: bounded games and a
+     * bounded queue for the connection. */
+    if (wrd_games_count(srv) > srv->cfg.max_games || c->qlen > c->qcap)
+        abort();            /* check failed */
     wrd_conn_closed(c);
     return 0;
 }

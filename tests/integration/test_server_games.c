@@ -391,61 +391,10 @@ static void test_sigkill_and_restart(void **state)
     wt_server_cleanup(&s);
 }
 
-/* A loopback HTTP receiver for webhooks. */
-static int listen_any(int *port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET };
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 4) < 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) < 0)
-        return -1;
-    *port = ntohs(a.sin_port);
-    return fd;
-}
-
-/* Accept one request within timeout_ms, answer 200, return its body. */
-static char *receive_post(int lfd, int timeout_ms, char *path, size_t pathlen)
-{
-    struct pollfd p = { .fd = lfd, .events = POLLIN };
-    if (poll(&p, 1, timeout_ms) <= 0)
-        return NULL;
-    int fd = accept(lfd, NULL, NULL);
-    if (fd < 0)
-        return NULL;
-    char buf[8192];
-    size_t n = 0;
-    char *body = NULL;
-    for (;;) {
-        struct pollfd q = { .fd = fd, .events = POLLIN };
-        if (poll(&q, 1, timeout_ms) <= 0)
-            break;
-        ssize_t r = read(fd, buf + n, sizeof buf - 1 - n);
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-        buf[n] = '\0';
-        char *end = strstr(buf, "\r\n\r\n");
-        char *cl = strcasestr(buf, "content-length:");
-        if (end && cl && n >= (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10)) {
-            body = strdup(end + 4);
-            sscanf(buf, "POST %255s", path);
-            (void)pathlen;
-            break;
-        }
-    }
-    const char *ok = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-    ssize_t w = write(fd, ok, strlen(ok));
-    (void)w;            /* the server may already have gone: nothing to do */
-    close(fd);
-    return body;
-}
-
 static void test_webhook_when_turn_passes(void **state)
 {
     struct wt_server *s = *state;
-    int hport = 0, lfd = listen_any(&hport);
+    int hport = 0, lfd = wt_http_listen(&hport);
     assert_true(lfd >= 0);
     char url[128];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/hooks/bob-secret", hport);
@@ -470,7 +419,7 @@ static void test_webhook_when_turn_passes(void **state)
     wt_close(&t.b);
     mark(&t, &t.a, 4);
     char path[256] = "";
-    char *body = receive_post(lfd, 10000, path, sizeof path);
+    char *body = wt_http_receive_post(lfd, 10000, path, sizeof path);
     if (body == NULL)
         fail_msg("no webhook arrived");
     assert_string_equal(path, "/hooks/bob-secret");
@@ -519,6 +468,34 @@ static const char *retreat_path(const char *unit)
         if (strcmp(t[i].unit, unit) == 0)
             return t[i].path;
     return NULL;
+}
+
+/* Export the game and replay the record offline with `warroom replay`: it
+ * must succeed and end in the units' positions the client tracked. */
+static void export_and_replay(struct wt_server *s, struct wt_client *c, const char *game)
+{
+    wt_send(c, "{s:s, s:s}", "type", "export", "game", game);
+    json_t *rec = wt_expect(c, "record", T);
+    assert_non_null(rec);
+    char path[400], out[420];
+    snprintf(path, sizeof path, "%s/%s.ndjson", s->dir, game);
+    snprintf(out, sizeof out, "%s.out", path);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(str(rec, "record"), f);
+    fclose(f);
+    json_decref(rec);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s replay --quiet %s > %s", WARROOM_CLIENT_PATH, path, out);
+    assert_int_equal(system(cmd), 0);
+    json_t *res = json_load_file(out, 0, NULL);
+    assert_non_null(res);
+    json_t *units = json_object_get(json_object_get(res, "state"), "units");
+    if (!json_equal(units, json_object_get(c->state, "units")))
+        fail_msg("the replayed record does not end where the game is");
+    json_decref(res);
+    unlink(out);
+    unlink(path);
 }
 
 /* One game of test/small: set-up, a refused move, two attacks, the results
@@ -601,6 +578,8 @@ static int waterloo_game(struct wt_server *s)
     json_t *dice = json_object_get(sp.state, "dice");
     assert_int_equal(strlen(str(dice, "commitment")), 64);
     assert_null(json_object_get(dice, "seed"));        /* secret while the game runs */
+    /* The record of a running game: no seed, the rolls it made. */
+    export_and_replay(s, &fr, game);
     wt_close(&fr);
     wt_close(&al);
     wt_close(&sp);

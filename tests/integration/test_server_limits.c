@@ -100,6 +100,23 @@ static void test_rate_limit(void **state)
     json_decref(ack);
     assert_int_equal(answered, 9);
     assert_true(limited >= 5);
+    /* Creating games draws on the same budget: ten at once, most refused. */
+    for (int i = 0; i < 10; i++)
+        wt_send(&b, "{s:s, s:s}", "type", "create", "ruleset", "tictactoe");
+    int created = 0;
+    limited = 0;
+    for (int i = 0; i < 10; i++) {
+        json_t *e = wt_expect(&b, "error", 500);
+        if (e == NULL)
+            break;
+        limited += strcmp(str(e, "code"), "rate_limited") == 0;
+        json_decref(e);
+    }
+    for (json_t *cr; (cr = wt_expect(&b, "created", 500)) != NULL; json_decref(cr))
+        created++;
+    assert_int_equal(created + limited, 10);
+    assert_true(limited >= 5);
+    assert_true(created >= 1);
     wt_close(&a);
     wt_close(&b);
     assert_true(stop(&s));
@@ -191,59 +208,13 @@ static void test_metrics(void **state)
     assert_true(stop(&s));
 }
 
-static int listen_any(int *port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET };
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 8) < 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) < 0)
-        return -1;
-    *port = ntohs(a.sin_port);
-    return fd;
-}
-
-/* One webhook POST within timeout_ms: its body (caller frees), answered 200. */
-static char *receive_post(int lfd, int timeout_ms)
-{
-    struct pollfd p = { .fd = lfd, .events = POLLIN };
-    if (poll(&p, 1, timeout_ms) <= 0)
-        return NULL;
-    int fd = accept(lfd, NULL, NULL);
-    char buf[8192];
-    size_t n = 0;
-    char *body = NULL;
-    while (fd >= 0) {
-        struct pollfd q = { .fd = fd, .events = POLLIN };
-        if (poll(&q, 1, timeout_ms) <= 0)
-            break;
-        ssize_t r = read(fd, buf + n, sizeof buf - 1 - n);
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-        buf[n] = '\0';
-        char *end = strstr(buf, "\r\n\r\n"), *cl = strcasestr(buf, "content-length:");
-        if (end && cl && n >= (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10)) {
-            body = strdup(end + 4);
-            break;
-        }
-    }
-    const char *ok = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-    ssize_t w = fd >= 0 ? write(fd, ok, strlen(ok)) : 0;
-    (void)w;
-    if (fd >= 0)
-        close(fd);
-    return body;
-}
-
 /* A 2-second decision deadline: the late seat is reminded, then forfeits. */
 static void test_deadline_forfeit(void **state)
 {
     (void)state;
     struct wt_server s;
     assert_int_equal(wt_server_start(&s, NULL), 0);
-    int hport = 0, lfd = listen_any(&hport);
+    int hport = 0, lfd = wt_http_listen(&hport);
     assert_true(lfd >= 0);
     char url[96], game[32];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/late", hport);
@@ -255,7 +226,7 @@ static void test_deadline_forfeit(void **state)
     /* o says nothing: a reminder, then the forfeit. */
     const char *want[] = { "deadline_reminder", "deadline_expired" };
     for (int i = 0; i < 2; i++) {
-        char *body = receive_post(lfd, 10000);
+        char *body = wt_http_receive_post(lfd, 10000, NULL, 0);
         if (body == NULL)
             fail_msg("no %s webhook", want[i]);
         json_t *j = json_loads(body, 0, NULL);

@@ -5,6 +5,7 @@
 #include "proc.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -53,6 +54,34 @@ static int read_line(int fd, char *buf, size_t cap, long deadline)
     return -1;
 }
 
+/* Servers started and not yet stopped. A failing cmocka test jumps out
+ * before its wt_server_stop: at exit, whatever is left is killed, so a
+ * failed run leaves no warroomd behind. */
+#define MAX_LIVE 64
+static pid_t live[MAX_LIVE];
+
+static void kill_leftovers(void)
+{
+    for (int i = 0; i < MAX_LIVE; i++)
+        if (live[i] > 0) {
+            kill(live[i], SIGKILL);
+            waitpid(live[i], NULL, 0);
+            live[i] = 0;
+        }
+}
+
+static void track_live(pid_t pid, int alive)
+{
+    static int registered;
+    if (!registered && atexit(kill_leftovers) == 0)
+        registered = 1;
+    for (int i = 0; i < MAX_LIVE; i++)
+        if (alive ? live[i] == 0 : live[i] == pid) {
+            live[i] = alive ? pid : 0;
+            return;
+        }
+}
+
 static int spawn(struct wt_server *s, const char *const *extra)
 {
     int pipefd[2];
@@ -84,6 +113,9 @@ static int spawn(struct wt_server *s, const char *const *extra)
     if (pid < 0)
         return -1;
     if (pid == 0) {
+        int logfd = open(s->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        if (logfd >= 0)
+            dup2(logfd, 2);
         dup2(pipefd[1], 1);
         close(pipefd[0]);
         close(pipefd[1]);
@@ -93,12 +125,14 @@ static int spawn(struct wt_server *s, const char *const *extra)
     close(pipefd[1]);
     s->pid = pid;
     s->out_fd = pipefd[0];
+    track_live(pid, 1);
     char line[256];
     if (read_line(s->out_fd, line, sizeof line, now_ms() + 30000) < 0 ||
-        sscanf(line, "warroomd listening on ws://127.0.0.1:%d/", &s->port) != 1) {
+        sscanf(line, "warroomd listening on %*[a-z]://127.0.0.1:%d/", &s->port) != 1) {
         fprintf(stderr, "warroomd did not print its address\n");
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
+        track_live(pid, 0);
         close(s->out_fd);
         return -1;
     }
@@ -113,6 +147,7 @@ int wt_server_start(struct wt_server *s, const char *const *extra)
     if (mkdtemp(s->dir) == NULL)
         return -1;
     snprintf(s->db, sizeof s->db, "%s/warroom.db", s->dir);
+    snprintf(s->log, sizeof s->log, "%s/stderr.log", s->dir);
     return spawn(s, extra);
 }
 
@@ -132,6 +167,7 @@ int wt_server_stop(struct wt_server *s, int sig, int timeout_ms)
         if (left <= 0) {
             kill(s->pid, SIGKILL);
             waitpid(s->pid, &status, 0);
+            track_live(s->pid, 0);
             close(s->out_fd);
             return -1;
         }
@@ -144,18 +180,75 @@ int wt_server_stop(struct wt_server *s, int sig, int timeout_ms)
     }
     close(s->out_fd);
     waitpid(s->pid, &status, 0);
+    track_live(s->pid, 0);
     return status;
 }
 
 void wt_server_cleanup(struct wt_server *s)
 {
-    char path[400];
-    static const char *const files[] = { "warroom.db", "warroom.db-wal", "warroom.db-shm" };
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(path, sizeof path, "%s/%s", s->dir, files[i]);
-        unlink(path);
+    if (getenv("WT_SHOW_LOG")) {
+        char *log = wt_server_log(s, NULL);
+        if (log)
+            fprintf(stderr, "--- warroomd stderr (%s) ---\n%s--- end ---\n", s->log, log);
+        free(log);
+    }
+    DIR *d = opendir(s->dir);
+    if (d != NULL) {
+        struct dirent *e;
+        char path[600];
+        while ((e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(path, sizeof path, "%s/%s", s->dir, e->d_name);
+            unlink(path);
+        }
+        closedir(d);
     }
     rmdir(s->dir);
+}
+
+char *wt_read_file(const char *path, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t n = 0, cap = 4096;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (buf == NULL)
+            break;
+        if (n + 1 >= cap) {
+            char *b = realloc(buf, cap * 2);
+            if (b == NULL) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (buf != NULL) {
+        buf[n] = '\0';
+        if (len)
+            *len = n;
+    }
+    return buf;
+}
+
+char *wt_server_log(const struct wt_server *s, size_t *len)
+{
+    return wt_read_file(s->log, len);
 }
 
 int wt_tcp_connect(const char *addr, int port)
@@ -180,7 +273,8 @@ static int write_all(int fd, const void *buf, size_t len)
 {
     const char *p = buf;
     while (len > 0) {
-        ssize_t n = write(fd, p, len);
+        /* send(), not write(): a server that closed gives EPIPE, not SIGPIPE. */
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
         if (n <= 0)
             return -1;
         p += n;
@@ -249,40 +343,77 @@ out:
     return rc;
 }
 
-int wt_ws_connect(int port)
+static int fd_write(void *io, const void *buf, size_t len)
 {
-    int fd = connect_port(port);
-    if (fd < 0)
-        return -1;
+    return write_all(*(int *)io, buf, len);
+}
+
+static int fd_read(void *io, void *buf, size_t len, long deadline)
+{
+    return read_exact(*(int *)io, buf, len, deadline);
+}
+
+int wt_ws_handshake(void *io, int (*wr)(void *io, const void *buf, size_t len),
+                    int (*rd)(void *io, void *buf, size_t len, long deadline_ms), int port)
+{
     char req[512], head[4096];
     int n = snprintf(req, sizeof req,
                      "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
                      "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
                      "Sec-WebSocket-Version: 13\r\n\r\n", port);
-    if (write_all(fd, req, (size_t)n) < 0 ||
-        read_head(fd, head, sizeof head, now_ms() + 5000) < 0 ||
-        strncmp(head, "HTTP/1.1 101", 12) != 0) {
+    if (wr(io, req, (size_t)n) < 0)
+        return -1;
+    /* The response head, to the blank line. */
+    long deadline = now_ms() + 5000;
+    size_t h = 0;
+    while (h + 1 < sizeof head) {
+        if (rd(io, head + h, 1, deadline) < 0)
+            return -1;
+        head[++h] = '\0';
+        if (h >= 4 && memcmp(head + h - 4, "\r\n\r\n", 4) == 0)
+            return strncmp(head, "HTTP/1.1 101", 12) == 0 ? 0 : -1;
+    }
+    return -1;
+}
+
+int wt_ws_connect_rcvbuf(int port, int rcvbuf)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (rcvbuf > 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+        wt_ws_handshake(&fd, fd_write, fd_read, port) < 0) {
         close(fd);
         return -1;
     }
     return fd;
 }
 
-int wt_ws_send_text(int fd, const char *data, size_t len)
+int wt_ws_connect(int port)
+{
+    return wt_ws_connect_rcvbuf(port, 0);
+}
+
+int wt_ws_send_frame(int fd, unsigned first_byte, uint64_t declared_len, const void *data,
+                     size_t len)
 {
     unsigned char hdr[14];
     size_t h = 0;
-    hdr[h++] = 0x81;                        /* FIN + text */
-    if (len < 126) {
-        hdr[h++] = (unsigned char)(0x80 | len);
-    } else if (len < 65536) {
+    hdr[h++] = (unsigned char)first_byte;
+    if (declared_len < 126) {
+        hdr[h++] = (unsigned char)(0x80 | declared_len);
+    } else if (declared_len < 65536) {
         hdr[h++] = 0x80 | 126;
-        hdr[h++] = (unsigned char)(len >> 8);
-        hdr[h++] = (unsigned char)len;
+        hdr[h++] = (unsigned char)(declared_len >> 8);
+        hdr[h++] = (unsigned char)declared_len;
     } else {
         hdr[h++] = 0x80 | 127;
         for (int i = 7; i >= 0; i--)
-            hdr[h++] = (unsigned char)((uint64_t)len >> (8 * i));
+            hdr[h++] = (unsigned char)(declared_len >> (8 * i));
     }
     static const unsigned char mask[4] = { 0x12, 0x34, 0x56, 0x78 };
     memcpy(hdr + h, mask, 4);
@@ -292,10 +423,15 @@ int wt_ws_send_text(int fd, const char *data, size_t len)
         return -1;
     memcpy(buf, hdr, h);
     for (size_t i = 0; i < len; i++)
-        buf[h + i] = (unsigned char)data[i] ^ mask[i % 4];
+        buf[h + i] = ((const unsigned char *)data)[i] ^ mask[i % 4];
     int rc = write_all(fd, buf, h + len);
     free(buf);
     return rc;
+}
+
+int wt_ws_send_text(int fd, const char *data, size_t len)
+{
+    return wt_ws_send_frame(fd, 0x81, len, data, len);      /* FIN + text */
 }
 
 /* One frame: header, payload (unmasked from a server). */
@@ -368,4 +504,56 @@ int wt_ws_recv(int fd, int *opcode, char **data, size_t *len, int timeout_ms)
         free(part);
     }
     return 0;
+}
+
+int wt_http_listen(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 8) < 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+char *wt_http_receive_post(int lfd, int timeout_ms, char *path, size_t pathlen)
+{
+    long deadline = now_ms() + timeout_ms;
+    struct pollfd p = { .fd = lfd, .events = POLLIN };
+    if (poll(&p, 1, timeout_ms) <= 0)
+        return NULL;
+    int fd = accept(lfd, NULL, NULL);
+    if (fd < 0)
+        return NULL;
+    char head[4096], *body = NULL;
+    if (read_head(fd, head, sizeof head, deadline) == 0) {
+        char *cl = strcasestr(head, "content-length:");
+        size_t n = cl ? strtoul(cl + 15, NULL, 10) : 0;
+        body = n < (1u << 20) ? malloc(n + 1) : NULL;
+        if (body && read_exact(fd, body, n, deadline) == 0) {
+            body[n] = '\0';
+            if (path && pathlen > 1) {
+                const char *sp = strchr(head, ' '), *end = sp ? strchr(sp + 1, ' ') : NULL;
+                size_t k = end ? (size_t)(end - sp - 1) : 0;
+                if (k >= pathlen)
+                    k = pathlen - 1;
+                memcpy(path, sp ? sp + 1 : "", k);
+                path[k] = '\0';
+            }
+        } else {
+            free(body);
+            body = NULL;
+        }
+    }
+    const char *ok = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+    ssize_t w = write(fd, ok, strlen(ok));
+    (void)w;            /* the poster may already have gone */
+    close(fd);
+    return body;
 }

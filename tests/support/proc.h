@@ -9,6 +9,7 @@
 #define WT_PROC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct wt_server {
@@ -17,10 +18,14 @@ struct wt_server {
     int port;
     char dir[256];      /* a private temporary directory (the database lives here) */
     char db[300];
+    char log[300];      /* the server's stderr, appended to across restarts */
 };
 
 /* Start warroomd on 127.0.0.1, port 0, with a database in a fresh temporary
- * directory. extra is a NULL-terminated list of further arguments (or NULL).
+ * directory. extra is a NULL-terminated list of further arguments (or NULL;
+ * a later --log-level overrides the default warn). The server's stderr goes
+ * to s->log in that directory (see wt_server_log), and is copied to the
+ * test's stderr by wt_server_cleanup when WT_SHOW_LOG is set.
  * Returns 0 once the server printed its address, -1 otherwise. */
 int wt_server_start(struct wt_server *s, const char *const *extra);
 
@@ -31,18 +36,46 @@ int wt_server_restart(struct wt_server *s, const char *const *extra);
  * -1 on a time-out (the process is then killed). */
 int wt_server_stop(struct wt_server *s, int sig, int timeout_ms);
 
-/* Remove the temporary directory. */
+/* Remove the temporary directory and every file in it. */
 void wt_server_cleanup(struct wt_server *s);
+
+/* Everything the server wrote to stderr so far, NUL-terminated; *len (may be
+ * NULL) gets its length. Caller frees; NULL when it cannot be read. */
+char *wt_server_log(const struct wt_server *s, size_t *len);
+
+/* A whole file, NUL-terminated (binary content allowed; *len gets the size).
+ * Caller frees; NULL when it cannot be read. */
+char *wt_read_file(const char *path, size_t *len);
 
 /* GET path; fills *status and up to cap-1 bytes of body (NUL-terminated). */
 int wt_http_get(int port, const char *path, int *status, char *body, size_t cap);
+
+/* A tiny HTTP receiver for webhooks: a listening socket on 127.0.0.1 with
+ * an ephemeral port (-1 on failure), and one POST accepted within
+ * timeout_ms, answered 200: its body (caller frees; NULL on time-out), its
+ * path into path (may be NULL). */
+int wt_http_listen(int *port);
+char *wt_http_receive_post(int lfd, int timeout_ms, char *path, size_t pathlen);
 
 /* A TCP connection to addr:port (addr as dotted quad); socket or -1. */
 int wt_tcp_connect(const char *addr, int port);
 
 /* A websocket connection; returns the socket or -1. */
 int wt_ws_connect(int port);
+/* Same, with the socket's receive buffer set to rcvbuf bytes (SO_RCVBUF,
+ * before connecting, so the TCP window stays that small) when rcvbuf > 0. */
+int wt_ws_connect_rcvbuf(int port, int rcvbuf);
+/* The websocket upgrade on an open stream: write with wr, read with rd (so
+ * a TLS test can pass its own functions); 0 on "101 Switching Protocols". */
+int wt_ws_handshake(void *io, int (*wr)(void *io, const void *buf, size_t len),
+                    int (*rd)(void *io, void *buf, size_t len, long deadline_ms), int port);
 int wt_ws_send_text(int fd, const char *data, size_t len);
+/* Any frame, masked as a client must: first_byte is FIN (0x80) | opcode;
+ * the header declares declared_len bytes of payload and data[0..len) of
+ * them are sent (len < declared_len leaves the frame unfinished, to test
+ * what the server does on a frame header alone). */
+int wt_ws_send_frame(int fd, unsigned first_byte, uint64_t declared_len, const void *data,
+                     size_t len);
 /* Receive one frame within timeout_ms. *data is malloc'd (caller frees). */
 int wt_ws_recv(int fd, int *opcode, char **data, size_t *len, int timeout_ms);
 

@@ -86,6 +86,8 @@ static json_t *read_one(struct wt_client *c, int timeout_ms)
         free(data);
         return NULL;
     }
+    if (c->on_text)
+        c->on_text(c, data, len);
     json_t *m = json_loads(data, JSON_REJECT_DUPLICATES, NULL);
     free(data);
     if (m)

@@ -22,6 +22,11 @@ struct wt_client {
     long long version;
     int patches;                /* patches applied */
     int bad_patches;            /* patches that did not fit or failed */
+    /* Called with every text frame as received, before anything else reads
+     * it (set after wt_open; NULL: none). Lets a test scan everything a
+     * client was sent, not just the messages it asks for. */
+    void (*on_text)(struct wt_client *c, const char *text, size_t len);
+    void *on_text_ctx;
 };
 
 /* Connect to 127.0.0.1:port and say hello; 0 on a welcome. */

@@ -18,6 +18,7 @@
 #include "autoplay.h"
 #include "command.h"
 #include "game.h"
+#include "jsonpatch.h"
 #include "scenario.h"
 
 #ifndef WARROOM_SCENARIO_DIR
@@ -426,6 +427,7 @@ static void test_random_games(void **state)
             assert_int_equal(wr_autoplay_next(&f->g, &rng, reach, cmd), 0);
             struct wr_refusal why;
             ev->n = 0;
+            json_t *before = wr_game_state_json(&f->g);
             enum wr_reason r = wr_game_apply(&f->g, f->g.await_side, cmd, ev, &why);
             if (r != WR_R_OK) {
                 json_t *j = wr_cmd_json(&f->g, cmd);
@@ -435,6 +437,18 @@ static void test_random_games(void **state)
             }
             if (wr_game_check(&f->g, &why) != 0)
                 fail_msg("seed %d command %d: %s", seed, n, why.message);
+            /* The server's patches: diff(before, after) applied to before
+             * must give after, for every command of every game. */
+            json_t *after = wr_game_state_json(&f->g), *patched = NULL;
+            json_t *ops = wr_jsonpatch_diff(before, after);
+            char err[256];
+            if (ops == NULL || wr_jsonpatch_apply(before, ops, &patched, err, sizeof err) != 0 ||
+                !json_equal(patched, after))
+                fail_msg("seed %d command %d: the patch does not rebuild the state", seed, n);
+            json_decref(before);
+            json_decref(after);
+            json_decref(patched);
+            json_decref(ops);
         }
         assert_true(f->g.winner == WR_FRENCH || f->g.winner == WR_ALLIED);
         wins[f->g.winner]++;

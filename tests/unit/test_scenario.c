@@ -368,7 +368,9 @@ static void test_override(void **state)
 }
 
 /* Freeciv's rulesets_not_broken: every scenario file under scenarios/
- * loads. Files whose "warroom" is not "scenario" are not scenarios. */
+ * loads. Files whose "warroom" is not "scenario" are not scenarios; campaign
+ * maps ("ruleset": "campaign") have their own loader and test
+ * (test_campaign). */
 static int load_tree(const char *dir, int *n)
 {
     DIR *d = opendir(dir);
@@ -392,7 +394,9 @@ static int load_tree(const char *dir, int *n)
             continue;
         json_t *j = json_load_file(path, 0, NULL);
         json_t *w = json_object_get(j, "warroom");
-        int is_scenario = json_is_string(w) && strcmp(json_string_value(w), "scenario") == 0;
+        const char *rs = json_string_value(json_object_get(j, "ruleset"));
+        int is_scenario = json_is_string(w) && strcmp(json_string_value(w), "scenario") == 0 &&
+                          !(rs && strcmp(rs, "campaign") == 0);
         json_decref(j);
         if (!is_scenario)
             continue;

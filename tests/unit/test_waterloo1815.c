@@ -109,6 +109,48 @@ static void test_counter_mix(void **state)
     assert_int_equal(sc->units[wissel].arrive_turn, 2);     /* 09:00 16 June */
 }
 
+/* Step tests for flood(): may the walk go from s through hexside d to n? */
+static int on_river(wr_sq s, int d, wr_sq n, int id)
+{
+    (void)s;
+    (void)d;
+    return sc->map.cell[n].river == id;
+}
+
+static int along_road(wr_sq s, int d, wr_sq n, int id)
+{
+    (void)n;
+    return sc->map.cell[s].road[d] == id;
+}
+
+static int any_road(wr_sq s, int d, wr_sq n, int id)
+{
+    (void)n;
+    (void)id;
+    return sc->map.cell[s].road[d] != 0;
+}
+
+/* Squares reached from first, stepping where step() allows; seen (WR_NSQ
+ * bytes, zeroed by the caller) marks them. */
+static int flood(wr_sq first, int (*step)(wr_sq, int, wr_sq, int), int id, uint8_t *seen)
+{
+    wr_sq queue[WR_NSQ];
+    int head = 0, tail = 0;
+    queue[tail++] = first;
+    seen[first] = 1;
+    while (head < tail) {
+        wr_sq s = queue[head++];
+        for (int d = 0; d < WR_NDIR; d++) {
+            wr_sq n = wr_grid_neighbour(s, d);
+            if (n != WR_SQ_NONE && !seen[n] && step(s, d, n, id)) {
+                seen[n] = 1;
+                queue[tail++] = n;
+            }
+        }
+    }
+    return tail;
+}
+
 /* Reference section 2: fixed squares from the rules. */
 static void test_fixed_squares(void **state)
 {
@@ -126,34 +168,15 @@ static void test_fixed_squares(void **state)
     static const char *const road[] = { "TT-15", "SS-15", "RR-15", "RR-14", "QQ-15", "PP-15",
                                         "OO-16", "PP-14", "PP-13", "JJ-13" };
     enum { N = sizeof road / sizeof road[0] };
-    int reached[N] = { 1 }, grew = 1;
     for (int i = 0; i < N; i++)
         if (!has_road(sq(road[i])))
             fail_msg("%s has no road", road[i]);
     /* Follow road hexsides from TT-15 up to 40 squares. */
-    uint8_t seen[WR_NSQ] = { 0 };
-    wr_sq queue[WR_NSQ];
-    int head = 0, tail = 0;
-    queue[tail++] = sq("TT-15");
-    seen[sq("TT-15")] = 1;
-    while (head < tail) {
-        wr_sq s = queue[head++];
-        for (int d = 0; d < WR_NDIR; d++) {
-            wr_sq n = wr_grid_neighbour(s, d);
-            if (sc->map.cell[s].road[d] && n != WR_SQ_NONE && !seen[n]) {
-                seen[n] = 1;
-                queue[tail++] = n;
-            }
-        }
-    }
+    uint8_t net[WR_NSQ] = { 0 };
+    flood(sq("TT-15"), any_road, 0, net);
     for (int i = 0; i < N; i++)
-        reached[i] = seen[sq(road[i])];
-    while (grew) {
-        grew = 0;
-        for (int i = 0; i < N; i++)
-            if (!reached[i])
-                fail_msg("%s is not on the road net from Charleroi", road[i]);
-    }
+        if (!net[sq(road[i])])
+            fail_msg("%s is not on the road net from Charleroi", road[i]);
     /* Primary roads run into LL-21, TT-16 and UU-15; Nivelles, Gosselies and
      * Charleroi are on primary roads; Genappe and Marchienne are not. */
     static const char *const primary[] = { "LL-21", "TT-16", "UU-15", "V-38", "TT-15" };
@@ -218,21 +241,7 @@ static void test_roads_and_rivers(void **state)
             }
         assert_true(count >= 5);
         uint8_t seen[WR_NSQ] = { 0 };
-        wr_sq queue[WR_NSQ];
-        int head = 0, tail = 0, reached = 1;
-        queue[tail++] = first;
-        seen[first] = 1;
-        while (head < tail) {
-            wr_sq s = queue[head++];
-            for (int d = 0; d < WR_NDIR; d++) {
-                wr_sq n = wr_grid_neighbour(s, d);
-                if (n != WR_SQ_NONE && !seen[n] && sc->map.cell[n].river == r) {
-                    seen[n] = 1;
-                    queue[tail++] = n;
-                    reached++;
-                }
-            }
-        }
+        int reached = flood(first, on_river, r, seen);
         if (reached != count)
             fail_msg("the %s is broken: %d of its %d squares connected", sc->map.rivers[r],
                      reached, count);
@@ -256,21 +265,7 @@ static void test_roads_and_rivers(void **state)
         if (first == WR_SQ_NONE)
             continue;       /* fully overlaid by a primary road */
         uint8_t seen[WR_NSQ] = { 0 };
-        wr_sq queue[WR_NSQ];
-        int head = 0, tail = 0, reached = 1;
-        queue[tail++] = first;
-        seen[first] = 1;
-        while (head < tail) {
-            wr_sq s = queue[head++];
-            for (int d = 0; d < WR_NDIR; d++) {
-                wr_sq n = wr_grid_neighbour(s, d);
-                if (sc->map.cell[s].road[d] == id && !seen[n]) {
-                    seen[n] = 1;
-                    queue[tail++] = n;
-                    reached++;
-                }
-            }
-        }
+        int reached = flood(first, along_road, id, seen);
         if (reached != count)
             fail_msg("road %s is broken: %d of %d squares connected", sc->map.roads[id].name,
                      reached, count);

@@ -1,0 +1,351 @@
+/*
+ * client.c - a session with warroomd (client.h).
+ */
+#include "client.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rules.h"
+#include "scenarios.h"
+
+static void note(struct wrc_client *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct wrc_client *cl, const char *fmt, ...)
+{
+    char text[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    if (cl->on_note)
+        cl->on_note(cl->ctx, text);
+    else
+        fprintf(stderr, "warroom: %s\n", text);
+}
+
+int wrc_client_init(struct wrc_client *cl, const struct wrc_opts *o, const char *game)
+{
+    char err[1400];
+    memset(cl, 0, sizeof *cl);
+    wrc_track_init(&cl->tr);
+    wrc_local_init(&cl->local);
+    if (wrc_config_open(&cl->cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "warroom: %s\n", err);
+        return WRC_EXIT_REFUSED;
+    }
+    const char *url = o->server;
+    const json_t *entry = game ? wrc_config_game(&cl->cfg, game) : NULL;
+    if (url == NULL)
+        url = json_string_value(json_object_get(entry, "server"));
+    if (url == NULL && getenv("WARROOM_SERVER") && getenv("WARROOM_SERVER")[0])
+        url = getenv("WARROOM_SERVER");
+    if (url == NULL)
+        url = wrc_config_server(&cl->cfg);
+    if (url == NULL)
+        url = WRC_DEFAULT_SERVER;
+    if (wrc_url_parse(url, &cl->url, err, sizeof err) != 0) {
+        fprintf(stderr, "warroom: %s\n", err);
+        return WRC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* --- connection events ------------------------------------------------------------ */
+
+/* The join message for game: with the config's token, or as a spectator. */
+static json_t *join_msg(struct wrc_client *cl, const char *game, int spectate)
+{
+    const char *token = json_string_value(json_object_get(wrc_config_game(&cl->cfg, game),
+                                                          "token"));
+    if (token && !spectate)
+        return json_pack("{s:s, s:s, s:s}", "type", "join", "game", game, "token", token);
+    return json_pack("{s:s, s:s, s:b}", "type", "join", "game", game, "spectate", 1);
+}
+
+static void on_open(void *ctx, int reconnected)
+{
+    struct wrc_client *cl = ctx;
+    cl->outage = 0;
+    if (!reconnected)
+        return;
+    for (int i = 0; i < cl->tr.n; i++) {
+        struct wrc_game *g = cl->tr.games[i];
+        if (g->state == NULL)
+            continue;
+        /* Join again (the server forgot us), then sync from what we hold:
+         * the state the join brings is skipped, the missed commands come
+         * as patches with their events. */
+        g->rejoin = 1;
+        g->rejoin_from = g->version;
+        g->sync_from = g->version;
+        wrc_conn_request(cl->conn, join_msg(cl, g->id, g->seat[0] == '\0'), 0, NULL, NULL);
+        wrc_conn_request(cl->conn, json_pack("{s:s, s:s, s:I}", "type", "sync", "game", g->id,
+                                             "since", (json_int_t)g->version), 0, NULL, NULL);
+    }
+}
+
+static void on_message(void *ctx, const json_t *msg)
+{
+    struct wrc_client *cl = ctx;
+    struct wrc_game *g;
+    int64_t since = 0;
+    enum wrc_track_result r = wrc_track_message(&cl->tr, msg, &g, &since);
+    switch (r) {
+    case WRC_TRACK_GAP:
+        wrc_conn_request(cl->conn, json_pack("{s:s, s:s, s:I}", "type", "sync", "game", g->id,
+                                             "since", (json_int_t)since), 0, NULL, NULL);
+        break;
+    case WRC_TRACK_REJOINED:
+        note(cl, "reconnected, resynced from version %lld (the server is at version %lld)",
+             (long long)g->rejoin_from,
+             (long long)json_integer_value(json_object_get(msg, "version")));
+        break;
+    default:
+        break;
+    }
+    if (r != WRC_TRACK_NONE && r != WRC_TRACK_GAP && cl->on_change)
+        cl->on_change(cl->ctx, g, r);
+}
+
+static void on_lost(void *ctx, const char *why, int will_retry)
+{
+    struct wrc_client *cl = ctx;
+    if (will_retry) {
+        if (!cl->outage)            /* once per outage, not once per attempt */
+            note(cl, "%s; reconnecting...", why);
+        cl->outage = 1;
+        return;
+    }
+    cl->dead = 1;
+    snprintf(cl->dead_why, sizeof cl->dead_why, "%s", why);
+}
+
+static const struct wrc_conn_handler handler = { on_open, on_message, on_lost };
+
+int wrc_client_connect(struct wrc_client *cl, int reconnect)
+{
+    char err[400];
+    if (uv_loop_init(&cl->loop) != 0) {
+        fprintf(stderr, "warroom: cannot start the event loop\n");
+        return WRC_EXIT_CONN;
+    }
+    cl->loop_ready = 1;
+    cl->conn = wrc_conn_new(&cl->loop, &cl->url, reconnect, &handler, cl, err, sizeof err);
+    if (cl->conn == NULL) {
+        fprintf(stderr, "warroom: %s\n", err);
+        return WRC_EXIT_CONN;
+    }
+    wrc_conn_start(cl->conn);
+    return 0;
+}
+
+int wrc_client_send(struct wrc_client *cl, json_t *msg, wrc_answer_cb cb, void *ctx)
+{
+    if (cl->conn == NULL || cl->dead) {
+        json_decref(msg);
+        return -1;
+    }
+    return wrc_conn_request(cl->conn, msg, cb ? WRC_TIMEOUT_MS : 0, cb, ctx);
+}
+
+/* --- blocking use -------------------------------------------------------------------- */
+
+struct call {
+    int done;
+    int err;
+    json_t *answer;
+};
+
+static void call_done(void *ctx, const json_t *answer, int err)
+{
+    struct call *c = ctx;
+    c->done = 1;
+    c->err = err;
+    c->answer = answer ? json_incref((json_t *)answer) : NULL;
+}
+
+json_t *wrc_client_call(struct wrc_client *cl, json_t *msg, int timeout_ms, int *err)
+{
+    struct call c = { 0, 0, NULL };
+    if (cl->conn == NULL || cl->dead ||
+        wrc_conn_request(cl->conn, msg, timeout_ms, call_done, &c) != 0) {
+        *err = WRC_CONN_ECLOSED;
+        return NULL;
+    }
+    while (!c.done)
+        if (uv_run(&cl->loop, UV_RUN_ONCE) == 0 && !c.done) {
+            c.err = WRC_CONN_ECLOSED;       /* nothing left to run */
+            break;
+        }
+    *err = c.err;
+    return c.answer;
+}
+
+static void on_wait_timeout(uv_timer_t *t)
+{
+    *(int *)t->data = 1;
+}
+
+static void free_timer(uv_handle_t *h)
+{
+    free(h);
+}
+
+int wrc_client_wait(struct wrc_client *cl, int (*done)(void *arg), void *arg, int timeout_ms)
+{
+    int expired = 0, rc = 0;
+    uv_timer_t *t = NULL;
+    if (timeout_ms > 0 && (t = malloc(sizeof *t)) != NULL) {
+        uv_timer_init(&cl->loop, t);
+        t->data = &expired;
+        uv_timer_start(t, on_wait_timeout, (uint64_t)timeout_ms, 0);
+    }
+    for (;;) {
+        if (done(arg))
+            break;
+        if (expired) {
+            rc = -1;
+            break;
+        }
+        if (cl->dead) {
+            rc = -2;
+            break;
+        }
+        if (uv_run(&cl->loop, UV_RUN_ONCE) == 0 && !done(arg)) {
+            rc = -2;
+            break;
+        }
+    }
+    if (t) {
+        uv_timer_stop(t);
+        uv_close((uv_handle_t *)t, free_timer);
+    }
+    return rc;
+}
+
+int wrc_client_conn_error(struct wrc_client *cl, const char *what, int err)
+{
+    if (err == WRC_CONN_ETIMEOUT)
+        fprintf(stderr, "warroom: %s: no answer from %s within %d s\n", what, cl->url.text,
+                WRC_TIMEOUT_MS / 1000);
+    else
+        fprintf(stderr, "warroom: %s: %s\n", what,
+                cl->dead_why[0] ? cl->dead_why : "the connection closed");
+    return WRC_EXIT_CONN;
+}
+
+struct wrc_game *wrc_client_join(struct wrc_client *cl, const char *game, int spectate,
+                                 int *rc)
+{
+    int err;
+    json_t *a = wrc_client_call(cl, join_msg(cl, game, spectate), WRC_TIMEOUT_MS, &err);
+    if (a == NULL) {
+        *rc = wrc_client_conn_error(cl, "join", err);
+        return NULL;
+    }
+    const char *type = json_string_value(json_object_get(a, "type"));
+    struct wrc_game *g = NULL;
+    if (type && strcmp(type, "state") == 0) {
+        g = wrc_track_get(&cl->tr, game, 0);
+    } else {
+        fprintf(stderr, "warroom: cannot join game %s: %s: %s\n", game,
+                json_string_value(json_object_get(a, "code")),
+                json_string_value(json_object_get(a, "message")));
+        *rc = WRC_EXIT_REFUSED;
+    }
+    json_decref(a);
+    if (g == NULL && *rc == 0)
+        *rc = WRC_EXIT_REFUSED;
+    return g;
+}
+
+/* The scenario inline in the game record's header line, or NULL. */
+static json_t *record_scenario(const char *record)
+{
+    const char *nl = strchr(record, '\n');
+    size_t n = nl ? (size_t)(nl - record) : strlen(record);
+    json_t *h = json_loadb(record, n, JSON_REJECT_DUPLICATES, NULL);
+    json_t *sc = json_object_get(h, "scenario");
+    if (!json_is_object(sc)) {
+        json_decref(h);
+        return NULL;
+    }
+    json_incref(sc);
+    json_decref(h);
+    return sc;
+}
+
+int wrc_client_scenario(struct wrc_client *cl, struct wrc_game *g)
+{
+    char path[1200], err[600];
+    json_t *sc = NULL;
+    int have_cache = wrc_cache_scenario_path(g->id, path, sizeof path) == 0;
+    if (cl->local.sc && strcmp(cl->local.game, g->id) == 0)
+        return 0;
+    if (have_cache && access(path, R_OK) == 0)
+        sc = json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
+    if (sc == NULL) {
+        int e;
+        json_t *a = wrc_client_call(cl, json_pack("{s:s, s:s}", "type", "export", "game", g->id),
+                                    WRC_TIMEOUT_MS, &e);
+        const char *rec = json_string_value(json_object_get(a, "record"));
+        if (rec && (sc = record_scenario(rec)) != NULL && have_cache)
+            json_dump_file(sc, path, JSON_COMPACT);
+        json_decref(a);
+    }
+    if (sc == NULL) {
+        /* The server has the record's scenario by name only: ours by name. */
+        const char *name = json_string_value(json_object_get(g->state, "scenario"));
+        sc = name ? wrc_scenario_resolve(name, NULL) : NULL;
+        if (sc == NULL) {
+            fprintf(stderr, "warroom: cannot get scenario '%s' of game %s (neither from the "
+                    "server nor from $WARROOM_SCENARIOS, ./scenarios or the installed ones)\n",
+                    name ? name : "?", g->id);
+            return -1;
+        }
+    }
+    int rc = wrc_local_load_scenario(&cl->local, sc, err, sizeof err);
+    json_decref(sc);
+    if (rc != 0) {
+        fprintf(stderr, "warroom: %s\n", err);
+        if (have_cache)
+            unlink(path);       /* a bad cache entry must not stick */
+        return -1;
+    }
+    snprintf(cl->local.game, sizeof cl->local.game, "%s", g->id);
+    return 0;
+}
+
+static void close_any(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+void wrc_client_release(struct wrc_client *cl)
+{
+    if (cl->conn) {
+        wrc_conn_close(cl->conn);
+        uv_run(&cl->loop, UV_RUN_DEFAULT);
+        wrc_conn_free(cl->conn);
+        cl->conn = NULL;
+    }
+    if (cl->loop_ready) {
+        if (uv_loop_close(&cl->loop) != 0) {
+            /* Handles left by a caller: close them and run them out. */
+            uv_walk(&cl->loop, close_any, NULL);
+            uv_run(&cl->loop, UV_RUN_DEFAULT);
+            uv_loop_close(&cl->loop);
+        }
+        cl->loop_ready = 0;
+    }
+    wrc_track_release(&cl->tr);
+    wrc_local_release(&cl->local);
+    wrc_config_release(&cl->cfg);
+}

@@ -1,0 +1,705 @@
+/*
+ * oneshot.c - the one-shot commands, for correspondence play and scripts:
+ *
+ *   warroom new [--ruleset R] [--scenario S] [--seat SEAT] ...
+ *   warroom claim INVITE | --game GAME --seat SEAT
+ *   warroom status GAME
+ *   warroom do GAME 'COMMAND'          (a short form, see shortcmd.h, or JSON)
+ *   warroom wait GAME [--timeout SECONDS]
+ *   warroom export GAME [--output FILE]
+ *   warroom games [--all]
+ *
+ * Each connects, does one thing and exits: 0 success, 1 refused (the reason
+ * code and sentence printed), 2 usage, 3 connection. --json prints the
+ * server's answer as one JSON line instead of sentences. Tokens never reach
+ * stdout: they are kept in the config file (config.h).
+ */
+#include "commands.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "rules.h"
+#include "shortcmd.h"
+#include "strbuf.h"
+
+#define BOARD_RADIUS 5
+
+/* --- options ------------------------------------------------------------------------ */
+
+struct extra {
+    const char *name;
+    int has_arg;
+    const char **value;         /* has_arg */
+    int *flag;                  /* !has_arg */
+};
+
+/* Parse --server, --json, --help and the command's extras; positional
+ * arguments are left in argv[optind..]. Returns 0, 1 for --help (usage
+ * printed), or WRC_EXIT_USAGE. */
+static int parse(const char *cmd, const char *usage, struct wrc_opts *o, const struct extra *ex,
+                 int argc, char **argv)
+{
+    struct option longopts[16];
+    int n = 0;
+    longopts[n++] = (struct option){ "server", required_argument, NULL, 's' };
+    longopts[n++] = (struct option){ "json", no_argument, NULL, 'j' };
+    longopts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+    for (int i = 0; ex && ex[i].name && n < 15; i++)
+        longopts[n++] = (struct option){ ex[i].name, ex[i].has_arg ? required_argument
+                                                                   : no_argument, NULL,
+                                         256 + i };
+    longopts[n] = (struct option){ NULL, 0, NULL, 0 };
+    optind = 0;
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":s:h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 's':
+            o->server = optarg;
+            break;
+        case 'j':
+            o->json = 1;
+            break;
+        case 'h':
+            printf("usage: warroom %s %s\n", cmd, usage);
+            return 1;
+        case ':':
+            fprintf(stderr, "warroom %s: %s needs a value\n", cmd, argv[optind - 1]);
+            return WRC_EXIT_USAGE;
+        case '?':
+            fprintf(stderr, "warroom %s: unknown option '%s'\nusage: warroom %s %s\n", cmd,
+                    argv[optind - 1], cmd, usage);
+            return WRC_EXIT_USAGE;
+        default:
+            if (ex[opt - 256].has_arg)
+                *ex[opt - 256].value = optarg;
+            else
+                *ex[opt - 256].flag = 1;
+        }
+    }
+    return 0;
+}
+
+static int positional(const char *cmd, const char *usage, int argc, char **argv, int want)
+{
+    if (argc - optind != want) {
+        fprintf(stderr, "warroom %s: %s\nusage: warroom %s %s\n", cmd,
+                argc - optind < want ? "missing argument" : "too many arguments", cmd, usage);
+        return WRC_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* --- output ------------------------------------------------------------------------- */
+
+static void print_json(const json_t *j)
+{
+    char *s = json_dumps(j, JSON_COMPACT);
+    if (s)
+        puts(s);
+    free(s);
+    fflush(stdout);
+}
+
+/* The server's answer without secrets and without our request id. */
+static void print_answer(json_t *a)
+{
+    json_t *c = json_deep_copy(a);
+    json_object_del(c, "token");
+    json_object_del(c, "id");
+    print_json(c);
+    json_decref(c);
+}
+
+static int print_error(const json_t *e, int json, const char *prefix)
+{
+    if (json) {
+        print_answer((json_t *)e);
+    } else {
+        printf("%s%s: %s\n", prefix, json_string_value(json_object_get(e, "code")),
+               json_string_value(json_object_get(e, "message")));
+        fflush(stdout);
+    }
+    return WRC_EXIT_REFUSED;
+}
+
+static int is_type(const json_t *m, const char *type)
+{
+    const char *t = json_string_value(json_object_get(m, "type"));
+    return t && strcmp(t, type) == 0;
+}
+
+/* Where the game stands, and the board (Waterloo: around the action). */
+static void print_status(struct wrc_client *cl, struct wrc_game *g)
+{
+    const struct wrc_rules *rules = wrc_rules_find(g->ruleset);
+    struct wr_strbuf b;
+    wr_strbuf_init(&b);
+    const char *scen = json_string_value(json_object_get(g->state, "scenario"));
+    wr_strbuf_printf(&b, "game %s (%s%s%s), version %lld, %s", g->id, g->ruleset,
+                     scen ? ", scenario " : "", scen ? scen : "", (long long)g->version,
+                     g->status);
+    if (g->forfeit[0])
+        wr_strbuf_printf(&b, " (%s forfeited on time)", g->forfeit);
+    if (g->seat[0])
+        wr_strbuf_printf(&b, "; you hold the %s seat", g->seat);
+    else
+        wr_strbuf_puts(&b, "; you are watching");
+    wr_strbuf_puts(&b, "\n");
+    if (rules) {
+        wrc_rules_summary(rules, g->state, g->seat, &b);
+        wr_strbuf_puts(&b, "\n");
+        int color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+        if (rules->picture) {
+            rules->picture(g->state, color, &b);
+        } else if (wrc_client_scenario(cl, g) == 0 && wrc_local_sync(&cl->local, g, NULL) == 0) {
+            wr_strbuf_puts(&b, "\n");
+            wrc_local_board(&cl->local, g, wrc_local_focus(&cl->local, g), BOARD_RADIUS, NULL,
+                            color, &b);
+        }
+    }
+    if (b.s)
+        fputs(b.s, stdout);
+    fflush(stdout);
+    wr_strbuf_release(&b);
+}
+
+/* --- new ------------------------------------------------------------------------------ */
+
+int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
+{
+    static const char usage[] =
+        "[--ruleset NAME] [--scenario NAME] [--seat SEAT] [--deadline SECONDS]\n"
+        "                   [--open-seats] [--no-spectators] [--webhook URL]\n"
+        "Create a game (default: waterloo, scenario waterloo-1815, the first seat) and print\n"
+        "the invite codes to send to the other players.";
+    struct wrc_opts o = *go;
+    const char *ruleset = "waterloo", *scenario = NULL, *seat = NULL, *deadline = NULL,
+               *webhook = NULL;
+    int open_seats = 0, no_spectators = 0;
+    const struct extra ex[] = {
+        { "ruleset", 1, &ruleset, NULL }, { "scenario", 1, &scenario, NULL },
+        { "seat", 1, &seat, NULL }, { "deadline", 1, &deadline, NULL },
+        { "webhook", 1, &webhook, NULL }, { "open-seats", 0, NULL, &open_seats },
+        { "no-spectators", 0, NULL, &no_spectators }, { NULL, 0, NULL, NULL },
+    };
+    int rc = parse("new", usage, &o, ex, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if ((rc = positional("new", usage, argc, argv, 0)) != 0)
+        return rc;
+    if (scenario == NULL && strcmp(ruleset, "waterloo") == 0)
+        scenario = "waterloo-1815";
+    json_t *opts = json_pack("{s:b, s:b}", "spectators", !no_spectators, "open_seats",
+                             open_seats);
+    if (deadline) {
+        char *end;
+        errno = 0;
+        long d = strtol(deadline, &end, 10);
+        if (errno || *end || d < 0) {
+            fprintf(stderr, "warroom new: --deadline wants seconds (0, or 60 to 2592000)\n");
+            json_decref(opts);
+            return WRC_EXIT_USAGE;
+        }
+        json_object_set_new(opts, "deadline_seconds", json_integer(d));
+    }
+    json_t *msg = json_pack("{s:s, s:s, s:o}", "type", "create", "ruleset", ruleset, "options",
+                            opts);
+    if (scenario)
+        json_object_set_new(msg, "scenario", json_string(scenario));
+    if (seat)
+        json_object_set_new(msg, "seat", json_string(seat));
+    if (webhook)
+        json_object_set_new(msg, "webhook", json_string(webhook));
+
+    struct wrc_client cl;
+    if ((rc = wrc_client_init(&cl, &o, NULL)) != 0 || (rc = wrc_client_connect(&cl, 0)) != 0) {
+        json_decref(msg);
+        wrc_client_release(&cl);
+        return rc;
+    }
+    int err;
+    json_t *a = wrc_client_call(&cl, msg, WRC_TIMEOUT_MS, &err);
+    if (a == NULL) {
+        rc = wrc_client_conn_error(&cl, "create", err);
+    } else if (!is_type(a, "created")) {
+        rc = print_error(a, o.json, "the server refused: ");
+    } else {
+        const char *game = json_string_value(json_object_get(a, "game"));
+        const char *myseat = json_string_value(json_object_get(a, "seat"));
+        char errs[1400];
+        json_t *fields = json_pack("{s:s, s:s, s:O, s:s, s:O, s:i}", "server", cl.url.text,
+                                   "ruleset", ruleset, "seat", json_object_get(a, "seat"),
+                                   "token", json_string_value(json_object_get(a, "token")),
+                                   "invites", json_object_get(a, "invites"), "seq", 0);
+        if (scenario)
+            json_object_set_new(fields, "scenario", json_string(scenario));
+        if (wrc_config_server(&cl.cfg) == NULL)      /* the first server becomes the default */
+            wrc_config_set_server(&cl.cfg, cl.url.text, errs, sizeof errs);
+        if (wrc_config_set_game(&cl.cfg, game, fields, errs, sizeof errs) != 0) {
+            /* Without the token the seat is lost: show it this once. */
+            fprintf(stderr, "warroom: %s\nwarroom: your token for game %s is %s: keep it\n",
+                    errs, game, json_string_value(json_object_get(a, "token")));
+            rc = WRC_EXIT_REFUSED;
+        }
+        json_decref(fields);
+        if (o.json) {
+            print_answer(a);
+        } else {
+            printf("created game %s (%s%s%s) on %s\n", game, ruleset,
+                   scenario ? ", scenario " : "", scenario ? scenario : "", cl.url.text);
+            printf("you hold the %s seat (its token is kept in %s)\n", myseat, cl.cfg.path);
+            printf("send each invite to the player who should take that seat (each works "
+                   "once):\n");
+            const char *s;
+            json_t *inv;
+            json_object_foreach(json_object_get(a, "invites"), s, inv)
+                printf("  %s: %s\n      they run: warroom --server %s claim %s\n", s,
+                       json_string_value(inv), cl.url.text, json_string_value(inv));
+        }
+    }
+    json_decref(a);
+    wrc_client_release(&cl);
+    return rc;
+}
+
+/* --- claim ------------------------------------------------------------------------------ */
+
+int wrc_cmd_claim(const struct wrc_opts *go, int argc, char **argv)
+{
+    static const char usage[] =
+        "INVITE | --game GAME --seat SEAT [--webhook URL]\n"
+        "Take the seat an invite is for (or a free seat of a game with open seats).";
+    struct wrc_opts o = *go;
+    const char *game = NULL, *seat = NULL, *webhook = NULL;
+    const struct extra ex[] = {
+        { "game", 1, &game, NULL }, { "seat", 1, &seat, NULL },
+        { "webhook", 1, &webhook, NULL }, { NULL, 0, NULL, NULL },
+    };
+    int rc = parse("claim", usage, &o, ex, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    json_t *msg;
+    if (game || seat) {
+        if (!game || !seat || (rc = positional("claim", usage, argc, argv, 0)) != 0) {
+            fprintf(stderr, "warroom claim: give an INVITE, or both --game and --seat\n");
+            return WRC_EXIT_USAGE;
+        }
+        msg = json_pack("{s:s, s:s, s:s}", "type", "claim", "game", game, "seat", seat);
+    } else {
+        if ((rc = positional("claim", usage, argc, argv, 1)) != 0)
+            return rc;
+        msg = json_pack("{s:s, s:s}", "type", "claim", "invite", argv[optind]);
+    }
+    if (webhook)
+        json_object_set_new(msg, "webhook", json_string(webhook));
+    struct wrc_client cl;
+    if ((rc = wrc_client_init(&cl, &o, game)) != 0 || (rc = wrc_client_connect(&cl, 0)) != 0) {
+        json_decref(msg);
+        wrc_client_release(&cl);
+        return rc;
+    }
+    int err;
+    json_t *a = wrc_client_call(&cl, msg, WRC_TIMEOUT_MS, &err);
+    if (a == NULL) {
+        rc = wrc_client_conn_error(&cl, "claim", err);
+    } else if (!is_type(a, "claimed")) {
+        rc = print_error(a, o.json, "the server refused: ");
+    } else {
+        const char *id = json_string_value(json_object_get(a, "game"));
+        struct wrc_game *g = wrc_track_get(&cl.tr, id, 0);
+        char errs[1400];
+        json_t *fields = json_pack("{s:s, s:O, s:s, s:i}", "server", cl.url.text, "seat",
+                                   json_object_get(a, "seat"), "token",
+                                   json_string_value(json_object_get(a, "token")), "seq", 0);
+        if (g && g->ruleset[0])
+            json_object_set_new(fields, "ruleset", json_string(g->ruleset));
+        if (wrc_config_server(&cl.cfg) == NULL)      /* the first server becomes the default */
+            wrc_config_set_server(&cl.cfg, cl.url.text, errs, sizeof errs);
+        const char *held = json_string_value(json_object_get(wrc_config_game(&cl.cfg, id),
+                                                             "seat"));
+        if (held && strcmp(held, json_string_value(json_object_get(a, "seat"))) != 0) {
+            /* One seat per game in a config: never overwrite the other token. */
+            fprintf(stderr, "warroom: this config already holds the %s seat of game %s; "
+                    "the %s seat's token is %s: keep it, and play that seat with another "
+                    "config (XDG_CONFIG_HOME=DIR warroom ...)\n", held, id,
+                    json_string_value(json_object_get(a, "seat")),
+                    json_string_value(json_object_get(a, "token")));
+            rc = WRC_EXIT_REFUSED;
+        } else if (wrc_config_set_game(&cl.cfg, id, fields, errs, sizeof errs) != 0) {
+            fprintf(stderr, "warroom: %s\nwarroom: your token for game %s is %s: keep it\n",
+                    errs, id, json_string_value(json_object_get(a, "token")));
+            rc = WRC_EXIT_REFUSED;
+        }
+        json_decref(fields);
+        if (o.json)
+            print_answer(a);
+        else
+            printf("you hold the %s seat of game %s%s%s%s (its token is kept in %s)\n",
+                   json_string_value(json_object_get(a, "seat")), id, g ? " (" : "",
+                   g ? g->ruleset : "", g ? ")" : "", cl.cfg.path);
+    }
+    json_decref(a);
+    wrc_client_release(&cl);
+    return rc;
+}
+
+/* --- status ------------------------------------------------------------------------------ */
+
+/* The state message of g as the server would send it. */
+static json_t *state_message(const struct wrc_game *g)
+{
+    json_t *m = json_pack("{s:s, s:s, s:I, s:s, s:s, s:O}", "type", "state", "game", g->id,
+                          "version", (json_int_t)g->version, "ruleset", g->ruleset, "status",
+                          g->status, "state", g->state);
+    json_object_set_new(m, "seat", g->seat[0] ? json_string(g->seat) : json_null());
+    return m;
+}
+
+int wrc_cmd_status(const struct wrc_opts *go, int argc, char **argv)
+{
+    static const char usage[] = "GAME\nSay where a game stands and show its board.";
+    struct wrc_opts o = *go;
+    int rc = parse("status", usage, &o, NULL, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if ((rc = positional("status", usage, argc, argv, 1)) != 0)
+        return rc;
+    const char *id = argv[optind];
+    struct wrc_client cl;
+    if ((rc = wrc_client_init(&cl, &o, id)) == 0 && (rc = wrc_client_connect(&cl, 0)) == 0) {
+        struct wrc_game *g = wrc_client_join(&cl, id, 0, &rc);
+        if (g && o.json) {
+            json_t *m = state_message(g);
+            print_json(m);
+            json_decref(m);
+        } else if (g) {
+            print_status(&cl, g);
+        }
+    }
+    wrc_client_release(&cl);
+    return rc;
+}
+
+/* --- do ------------------------------------------------------------------------------------ */
+
+int wrc_cmd_do(const struct wrc_opts *go, int argc, char **argv)
+{
+    static const char usage[] =
+        "[--no-check] GAME 'COMMAND'\n"
+        "Send one rules command for your seat. COMMAND is a short form (move fr-jerome J-40\n"
+        "I-40, end, declare fr-jerome:aa-picton, resolve, retreat U SQ SQ, advance U SQ,\n"
+        "noadvance, exchange U..., defect U..., place U SQ, endsetup, mark 4) or JSON.\n"
+        "It is checked here with the rules first (--no-check: leave it to the server).";
+    struct wrc_opts o = *go;
+    int no_check = 0;
+    const struct extra ex[] = { { "no-check", 0, NULL, &no_check }, { NULL, 0, NULL, NULL } };
+    int rc = parse("do", usage, &o, ex, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if (argc - optind < 2) {
+        fprintf(stderr, "warroom do: give the game and the command\nusage: warroom do %s\n",
+                usage);
+        return WRC_EXIT_USAGE;
+    }
+    const char *id = argv[optind];
+    /* The command may come as one argument or as several words. */
+    struct wr_strbuf text;
+    wr_strbuf_init(&text);
+    for (int i = optind + 1; i < argc; i++)
+        wr_strbuf_printf(&text, "%s%s", i > optind + 1 ? " " : "", argv[i]);
+    char err[512];
+    json_t *cmd = wrc_shortcmd_parse(text.s ? text.s : "", err, sizeof err);
+    wr_strbuf_release(&text);
+    if (cmd == NULL) {
+        fprintf(stderr, "warroom do: %s\n", err);
+        return WRC_EXIT_USAGE;
+    }
+    struct wrc_client cl;
+    struct wrc_game *g = NULL;
+    if ((rc = wrc_client_init(&cl, &o, id)) != 0 || (rc = wrc_client_connect(&cl, 0)) != 0 ||
+        (g = wrc_client_join(&cl, id, 0, &rc)) == NULL)
+        goto out;
+    if (g->seat[0] == '\0') {
+        fprintf(stderr, "warroom do: you hold no seat in game %s (claim an invite first, on "
+                "this machine's account)\n", id);
+        rc = WRC_EXIT_REFUSED;
+        goto out;
+    }
+    const struct wrc_rules *rules = wrc_rules_find(g->ruleset);
+    if (rules)
+        rules->complete(g->state, cmd);
+    /* 1) the rules here */
+    if (!no_check && strcmp(g->ruleset, "waterloo") == 0 && wrc_client_scenario(&cl, g) == 0) {
+        struct wr_refusal why;
+        int checked;
+        enum wr_reason r = wrc_local_check(&cl.local, g, cmd, &checked, &why);
+        if (r != WR_R_OK) {
+            json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", "error", "game", id,
+                                  "code", wr_reason_code(r), "message", why.message, "checked",
+                                  "local");
+            rc = print_error(e, o.json, "refused (checked here, not sent): ");
+            json_decref(e);
+            goto out;
+        }
+    }
+    /* 2) the server, whose verdict is final */
+    int64_t seq;
+    if (wrc_config_next_seq(&cl.cfg, id, &seq, err, sizeof err) != 0) {
+        fprintf(stderr, "warroom: %s\n", err);
+        rc = WRC_EXIT_REFUSED;
+        goto out;
+    }
+    int e;
+    json_t *msg = json_pack("{s:s, s:s, s:I, s:O}", "type", "command", "game", id, "seq",
+                            (json_int_t)seq, "cmd", cmd);
+    json_t *a = wrc_client_call(&cl, msg, WRC_TIMEOUT_MS, &e);
+    if (a == NULL) {
+        rc = wrc_client_conn_error(&cl, "command", e);
+    } else if (!is_type(a, "ack")) {
+        rc = print_error(a, o.json, "refused by the server: ");
+    } else if (o.json) {
+        print_answer(a);
+    } else {
+        printf("accepted: game %s is at version %lld\n", id,
+               (long long)json_integer_value(json_object_get(a, "version")));
+        size_t i;
+        json_t *ev;
+        json_array_foreach(json_object_get(a, "events"), i, ev) {
+            struct wr_strbuf b;
+            wr_strbuf_init(&b);
+            if (rules)
+                rules->event(ev, &b);
+            if (b.s)
+                printf("  %s\n", b.s);
+            wr_strbuf_release(&b);
+        }
+        fflush(stdout);
+    }
+    json_decref(a);
+out:
+    json_decref(cmd);
+    wrc_client_release(&cl);
+    return rc;
+}
+
+/* --- wait ---------------------------------------------------------------------------------- */
+
+struct waiting {
+    struct wrc_game *g;
+    const struct wrc_rules *rules;
+};
+
+/* My decision, or a game that has ended. */
+static int wait_done(void *arg)
+{
+    struct waiting *w = arg;
+    const char *aw = w->rules ? w->rules->awaited(w->g->state) : NULL;
+    return strcmp(w->g->status, "finished") == 0 || aw == NULL ||
+           strcmp(aw, w->g->seat) == 0;
+}
+
+int wrc_cmd_wait(const struct wrc_opts *go, int argc, char **argv)
+{
+    static const char usage[] =
+        "[--timeout SECONDS] GAME\n"
+        "Block until it is your decision in GAME (exit 0), or the game is over or the time\n"
+        "is up (exit 1). Reconnects by itself if the connection drops.";
+    struct wrc_opts o = *go;
+    const char *timeout = NULL;
+    const struct extra ex[] = { { "timeout", 1, &timeout, NULL }, { NULL, 0, NULL, NULL } };
+    int rc = parse("wait", usage, &o, ex, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if ((rc = positional("wait", usage, argc, argv, 1)) != 0)
+        return rc;
+    long secs = 0;
+    if (timeout) {
+        char *end;
+        errno = 0;
+        secs = strtol(timeout, &end, 10);
+        if (errno || *end || secs <= 0 || secs > 100L * 24 * 3600) {
+            fprintf(stderr, "warroom wait: --timeout wants a number of seconds\n");
+            return WRC_EXIT_USAGE;
+        }
+    }
+    const char *id = argv[optind];
+    struct wrc_client cl;
+    struct wrc_game *g = NULL;
+    if ((rc = wrc_client_init(&cl, &o, id)) != 0 || (rc = wrc_client_connect(&cl, 1)) != 0 ||
+        (g = wrc_client_join(&cl, id, 0, &rc)) == NULL)
+        goto out;
+    if (g->seat[0] == '\0') {
+        fprintf(stderr, "warroom wait: you hold no seat in game %s\n", id);
+        rc = WRC_EXIT_REFUSED;
+        goto out;
+    }
+    struct waiting w = { g, wrc_rules_find(g->ruleset) };
+    if (!wait_done(&w)) {
+        fprintf(stderr, "warroom: waiting for %s in game %s (version %lld)...\n",
+                w.rules->awaited(g->state), id, (long long)g->version);
+        fflush(stderr);
+    }
+    int r = wrc_client_wait(&cl, wait_done, &w, (int)(secs * 1000));
+    if (r == -2) {
+        rc = wrc_client_conn_error(&cl, "wait", WRC_CONN_ECLOSED);
+        goto out;
+    }
+    const char *aw = w.rules ? w.rules->awaited(g->state) : NULL;
+    int mine = r == 0 && aw && strcmp(g->status, "finished") != 0 && strcmp(aw, g->seat) == 0;
+    rc = mine ? WRC_EXIT_OK : WRC_EXIT_REFUSED;
+    if (o.json) {
+        json_t *m = state_message(g);
+        print_json(m);
+        json_decref(m);
+    } else {
+        struct wr_strbuf b;
+        wr_strbuf_init(&b);
+        if (w.rules)
+            w.rules->describe(g->state, &b);
+        if (r == -1)
+            printf("still not your decision in game %s after %ld s (version %lld): %s\n", id,
+                   secs, (long long)g->version, b.s ? b.s : "");
+        else if (mine)
+            printf("your decision in game %s (version %lld): %s\n", id, (long long)g->version,
+                   b.s ? b.s : "");
+        else
+            printf("game %s is over (version %lld): %s%s%s\n", id, (long long)g->version,
+                   b.s ? b.s : "", g->forfeit[0] ? "; forfeited on time by " : "",
+                   g->forfeit);
+        wr_strbuf_release(&b);
+        fflush(stdout);
+    }
+out:
+    wrc_client_release(&cl);
+    return rc;
+}
+
+/* --- export --------------------------------------------------------------------------------- */
+
+int wrc_cmd_export(const struct wrc_opts *go, int argc, char **argv)
+{
+    static const char usage[] =
+        "[--output FILE] GAME\n"
+        "Print the game record (NDJSON, readable by warroom replay).";
+    struct wrc_opts o = *go;
+    const char *output = NULL;
+    const struct extra ex[] = { { "output", 1, &output, NULL }, { NULL, 0, NULL, NULL } };
+    int rc = parse("export", usage, &o, ex, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if ((rc = positional("export", usage, argc, argv, 1)) != 0)
+        return rc;
+    const char *id = argv[optind];
+    struct wrc_client cl;
+    if ((rc = wrc_client_init(&cl, &o, id)) != 0 || (rc = wrc_client_connect(&cl, 0)) != 0)
+        goto out;
+    /* Players of a game without spectators must have joined to export it. */
+    if (json_object_get(wrc_config_game(&cl.cfg, id), "token") &&
+        wrc_client_join(&cl, id, 0, &rc) == NULL)
+        goto out;
+    int e;
+    json_t *a = wrc_client_call(&cl, json_pack("{s:s, s:s}", "type", "export", "game", id),
+                                WRC_TIMEOUT_MS, &e);
+    if (a == NULL) {
+        rc = wrc_client_conn_error(&cl, "export", e);
+    } else if (!is_type(a, "record")) {
+        rc = print_error(a, o.json, "the server refused: ");
+    } else if (o.json) {
+        print_answer(a);
+    } else {
+        const char *rec = json_string_value(json_object_get(a, "record"));
+        FILE *f = output ? fopen(output, "w") : stdout;
+        if (f == NULL || fputs(rec ? rec : "", f) < 0 || (output && fclose(f) != 0)) {
+            fprintf(stderr, "warroom export: cannot write %s: %s\n", output ? output : "stdout",
+                    strerror(errno));
+            rc = WRC_EXIT_REFUSED;
+        }
+        fflush(stdout);
+    }
+    json_decref(a);
+out:
+    wrc_client_release(&cl);
+    return rc;
+}
+
+/* --- games ----------------------------------------------------------------------------------- */
+
+int wrc_cmd_games(const struct wrc_opts *go, int argc, char **argv)
+{
+    static const char usage[] =
+        "[--all]\n"
+        "List your games on the server (--all: every game the server shows).";
+    struct wrc_opts o = *go;
+    int all = 0;
+    const struct extra ex[] = { { "all", 0, NULL, &all }, { NULL, 0, NULL, NULL } };
+    int rc = parse("games", usage, &o, ex, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if ((rc = positional("games", usage, argc, argv, 0)) != 0)
+        return rc;
+    struct wrc_client cl;
+    if ((rc = wrc_client_init(&cl, &o, NULL)) != 0 || (rc = wrc_client_connect(&cl, 0)) != 0)
+        goto out;
+    int e;
+    json_t *a = wrc_client_call(&cl, json_pack("{s:s}", "type", "list"), WRC_TIMEOUT_MS, &e);
+    if (a == NULL) {
+        rc = wrc_client_conn_error(&cl, "list", e);
+        goto out;
+    }
+    if (!is_type(a, "games")) {
+        rc = print_error(a, o.json, "the server refused: ");
+        json_decref(a);
+        goto out;
+    }
+    /* Keep mine (unless --all), each with the seat I hold. */
+    json_t *list = json_array();
+    size_t i;
+    json_t *g;
+    json_array_foreach(json_object_get(a, "games"), i, g) {
+        const char *id = json_string_value(json_object_get(g, "game"));
+        json_t *mine = wrc_config_game(&cl.cfg, id);
+        const char *seat = json_string_value(json_object_get(mine, "seat"));
+        if (!all && seat == NULL)
+            continue;
+        json_t *c = json_deep_copy(g);
+        json_object_set_new(c, "my_seat", seat ? json_string(seat) : json_null());
+        json_array_append_new(list, c);
+    }
+    if (o.json) {
+        json_t *out = json_pack("{s:s, s:o}", "type", "games", "games", list);
+        print_json(out);
+        json_decref(out);
+    } else {
+        printf("%-16s %-10s %-16s %-9s %7s  %-8s %s\n", "GAME", "RULESET", "SCENARIO", "STATUS",
+               "VERSION", "YOU", "AWAITING");
+        json_array_foreach(list, i, g) {
+            const char *seat = json_string_value(json_object_get(g, "my_seat"));
+            const char *aw = json_string_value(json_object_get(g, "awaiting"));
+            const char *scen = json_string_value(json_object_get(g, "scenario"));
+            printf("%-16s %-10s %-16s %-9s %7lld  %-8s %s%s\n",
+                   json_string_value(json_object_get(g, "game")),
+                   json_string_value(json_object_get(g, "ruleset")),
+                   scen && scen[0] ? scen : "-",
+                   json_string_value(json_object_get(g, "status")),
+                   (long long)json_integer_value(json_object_get(g, "version")),
+                   seat ? seat : "-", aw ? aw : "-",
+                   aw && seat && strcmp(aw, seat) == 0 ? " (you)" : "");
+        }
+        if (json_array_size(list) == 0)
+            printf(all ? "(no games on %s)\n" : "(you have no games on %s)\n", cl.url.text);
+        json_decref(list);
+        fflush(stdout);
+    }
+    json_decref(a);
+out:
+    wrc_client_release(&cl);
+    return rc;
+}

@@ -1,0 +1,615 @@
+/*
+ * play.c - interactive mode: `warroom play GAME` (your seat) and
+ * `warroom watch GAME` (a spectator).
+ *
+ * The screen, redrawn on every patch, every answer and every resize:
+ *   the board around the action (Waterloo: client-cli/render.c's coloured
+ *   text, squares a unit can reach marked; tictactoe: its grid),
+ *   where the game stands (turn, phase, battles, whose decision),
+ *   the last messages (events of patches, answers, refusals, notes),
+ *   the prompt (edit.h: line editing, history, Tab completion of commands,
+ *   unit ids and squares).
+ *
+ * Orders are short forms (shortcmd.h). A Waterloo order is checked with the
+ * rules here first (local.h) and, if they refuse it, not sent: the refusal
+ * says so. Otherwise it is sent; the server's answer is final and shown.
+ * The connection reconnects by itself and says so (client.h).
+ */
+#include "commands.h"
+
+#include <jansson.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "client.h"
+#include "edit.h"
+#include "rules.h"
+#include "shortcmd.h"
+#include "strbuf.h"
+
+#define MSG_KEEP 64             /* message lines kept */
+#define MSG_SHOW 8              /* message lines shown */
+
+struct play {
+    struct wrc_client cl;
+    struct wrc_edit *edit;
+    struct wrc_game *g;
+    const struct wrc_rules *rules;
+    int watching;
+    int color;                  /* ANSI colours on the board */
+    int screen;                 /* stdout is a terminal: clear and redraw */
+    int rows, cols;
+    uv_signal_t sig_int, sig_term, sig_winch;
+    int signals;
+    char *msgs[MSG_KEEP];
+    int nmsgs;
+    uint8_t highlight[WR_NSQ];
+    int highlighting;
+    int show_board;             /* not a terminal: print the board at the next draw */
+    wr_sq focus;                /* reach: the unit's square */
+    wr_sq view;                 /* `view SQ`: fixed centre, else WR_SQ_NONE */
+    int radius;                 /* -1: fit the terminal */
+    int quitting;
+    int pending;                /* orders sent, not yet answered */
+    int quit_when_answered;     /* quit asked for while orders were pending */
+};
+
+/* --- the screen --------------------------------------------------------------------- */
+
+static void say(struct play *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add_line(struct play *p, const char *text)
+{
+    if (p->nmsgs == MSG_KEEP) {
+        free(p->msgs[0]);
+        memmove(p->msgs, p->msgs + 1, sizeof p->msgs[0] * (MSG_KEEP - 1));
+        p->nmsgs--;
+    }
+    p->msgs[p->nmsgs++] = strdup(text);
+}
+
+/* Add a message (split at newlines). */
+static void say(struct play *p, const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    char *save = NULL;
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+        add_line(p, l);
+    if (!p->screen) {           /* a script reading our output: print as we go */
+        printf("%s\n", text);
+        fflush(stdout);
+    }
+}
+
+static void terminal_size(struct play *p)
+{
+    struct winsize ws;
+    p->rows = 24;
+    p->cols = 80;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0) {
+        p->rows = ws.ws_row;
+        p->cols = ws.ws_col;
+    }
+}
+
+/* Write b with "\r\n" line ends (the terminal may be in raw mode), at
+ * most max_lines lines. */
+static void put_lines(const char *s, int max_lines)
+{
+    int lines = 0;
+    for (const char *l = s; *l && lines < max_lines; lines++) {
+        const char *nl = strchr(l, '\n');
+        size_t n = nl ? (size_t)(nl - l) : strlen(l);
+        fwrite(l, 1, n, stdout);
+        fputs("\x1b[0m\r\n", stdout);
+        l += n + (nl ? 1 : 0);
+    }
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; s && *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static void draw(struct play *p)
+{
+    if (p->quitting || (!p->screen && !p->show_board))
+        return;
+    p->show_board = 0;
+    struct wr_strbuf pic, st;
+    wr_strbuf_init(&pic);
+    wr_strbuf_init(&st);
+    struct wrc_game *g = p->g;
+    /* where the game stands */
+    wr_strbuf_printf(&st, "game %s (%s), version %lld, %s; %s%s\n", g->id, g->ruleset,
+                     (long long)g->version, g->status, p->watching ? "watching" : "you: ",
+                     p->watching ? "" : g->seat);
+    if (p->rules) {
+        wrc_rules_summary(p->rules, g->state, p->watching ? NULL : g->seat, &st);
+        wr_strbuf_puts(&st, "\n");
+    }
+    int fixed = count_lines(st.s) + MSG_SHOW + 2;
+    int room = p->rows - fixed;
+    /* the board */
+    if (p->rules && p->rules->picture) {
+        p->rules->picture(g->state, p->color, &pic);
+    } else if (p->cl.local.sc && wrc_local_sync(&p->cl.local, g, NULL) == 0) {
+        wr_sq c = p->view != WR_SQ_NONE ? p->view
+                : p->highlighting && p->focus != WR_SQ_NONE ? p->focus
+                : wrc_local_focus(&p->cl.local, g);
+        int r = p->radius >= 0 ? p->radius : room >= 34 ? 6 : room >= 26 ? 4 : 3;
+        if (8 * r + 16 > p->cols)
+            r = (p->cols - 16) / 8 > 1 ? (p->cols - 16) / 8 : 1;
+        wrc_local_board(&p->cl.local, g, c, r, p->highlighting ? p->highlight : NULL,
+                        p->color, &pic);
+    }
+    if (!p->screen) {
+        /* Not a terminal (a script): the board and status after each change. */
+        printf("%s%s", pic.s ? pic.s : "", st.s ? st.s : "");
+        fflush(stdout);
+        wr_strbuf_release(&pic);
+        wr_strbuf_release(&st);
+        return;
+    }
+    fputs("\x1b[H\x1b[2J", stdout);
+    put_lines(pic.s ? pic.s : "", room > 3 ? room : 3);
+    if (p->color)
+        fputs("\x1b[7m", stdout);       /* the status block in reverse video */
+    put_lines(st.s ? st.s : "", 12);
+    int first = p->nmsgs > MSG_SHOW ? p->nmsgs - MSG_SHOW : 0;
+    for (int i = 0; i < MSG_SHOW; i++) {
+        if (first + i < p->nmsgs)
+            fprintf(stdout, "%.*s", p->cols > 1 ? p->cols - 1 : 79, p->msgs[first + i]);
+        fputs("\r\n", stdout);
+    }
+    fflush(stdout);
+    wr_strbuf_release(&pic);
+    wr_strbuf_release(&st);
+    if (p->edit)
+        wrc_edit_redraw(p->edit);
+}
+
+/* --- answers and updates ----------------------------------------------------------------- */
+
+static void quit(struct play *p, int force);
+
+static void on_answer(void *ctx, const json_t *a, int err)
+{
+    struct play *p = ctx;
+    p->pending--;
+    const char *type = json_string_value(json_object_get(a, "type"));
+    if (a == NULL)
+        say(p, err == WRC_CONN_ETIMEOUT ? "no answer from the server in time (it may still "
+            "arrive: the command is safe to send again)" : "the connection is gone");
+    else if (type && strcmp(type, "ack") == 0)
+        say(p, "accepted: the game is at version %lld",
+            (long long)json_integer_value(json_object_get(a, "version")));
+    else
+        say(p, "refused by the server: %s: %s", json_string_value(json_object_get(a, "code")),
+            json_string_value(json_object_get(a, "message")));
+    draw(p);
+    if (p->quit_when_answered && p->pending == 0)
+        quit(p, 1);
+}
+
+static void on_change(void *ctx, struct wrc_game *g, int what)
+{
+    struct play *p = ctx;
+    if (g != p->g)
+        return;
+    if (what == WRC_TRACK_PATCH && p->rules) {
+        /* the events of this patch: the log's entries at its version */
+        size_t n = json_array_size(g->log);
+        size_t i = n;
+        while (i > 0 && json_integer_value(json_object_get(json_array_get(g->log, i - 1),
+                                                           "version")) == g->version)
+            i--;
+        for (; i < n; i++) {
+            struct wr_strbuf b;
+            wr_strbuf_init(&b);
+            p->rules->event(json_object_get(json_array_get(g->log, i), "event"), &b);
+            if (b.s)
+                say(p, "  * %s", b.s);
+            wr_strbuf_release(&b);
+        }
+        p->highlighting = 0;        /* the marks belonged to the old position */
+    }
+    p->show_board = 1;
+    draw(p);
+}
+
+static void on_note(void *ctx, const char *text)
+{
+    struct play *p = ctx;
+    say(p, "%s", text);
+    draw(p);
+}
+
+/* --- commands ------------------------------------------------------------------------------ */
+
+static const char *const own_words[] = {
+    "help", "reach", "odds", "view", "clear", "status", "log", "quit", NULL,
+};
+
+static void help(struct play *p)
+{
+    say(p, "orders: move U[,U] SQ... | end | endsetup | place U SQ | attack A.. vs D.. [; ..]"
+           " | declare A:D ..");
+    say(p, "        resolve [N] | retreat U SQ SQ | advance U SQ | noadvance | exchange U.. |"
+           " defect U.. | mark N");
+    say(p, "tools:  reach U (mark where it can go) | odds A.. vs D.. | view [SQ [RADIUS]] |"
+           " clear | status | log [N] | quit");
+    say(p, "Tab completes commands, unit ids and squares; arrows recall earlier lines.");
+}
+
+static void cmd_reach(struct play *p, const char *args)
+{
+    struct wr_refusal why;
+    struct wr_strbuf b;
+    wr_strbuf_init(&b);
+    if (p->cl.local.sc == NULL || wrc_local_sync(&p->cl.local, p->g, &why) != 0) {
+        say(p, "reach: only for Waterloo games");
+    } else if (wrc_local_reach(&p->cl.local, args, p->highlight, &p->focus, &b, &why) != 0) {
+        say(p, "reach: %s: %s", wr_reason_code(why.reason), why.message);
+    } else {
+        p->highlighting = 1;
+        p->view = WR_SQ_NONE;
+        say(p, "%s (marked *)", b.s ? b.s : "");
+    }
+    wr_strbuf_release(&b);
+}
+
+static void cmd_odds(struct play *p, const char *args)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", args);
+    char *vs = strstr(buf, " vs ");
+    struct wr_refusal why;
+    if (vs == NULL) {
+        say(p, "usage: odds ATTACKER... vs DEFENDER...");
+        return;
+    }
+    *vs = '\0';
+    struct wr_strbuf b;
+    wr_strbuf_init(&b);
+    if (p->cl.local.sc == NULL || wrc_local_sync(&p->cl.local, p->g, &why) != 0)
+        say(p, "odds: only for Waterloo games");
+    else if (wrc_local_odds(&p->cl.local, buf, vs + 4, &b, &why) != 0)
+        say(p, "odds: %s: %s", wr_reason_code(why.reason), why.message);
+    else
+        say(p, "%s", b.s ? b.s : "");
+    wr_strbuf_release(&b);
+}
+
+static void cmd_view(struct play *p, const char *args)
+{
+    char sq[16] = "";
+    int radius = -1;
+    if (sscanf(args, "%15s %d", sq, &radius) < 1) {
+        p->view = WR_SQ_NONE;
+        p->radius = -1;
+        say(p, "view: following the action");
+        return;
+    }
+    wr_sq s;
+    if (wr_grid_parse(sq, (size_t)-1, &s) != 0 || !wr_grid_on_board(s)) {
+        say(p, "view: '%s' is not a square of the board", sq);
+        return;
+    }
+    p->view = s;
+    p->radius = radius >= 1 && radius <= 30 ? radius : -1;
+}
+
+static void cmd_log(struct play *p, const char *args)
+{
+    int n = atoi(args);
+    if (n <= 0)
+        n = MSG_SHOW - 1;
+    size_t total = json_array_size(p->g->log);
+    size_t from = total > (size_t)n ? total - (size_t)n : 0;
+    if (total == 0)
+        say(p, "no events since you joined (warroom export %s has the whole game)", p->g->id);
+    for (size_t i = from; i < total && p->rules; i++) {
+        json_t *e = json_array_get(p->g->log, i);
+        struct wr_strbuf b;
+        wr_strbuf_init(&b);
+        p->rules->event(json_object_get(e, "event"), &b);
+        say(p, "v%lld %s", (long long)json_integer_value(json_object_get(e, "version")),
+            b.s ? b.s : "");
+        wr_strbuf_release(&b);
+    }
+}
+
+/* An order: checked here, then sent. */
+static void order(struct play *p, const char *line)
+{
+    char err[512];
+    json_t *cmd = wrc_shortcmd_parse(line, err, sizeof err);
+    if (cmd == NULL) {
+        say(p, "%s (help lists the commands)", err);
+        return;
+    }
+    if (p->watching) {
+        say(p, "you are watching: spectators cannot act");
+        json_decref(cmd);
+        return;
+    }
+    if (p->rules)
+        p->rules->complete(p->g->state, cmd);
+    if (p->cl.local.sc) {
+        struct wr_refusal why;
+        int checked;
+        enum wr_reason r = wrc_local_check(&p->cl.local, p->g, cmd, &checked, &why);
+        if (r != WR_R_OK) {
+            say(p, "refused (checked here, not sent): %s: %s", wr_reason_code(r), why.message);
+            json_decref(cmd);
+            return;
+        }
+    }
+    int64_t seq;
+    if (wrc_config_next_seq(&p->cl.cfg, p->g->id, &seq, err, sizeof err) != 0) {
+        say(p, "%s", err);
+        json_decref(cmd);
+        return;
+    }
+    json_t *msg = json_pack("{s:s, s:s, s:I, s:o}", "type", "command", "game", p->g->id, "seq",
+                            (json_int_t)seq, "cmd", cmd);
+    if (wrc_client_send(&p->cl, msg, on_answer, p) != 0)
+        say(p, "not sent: the connection is gone");
+    else
+        p->pending++;
+}
+
+static void on_line(void *ctx, const char *line)
+{
+    struct play *p = ctx;
+    if (line == NULL) {
+        quit(p, 0);
+        return;
+    }
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (*line == '\0') {
+        draw(p);
+        return;
+    }
+    char verb[32];
+    size_t n = strcspn(line, " \t");
+    snprintf(verb, sizeof verb, "%.*s", (int)(n < sizeof verb ? n : sizeof verb - 1), line);
+    const char *args = line + n;
+    while (*args == ' ' || *args == '\t')
+        args++;
+    say(p, "> %s", line);
+    if (strcmp(verb, "quit") == 0 || strcmp(verb, "exit") == 0) {
+        quit(p, 0);
+        return;
+    }
+    if (strcmp(verb, "help") == 0) {
+        help(p);
+    } else if (strcmp(verb, "reach") == 0) {
+        cmd_reach(p, args);
+    } else if (strcmp(verb, "odds") == 0) {
+        cmd_odds(p, args);
+    } else if (strcmp(verb, "view") == 0) {
+        cmd_view(p, args);
+    } else if (strcmp(verb, "clear") == 0) {
+        p->highlighting = 0;
+    } else if (strcmp(verb, "status") == 0) {
+        struct wr_strbuf b;
+        wr_strbuf_init(&b);
+        if (p->rules)
+            p->rules->describe(p->g->state, &b);
+        say(p, "%s", b.s ? b.s : "");
+        wr_strbuf_release(&b);
+    } else if (strcmp(verb, "log") == 0) {
+        cmd_log(p, args);
+    } else {
+        order(p, line);
+    }
+    draw(p);
+}
+
+/* --- completion ---------------------------------------------------------------------------- */
+
+static int is_square(const char *w, wr_sq *s)
+{
+    return wr_grid_parse(w, (size_t)-1, s) == 0 && wr_grid_on_board(*s);
+}
+
+static void complete(void *ctx, char *const *words, int nwords, const char *word,
+                     struct wrc_cands *out)
+{
+    struct play *p = ctx;
+    char name[WR_SQ_NAME_MAX];
+    if (nwords == 0) {
+        for (int i = 0; own_words[i]; i++)
+            wrc_cands_add(out, own_words[i]);
+        for (int i = 0; wrc_shortcmd_words[i]; i++)
+            wrc_cands_add(out, wrc_shortcmd_words[i]);
+        return;
+    }
+    if (strcmp(words[0], "mark") == 0) {
+        const char *b = json_string_value(json_object_get(p->g->state, "board"));
+        for (int i = 0; b && i < 9 && b[i]; i++)
+            if (b[i] == '.') {
+                snprintf(name, sizeof name, "%d", i);
+                wrc_cands_add(out, name);
+            }
+        return;
+    }
+    const struct wrc_local *l = &p->cl.local;
+    if (l->sc == NULL)
+        return;
+    if (strcmp(words[0], "attack") == 0 || strcmp(words[0], "odds") == 0)
+        wrc_cands_add(out, "vs");
+    /* After a unit or a square, an empty word: the squares next to it. */
+    wr_sq last = WR_SQ_NONE;
+    int u = wr_scenario_find_unit(l->sc, words[nwords - 1]);
+    if (u >= 0 && l->g && l->g->units[u].where == WR_ON_BOARD)
+        last = l->g->units[u].at;
+    else if (nwords >= 2)
+        is_square(words[nwords - 1], &last);
+    if (word[0] == '\0' && last != WR_SQ_NONE && nwords >= 2) {
+        for (int d = 0; d < WR_NDIR; d++) {
+            wr_sq n = wr_grid_neighbour(last, d);
+            if (n != WR_SQ_NONE && wr_grid_playable(n))
+                wrc_cands_add(out, wr_grid_name(n, name));
+        }
+        return;
+    }
+    for (int i = 0; wrc_local_unit_id(l, i); i++)
+        wrc_cands_add(out, wrc_local_unit_id(l, i));
+    if (word[0] == '\0')
+        return;                 /* thousands of squares: only once a letter is typed */
+    for (int r = 1; r < WR_ROWS; r++)
+        for (int c = 1; c < WR_COLS; c++)
+            if (wr_grid_in_frame(r, c) && wr_grid_playable(wr_sq_make(r, c)))
+                wrc_cands_add(out, wr_grid_name(wr_sq_make(r, c), name));
+}
+
+/* --- life cycle -------------------------------------------------------------------------------- */
+
+static void signal_closed(uv_handle_t *h)
+{
+    (void)h;
+}
+
+/* Leave: at once when force is set (a signal), else once the orders sent
+ * have their answers (each has a time-out), reading no more input. */
+static void quit(struct play *p, int force)
+{
+    if (p->quitting)
+        return;
+    if (p->edit)
+        wrc_edit_close(p->edit);
+    p->edit = NULL;
+    if (!force && p->pending > 0) {
+        p->quit_when_answered = 1;
+        return;
+    }
+    p->quitting = 1;
+    if (p->signals) {
+        uv_close((uv_handle_t *)&p->sig_int, signal_closed);
+        uv_close((uv_handle_t *)&p->sig_term, signal_closed);
+        uv_close((uv_handle_t *)&p->sig_winch, signal_closed);
+        p->signals = 0;
+    }
+    if (p->cl.conn)
+        wrc_conn_close(p->cl.conn);
+}
+
+static void on_signal(uv_signal_t *s, int signum)
+{
+    struct play *p = s->data;
+    if (signum == SIGWINCH) {
+        terminal_size(p);
+        if (p->edit)
+            wrc_edit_resize(p->edit);
+        draw(p);
+        return;
+    }
+    quit(p, 1);
+}
+
+static int run(const struct wrc_opts *go, int argc, char **argv, int watching)
+{
+    const char *cmd = watching ? "watch" : "play";
+    struct wrc_opts o = *go;
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: warroom %s GAME\n%s\nAt the prompt, help lists the commands.\n", cmd,
+               watching ? "Watch a game: its board, redrawn on every move."
+                        : "Play your seat of a game: its board, redrawn on every move; orders "
+                          "checked with the rules before they are sent.");
+        return 0;
+    }
+    if (argc != 2 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: warroom %s GAME\n", cmd);
+        return WRC_EXIT_USAGE;
+    }
+    const char *id = argv[1];
+    struct play *p = calloc(1, sizeof *p);
+    if (p == NULL)
+        return WRC_EXIT_REFUSED;
+    p->watching = watching;
+    p->view = p->focus = WR_SQ_NONE;
+    p->radius = -1;
+    int rc;
+    if ((rc = wrc_client_init(&p->cl, &o, id)) != 0 ||
+        (rc = wrc_client_connect(&p->cl, 1)) != 0)
+        goto out;
+    if (!watching && !json_object_get(wrc_config_game(&p->cl.cfg, id), "token")) {
+        fprintf(stderr, "warroom play: you hold no seat in game %s (claim an invite first, or "
+                "watch it: warroom watch %s)\n", id, id);
+        rc = WRC_EXIT_REFUSED;
+        goto out;
+    }
+    if ((p->g = wrc_client_join(&p->cl, id, watching, &rc)) == NULL)
+        goto out;
+    p->rules = wrc_rules_find(p->g->ruleset);
+    if (strcmp(p->g->ruleset, "waterloo") == 0 && wrc_client_scenario(&p->cl, p->g) != 0) {
+        rc = WRC_EXIT_REFUSED;
+        goto out;
+    }
+    setlocale(LC_CTYPE, "");    /* line editing of UTF-8 text */
+    p->screen = isatty(STDOUT_FILENO);
+    p->color = p->screen && getenv("NO_COLOR") == NULL;
+    terminal_size(p);
+    p->cl.on_change = on_change;
+    p->cl.on_note = on_note;
+    p->cl.ctx = p;
+    char history[1200];
+    snprintf(history, sizeof history, "%s/history", p->cl.cfg.dir);
+    static const struct wrc_edit_hooks hooks = { on_line, complete };
+    char prompt[64];
+    snprintf(prompt, sizeof prompt, "%s> ", watching ? "watch" : p->g->seat);
+    p->edit = wrc_edit_new(&p->cl.loop, prompt, history, &hooks, p);
+    if (p->edit == NULL) {
+        fprintf(stderr, "warroom %s: cannot read the terminal\n", cmd);
+        rc = WRC_EXIT_REFUSED;
+        goto out;
+    }
+    uv_signal_init(&p->cl.loop, &p->sig_int);
+    uv_signal_init(&p->cl.loop, &p->sig_term);
+    uv_signal_init(&p->cl.loop, &p->sig_winch);
+    p->sig_int.data = p->sig_term.data = p->sig_winch.data = p;
+    uv_signal_start(&p->sig_int, on_signal, SIGINT);
+    uv_signal_start(&p->sig_term, on_signal, SIGTERM);
+    uv_signal_start(&p->sig_winch, on_signal, SIGWINCH);
+    p->signals = 1;
+    say(p, "%s game %s on %s; help lists the commands, Tab completes, quit leaves",
+        watching ? "watching" : "playing", id, p->cl.url.text);
+    p->show_board = 1;
+    draw(p);
+    uv_run(&p->cl.loop, UV_RUN_DEFAULT);        /* until quit */
+    rc = 0;
+out:
+    quit(p, 1);
+    wrc_client_release(&p->cl);
+    for (int i = 0; i < p->nmsgs; i++)
+        free(p->msgs[i]);
+    free(p);
+    return rc;
+}
+
+int wrc_cmd_play(const struct wrc_opts *o, int argc, char **argv)
+{
+    return run(o, argc, argv, 0);
+}
+
+int wrc_cmd_watch(const struct wrc_opts *o, int argc, char **argv)
+{
+    return run(o, argc, argv, 1);
+}

@@ -1,0 +1,1120 @@
+#define _GNU_SOURCE
+/*
+ * test_bad_input.c - the bad-input matrix: one real warroomd on 127.0.0.1,
+ * and a numbered table of rows, each sending something malformed, hostile
+ * or out of place and expecting the documented answer (an `error` code, or
+ * a close code; docs/protocol.md). After every row the server must still be
+ * up (GET /healthz answers 200) and an untouched reference game must still
+ * have the state it had before the first row.
+ *
+ * Most rows are data: a text to send (with $G, $R, $W standing for game ids)
+ * on a connection that said hello (or not) and joined a game as a seat (or
+ * not). Rows that need more (raw frames, fragments, generated texts, many
+ * connections, a slow reader) name a function. A failure names its row.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jsonpatch.h"
+#include "proc.h"
+#include "wsclient.h"
+
+#ifndef WARROOM_SCENARIO_DIR
+#error "WARROOM_SCENARIO_DIR must be defined by the build"
+#endif
+
+#define T 5000                  /* ms to wait for any one answer */
+#define MAX_CONNECTIONS 64      /* the server's --max-connections */
+#define MAX_QUEUE 16            /* the server's --max-queue */
+#define MAX_MESSAGE 65536       /* the server's --max-message (its default) */
+/* --send-buffer 4096: the kernel holds a few kB for a reader that does not
+ * read (not the megabytes of its autotuning), so the slow reader row backs
+ * up the server's own queue with a few hundred moves. */
+
+static const char *const server_args[] = {
+    "--scenarios", WARROOM_SCENARIO_DIR, "--max-connections", "64", "--max-queue", "16",
+    "--rate", "100000", "--send-buffer", "4096", NULL
+};
+
+/* What every row may use: the server, its games, their tokens. */
+struct ctx {
+    struct wt_server s;
+    char ref[32];               /* the reference game: never touched by a row */
+    json_t *ref_state;
+    long long ref_version;
+    char g[32], tx[80], to[80]; /* a tictactoe game the rows play in */
+    char w[32], wf[80];         /* a Waterloo game (test/small) in its set-up */
+};
+
+struct row;
+typedef void (*row_fn)(struct ctx *x, const struct row *r);
+
+struct row {
+    int n;
+    const char *what;
+    int hello;                  /* say hello first */
+    const char *seat;           /* join as "x" or "o" of $G, "french" of $W, or NULL */
+    const char *text;           /* sent as one text frame */
+    const char *want_error;     /* the error code expected, or NULL */
+    int want_close;             /* the close code expected, or 0 */
+    row_fn fn;                  /* instead of text: a function doing the row */
+    const char *want_type;      /* an answer of this type expected (no error, no close) */
+};
+
+static long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* --- the reference game and the checks after each row ---------------------------- */
+
+static json_t *join_state(int port, const char *game, long long *version)
+{
+    struct wt_client c;
+    if (wt_open(&c, "checker", port) != 0)
+        return NULL;
+    wt_send(&c, "{s:s, s:s, s:b}", "type", "join", "game", game, "spectate", 1);
+    json_t *st = wt_expect(&c, "state", T);
+    json_t *state = NULL;
+    if (st != NULL) {
+        state = json_deep_copy(json_object_get(st, "state"));
+        if (version)
+            *version = json_integer_value(json_object_get(st, "version"));
+        json_decref(st);
+    }
+    wt_close(&c);
+    return state;
+}
+
+/* After row n: the server answers /healthz and the reference game is as it was. */
+static void check_server(struct ctx *x, int n)
+{
+    int status = 0;
+    char body[1024];
+    if (wt_http_get(x->s.port, "/healthz", &status, body, sizeof body) != 0 || status != 200)
+        fail_msg("row %d: /healthz failed (status %d): the server is down", n, status);
+    long long v = -1;
+    json_t *st = join_state(x->s.port, x->ref, &v);
+    if (st == NULL)
+        fail_msg("row %d: the reference game cannot be joined", n);
+    if (v != x->ref_version || !json_equal(st, x->ref_state)) {
+        char *a = json_dumps(st, JSON_COMPACT), *b = json_dumps(x->ref_state, JSON_COMPACT);
+        fail_msg("row %d: reference game changed: v%lld %s, was v%lld %s", n, v, a,
+                 x->ref_version, b);
+    }
+    json_decref(st);
+}
+
+/* A tictactoe game: a creates as x, b claims o. Fills ids and tokens. */
+static void ttt_new(struct wt_client *a, struct wt_client *b, char *game, char *tx, char *to)
+{
+    wt_send(a, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    json_t *c = wt_expect(a, "created", T);
+    assert_non_null(c);
+    strcpy(game, str(c, "game"));
+    if (tx)
+        strcpy(tx, str(c, "token"));
+    wt_send(b, "{s:s, s:s}", "type", "claim", "invite",
+            json_string_value(json_object_get(json_object_get(c, "invites"), "o")));
+    json_decref(c);
+    json_t *cl = wt_expect(b, "claimed", T);
+    assert_non_null(cl);
+    if (to)
+        strcpy(to, str(cl, "token"));
+    json_decref(cl);
+    json_decref(wt_expect(a, "state", T));
+    json_decref(wt_expect(b, "state", T));
+}
+
+static void mark_ok(struct wt_client *c, const char *game, int seq, int cell)
+{
+    wt_send(c, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq", seq,
+            "cmd", "type", "mark", "cell", cell);
+    json_t *ack = wt_expect(c, "ack", T);
+    if (ack == NULL)
+        fail_msg("%s: no ack for cell %d", c->name, cell);
+    json_decref(ack);
+}
+
+static int setup(void **state)
+{
+    static struct ctx x;
+    memset(&x, 0, sizeof x);
+    if (wt_server_start(&x.s, server_args) < 0)
+        return -1;
+    struct wt_client a, b;
+    if (wt_open(&a, "alice", x.s.port) != 0 || wt_open(&b, "bob", x.s.port) != 0)
+        return -1;
+    /* The reference game: x took 4, o took 0. */
+    ttt_new(&a, &b, x.ref, NULL, NULL);
+    mark_ok(&a, x.ref, 1, 4);
+    mark_ok(&b, x.ref, 1, 0);
+    wt_close(&a);
+    wt_close(&b);
+    x.ref_state = join_state(x.s.port, x.ref, &x.ref_version);
+    if (x.ref_state == NULL || x.ref_version != 2 ||
+        strcmp(str(x.ref_state, "board"), "o...x....") != 0)
+        return -1;
+    /* The game the rows play in ($G), fresh. */
+    if (wt_open(&a, "alice", x.s.port) != 0 || wt_open(&b, "bob", x.s.port) != 0)
+        return -1;
+    ttt_new(&a, &b, x.g, x.tx, x.to);
+    /* A Waterloo game in its set-up ($W). */
+    wt_send(&a, "{s:s, s:s, s:s, s:s}", "type", "create", "ruleset", "waterloo", "scenario",
+            "test/small", "seat", "french");
+    json_t *c = wt_expect(&a, "created", T);
+    if (c == NULL)
+        return -1;
+    strcpy(x.w, str(c, "game"));
+    strcpy(x.wf, str(c, "token"));
+    json_decref(c);
+    wt_close(&a);
+    wt_close(&b);
+    *state = &x;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct ctx *x = *state;
+    json_decref(x->ref_state);
+    int status = wt_server_stop(&x->s, SIGTERM, 10000);
+    wt_server_cleanup(&x->s);
+    return (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
+}
+
+/* --- helpers for rows --------------------------------------------------------------- */
+
+/* text with $G, $R, $W replaced by the games' ids (caller frees). */
+static char *expand(const struct ctx *x, const char *text)
+{
+    size_t cap = strlen(text) * 4 + 64, n = 0;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    for (const char *p = text; *p; p++) {
+        const char *sub = NULL;
+        if (p[0] == '$' && p[1] == 'G')
+            sub = x->g;
+        else if (p[0] == '$' && p[1] == 'R')
+            sub = x->ref;
+        else if (p[0] == '$' && p[1] == 'W')
+            sub = x->w;
+        if (sub) {
+            n += (size_t)sprintf(out + n, "%s", sub);
+            p++;
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* A connection for row r: hello said and a seat joined when the row asks. */
+static void row_open(struct ctx *x, const struct row *r, struct wt_client *c)
+{
+    memset(c, 0, sizeof *c);
+    c->name = "row";
+    if (r->hello) {
+        if (wt_open(c, "row", x->s.port) != 0)
+            fail_msg("row %d: no welcome", r->n);
+    } else {
+        c->fd = wt_ws_connect(x->s.port);
+        if (c->fd < 0)
+            fail_msg("row %d: no websocket", r->n);
+    }
+    if (r->seat) {
+        int w = strcmp(r->seat, "french") == 0;
+        const char *tok = w ? x->wf : strcmp(r->seat, "x") == 0 ? x->tx : x->to;
+        wt_send(c, "{s:s, s:s, s:s}", "type", "join", "game", w ? x->w : x->g, "token", tok);
+        json_t *st = wt_expect(c, "state", T);
+        if (st == NULL)
+            fail_msg("row %d: cannot join %s", r->n, r->seat);
+        json_decref(st);
+    }
+}
+
+static void expect_error(const struct row *r, struct wt_client *c, const char *code)
+{
+    json_t *e = wt_expect(c, "error", T);
+    if (e == NULL)
+        fail_msg("row %d (%s): no error, want %s", r->n, r->what, code);
+    if (strcmp(str(e, "code"), code) != 0)
+        fail_msg("row %d (%s): error %s (%s), want %s", r->n, r->what, str(e, "code"),
+                 str(e, "message"), code);
+    json_decref(e);
+}
+
+static void expect_close(const struct row *r, struct wt_client *c, int code)
+{
+    int got = wt_expect_close(c, T);
+    if (got != code)
+        fail_msg("row %d (%s): close code %d, want %d", r->n, r->what, got, code);
+}
+
+/* The connection still works: a second hello is welcomed. */
+static void still_usable(const struct row *r, struct wt_client *c)
+{
+    wt_send_text(c, "{\"type\":\"hello\",\"protocol\":1,\"id\":\"again\"}");
+    json_t *w = wt_expect(c, "welcome", T);
+    if (w == NULL)
+        fail_msg("row %d (%s): the connection is unusable after the error", r->n, r->what);
+    json_decref(w);
+}
+
+/* Send text as one frame and expect the row's answer. */
+static void send_expect(struct ctx *x, const struct row *r, const char *text, size_t len)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    assert_int_equal(wt_ws_send_text(c.fd, text, len), 0);
+    if (r->want_error) {
+        expect_error(r, &c, r->want_error);
+        if (r->hello)
+            still_usable(r, &c);
+    } else if (r->want_close) {
+        expect_close(r, &c, r->want_close);
+    } else if (r->want_type) {
+        json_t *m = wt_expect(&c, r->want_type, T);
+        if (m == NULL)
+            fail_msg("row %d (%s): no %s answer", r->n, r->what, r->want_type);
+        json_decref(m);
+    }
+    wt_close(&c);
+}
+
+/* A text of n copies of open, then n of close (either may be ""). */
+static char *nest(const char *prefix, const char *open, const char *close, int n,
+                  const char *suffix)
+{
+    size_t lo = strlen(open), lc = strlen(close);
+    char *s = malloc(strlen(prefix) + (lo + lc) * (size_t)n + strlen(suffix) + 1);
+    assert_non_null(s);
+    char *p = stpcpy(s, prefix);
+    for (int i = 0; i < n; i++)
+        p = stpcpy(p, open);
+    for (int i = 0; i < n; i++)
+        p = stpcpy(p, close);
+    strcpy(p, suffix);
+    return s;
+}
+
+/* --- rows that are functions ------------------------------------------------------------ */
+
+static void deep_array_open(struct ctx *x, const struct row *r)
+{
+    char *s = nest("", "[", "", 10000, "");
+    send_expect(x, r, s, strlen(s));
+    free(s);
+}
+
+static void deep_array_closed(struct ctx *x, const struct row *r)
+{
+    char *s = nest("", "[", "]", 10000, "");
+    send_expect(x, r, s, strlen(s));
+    free(s);
+}
+
+static void deep_object(struct ctx *x, const struct row *r)
+{
+    char *s = nest("", "{\"a\":", "}", 10000, "");
+    /* {"a":{"a":...}}: the innermost needs a value */
+    char *v = strstr(s, "}");
+    assert_non_null(v);
+    char *t = malloc(strlen(s) + 2);
+    memcpy(t, s, (size_t)(v - s));
+    t[v - s] = '1';
+    strcpy(t + (v - s) + 1, v);
+    send_expect(x, r, t, strlen(t));
+    free(s);
+    free(t);
+}
+
+/* Deep, but under jansson's depth limit, inside a field the server reads. */
+static void deep_in_cmd(struct ctx *x, const struct row *r)
+{
+    char prefix[160];
+    snprintf(prefix, sizeof prefix,
+             "{\"type\":\"command\",\"game\":\"%s\",\"seq\":73,\"cmd\":{\"type\":\"mark\",\"cell\":",
+             x->g);
+    char *s = nest(prefix, "[", "]", 2000, "}}");
+    send_expect(x, r, s, strlen(s));
+    free(s);
+}
+
+static void deep_in_filter(struct ctx *x, const struct row *r)
+{
+    char *s = nest("{\"type\":\"list\",\"filter\":{\"ruleset\":", "[", "]", 2000, "}}");
+    struct wt_client c;
+    row_open(x, r, &c);
+    assert_int_equal(wt_ws_send_text(c.fd, s, strlen(s)), 0);
+    json_t *g = wt_expect(&c, "games", T);
+    if (g == NULL)
+        fail_msg("row %d (%s): no games answer", r->n, r->what);
+    json_decref(g);
+    wt_close(&c);
+    free(s);
+}
+
+/* One frame larger than --max-message. */
+static void oversized_frame(struct ctx *x, const struct row *r)
+{
+    size_t n = MAX_MESSAGE + 1000;
+    char *s = malloc(n);
+    memset(s, ' ', n);
+    memcpy(s, "{\"type\":\"list\"}", 15);
+    send_expect(x, r, s, n);
+    free(s);
+}
+
+/* A frame header announcing 2^62 bytes, then only a few: refused at once. */
+static void huge_frame_header(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x81, (uint64_t)1 << 62, "{\"type\":", 8), 0);
+    expect_close(r, &c, r->want_close);
+    wt_close(&c);
+}
+
+/* Fragments each under the limit, together over it. */
+static void oversized_fragments(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    size_t n = MAX_MESSAGE / 2;
+    char *s = malloc(n);
+    memset(s, ' ', n);
+    s[0] = '[';
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x01, n, s, n), 0);      /* text, not FIN */
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x00, n, s, n), 0);      /* continuation */
+    wt_ws_send_frame(c.fd, 0x80, n, s, n);      /* the server may have closed already */
+    expect_close(r, &c, r->want_close);
+    free(s);
+    wt_close(&c);
+}
+
+/* A valid message in fragments: hello in three, list one byte a frame. */
+static void fragments_ok(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    const char *h = "{\"type\":\"hello\",\"protocol\":1,\"id\":\"frag\"}";
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x01, 10, h, 10), 0);
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x00, 10, h + 10, 10), 0);
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x80, strlen(h) - 20, h + 20, strlen(h) - 20), 0);
+    json_t *w = wt_expect(&c, "welcome", T);
+    if (w == NULL)
+        fail_msg("row %d: a fragmented hello was not welcomed", r->n);
+    assert_string_equal(str(w, "id"), "frag");
+    json_decref(w);
+    /* "é" split between two frames is still valid UTF-8. */
+    const char *l = "{\"type\":\"list\",\"id\":\"caf\xc3\xa9\"}";
+    size_t cut = (size_t)(strstr(l, "\xc3") - l) + 1, len = strlen(l);
+    for (size_t i = 0; i < len; i++) {
+        if (i == cut - 1) {
+            assert_int_equal(wt_ws_send_frame(c.fd, 0x00, 1, l + i, 1), 0);
+            continue;
+        }
+        unsigned first = (i == 0 ? 0x01 : 0x00) | (i == len - 1 ? 0x80 : 0);
+        assert_int_equal(wt_ws_send_frame(c.fd, first, 1, l + i, 1), 0);
+    }
+    json_t *g = wt_expect(&c, "games", T);
+    if (g == NULL)
+        fail_msg("row %d: a message sent a byte a frame was not answered", r->n);
+    assert_string_equal(str(g, "id"), "caf\xc3\xa9");
+    json_decref(g);
+    wt_close(&c);
+}
+
+/* Raw frames: r->text holds "first byte", the payload follows. */
+static void raw_frame(struct ctx *x, const struct row *r, unsigned first, const char *payload,
+                      size_t len)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    wt_ws_send_frame(c.fd, first, len, payload, len);
+    expect_close(r, &c, r->want_close);
+    wt_close(&c);
+}
+
+static void binary_frame(struct ctx *x, const struct row *r)
+{
+    const char *h = "{\"type\":\"list\"}";
+    raw_frame(x, r, 0x82, h, strlen(h));
+}
+
+static void binary_empty(struct ctx *x, const struct row *r)
+{
+    raw_frame(x, r, 0x82, "", 0);
+}
+
+static void binary_fragmented(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x02, 4, "{\"ty", 4), 0);
+    wt_ws_send_frame(c.fd, 0x80, 4, "pe\"}", 4);
+    expect_close(r, &c, r->want_close);
+    wt_close(&c);
+}
+
+static void binary_inside_text(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x01, 4, "{\"ty", 4), 0);
+    wt_ws_send_frame(c.fd, 0x82, 4, "pe\"}", 4);
+    expect_close(r, &c, r->want_close);
+    wt_close(&c);
+}
+
+static void continuation_first(struct ctx *x, const struct row *r)
+{
+    raw_frame(x, r, 0x80, "{}", 2);
+}
+
+static void reserved_opcode(struct ctx *x, const struct row *r)
+{
+    raw_frame(x, r, 0x83, "{}", 2);
+}
+
+static void rsv_bits(struct ctx *x, const struct row *r)
+{
+    raw_frame(x, r, 0xf1, "{}", 2);         /* FIN, RSV1-3, text */
+}
+
+/* Invalid UTF-8 split over fragments: the first is fine alone. */
+static void bad_utf8_fragments(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x01, 5, "[\"a\xe2\x82", 5), 0);
+    wt_ws_send_frame(c.fd, 0x80, 3, "(\"]", 3);
+    expect_close(r, &c, r->want_close);
+    wt_close(&c);
+}
+
+/* A seq re-sent with another command gets the first answer, unapplied; a
+ * forgotten lower seq is stale_seq. In a game of its own. */
+static void replayed_seq(struct ctx *x, const struct row *r)
+{
+    struct wt_client a, b;
+    char game[32];
+    assert_int_equal(wt_open(&a, "alice", x->s.port), 0);
+    assert_int_equal(wt_open(&b, "bob", x->s.port), 0);
+    ttt_new(&a, &b, game, NULL, NULL);
+    mark_ok(&a, game, 5, 4);                                   /* v1 */
+    /* 5 again, another cell: the ack of version 1 again, nothing applied. */
+    wt_send(&a, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq", 5,
+            "cmd", "type", "mark", "cell", 0);
+    json_t *ack = wt_expect(&a, "ack", T);
+    if (ack == NULL || json_integer_value(json_object_get(ack, "version")) != 1)
+        fail_msg("row %d: a replayed seq was not answered with its first ack", r->n);
+    json_decref(ack);
+    /* 3 was never sent, but is below the last answered: stale_seq. */
+    wt_send(&a, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq", 3,
+            "cmd", "type", "mark", "cell", 0);
+    expect_error(r, &a, "stale_seq");
+    mark_ok(&b, game, 1, 0);                                   /* v2 */
+    /* 40 refused commands (occupied cell) push seq 5's answer out. */
+    for (int seq = 6; seq < 46; seq++) {
+        wt_send(&a, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq",
+                seq, "cmd", "type", "mark", "cell", 4);
+        expect_error(r, &a, "enemy_square");
+    }
+    wt_send(&a, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq", 5,
+            "cmd", "type", "mark", "cell", 8);
+    expect_error(r, &a, "stale_seq");
+    /* The refused one, re-sent, is refused again the same way. */
+    wt_send(&a, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq", 45,
+            "cmd", "type", "mark", "cell", 8);
+    expect_error(r, &a, "enemy_square");
+    wt_close(&a);
+    wt_close(&b);
+    long long v = -1;
+    json_t *st = join_state(x->s.port, game, &v);
+    assert_non_null(st);
+    assert_int_equal(v, 2);
+    assert_string_equal(str(st, "board"), "o...x....");
+    json_decref(st);
+}
+
+/* --- the slow reader --------------------------------------------------------------------- */
+
+#define SLOW_GAMES 60
+
+struct tracked {
+    char game[32];
+    json_t *state;
+    long long version;
+};
+
+static struct tracked *tracked_find(struct tracked *t, const char *game)
+{
+    for (int i = 0; i < SLOW_GAMES; i++)
+        if (strcmp(t[i].game, game) == 0)
+            return &t[i];
+    return NULL;
+}
+
+static long rss_kb(pid_t pid, const char *field)
+{
+    char path[64], *text;
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    text = wt_read_file(path, NULL);
+    long kb = -1;
+    char *p = text ? strstr(text, field) : NULL;
+    if (p)
+        kb = strtol(p + strlen(field) + 1, NULL, 10);
+    free(text);
+    return kb;
+}
+
+/* A spectator of SLOW_GAMES games never reads (a tiny receive buffer) while
+ * two players play them all to the end. The server must drop its queue
+ * (bounded memory), stay responsive, and once it reads again the spectator
+ * must end with every game's true state. */
+static void slow_reader(struct ctx *x, const struct row *r)
+{
+    static struct tracked t[SLOW_GAMES];
+    struct wt_client a, b, sp;
+    assert_int_equal(wt_open(&a, "alice", x->s.port), 0);
+    assert_int_equal(wt_open(&b, "bob", x->s.port), 0);
+    memset(&sp, 0, sizeof sp);
+    sp.name = "slow";
+    sp.fd = wt_ws_connect_rcvbuf(x->s.port, 2048);
+    assert_true(sp.fd >= 0);
+    wt_ws_send_text(sp.fd, "{\"type\":\"hello\",\"protocol\":1}", 29);
+    for (int i = 0; i < SLOW_GAMES; i++) {
+        ttt_new(&a, &b, t[i].game, NULL, NULL);
+        t[i].version = -1;
+        char join[128];
+        int n = snprintf(join, sizeof join,
+                         "{\"type\":\"join\",\"game\":\"%s\",\"spectate\":true}", t[i].game);
+        assert_int_equal(wt_ws_send_text(sp.fd, join, (size_t)n), 0);
+    }
+    long rss0 = rss_kb(x->s.pid, "VmRSS:");
+    /* A draw, move by move in every game: x 0 2 3 7 8, o 1 4 5 6. */
+    static const int cells[9] = { 0, 1, 2, 4, 3, 5, 7, 6, 8 };
+    for (int m = 0; m < 9; m++) {
+        struct wt_client *who = m % 2 == 0 ? &a : &b;
+        /* Half a queue of commands at a time: their acks always fit (the
+         * players' patches may be replaced by states, as the spectator's). */
+        for (int i0 = 0; i0 < SLOW_GAMES; i0 += MAX_QUEUE / 2) {
+            int i1 = i0 + MAX_QUEUE / 2 < SLOW_GAMES ? i0 + MAX_QUEUE / 2 : SLOW_GAMES;
+            for (int i = i0; i < i1; i++)
+                wt_send(who, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game",
+                        t[i].game, "seq", m / 2 + 1, "cmd", "type", "mark", "cell", cells[m]);
+            for (int i = i0; i < i1; i++) {
+                json_t *ack = wt_expect(who, "ack", T);
+                if (ack == NULL)
+                    fail_msg("row %d: move %d of game %d: no ack", r->n, m, i);
+                json_decref(ack);
+            }
+        }
+    }
+    /* Still responsive to everyone else while the spectator lags. */
+    long t0 = now_ms();
+    check_server(x, r->n);
+    long took = now_ms() - t0;
+    long rss1 = rss_kb(x->s.pid, "VmRSS:");
+    char *log = wt_server_log(&x->s, NULL);
+    int dropped = log && strstr(log, "slow reader: queue dropped") != NULL;
+    free(log);
+    print_message("row %d: server RSS %ld kB before, %ld kB after %d moves; checks took %ld ms\n",
+                  r->n, rss0, rss1, 9 * SLOW_GAMES, took);
+    if (!dropped)
+        fail_msg("row %d: the server never dropped the slow reader's queue", r->n);
+    assert_true(took < 3000);
+    /* Now it reads: every game must reach its final version, states and
+     * patches fitting together. */
+    int done = 0, states = 0, resyncs = 0, patches = 0, bad = 0;
+    long deadline = now_ms() + 20000;
+    while (done < SLOW_GAMES && now_ms() < deadline) {
+        int op;
+        char *data;
+        size_t len;
+        if (wt_ws_recv(sp.fd, &op, &data, &len, (int)(deadline - now_ms())) < 0)
+            break;
+        json_t *msg = op == 1 ? json_loads(data, 0, NULL) : NULL;
+        free(data);
+        const char *type = str(msg, "type");
+        struct tracked *g = msg ? tracked_find(t, str(msg, "game") ? str(msg, "game") : "") : NULL;
+        if (g && strcmp(type, "state") == 0) {
+            states++;
+            /* Every join came before the first move: a state of a later
+             * version was sent instead of patches. */
+            resyncs += json_integer_value(json_object_get(msg, "version")) > 0;
+            json_decref(g->state);
+            g->state = json_deep_copy(json_object_get(msg, "state"));
+            int was_done = g->version == 9;
+            g->version = json_integer_value(json_object_get(msg, "version"));
+            done += !was_done && g->version == 9;
+        } else if (g && strcmp(type, "patch") == 0) {
+            json_t *out = NULL;
+            if (g->state == NULL || json_integer_value(json_object_get(msg,
+                "from")) != g->version ||
+                wr_jsonpatch_apply(g->state, json_object_get(msg, "ops"), &out, NULL, 0) != 0) {
+                bad++;
+            } else {
+                json_decref(g->state);
+                g->state = out;
+                g->version = json_integer_value(json_object_get(msg, "to"));
+                done += g->version == 9;
+                patches++;
+            }
+        }
+        json_decref(msg);
+    }
+    for (int i = 0; i < SLOW_GAMES; i++)
+        if (t[i].version != 9)
+            fail_msg("row %d: the slow reader has game %d (%s) at version %lld, not 9 "
+                     "(%d states, %d misfit patches)", r->n, i, t[i].game, t[i].version, states,
+                     bad);
+    print_message("row %d: the slow reader got %d states (%d of them instead of patches) and "
+                  "%d patches for %d moves\n", r->n, states, resyncs, patches, 9 * SLOW_GAMES);
+    assert_int_equal(bad, 0);
+    assert_true(resyncs > 0);
+    assert_true(patches < 9 * SLOW_GAMES);
+    for (int i = 0; i < SLOW_GAMES; i++) {
+        long long v;
+        json_t *st = join_state(x->s.port, t[i].game, &v);
+        if (!json_equal(st, t[i].state))
+            fail_msg("row %d: game %d: the slow reader's state differs from a fresh join", r->n,
+                     i);
+        assert_string_equal(str(st, "board"), "xoxxoooxx");
+        json_decref(st);
+        json_decref(t[i].state);
+        t[i].state = NULL;
+    }
+    /* The server's memory did not grow with what the spectator missed. */
+    assert_true(rss1 - rss0 < 64 * 1024);
+    close(sp.fd);
+    wt_close(&a);
+    wt_close(&b);
+}
+
+/* A client that asks and asks (export: big answers) and never reads: the
+ * answers are not droppable, so once its queue is full it is closed with
+ * 1008. (The close frame may be lost behind what the client never read, or
+ * to a reset: the server's log says why it closed.) */
+static void never_reads_answers(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    memset(&c, 0, sizeof c);
+    c.name = "greedy";
+    c.fd = wt_ws_connect_rcvbuf(x->s.port, 2048);
+    assert_true(c.fd >= 0);
+    char text[128];
+    int n = snprintf(text, sizeof text, "{\"type\":\"hello\",\"protocol\":1}");
+    assert_int_equal(wt_ws_send_text(c.fd, text, (size_t)n), 0);
+    n = snprintf(text, sizeof text, "{\"type\":\"export\",\"game\":\"%s\"}", x->ref);
+    int sent = 0;
+    while (sent < 20000 && wt_ws_send_text(c.fd, text, (size_t)n) == 0)
+        sent++;
+    /* Read until the end: a close frame, EOF or a reset, within bounds. */
+    int code = -1, ended = 0;
+    long deadline = now_ms() + 4 * T;
+    while (!ended && now_ms() < deadline) {
+        int op;
+        char *data;
+        size_t len;
+        if (wt_ws_recv(c.fd, &op, &data, &len, (int)(deadline - now_ms())) < 0) {
+            ended = 1;
+            break;
+        }
+        if (op == 8) {
+            code = len >= 2 ? (((unsigned char)data[0] << 8) | (unsigned char)data[1]) : 1005;
+            ended = 1;
+        }
+        free(data);
+    }
+    char *log = wt_server_log(&x->s, NULL);
+    int closed = log && strstr(log, "slow reader: closed") != NULL;
+    free(log);
+    print_message("row %d: %d requests sent; close code %d\n", r->n, sent, code);
+    if (!ended)
+        fail_msg("row %d: the connection was never closed", r->n);
+    if (!closed)
+        fail_msg("row %d: the server did not close it as a slow reader", r->n);
+    assert_true(code == -1 || code == r->want_close);
+    wt_close(&c);
+}
+
+/* --- the connection flood -------------------------------------------------------------- */
+
+#define FLOOD 150
+
+static void connection_flood(struct ctx *x, const struct row *r)
+{
+    static int fds[FLOOD];
+    int welcomed = 0, refused = 0, failed = 0;
+    for (int i = 0; i < FLOOD; i++)
+        fds[i] = wt_ws_connect(x->s.port);
+    /* Meanwhile the server answers HTTP. */
+    int status = 0;
+    char body[1024];
+    /* Each one: welcomed, or refused with 1013 (server full), or closed. */
+    for (int i = 0; i < FLOOD; i++) {
+        if (fds[i] < 0) {
+            failed++;
+            continue;
+        }
+        wt_ws_send_text(fds[i], "{\"type\":\"hello\",\"protocol\":1}", 29);
+    }
+    for (int i = 0; i < FLOOD; i++) {
+        if (fds[i] < 0)
+            continue;
+        int op;
+        char *data;
+        size_t len;
+        if (wt_ws_recv(fds[i], &op, &data, &len, T) < 0) {
+            failed++;
+        } else if (op == 1 && strstr(data, "\"welcome\"")) {
+            welcomed++;
+        } else if (op == 8 && len >= 2 &&
+                   (((unsigned char)data[0] << 8) | (unsigned char)data[1]) == 1013) {
+            refused++;
+        } else {
+            failed++;
+        }
+        if (op >= 0 && fds[i] >= 0)
+            free(data);
+    }
+    print_message("row %d: %d connections: %d welcomed, %d refused with 1013, %d closed\n",
+                  r->n, FLOOD, welcomed, refused, failed);
+    assert_true(welcomed <= MAX_CONNECTIONS);
+    assert_true(welcomed >= MAX_CONNECTIONS / 2);
+    assert_true(refused > 0);
+    assert_int_equal(welcomed + refused + failed, FLOOD);
+    assert_int_equal(wt_http_get(x->s.port, "/healthz", &status, body, sizeof body), 0);
+    for (int i = 0; i < FLOOD; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    /* Once they are gone, a newcomer is welcome again. */
+    long deadline = now_ms() + T;
+    int ok = 0;
+    while (!ok && now_ms() < deadline) {
+        struct wt_client c;
+        ok = wt_open(&c, "late", x->s.port) == 0;
+        wt_close(&c);
+    }
+    assert_true(ok);
+}
+
+static void long_game_id(struct ctx *x, const struct row *r)
+{
+    static char text[10100];
+    int n = snprintf(text, sizeof text, "{\"type\":\"join\",\"spectate\":true,\"game\":\"");
+    memset(text + n, 'g', 10000);
+    strcpy(text + n + 10000, "\"}");
+    send_expect(x, r, text, strlen(text));
+}
+
+/* An HTTP request (r->text, raw) on its own connection: the answer's status
+ * line must start with r->want_type, or, when that is NULL, the connection
+ * must be closed without an answer. */
+static void http_row(struct ctx *x, const struct row *r)
+{
+    int fd = wt_tcp_connect("127.0.0.1", x->s.port);
+    assert_true(fd >= 0);
+    size_t n = strlen(r->text);
+    char *req = malloc(n + 100001);
+    strcpy(req, r->text);
+    if (strstr(req, "$BIG")) {          /* a 100 kB header in place of $BIG */
+        char *at = strstr(req, "$BIG");
+        char tail[256];
+        snprintf(tail, sizeof tail, "%s", at + 4);
+        memset(at, 'a', 100000);
+        strcpy(at + 100000, tail);
+    }
+    ssize_t w = send(fd, req, strlen(req), MSG_NOSIGNAL);
+    (void)w;                            /* it may be closed part-way: that is an answer too */
+    free(req);
+    char got[64] = "";
+    size_t have = 0;
+    long deadline = now_ms() + T;
+    int closed = 0;
+    while (have < 12 && !closed && now_ms() < deadline) {
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        if (poll(&p, 1, (int)(deadline - now_ms())) <= 0)
+            break;
+        ssize_t k = recv(fd, got + have, sizeof got - 1 - have, 0);
+        if (k <= 0)
+            closed = 1;
+        else
+            have += (size_t)k;
+        got[have] = '\0';
+    }
+    close(fd);
+    if (r->want_type == NULL) {
+        if (!closed || have > 0)
+            fail_msg("row %d (%s): want a close without an answer, got '%.20s'%s", r->n, r->what,
+                     got, closed ? "" : " and no close");
+    } else if (strncmp(got, r->want_type, strlen(r->want_type)) != 0) {
+        fail_msg("row %d (%s): got '%.20s', want '%s'", r->n, r->what, got, r->want_type);
+    }
+}
+
+/* --- the table ----------------------------------------------------------------------------- */
+
+/* Commands in $G: x's refused commands are remembered by seq, so each row
+ * uses its own number as its seq (rows are in increasing order). */
+#define CMD(seq, cmd) "{\"type\":\"command\",\"game\":\"$G\",\"seq\":" seq ",\"cmd\":" cmd "}"
+#define MARK(seq, cell) CMD(seq, "{\"type\":\"mark\",\"cell\":" cell "}")
+
+static const struct row rows[] = {
+    /* malformed JSON */
+    { 1, "not JSON", 1, NULL, "{not json", "bad_json", 0, NULL, NULL },
+    { 2, "empty text", 1, NULL, "", "bad_json", 0, NULL, NULL },
+    { 3, "blank text", 1, NULL, "  \n\t ", "bad_json", 0, NULL, NULL },
+    { 4, "truncated object", 1, NULL, "{\"type\":\"list\"", "bad_json", 0, NULL, NULL },
+    { 5, "two objects in one frame", 1, NULL, "{\"type\":\"list\"}{\"type\":\"list\"}",
+      "bad_json", 0, NULL, NULL },
+    { 6, "duplicate key", 1, NULL, "{\"type\":\"list\",\"type\":\"list\"}", "bad_json", 0, NULL,
+      NULL },
+    { 7, "an array", 1, NULL, "[{\"type\":\"list\"}]", "bad_json", 0, NULL, NULL },
+    { 8, "null", 1, NULL, "null", "bad_json", 0, NULL, NULL },
+    { 9, "a number", 1, NULL, "42", "bad_json", 0, NULL, NULL },
+    { 10, "a string", 1, NULL, "\"list\"", "bad_json", 0, NULL, NULL },
+    { 11, "NaN", 1, NULL, "{\"type\":\"list\",\"id\":NaN}", "bad_json", 0, NULL, NULL },
+    { 12, "\\u0000 in a string", 1, NULL, "{\"type\":\"li\\u0000st\"}", "bad_json", 0, NULL, NULL },
+    { 13, "byte-order mark", 1, NULL, "\xef\xbb\xbf{\"type\":\"list\"}", "bad_json", 0, NULL,
+      NULL },
+    { 14, "single quotes", 1, NULL, "{'type':'list'}", "bad_json", 0, NULL, NULL },
+    { 15, "trailing comma", 1, NULL, "{\"type\":\"list\",}", "bad_json", 0, NULL, NULL },
+    { 16, "malformed before hello", 0, NULL, "{not json", "bad_json", 0, NULL, NULL },
+    /* wrong types */
+    { 20, "hello.protocol a string", 0, NULL, "{\"type\":\"hello\",\"protocol\":\"1\"}",
+      "bad_message", 0, NULL, NULL },
+    { 21, "type a number", 1, NULL, "{\"type\":7}", "bad_message", 0, NULL, NULL },
+    { 22, "create.ruleset a number", 1, NULL, "{\"type\":\"create\",\"ruleset\":5}",
+      "bad_message", 0, NULL, NULL },
+    { 23, "join.spectate a string", 1, NULL,
+      "{\"type\":\"join\",\"game\":\"$R\",\"spectate\":\"yes\"}", "bad_message", 0, NULL, NULL },
+    { 24, "command.cmd an array", 1, "x", CMD("1", "[]"), "bad_message", 0, NULL, NULL },
+    { 25, "command.seq a string", 1, "x", CMD("\"1\"", "{\"type\":\"mark\",\"cell\":0}"),
+      "bad_message", 0, NULL, NULL },
+    { 26, "command.seq a fraction", 1, "x", CMD("1.5", "{\"type\":\"mark\",\"cell\":0}"),
+      "bad_message", 0, NULL, NULL },
+    { 27, "notify.webhook a number", 1, "x", "{\"type\":\"notify\",\"game\":\"$G\",\"webhook\":5}",
+      "bad_message", 0, NULL, NULL },
+    { 28, "list.filter a string", 1, NULL, "{\"type\":\"list\",\"filter\":\"open\"}",
+      "bad_message", 0, NULL, NULL },
+    { 29, "id an object", 1, NULL, "{\"type\":\"list\",\"id\":{}}", "bad_message", 0, NULL, NULL },
+    { 30, "cmd.cell a string", 1, "x", MARK("30", "\"4\""), "bad_command", 0, NULL, NULL },
+    { 31, "cmd.type missing", 1, "x", CMD("31", "{\"cell\":4}"), "bad_command", 0, NULL, NULL },
+    { 32, "create.options.spectators a string", 1, NULL,
+      "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"options\":{\"spectators\":\"no\"}}",
+      "bad_options", 0, NULL, NULL },
+    { 33, "create.webhook not http", 1, NULL,
+      "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"webhook\":\"file:///etc/passwd\"}",
+      "bad_message", 0, NULL, NULL },
+    /* missing and unknown fields */
+    { 40, "hello without protocol", 0, NULL, "{\"type\":\"hello\"}", "bad_message", 0, NULL, NULL },
+    { 41, "command without cmd", 1, "x", "{\"type\":\"command\",\"game\":\"$G\",\"seq\":1}",
+      "bad_message", 0, NULL, NULL },
+    { 42, "command without seq", 1, "x",
+      "{\"type\":\"command\",\"game\":\"$G\",\"cmd\":{\"type\":\"mark\",\"cell\":0}}",
+      "bad_message", 0, NULL, NULL },
+    { 43, "join without game", 1, NULL, "{\"type\":\"join\",\"spectate\":true}", "bad_message",
+      0, NULL, NULL },
+    { 44, "join with neither token nor spectate", 1, NULL, "{\"type\":\"join\",\"game\":\"$R\"}",
+      "bad_message", 0, NULL, NULL },
+    { 45, "sync without since", 1, "x", "{\"type\":\"sync\",\"game\":\"$G\"}", "bad_message", 0,
+      NULL, NULL },
+    { 46, "create without ruleset", 1, NULL, "{\"type\":\"create\"}", "bad_message", 0, NULL,
+      NULL },
+    { 47, "an unknown field", 1, NULL, "{\"type\":\"list\",\"colour\":\"red\"}", "bad_message",
+      0, NULL, NULL },
+    { 48, "cmd.cell missing", 1, "x", CMD("48", "{\"type\":\"mark\"}"), "bad_command", 0, NULL,
+      NULL },
+    { 49, "claim with neither invite nor game", 1, NULL, "{\"type\":\"claim\"}", "bad_message",
+      0, NULL, NULL },
+    /* huge and out-of-range numbers */
+    { 50, "seq 1e300", 1, "x", CMD("1e300", "{\"type\":\"mark\",\"cell\":0}"), "bad_message", 0,
+      NULL, NULL },
+    { 51, "seq 2^63 (past int64)", 1, "x",
+      CMD("9223372036854775808", "{\"type\":\"mark\",\"cell\":0}"), "bad_json", 0, NULL, NULL },
+    { 52, "seq -1", 1, "x", CMD("-1", "{\"type\":\"mark\",\"cell\":0}"), "bad_message", 0, NULL,
+      NULL },
+    { 53, "seq 0", 1, "x", CMD("0", "{\"type\":\"mark\",\"cell\":0}"), "bad_message", 0, NULL,
+      NULL },
+    { 54, "seq 2^63-1", 1, "x", CMD("9223372036854775807", "{\"type\":\"mark\",\"cell\":0}"),
+      "bad_message", 0, NULL, NULL },
+    { 55, "seq 2^53 (past exact doubles)", 1, "x",
+      CMD("9007199254740992", "{\"type\":\"mark\",\"cell\":0}"), "bad_message", 0, NULL, NULL },
+    { 56, "cell 1e300", 1, "x", MARK("56", "1e300"), "bad_command", 0, NULL, NULL },
+    { 57, "cell 2^62", 1, "x", MARK("57", "4611686018427387904"), "bad_square", 0, NULL, NULL },
+    { 58, "cell -1", 1, "x", MARK("58", "-1"), "bad_square", 0, NULL, NULL },
+    { 59, "cell -2^63", 1, "x", MARK("59", "-9223372036854775808"), "bad_square", 0, NULL, NULL },
+    { 60, "sync since -2^63", 1, "x",
+      "{\"type\":\"sync\",\"game\":\"$G\",\"since\":-9223372036854775808}", NULL, 0,
+      NULL, "state" },
+    { 61, "hello.protocol 2^62", 0, NULL,
+      "{\"type\":\"hello\",\"protocol\":4611686018427387904}", "unsupported_protocol", 0, NULL,
+          NULL },
+    { 62, "deadline_seconds 2^62", 1, NULL,
+      "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"options\":{\"deadline_seconds\":"
+      "4611686018427387904}}", "bad_options", 0, NULL, NULL },
+    { 63, "deadline_seconds -1", 1, NULL,
+      "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"options\":{\"deadline_seconds\":-1}}",
+      "bad_options", 0, NULL, NULL },
+    { 64, "id 1e300", 1, NULL, "{\"type\":\"list\",\"id\":1e300}", "bad_message", 0, NULL, NULL },
+    /* deep nesting */
+    { 70, "10,000 levels of [ unclosed", 1, NULL, NULL, "bad_json", 0, deep_array_open, NULL },
+    { 71, "10,000 levels of [ closed", 1, NULL, NULL, "bad_json", 0, deep_array_closed, NULL },
+    { 72, "10,000 levels of {", 1, NULL, NULL, "bad_json", 0, deep_object, NULL },
+    { 73, "2,000 levels in cmd.cell", 1, "x", NULL, "bad_command", 0, deep_in_cmd, NULL },
+    { 74, "2,000 levels in list.filter", 1, NULL, NULL, NULL, 0, deep_in_filter, "games" },
+    /* oversized frames */
+    { 80, "one frame over --max-message", 1, NULL, NULL, NULL, 1009, oversized_frame, NULL },
+    { 81, "a header announcing 2^62 bytes", 1, NULL, NULL, NULL, 1009, huge_frame_header, NULL },
+    { 82, "fragments over --max-message together", 1, NULL, NULL, NULL, 1009,
+      oversized_fragments, NULL },
+    { 83, "fragments and split UTF-8 are fine", 0, NULL, NULL, NULL, 0, fragments_ok, NULL },
+    /* frames of the wrong kind */
+    { 90, "a binary frame", 1, NULL, NULL, NULL, 1003, binary_frame, NULL },
+    { 91, "an empty binary frame", 1, NULL, NULL, NULL, 1003, binary_empty, NULL },
+    { 92, "a fragmented binary message", 1, NULL, NULL, NULL, 1003, binary_fragmented, NULL },
+    { 93, "a binary frame inside a text message", 1, NULL, NULL, NULL, 1002, binary_inside_text,
+      NULL },
+    { 94, "a continuation with nothing to continue", 1, NULL, NULL, NULL, 1002,
+      continuation_first, NULL },
+    { 95, "a reserved opcode", 1, NULL, NULL, NULL, 1002, reserved_opcode, NULL },
+    { 96, "reserved bits set", 1, NULL, NULL, NULL, 1002, rsv_bits, NULL },
+    /* unknown message types */
+    { 100, "an unknown type", 1, NULL, "{\"type\":\"dance\"}", "bad_message", 0, NULL, NULL },
+    { 101, "no type", 1, NULL, "{\"game\":\"$R\"}", "bad_message", 0, NULL, NULL },
+    { 102, "a type in capitals", 1, NULL, "{\"type\":\"LIST\"}", "bad_message", 0, NULL, NULL },
+    { 103, "a server message type", 1, NULL, "{\"type\":\"welcome\"}", "bad_message", 0, NULL,
+      NULL },
+    { 104, "an empty type", 1, NULL, "{\"type\":\"\"}", "bad_message", 0, NULL, NULL },
+    { 105, "a known type before hello", 0, NULL, "{\"type\":\"list\"}", "hello_first", 0, NULL,
+      NULL },
+    { 106, "an unknown type before hello", 0, NULL, "{\"type\":\"dance\"}", "bad_message", 0,
+      NULL, NULL },
+    /* another game's business */
+    { 110, "a command for a game not joined", 1, "x",
+      "{\"type\":\"command\",\"game\":\"$R\",\"seq\":1,\"cmd\":{\"type\":\"mark\",\"cell\":1}}",
+      "not_joined", 0, NULL, NULL },
+    { 111, "a command for no such game", 1, "x",
+      "{\"type\":\"command\",\"game\":\"g-000000000000\",\"seq\":1,\"cmd\":{\"type\":\"mark\","
+      "\"cell\":1}}", "no_such_game", 0, NULL, NULL },
+    { 112, "a sync of a game not joined", 1, "x", "{\"type\":\"sync\",\"game\":\"$R\",\"since\":0}",
+      "not_joined", 0, NULL, NULL },
+    { 113, "a webhook for a game not joined", 1, "x",
+      "{\"type\":\"notify\",\"game\":\"$R\",\"webhook\":null}", "not_joined", 0, NULL, NULL },
+    { 114, "a path for a game id", 1, NULL,
+      "{\"type\":\"join\",\"game\":\"../../etc/passwd\",\"spectate\":true}", "no_such_game", 0,
+      NULL, NULL },
+    { 115, "a scenario outside the scenario directory", 1, NULL,
+      "{\"type\":\"create\",\"ruleset\":\"waterloo\",\"scenario\":\"/etc/passwd\"}",
+      "no_such_scenario", 0, NULL, NULL },
+    { 116, "a 10 kB game id", 1, NULL, NULL, "no_such_game", 0, long_game_id, NULL },
+    /* out of phase, out of turn */
+    { 120, "o moves on x's turn", 1, "o", MARK("120", "0"), "not_your_turn", 0, NULL, NULL },
+    { 121, "Waterloo: end_phase in the set-up", 1, "french",
+      "{\"type\":\"command\",\"game\":\"$W\",\"seq\":1,\"cmd\":{\"type\":\"end_phase\"}}",
+      "wrong_phase", 0, NULL, NULL },
+    { 122, "Waterloo: declare in the set-up", 1, "french",
+      "{\"type\":\"command\",\"game\":\"$W\",\"seq\":2,\"cmd\":{\"type\":\"declare\","
+      "\"battles\":[]}}", "wrong_phase", 0, NULL, NULL },
+    { 123, "Waterloo: a command of another ruleset", 1, "french",
+      "{\"type\":\"command\",\"game\":\"$W\",\"seq\":3,\"cmd\":{\"type\":\"mark\",\"cell\":0}}",
+      "bad_command", 0, NULL, NULL },
+    /* replayed sequence numbers */
+    { 130, "replayed and forgotten seqs", 1, NULL, NULL, NULL, 0, replayed_seq, NULL },
+    /* invalid UTF-8 */
+    { 140, "a lone continuation byte", 1, NULL, "{\"type\":\"list\",\"id\":\"\x80\"}", NULL,
+      1007, NULL, NULL },
+    { 141, "a bad second byte", 1, NULL, "{\"type\":\"list\",\"id\":\"\xc3\x28\"}", NULL, 1007,
+      NULL, NULL },
+    { 142, "an overlong slash", 1, NULL, "{\"type\":\"list\",\"id\":\"\xc0\xaf\"}", NULL, 1007,
+      NULL, NULL },
+    { 143, "a UTF-16 surrogate", 1, NULL, "{\"type\":\"list\",\"id\":\"\xed\xa0\x80\"}", NULL,
+      1007, NULL, NULL },
+    { 144, "past U+10FFFF", 1, NULL, "{\"type\":\"list\",\"id\":\"\xf4\x90\x80\x80\"}", NULL, 1007,
+      NULL, NULL },
+    { 145, "a 0xFF byte", 1, NULL, "{\"type\":\"list\",\"id\":\"\xff\"}", NULL, 1007, NULL, NULL },
+    { 146, "a sequence cut at the end", 1, NULL, "[\"\xe2\x82", NULL, 1007, NULL, NULL },
+    { 147, "bad UTF-8 across fragments", 1, NULL, NULL, NULL, 1007, bad_utf8_fragments, NULL },
+    { 148, "bad UTF-8 before hello", 0, NULL, "\xc3\x28", NULL, 1007, NULL, NULL },
+    /* slow readers and floods */
+    { 150, "a spectator that never reads", 1, NULL, NULL, NULL, 0, slow_reader, NULL },
+    { 151, "a client that asks and never reads", 1, NULL, NULL, NULL, 1008, never_reads_answers,
+      NULL },
+    { 160, "connections beyond --max-connections", 1, NULL, NULL, NULL, 1013, connection_flood,
+      NULL },
+    /* HTTP on the same port */
+    { 170, "HTTP: a path that climbs out", 0, NULL,
+      "GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n", NULL, 0, http_row, "HTTP/1.1 404" },
+    { 171, "HTTP: POST to a read-only page", 0, NULL,
+      "POST /games HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", NULL, 0, http_row,
+      "HTTP/1.1 405" },
+    { 172, "HTTP: DELETE", 0, NULL, "DELETE /games HTTP/1.1\r\nHost: x\r\n\r\n", NULL, 0,
+      http_row, "HTTP/1.1 405" },
+    { 173, "HTTP: a 100 kB header", 0, NULL,
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: $BIG\r\n\r\n", NULL, 0, http_row, NULL },
+    { 174, "HTTP: not HTTP at all", 0, NULL, "\x01\x02 hello\r\n\r\n", NULL, 0, http_row,
+      "HTTP/1.0 403" },
+    { 175, "HTTP: an upgrade without a key", 0, NULL,
+      "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Version: 13\r\n\r\n", NULL, 0, http_row, NULL },
+};
+
+static void test_matrix(void **state)
+{
+    struct ctx *x = *state;
+    /* WT_ROW=n runs only row n (and the checks). */
+    const char *only = getenv("WT_ROW");
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct row *r = &rows[i];
+        if (only && atoi(only) != r->n)
+            continue;
+        if (r->fn) {
+            r->fn(x, r);
+        } else {
+            char *text = expand(x, r->text);
+            send_expect(x, r, text, strlen(text));
+            free(text);
+        }
+        check_server(x, r->n);
+    }
+    /* The game the rows played in was never changed by them. */
+    long long v = -1;
+    json_t *st = join_state(x->s.port, x->g, &v);
+    assert_non_null(st);
+    assert_int_equal(v, 0);
+    assert_string_equal(str(st, "board"), ".........");
+    json_decref(st);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_matrix),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
