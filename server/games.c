@@ -346,7 +346,7 @@ static struct wrd_msg *state_msg(struct wrd_game *g, int seat)
     struct wrd_msg *m = b.failed ? NULL : wrd_msg_new(b.s, b.len);
     wrd_buf_release(&b);
     if (m)
-        m->game = g;
+        m->game = g;            /* a full state replaces it when dropped */
     return m;
 }
 
@@ -666,7 +666,7 @@ static int apply(struct wrd_server *srv, struct wrd_game *g, int seat, const jso
             json_decref(ops);
             json_decref(evs);
             if (m)
-                m->game = g;
+                m->game = g;    /* droppable: a fresh state replaces it */
             int k = (int)(g->version % PATCH_RING);
             wrd_msg_unref(g->views[v].patch[k]);
             g->views[v].patch[k] = m;
