@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "games.h"
+#include "jsonout.h"
 #include "log.h"
 #include "server.h"
 
@@ -29,11 +30,11 @@ struct wrd_msg *wrd_msg_new(const char *text, size_t len)
 
 struct wrd_msg *wrd_msg_json(const json_t *json)
 {
-    char *text = json_dumps(json, JSON_COMPACT);
-    if (text == NULL)
-        return NULL;
-    struct wrd_msg *m = wrd_msg_new(text, strlen(text));
-    free(text);
+    char stack[4096];
+    struct wrd_buf b;
+    wrd_buf_init(&b, stack, sizeof stack);
+    struct wrd_msg *m = wrd_buf_json(&b, json) == 0 ? wrd_msg_new(b.s, b.len) : NULL;
+    wrd_buf_release(&b);
     return m;
 }
 
@@ -48,17 +49,22 @@ void wrd_msg_unref(struct wrd_msg *m)
         free(m);
 }
 
+#define QUEUE_START 8
+
 struct wrd_conn *wrd_conn_new(struct wrd_server *srv, struct lws *wsi)
 {
     struct wrd_conn *c = calloc(1, sizeof *c);
     if (c == NULL)
         return NULL;
-    c->q = calloc((size_t)srv->cfg.max_queue, sizeof *c->q);
+    /* The ring starts small and grows to --max-queue on demand: most
+     * connections never hold more than a few messages, and 10,000 idle
+     * ones would otherwise hold 40 MB of empty rings. */
+    c->qcap = srv->cfg.max_queue < QUEUE_START ? srv->cfg.max_queue : QUEUE_START;
+    c->q = calloc((size_t)c->qcap, sizeof *c->q);
     if (c->q == NULL) {
         free(c);
         return NULL;
     }
-    c->qcap = srv->cfg.max_queue;
     c->srv = srv;
     c->wsi = wsi;
     c->refs = 1;
@@ -79,7 +85,7 @@ void wrd_conn_ref(struct wrd_conn *c)
 static void drop_queue(struct wrd_conn *c)
 {
     while (c->qlen > 0) {
-        wrd_msg_unref(c->q[c->qhead]);
+        wrd_msg_unref(c->q[c->qhead].msg);
         c->qhead = (c->qhead + 1) % c->qcap;
         c->qlen--;
     }
@@ -113,6 +119,34 @@ void wrd_conn_closed(struct wrd_conn *c)
     wrd_conn_unref(c);
 }
 
+/* The commits a message queued now must wait for (see conn.h). */
+static uint64_t commit_needed(const struct wrd_conn *c)
+{
+    return c->srv->delivering ? c->srv->commits : c->srv->commits + 1;
+}
+
+/* Room for one more entry: the ring doubles up to --max-queue. 0, or -1
+ * when it holds --max-queue messages (or cannot grow). */
+static int queue_room(struct wrd_conn *c)
+{
+    if (c->qlen < c->qcap)
+        return 0;
+    int max = c->srv->cfg.max_queue;
+    if (c->qcap >= max)
+        return -1;
+    int cap = 2 * c->qcap < max ? 2 * c->qcap : max;
+    struct wrd_qent *q = malloc(sizeof *q * (size_t)cap);
+    if (q == NULL)
+        return -1;
+    for (int i = 0; i < c->qlen; i++)
+        q[i] = c->q[(c->qhead + i) % c->qcap];
+    free(c->q);
+    c->q = q;
+    c->qhead = 0;
+    c->qcap = cap;
+    return 0;
+}
+
 /* The queue is full: drop the patches and states in it (keeping the order
  * of the rest) and mark their games stale. Returns how many were dropped. */
 static int drop_replaceable(struct wrd_conn *c)
@@ -120,14 +154,14 @@ static int drop_replaceable(struct wrd_conn *c)
     int kept = 0, n = c->qlen;
     for (int i = 0; i < n; i++) {
         /* kept <= i: writing never overtakes reading in the ring */
-        struct wrd_msg *m = c->q[(c->qhead + i) % c->qcap];
-        struct wrd_member *mb = m->game ? wrd_conn_member(c, m->game) : NULL;
-        if (m->game) {
+        struct wrd_qent e = c->q[(c->qhead + i) % c->qcap];
+        if (e.msg->game) {
+            struct wrd_member *mb = wrd_conn_member(c, e.msg->game);
             if (mb)
                 mb->stale = 1;
-            wrd_msg_unref(m);
+            wrd_msg_unref(e.msg);
         } else {
-            c->q[(c->qhead + kept++) % c->qcap] = m;
+            c->q[(c->qhead + kept++) % c->qcap] = e;
         }
     }
     c->qlen = kept;
@@ -153,7 +187,7 @@ void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m)
     struct wrd_member *mb = m->game ? wrd_conn_member(c, m->game) : NULL;
     if (mb && mb->stale)
         return;                 /* a full state of this game is owed instead */
-    if (c->qlen == c->qcap) {
+    if (queue_room(c) < 0) {
         /* Too slow to read: forget what a full state can replace. */
         int dropped = drop_replaceable(c);
         wrd_warn("slow reader: queue dropped", "addr=%s dropped=%d kept=%d", c->addr, dropped,
@@ -169,13 +203,15 @@ void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m)
         }
     }
     wrd_msg_ref(m);
-    c->q[(c->qhead + c->qlen++) % c->qcap] = m;
+    c->q[(c->qhead + c->qlen++) % c->qcap] = (struct wrd_qent){ m, commit_needed(c) };
     if (c->qlen == 1)
         lws_callback_on_writable(c->wsi);
 }
 
 /* The queue has drained: queue a current state of each stale game (as many
- * as fit; the rest wait for the next time it drains). */
+ * as fit; the rest wait for the next time it drains). Built now, a state
+ * may show commands not yet committed: like any message queued outside the
+ * flush, it waits for the next commit. */
 static void send_owed_states(struct wrd_conn *c)
 {
     c->stale = 0;
@@ -183,7 +219,7 @@ static void send_owed_states(struct wrd_conn *c)
         struct wrd_member *mb = &c->members[i];
         if (!mb->stale)
             continue;
-        if (c->qlen == c->qcap) {
+        if (queue_room(c) < 0) {
             c->stale = 1;
             return;
         }
@@ -193,7 +229,7 @@ static void send_owed_states(struct wrd_conn *c)
             return;
         }
         mb->stale = 0;
-        c->q[(c->qhead + c->qlen++) % c->qcap] = s;
+        c->q[(c->qhead + c->qlen++) % c->qcap] = (struct wrd_qent){ s, commit_needed(c) };
     }
 }
 
@@ -226,6 +262,48 @@ void wrd_conn_close_all(struct wrd_server *srv)
             lws_callback_on_writable(c->wsi);
 }
 
+/* Bytes of frames one coalesced write may carry (also the protocol's
+ * tx_packet_size in net.c, so lws hands them to one send()). */
+#define BATCH_BYTES 65536
+
+/* The websocket header of an unmasked server text frame of len bytes. */
+static size_t frame_header(unsigned char *h, size_t len)
+{
+    h[0] = 0x81;                                /* FIN, text */
+    if (len < 126) {
+        h[1] = (unsigned char)len;
+        return 2;
+    }
+    if (len < 65536) {
+        h[1] = 126;
+        h[2] = (unsigned char)(len >> 8);
+        h[3] = (unsigned char)len;
+        return 4;
+    }
+    h[1] = 127;
+    for (int i = 0; i < 8; i++)
+        h[2 + i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
+    return 10;
+}
+
+static void sent(struct wrd_conn *c, struct wrd_msg *m)
+{
+    c->srv->metrics.bytes_out += m->len;
+    c->qhead = (c->qhead + 1) % c->qcap;
+    c->qlen--;
+    wrd_msg_unref(m);
+}
+
+/*
+ * One lws_write() per WRITEABLE callback, but not one message: every
+ * message queued (up to BATCH_BYTES) goes out in that one write, each in
+ * its own complete text frame. Each write costs a send() and, through
+ * lws's libuv glue, four epoll_ctl() calls to raise and drop POLLOUT, so a
+ * player's patch and ack, or a joiner's state and answer, leave together.
+ * LWS_WRITE_HTTP makes lws 4.1 send the bytes as they are (no framing of
+ * its own); a partial send is kept in lws's own buffer and finished before
+ * anything else is written, so frames never interleave.
+ */
 int wrd_conn_write_next(struct wrd_conn *c)
 {
     if (c->wsi == NULL || c->closing)
@@ -234,14 +312,45 @@ int wrd_conn_write_next(struct wrd_conn *c)
         send_owed_states(c);
     if (c->qlen == 0)
         return 0;
-    struct wrd_msg *m = c->q[c->qhead];
-    int n = lws_write(c->wsi, m->payload, m->len, LWS_WRITE_TEXT);
-    if (n < (int)m->len)
-        return -1;
-    c->srv->metrics.bytes_out += m->len;
-    c->qhead = (c->qhead + 1) % c->qcap;
-    c->qlen--;
-    wrd_msg_unref(m);
+    struct wrd_msg *m = c->q[c->qhead].msg;
+    size_t total = 0;
+    int n = 0;
+    while (n < c->qlen) {
+        const struct wrd_qent *e = &c->q[(c->qhead + n) % c->qcap];
+        size_t add = e->msg->len + (e->msg->len < 126 ? 2 : e->msg->len < 65536 ? 4 : 10);
+        if (e->after > c->srv->commits || (n > 0 && total + add > BATCH_BYTES))
+            break;          /* not committed yet, or the write is full */
+        total += add;
+        n++;
+    }
+    if (n == 0) {
+        /* What is queued waits for the next commit: ask again (the fd is
+         * registered again at the next poll, after the flush). */
+        lws_callback_on_writable(c->wsi);
+        return 0;
+    }
+    if (n == 1) {
+        /* One message (or one too large to share a write): lws frames it. */
+        int w = lws_write(c->wsi, m->payload, m->len, LWS_WRITE_TEXT);
+        if (w < (int)m->len)
+            return -1;
+        sent(c, m);
+    } else {
+        struct wrd_server *srv = c->srv;
+        if (srv->batch == NULL && (srv->batch = malloc(LWS_PRE + BATCH_BYTES)) == NULL)
+            return -1;
+        unsigned char *p = srv->batch + LWS_PRE;
+        for (int i = 0; i < n; i++) {
+            struct wrd_msg *x = c->q[c->qhead].msg;
+            p += frame_header(p, x->len);
+            memcpy(p, x->payload, x->len);
+            p += x->len;
+            sent(c, x);
+        }
+        int w = lws_write(c->wsi, srv->batch + LWS_PRE, total, LWS_WRITE_HTTP);
+        if (w < (int)total)
+            return -1;
+    }
     if (c->qlen > 0 || c->stale)
         lws_callback_on_writable(c->wsi);
     return 0;

@@ -4,8 +4,9 @@
  *
  * A broadcast is serialised once and the same refcounted buffer is queued
  * to every recipient (lws does not modify a server's payload). libwebsockets
- * allows one write per WRITEABLE callback, so the queue drains one message
- * per loop iteration per connection; it is bounded by --max-queue.
+ * allows one write per WRITEABLE callback; that one write carries every
+ * committed message queued (wrd_conn_write_next). The queue grows on demand
+ * and is bounded by --max-queue.
  *
  * When the queue is full, what can be replaced is dropped: the messages
  * that only carry a game's state forward (patches and states, tagged with
@@ -45,6 +46,13 @@ struct wrd_msg *wrd_msg_json(const struct json_t *json);
 void wrd_msg_ref(struct wrd_msg *m);
 void wrd_msg_unref(struct wrd_msg *m);
 
+/* A queued message and the commit it waits for: it may be written once
+ * the server has made `after` commits (see wrd_conn_send). */
+struct wrd_qent {
+    struct wrd_msg *msg;
+    uint64_t after;
+};
+
 struct wrd_member {
     struct wrd_game *game;
     int seat;                   /* seat index, or -1 for a spectator */
@@ -59,7 +67,7 @@ struct wrd_conn {
     int hello;                  /* hello received */
     char addr[64];              /* peer address */
     /* outbound ring */
-    struct wrd_msg **q;
+    struct wrd_qent *q;
     int qhead, qlen, qcap;
     int stale;                  /* some membership is owed a full state */
     int closing;                /* closed for not reading (1008): nothing more is queued */
@@ -82,7 +90,15 @@ void wrd_conn_unref(struct wrd_conn *c);
 void wrd_conn_closed(struct wrd_conn *c);
 
 /* Queue m (takes a new reference). Ignored once the socket is closed, and
- * for a patch or state (m->game set) of a game owed a full state. */
+ * for a patch or state (m->game set) of a game owed a full state.
+ *
+ * Nothing queued is written before the store has committed everything the
+ * message may reflect: a message queued while the loop handles input (a
+ * joiner's state, a sync's patches, which may show commands applied in
+ * this iteration and not yet committed) waits for the next commit; one
+ * queued by the flush after its commit (acks, broadcasts) may go at once.
+ * The flush counts commits in srv->commits and marks its delivery phase in
+ * srv->delivering. */
 void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m);
 /* Queue json (steals the reference). */
 void wrd_conn_send_json(struct wrd_conn *c, struct json_t *json);

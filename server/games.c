@@ -307,12 +307,13 @@ static int status_row(struct wrd_server *srv, const struct wrd_game *g)
 }
 
 /* A state message: the server's own part (version, status, forfeit,
- * deadline) around the ruleset's projection for the seat's view. Written
- * as text directly, the view serialised in place (states go to every
- * joiner, so they are as hot as patches):
+ * deadline) around the ruleset's projection for the seat's view, tagged
+ * with its game (a full state replaces it). Written as text directly, the
+ * view serialised in place (states go to every joiner, so they are as hot
+ * as patches):
  * {"type":"state","game","version","ruleset","status","state","seat"
  *  [,"forfeit"][,"deadline_ms"]} */
-static struct wrd_msg *state_msg(const struct wrd_game *g, int seat)
+static struct wrd_msg *state_msg(struct wrd_game *g, int seat)
 {
     const struct view *v = &g->views[view_of(g, seat)];
     char stack[4096];
