@@ -1702,6 +1702,16 @@ static const char *cr_awaited(void *game)
     return wr_campaign_awaited(game);
 }
 
+static int cr_awaiting(void *game, struct wr_decision *out, int max)
+{
+    struct waiting w;
+    waiting(game, &w);
+    int n = 0;
+    for (; n < w.n && n < max; n++)
+        out[n] = (struct wr_decision){ w.seat[n], w.what[n] };
+    return n;
+}
+
 static const char *cr_result(void *game)
 {
     const struct wr_campaign *c = game;
@@ -1720,5 +1730,6 @@ const struct wr_ruleset wr_ruleset_campaign = {
     .project = cr_project,
     .project_events = cr_project_events,
     .awaited = cr_awaited,
+    .awaiting = cr_awaiting,
     .result = cr_result,
 };

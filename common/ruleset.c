@@ -103,6 +103,15 @@ static const char *wl_awaited(void *game)
     return g->await_side < 0 ? NULL : wr_side_name(g->await_side);
 }
 
+static int wl_awaiting(void *game, struct wr_decision *out, int max)
+{
+    const struct wr_game *g = &((struct waterloo *)game)->g;
+    if (g->await_side < 0 || max < 1)
+        return 0;
+    out[0] = (struct wr_decision){ wr_side_name(g->await_side), wr_await_name(g->await_what) };
+    return 1;
+}
+
 static const char *wl_result(void *game)
 {
     const struct wr_game *g = &((struct waterloo *)game)->g;
@@ -118,5 +127,6 @@ const struct wr_ruleset wr_ruleset_waterloo = {
     .project = wl_project,
     .project_events = wl_project_events,
     .awaited = wl_awaited,
+    .awaiting = wl_awaiting,
     .result = wl_result,
 };

@@ -15,6 +15,16 @@
 
 struct json_t;
 
+/* One awaited decision: the seat and what it must send (a short word,
+ * such as "mark", "move" or "tactic"). */
+struct wr_decision {
+    const char *seat;
+    const char *what;
+};
+
+/* Most seats any ruleset awaits at once (a campaign: 8 players and a referee). */
+#define WR_DECISIONS_MAX 16
+
 struct wr_ruleset {
     const char *name;
     /* Seat names, NULL-terminated ("french", "allied"). */
@@ -52,8 +62,16 @@ struct wr_ruleset {
     struct json_t *(*project)(void *game, const char *seat);
     struct json_t *(*project_events)(void *game, const char *seat, const struct json_t *events);
 
-    /* The seat whose decision is awaited, or NULL when the game is over. */
+    /* The seat whose decision is awaited, or NULL when the game is over;
+     * when several are awaited at once, the first of awaiting(). */
     const char *(*awaited)(void *game);
+    /* Every seat whose decision is awaited now, and what each must send,
+     * in the ruleset's order: fills out[0..max) and returns how many (0
+     * when the game is over or waits for nobody). The strings are owned
+     * by the ruleset and stay valid until the game's next apply() or its
+     * destroy(). Several seats are awaited at once when they decide
+     * simultaneously (the campaign's sealed tactics). */
+    int (*awaiting)(void *game, struct wr_decision *out, int max);
     /* NULL while running; the winning seat, or "draw", when over. */
     const char *(*result)(void *game);
 };

@@ -60,6 +60,15 @@ static const char *ttt_awaited(void *game)
     return t->moves % 2 == 0 ? "x" : "o";
 }
 
+static int ttt_awaiting(void *game, struct wr_decision *out, int max)
+{
+    const char *aw = ttt_awaited(game);
+    if (aw == NULL || max < 1)
+        return 0;
+    out[0] = (struct wr_decision){ aw, "mark" };
+    return 1;
+}
+
 static enum wr_reason ttt_apply(void *game, const char *seat, const json_t *cmd,
                                 json_t **events, struct wr_refusal *why)
 {
@@ -137,5 +146,6 @@ const struct wr_ruleset wr_ruleset_tictactoe = {
     .project = ttt_project,
     .project_events = ttt_project_events,
     .awaited = ttt_awaited,
+    .awaiting = ttt_awaiting,
     .result = ttt_result,
 };

@@ -33,7 +33,6 @@
 #include "server.h"
 #include "store.h"
 
-#define MAX_SEATS 16            /* a campaign: 8 players and a referee */
 #define PATCH_RING 64           /* patches kept per view for `sync` */
 #define RESULTS 32              /* answers kept per seat for re-sent seqs */
 #define SNAPSHOT_EVERY 200
@@ -56,6 +55,14 @@ struct seat {
     int connected;              /* connections joined as this seat */
     int64_t last_seq;
     struct result results[RESULTS];
+    int was_awaited;            /* refresh_awaiting's scratch */
+    /* The decision awaited from this seat (refresh_awaiting): while the
+     * game runs, what it must send (the ruleset's word, valid until the
+     * game's next command), else NULL; its deadline (ms since the epoch,
+     * 0 = none) and whether the reminder went out. */
+    const char *what;
+    int64_t deadline_at;
+    int reminded;
 };
 
 struct view {
@@ -80,8 +87,8 @@ struct wrd_game {
     uint8_t seed[32];
     int64_t version;
     int status;
-    char forfeit[24];           /* seat that forfeited on time, or "" */
-    struct seat seats[MAX_SEATS];
+    char forfeit[128];          /* seat(s) that forfeited on time ('+' between), or "" */
+    struct seat *seats;         /* nseats, as the ruleset names them */
     int nseats;
     struct view *views;         /* one per seat then the public one, or just one */
     int nviews;
@@ -90,12 +97,12 @@ struct wrd_game {
     int spectators;             /* option */
     int open_seats;             /* option */
     int64_t deadline_s;         /* option; 0 = none */
-    int64_t deadline_at;        /* ms since the epoch, 0 = none pending */
-    int reminded;
     uv_timer_t *timer;          /* deadline timer (allocated when used) */
     char **lines;               /* the record: one JSON line per command */
     int nlines, caplines;
-    const char *awaited_before; /* awaited seat before the last command */
+    int64_t restored_deadline;  /* restore only: the stored earliest deadline */
+    int64_t quiet_at;           /* the version at which the server section last changed
+                                   without a command (the start, a forfeit); -1: never */
     struct wrd_server *srv;
     /* restore only */
     int64_t snap_version;
@@ -105,14 +112,14 @@ struct wrd_game {
 };
 
 /* Deliveries that wait for the commit of the iteration's batch. */
-enum { D_BROADCAST, D_DIRECT, D_NOTIFY, D_STATE_ALL };
+enum { D_BROADCAST, D_DIRECT, D_NOTIFY, D_STATE_ALL, D_STATE_ONE };
 
 struct deferred {
     int kind;
     struct wrd_game *game;
     int view;                   /* D_BROADCAST */
     int64_t version;            /* D_BROADCAST: the patch's `to` */
-    struct wrd_conn *conn;      /* D_DIRECT (holds a reference) */
+    struct wrd_conn *conn;      /* D_DIRECT, D_STATE_ONE (holds a reference) */
     struct wrd_msg *msg;        /* D_BROADCAST, D_DIRECT (holds a reference) */
     int seat;                   /* D_NOTIFY */
     const char *event;          /* D_NOTIFY */
@@ -287,6 +294,16 @@ static int compute_status(const struct wrd_game *g)
     return ST_RUNNING;
 }
 
+/* The earliest deadline of the seats awaited now, 0 when none runs. */
+static int64_t earliest_deadline(const struct wrd_game *g)
+{
+    int64_t t = 0;
+    for (int i = 0; i < g->nseats; i++)
+        if (g->seats[i].deadline_at && (t == 0 || g->seats[i].deadline_at < t))
+            t = g->seats[i].deadline_at;
+    return t;
+}
+
 static int seat_row(struct wrd_server *srv, const struct wrd_game *g, int i)
 {
     const struct seat *s = &g->seats[i];
@@ -300,10 +317,17 @@ static const char *result_of(const struct wrd_game *g)
     return g->forfeit[0] ? "forfeit" : g->rs->result(g->g);
 }
 
+/* The game's row: a forfeit is stored as "forfeit:SEATS". */
 static int status_row(struct wrd_server *srv, const struct wrd_game *g)
 {
-    return srv->store->ops->put_status(srv->store, g->id, status_names[g->status], result_of(g),
-                                       g->deadline_at);
+    char res[160];
+    const char *r = result_of(g);
+    if (g->forfeit[0]) {
+        snprintf(res, sizeof res, "forfeit:%s", g->forfeit);
+        r = res;
+    }
+    return srv->store->ops->put_status(srv->store, g->id, status_names[g->status], r,
+                                       earliest_deadline(g));
 }
 
 /* A state message: the server's own part (version, status, forfeit,
@@ -313,7 +337,7 @@ static int status_row(struct wrd_server *srv, const struct wrd_game *g)
  * as patches):
  * {"type":"state","game","version","ruleset","status","state","seat"
  *  [,"forfeit"][,"deadline_ms"]} */
-static struct wrd_msg *state_msg(struct wrd_game *g, int seat)
+static struct wrd_msg *state_msg(struct wrd_game *g, int seat, const json_t *id)
 {
     const struct view *v = &g->views[view_of(g, seat)];
     char stack[4096];
@@ -338,9 +362,14 @@ static struct wrd_msg *state_msg(struct wrd_game *g, int seat)
         wrd_buf_lit(&b, ",\"forfeit\":");
         wrd_buf_str(&b, g->forfeit, strlen(g->forfeit));
     }
-    if (g->deadline_at) {
+    int64_t deadline = earliest_deadline(g);
+    if (deadline) {
         wrd_buf_lit(&b, ",\"deadline_ms\":");
-        wrd_buf_int(&b, g->deadline_at);
+        wrd_buf_int(&b, deadline);
+    }
+    if (id) {
+        wrd_buf_lit(&b, ",\"id\":");
+        wrd_buf_json(&b, id);
     }
     wrd_buf_lit(&b, "}");
     struct wrd_msg *m = b.failed ? NULL : wrd_msg_new(b.s, b.len);
@@ -358,12 +387,12 @@ struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, struct wrd_conn *c,
     for (int k = 0; k < g->nmembers; k++)
         if (g->members[k].conn == c)
             g->members[k].since = g->version;   /* the patches it holds go no further */
-    return state_msg(g, m->seat);
+    return state_msg(g, m->seat, NULL);
 }
 
-static void send_state(struct wrd_conn *c, struct wrd_game *g, int seat)
+static void send_state(struct wrd_conn *c, struct wrd_game *g, int seat, const json_t *id)
 {
-    struct wrd_msg *m = state_msg(g, seat);
+    struct wrd_msg *m = state_msg(g, seat, id);
     wrd_conn_send(c, m);
     wrd_msg_unref(m);
 }
@@ -386,6 +415,7 @@ static void game_free(struct wrd_game *g)
         for (int k = 0; k < PATCH_RING; k++)
             wrd_msg_unref(g->views[v].patch[k]);
     }
+    free(g->seats);
     free(g->views);
     for (int i = 0; i < g->nlines; i++)
         free(g->lines[i]);
@@ -442,8 +472,22 @@ static struct wrd_game *game_new(struct wrd_server *srv, const struct wr_ruleset
         return NULL;
     }
     const char *const *names = rs->game_seats ? rs->game_seats(g->g) : rs->seats;
-    for (const char *const *s = names; *s && g->nseats < MAX_SEATS; s++)
-        snprintf(g->seats[g->nseats++].name, sizeof g->seats[0].name, "%s", *s);
+    int n = 0;
+    while (names[n])
+        n++;
+    g->seats = calloc((size_t)n, sizeof *g->seats);
+    if (g->seats == NULL) {
+        snprintf(err, errlen, "out of memory");
+        game_free(g);
+        return NULL;
+    }
+    for (; g->nseats < n; g->nseats++)
+        if (snprintf(g->seats[g->nseats].name, sizeof g->seats[0].name, "%s",
+                     names[g->nseats]) >= (int)sizeof g->seats[0].name) {
+            snprintf(err, errlen, "seat name too long");
+            game_free(g);
+            return NULL;
+        }
     g->nviews = rs->hidden_info ? g->nseats + 1 : 1;
     g->views = calloc((size_t)g->nviews, sizeof *g->views);
     if (g->views == NULL) {
@@ -451,12 +495,10 @@ static struct wrd_game *game_new(struct wrd_server *srv, const struct wr_ruleset
         game_free(g);
         return NULL;
     }
-    for (int v = 0; v < g->nviews; v++)
-        g->views[v].state = rs->project(g->g, v < g->nseats && g->nviews > 1 ? g->seats[v].name
-                                                                             : NULL);
-    g->awaited_before = rs->awaited(g->g);
+    g->quiet_at = -1;
     return g;
 }
+
 
 static void registry_add(struct wrd_games *gs, struct wrd_game *g)
 {
@@ -532,14 +574,73 @@ static void remember(struct seat *s, int64_t seq, struct wrd_msg *answer)
 
 /* --- notifications and deadlines ------------------------------------------ */
 
+/* The server's part of every projected state, under the key "server"
+ * (rulesets never use that key): the game's status, its result and the
+ * seats that forfeited, each awaited seat with what it must send, and
+ * their deadlines. Patches carry its changes like any other, so a client
+ * learns from a patch that the game is over. */
+static json_t *server_section(const struct wrd_game *g)
+{
+    json_t *aw = json_object(), *dl = json_object();
+    for (int i = 0; i < g->nseats; i++) {
+        const struct seat *s = &g->seats[i];
+        if (s->what)
+            json_object_set_new(aw, s->name, json_string(s->what));
+        if (s->deadline_at)
+            json_object_set_new(dl, s->name, json_integer(s->deadline_at));
+    }
+    const char *res = result_of(g);
+    json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o}", "status", status_names[g->status],
+                          "result", res ? json_string(res) : json_null(), "forfeit",
+                          g->forfeit[0] ? json_string(g->forfeit) : json_null(), "awaiting", aw,
+                          "deadlines", dl);
+    return o;
+}
+
+/* View v's projection now, with the server section. */
+static json_t *project_view(struct wrd_game *g, int v, json_t *section)
+{
+    const char *vs = g->nviews > 1 && v < g->nseats ? g->seats[v].name : NULL;
+    json_t *st = g->rs->project(g->g, vs);
+    if (st)
+        json_object_set(st, "server", section);
+    return st;
+}
+
+/* Every view's projection, from scratch (a new or restored game, once its
+ * status is known). */
+static void project_all(struct wrd_game *g)
+{
+    json_t *section = server_section(g);
+    for (int v = 0; v < g->nviews; v++) {
+        json_decref(g->views[v].state);
+        g->views[v].state = project_view(g, v, section);
+    }
+    json_decref(section);
+}
+
+/* The public projection as snapshots hold it: without the server section
+ * (deadlines are times, not replayable facts). Caller frees. */
+static char *snapshot_text(struct wrd_game *g)
+{
+    json_t *st = g->views[g->nviews - 1].state;
+    json_t *section = json_incref(json_object_get(st, "server"));
+    json_object_del(st, "server");
+    char *text = json_dumps(st, JSON_COMPACT | JSON_SORT_KEYS);
+    if (section)
+        json_object_set_new(st, "server", section);
+    return text;
+}
+
 static void notify_seat(struct wrd_server *srv, struct wrd_game *g, int seat, const char *event)
 {
     struct seat *s = &g->seats[seat];
-    json_t *awaiting = json_object_get(g->views[view_of(g, seat)].state, "awaiting");
     json_t *body = json_pack("{s:s, s:s, s:s, s:I, s:s}", "event", event, "game", g->id, "seat",
                              s->name, "version", (json_int_t)g->version, "ruleset", g->rs->name);
-    if (awaiting)
-        json_object_set(body, "awaiting", awaiting);
+    /* What the seat must decide, and every decision the game awaits. */
+    json_t *section = json_object_get(g->views[view_of(g, seat)].state, "server");
+    json_object_set_new(body, "what", s->what ? json_string(s->what) : json_null());
+    json_object_set(body, "awaiting", json_object_get(section, "awaiting"));
     char *text = json_dumps(body, JSON_COMPACT);
     json_decref(body);
     struct wrd_notify_env env = { event, g->id, s->name, g->rs->name, (long)g->version };
@@ -550,18 +651,23 @@ static void notify_seat(struct wrd_server *srv, struct wrd_game *g, int seat, co
 
 static void on_deadline(uv_timer_t *t);
 
-/* (Re)arm the deadline of the decision now awaited. */
-static void arm_deadline(struct wrd_game *g, int fresh)
+/* The deadline timer, set for the next reminder or expiry of any seat. */
+static void arm_timer(struct wrd_game *g)
 {
-    if (g->deadline_s <= 0 || g->status == ST_FINISHED || g->srv->stopping) {
-        g->deadline_at = 0;
+    int64_t next = 0;
+    for (int i = 0; i < g->nseats; i++) {
+        const struct seat *s = &g->seats[i];
+        if (s->deadline_at == 0)
+            continue;
+        int64_t remind_at = s->deadline_at - g->deadline_s * 200;   /* at 80% of the time */
+        int64_t t = s->reminded ? s->deadline_at : remind_at;
+        if (next == 0 || t < next)
+            next = t;
+    }
+    if (next == 0 || g->srv->stopping) {
         if (g->timer)
             uv_timer_stop(g->timer);
         return;
-    }
-    if (fresh) {
-        g->deadline_at = wrd_now_ms() + g->deadline_s * 1000;
-        g->reminded = 0;
     }
     if (g->timer == NULL) {
         g->timer = malloc(sizeof *g->timer);
@@ -571,9 +677,44 @@ static void arm_deadline(struct wrd_game *g, int fresh)
         g->timer->data = g;
     }
     int64_t now = wrd_now_ms();
-    int64_t remind_at = g->deadline_at - g->deadline_s * 200;   /* at 80% of the time */
-    int64_t next = (!g->reminded && remind_at > now) ? remind_at : g->deadline_at;
     uv_timer_start(g->timer, on_deadline, (uint64_t)(next > now ? next - now : 0), 0);
+}
+
+/*
+ * Which seats does the game await now? Called after every change (a
+ * command by seat `actor`, or -1: a claim, a restore). A seat is awaited
+ * only while the game runs (never before every seat is claimed). A seat
+ * that becomes awaited, or that acted and is still awaited, gets a fresh
+ * deadline; one still awaited that did not act keeps its own. Seats that
+ * become awaited with no connection joined are notified. Re-arms the timer.
+ */
+static void refresh_awaiting(struct wrd_server *srv, struct wrd_game *g, int actor, int notify)
+{
+    struct wr_decision d[WR_DECISIONS_MAX];
+    int n = g->status == ST_RUNNING ? g->rs->awaiting(g->g, d, WR_DECISIONS_MAX) : 0;
+    int64_t now = wrd_now_ms();
+    for (int i = 0; i < g->nseats; i++) {
+        g->seats[i].was_awaited = g->seats[i].what != NULL;
+        g->seats[i].what = NULL;
+    }
+    for (int k = 0; k < n; k++) {
+        int i = seat_index(g, d[k].seat);
+        if (i < 0)
+            continue;
+        struct seat *s = &g->seats[i];
+        s->what = d[k].what;
+        if (!s->was_awaited || i == actor) {
+            s->deadline_at = g->deadline_s > 0 ? now + g->deadline_s * 1000 : 0;
+            s->reminded = 0;
+        }
+        if (!s->was_awaited && notify && s->connected == 0)
+            defer(srv->games, (struct deferred){ .kind = D_NOTIFY, .game = g, .seat = i,
+                                                  .event = "your_turn" });
+    }
+    for (int i = 0; i < g->nseats; i++)
+        if (g->seats[i].what == NULL)
+            g->seats[i].deadline_at = 0;
+    arm_timer(g);
 }
 
 static void broadcast_state(struct wrd_games *gs, struct wrd_game *g)
@@ -581,107 +722,163 @@ static void broadcast_state(struct wrd_games *gs, struct wrd_game *g)
     defer(gs, (struct deferred){ .kind = D_STATE_ALL, .game = g });
 }
 
+/* Every view's server section again (the game changed without a command). */
+static void refresh_sections(struct wrd_game *g)
+{
+    json_t *section = server_section(g);
+    for (int v = 0; v < g->nviews; v++)
+        json_object_set(g->views[v].state, "server", section);
+    json_decref(section);
+}
+
 static void on_deadline(uv_timer_t *t)
 {
     struct wrd_game *g = t->data;
     struct wrd_server *srv = g->srv;
-    const char *aw = g->rs->awaited(g->g);
-    int seat = seat_index(g, aw);
-    if (seat < 0 || g->status == ST_FINISHED)
+    if (g->status != ST_RUNNING)
         return;
-    if (!g->reminded && wrd_now_ms() < g->deadline_at) {
-        g->reminded = 1;
-        defer(srv->games, (struct deferred){ .kind = D_NOTIFY, .game = g, .seat = seat,
-                                              .event = "deadline_reminder" });
-        arm_deadline(g, 0);
+    int64_t now = wrd_now_ms();
+    int nexpired = 0;
+    for (int i = 0; i < g->nseats; i++) {
+        struct seat *s = &g->seats[i];
+        s->was_awaited = 0;     /* here: expired */
+        if (s->deadline_at == 0)
+            continue;
+        if (now >= s->deadline_at) {
+            s->was_awaited = 1;
+            nexpired++;
+        } else if (!s->reminded && now >= s->deadline_at - g->deadline_s * 200) {
+            s->reminded = 1;
+            defer(srv->games, (struct deferred){ .kind = D_NOTIFY, .game = g, .seat = i,
+                                                  .event = "deadline_reminder" });
+        }
+    }
+    if (nexpired == 0) {
+        arm_timer(g);
         return;
     }
-    /* Time is up: the awaited seat forfeits. */
-    snprintf(g->forfeit, sizeof g->forfeit, "%s", g->seats[seat].name);
+    /* Time is up: the seats whose deadline passed forfeit, and the game ends. */
+    size_t at = 0;
+    for (int i = 0; i < g->nseats && at < sizeof g->forfeit; i++)
+        if (g->seats[i].was_awaited)
+            at += (size_t)snprintf(g->forfeit + at, sizeof g->forfeit - at, "%s%s",
+                                   at ? "+" : "", g->seats[i].name);
+    g->quiet_at = g->version;
     g->status = ST_FINISHED;
-    g->deadline_at = 0;
     wrd_info("deadline expired: seat forfeits", "game=%s seat=%s", g->id, g->forfeit);
+    for (int i = 0; i < g->nseats; i++) {
+        g->seats[i].what = NULL;
+        g->seats[i].deadline_at = 0;
+    }
+    arm_timer(g);
+    /* Each seat that ran out of time hears of it. */
+    for (int i = 0; i < g->nseats; i++)
+        if (g->seats[i].was_awaited)
+            defer(srv->games, (struct deferred){ .kind = D_NOTIFY, .game = g, .seat = i,
+                                                  .event = "deadline_expired" });
     if (status_row(srv, g) != 0)
         wrd_error("store write failed", "game=%s", g->id);
+    refresh_sections(g);
     broadcast_state(srv->games, g);
-    defer(srv->games, (struct deferred){ .kind = D_NOTIFY, .game = g, .seat = seat,
-                                          .event = "deadline_expired" });
-}
-
-/* After a change: whom does the game wait for now? Notify that seat when
- * no connection of it is joined. */
-static void after_change(struct wrd_server *srv, struct wrd_game *g)
-{
-    const char *aw = g->rs->awaited(g->g);
-    int seat = seat_index(g, aw);
-    if (g->status != ST_FINISHED && seat >= 0 && g->seats[seat].connected == 0)
-        defer(srv->games, (struct deferred){ .kind = D_NOTIFY, .game = g, .seat = seat,
-                                              .event = "your_turn" });
-    g->awaited_before = aw;
 }
 
 /* --- the command path -------------------------------------------------------- */
 
-/* Apply cmd for seat; on success fill *events and bump the version,
- * computing each view's patch. `live` is 0 during restore (no patches
- * kept, nothing sent, nothing stored). */
-static int apply(struct wrd_server *srv, struct wrd_game *g, int seat, const json_t *cmd,
-                 json_t **events, struct wr_refusal *why, int live)
+/* Apply cmd for seat through the rules. On success the version goes up,
+ * the command joins the game's record and *events holds its events (new
+ * reference); the views are left to publish(). On refusal the game is
+ * unchanged and why says why. */
+static int apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **events,
+                 struct wr_refusal *why)
 {
     enum wr_reason r = g->rs->apply(g->g, g->seats[seat].name, cmd, events, why);
     if (r != WR_R_OK)
         return -1;
     g->version++;
     add_line(g, record_line(g->seats[seat].name, cmd, *events));
+    return 0;
+}
+
+/* The text of {"type":"patch","game","from","to","ops","events"} (and of
+ * {"type":"ack","game","seq","version","events"} when ops is NULL and seq
+ * > 0), written directly: these go out for every command. */
+static struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const json_t *ops,
+                                  const json_t *events)
+{
+    char stack[2048];
+    struct wrd_buf b;
+    wrd_buf_init(&b, stack, sizeof stack);
+    wrd_buf_lit(&b, seq > 0 ? "{\"type\":\"ack\",\"game\":" : "{\"type\":\"patch\",\"game\":");
+    wrd_buf_str(&b, g->id, strlen(g->id));
+    if (seq > 0) {
+        wrd_buf_lit(&b, ",\"seq\":");
+        wrd_buf_int(&b, seq);
+        wrd_buf_lit(&b, ",\"version\":");
+        wrd_buf_int(&b, g->version);
+    } else {
+        wrd_buf_lit(&b, ",\"from\":");
+        wrd_buf_int(&b, g->version - 1);
+        wrd_buf_lit(&b, ",\"to\":");
+        wrd_buf_int(&b, g->version);
+        wrd_buf_lit(&b, ",\"ops\":");
+        if (ops)
+            wrd_buf_json(&b, ops);
+        else
+            wrd_buf_lit(&b, "[]");
+    }
+    wrd_buf_lit(&b, ",\"events\":");
+    if (events)
+        wrd_buf_json(&b, events);
+    else
+        wrd_buf_lit(&b, "[]");
+    wrd_buf_lit(&b, "}");
+    struct wrd_msg *m = b.failed ? NULL : wrd_msg_new(b.s, b.len);
+    wrd_buf_release(&b);
+    return m;
+}
+
+/* After a live command by seat actor: the game's status, the seats it now
+ * awaits, then each view's new projection diffed into one patch (serialised
+ * once, kept for sync, broadcast after the commit). */
+static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t *events)
+{
+    g->status = compute_status(g);
+    refresh_awaiting(srv, g, actor, 1);
+    json_t *section = server_section(g);
     for (int v = 0; v < g->nviews; v++) {
         const char *vs = g->nviews > 1 && v < g->nseats ? g->seats[v].name : NULL;
-        json_t *now = g->rs->project(g->g, vs);
-        if (live) {
-            json_t *ops = wr_jsonpatch_diff(g->views[v].state, now);
-            json_t *evs = g->rs->project_events(g->g, vs, *events);
-            /* The text of {"type":"patch","game","from","to","ops","events"},
-             * written directly (no wrapper object to build and free). */
-            char stack[2048];
-            struct wrd_buf b;
-            wrd_buf_init(&b, stack, sizeof stack);
-            wrd_buf_lit(&b, "{\"type\":\"patch\",\"game\":");
-            wrd_buf_str(&b, g->id, strlen(g->id));
-            wrd_buf_lit(&b, ",\"from\":");
-            wrd_buf_int(&b, g->version - 1);
-            wrd_buf_lit(&b, ",\"to\":");
-            wrd_buf_int(&b, g->version);
-            wrd_buf_lit(&b, ",\"ops\":");
-            if (ops)
-                wrd_buf_json(&b, ops);
-            else
-                wrd_buf_lit(&b, "[]");
-            wrd_buf_lit(&b, ",\"events\":");
-            if (evs)
-                wrd_buf_json(&b, evs);
-            else
-                wrd_buf_lit(&b, "[]");
-            wrd_buf_lit(&b, "}");
-            struct wrd_msg *m = b.failed ? NULL : wrd_msg_new(b.s, b.len);
-            wrd_buf_release(&b);
-            json_decref(ops);
-            json_decref(evs);
-            if (m)
-                m->game = g;    /* droppable: a fresh state replaces it */
-            int k = (int)(g->version % PATCH_RING);
-            wrd_msg_unref(g->views[v].patch[k]);
-            g->views[v].patch[k] = m;
-            g->views[v].patch_to[k] = g->version;
-            if (m) {
-                wrd_msg_ref(m);
-                defer(srv->games, (struct deferred){ .kind = D_BROADCAST, .game = g, .view = v,
-                                                      .version = g->version, .msg = m });
-            }
+        json_t *now = project_view(g, v, section);
+        json_t *ops = wr_jsonpatch_diff(g->views[v].state, now);
+        json_t *evs = g->rs->project_events(g->g, vs, events);
+        struct wrd_msg *m = change_msg(g, 0, ops, evs);
+        json_decref(ops);
+        json_decref(evs);
+        if (m)
+            m->game = g;        /* droppable: a fresh state replaces it */
+        int k = (int)(g->version % PATCH_RING);
+        wrd_msg_unref(g->views[v].patch[k]);
+        g->views[v].patch[k] = m;
+        g->views[v].patch_to[k] = g->version;
+        if (m) {
+            wrd_msg_ref(m);
+            defer(srv->games, (struct deferred){ .kind = D_BROADCAST, .game = g, .view = v,
+                                                  .version = g->version, .msg = m });
         }
         json_decref(g->views[v].state);
         g->views[v].state = now;
     }
-    (void)srv;
-    return 0;
+    json_decref(section);
+}
+
+/* An error answer to a command, remembered for its seq. */
+static struct wrd_msg *command_error(const char *game, const json_t *jseq, const char *code,
+                                     const char *message)
+{
+    json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:O}", "type", "error", "code", code, "message",
+                          message, "game", game, "seq", jseq);
+    struct wrd_msg *a = e ? wrd_msg_json(e) : NULL;
+    json_decref(e);
+    return a;
 }
 
 void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
@@ -731,44 +928,40 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
         wrd_conn_error(c, "rate_limited", "too many commands per second", id, jseq, NULL);
         return;
     }
-    if (g->status == ST_FINISHED) {
-        json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:O}", "type", "error", "code", "game_over",
-                              "message", "the game has finished", "game", id, "seq", jseq);
-        struct wrd_msg *a = wrd_msg_json(e);
-        json_decref(e);
+    /* 3) a game in play: started (every seat claimed) and not over */
+    if (g->status != ST_RUNNING) {
+        struct wrd_msg *a = g->status == ST_OPEN
+            ? command_error(id, jseq, "not_started",
+                            "the game starts when every seat is claimed")
+            : command_error(id, jseq, "game_over", "the game has finished");
         remember(s, seq, a);
         defer_direct(gs, c, a);
         srv->metrics.rejections++;
         return;
     }
-    /* 3) the rules */
+    /* 4) the rules */
     json_t *events = NULL;
     struct wr_refusal why;
-    if (apply(srv, g, m->seat, cmd, &events, &why, 1) != 0) {
-        json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:O}", "type", "error", "code",
-                              wr_reason_code(why.reason), "message", why.message, "game", id,
-                              "seq", jseq);
-        struct wrd_msg *a = wrd_msg_json(e);
-        json_decref(e);
+    if (apply(g, m->seat, cmd, &events, &why) != 0) {
+        struct wrd_msg *a = command_error(id, jseq, wr_reason_code(why.reason), why.message);
         remember(s, seq, a);
         defer_direct(gs, c, a);
         srv->metrics.rejections++;
         return;
     }
     srv->metrics.commands++;
-    /* 4) into the batch */
+    int old_status = g->status;
+    publish(srv, g, m->seat, events);
+    /* 5) into the batch */
     char *cmd_text = wrd_json_text(cmd);
     char *ev_text = wrd_json_text(events);
     struct wrd_command_row row = { g->id, g->version, s->name, seq, cmd_text, ev_text,
                                    wrd_now_ms() };
     int bad = srv->store->ops->put_command(srv->store, &row) != 0;
-    int old_status = g->status;
-    g->status = compute_status(g);
-    arm_deadline(g, 1);
     if (g->status != old_status || g->deadline_s > 0)
         bad |= status_row(srv, g) != 0;
     if (g->status == ST_FINISHED || g->version % SNAPSHOT_EVERY == 0) {
-        char *st = json_dumps(g->views[g->nviews - 1].state, JSON_COMPACT | JSON_SORT_KEYS);
+        char *st = snapshot_text(g);
         bad |= srv->store->ops->put_snapshot(srv->store, g->id, g->version, st) != 0;
         free(st);
     }
@@ -776,37 +969,27 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     free(ev_text);
     if (bad)
         wrd_error("store write failed", "game=%s version=%lld", g->id, (long long)g->version);
-    /* {"type":"ack","game","seq","version","events"}, written directly. */
     json_t *pev = g->rs->project_events(g->g, s->name, events);
-    char stack[1024];
-    struct wrd_buf b;
-    wrd_buf_init(&b, stack, sizeof stack);
-    wrd_buf_lit(&b, "{\"type\":\"ack\",\"game\":");
-    wrd_buf_str(&b, id, strlen(id));
-    wrd_buf_lit(&b, ",\"seq\":");
-    wrd_buf_int(&b, seq);
-    wrd_buf_lit(&b, ",\"version\":");
-    wrd_buf_int(&b, g->version);
-    wrd_buf_lit(&b, ",\"events\":");
-    if (pev)
-        wrd_buf_json(&b, pev);
-    else
-        wrd_buf_lit(&b, "null");
-    wrd_buf_lit(&b, "}");
-    struct wrd_msg *a = b.failed ? NULL : wrd_msg_new(b.s, b.len);
-    wrd_buf_release(&b);
+    struct wrd_msg *a = change_msg(g, seq, NULL, pev);
     json_decref(pev);
     json_decref(events);
     remember(s, seq, a);
     defer_direct(gs, c, a);
     if (g->status == ST_FINISHED && old_status != ST_FINISHED)
         wrd_info("game finished", "game=%s result=%s", g->id, result_of(g));
-    after_change(srv, g);
 }
 
 /* --- create, claim, join ---------------------------------------------------- */
 
-static int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat)
+/* When the joiner's state goes. */
+enum { STATE_NOW, STATE_AFTER, STATE_NONE };
+
+/* Join c to g as seat (-1: a spectator). Its state goes now, echoing id
+ * (STATE_NOW: a join); or once the flush has sent the answer deferred
+ * before it (STATE_AFTER: create and claim answer `created` or `claimed`
+ * first); or not at all (STATE_NONE: a broadcast state covers it). */
+static int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
+                  const json_t *id, int when)
 {
     struct wrd_member *old = wrd_conn_member(c, g);
     if (old)
@@ -826,7 +1009,12 @@ static int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g
     g->members[g->nmembers++] = (struct member_ref){ c, seat, g->version };
     if (seat >= 0)
         g->seats[seat].connected++;
-    send_state(c, g, seat);
+    if (when == STATE_AFTER) {
+        wrd_conn_ref(c);
+        defer(srv->games, (struct deferred){ .kind = D_STATE_ONE, .game = g, .conn = c });
+    } else if (when == STATE_NOW) {
+        send_state(c, g, seat, id);
+    }
     return 0;
 }
 
@@ -971,7 +1159,7 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         return;
     }
     /* The creator's token, and one invite per other seat. */
-    char token[65], invites[MAX_SEATS][33];
+    char token[65], invite[33];
     json_t *inv = json_object();
     random_hex(32, token);
     sha256_hex(token, g->seats[me].token_hash);
@@ -980,12 +1168,15 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     for (int i = 0; i < g->nseats; i++) {
         if (i == me)
             continue;
-        random_hex(16, invites[i]);
-        sha256_hex(invites[i], g->seats[i].invite_hash);
+        random_hex(16, invite);
+        sha256_hex(invite, g->seats[i].invite_hash);
         invite_index(gs, g, i);
-        json_object_set_new(inv, g->seats[i].name, json_string(invites[i]));
+        json_object_set_new(inv, g->seats[i].name, json_string(invite));
     }
     g->status = compute_status(g);
+    if (g->status == ST_RUNNING)
+        refresh_awaiting(srv, g, -1, 1);
+    project_all(g);
     registry_add(gs, g);
 
     char *opt_text = json_dumps(g->options, JSON_COMPACT);
@@ -1011,10 +1202,8 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     struct wrd_msg *a = wrd_msg_json(ans);
     json_decref(ans);
     defer_direct(gs, c, a);
-    if (attach(srv, c, g, me) != 0)
+    if (attach(srv, c, g, me, jid, STATE_AFTER) != 0)
         wrd_conn_error(c, "internal", "out of memory", g->id, NULL, jid);
-    if (g->status == ST_RUNNING)
-        arm_deadline(g, 1);
 }
 
 void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
@@ -1096,12 +1285,18 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     struct wrd_msg *a = wrd_msg_json(ans);
     json_decref(ans);
     defer_direct(gs, c, a);
-    attach(srv, c, g, seat);
     if (old != g->status) {
-        /* Everyone sees the game start. */
+        /* The last seat is claimed: the game starts. Its first decisions
+         * are awaited (and their deadlines run) from now, and everyone
+         * sees the start in a full state, the claimer after `claimed`. */
+        refresh_awaiting(srv, g, -1, 1);
+        refresh_sections(g);
+        g->quiet_at = g->version;
+        if (attach(srv, c, g, seat, NULL, STATE_NONE) != 0)
+            wrd_conn_error(c, "internal", "out of memory", g->id, NULL, jid);
         broadcast_state(gs, g);
-        arm_deadline(g, 1);
-        after_change(srv, g);
+    } else if (attach(srv, c, g, seat, jid, STATE_AFTER) != 0) {
+        wrd_conn_error(c, "internal", "out of memory", g->id, NULL, jid);
     }
 }
 
@@ -1127,7 +1322,7 @@ void wrd_games_join(struct wrd_server *srv, struct wrd_conn *c, const json_t *ms
                            jid);
             return;
         }
-        attach(srv, c, g, -1);
+        attach(srv, c, g, -1, jid, STATE_NOW);
         return;
     }
     char h[65];
@@ -1142,7 +1337,7 @@ void wrd_games_join(struct wrd_server *srv, struct wrd_conn *c, const json_t *ms
         wrd_conn_error(c, "bad_token", "that token opens no seat of this game", id, NULL, jid);
         return;
     }
-    attach(srv, c, g, seat);
+    attach(srv, c, g, seat, jid, STATE_NOW);
 }
 
 /* --- sync, list, leave, export, notify ------------------------------------------ */
@@ -1159,24 +1354,25 @@ void wrd_games_sync(struct wrd_server *srv, struct wrd_conn *c, const json_t *ms
                        g ? "join the game first" : "there is no such game", id, NULL, jid);
         return;
     }
-    if (since == g->version) {
-        json_t *a = json_pack("{s:s, s:s, s:I}", "type", "synced", "game", g->id, "version",
-                              (json_int_t)g->version);
-        if (jid)
-            json_object_set(a, "id", jid);
-        wrd_conn_send_json(c, a);
-        return;
-    }
+    /* The patches from `since` on, then `synced`; or a full state when
+     * they are gone, or when the server section changed without a command
+     * at or after `since` (the game started, or ended by forfeit). */
     const struct view *v = &g->views[view_of(g, m->seat)];
-    int have = since >= 0 && since < g->version && g->version - since <= PATCH_RING;
+    int have = since >= 0 && since <= g->version && g->version - since <= PATCH_RING &&
+               since > g->quiet_at;
     for (json_int_t k = since + 1; have && k <= g->version; k++)
         have = v->patch[k % PATCH_RING] && v->patch_to[k % PATCH_RING] == k;
     if (!have) {
-        send_state(c, g, m->seat);
+        send_state(c, g, m->seat, jid);
         return;
     }
     for (json_int_t k = since + 1; k <= g->version; k++)
         wrd_conn_send(c, v->patch[k % PATCH_RING]);
+    json_t *a = json_pack("{s:s, s:s, s:I}", "type", "synced", "game", g->id, "version",
+                          (json_int_t)g->version);
+    if (jid)
+        json_object_set(a, "id", jid);
+    wrd_conn_send_json(c, a);
 }
 
 static json_t *game_summary(const struct wrd_game *g)
@@ -1364,9 +1560,19 @@ void wrd_games_flush(struct wrd_server *srv)
         case D_STATE_ALL:
             for (int k = 0; k < d->game->nmembers; k++) {
                 struct member_ref *m = &d->game->members[k];
-                send_state(m->conn, d->game, m->seat);
+                send_state(m->conn, d->game, m->seat, NULL);
                 m->since = d->game->version;
             }
+            break;
+        case D_STATE_ONE:
+            for (int k = 0; k < d->game->nmembers; k++) {
+                struct member_ref *m = &d->game->members[k];
+                if (m->conn != d->conn)
+                    continue;
+                send_state(m->conn, d->game, m->seat, NULL);
+                m->since = d->game->version;
+            }
+            wrd_conn_unref(d->conn);
             break;
         case D_NOTIFY:
             notify_seat(srv, d->game, d->seat, d->event);
@@ -1434,11 +1640,27 @@ int wrd_games_count(struct wrd_server *srv)
     return srv->games->count;
 }
 
+/*
+ * Reading games back from the store: at start-up every game the store
+ * passes (into the registry), or one game on demand (detached: `single`,
+ * built on a worker thread and handed to the loop). Commands replay through
+ * the rules; views are projected once, at the end (finish_load).
+ */
 struct restore {
     struct wrd_server *srv;
+    struct wrd_game *single;    /* one game read on demand, or NULL: the registry */
     struct wrd_game *last;
     char err[256];
 };
+
+static struct wrd_game *restore_find(struct restore *rs, const char *id)
+{
+    if (rs->last && strcmp(rs->last->id, id) == 0)
+        return rs->last;
+    if (rs->single)
+        return strcmp(rs->single->id, id) == 0 ? rs->single : NULL;
+    return find(rs->srv->games, id);
+}
 
 static int restore_game(void *ctx, const struct wrd_game_row *r, const char *status,
                         const char *result, int64_t deadline_ms)
@@ -1449,6 +1671,10 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
         snprintf(rs->err, sizeof rs->err, "game %s: unknown ruleset %s", r->id, r->ruleset);
         return -1;
     }
+    if (rs->single && rs->single->rs) {
+        snprintf(rs->err, sizeof rs->err, "game %s: read twice", r->id);
+        return -1;
+    }
     json_t *opts = json_loads(r->options_json, 0, NULL);
     const char *scen = strcmp(r->scenario_json, "null") == 0 ? NULL : r->scenario_json;
     struct wrd_game *g = game_new(rs->srv, ruleset, r->id, r->scenario_name, scen,
@@ -1456,16 +1682,22 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
                                   NULL);
     if (g == NULL)
         return -1;
-    if (result && strcmp(result, "forfeit") == 0 && strcmp(status, "finished") == 0)
-        g->forfeit[0] = '?';    /* the seat is set again below from the seats' state */
-    g->deadline_at = deadline_ms;
+    if (result && strncmp(result, "forfeit", 7) == 0 && strcmp(status, "finished") == 0) {
+        /* "forfeit:SEATS"; a bare "forfeit" names the seats the game
+         * still awaits (finish_load). */
+        snprintf(g->forfeit, sizeof g->forfeit, "%s", result[7] == ':' ? result + 8 : "?");
+    }
+    g->restored_deadline = deadline_ms;
     int64_t sv;
     char *st;
     if (rs->srv->store->ops->latest_snapshot(rs->srv->store, g->id, &sv, &st)) {
         g->snap_version = sv;
         g->snap_state = st;
     }
-    registry_add(rs->srv->games, g);
+    if (rs->single)
+        rs->single = g;
+    else
+        registry_add(rs->srv->games, g);
     rs->last = g;
     return 0;
 }
@@ -1473,17 +1705,16 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
 static int restore_seat(void *ctx, const struct wrd_seat_row *r)
 {
     struct restore *rs = ctx;
-    struct wrd_game *g = find(rs->srv->games, r->game);
+    struct wrd_game *g = restore_find(rs, r->game);
     int i = g ? seat_index(g, r->seat) : -1;
-    if (i < 0)
+    if (i < 0) {
+        snprintf(rs->err, sizeof rs->err, "game %s: no seat %.40s", r->game, r->seat);
         return -1;
+    }
     struct seat *s = &g->seats[i];
     snprintf(s->token_hash, sizeof s->token_hash, "%s", r->token_hash ? r->token_hash : "");
-    if (s->invite_hash[0])
-        invite_unindex(rs->srv->games, g, i);
     snprintf(s->invite_hash, sizeof s->invite_hash, "%s", r->invite_hash ? r->invite_hash : "");
-    if (s->invite_hash[0])
-        invite_index(rs->srv->games, g, i);
+    free(s->webhook);
     s->webhook = r->webhook ? strdup(r->webhook) : NULL;
     return 0;
 }
@@ -1491,9 +1722,7 @@ static int restore_seat(void *ctx, const struct wrd_seat_row *r)
 static int restore_command(void *ctx, const struct wrd_command_row *r)
 {
     struct restore *rs = ctx;
-    struct wrd_game *g = rs->last && strcmp(rs->last->id, r->game) == 0 ? rs->last
-                                                                         : find(rs->srv->games,
-                                                                                r->game);
+    struct wrd_game *g = restore_find(rs, r->game);
     if (g == NULL || r->version != g->version + 1) {
         snprintf(rs->err, sizeof rs->err, "game %s: command %lld out of order", r->game,
                  (long long)r->version);
@@ -1504,7 +1733,7 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
     json_t *cmd = json_loads(r->cmd_json, 0, NULL);
     json_t *events = NULL;
     struct wr_refusal why = { WR_R_BAD_COMMAND, "unknown seat or unreadable command" };
-    int rc = seat >= 0 && cmd ? apply(rs->srv, g, seat, cmd, &events, &why, 0) : -1;
+    int rc = seat >= 0 && cmd ? apply(g, seat, cmd, &events, &why) : -1;
     json_decref(cmd);
     if (rc != 0) {
         snprintf(rs->err, sizeof rs->err, "game %s: command %lld no longer applies: %.120s", r->game,
@@ -1513,20 +1742,20 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
     }
     /* The answer a re-sent seq gets after the restart. */
     if (r->client_seq > 0) {
-        json_t *ack = json_pack("{s:s, s:s, s:I, s:I, s:o}", "type", "ack", "game", g->id, "seq",
-                                (json_int_t)r->client_seq, "version", (json_int_t)g->version,
-                                "events", g->rs->project_events(g->g, r->seat, events));
-        struct wrd_msg *a = wrd_msg_json(ack);
-        json_decref(ack);
+        json_t *pev = g->rs->project_events(g->g, r->seat, events);
+        struct wrd_msg *a = change_msg(g, r->client_seq, NULL, pev);
+        json_decref(pev);
         remember(&g->seats[seat], r->client_seq, a);
         wrd_msg_unref(a);
     }
     json_decref(events);
     /* The snapshot must match what replay gives: determinism, checked. */
     if (g->snap_state && g->version == g->snap_version) {
-        char *now = json_dumps(g->views[g->nviews - 1].state, JSON_COMPACT | JSON_SORT_KEYS);
+        json_t *pub = g->rs->project(g->g, NULL);
+        char *now = json_dumps(pub, JSON_COMPACT | JSON_SORT_KEYS);
         int same = now && strcmp(now, g->snap_state) == 0;
         free(now);
+        json_decref(pub);
         if (!same) {
             snprintf(rs->err, sizeof rs->err, "game %s: replay differs from the snapshot at "
                      "version %lld", g->id, (long long)g->version);
@@ -1536,31 +1765,69 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
     return 0;
 }
 
+/* A game's commands are all in: check the replay against the latest
+ * snapshot (determinism), then its status, the decisions it awaits and
+ * their deadlines, and its views. The timer is armed by the caller, on
+ * the loop. */
+static int finish_load(struct wrd_server *srv, struct wrd_game *g, char *err, size_t errlen)
+{
+    (void)srv;
+    if (g->snap_state && g->snap_version > g->version) {
+        snprintf(err, errlen, "game %s: a snapshot at version %lld, but commands only to %lld",
+                 g->id, (long long)g->snap_version, (long long)g->version);
+        return -1;
+    }
+    free(g->snap_state);
+    g->snap_state = NULL;
+    if (g->forfeit[0] == '?') {
+        /* An old record of a forfeit: the seats it still awaits. */
+        struct wr_decision d[WR_DECISIONS_MAX];
+        int n = g->rs->awaiting(g->g, d, WR_DECISIONS_MAX);
+        size_t at = 0;
+        g->forfeit[0] = '\0';
+        for (int k = 0; k < n && at < sizeof g->forfeit; k++)
+            at += (size_t)snprintf(g->forfeit + at, sizeof g->forfeit - at, "%s%s",
+                                   k ? "+" : "", d[k].seat);
+        if (g->forfeit[0] == '\0')
+            snprintf(g->forfeit, sizeof g->forfeit, "?");
+    }
+    g->status = compute_status(g);
+    if (g->status == ST_RUNNING) {
+        struct wr_decision d[WR_DECISIONS_MAX];
+        int n = g->rs->awaiting(g->g, d, WR_DECISIONS_MAX);
+        for (int k = 0; k < n; k++) {
+            int i = seat_index(g, d[k].seat);
+            if (i < 0)
+                continue;
+            g->seats[i].what = d[k].what;
+            /* Deadlines are kept as the earliest one: every awaited seat
+             * gets it back. */
+            if (g->deadline_s > 0)
+                g->seats[i].deadline_at = g->restored_deadline
+                                              ? g->restored_deadline
+                                              : wrd_now_ms() + g->deadline_s * 1000;
+        }
+    }
+    project_all(g);
+    return 0;
+}
+
 int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
 {
-    struct restore rs = { srv, NULL, "" };
+    struct restore rs = { srv, NULL, NULL, "" };
     struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command };
     char serr[200];
     if (srv->store->ops->load(srv->store, &l, serr, sizeof serr) != 0) {
         snprintf(err, errlen, "%s%s%s", serr, rs.err[0] ? ": " : "", rs.err);
         return -1;
     }
-    int64_t now = wrd_now_ms();
     for (struct wrd_game *g = srv->games->all_head; g; g = g->all_next) {
-        if (g->forfeit[0] == '?') {
-            /* The forfeiting seat is the one the game still awaits. */
-            const char *aw = g->rs->awaited(g->g);
-            snprintf(g->forfeit, sizeof g->forfeit, "%s", aw ? aw : "?");
-        }
-        g->status = compute_status(g);
-        free(g->snap_state);
-        g->snap_state = NULL;
-        g->awaited_before = g->rs->awaited(g->g);
-        if (g->deadline_s > 0 && g->status == ST_RUNNING) {
-            if (g->deadline_at == 0)
-                g->deadline_at = now + g->deadline_s * 1000;
-            arm_deadline(g, 0);
-        }
+        if (finish_load(srv, g, err, errlen) != 0)
+            return -1;
+        for (int i = 0; i < g->nseats; i++)
+            if (g->seats[i].invite_hash[0])
+                invite_index(srv->games, g, i);
+        arm_timer(g);
     }
     wrd_info("games restored", "games=%d", srv->games->count);
     return 0;

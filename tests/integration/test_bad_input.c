@@ -7,7 +7,7 @@
  * up (GET /healthz answers 200) and an untouched reference game must still
  * have the state it had before the first row.
  *
- * Most rows are data: a text to send (with $G, $R, $W standing for game ids)
+ * Most rows are data: a text to send (with $G, $R, $W, $O standing for game ids)
  * on a connection that said hello (or not) and joined a game as a seat (or
  * not). Rows that need more (raw frames, fragments, generated texts, many
  * connections, a slow reader) name a function. A failure names its row.
@@ -57,6 +57,7 @@ struct ctx {
     long long ref_version;
     char g[32], tx[80], to[80]; /* a tictactoe game the rows play in */
     char w[32], wf[80];         /* a Waterloo game (test/small) in its set-up */
+    char o[32], of[80];         /* an open tictactoe game: o's seat never claimed */
 };
 
 struct row;
@@ -66,7 +67,8 @@ struct row {
     int n;
     const char *what;
     int hello;                  /* say hello first */
-    const char *seat;           /* join as "x" or "o" of $G, "french" of $W, or NULL */
+    const char *seat;           /* join as "x" or "o" of $G, "french" of $W, "open-x" of
+                                   $O, or NULL */
     const char *text;           /* sent as one text frame */
     const char *want_error;     /* the error code expected, or NULL */
     int want_close;             /* the close code expected, or 0 */
@@ -187,6 +189,18 @@ static int setup(void **state)
         return -1;
     strcpy(x.w, str(c, "game"));
     strcpy(x.wf, str(c, "token"));
+    /* Both seats claimed: the game runs, in its set-up. */
+    wt_send(&b, "{s:s, s:s}", "type", "claim", "invite",
+            json_string_value(json_object_get(json_object_get(c, "invites"), "allied")));
+    json_decref(c);
+    json_decref(wt_expect(&b, "claimed", T));
+    /* An open game ($O): its creator holds x, o is never claimed. */
+    wt_send(&a, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    c = wt_expect(&a, "created", T);
+    if (c == NULL)
+        return -1;
+    strcpy(x.o, str(c, "game"));
+    strcpy(x.of, str(c, "token"));
     json_decref(c);
     wt_close(&a);
     wt_close(&b);
@@ -219,6 +233,8 @@ static char *expand(const struct ctx *x, const char *text)
             sub = x->ref;
         else if (p[0] == '$' && p[1] == 'W')
             sub = x->w;
+        else if (p[0] == '$' && p[1] == 'O')
+            sub = x->o;
         if (sub) {
             n += (size_t)sprintf(out + n, "%s", sub);
             p++;
@@ -244,9 +260,10 @@ static void row_open(struct ctx *x, const struct row *r, struct wt_client *c)
             fail_msg("row %d: no websocket", r->n);
     }
     if (r->seat) {
-        int w = strcmp(r->seat, "french") == 0;
-        const char *tok = w ? x->wf : strcmp(r->seat, "x") == 0 ? x->tx : x->to;
-        wt_send(c, "{s:s, s:s, s:s}", "type", "join", "game", w ? x->w : x->g, "token", tok);
+        int w = strcmp(r->seat, "french") == 0, o = strcmp(r->seat, "open-x") == 0;
+        const char *tok = w ? x->wf : o ? x->of : strcmp(r->seat, "x") == 0 ? x->tx : x->to;
+        wt_send(c, "{s:s, s:s, s:s}", "type", "join", "game", w ? x->w : o ? x->o : x->g,
+                "token", tok);
         json_t *st = wt_expect(c, "state", T);
         if (st == NULL)
             fail_msg("row %d: cannot join %s", r->n, r->seat);
@@ -884,6 +901,43 @@ static void http_row(struct ctx *x, const struct row *r)
 #define CMD(seq, cmd) "{\"type\":\"command\",\"game\":\"$G\",\"seq\":" seq ",\"cmd\":" cmd "}"
 #define MARK(seq, cell) CMD(seq, "{\"type\":\"mark\",\"cell\":" cell "}")
 
+/* A campaign whose other seats nobody claimed: its creator's `start` is
+ * refused and rolls no die (the version stays 0); a deadline runs for no
+ * seat while any is unclaimed. */
+static void open_campaign(struct ctx *x, const struct row *r)
+{
+    struct wt_client a;
+    assert_int_equal(wt_open(&a, "creator", x->s.port), 0);
+    wt_send(&a, "{s:s, s:s, s:s, s:{s:i, s:i}}", "type", "create", "ruleset", "campaign",
+            "scenario", "campaign/ancient-world", "options", "players", 3, "deadline_seconds",
+            60);
+    json_t *c = wt_expect(&a, "created", T);
+    if (c == NULL)
+        fail_msg("row %d: no created", r->n);
+    char game[32];
+    snprintf(game, sizeof game, "%s", str(c, "game"));
+    json_decref(c);
+    json_t *st = wt_expect(&a, "state", T);
+    if (st == NULL)
+        fail_msg("row %d: no state after created", r->n);
+    json_t *section = json_object_get(json_object_get(st, "state"), "server");
+    if (json_object_get(st, "deadline_ms") != NULL ||
+        json_object_size(json_object_get(section, "deadlines")) != 0 ||
+        json_object_size(json_object_get(section, "awaiting")) != 0 ||
+        strcmp(json_string_value(json_object_get(section, "status")), "open") != 0)
+        fail_msg("row %d: an open game awaits a seat or runs a deadline", r->n);
+    json_decref(st);
+    wt_send(&a, "{s:s, s:s, s:i, s:{s:s}}", "type", "command", "game", game, "seq", 1, "cmd",
+            "type", "start");
+    expect_error(r, &a, "not_started");
+    wt_send(&a, "{s:s, s:s, s:i, s:s}", "type", "sync", "game", game, "since", 0, "id", "s1");
+    json_t *sy = wt_expect(&a, "synced", T);
+    if (sy == NULL || json_integer_value(json_object_get(sy, "version")) != 0)
+        fail_msg("row %d: the refused start changed the game", r->n);
+    json_decref(sy);
+    wt_close(&a);
+}
+
 static const struct row rows[] = {
     /* malformed JSON */
     { 1, "not JSON", 1, NULL, "{not json", "bad_json", 0, NULL, NULL },
@@ -1082,6 +1136,12 @@ static const struct row rows[] = {
     { 175, "HTTP: an upgrade without a key", 0, NULL,
       "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
       "Sec-WebSocket-Version: 13\r\n\r\n", NULL, 0, http_row, NULL },
+    /* --- a game starts when its seats are filled ------------------------------- */
+    { 300, "a command in a game whose other seat nobody claimed", 1, "open-x",
+      "{\"type\":\"command\",\"game\":\"$O\",\"seq\":1,\"cmd\":{\"type\":\"mark\",\"cell\":4}}",
+      "not_started", 0, NULL, NULL },
+    { 301, "a campaign's start before its seats are claimed; no deadline runs", 1, NULL, NULL,
+      NULL, 0, open_campaign, NULL },
 };
 
 static void test_matrix(void **state)
