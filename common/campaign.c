@@ -1526,11 +1526,8 @@ static int bad_option(struct wr_refusal *why, const char *fmt, ...)
 static int bad_option(struct wr_refusal *why, const char *fmt, ...)
 {
     va_list ap;
-    if (why == NULL)
-        return -1;
-    why->reason = WR_R_BAD_OPTIONS;
     va_start(ap, fmt);
-    vsnprintf(why->message, sizeof why->message, fmt, ap);
+    wr_vrefuse(why, WR_R_BAD_OPTIONS, fmt, ap);
     va_end(ap);
     return -1;
 }

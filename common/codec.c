@@ -451,13 +451,10 @@ static int name_index(const char *name, const char *const *table, int n)
 __attribute__((format(printf, 2, 3)))
 static int load_fail(struct wr_refusal *why, const char *fmt, ...)
 {
-    if (why != NULL) {
-        va_list ap;
-        va_start(ap, fmt);
-        why->reason = WR_R_BAD_COMMAND;
-        vsnprintf(why->message, sizeof why->message, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    wr_vrefuse(why, WR_R_BAD_COMMAND, fmt, ap);
+    va_end(ap);
     return -1;
 }
 

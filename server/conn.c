@@ -13,6 +13,7 @@
 #include "games.h"
 #include "jsonout.h"
 #include "log.h"
+#include "reason.h"
 #include "server.h"
 
 struct wrd_msg *wrd_msg_new(const char *text, size_t len)
@@ -180,9 +181,28 @@ static void close_slow(struct wrd_conn *c)
     lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
 }
 
+void wrd_conn_close_after(struct wrd_conn *c, int code, const char *reason)
+{
+    if (c->goodbye)
+        return;
+    c->goodbye = code;
+    c->goodbye_reason = reason;
+    if (c->wsi)
+        lws_callback_on_writable(c->wsi);
+}
+
+int wrd_conn_closing_code(const struct wrd_conn *c, int *code, const char **reason)
+{
+    if (c->qlen > 0 || (!c->goodbye && !c->srv->stopping))
+        return 0;
+    *code = c->goodbye ? c->goodbye : 1001;
+    *reason = c->goodbye ? c->goodbye_reason : "shutdown";
+    return 1;
+}
+
 void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m)
 {
-    if (c->wsi == NULL || m == NULL || c->closing)
+    if (c->wsi == NULL || m == NULL || c->closing || c->goodbye)
         return;
     struct wrd_member *mb = m->game ? wrd_conn_member(c, m->game) : NULL;
     if (mb && mb->stale)
@@ -241,18 +261,43 @@ void wrd_conn_send_json(struct wrd_conn *c, json_t *json)
     wrd_msg_unref(m);
 }
 
+struct wrd_msg *wrd_error_msg(const char *code, const char *message, const char *game,
+                              const json_t *seq, const json_t *id)
+{
+    /* Every refusal gets an answer: the sentence (which may quote what a
+     * client sent, cut anywhere) and the game id are made valid UTF-8
+     * first, so the JSON can always be built. */
+    char text[WR_REFUSAL_MSG_MAX], gid[64];
+    snprintf(text, sizeof text, "%s", message ? message : "");
+    wr_utf8_clean(text);
+    json_t *e = json_pack("{s:s, s:s, s:s}", "type", "error", "code", code, "message", text);
+    if (e == NULL)
+    {
+        static const char fallback[] = "{\"type\":\"error\",\"code\":\"internal\","
+                                       "\"message\":\"the answer could not be written\"}";
+        return wrd_msg_new(fallback, sizeof fallback - 1);
+    }
+    if (game) {
+        snprintf(gid, sizeof gid, "%s", game);
+        wr_utf8_clean(gid);
+        json_object_set_new(e, "game", json_string(gid));
+    }
+    if (seq)
+        json_object_set(e, "seq", (json_t *)seq);
+    if (id)
+        json_object_set(e, "id", (json_t *)id);
+    struct wrd_msg *m = wrd_msg_json(e);
+    json_decref(e);
+    return m;
+}
+
 void wrd_conn_error(struct wrd_conn *c, const char *code, const char *message,
                     const char *game, json_t *seq, json_t *id)
 {
-    json_t *e = json_pack("{s:s, s:s, s:s}", "type", "error", "code", code, "message", message);
-    if (game)
-        json_object_set_new(e, "game", json_string(game));
-    if (seq)
-        json_object_set(e, "seq", seq);
-    if (id)
-        json_object_set(e, "id", id);
+    struct wrd_msg *m = wrd_error_msg(code, message, game, seq, id);
     c->srv->metrics.rejections++;
-    wrd_conn_send_json(c, e);
+    wrd_conn_send(c, m);
+    wrd_msg_unref(m);
 }
 
 void wrd_conn_close_all(struct wrd_server *srv)
@@ -351,7 +396,7 @@ int wrd_conn_write_next(struct wrd_conn *c)
         if (w < (int)total)
             return -1;
     }
-    if (c->qlen > 0 || c->stale)
+    if (c->qlen > 0 || c->stale || c->goodbye || c->srv->stopping)
         lws_callback_on_writable(c->wsi);
     return 0;
 }

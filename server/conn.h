@@ -71,6 +71,8 @@ struct wrd_conn {
     int qhead, qlen, qcap;
     int stale;                  /* some membership is owed a full state */
     int closing;                /* closed for not reading (1008): nothing more is queued */
+    int goodbye;                /* close code to send once the queue has drained, or 0 */
+    const char *goodbye_reason; /* its reason (static storage) */
     /* joined games */
     struct wrd_member *members;
     int nmembers, capmembers;
@@ -102,9 +104,24 @@ void wrd_conn_closed(struct wrd_conn *c);
 void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m);
 /* Queue json (steals the reference). */
 void wrd_conn_send_json(struct wrd_conn *c, struct json_t *json);
+/* An error message (new reference): code, a sentence (made valid UTF-8
+ * here, so any text can be passed), and game, seq and id echoed when not
+ * NULL (borrowed). Never NULL but when memory runs out. */
+struct wrd_msg *wrd_error_msg(const char *code, const char *message, const char *game,
+                              const struct json_t *seq, const struct json_t *id);
 /* Send an error answer; seq/id (borrowed, may be NULL) are echoed. */
 void wrd_conn_error(struct wrd_conn *c, const char *code, const char *message,
                     const char *game, struct json_t *seq, struct json_t *id);
+
+/* Close c with code and reason (static storage, at most 120 bytes) once
+ * everything queued so far has been written; nothing queued after this
+ * call is sent. */
+void wrd_conn_close_after(struct wrd_conn *c, int code, const char *reason);
+
+/* The close frame a drained connection must now send (a goodbye asked
+ * for, or the server stopping: 1001): fills *code and *reason and
+ * returns 1, or returns 0 while there is still something to write. */
+int wrd_conn_closing_code(const struct wrd_conn *c, int *code, const char **reason);
 
 /* Shutdown: every open connection drains its queue, then closes with
  * 1001 going away (see net.c's WRITEABLE callback). */

@@ -870,16 +870,6 @@ static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const
     json_decref(section);
 }
 
-/* An error answer to a command, remembered for its seq. */
-static struct wrd_msg *command_error(const char *game, const json_t *jseq, const char *code,
-                                     const char *message)
-{
-    json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:O}", "type", "error", "code", code, "message",
-                          message, "game", game, "seq", jseq);
-    struct wrd_msg *a = e ? wrd_msg_json(e) : NULL;
-    json_decref(e);
-    return a;
-}
 
 void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
 {
@@ -931,9 +921,9 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     /* 3) a game in play: started (every seat claimed) and not over */
     if (g->status != ST_RUNNING) {
         struct wrd_msg *a = g->status == ST_OPEN
-            ? command_error(id, jseq, "not_started",
-                            "the game starts when every seat is claimed")
-            : command_error(id, jseq, "game_over", "the game has finished");
+            ? wrd_error_msg("not_started", "the game starts when every seat is claimed", id,
+                            jseq, NULL)
+            : wrd_error_msg("game_over", "the game has finished", id, jseq, NULL);
         remember(s, seq, a);
         defer_direct(gs, c, a);
         srv->metrics.rejections++;
@@ -943,7 +933,8 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     json_t *events = NULL;
     struct wr_refusal why;
     if (apply(g, m->seat, cmd, &events, &why) != 0) {
-        struct wrd_msg *a = command_error(id, jseq, wr_reason_code(why.reason), why.message);
+        struct wrd_msg *a = wrd_error_msg(wr_reason_code(why.reason), why.message, id, jseq,
+                                          NULL);
         remember(s, seq, a);
         defer_direct(gs, c, a);
         srv->metrics.rejections++;
@@ -1424,6 +1415,9 @@ void wrd_games_leave(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     if (g && wrd_conn_member(c, g))
         wrd_games_member_left(srv, c, g);
     json_t *a = json_pack("{s:s, s:s}", "type", "left", "game", id ? id : "");
+    json_t *jid = json_object_get(msg, "id");
+    if (jid)
+        json_object_set(a, "id", jid);
     wrd_conn_send_json(c, a);
 }
 

@@ -321,18 +321,25 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_SERVER_WRITEABLE:
         if (p->conn == NULL)
             return -1;
-        if (p->conn->srv->stopping && p->conn->qlen == 0) {
-            /* Drained: say 1001 going away, then close. On a libuv loop,
-             * lws 4.1 kills the socket at once when the callback returns -1
-             * ("uv repeat test" in its close path), without the close frame
-             * lws_close_reason() asked for; so the frame is written here.
-             * 4 is lws 4.1's internal LWS_WRITE_CLOSE (lws-write.h hides it). */
-            unsigned char frame[LWS_PRE + 10];
-            frame[LWS_PRE] = 1001 >> 8;
-            frame[LWS_PRE + 1] = 1001 & 0xff;
-            memcpy(frame + LWS_PRE + 2, "shutdown", 8);
-            lws_write(wsi, frame + LWS_PRE, 10, (enum lws_write_protocol)4);
-            return -1;
+        {
+            int code;
+            const char *why;
+            if (wrd_conn_closing_code(p->conn, &code, &why)) {
+                /* Drained: send the close frame (1001 going away when the
+                 * server stops), then close. On a libuv loop, lws 4.1 kills
+                 * the socket at once when the callback returns -1 ("uv
+                 * repeat test" in its close path), without the close frame
+                 * lws_close_reason() asked for; so the frame is written
+                 * here. 4 is lws 4.1's internal LWS_WRITE_CLOSE (lws-write.h
+                 * hides it). */
+                unsigned char frame[LWS_PRE + 2 + 123];
+                size_t n = strlen(why) > 120 ? 120 : strlen(why);
+                frame[LWS_PRE] = (unsigned char)(code >> 8);
+                frame[LWS_PRE + 1] = (unsigned char)(code & 0xff);
+                memcpy(frame + LWS_PRE + 2, why, n);
+                lws_write(wsi, frame + LWS_PRE, 2 + n, (enum lws_write_protocol)4);
+                return -1;
+            }
         }
         return wrd_conn_write_next(p->conn);
 

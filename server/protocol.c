@@ -84,6 +84,8 @@ static void handle_hello(struct wrd_server *srv, struct wrd_conn *c, const json_
         if (jid)
             json_object_set(e, "id", jid);
         wrd_conn_send_json(c, e);
+        /* Nothing else can be said in a protocol it does not speak. */
+        wrd_conn_close_after(c, 1008, "unsupported protocol");
         return;
     }
     c->hello = 1;
@@ -131,9 +133,13 @@ void wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const cha
         wrd_conn_error(c, "hello_first", "send hello first", NULL, NULL, jid);
         goto out;
     }
-    /* 4) every field known and of its type, the required ones present */
+    /* 4) every field known and of its type, the required ones present;
+     * a refusal here still names the game and echoes the seq it was sent
+     * (whatever their type), so a client can tell which command failed */
     const char *key;
     json_t *v;
+    const char *game = json_string_value(json_object_get(msg, "game"));
+    json_t *seq = json_object_get(msg, "seq");
     json_object_foreach(msg, key, v) {
         if (strcmp(key, "type") == 0 || strcmp(key, "id") == 0)
             continue;
@@ -143,19 +149,19 @@ void wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const cha
                 f = &sp->fields[i];
         if (f == NULL) {
             snprintf(buf, sizeof buf, "%s has no field '%.40s'", sp->type, key);
-            wrd_conn_error(c, "bad_message", buf, NULL, NULL, jid);
+            wrd_conn_error(c, "bad_message", buf, game, seq, jid);
             goto out;
         }
         if (!type_ok(v, f->type)) {
             snprintf(buf, sizeof buf, "%s.%s must be %s", sp->type, f->name, type_names[f->type]);
-            wrd_conn_error(c, "bad_message", buf, NULL, NULL, jid);
+            wrd_conn_error(c, "bad_message", buf, game, seq, jid);
             goto out;
         }
     }
     for (int i = 0; i < 6 && sp->fields[i].name; i++)
         if (sp->fields[i].required && json_object_get(msg, sp->fields[i].name) == NULL) {
             snprintf(buf, sizeof buf, "%s needs '%s'", sp->type, sp->fields[i].name);
-            wrd_conn_error(c, "bad_message", buf, NULL, NULL, jid);
+            wrd_conn_error(c, "bad_message", buf, game, seq, jid);
             goto out;
         }
     sp->handler(srv, c, msg);

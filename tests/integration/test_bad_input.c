@@ -938,6 +938,91 @@ static void open_campaign(struct ctx *x, const struct row *r)
     wt_close(&a);
 }
 
+/* A protocol the server does not speak: the error lists what it speaks,
+ * then the connection is closed (1008). */
+static void unsupported_protocol(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    wt_send_text(&c, "{\"type\":\"hello\",\"protocol\":2,\"id\":7}");
+    json_t *e = wt_expect(&c, "error", T);
+    if (e == NULL || strcmp(str(e, "code"), "unsupported_protocol") != 0 ||
+        json_integer_value(json_array_get(json_object_get(e, "protocols"), 0)) != 1 ||
+        json_integer_value(json_object_get(e, "id")) != 7)
+        fail_msg("row %d: no unsupported_protocol error listing protocol 1 with the id", r->n);
+    json_decref(e);
+    expect_close(r, &c, 1008);
+    wt_close(&c);
+}
+
+/* A malformed command still names its game and echoes its seq, whatever
+ * is wrong with it (here the seq itself, a string). */
+static void malformed_seq_echoed(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    char *text = expand(x, "{\"type\":\"command\",\"game\":\"$G\",\"seq\":\"12\","
+                           "\"cmd\":{\"type\":\"mark\",\"cell\":0}}");
+    wt_send_text(&c, text);
+    free(text);
+    json_t *e = wt_expect(&c, "error", T);
+    if (e == NULL || strcmp(str(e, "code"), "bad_message") != 0 ||
+        strcmp(str(e, "game") ? str(e, "game") : "", x->g) != 0 ||
+        strcmp(str(e, "seq") ? str(e, "seq") : "", "12") != 0)
+        fail_msg("row %d: the error does not name the game and echo the seq", r->n);
+    json_decref(e);
+    wt_close(&c);
+}
+
+/* A campaign alliance named with 40 non-ASCII characters: the refusal
+ * quotes it cut short, and is still a valid answer (it used to be cut
+ * inside a character, and no answer came at all). */
+static void non_ascii_alliance(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    char name[200] = "";
+    for (int i = 0; i < 40; i++)
+        strcat(name, "\xc3\xa9");                               /* é */
+    wt_send(&c, "{s:s, s:s, s:s, s:{s:i, s:[[s, s]]}, s:s}", "type", "create", "ruleset",
+            "campaign", "scenario", "campaign/ancient-world", "options", "players", 3,
+            "alliances", "p1", name, "id", "c1");
+    json_t *e = wt_expect(&c, "error", T);
+    if (e == NULL || strcmp(str(e, "code"), "bad_options") != 0 ||
+        strcmp(str(e, "id"), "c1") != 0)
+        fail_msg("row %d: no bad_options answer to the alliance", r->n);
+    json_decref(e);
+    wt_close(&c);
+}
+
+/* Every direct answer echoes the id it answers: the state answering a
+ * join, `left`, `synced`. */
+static void ids_echoed(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    static const struct { const char *text, *type; } ask[] = {
+        { "{\"type\":\"join\",\"game\":\"$R\",\"spectate\":true,\"id\":\"j\"}", "state" },
+        { "{\"type\":\"sync\",\"game\":\"$R\",\"since\":2,\"id\":\"s\"}", "synced" },
+        /* from before the game started (at the last claim): a full state */
+        { "{\"type\":\"sync\",\"game\":\"$R\",\"since\":0,\"id\":\"t\"}", "state" },
+        { "{\"type\":\"leave\",\"game\":\"$R\",\"id\":\"l\"}", "left" },
+        { "{\"type\":\"list\",\"id\":\"g\"}", "games" },
+    };
+    for (size_t i = 0; i < sizeof ask / sizeof ask[0]; i++) {
+        char *text = expand(x, ask[i].text);
+        json_t *want = json_loads(text, 0, NULL);
+        wt_send_text(&c, text);
+        free(text);
+        json_t *m = wt_expect(&c, ask[i].type, T);
+        if (m == NULL || !json_equal(json_object_get(m, "id"), json_object_get(want, "id")))
+            fail_msg("row %d: %s answered without its id", r->n, ask[i].type);
+        json_decref(m);
+        json_decref(want);
+    }
+    wt_close(&c);
+}
+
 static const struct row rows[] = {
     /* malformed JSON */
     { 1, "not JSON", 1, NULL, "{not json", "bad_json", 0, NULL, NULL },
@@ -1142,6 +1227,15 @@ static const struct row rows[] = {
       "not_started", 0, NULL, NULL },
     { 301, "a campaign's start before its seats are claimed; no deadline runs", 1, NULL, NULL,
       NULL, 0, open_campaign, NULL },
+    /* --- the server says what docs/protocol.md says --------------------------------- */
+    { 302, "hello with protocol 2: the error, then close 1008", 0, NULL, NULL, NULL, 1008,
+      unsupported_protocol, NULL },
+    { 303, "a command whose seq is a string", 1, "x", NULL, "bad_message", 0,
+      malformed_seq_echoed, NULL },
+    { 304, "a campaign alliance of 40 non-ASCII characters", 1, NULL, NULL, "bad_options", 0,
+      non_ascii_alliance, NULL },
+    { 305, "join, sync, leave and list echo their id", 1, NULL, NULL, NULL, 0, ids_echoed,
+      NULL },
 };
 
 static void test_matrix(void **state)

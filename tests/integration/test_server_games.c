@@ -231,6 +231,7 @@ static void test_refusals(void **state)
     expect_error(&f, "hello_first");
     wt_send(&f, "{s:s, s:i}", "type", "hello", "protocol", 9);
     expect_error(&f, "unsupported_protocol");
+    assert_int_equal(wt_expect_close(&f, 5000), 1008);     /* and nothing more is said */
     wt_close(&f);
     wt_close(&t.a);
     wt_close(&t.b);
