@@ -41,8 +41,23 @@ static void usage(FILE *out)
         "                             (WARROOM_RATE), default 200, bursts of twice that\n"
         "      --idle-timeout SECS    close connections silent that long, pings\n"
         "                             unanswered (WARROOM_IDLE_TIMEOUT), default 120\n"
-        "      --max-games N          most games held (WARROOM_MAX_GAMES), default 100000;\n"
-        "                             an 1815 game holds about 220 kB of memory\n"
+        "      --max-games N          most games open or running (WARROOM_MAX_GAMES),\n"
+        "                             default 100000; an 1815 game holds about 220 kB of\n"
+        "                             memory while it runs (finished games leave memory)\n"
+        "      --address-rate N       request cost units per second one client address may\n"
+        "                             spend, whatever its connections (WARROOM_ADDRESS_RATE),\n"
+        "                             default 1000, bursts of twice that (docs/protocol.md,\n"
+        "                             Limits, lists each request's cost)\n"
+        "      --max-open-per-address N  games with a seat still free that one address\n"
+        "                             may have created (WARROOM_MAX_OPEN_PER_ADDRESS),\n"
+        "                             default 20\n"
+        "      --max-games-per-address N  games open or running that one address may have\n"
+        "                             created (WARROOM_MAX_GAMES_PER_ADDRESS), default 500\n"
+        "      --max-queue-bytes BYTES  bytes queued to one connection, answers included,\n"
+        "                             before its patches give way to full states and then\n"
+        "                             it is closed (WARROOM_MAX_QUEUE_BYTES), default 1048576\n"
+        "      --max-address-bytes BYTES  the same, summed over one address's connections\n"
+        "                             (WARROOM_MAX_ADDRESS_BYTES), default 16777216\n"
         "      --send-buffer BYTES    kernel send buffer of each websocket connection\n"
         "                             (WARROOM_SEND_BUFFER); default 0, the kernel's own\n"
         "                             (up to 4 MB each): a smaller one bounds what slow\n"
@@ -98,7 +113,8 @@ static int parse_long(const char *name, const char *v, long lo, long hi, long *o
 }
 
 enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR, OPT_QUEUE,
-       OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY, OPT_SNDBUF };
+       OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY, OPT_SNDBUF, OPT_ADDR_RATE,
+       OPT_OPEN_PER_ADDR, OPT_GAMES_PER_ADDR, OPT_QUEUE_BYTES, OPT_ADDR_BYTES };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -158,6 +174,31 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
             return -1;
         cfg->max_games = (int)n;
         return 0;
+    case OPT_ADDR_RATE:
+        if (parse_long("--address-rate", v, 10, 100000000, &n) < 0)
+            return -1;
+        cfg->address_rate = (int)n;
+        return 0;
+    case OPT_OPEN_PER_ADDR:
+        if (parse_long("--max-open-per-address", v, 1, 100000000, &n) < 0)
+            return -1;
+        cfg->max_open_per_address = (int)n;
+        return 0;
+    case OPT_GAMES_PER_ADDR:
+        if (parse_long("--max-games-per-address", v, 1, 100000000, &n) < 0)
+            return -1;
+        cfg->max_games_per_address = (int)n;
+        return 0;
+    case OPT_QUEUE_BYTES:
+        if (parse_long("--max-queue-bytes", v, 65536, 1L << 30, &n) < 0)
+            return -1;
+        cfg->max_queue_bytes = (size_t)n;
+        return 0;
+    case OPT_ADDR_BYTES:
+        if (parse_long("--max-address-bytes", v, 65536, 1L << 34, &n) < 0)
+            return -1;
+        cfg->max_address_bytes = (size_t)n;
+        return 0;
     case OPT_SNDBUF:
         if (parse_long("--send-buffer", v, 0, 64L << 20, &n) < 0)
             return -1;
@@ -200,6 +241,11 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_IDLE_TIMEOUT", OPT_IDLE },
     { "WARROOM_MAX_GAMES", OPT_GAMES },
     { "WARROOM_SEND_BUFFER", OPT_SNDBUF },
+    { "WARROOM_ADDRESS_RATE", OPT_ADDR_RATE },
+    { "WARROOM_MAX_OPEN_PER_ADDRESS", OPT_OPEN_PER_ADDR },
+    { "WARROOM_MAX_GAMES_PER_ADDRESS", OPT_GAMES_PER_ADDR },
+    { "WARROOM_MAX_QUEUE_BYTES", OPT_QUEUE_BYTES },
+    { "WARROOM_MAX_ADDRESS_BYTES", OPT_ADDR_BYTES },
     { "WARROOM_TLS_CERT", OPT_TLS_CERT },
     { "WARROOM_TLS_KEY", OPT_TLS_KEY },
 };
@@ -220,6 +266,11 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "idle-timeout", required_argument, NULL, OPT_IDLE },
         { "max-games", required_argument, NULL, OPT_GAMES },
         { "send-buffer", required_argument, NULL, OPT_SNDBUF },
+        { "address-rate", required_argument, NULL, OPT_ADDR_RATE },
+        { "max-open-per-address", required_argument, NULL, OPT_OPEN_PER_ADDR },
+        { "max-games-per-address", required_argument, NULL, OPT_GAMES_PER_ADDR },
+        { "max-queue-bytes", required_argument, NULL, OPT_QUEUE_BYTES },
+        { "max-address-bytes", required_argument, NULL, OPT_ADDR_BYTES },
         { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
         { "tls-key", required_argument, NULL, OPT_TLS_KEY },
         { "help", no_argument, NULL, 'h' },
@@ -239,6 +290,11 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     cfg->rate = 200;
     cfg->idle_timeout = 120;
     cfg->max_games = 100000;
+    cfg->address_rate = 1000;
+    cfg->max_open_per_address = 20;
+    cfg->max_games_per_address = 500;
+    cfg->max_queue_bytes = 1 << 20;
+    cfg->max_address_bytes = 16 << 20;
     cfg->log_level = WRD_LOG_INFO;
 
     for (size_t i = 0; i < sizeof env_map / sizeof env_map[0]; i++) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "addr.h"
 #include "games.h"
 #include "jsonout.h"
 #include "log.h"
@@ -52,17 +53,24 @@ void wrd_msg_unref(struct wrd_msg *m)
 
 #define QUEUE_START 8
 
-struct wrd_conn *wrd_conn_new(struct wrd_server *srv, struct lws *wsi)
+struct wrd_conn *wrd_conn_new(struct wrd_server *srv, struct lws *wsi, const char *peer)
 {
     struct wrd_conn *c = calloc(1, sizeof *c);
     if (c == NULL)
         return NULL;
+    snprintf(c->addr, sizeof c->addr, "%s", peer ? peer : "");
+    c->from = wrd_addr_get(srv, c->addr);
+    if (c->from == NULL) {
+        free(c);
+        return NULL;
+    }
     /* The ring starts small and grows to --max-queue on demand: most
      * connections never hold more than a few messages, and 10,000 idle
      * ones would otherwise hold 40 MB of empty rings. */
     c->qcap = srv->cfg.max_queue < QUEUE_START ? srv->cfg.max_queue : QUEUE_START;
     c->q = calloc((size_t)c->qcap, sizeof *c->q);
     if (c->q == NULL) {
+        wrd_addr_put(srv, c->from);
         free(c);
         return NULL;
     }
@@ -83,13 +91,39 @@ void wrd_conn_ref(struct wrd_conn *c)
     c->refs++;
 }
 
+/* Append an entry to the ring (room checked by the caller), counting
+ * its bytes against the connection's and its address's bounds. */
+static void push(struct wrd_conn *c, struct wrd_qent e)
+{
+    c->q[(c->qhead + c->qlen++) % c->qcap] = e;
+    c->qbytes += e.bytes;
+    c->from->queued += e.bytes;
+}
+
+/* Release an entry that left the ring. */
+static void release(struct wrd_conn *c, struct wrd_qent *e)
+{
+    c->qbytes -= e->bytes;
+    c->from->queued -= e->bytes;
+    wrd_msg_unref(e->msg);
+    if (e->stream)
+        e->stream->free(e->stream);
+    e->msg = NULL;
+    e->stream = NULL;
+}
+
+/* The head entry was written: take it off the ring. */
+static void pop(struct wrd_conn *c)
+{
+    release(c, &c->q[c->qhead]);
+    c->qhead = (c->qhead + 1) % c->qcap;
+    c->qlen--;
+}
+
 static void drop_queue(struct wrd_conn *c)
 {
-    while (c->qlen > 0) {
-        wrd_msg_unref(c->q[c->qhead].msg);
-        c->qhead = (c->qhead + 1) % c->qcap;
-        c->qlen--;
-    }
+    while (c->qlen > 0)
+        pop(c);
     c->qhead = 0;
 }
 
@@ -98,6 +132,7 @@ void wrd_conn_unref(struct wrd_conn *c)
     if (--c->refs > 0)
         return;
     drop_queue(c);
+    wrd_addr_put(c->srv, c->from);
     free(c->q);
     free(c->members);
     free(c->in);
@@ -200,6 +235,39 @@ int wrd_conn_closing_code(const struct wrd_conn *c, int *code, const char **reas
     return 1;
 }
 
+/* Would `bytes` more break a byte bound? The first entry of an empty
+ * queue always fits (a bound smaller than one message would make it
+ * unsendable). */
+static int over_bytes(const struct wrd_conn *c, size_t bytes)
+{
+    return c->qlen > 0 && (c->qbytes + bytes > c->srv->cfg.max_queue_bytes ||
+                           c->from->queued + bytes > c->srv->cfg.max_address_bytes);
+}
+
+/* Make room for an entry of `bytes`: when the ring is full or a byte bound
+ * would break, drop what a full state can replace. 0 when it fits now, 1
+ * when it does not and the entry is replaceable (its game is marked
+ * stale: dropped too), -1 when the connection was closed for it. */
+static int make_room(struct wrd_conn *c, size_t bytes, struct wrd_member *mb)
+{
+    if (queue_room(c) == 0 && !over_bytes(c, bytes))
+        return 0;
+    /* Too slow to read: forget what a full state can replace. */
+    int dropped = drop_replaceable(c);
+    wrd_warn("slow reader: queue dropped", "addr=%s dropped=%d kept=%d", c->addr, dropped,
+             c->qlen);
+    lws_callback_on_writable(c->wsi);
+    if (mb) {
+        mb->stale = 1;
+        return 1;
+    }
+    if (queue_room(c) < 0 || over_bytes(c, bytes)) {
+        close_slow(c);
+        return -1;
+    }
+    return 0;
+}
+
 void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m)
 {
     if (c->wsi == NULL || m == NULL || c->closing || c->goodbye)
@@ -207,23 +275,24 @@ void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m)
     struct wrd_member *mb = m->game ? wrd_conn_member(c, m->game) : NULL;
     if (mb && mb->stale)
         return;                 /* a full state of this game is owed instead */
-    if (queue_room(c) < 0) {
-        /* Too slow to read: forget what a full state can replace. */
-        int dropped = drop_replaceable(c);
-        wrd_warn("slow reader: queue dropped", "addr=%s dropped=%d kept=%d", c->addr, dropped,
-                 c->qlen);
-        lws_callback_on_writable(c->wsi);
-        if (mb) {
-            mb->stale = 1;
-            return;
-        }
-        if (c->qlen == c->qcap) {
-            close_slow(c);
-            return;
-        }
-    }
+    if (make_room(c, m->len, mb) != 0)
+        return;
     wrd_msg_ref(m);
-    c->q[(c->qhead + c->qlen++) % c->qcap] = (struct wrd_qent){ m, commit_needed(c) };
+    push(c, (struct wrd_qent){ .msg = m, .after = commit_needed(c), .bytes = m->len });
+    if (c->qlen == 1)
+        lws_callback_on_writable(c->wsi);
+}
+
+/* Bytes of one piece of a stream (also what a queued stream counts). */
+#define STREAM_PIECE 49152
+
+void wrd_conn_stream(struct wrd_conn *c, struct wrd_stream *st)
+{
+    if (c->wsi == NULL || c->closing || c->goodbye || make_room(c, STREAM_PIECE, NULL) != 0) {
+        st->free(st);
+        return;
+    }
+    push(c, (struct wrd_qent){ .stream = st, .after = commit_needed(c), .bytes = STREAM_PIECE });
     if (c->qlen == 1)
         lws_callback_on_writable(c->wsi);
 }
@@ -244,12 +313,13 @@ static void send_owed_states(struct wrd_conn *c)
             return;
         }
         struct wrd_msg *s = wrd_games_state_msg(c->srv, c, mb);
-        if (s == NULL) {
+        if (s == NULL || over_bytes(c, s->len)) {
+            wrd_msg_unref(s);
             c->stale = 1;
             return;
         }
         mb->stale = 0;
-        c->q[(c->qhead + c->qlen++) % c->qcap] = (struct wrd_qent){ s, commit_needed(c) };
+        push(c, (struct wrd_qent){ .msg = s, .after = commit_needed(c), .bytes = s->len });
     }
 }
 
@@ -311,10 +381,11 @@ void wrd_conn_close_all(struct wrd_server *srv)
  * tx_packet_size in net.c, so lws hands them to one send()). */
 #define BATCH_BYTES 65536
 
-/* The websocket header of an unmasked server text frame of len bytes. */
-static size_t frame_header(unsigned char *h, size_t len)
+/* The websocket header of an unmasked server frame of len bytes: a whole
+ * text message (opcode 1, FIN), or one fragment of a longer one. */
+static size_t frame_header(unsigned char *h, size_t len, int opcode, int fin)
 {
-    h[0] = 0x81;                                /* FIN, text */
+    h[0] = (unsigned char)((fin ? 0x80 : 0) | opcode);
     if (len < 126) {
         h[1] = (unsigned char)len;
         return 2;
@@ -331,23 +402,51 @@ static size_t frame_header(unsigned char *h, size_t len)
     return 10;
 }
 
-static void sent(struct wrd_conn *c, struct wrd_msg *m)
+/* Write the next piece of the stream at the head of the queue, as one
+ * frame: the first a text frame, the rest continuations, the last with
+ * FIN. The stream leaves the queue with its last piece. */
+static int write_stream_piece(struct wrd_conn *c)
 {
-    c->srv->metrics.bytes_out += m->len;
-    c->qhead = (c->qhead + 1) % c->qcap;
-    c->qlen--;
-    wrd_msg_unref(m);
+    struct wrd_qent *e = &c->q[c->qhead];
+    /* Room for lws's headroom and the longest frame header before the
+     * piece, which is written after it. */
+    enum { HEAD = LWS_PRE + 10 };
+    char stack[HEAD + STREAM_PIECE + 4096];
+    struct wrd_buf b;
+    wrd_buf_init(&b, stack, sizeof stack);
+    b.len = HEAD;                               /* the header goes in there */
+    int last = e->stream->next(e->stream, &b, STREAM_PIECE);
+    if (last < 0 || b.failed) {
+        wrd_buf_release(&b);
+        return -1;
+    }
+    size_t len = b.len - HEAD;
+    unsigned char h[10];
+    size_t hl = frame_header(h, len, e->begun ? 0 : 1, last);
+    unsigned char *start = (unsigned char *)b.s + HEAD - hl;
+    memcpy(start, h, hl);
+    int w = lws_write(c->wsi, start, hl + len, LWS_WRITE_HTTP);
+    wrd_buf_release(&b);
+    if (w < (int)(hl + len))
+        return -1;
+    c->srv->metrics.bytes_out += len;
+    e->begun = 1;
+    if (last)
+        pop(c);
+    return 0;
 }
 
 /*
  * One lws_write() per WRITEABLE callback, but not one message: every
  * message queued (up to BATCH_BYTES) goes out in that one write, each in
- * its own complete text frame. Each write costs a send() and, through
- * lws's libuv glue, four epoll_ctl() calls to raise and drop POLLOUT, so a
- * player's patch and ack, or a joiner's state and answer, leave together.
- * LWS_WRITE_HTTP makes lws 4.1 send the bytes as they are (no framing of
- * its own); a partial send is kept in lws's own buffer and finished before
- * anything else is written, so frames never interleave.
+ * its own complete text frame; a stream goes one piece per write. Each
+ * write costs a send() and, through lws's libuv glue, four epoll_ctl()
+ * calls to raise and drop POLLOUT, so a player's patch and ack, or a
+ * joiner's state and answer, leave together. LWS_WRITE_HTTP makes lws 4.1
+ * send the bytes as they are (no framing of its own); a partial send is
+ * kept in lws's own buffer and finished before anything else is written,
+ * so frames never interleave (lws's own control frames, pings and pongs,
+ * may come between the fragments of a stream, as RFC 6455 allows).
  */
 int wrd_conn_write_next(struct wrd_conn *c)
 {
@@ -357,14 +456,20 @@ int wrd_conn_write_next(struct wrd_conn *c)
         send_owed_states(c);
     if (c->qlen == 0)
         return 0;
-    struct wrd_msg *m = c->q[c->qhead].msg;
     size_t total = 0;
     int n = 0;
     while (n < c->qlen) {
         const struct wrd_qent *e = &c->q[(c->qhead + n) % c->qcap];
+        if (e->after > c->srv->commits || (e->stream && n > 0))
+            break;          /* not committed yet, or a stream: it goes alone */
+        if (e->stream) {
+            if (write_stream_piece(c) < 0)
+                return -1;
+            goto more;
+        }
         size_t add = e->msg->len + (e->msg->len < 126 ? 2 : e->msg->len < 65536 ? 4 : 10);
-        if (e->after > c->srv->commits || (n > 0 && total + add > BATCH_BYTES))
-            break;          /* not committed yet, or the write is full */
+        if (n > 0 && total + add > BATCH_BYTES)
+            break;          /* the write is full */
         total += add;
         n++;
     }
@@ -376,10 +481,12 @@ int wrd_conn_write_next(struct wrd_conn *c)
     }
     if (n == 1) {
         /* One message (or one too large to share a write): lws frames it. */
+        struct wrd_msg *m = c->q[c->qhead].msg;
         int w = lws_write(c->wsi, m->payload, m->len, LWS_WRITE_TEXT);
         if (w < (int)m->len)
             return -1;
-        sent(c, m);
+        c->srv->metrics.bytes_out += m->len;
+        pop(c);
     } else {
         struct wrd_server *srv = c->srv;
         if (srv->batch == NULL && (srv->batch = malloc(LWS_PRE + BATCH_BYTES)) == NULL)
@@ -387,15 +494,17 @@ int wrd_conn_write_next(struct wrd_conn *c)
         unsigned char *p = srv->batch + LWS_PRE;
         for (int i = 0; i < n; i++) {
             struct wrd_msg *x = c->q[c->qhead].msg;
-            p += frame_header(p, x->len);
+            p += frame_header(p, x->len, 1, 1);
             memcpy(p, x->payload, x->len);
             p += x->len;
-            sent(c, x);
+            srv->metrics.bytes_out += x->len;
+            pop(c);
         }
         int w = lws_write(c->wsi, srv->batch + LWS_PRE, total, LWS_WRITE_HTTP);
         if (w < (int)total)
             return -1;
     }
+more:
     if (c->qlen > 0 || c->stale || c->goodbye || c->srv->stopping)
         lws_callback_on_writable(c->wsi);
     return 0;

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 struct lws;
+struct wrd_addr;
 struct wrd_server;
 struct wrd_game;
 struct json_t;
@@ -46,11 +47,33 @@ struct wrd_msg *wrd_msg_json(const struct json_t *json);
 void wrd_msg_ref(struct wrd_msg *m);
 void wrd_msg_unref(struct wrd_msg *m);
 
-/* A queued message and the commit it waits for: it may be written once
- * the server has made `after` commits (see wrd_conn_send). */
+struct wrd_buf;
+
+/*
+ * A message too large to hold whole (an export's record), written piece by
+ * piece as the connection can take it: each piece is a fragment of one
+ * websocket text message, produced only when the previous one has been
+ * written, so a reader that does not read makes the server hold one piece,
+ * not the message. The queue owns a stream from wrd_conn_stream() on and
+ * calls free() once it is written or dropped.
+ */
+struct wrd_stream {
+    /* Append the next piece of the message's text to b: about `want`
+     * bytes (more when one unit of it is longer; less at the end). Returns
+     * 1 when that was the last piece, 0 when more follows, -1 on failure
+     * (the connection is then closed). */
+    int (*next)(struct wrd_stream *s, struct wrd_buf *b, size_t want);
+    void (*free)(struct wrd_stream *s);
+};
+
+/* A queued message (or stream) and the commit it waits for: it may be
+ * written once the server has made `after` commits (see wrd_conn_send). */
 struct wrd_qent {
-    struct wrd_msg *msg;
+    struct wrd_msg *msg;        /* a whole message, or NULL */
+    struct wrd_stream *stream;  /* or a message written piece by piece */
     uint64_t after;
+    size_t bytes;               /* what it counts against the byte bounds */
+    int begun;                  /* a stream's first piece has been written */
 };
 
 struct wrd_member {
@@ -66,6 +89,8 @@ struct wrd_conn {
     int refs;                   /* the wsi's reference plus pending acks */
     int hello;                  /* hello received */
     char addr[64];              /* peer address */
+    struct wrd_addr *from;      /* its per-address record (addr.h) */
+    size_t qbytes;              /* bytes of the messages queued */
     /* outbound ring */
     struct wrd_qent *q;
     int qhead, qlen, qcap;
@@ -84,7 +109,9 @@ struct wrd_conn {
     size_t in_len, in_cap;
 };
 
-struct wrd_conn *wrd_conn_new(struct wrd_server *srv, struct lws *wsi);
+/* A connection from peer (the address lws gives; its record in addr.c is
+ * held until the connection is freed). */
+struct wrd_conn *wrd_conn_new(struct wrd_server *srv, struct lws *wsi, const char *peer);
 void wrd_conn_ref(struct wrd_conn *c);
 /* Drop a reference; frees the connection with the last one. */
 void wrd_conn_unref(struct wrd_conn *c);
@@ -102,6 +129,9 @@ void wrd_conn_closed(struct wrd_conn *c);
  * The flush counts commits in srv->commits and marks its delivery phase in
  * srv->delivering. */
 void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m);
+/* Queue a stream (the queue takes it over; see struct wrd_stream). It is
+ * an answer: never dropped for a slow reader, who is closed instead. */
+void wrd_conn_stream(struct wrd_conn *c, struct wrd_stream *s);
 /* Queue json (steals the reference). */
 void wrd_conn_send_json(struct wrd_conn *c, struct json_t *json);
 /* An error message (new reference): code, a sentence (made valid UTF-8

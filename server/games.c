@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "addr.h"
 #include "conn.h"
 #include "jsonout.h"
 #include "jsonpatch.h"
@@ -104,6 +105,8 @@ struct wrd_game {
     int64_t quiet_at;           /* the version at which the server section last changed
                                    without a command (the start, a forfeit); -1: never */
     struct wrd_server *srv;
+    struct wrd_addr *owner;     /* the address that created it (NULL after a restart) */
+    int counted;                /* in the registry's counts (set_status) */
     /* restore only */
     int64_t snap_version;
     char *snap_state;
@@ -138,7 +141,8 @@ struct wrd_games {
     struct wrd_game *bucket[HASH_BUCKETS];
     struct invite_ref *invites[HASH_BUCKETS];
     struct wrd_game *all_head, *all_tail;
-    int count;
+    int count;                  /* games in memory */
+    int live;                   /* of those, open or running (--max-games) */
     struct deferred *pending;
     int npending, cappending;
 };
@@ -421,6 +425,7 @@ static void game_free(struct wrd_game *g)
         free(g->lines[i]);
     free(g->lines);
     free(g->members);
+    wrd_addr_put(g->srv, g->owner);
     free(g->scenario_name);
     free(g->scenario_text);
     free(g->snap_state);
@@ -500,8 +505,32 @@ static struct wrd_game *game_new(struct wrd_server *srv, const struct wr_ruleset
 }
 
 
+/* Count g (sign 1) or stop counting it (-1) as open or live, server-wide
+ * and for the address that created it. */
+static void count_game(struct wrd_games *gs, struct wrd_game *g, int sign)
+{
+    int live = g->status != ST_FINISHED, open = g->status == ST_OPEN;
+    gs->live += sign * live;
+    if (g->owner) {
+        g->owner->games += sign * live;
+        g->owner->open_games += sign * open;
+    }
+}
+
+/* Every change of a game's status goes through here, so the counts follow. */
+static void set_status(struct wrd_games *gs, struct wrd_game *g, int status)
+{
+    if (g->counted)
+        count_game(gs, g, -1);
+    g->status = status;
+    if (g->counted)
+        count_game(gs, g, 1);
+}
+
 static void registry_add(struct wrd_games *gs, struct wrd_game *g)
 {
+    g->counted = 1;
+    count_game(gs, g, 1);
     unsigned h = hash(g->id);
     g->next = gs->bucket[h];
     gs->bucket[h] = g;
@@ -764,7 +793,7 @@ static void on_deadline(uv_timer_t *t)
             at += (size_t)snprintf(g->forfeit + at, sizeof g->forfeit - at, "%s%s",
                                    at ? "+" : "", g->seats[i].name);
     g->quiet_at = g->version;
-    g->status = ST_FINISHED;
+    set_status(srv->games, g, ST_FINISHED);
     wrd_info("deadline expired: seat forfeits", "game=%s seat=%s", g->id, g->forfeit);
     for (int i = 0; i < g->nseats; i++) {
         g->seats[i].what = NULL;
@@ -842,7 +871,7 @@ static struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const j
  * once, kept for sync, broadcast after the commit). */
 static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t *events)
 {
-    g->status = compute_status(g);
+    set_status(srv->games, g, compute_status(g));
     refresh_awaiting(srv, g, actor, 1);
     json_t *section = server_section(g);
     for (int v = 0; v < g->nviews; v++) {
@@ -1089,13 +1118,6 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     json_t *webhook = json_object_get(msg, "webhook");
     char err[256];
 
-    /* Creating costs what a command costs: a game holds memory (about
-     * 220 kB for an 1815 game) and a store row until it is over, and
-     * without a budget one client could fill --max-games in seconds. */
-    if (!wrd_conn_take_token(c)) {
-        wrd_conn_error(c, "rate_limited", "too many commands per second", NULL, NULL, jid);
-        return;
-    }
     const struct wr_ruleset *rs = wr_ruleset_find(rsname);
     if (rs == NULL) {
         wrd_conn_error(c, "no_such_ruleset", "the server has no such ruleset", NULL, NULL, jid);
@@ -1110,9 +1132,23 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         wrd_conn_error(c, "bad_message", "webhook must be an http:// URL", NULL, NULL, jid);
         return;
     }
-    if (gs->count >= srv->cfg.max_games) {
-        wrd_conn_error(c, "too_many_games", "the server holds its maximum of games", NULL, NULL,
-                       jid);
+    /* Games in play cost memory until they end: bounded server-wide, per
+     * creating address, and, for games nobody else has joined yet (which
+     * cost the creator nothing), more tightly per address. */
+    if (gs->live >= srv->cfg.max_games) {
+        wrd_conn_error(c, "too_many_games", "the server holds its maximum of games in play",
+                       NULL, NULL, jid);
+        return;
+    }
+    if (c->from->games >= srv->cfg.max_games_per_address) {
+        wrd_conn_error(c, "too_many_games", "your address has created the most games in play "
+                       "it may: finish some first", NULL, NULL, jid);
+        return;
+    }
+    if (c->from->open_games >= srv->cfg.max_open_per_address) {
+        wrd_conn_error(c, "too_many_open_games", "your address has created the most games "
+                       "waiting for players it may: wait until their seats are claimed", NULL,
+                       NULL, jid);
         return;
     }
     char *scenario_text = NULL;
@@ -1164,6 +1200,7 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         invite_index(gs, g, i);
         json_object_set_new(inv, g->seats[i].name, json_string(invite));
     }
+    g->owner = wrd_addr_hold(c->from);
     g->status = compute_status(g);
     if (g->status == ST_RUNNING)
         refresh_awaiting(srv, g, -1, 1);
@@ -1265,7 +1302,7 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     free(s->webhook);
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
     int old = g->status;
-    g->status = compute_status(g);
+    set_status(gs, g, compute_status(g));
     if (seat_row(srv, g, seat) != 0 || status_row(srv, g) != 0)
         wrd_error("store write failed", "game=%s", g->id);
     wrd_info("seat claimed", "game=%s seat=%s", g->id, s->name);
@@ -1765,7 +1802,6 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
  * the loop. */
 static int finish_load(struct wrd_server *srv, struct wrd_game *g, char *err, size_t errlen)
 {
-    (void)srv;
     if (g->snap_state && g->snap_version > g->version) {
         snprintf(err, errlen, "game %s: a snapshot at version %lld, but commands only to %lld",
                  g->id, (long long)g->snap_version, (long long)g->version);
@@ -1785,7 +1821,7 @@ static int finish_load(struct wrd_server *srv, struct wrd_game *g, char *err, si
         if (g->forfeit[0] == '\0')
             snprintf(g->forfeit, sizeof g->forfeit, "?");
     }
-    g->status = compute_status(g);
+    set_status(srv->games, g, compute_status(g));
     if (g->status == ST_RUNNING) {
         struct wr_decision d[WR_DECISIONS_MAX];
         int n = g->rs->awaiting(g->g, d, WR_DECISIONS_MAX);

@@ -82,10 +82,16 @@ void wrd_buf_int(struct wrd_buf *b, long long v)
  * everything else (UTF-8 included) as it is. */
 void wrd_buf_str(struct wrd_buf *b, const char *s, size_t n)
 {
-    static const char hexd[] = "0123456789ABCDEF";   /* jansson writes \u001F */
     if (reserve(b, n + 2) < 0)
         return;
     b->s[b->len++] = '"';
+    wrd_buf_escaped(b, s, n);
+    wrd_buf_add(b, "\"", 1);
+}
+
+void wrd_buf_escaped(struct wrd_buf *b, const char *s, size_t n)
+{
+    static const char hexd[] = "0123456789ABCDEF";   /* jansson writes \u001F */
     size_t run = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -114,7 +120,6 @@ void wrd_buf_str(struct wrd_buf *b, const char *s, size_t n)
         wrd_buf_add(b, e, el);
     }
     wrd_buf_add(b, s + run, n - run);
-    wrd_buf_add(b, "\"", 1);
 }
 
 /* A real as jansson writes it: %.17g, always with a '.' or an exponent,

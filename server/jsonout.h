@@ -39,6 +39,8 @@ void wrd_buf_lit(struct wrd_buf *b, const char *s);
 void wrd_buf_int(struct wrd_buf *b, long long v);
 /* s[0..n) as a quoted JSON string (valid UTF-8 expected, as in json_t). */
 void wrd_buf_str(struct wrd_buf *b, const char *s, size_t n);
+/* The same without the quotes: what goes between them. */
+void wrd_buf_escaped(struct wrd_buf *b, const char *s, size_t n);
 /* j (borrowed) as compact JSON; -1 for a value nested too deeply. */
 int wrd_buf_json(struct wrd_buf *b, const struct json_t *j);
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "addr.h"
 #include "conn.h"
 #include "games.h"
 #include "log.h"
@@ -59,6 +60,7 @@ static void on_signal(uv_signal_t *h, int signum)
     uv_close((uv_handle_t *)&srv->sigterm, NULL);
     wrd_games_flush(srv);
     wrd_games_close_handles(srv);
+    wrd_addrs_close(srv);
     if (srv->notifier) {
         wrd_notifier_close(srv->notifier, NULL, NULL);
         srv->notifier = NULL;
@@ -86,11 +88,14 @@ int main(int argc, char **argv)
         return 1;
     }
     uv_loop_init(&srv.loop);
-    if (wrd_games_new(&srv) != 0 || wrd_games_restore(&srv, err, sizeof err) != 0) {
+    if (wrd_addrs_new(&srv) != 0 || wrd_games_new(&srv) != 0 ||
+        wrd_games_restore(&srv, err, sizeof err) != 0) {
         wrd_error("cannot restore the games", "db=%s error=\"%s\"", srv.cfg.db, err);
         wrd_games_close_handles(&srv);
+        wrd_addrs_close(&srv);
         uv_run(&srv.loop, UV_RUN_DEFAULT);
         wrd_games_free(&srv);
+        wrd_addrs_free(&srv);
         srv.store->ops->close(srv.store);
         uv_loop_close(&srv.loop);
         return 1;
@@ -111,11 +116,13 @@ int main(int argc, char **argv)
         uv_close((uv_handle_t *)&srv.sigterm, NULL);
         uv_close((uv_handle_t *)&srv.flush, NULL);
         wrd_games_close_handles(&srv);
+        wrd_addrs_close(&srv);
         if (srv.notifier)
             wrd_notifier_close(srv.notifier, NULL, NULL);
         uv_run(&srv.loop, UV_RUN_DEFAULT);
         wrd_net_release(&srv);
         wrd_games_free(&srv);
+        wrd_addrs_free(&srv);
         uv_loop_close(&srv.loop);
         srv.store->ops->close(srv.store);
         return 1;
@@ -124,6 +131,7 @@ int main(int argc, char **argv)
     uv_run(&srv.loop, UV_RUN_DEFAULT);
     wrd_net_release(&srv);
     wrd_games_free(&srv);
+    wrd_addrs_free(&srv);
     srv.store->ops->close(srv.store);
     rc = uv_loop_close(&srv.loop);
     wrd_info("stopped", "loop_close=%d", rc);

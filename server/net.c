@@ -306,7 +306,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
             if (fd >= 0 && setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz) != 0)
                 wrd_warn("cannot set the send buffer", "addr=%s", p->addr);
         }
-        p->conn = wrd_conn_new(srv, wsi);
+        p->conn = wrd_conn_new(srv, wsi, p->addr);
         if (p->conn == NULL)
             return -1;
         snprintf(p->conn->addr, sizeof p->conn->addr, "%s", p->addr);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "addr.h"
 #include "conn.h"
 #include "games.h"
 #include "server.h"
@@ -28,28 +29,33 @@ struct field {
 struct spec {
     const char *type;
     void (*handler)(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg);
+    /* What the message costs its address's budget before it is handled
+     * (addr.h; answers whose size varies are charged more once built). */
+    int cost;
     struct field fields[6];
 };
 
 static void handle_hello(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg);
 
 static const struct spec specs[] = {
-    { "hello", handle_hello, { { "protocol", F_INT, 1 }, { "client", F_STR, 0 } } },
-    { "create", wrd_games_create,
+    { "hello", handle_hello, 1, { { "protocol", F_INT, 1 }, { "client", F_STR, 0 } } },
+    { "create", wrd_games_create, 20,
       { { "ruleset", F_STR, 1 }, { "scenario", F_STR, 0 }, { "seat", F_STR, 0 },
         { "options", F_OBJ, 0 }, { "webhook", F_STR_OR_NULL, 0 } } },
-    { "claim", wrd_games_claim,
+    { "claim", wrd_games_claim, 5,
       { { "invite", F_STR, 0 }, { "game", F_STR, 0 }, { "seat", F_STR, 0 },
         { "webhook", F_STR_OR_NULL, 0 } } },
-    { "join", wrd_games_join,
+    { "join", wrd_games_join, 2,
       { { "game", F_STR, 1 }, { "token", F_STR, 0 }, { "spectate", F_BOOL, 0 } } },
-    { "command", wrd_games_command,
+    { "command", wrd_games_command, 1,
       { { "game", F_STR, 1 }, { "seq", F_INT, 1 }, { "cmd", F_OBJ, 1 } } },
-    { "sync", wrd_games_sync, { { "game", F_STR, 1 }, { "since", F_INT, 1 } } },
-    { "list", wrd_games_list_msg, { { "filter", F_OBJ, 0 } } },
-    { "leave", wrd_games_leave, { { "game", F_STR, 1 } } },
-    { "export", wrd_games_export, { { "game", F_STR, 1 } } },
-    { "notify", wrd_games_notify, { { "game", F_STR, 1 }, { "webhook", F_STR_OR_NULL, 1 } } },
+    { "sync", wrd_games_sync, 1, { { "game", F_STR, 1 }, { "since", F_INT, 1 } } },
+    { "list", wrd_games_list_msg, 5,
+      { { "filter", F_OBJ, 0 }, { "limit", F_INT, 0 }, { "cursor", F_STR, 0 } } },
+    { "leave", wrd_games_leave, 1, { { "game", F_STR, 1 } } },
+    { "export", wrd_games_export, 5, { { "game", F_STR, 1 } } },
+    { "notify", wrd_games_notify, 2,
+      { { "game", F_STR, 1 }, { "webhook", F_STR_OR_NULL, 1 } } },
 };
 
 static int type_ok(const json_t *v, int type)
@@ -104,6 +110,13 @@ void wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const cha
 {
     json_error_t jerr;
     char buf[160];
+    /* 0) reading it costs its address a unit (and one per 8 KiB): junk
+     * is not free either */
+    if (!wrd_addr_take(srv, c->from, 1 + wrd_addr_bytes_cost(len))) {
+        wrd_conn_error(c, "rate_limited", "too many requests from your address: wait a moment",
+                       NULL, NULL, NULL);
+        return;
+    }
     json_t *msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 
     /* 1) a JSON object */
@@ -164,6 +177,12 @@ void wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const cha
             wrd_conn_error(c, "bad_message", buf, game, seq, jid);
             goto out;
         }
+    /* 5) within its address's budget, whatever connection it came on */
+    if (!wrd_addr_take(srv, c->from, sp->cost - 1)) {
+        wrd_conn_error(c, "rate_limited", "too many requests from your address: wait a moment",
+                       game, seq, jid);
+        goto out;
+    }
     sp->handler(srv, c, msg);
 out:
     json_decref(msg);

@@ -16,6 +16,7 @@ struct wrd_games;
 struct wrd_notifier;
 struct wrd_net;
 struct wrd_conn;
+struct wrd_addrs;
 
 struct wrd_config {
     char host[64];              /* --listen host part */
@@ -29,7 +30,12 @@ struct wrd_config {
     int max_queue;              /* --max-queue messages per connection */
     int rate;                   /* --rate commands per second per connection */
     int idle_timeout;           /* --idle-timeout seconds */
-    int max_games;              /* --max-games */
+    int max_games;              /* --max-games: open or running (finished games don't count) */
+    int address_rate;           /* --address-rate: request cost units per second per address */
+    int max_open_per_address;   /* --max-open-per-address: games with a free seat */
+    int max_games_per_address;  /* --max-games-per-address: open or running games */
+    size_t max_queue_bytes;     /* --max-queue-bytes: bytes queued per connection */
+    size_t max_address_bytes;   /* --max-address-bytes: bytes queued per address */
     int send_buffer;            /* --send-buffer bytes (SO_SNDBUF); 0: the kernel's choice */
     int log_level;              /* --log-level */
     const char *tls_cert;       /* --tls-cert PEM file, or NULL: plain ws:// and http:// */
@@ -59,6 +65,7 @@ struct wrd_server {
     struct wrd_notifier *notifier;
     struct wrd_net *net;        /* net.c's own state */
     struct wrd_conn *conns;     /* open websocket connections (conn.c) */
+    struct wrd_addrs *addrs;    /* per-address budgets (addr.c) */
     unsigned char *batch;       /* conn.c: the frames of one coalesced write */
     uint64_t commits;           /* flushes done: each committed the batch (if any) */
     int delivering;             /* in a flush, after its commit (conn.c's barrier) */

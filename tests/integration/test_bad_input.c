@@ -46,7 +46,10 @@
 
 static const char *const server_args[] = {
     "--scenarios", WARROOM_SCENARIO_DIR, "--max-connections", "64", "--max-queue", "16",
-    "--rate", "100000", "--send-buffer", "4096", NULL
+    "--rate", "100000", "--send-buffer", "4096",
+    /* the rows come from one address: its budgets are the rows' own subject
+     * (306-309, with servers of their own) */
+    "--address-rate", "100000000", "--max-open-per-address", "100000", NULL
 };
 
 /* What every row may use: the server, its games, their tokens. */

@@ -108,6 +108,7 @@ static void usage(FILE *out)
         "  --server-pid PID      its process id, for the CPU and memory figures\n"
         "  --server-arg ARG      one more argument for a started server (repeatable);\n"
         "                        defaults: --max-connections 20000 --max-per-address 20000\n"
+        "                        (and no per-address request budget or game caps)\n"
         "                        --rate 100000 --max-games 100000000 --scenarios DIR\n"
         "  --ruleset NAME        tictactoe (default) or waterloo\n"
         "  --scenario NAME       waterloo scenario (default waterloo-1815)\n"
@@ -259,6 +260,14 @@ static int spawn_server(void)
     argv[argc++] = "--rate";
     argv[argc++] = "100000";
     argv[argc++] = "--max-games";
+    argv[argc++] = "100000000";
+    /* The tool is many clients on a few loopback addresses: lift the
+     * per-address budgets (--server-arg can set them again). */
+    argv[argc++] = "--address-rate";
+    argv[argc++] = "100000000";
+    argv[argc++] = "--max-games-per-address";
+    argv[argc++] = "100000000";
+    argv[argc++] = "--max-open-per-address";
     argv[argc++] = "100000000";
     for (int i = 0; i < opt.nserver_args && argc < 63; i++)
         argv[argc++] = opt.server_args[i];

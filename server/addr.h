@@ -1,0 +1,69 @@
+/*
+ * addr.h - what one client address may cost the server, whatever its
+ * connections: a budget of request cost (a token bucket), the games it
+ * created that are not finished, and the bytes queued to its connections.
+ *
+ * A client is known by its address: an IPv4 address, or the /64 prefix of
+ * an IPv6 address (one host is usually given a whole /64). Records outlive
+ * the connections: one is freed only when nothing holds it and its budget
+ * has refilled, so reconnecting never restores a spent budget.
+ *
+ * Costs are counted in units (docs/protocol.md, "Limits"): every message
+ * type has a base cost, charged before it is handled; work whose size is
+ * only known after it is done (an export, a list, a joiner's state) is
+ * charged after, and may drive the budget below zero, so that the address
+ * waits longer before its next request.
+ */
+#ifndef WRD_ADDR_H
+#define WRD_ADDR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct wrd_server;
+
+struct wrd_addr {
+    struct wrd_addr *next;      /* hash chain */
+    char key[48];               /* "192.0.2.7" or "2001:db8:1:2::/64" */
+    int refs;                   /* connections and games holding it */
+    double tokens;              /* request budget left, in cost units */
+    uint64_t refill_ms;         /* loop time of the last refill */
+    int open_games;             /* games created from here with a seat unclaimed */
+    int games;                  /* games created from here, open or running */
+    size_t queued;              /* bytes queued to its connections, not yet written */
+};
+
+/* The record of a peer address as lws gives it (an IPv4 or IPv6 literal),
+ * with one more reference; created when absent. NULL when memory runs out. */
+struct wrd_addr *wrd_addr_get(struct wrd_server *srv, const char *peer);
+
+/* One more reference to a (NULL stays NULL); returns a. */
+struct wrd_addr *wrd_addr_hold(struct wrd_addr *a);
+
+/* Drop a reference (NULL is ignored). The record stays until its budget
+ * has refilled (see wrd_addr_sweep). */
+void wrd_addr_put(struct wrd_server *srv, struct wrd_addr *a);
+
+/* Take cost units from a's budget: 1 when it had at least `cost` left (or
+ * a is NULL), 0 when it had not (nothing taken: refuse the request). */
+int wrd_addr_take(struct wrd_server *srv, struct wrd_addr *a, double cost);
+
+/* Charge cost units for work already done, even past zero. */
+void wrd_addr_charge(struct wrd_server *srv, struct wrd_addr *a, double cost);
+
+/* The units of work that produced `bytes` of answer (1 per 8 KiB, rounded up). */
+double wrd_addr_bytes_cost(size_t bytes);
+
+/* The table, in srv->addrs, with a timer that frees, every few seconds,
+ * the records nothing holds whose budget is full again. 0, or -1 when
+ * memory runs out. */
+int wrd_addrs_new(struct wrd_server *srv);
+/* Shutdown, from inside the loop: close the timer. */
+void wrd_addrs_close(struct wrd_server *srv);
+/* After the loop has ended: free every record and the table. */
+void wrd_addrs_free(struct wrd_server *srv);
+
+/* Records held (for /metrics). */
+int wrd_addr_count(const struct wrd_server *srv);
+
+#endif
