@@ -191,11 +191,11 @@ static int drop_replaceable(struct wrd_conn *c)
     for (int i = 0; i < n; i++) {
         /* kept <= i: writing never overtakes reading in the ring */
         struct wrd_qent e = c->q[(c->qhead + i) % c->qcap];
-        if (e.msg->game) {
+        if (e.msg && e.msg->game) {
             struct wrd_member *mb = wrd_conn_member(c, e.msg->game);
             if (mb)
                 mb->stale = 1;
-            wrd_msg_unref(e.msg);
+            release(c, &e);
         } else {
             c->q[(c->qhead + kept++) % c->qcap] = e;
         }
@@ -208,7 +208,8 @@ static int drop_replaceable(struct wrd_conn *c)
 /* Too slow to read even its own answers: close with 1008. */
 static void close_slow(struct wrd_conn *c)
 {
-    wrd_warn("slow reader: closed", "addr=%s queued=%d", c->addr, c->qlen);
+    wrd_warn("slow reader: closed", "addr=%s queued=%d bytes=%zu address_bytes=%zu", c->addr,
+             c->qlen, c->qbytes, c->from->queued);
     c->closing = 1;
     drop_queue(c);
     lws_close_reason(c->wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
@@ -286,13 +287,15 @@ void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m)
 /* Bytes of one piece of a stream (also what a queued stream counts). */
 #define STREAM_PIECE 49152
 
-void wrd_conn_stream(struct wrd_conn *c, struct wrd_stream *st)
+void wrd_conn_stream(struct wrd_conn *c, struct wrd_stream *st, size_t bytes)
 {
-    if (c->wsi == NULL || c->closing || c->goodbye || make_room(c, STREAM_PIECE, NULL) != 0) {
+    /* It counts what it will hold at most: one piece, or all of a short one. */
+    size_t hold = bytes < STREAM_PIECE ? bytes : STREAM_PIECE;
+    if (c->wsi == NULL || c->closing || c->goodbye || make_room(c, hold, NULL) != 0) {
         st->free(st);
         return;
     }
-    push(c, (struct wrd_qent){ .stream = st, .after = commit_needed(c), .bytes = STREAM_PIECE });
+    push(c, (struct wrd_qent){ .stream = st, .after = commit_needed(c), .bytes = hold });
     if (c->qlen == 1)
         lws_callback_on_writable(c->wsi);
 }

@@ -129,9 +129,10 @@ void wrd_conn_closed(struct wrd_conn *c);
  * The flush counts commits in srv->commits and marks its delivery phase in
  * srv->delivering. */
 void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m);
-/* Queue a stream (the queue takes it over; see struct wrd_stream). It is
- * an answer: never dropped for a slow reader, who is closed instead. */
-void wrd_conn_stream(struct wrd_conn *c, struct wrd_stream *s);
+/* Queue a stream of about `bytes` bytes in all (the queue takes it over;
+ * see struct wrd_stream). It is an answer: never dropped for a slow
+ * reader, who is closed instead. */
+void wrd_conn_stream(struct wrd_conn *c, struct wrd_stream *s, size_t bytes);
 /* Queue json (steals the reference). */
 void wrd_conn_send_json(struct wrd_conn *c, struct json_t *json);
 /* An error message (new reference): code, a sentence (made valid UTF-8

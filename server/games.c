@@ -107,6 +107,7 @@ struct wrd_game {
     struct wrd_server *srv;
     struct wrd_addr *owner;     /* the address that created it (NULL after a restart) */
     int counted;                /* in the registry's counts (set_status) */
+    int pins;                   /* exports being written: it stays in memory */
     /* restore only */
     int64_t snap_version;
     char *snap_state;
@@ -1458,6 +1459,55 @@ void wrd_games_leave(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     wrd_conn_send_json(c, a);
 }
 
+/* An export being written: {"type":"record","game","record"[,"id"]},
+ * the record produced line by line as the connection takes it. The game is
+ * pinned in memory until the stream is done. */
+struct export_stream {
+    struct wrd_stream base;     /* must be first */
+    struct wrd_game *g;
+    char *head;                 /* the record's header line */
+    json_t *id;                 /* echoed, or NULL */
+    int next;                   /* the next record line; -1: the message's start */
+    int end;                    /* lines when the export was asked for */
+};
+
+static int export_next(struct wrd_stream *st, struct wrd_buf *b, size_t want)
+{
+    struct export_stream *x = (struct export_stream *)st;
+    size_t start = b->len;
+    if (x->next < 0) {
+        wrd_buf_lit(b, "{\"type\":\"record\",\"game\":");
+        wrd_buf_str(b, x->g->id, strlen(x->g->id));
+        wrd_buf_lit(b, ",\"record\":\"");
+        wrd_buf_escaped(b, x->head, strlen(x->head));
+        wrd_buf_lit(b, "\\n");
+        x->next = 0;
+    }
+    while (x->next < x->end && b->len - start < want) {
+        const char *line = x->g->lines[x->next++];
+        wrd_buf_escaped(b, line, strlen(line));
+        wrd_buf_lit(b, "\\n");
+    }
+    if (x->next < x->end)
+        return b->failed ? -1 : 0;
+    wrd_buf_lit(b, "\"");
+    if (x->id) {
+        wrd_buf_lit(b, ",\"id\":");
+        wrd_buf_json(b, x->id);
+    }
+    wrd_buf_lit(b, "}");
+    return b->failed ? -1 : 1;
+}
+
+static void export_free(struct wrd_stream *st)
+{
+    struct export_stream *x = (struct export_stream *)st;
+    x->g->pins--;
+    free(x->head);
+    json_decref(x->id);
+    free(x);
+}
+
 void wrd_games_export(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
 {
     json_t *jid = json_object_get(msg, "id");
@@ -1493,24 +1543,23 @@ void wrd_games_export(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     }
     char *head = json_dumps(h, JSON_COMPACT);
     json_decref(h);
-    size_t len = strlen(head) + 2;
-    for (int i = 0; i < g->nlines; i++)
-        len += strlen(g->lines[i]) + 1;
-    char *text = malloc(len);
-    if (text == NULL) {
+    struct export_stream *x = calloc(1, sizeof *x);
+    if (head == NULL || x == NULL) {
         free(head);
+        free(x);
         wrd_conn_error(c, "internal", "out of memory", id, NULL, jid);
         return;
     }
-    size_t at = (size_t)sprintf(text, "%s\n", head);
-    free(head);
+    /* The record goes out as a stream: a silent reader holds one piece
+     * of it at a time, not the whole record (conn.h). */
+    size_t bytes = strlen(head);
     for (int i = 0; i < g->nlines; i++)
-        at += (size_t)sprintf(text + at, "%s\n", g->lines[i]);
-    json_t *a = json_pack("{s:s, s:s, s:s}", "type", "record", "game", g->id, "record", text);
-    free(text);
-    if (jid)
-        json_object_set(a, "id", jid);
-    wrd_conn_send_json(c, a);
+        bytes += strlen(g->lines[i]) + 1;
+    wrd_addr_charge(srv, c->from, wrd_addr_bytes_cost(bytes));
+    *x = (struct export_stream){ { export_next, export_free }, g, head, json_incref(jid), -1,
+                                 g->nlines };
+    g->pins++;
+    wrd_conn_stream(c, &x->base, bytes + 64);
 }
 
 void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
