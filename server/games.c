@@ -111,8 +111,10 @@ struct wrd_game {
     /* restore only */
     int64_t snap_version;
     char *snap_state;
+    int64_t created_ms;
     struct wrd_game *next;      /* hash chain */
-    struct wrd_game *all_next;  /* list of all games, in creation order */
+    struct wrd_game *all_prev, *all_next;   /* every game held, oldest first (by
+                                               created_ms, then id) */
 };
 
 /* Deliveries that wait for the commit of the iteration's batch. */
@@ -528,6 +530,13 @@ static void set_status(struct wrd_games *gs, struct wrd_game *g, int status)
         count_game(gs, g, 1);
 }
 
+/* Is game a older than (created before) the key (ms, id)? Lists run
+ * newest first by this order, and cursors name a key. */
+static int older(const struct wrd_game *a, int64_t ms, const char *id)
+{
+    return a->created_ms < ms || (a->created_ms == ms && strcmp(a->id, id) < 0);
+}
+
 static void registry_add(struct wrd_games *gs, struct wrd_game *g)
 {
     g->counted = 1;
@@ -535,12 +544,48 @@ static void registry_add(struct wrd_games *gs, struct wrd_game *g)
     unsigned h = hash(g->id);
     g->next = gs->bucket[h];
     gs->bucket[h] = g;
-    if (gs->all_tail)
-        gs->all_tail->all_next = g;
+    /* In key order: a new game goes last, a game read back from the store
+     * a few steps back. */
+    struct wrd_game *after = gs->all_tail;
+    while (after && !older(after, g->created_ms, g->id))
+        after = after->all_prev;
+    g->all_prev = after;
+    g->all_next = after ? after->all_next : gs->all_head;
+    if (g->all_next)
+        g->all_next->all_prev = g;
+    else
+        gs->all_tail = g;
+    if (after)
+        after->all_next = g;
     else
         gs->all_head = g;
-    gs->all_tail = g;
     gs->count++;
+}
+
+/* Take g out of the registry (it is not freed). */
+static void __attribute__((unused)) registry_remove(struct wrd_games *gs, struct wrd_game *g)
+{
+    for (struct wrd_game **p = &gs->bucket[hash(g->id)]; *p; p = &(*p)->next)
+        if (*p == g) {
+            *p = g->next;
+            break;
+        }
+    if (g->all_prev)
+        g->all_prev->all_next = g->all_next;
+    else
+        gs->all_head = g->all_next;
+    if (g->all_next)
+        g->all_next->all_prev = g->all_prev;
+    else
+        gs->all_tail = g->all_prev;
+    g->next = g->all_prev = g->all_next = NULL;
+    for (int i = 0; i < g->nseats; i++)
+        if (g->seats[i].invite_hash[0])
+            invite_unindex(gs, g, i);
+    if (g->counted)
+        count_game(gs, g, -1);
+    g->counted = 0;
+    gs->count--;
 }
 
 static int add_line(struct wrd_game *g, char *line)
@@ -1202,6 +1247,7 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         json_object_set_new(inv, g->seats[i].name, json_string(invite));
     }
     g->owner = wrd_addr_hold(c->from);
+    g->created_ms = wrd_now_ms();
     g->status = compute_status(g);
     if (g->status == ST_RUNNING)
         refresh_awaiting(srv, g, -1, 1);
@@ -1211,7 +1257,7 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     char *opt_text = json_dumps(g->options, JSON_COMPACT);
     struct wrd_game_row row = { g->id, rs->name, g->scenario_name,
                                 g->scenario_text ? g->scenario_text : "null", opt_text, g->seed,
-                                wrd_now_ms() };
+                                g->created_ms };
     int fail = srv->store->ops->put_game(srv->store, &row) != 0;
     free(opt_text);
     for (int i = 0; i < g->nseats; i++)
@@ -1410,7 +1456,10 @@ static json_t *game_summary(const struct wrd_game *g)
     for (int i = 0; i < g->nseats; i++)
         json_object_set_new(seats, g->seats[i].name,
                             json_string(g->seats[i].token_hash[0] ? "taken" : "free"));
-    const char *aw = g->status == ST_FINISHED ? NULL : g->rs->awaited(g->g);
+    const char *aw = NULL;
+    for (int i = 0; i < g->nseats && aw == NULL; i++)
+        if (g->seats[i].what)
+            aw = g->seats[i].name;
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:b, s:b}", "game", g->id, "ruleset",
                           g->rs->name, "scenario", g->scenario_name, "status",
                           status_names[g->status], "version", (json_int_t)g->version, "seats",
@@ -1421,29 +1470,163 @@ static json_t *game_summary(const struct wrd_game *g)
     return o;
 }
 
-json_t *wrd_games_list(struct wrd_server *srv, const json_t *filter)
+/* Shown in the lobby: a game anyone may watch, or whose seats anyone may
+ * claim. Other games are found only by their id. */
+static int listed(const struct wrd_game *g)
 {
-    const char *rs = json_string_value(json_object_get(filter, "ruleset"));
-    const char *st = json_string_value(json_object_get(filter, "status"));
-    json_t *list = json_array();
-    int n = 0;
-    for (struct wrd_game *g = srv->games->all_head; g && n < 1000; g = g->all_next) {
-        if ((rs && strcmp(rs, g->rs->name) != 0) || (st && strcmp(st, status_names[g->status])))
-            continue;
-        json_array_append_new(list, game_summary(g));
-        n++;
+    return g->spectators || g->open_seats;
+}
+
+static int status_index(const char *name)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, status_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+#define LIST_DEFAULT 50
+#define LIST_MAX 200
+
+/* A list request read: the lobby (listed games, newest first, after a
+ * cursor), or the games named by their ids. */
+struct list_query {
+    const char *ruleset;        /* or NULL */
+    int status;                 /* or -1 */
+    const json_t *games;        /* ids asked for by name, or NULL */
+    int limit;
+    int64_t before_ms;          /* the cursor: games older than (ms, id) */
+    char before_id[24];
+    int from_top;               /* no cursor */
+};
+
+/* Read {filter:{ruleset,status,games}, limit, cursor}; NULL, or what is
+ * wrong with it. */
+static const char *read_query(const json_t *req, struct list_query *q)
+{
+    memset(q, 0, sizeof *q);
+    q->status = -1;
+    q->limit = LIST_DEFAULT;
+    q->from_top = 1;
+    const json_t *f = json_object_get(req, "filter"), *v;
+    const char *key;
+    json_object_foreach((json_t *)f, key, v) {
+        if (strcmp(key, "ruleset") == 0 && json_is_string(v)) {
+            q->ruleset = json_string_value(v);
+        } else if (strcmp(key, "status") == 0 && json_is_string(v)) {
+            if ((q->status = status_index(json_string_value(v))) < 0)
+                return "filter.status is open, running or finished";
+        } else if (strcmp(key, "games") == 0 && json_is_array(v)) {
+            if (json_array_size(v) > LIST_MAX)
+                return "filter.games names at most 200 games";
+            q->games = v;
+        } else {
+            return "filter has ruleset (a string), status (a string) and games (a list of "
+                   "game ids)";
+        }
     }
-    return list;
+    json_t *l = json_object_get(req, "limit");
+    if (l) {
+        if (!json_is_integer(l) || json_integer_value(l) < 1 ||
+            json_integer_value(l) > LIST_MAX)
+            return "limit is 1 to 200";
+        q->limit = (int)json_integer_value(l);
+    }
+    const char *cur = json_string_value(json_object_get(req, "cursor"));
+    if (cur) {
+        /* "<created_ms>:<game id>", as the previous answer gave it */
+        char *end;
+        long long ms = strtoll(cur, &end, 10);
+        if (end == cur || *end != ':' || strlen(end + 1) >= sizeof q->before_id)
+            return "cursor is the one a games answer gave";
+        q->before_ms = ms;
+        snprintf(q->before_id, sizeof q->before_id, "%s", end + 1);
+        q->from_top = 0;
+    }
+    return NULL;
+}
+
+static int matches(const struct wrd_game *g, const struct list_query *q)
+{
+    return (q->ruleset == NULL || strcmp(q->ruleset, g->rs->name) == 0) &&
+           (q->status < 0 || q->status == g->status);
+}
+
+/* The answer to a list query: {"games": [...], "cursor": next or null}
+ * (new reference). */
+static json_t *list_answer(struct wrd_server *srv, const struct list_query *q)
+{
+    struct wrd_games *gs = srv->games;
+    json_t *list = json_array();
+    char next[64] = "";
+    if (q->games) {
+        size_t i;
+        json_t *id;
+        json_array_foreach(q->games, i, id) {
+            struct wrd_game *g = find(gs, json_string_value(id));
+            if (g && matches(g, q))
+                json_array_append_new(list, game_summary(g));
+        }
+    } else {
+        /* Newest first, from the game just older than the cursor: found
+         * by its id when it is held, else by walking back. */
+        struct wrd_game *g = gs->all_tail;
+        if (!q->from_top) {
+            struct wrd_game *at = find(gs, q->before_id);
+            if (at && at->created_ms == q->before_ms)
+                g = at->all_prev;
+            else
+                while (g && !older(g, q->before_ms, q->before_id))
+                    g = g->all_prev;
+        }
+        int n = 0;
+        for (; g; g = g->all_prev) {
+            if (!listed(g) || !matches(g, q))
+                continue;
+            if (n == q->limit) {
+                /* more to come: the cursor is the last one sent */
+                struct wrd_game *last = NULL;
+                json_t *lj = json_array_get(list, (size_t)n - 1);
+                last = find(gs, json_string_value(json_object_get(lj, "game")));
+                if (last)
+                    snprintf(next, sizeof next, "%lld:%s", (long long)last->created_ms,
+                             last->id);
+                break;
+            }
+            json_array_append_new(list, game_summary(g));
+            n++;
+        }
+    }
+    return json_pack("{s:o, s:o}", "games", list, "cursor",
+                     next[0] ? json_string(next) : json_null());
+}
+
+json_t *wrd_games_list(struct wrd_server *srv, const json_t *request, const char **why)
+{
+    struct list_query q;
+    if ((*why = read_query(request, &q)) != NULL)
+        return NULL;
+    return list_answer(srv, &q);
 }
 
 void wrd_games_list_msg(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
 {
-    json_t *a = json_pack("{s:s, s:o}", "type", "games", "games",
-                          wrd_games_list(srv, json_object_get(msg, "filter")));
     json_t *jid = json_object_get(msg, "id");
+    const char *why;
+    json_t *a = wrd_games_list(srv, msg, &why);
+    if (a == NULL) {
+        wrd_conn_error(c, "bad_message", why, NULL, NULL, jid);
+        return;
+    }
+    json_object_set_new(a, "type", json_string("games"));
     if (jid)
         json_object_set(a, "id", jid);
-    wrd_conn_send_json(c, a);
+    struct wrd_msg *m = wrd_msg_json(a);
+    json_decref(a);
+    if (m)
+        wrd_addr_charge(srv, c->from, wrd_addr_bytes_cost(m->len));
+    wrd_conn_send(c, m);
+    wrd_msg_unref(m);
 }
 
 void wrd_games_leave(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
@@ -1768,6 +1951,7 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
         snprintf(g->forfeit, sizeof g->forfeit, "%s", result[7] == ':' ? result + 8 : "?");
     }
     g->restored_deadline = deadline_ms;
+    g->created_ms = r->created_ms;
     int64_t sv;
     char *st;
     if (rs->srv->store->ops->latest_snapshot(rs->srv->store, g->id, &sv, &st)) {

@@ -53,8 +53,13 @@ struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, struct wrd_conn *c,
  * server: nothing acknowledged may ever be lost. */
 void wrd_games_flush(struct wrd_server *srv);
 
-/* Games held, and the public list (new reference) filtered like `list`. */
+/* Games held in memory. */
 int wrd_games_count(struct wrd_server *srv);
-struct json_t *wrd_games_list(struct wrd_server *srv, const struct json_t *filter);
+/* The answer to a list request {filter, limit, cursor} (borrowed; `list`,
+ * and GET /games with the same fields from its query string):
+ * {"games":[...],"cursor":...} (new reference), or NULL with *why saying
+ * what is wrong with the request. */
+struct json_t *wrd_games_list(struct wrd_server *srv, const struct json_t *request,
+                              const char **why);
 
 #endif

@@ -199,7 +199,30 @@ static int on_http(struct lws *wsi, struct pss *p, const char *path)
     if (strcmp(path, "/metrics") == 0)
         return http_reply(wsi, p, 200, "text/plain; version=0.0.4", metrics_text(srv));
     if (strcmp(path, "/games") == 0) {
-        json_t *j = wrd_games_list(srv, NULL);
+        /* The lobby: ?ruleset=&status=&limit=&cursor= as in `list`. */
+        json_t *req = json_object(), *filter = json_object();
+        static const char *const args[] = { "ruleset", "status", "limit", "cursor" };
+        for (int i = 0; i < 4; i++) {
+            char name[16], v[128];
+            snprintf(name, sizeof name, "%s=", args[i]);
+            if (lws_get_urlarg_by_name(wsi, name, v, sizeof v) == NULL)
+                continue;
+            if (i < 2)
+                json_object_set_new(filter, args[i], json_string(v));
+            else if (i == 2)
+                json_object_set_new(req, "limit", json_integer(strtol(v, NULL, 10)));
+            else
+                json_object_set_new(req, "cursor", json_string(v));
+        }
+        json_object_set_new(req, "filter", filter);
+        const char *why;
+        json_t *j = wrd_games_list(srv, req, &why);
+        json_decref(req);
+        if (j == NULL) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "%s\n", why);
+            return http_reply(wsi, p, 400, "text/plain", strdup(msg));
+        }
         char *body = json_dumps(j, JSON_COMPACT);
         json_decref(j);
         return http_reply(wsi, p, 200, "application/json", body);
