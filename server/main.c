@@ -96,6 +96,8 @@ int main(int argc, char **argv)
         return 1;
     }
     srv.notifier = wrd_notifier_new(&srv.loop, srv.cfg.notify_cmd);
+    if (srv.notifier)
+        wrd_notifier_set_limits(srv.notifier, (unsigned)srv.cfg.webhook_max_pending, 0, 0);
     uv_signal_init(&srv.loop, &srv.sigint);
     uv_signal_init(&srv.loop, &srv.sigterm);
     srv.sigint.data = srv.sigterm.data = &srv;

@@ -23,6 +23,7 @@ struct wrd_config {
     const char *db;             /* --db path of the SQLite store */
     const char *scenarios;      /* --scenarios directory */
     const char *notify_cmd;     /* --notify-cmd program, or NULL */
+    int webhook_max_pending;    /* --webhook-max-pending */
     int max_connections;        /* --max-connections */
     int max_per_address;        /* --max-per-address */
     size_t max_message;         /* --max-message bytes per inbound message */
