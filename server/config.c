@@ -29,6 +29,12 @@ static void usage(FILE *out)
         "      --notify-cmd PROGRAM   run PROGRAM with WARROOM_EVENT, WARROOM_GAME,\n"
         "                             WARROOM_SEAT, ... when a seat that is not connected\n"
         "                             is awaited (WARROOM_NOTIFY_CMD)\n"
+        "      --webhook-allow HOST[,HOST...]\n"
+        "                             let webhooks reach these hosts although they are\n"
+        "                             loopback, private, link-local, ... addresses,\n"
+        "                             refused otherwise (WARROOM_WEBHOOK_ALLOW): host\n"
+        "                             names, IP addresses or CIDR ranges, e.g.\n"
+        "                             127.0.0.1,hooks.lan,10.1.0.0/16\n"
         "      --webhook-max-pending N\n"
         "                             webhook notifications pending at once, in flight\n"
         "                             or waiting to retry (WARROOM_WEBHOOK_MAX_PENDING),\n"
@@ -103,7 +109,8 @@ static int parse_long(const char *name, const char *v, long lo, long hi, long *o
 }
 
 enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR, OPT_QUEUE,
-       OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY, OPT_SNDBUF, OPT_HOOK_PENDING };
+       OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY, OPT_SNDBUF, OPT_HOOK_PENDING,
+       OPT_HOOK_ALLOW };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -138,6 +145,15 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
     case OPT_NOTIFY:
         cfg->notify_cmd = *v ? v : NULL;
         return 0;
+    case OPT_HOOK_ALLOW: {
+        const char *why = NULL;
+        if (wrd_notify_allow_check(v, &why) < 0) {
+            fprintf(stderr, "warroomd: --webhook-allow '%s': %s\n", v, why);
+            return -1;
+        }
+        cfg->webhook_allow = *v ? v : NULL;
+        return 0;
+    }
     case OPT_HOOK_PENDING:
         if (parse_long("--webhook-max-pending", v, 1, 1000000, &n) < 0)
             return -1;
@@ -205,6 +221,7 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_SCENARIOS", 's' },
     { "WARROOM_NOTIFY_CMD", OPT_NOTIFY },
     { "WARROOM_WEBHOOK_MAX_PENDING", OPT_HOOK_PENDING },
+    { "WARROOM_WEBHOOK_ALLOW", OPT_HOOK_ALLOW },
     { "WARROOM_MAX_PER_ADDRESS", OPT_PER_ADDR },
     { "WARROOM_MAX_QUEUE", OPT_QUEUE },
     { "WARROOM_RATE", OPT_RATE },
@@ -226,6 +243,7 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "scenarios", required_argument, NULL, 's' },
         { "notify-cmd", required_argument, NULL, OPT_NOTIFY },
         { "webhook-max-pending", required_argument, NULL, OPT_HOOK_PENDING },
+        { "webhook-allow", required_argument, NULL, OPT_HOOK_ALLOW },
         { "max-per-address", required_argument, NULL, OPT_PER_ADDR },
         { "max-queue", required_argument, NULL, OPT_QUEUE },
         { "rate", required_argument, NULL, OPT_RATE },

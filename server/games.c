@@ -892,11 +892,23 @@ static const char *check_options(const struct wr_ruleset *rs, const json_t *o)
     return NULL;
 }
 
-/* Absent, null, or an http:// URL the notifier can post to. */
-static int valid_webhook(const json_t *w)
+/* Absent, null, or an http:// URL the notifier can post to: 0. Otherwise
+ * the error is sent (bad_message for a malformed URL, webhook_refused for a
+ * destination the notifier refuses) and the result is negative. */
+static int check_webhook(struct wrd_server *srv, struct wrd_conn *c, const json_t *w,
+                         const char *bad, const char *game, json_t *jid)
 {
-    return w == NULL || json_is_null(w) ||
-           (json_is_string(w) && wrd_notify_check_url(json_string_value(w), NULL) == 0);
+    if (w == NULL || json_is_null(w))
+        return 0;
+    char why[512];
+    int r = json_is_string(w) ? wrd_notifier_check_url(srv->notifier, json_string_value(w), why,
+                                                       sizeof why)
+                              : WRD_NOTIFY_EBADURL;
+    if (r == WRD_NOTIFY_EREFUSED)
+        wrd_conn_error(c, wrd_notify_err_code(r), why, game, NULL, jid);
+    else if (r != 0)
+        wrd_conn_error(c, "bad_message", bad, game, NULL, jid);
+    return r;
 }
 
 void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
@@ -927,10 +939,8 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         wrd_conn_error(c, "bad_options", bad, NULL, NULL, jid);
         return;
     }
-    if (!valid_webhook(webhook)) {
-        wrd_conn_error(c, "bad_message", "webhook must be an http:// URL", NULL, NULL, jid);
+    if (check_webhook(srv, c, webhook, "webhook must be an http:// URL", NULL, jid) != 0)
         return;
-    }
     if (gs->count >= srv->cfg.max_games) {
         wrd_conn_error(c, "too_many_games", "the server holds its maximum of games", NULL, NULL,
                        jid);
@@ -1028,10 +1038,8 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     struct wrd_game *g = NULL;
     int seat = -1;
 
-    if (!valid_webhook(webhook)) {
-        wrd_conn_error(c, "bad_message", "webhook must be an http:// URL", NULL, NULL, jid);
+    if (check_webhook(srv, c, webhook, "webhook must be an http:// URL", NULL, jid) != 0)
         return;
-    }
     if (invite == NULL && (id == NULL || seatname == NULL)) {
         wrd_conn_error(c, "bad_message", "claim needs an invite, or a game and a seat", id, NULL,
                        jid);
@@ -1297,10 +1305,8 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         wrd_conn_error(c, "not_joined", "join the game with your seat token first", id, NULL, jid);
         return;
     }
-    if (!valid_webhook(webhook)) {
-        wrd_conn_error(c, "bad_message", "webhook must be an http:// URL or null", id, NULL, jid);
+    if (check_webhook(srv, c, webhook, "webhook must be an http:// URL or null", id, jid) != 0)
         return;
-    }
     struct seat *s = &g->seats[m->seat];
     free(s->webhook);
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;

@@ -178,6 +178,11 @@ static char *metrics_text(struct wrd_server *srv)
                       "warroom_webhooks_given_up_total %llu\n",
                   (unsigned long long)ns.webhooks_sent_total,
                   (unsigned long long)ns.webhooks_given_up_total);
+        sb_printf(&b, "# HELP warroom_webhooks_refused_total Webhook notifications not sent: "
+                      "no address of their destination is allowed.\n"
+                      "# TYPE warroom_webhooks_refused_total counter\n"
+                      "warroom_webhooks_refused_total %llu\n",
+                  (unsigned long long)ns.webhooks_refused_total);
     }
     return b.s;
 }

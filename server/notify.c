@@ -16,6 +16,14 @@
  * abandoned; its callback frees it. The notifier counts the lookups
  * outstanding and, when closing, waits for them as for its handles.
  *
+ * Destinations are judged by one table of address ranges (struct range):
+ * wrd_notify_addr_refused() walks it, first match wins. The registration
+ * check parses an IP-literal host with getaddrinfo(AI_NUMERICHOST), which
+ * takes exactly the spellings the delivery lookup would take as numeric,
+ * and never touches the network. At delivery, connect_next() skips every
+ * address of the lookup's answer that is refused, connecting only to
+ * addresses it has just checked.
+ *
  * A notify command is one struct cmd: queued, then running (a uv_process_t
  * reaped by its exit callback), then closing. At close, running children get
  * SIGTERM and a grace (the grace timer, whose close is the notifier's last
@@ -25,6 +33,8 @@
 #include "notify.h"
 #include "log.h"
 
+#include <ctype.h>
+#include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +65,8 @@ struct hook {
     struct hook *prev, *next;
     char *host;                 /* for the resolver: no brackets */
     char port[6];
+    int exempt;                 /* the host is on the allow-list by name */
+    const char *refused;        /* this attempt: why the last address was refused */
     char *request;              /* the whole HTTP request, body included */
     size_t request_len;
     int attempts;               /* attempts started */
@@ -90,9 +102,19 @@ struct cmd_list {
     unsigned count;
 };
 
+/* An allow-list entry: a name, or an address range. */
+struct allow {
+    int family;                 /* AF_INET, AF_INET6, or 0 for a name */
+    unsigned char addr[16];
+    unsigned bits;              /* prefix length */
+    char name[254];             /* lower case, no final dot */
+};
+
 struct wrd_notifier {
     uv_loop_t *loop;
     char *cmd;                  /* NULL: no notify command */
+    struct allow *allow;        /* the operator's exemptions */
+    size_t nallow;
     uint64_t base_ms, timeout_ms, grace_ms;
     unsigned max_pending, max_children, max_queued;
     struct hook *hooks;         /* every hook not yet freed */
@@ -277,6 +299,337 @@ int wrd_notify_check_url(const char *url, const char **why)
     return parse_url(url, &u, why);
 }
 
+/* ---- destinations ------------------------------------------------------------- */
+
+enum range_kind { RK_REFUSE, RK_EMBEDS_V4 };
+
+/* A range of addresses: the first row whose prefix matches decides. */
+struct range {
+    int family;
+    unsigned char prefix[16];
+    unsigned bits;
+    enum range_kind kind;
+    unsigned v4_at;             /* RK_EMBEDS_V4: where the IPv4 address sits */
+    const char *what;
+};
+
+static const struct range ranges[] = {
+    /* IPv4 (RFC 6890 and its updates) */
+    { AF_INET, { 0 }, 8, RK_REFUSE, 0, "an unspecified address (0.0.0.0/8)" },
+    { AF_INET, { 10 }, 8, RK_REFUSE, 0, "a private address (10.0.0.0/8)" },
+    { AF_INET, { 100, 64 }, 10, RK_REFUSE, 0,
+      "a shared (carrier-grade NAT) address (100.64.0.0/10)" },
+    { AF_INET, { 127 }, 8, RK_REFUSE, 0, "a loopback address (127.0.0.0/8)" },
+    { AF_INET, { 169, 254, 169, 254 }, 32, RK_REFUSE, 0,
+      "the cloud metadata address (169.254.169.254)" },
+    { AF_INET, { 169, 254 }, 16, RK_REFUSE, 0, "a link-local address (169.254.0.0/16)" },
+    { AF_INET, { 172, 16 }, 12, RK_REFUSE, 0, "a private address (172.16.0.0/12)" },
+    { AF_INET, { 192, 0, 0 }, 24, RK_REFUSE, 0,
+      "an IETF protocol assignment (192.0.0.0/24)" },
+    { AF_INET, { 192, 0, 2 }, 24, RK_REFUSE, 0, "a documentation address (192.0.2.0/24)" },
+    { AF_INET, { 192, 168 }, 16, RK_REFUSE, 0, "a private address (192.168.0.0/16)" },
+    { AF_INET, { 198, 18 }, 15, RK_REFUSE, 0, "a benchmarking address (198.18.0.0/15)" },
+    { AF_INET, { 198, 51, 100 }, 24, RK_REFUSE, 0,
+      "a documentation address (198.51.100.0/24)" },
+    { AF_INET, { 203, 0, 113 }, 24, RK_REFUSE, 0,
+      "a documentation address (203.0.113.0/24)" },
+    { AF_INET, { 224 }, 4, RK_REFUSE, 0, "a multicast address (224.0.0.0/4)" },
+    { AF_INET, { 255, 255, 255, 255 }, 32, RK_REFUSE, 0,
+      "the broadcast address (255.255.255.255)" },
+    { AF_INET, { 240 }, 4, RK_REFUSE, 0, "a reserved address (240.0.0.0/4)" },
+    /* IPv6: the exact addresses before ::/96, which holds them */
+    { AF_INET6, { 0 }, 128, RK_REFUSE, 0, "the unspecified address (::)" },
+    { AF_INET6, { [15] = 1 }, 128, RK_REFUSE, 0, "the loopback address (::1)" },
+    { AF_INET6, { [10] = 0xff, [11] = 0xff }, 96, RK_EMBEDS_V4, 12,
+      "an IPv4-mapped address (::ffff:0:0/96)" },
+    { AF_INET6, { [8] = 0xff, [9] = 0xff }, 96, RK_EMBEDS_V4, 12,
+      "an IPv4-translated address (::ffff:0:0:0/96)" },
+    { AF_INET6, { 0 }, 96, RK_EMBEDS_V4, 12, "an IPv4-compatible address (::/96)" },
+    { AF_INET6, { 0, 0x64, 0xff, 0x9b }, 96, RK_EMBEDS_V4, 12,
+      "a NAT64 address (64:ff9b::/96)" },
+    { AF_INET6, { 0, 0x64, 0xff, 0x9b, 0, 1 }, 48, RK_REFUSE, 0,
+      "a local-use NAT64 address (64:ff9b:1::/48)" },
+    { AF_INET6, { 1, 0 }, 64, RK_REFUSE, 0, "a discard-only address (100::/64)" },
+    { AF_INET6, { 0x20, 0x01, 0, 2, 0, 0 }, 48, RK_REFUSE, 0,
+      "a benchmarking address (2001:2::/48)" },
+    { AF_INET6, { 0x20, 0x01, 0x0d, 0xb8 }, 32, RK_REFUSE, 0,
+      "a documentation address (2001:db8::/32)" },
+    { AF_INET6, { 0x20, 0x02 }, 16, RK_EMBEDS_V4, 2, "a 6to4 address (2002::/16)" },
+    { AF_INET6, { 0xfc }, 7, RK_REFUSE, 0, "a unique local (private) address (fc00::/7)" },
+    { AF_INET6, { 0xfe, 0x80 }, 10, RK_REFUSE, 0, "a link-local address (fe80::/10)" },
+    { AF_INET6, { 0xfe, 0xc0 }, 10, RK_REFUSE, 0, "a site-local address (fec0::/10)" },
+    { AF_INET6, { 0xff }, 8, RK_REFUSE, 0, "a multicast address (ff00::/8)" },
+};
+
+static int prefix_match(const unsigned char *a, const unsigned char *prefix, unsigned bits)
+{
+    unsigned whole = bits / 8, rest = bits % 8;
+    if (memcmp(a, prefix, whole) != 0)
+        return 0;
+    if (rest == 0)
+        return 1;
+    unsigned char mask = (unsigned char)(0xff << (8 - rest));
+    return (a[whole] & mask) == (prefix[whole] & mask);
+}
+
+static const char *classify(int family, const unsigned char *a, int embedded)
+{
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        const struct range *r = &ranges[i];
+        if (r->family != family || !prefix_match(a, r->prefix, r->bits))
+            continue;
+        if (r->kind == RK_REFUSE)
+            return r->what;
+        /* An IPv4 address inside an IPv6 one: judged as itself. */
+        return embedded ? r->what : classify(AF_INET, a + r->v4_at, 1);
+    }
+    return NULL;
+}
+
+const char *wrd_notify_addr_refused(const struct sockaddr *sa)
+{
+    if (sa != NULL && sa->sa_family == AF_INET)
+        return classify(AF_INET, (const unsigned char *)&((const struct sockaddr_in *)sa)->sin_addr,
+                        0);
+    if (sa != NULL && sa->sa_family == AF_INET6)
+        return classify(AF_INET6, ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr, 0);
+    return "not an IPv4 or IPv6 address";
+}
+
+/* The family and bytes of an address, an IPv4-mapped IPv6 one as IPv4. */
+static int addr_bytes(const struct sockaddr *sa, unsigned char out[16])
+{
+    static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+    if (sa->sa_family == AF_INET) {
+        memcpy(out, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+        return AF_INET;
+    }
+    if (sa->sa_family != AF_INET6)
+        return 0;
+    const unsigned char *a = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+    if (memcmp(a, mapped, 12) == 0) {
+        memcpy(out, a + 12, 4);
+        return AF_INET;
+    }
+    memcpy(out, a, 16);
+    return AF_INET6;
+}
+
+/* text as an IP address, in any spelling the resolver takes as numeric
+ * (inet_aton's for IPv4: 127.1, 2130706433, 0x7f.0.0.1; IPv6 with or
+ * without a zone). Never touches the network. 0, or -1 when it is not. */
+static int numeric_host(const char *text, struct sockaddr_storage *ss)
+{
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST;
+    if (getaddrinfo(text, NULL, &hints, &res) != 0 || res == NULL)
+        return -1;
+    int ok = res->ai_addrlen <= sizeof *ss;
+    if (ok)
+        memcpy(ss, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return ok ? 0 : -1;
+}
+
+/* The length of host without one final dot. */
+static size_t name_len(const char *host)
+{
+    size_t len = strlen(host);
+    return len > 1 && host[len - 1] == '.' ? len - 1 : len;
+}
+
+/* localhost and *.localhost (RFC 6761 6.3), any case, final dot or not. */
+static int is_localhost(const char *host)
+{
+    size_t len = name_len(host);
+    return (len == 9 && strncasecmp(host, "localhost", 9) == 0) ||
+           (len > 10 && strncasecmp(host + len - 10, ".localhost", 10) == 0);
+}
+
+/* Parse one allow-list entry (text[0..len), trimmed, not empty) into *a. */
+static int allow_parse(const char *text, size_t len, struct allow *a, const char **why)
+{
+    char buf[256];
+    memset(a, 0, sizeof *a);
+    if (len >= sizeof buf) {
+        *why = "an allow-list entry is longer than 255 bytes";
+        return -1;
+    }
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    char *slash = strchr(buf, '/');
+    long bits = -1;
+    if (slash != NULL) {
+        char *end;
+        *slash = '\0';
+        bits = strtol(slash + 1, &end, 10);
+        if (*end != '\0' || end == slash + 1 || bits < 0) {
+            *why = "an allow-list range wants ADDRESS/BITS";
+            return -1;
+        }
+    }
+    char *addr = buf;
+    size_t alen = strlen(addr);
+    if (alen >= 2 && addr[0] == '[' && addr[alen - 1] == ']') {
+        addr[alen - 1] = '\0';
+        addr++;
+    }
+    struct sockaddr_storage ss;
+    if (numeric_host(addr, &ss) == 0) {
+        a->family = addr_bytes((struct sockaddr *)&ss, a->addr);
+        unsigned max = a->family == AF_INET ? 32 : 128;
+        /* A mapped range (::ffff:10.0.0.0/104) is the IPv4 range it maps. */
+        if (bits >= 0 && a->family == AF_INET && ss.ss_family == AF_INET6)
+            bits -= 96;
+        if (bits > (long)max || (slash != NULL && bits < 0)) {
+            *why = "an allow-list range has more prefix bits than its address";
+            return -1;
+        }
+        a->bits = bits >= 0 ? (unsigned)bits : max;
+        return 0;
+    }
+    if (slash != NULL) {
+        *why = "an allow-list range does not start with an IP address";
+        return -1;
+    }
+    size_t nlen = name_len(buf);
+    if (nlen == 0 || nlen > 253) {
+        *why = "an allow-list name is empty or longer than 253 bytes";
+        return -1;
+    }
+    for (size_t i = 0; i < nlen; i++) {
+        if (!host_char(buf[i])) {
+            *why = "an allow-list entry is neither an IP address, a range, nor a host name";
+            return -1;
+        }
+        a->name[i] = (char)tolower((unsigned char)buf[i]);
+    }
+    a->name[nlen] = '\0';
+    return 0;
+}
+
+/* Parse list into out (NULL: only check); returns the number of entries,
+ * or -1 with *why set. */
+static long allow_parse_list(const char *list, struct allow *out, const char **why)
+{
+    long count = 0;
+    const char *p = list;
+    while (p != NULL && *p != '\0') {
+        const char *comma = strchr(p, ',');
+        const char *end = comma != NULL ? comma : p + strlen(p);
+        const char *b = p, *e = end;
+        while (b < e && (*b == ' ' || *b == '\t'))
+            b++;
+        while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        if (e > b) {
+            struct allow a;
+            if (allow_parse(b, (size_t)(e - b), &a, why) < 0)
+                return -1;
+            if (out != NULL)
+                out[count] = a;
+            count++;
+        }
+        p = comma != NULL ? comma + 1 : NULL;
+    }
+    return count;
+}
+
+int wrd_notify_allow_check(const char *list, const char **why)
+{
+    const char *w = NULL;
+    if (allow_parse_list(list, NULL, &w) < 0) {
+        if (why != NULL)
+            *why = w;
+        return WRD_NOTIFY_EINVAL;
+    }
+    return 0;
+}
+
+int wrd_notifier_set_allow(struct wrd_notifier *n, const char *list, const char **why)
+{
+    const char *w = NULL;
+    long count = allow_parse_list(list, NULL, &w);
+    if (n == NULL || count < 0) {
+        if (why != NULL)
+            *why = n == NULL ? "no notifier" : w;
+        return WRD_NOTIFY_EINVAL;
+    }
+    struct allow *a = NULL;
+    if (count > 0) {
+        a = calloc((size_t)count, sizeof *a);
+        if (a == NULL)
+            return WRD_NOTIFY_ENOMEM;
+        allow_parse_list(list, a, &w);
+    }
+    free(n->allow);
+    n->allow = a;
+    n->nallow = (size_t)count;
+    return 0;
+}
+
+/* The host is on the allow-list by name. */
+static int allowed_name(const struct wrd_notifier *n, const char *host)
+{
+    size_t len = name_len(host);
+    for (size_t i = 0; n != NULL && i < n->nallow; i++)
+        if (n->allow[i].family == 0 && strlen(n->allow[i].name) == len &&
+            strncasecmp(n->allow[i].name, host, len) == 0)
+            return 1;
+    return 0;
+}
+
+/* The address is on the allow-list (an address or a range holding it). */
+static int allowed_addr(const struct wrd_notifier *n, const struct sockaddr *sa)
+{
+    unsigned char a[16];
+    int family = addr_bytes(sa, a);
+    for (size_t i = 0; n != NULL && i < n->nallow; i++)
+        if (family != 0 && n->allow[i].family == family &&
+            prefix_match(a, n->allow[i].addr, n->allow[i].bits))
+            return 1;
+    return 0;
+}
+
+/* Why delivery may not connect to sa for a hook, or NULL. */
+static const char *delivery_refused(const struct wrd_notifier *n, const struct hook *h,
+                                    const struct sockaddr *sa)
+{
+    if (h->exempt || allowed_addr(n, sa))
+        return NULL;
+    return wrd_notify_addr_refused(sa);
+}
+
+int wrd_notifier_check_url(const struct wrd_notifier *n, const char *url, char *why, size_t len)
+{
+    struct url u;
+    const char *w = NULL;
+    if (url == NULL || parse_url(url, &u, &w) < 0) {
+        if (url == NULL)
+            w = "no URL";
+        if (why != NULL && len > 0)
+            snprintf(why, len, "%s", w);
+        return WRD_NOTIFY_EBADURL;
+    }
+    if (allowed_name(n, u.host))
+        return 0;
+    const char *reason = NULL;
+    struct sockaddr_storage ss;
+    if (is_localhost(u.host))
+        reason = "a name of this machine (localhost, RFC 6761)";
+    else if (numeric_host(u.host, &ss) == 0 && !allowed_addr(n, (struct sockaddr *)&ss))
+        reason = wrd_notify_addr_refused((struct sockaddr *)&ss);
+    if (reason == NULL)
+        return 0;
+    if (why != NULL && len > 0)
+        snprintf(why, len, "webhook refused: its host %s is %s; this server posts only to public "
+                 "addresses", u.host, reason);
+    return WRD_NOTIFY_EREFUSED;
+}
+
 /* ---- the notifier's life ---------------------------------------------------- */
 
 static void notifier_maybe_done(struct wrd_notifier *n)
@@ -287,6 +640,7 @@ static void notifier_maybe_done(struct wrd_notifier *n)
     void (*done)(void *) = n->done;
     void *arg = n->done_arg;
     free(n->cmd);
+    free(n->allow);
     free(n);
     if (done != NULL)
         done(arg);
@@ -471,6 +825,18 @@ static void attempt_succeeded(struct hook *h, int status)
     hook_finish(h);
 }
 
+/* Every address the destination resolved to is refused: no retry (the
+ * answer is the destination's own; asking again only invites rebinding). */
+static void attempt_refused(struct hook *h)
+{
+    const char *why = h->refused;
+    attempt_end(h);
+    h->n->stats.webhooks_refused_total++;
+    wrd_warn("webhook destination refused", "host=%s port=%s attempt=%d reason=\"%s\"",
+             h->host, h->port, h->attempts, why);
+    hook_finish(h);
+}
+
 static void on_hook_timer(uv_timer_t *timer)
 {
     struct hook *h = timer->data;
@@ -577,15 +943,31 @@ static void on_connected(uv_connect_t *req, int status)
         attempt_failed(h, "sending the request failed", r);
 }
 
-/* Connect to the next address of the lookup's answer; the TCP handle is closed. */
+/* Connect to the next allowed address of the lookup's answer (the very
+ * sockaddr just checked: nothing is looked up again); the TCP handle is
+ * closed. When no address is left and every one tried was refused, the
+ * notification is refused. */
 static void connect_next(struct hook *h)
 {
     struct addrinfo *ai = h->ai_next;
-    while (ai != NULL && ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
-        ai = ai->ai_next;
+    for (; ai != NULL; ai = ai->ai_next) {
+        if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+            continue;
+        const char *why = delivery_refused(h->n, h, ai->ai_addr);
+        if (why == NULL)
+            break;
+        char addr[64] = "?";
+        uv_ip_name(ai->ai_addr, addr, sizeof addr);
+        wrd_info("webhook address refused", "host=%s port=%s addr=%s reason=\"%s\"", h->host,
+                 h->port, addr, why);
+        h->refused = why;
+    }
     if (ai == NULL) {
-        attempt_failed(h, h->last_err != 0 ? "cannot connect" : "no usable address",
-                       h->last_err);
+        if (h->last_err == 0 && h->refused != NULL)
+            attempt_refused(h);
+        else
+            attempt_failed(h, h->last_err != 0 ? "cannot connect" : "no usable address",
+                           h->last_err);
         return;
     }
     h->ai_next = ai->ai_next;
@@ -626,6 +1008,7 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
     }
     h->ai = h->ai_next = res;
     h->last_err = 0;
+    h->refused = NULL;
     connect_next(h);
 }
 
@@ -688,6 +1071,7 @@ static int hook_new(struct wrd_notifier *n, const struct url *u, const char *bod
     memcpy(h->request + head, body, body_len);
     h->request_len = (size_t)head + body_len;
     memcpy(h->port, u->port, sizeof h->port);
+    h->exempt = allowed_name(n, u->host);
     h->n = n;
     uv_timer_init(n->loop, &h->timer);
     h->timer.data = h;

@@ -17,7 +17,11 @@
  *     with OpenSSL's API) a TLS client verifying the certificate does the
  *     websocket handshake and hello/welcome, and GET /healthz over https;
  *     a plain-text client is not let in; WARROOM_TLS_CERT/KEY work as the
- *     flags do; bad TLS options stop start-up.
+ *     flags do; bad TLS options stop start-up;
+ *  5. webhooks cannot be aimed inside: with default settings, a webhook URL
+ *     whose host is loopback, private, link-local (the cloud metadata
+ *     address) or localhost, in any spelling, is refused (webhook_refused)
+ *     by create, claim and notify, and the refusal changes nothing.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -163,7 +167,9 @@ static void scan_files(const struct wt_server *s, char secrets[][80], int nsecre
 static void test_secrets_stay_secret(void **state)
 {
     (void)state;
-    static const char *const args[] = { "--log-level", "debug", NULL };
+    /* Bob's webhooks point at loopback: allowed by the operator. */
+    static const char *const args[] = { "--log-level", "debug", "--webhook-allow", "127.0.0.1",
+                                        NULL };
     struct wt_server s;
     assert_int_equal(wt_server_start(&s, args), 0);
     struct party alice, bob, carol, dave;
@@ -790,6 +796,106 @@ static void test_tls(void **state)
     rmdir(dir);
 }
 
+/* --- 5. webhooks cannot be aimed inside ------------------------------------------------ */
+
+struct inside_row {
+    int row;
+    const char *url;
+    const char *why;            /* a word the error message must hold */
+};
+
+static const struct inside_row inside[] = {
+    { 1, "http://127.0.0.1:9/hook", "loopback" },
+    { 2, "http://10.1.2.3/hook", "private" },
+    { 3, "http://169.254.169.254/latest/meta-data/", "cloud metadata" },
+    { 4, "http://localhost:8080/hook", "localhost" },
+    { 5, "http://127.1/", "loopback" },
+    { 6, "http://2130706433:8080/", "loopback" },
+    { 7, "http://[::ffff:127.0.0.1]/", "loopback" },
+    { 8, "http://[::1]:8080/", "loopback" },
+    { 9, "http://hooks.localhost/", "localhost" },
+    { 10, "http://192.168.1.1/", "private" },
+};
+
+static void expect_refused(struct party *p, const char *kind, const struct inside_row *r)
+{
+    json_t *e = got(p, "error");
+    if (strcmp(str(e, "code"), "webhook_refused") != 0)
+        fail_msg("row %d (%s, %s): error %s (%s), want webhook_refused", r->row, kind, r->url,
+                 str(e, "code"), str(e, "message"));
+    if (strstr(str(e, "message"), r->why) == NULL)
+        fail_msg("row %d (%s): \"%s\" does not say \"%s\"", r->row, kind, str(e, "message"),
+                 r->why);
+    json_decref(e);
+}
+
+static void expect_no_error_left(struct party *p)
+{
+    wt_drain(&p->c, 100);
+    for (int i = 0; i < p->c.nbacklog; i++)
+        if (strcmp(str(p->c.backlog[i], "type"), "error") == 0 ||
+            strcmp(str(p->c.backlog[i], "type"), "created") == 0 ||
+            strcmp(str(p->c.backlog[i], "type"), "claimed") == 0)
+            fail_msg("%s got an unexpected %s", p->c.name, str(p->c.backlog[i], "type"));
+}
+
+static void test_webhook_destinations(void **state)
+{
+    (void)state;
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, NULL), 0);       /* default settings */
+    struct party alice, bob;
+    open_party(&alice, "alice", s.port);
+    open_party(&bob, "bob", s.port);
+    wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    json_t *created = got(&alice, "created");
+    char game[32], invite[40];
+    snprintf(game, sizeof game, "%s", str(created, "game"));
+    snprintf(invite, sizeof invite, "%s", str(json_object_get(created, "invites"), "o"));
+    json_decref(created);
+
+    for (size_t i = 0; i < sizeof inside / sizeof inside[0]; i++) {
+        const struct inside_row *r = &inside[i];
+        wt_send(&bob.c, "{s:s, s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat",
+                "x", "webhook", r->url);
+        expect_refused(&bob, "create", r);
+        wt_send(&bob.c, "{s:s, s:s, s:s}", "type", "claim", "invite", invite, "webhook", r->url);
+        expect_refused(&bob, "claim", r);
+        wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "notify", "game", game, "webhook", r->url);
+        expect_refused(&alice, "notify", r);
+    }
+    /* A malformed URL is still a bad message, whatever its host. */
+    wt_send(&bob.c, "{s:s, s:s, s:s}", "type", "claim", "invite", invite, "webhook",
+            "https://127.0.0.1/");
+    expect_error(&bob, "bad_message", 20);
+    wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "notify", "game", game, "webhook",
+            "ftp://10.0.0.1/");
+    expect_error(&alice, "bad_message", 21);
+    expect_no_error_left(&alice);
+    expect_no_error_left(&bob);
+
+    /* The refusals changed nothing: no game was made, the invite still works,
+     * and a public destination (a name: looked up only when notifying) is
+     * taken. */
+    static char body[65536];
+    int status = 0;
+    assert_int_equal(wt_http_get(s.port, "/metrics", &status, body, sizeof body), 0);
+    assert_non_null(strstr(body, "warroom_games 1\n"));
+    assert_non_null(strstr(body, "warroom_webhooks_refused_total 0\n"));
+    wt_send(&bob.c, "{s:s, s:s}", "type", "claim", "invite", invite);
+    json_decref(got(&bob, "claimed"));
+    wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "notify", "game", game, "webhook",
+            "http://hooks.example.com/alice");
+    json_decref(got(&alice, "ok"));
+    wt_send(&alice.c, "{s:s, s:s, s:n}", "type", "notify", "game", game, "webhook");
+    json_decref(got(&alice, "ok"));
+    close_party(&alice);
+    close_party(&bob);
+    int st = wt_server_stop(&s, SIGTERM, 10000);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    wt_server_cleanup(&s);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -798,6 +904,7 @@ int main(void)
         cmocka_unit_test(test_nobody_acts_for_another),
         cmocka_unit_test(test_finished_game_accepts_nothing),
         cmocka_unit_test(test_tls),
+        cmocka_unit_test(test_webhook_destinations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
