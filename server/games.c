@@ -53,6 +53,8 @@ struct seat {
     char token_hash[65];        /* "" while unclaimed */
     char invite_hash[65];       /* "" when there is no open invite */
     char *webhook;
+    char webhook_owner[64];     /* address of the client that set webhook; "" unknown
+                                   (restored): the notifier uses the URL's host */
     int connected;              /* connections joined as this seat */
     int64_t last_seq;
     struct result results[RESULTS];
@@ -542,9 +544,12 @@ static void notify_seat(struct wrd_server *srv, struct wrd_game *g, int seat, co
         json_object_set(body, "awaiting", awaiting);
     char *text = json_dumps(body, JSON_COMPACT);
     json_decref(body);
-    struct wrd_notify_env env = { event, g->id, s->name, g->rs->name, (long)g->version };
-    if (text && srv->notifier && wrd_notify(srv->notifier, s->webhook, text, &env) != 0)
-        wrd_warn("bad webhook URL", "game=%s seat=%s", g->id, s->name);
+    struct wrd_notify_env env = { event, g->id, s->name, g->rs->name, (long)g->version,
+                                  s->webhook_owner };
+    int rc = text && srv->notifier ? wrd_notify(srv->notifier, s->webhook, text, &env) : 0;
+    if (rc != 0)
+        wrd_warn("notification not queued", "game=%s seat=%s error=%s", g->id, s->name,
+                 wrd_notify_err_code(rc));
     free(text);
 }
 
@@ -985,8 +990,10 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     json_t *inv = json_object();
     random_hex(32, token);
     sha256_hex(token, g->seats[me].token_hash);
-    if (json_is_string(webhook))
+    if (json_is_string(webhook)) {
         g->seats[me].webhook = strdup(json_string_value(webhook));
+        snprintf(g->seats[me].webhook_owner, sizeof g->seats[me].webhook_owner, "%s", c->addr);
+    }
     for (int i = 0; i < g->nseats; i++) {
         if (i == me)
             continue;
@@ -1092,6 +1099,7 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     s->invite_hash[0] = '\0';
     free(s->webhook);
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
+    snprintf(s->webhook_owner, sizeof s->webhook_owner, "%s", s->webhook ? c->addr : "");
     int old = g->status;
     g->status = compute_status(g);
     if (seat_row(srv, g, seat) != 0 || status_row(srv, g) != 0)
@@ -1310,6 +1318,7 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     struct seat *s = &g->seats[m->seat];
     free(s->webhook);
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
+    snprintf(s->webhook_owner, sizeof s->webhook_owner, "%s", s->webhook ? c->addr : "");
     if (seat_row(srv, g, m->seat) != 0)
         wrd_error("store write failed", "game=%s", g->id);
     json_t *a = json_pack("{s:s, s:s}", "type", "ok", "game", g->id);

@@ -16,6 +16,17 @@
  * abandoned; its callback frees it. The notifier counts the lookups
  * outstanding and, when closing, waits for them as for its handles.
  *
+ * Fair shares: a hook belongs to a seat (the env's game and seat) and to an
+ * owner (struct owner: the address of the client that registered the
+ * webhook, an IPv6 one by its /64, or when unknown the destination host).
+ * A seat has at most one hook: a newer notification for it waits in the
+ * hook as `newer` and takes the place of `cur` when the next attempt starts
+ * (hook_renew, start_attempt). An owner has at most max_per_owner hooks.
+ * When all max_pending places are taken, a newcomer whose owner holds at
+ * least two fewer than the owner holding the most takes one of that owner's
+ * places (evict_for); otherwise it is dropped. Seats and owners are found
+ * through two small hash tables.
+ *
  * Destinations are judged by one table of address ranges (struct range):
  * wrd_notify_addr_refused() walks it, first match wins. The registration
  * check parses an IP-literal host with getaddrinfo(AI_NUMERICHOST), which
@@ -60,15 +71,35 @@ struct lookup {
     struct hook *h;             /* NULL once abandoned */
 };
 
+/* One notification's request. */
+struct req {
+    char *host;                 /* for the resolver: no brackets; NULL: no request */
+    char port[6];
+    int exempt;                 /* the host is on the allow-list by name */
+    char *text;                 /* the whole HTTP request, body included */
+    size_t len;
+};
+
+/* Whose share a pending hook counts in. */
+struct owner {
+    struct owner *chain;        /* hash chain */
+    unsigned pending;           /* its hooks pending */
+    char key[];                 /* "from ADDRESS" or "to HOST" */
+};
+
+#define BUCKETS 256
+
 struct hook {
     struct wrd_notifier *n;
     struct hook *prev, *next;
-    char *host;                 /* for the resolver: no brackets */
-    char port[6];
-    int exempt;                 /* the host is on the allow-list by name */
+    struct req cur;             /* the notification being delivered */
+    struct req newer;           /* a newer one for the same seat, sent in cur's place
+                                   from the next attempt on (host NULL: none) */
+    int settled;                /* cur needs no more attempts (sent, or refused) */
+    char *seat;                 /* "GAME SEAT", or NULL: shares no seat */
+    struct hook *seat_chain;    /* hash chain of the seat table, while pending */
+    struct owner *owner;        /* while pending */
     const char *refused;        /* this attempt: why the last address was refused */
-    char *request;              /* the whole HTTP request, body included */
-    size_t request_len;
     int attempts;               /* attempts started */
     enum hook_phase phase;
     struct lookup *lookup;      /* the name lookup in progress, or NULL */
@@ -116,8 +147,10 @@ struct wrd_notifier {
     struct allow *allow;        /* the operator's exemptions */
     size_t nallow;
     uint64_t base_ms, timeout_ms, grace_ms;
-    unsigned max_pending, max_children, max_queued;
+    unsigned max_pending, max_children, max_queued, max_per_owner;
     struct hook *hooks;         /* every hook not yet freed */
+    struct hook *seats[BUCKETS];        /* pending hooks with a seat, by seat */
+    struct owner *owners[BUCKETS];      /* owners with hooks pending, by key */
     unsigned hooks_alive;
     unsigned lookups;           /* lookups outstanding, abandoned or not */
     struct cmd_list queued, running, closing_cmds;  /* closing_cmds: handles closing */
@@ -598,7 +631,7 @@ static int allowed_addr(const struct wrd_notifier *n, const struct sockaddr *sa)
 static const char *delivery_refused(const struct wrd_notifier *n, const struct hook *h,
                                     const struct sockaddr *sa)
 {
-    if (h->exempt || allowed_addr(n, sa))
+    if (h->cur.exempt || allowed_addr(n, sa))
         return NULL;
     return wrd_notify_addr_refused(sa);
 }
@@ -680,6 +713,7 @@ struct wrd_notifier *wrd_notifier_new(uv_loop_t *loop, const char *notify_cmd)
     n->max_pending = WRD_NOTIFY_DEFAULT_MAX_PENDING;
     n->max_children = WRD_NOTIFY_DEFAULT_MAX_CHILDREN;
     n->max_queued = WRD_NOTIFY_DEFAULT_MAX_QUEUED;
+    n->max_per_owner = WRD_NOTIFY_DEFAULT_MAX_PER_OWNER;
     uv_timer_init(loop, &n->grace);
     n->grace.data = n;
     return n;
@@ -694,6 +728,12 @@ void wrd_notifier_set_timing(struct wrd_notifier *n, uint64_t base_ms, uint64_t 
         n->timeout_ms = timeout_ms;
     if (grace_ms > 0)
         n->grace_ms = grace_ms;
+}
+
+void wrd_notifier_set_max_per_owner(struct wrd_notifier *n, unsigned max_per_owner)
+{
+    if (max_per_owner > 0)
+        n->max_per_owner = max_per_owner;
 }
 
 void wrd_notifier_set_limits(struct wrd_notifier *n, unsigned max_pending, unsigned max_children,
@@ -714,9 +754,112 @@ void wrd_notifier_stats(const struct wrd_notifier *n, struct wrd_notify_stats *o
     out->commands_queued = n->queued.count;
 }
 
+/* ---- fair shares --------------------------------------------------------------- */
+
+#define OWNER_KEY 300
+
+static unsigned bucket_of(const char *key)
+{
+    uint32_t h = 2166136261u;           /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)key; *p != '\0'; p++)
+        h = (h ^ *p) * 16777619u;
+    return h % BUCKETS;
+}
+
+static struct hook *seat_find(const struct wrd_notifier *n, const char *seat)
+{
+    for (struct hook *h = n->seats[bucket_of(seat)]; h != NULL; h = h->seat_chain)
+        if (strcmp(h->seat, seat) == 0)
+            return h;
+    return NULL;
+}
+
+static void seat_add(struct hook *h)
+{
+    if (h->seat == NULL)
+        return;
+    struct hook **head = &h->n->seats[bucket_of(h->seat)];
+    h->seat_chain = *head;
+    *head = h;
+}
+
+static void seat_remove(struct hook *h)
+{
+    if (h->seat == NULL)
+        return;
+    for (struct hook **p = &h->n->seats[bucket_of(h->seat)]; *p != NULL; p = &(*p)->seat_chain)
+        if (*p == h) {
+            *p = h->seat_chain;
+            h->seat_chain = NULL;
+            return;
+        }
+}
+
+/* The owner key of a notification: "from ADDRESS" for the client that
+ * registered the webhook (IPv4, an IPv4-mapped IPv6 address as IPv4, other
+ * IPv6 addresses by their /64, which one subscriber usually holds whole),
+ * or "to HOST", the destination, when that client is not known (a webhook
+ * restored after a restart). */
+static void owner_key(const char *owner, const char *host, char key[OWNER_KEY])
+{
+    static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+    unsigned char a[16];
+    if (owner == NULL || owner[0] == '\0') {
+        int len = snprintf(key, OWNER_KEY, "to %s", host);
+        for (int i = 3; i < len && i < OWNER_KEY; i++)
+            key[i] = (char)tolower((unsigned char)key[i]);
+    } else if (uv_inet_pton(AF_INET6, owner, a) != 0) {
+        snprintf(key, OWNER_KEY, "from %s", owner);
+    } else if (memcmp(a, mapped, 12) == 0) {
+        snprintf(key, OWNER_KEY, "from %u.%u.%u.%u", a[12], a[13], a[14], a[15]);
+    } else {
+        snprintf(key, OWNER_KEY, "from %x:%x:%x:%x::/64", a[0] << 8 | a[1], a[2] << 8 | a[3],
+                 a[4] << 8 | a[5], a[6] << 8 | a[7]);
+    }
+}
+
+static struct owner *owner_find(const struct wrd_notifier *n, const char *key)
+{
+    for (struct owner *o = n->owners[bucket_of(key)]; o != NULL; o = o->chain)
+        if (strcmp(o->key, key) == 0)
+            return o;
+    return NULL;
+}
+
+/* One more place in key's share; NULL when memory runs out. */
+static struct owner *owner_take(struct wrd_notifier *n, const char *key)
+{
+    struct owner *o = owner_find(n, key);
+    if (o == NULL) {
+        size_t len = strlen(key) + 1;
+        if ((o = calloc(1, sizeof *o + len)) == NULL)
+            return NULL;
+        memcpy(o->key, key, len);
+        unsigned b = bucket_of(key);
+        o->chain = n->owners[b];
+        n->owners[b] = o;
+    }
+    o->pending++;
+    return o;
+}
+
+/* One place fewer; an owner with none is forgotten. */
+static void owner_release(struct wrd_notifier *n, struct owner *o)
+{
+    if (o == NULL || --o->pending > 0)
+        return;
+    for (struct owner **p = &n->owners[bucket_of(o->key)]; *p != NULL; p = &(*p)->chain)
+        if (*p == o) {
+            *p = o->chain;
+            break;
+        }
+    free(o);
+}
+
 /* ---- webhooks ----------------------------------------------------------------- */
 
 static void start_attempt(struct hook *h);
+static void req_release(struct req *r);
 static void connect_next(struct hook *h);
 
 static void hook_maybe_free(struct hook *h)
@@ -731,8 +874,9 @@ static void hook_maybe_free(struct hook *h)
     if (h->next != NULL)
         h->next->prev = h->prev;
     n->hooks_alive--;
-    free(h->host);
-    free(h->request);
+    req_release(&h->cur);
+    req_release(&h->newer);
+    free(h->seat);
     free(h);
     notifier_maybe_done(n);
 }
@@ -786,10 +930,15 @@ static void attempt_end(struct hook *h)
     }
 }
 
+/* No longer pending: leave its seat and its owner's share; free it once
+ * its handles are closed. */
 static void hook_finish(struct hook *h)
 {
     h->phase = HP_DONE;
     h->n->stats.webhooks_pending--;
+    seat_remove(h);
+    owner_release(h->n, h->owner);
+    h->owner = NULL;
     uv_close((uv_handle_t *)&h->timer, on_hook_timer_closed);
 }
 
@@ -801,28 +950,43 @@ static void attempt_failed(struct hook *h, const char *why, int uverr)
     attempt_end(h);
     n->stats.webhook_failures_total++;
     const char *err = uverr != 0 ? uv_err_name(uverr) : "-";
-    if (h->attempts > WRD_NOTIFY_RETRIES) {
+    int newer = h->newer.host != NULL;
+    if (h->attempts > WRD_NOTIFY_RETRIES && !newer) {
         n->stats.webhooks_given_up_total++;
         wrd_warn("webhook given up", "host=%s port=%s attempts=%d reason=\"%s\" error=%s",
-                 h->host, h->port, h->attempts, why, err);
+                 h->cur.host, h->cur.port, h->attempts, why, err);
         hook_finish(h);
         return;
     }
-    uint64_t delay = n->base_ms << (h->attempts - 1);
+    /* A newer notification waiting starts afresh, after the first delay. */
+    uint64_t delay = newer ? n->base_ms : n->base_ms << (h->attempts - 1);
     wrd_info("webhook attempt failed", "host=%s port=%s attempt=%d reason=\"%s\" error=%s "
-             "retry_in_ms=%llu", h->host, h->port, h->attempts, why, err,
-             (unsigned long long)delay);
+             "retry_in_ms=%llu newer=%d", h->cur.host, h->cur.port, h->attempts, why, err,
+             (unsigned long long)delay, newer);
     h->phase = HP_WAITING;
     uv_timer_start(&h->timer, on_hook_timer, delay, 0);
+}
+
+/* cur needs no more attempts: the hook is done, unless a newer
+ * notification waits, which is attempted at once. */
+static void cur_settled(struct hook *h)
+{
+    if (h->newer.host == NULL) {
+        hook_finish(h);
+        return;
+    }
+    h->settled = 1;
+    h->phase = HP_WAITING;
+    uv_timer_start(&h->timer, on_hook_timer, 0, 0);
 }
 
 static void attempt_succeeded(struct hook *h, int status)
 {
     attempt_end(h);
     h->n->stats.webhooks_sent_total++;
-    wrd_info("webhook sent", "host=%s port=%s status=%d attempts=%d", h->host, h->port, status,
-             h->attempts);
-    hook_finish(h);
+    wrd_info("webhook sent", "host=%s port=%s status=%d attempts=%d", h->cur.host, h->cur.port,
+             status, h->attempts);
+    cur_settled(h);
 }
 
 /* Every address the destination resolved to is refused: no retry (the
@@ -833,8 +997,8 @@ static void attempt_refused(struct hook *h)
     attempt_end(h);
     h->n->stats.webhooks_refused_total++;
     wrd_warn("webhook destination refused", "host=%s port=%s attempt=%d reason=\"%s\"",
-             h->host, h->port, h->attempts, why);
-    hook_finish(h);
+             h->cur.host, h->cur.port, h->attempts, why);
+    cur_settled(h);
 }
 
 static void on_hook_timer(uv_timer_t *timer)
@@ -934,7 +1098,7 @@ static void on_connected(uv_connect_t *req, int status)
         return;
     }
     h->phase = HP_EXCHANGING;
-    uv_buf_t b = uv_buf_init(h->request, (unsigned int)h->request_len);
+    uv_buf_t b = uv_buf_init(h->cur.text, (unsigned int)h->cur.len);
     h->write.data = h;
     int r = uv_write(&h->write, (uv_stream_t *)&h->tcp, &b, 1, on_written);
     if (r == 0)
@@ -958,8 +1122,8 @@ static void connect_next(struct hook *h)
             break;
         char addr[64] = "?";
         uv_ip_name(ai->ai_addr, addr, sizeof addr);
-        wrd_info("webhook address refused", "host=%s port=%s addr=%s reason=\"%s\"", h->host,
-                 h->port, addr, why);
+        wrd_info("webhook address refused", "host=%s port=%s addr=%s reason=\"%s\"",
+                 h->cur.host, h->cur.port, addr, why);
         h->refused = why;
     }
     if (ai == NULL) {
@@ -1015,6 +1179,16 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 static void start_attempt(struct hook *h)
 {
     struct wrd_notifier *n = h->n;
+    if (h->newer.host != NULL) {
+        /* The newer notification takes cur's place, with every attempt. */
+        if (!h->settled)
+            n->stats.webhooks_replaced_total++;
+        req_release(&h->cur);
+        h->cur = h->newer;
+        memset(&h->newer, 0, sizeof h->newer);
+        h->attempts = 0;
+        h->settled = 0;
+    }
     h->attempts++;
     h->phase = HP_RESOLVING;
     h->got = 0;
@@ -1032,7 +1206,7 @@ static void start_attempt(struct hook *h)
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_NUMERICSERV;
-    int r = uv_getaddrinfo(n->loop, &lk->req, on_resolved, h->host, h->port, &hints);
+    int r = uv_getaddrinfo(n->loop, &lk->req, on_resolved, h->cur.host, h->cur.port, &hints);
     if (r < 0) {
         free(lk);
         attempt_failed(h, "cannot resolve the host", r);
@@ -1048,30 +1222,46 @@ static void start_attempt(struct hook *h)
     "POST %s%.*s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"                \
     "Content-Length: %zu\r\nConnection: close\r\nUser-Agent: warroomd\r\n\r\n"
 
-static int hook_new(struct wrd_notifier *n, const struct url *u, const char *body, size_t body_len)
+static void req_release(struct req *r)
 {
-    struct hook *h = calloc(1, sizeof *h);
-    if (h == NULL)
-        return WRD_NOTIFY_ENOMEM;
-    h->host = strdup(u->host);
+    free(r->host);
+    free(r->text);
+    memset(r, 0, sizeof *r);
+}
+
+/* The request of a notification: the head, then the body. */
+static int req_make(const struct wrd_notifier *n, const struct url *u, const char *body,
+                    size_t body_len, struct req *r)
+{
+    memset(r, 0, sizeof *r);
+    r->host = strdup(u->host);
     const char *slash = (u->path_len == 0 || u->path[0] != '/') ? "/" : "";
     int head = snprintf(NULL, 0,
                         REQUEST_HEAD,
                         slash, (int)u->path_len, u->path, u->host_header, body_len);
-    h->request = head > 0 ? malloc((size_t)head + body_len + 1) : NULL;
-    if (h->host == NULL || h->request == NULL) {
-        free(h->host);
-        free(h->request);
-        free(h);
+    r->text = head > 0 ? malloc((size_t)head + body_len + 1) : NULL;
+    if (r->host == NULL || r->text == NULL) {
+        req_release(r);
         return WRD_NOTIFY_ENOMEM;
     }
-    snprintf(h->request, (size_t)head + 1,
+    snprintf(r->text, (size_t)head + 1,
              REQUEST_HEAD,
              slash, (int)u->path_len, u->path, u->host_header, body_len);
-    memcpy(h->request + head, body, body_len);
-    h->request_len = (size_t)head + body_len;
-    memcpy(h->port, u->port, sizeof h->port);
-    h->exempt = allowed_name(n, u->host);
+    memcpy(r->text + head, body, body_len);
+    r->len = (size_t)head + body_len;
+    memcpy(r->port, u->port, sizeof r->port);
+    r->exempt = allowed_name(n, u->host);
+    return 0;
+}
+
+/* A new pending hook for r (taken), seat (taken, may be NULL) and owner o
+ * (one place taken in its share). */
+static void hook_start(struct wrd_notifier *n, struct hook *h, struct req *r, char *seat,
+                       struct owner *o)
+{
+    h->cur = *r;
+    h->seat = seat;
+    h->owner = o;
     h->n = n;
     uv_timer_init(n->loop, &h->timer);
     h->timer.data = h;
@@ -1082,7 +1272,103 @@ static int hook_new(struct wrd_notifier *n, const struct url *u, const char *bod
     n->hooks = h;
     n->hooks_alive++;
     n->stats.webhooks_pending++;
+    seat_add(h);
     start_attempt(h);
+}
+
+/* A newer notification for h's seat: it waits for the attempt in progress
+ * (or the one due) and is sent in place of the older one from then on. */
+static void hook_renew(struct hook *h, struct req *r)
+{
+    if (h->newer.host != NULL) {
+        h->n->stats.webhooks_replaced_total++;
+        req_release(&h->newer);
+    }
+    h->newer = *r;
+    wrd_debug("webhook superseded", "host=%s port=%s seat=\"%s\"", r->host, r->port, h->seat);
+}
+
+static void hook_drop(struct wrd_notifier *n, const struct url *u, const char *why,
+                      const char *owner, unsigned held)
+{
+    n->stats.webhooks_dropped_total++;
+    wrd_warn("webhook dropped", "reason=\"%s\" host=%s port=%s owner=\"%s\" owner_pending=%u "
+             "pending=%u", why, u->host, u->port, owner, held, n->stats.webhooks_pending);
+}
+
+/* Every place is taken, and a newcomer's owner holds `held` of them: when
+ * some owner holds at least held + 2, one of its hooks (one waiting to retry
+ * if it has any) makes room, and 1 is returned. */
+static int evict_for(struct wrd_notifier *n, unsigned held)
+{
+    const struct owner *most = NULL;
+    for (int b = 0; b < BUCKETS; b++)
+        for (const struct owner *o = n->owners[b]; o != NULL; o = o->chain)
+            if (most == NULL || o->pending > most->pending)
+                most = o;
+    if (most == NULL || most->pending < held + 2)
+        return 0;
+    struct hook *victim = NULL;
+    for (struct hook *h = n->hooks; h != NULL; h = h->next)
+        if (h->phase != HP_DONE && h->owner == most &&
+            (victim == NULL || (victim->phase != HP_WAITING && h->phase == HP_WAITING)))
+            victim = h;
+    if (victim == NULL)
+        return 0;
+    n->stats.webhooks_dropped_total++;
+    wrd_warn("webhook dropped", "reason=\"evicted: every place is taken and its owner holds the "
+             "most\" host=%s port=%s owner=\"%s\" owner_pending=%u", victim->cur.host,
+             victim->cur.port, most->key, most->pending);
+    attempt_end(victim);
+    hook_finish(victim);
+    return 1;
+}
+
+/* Queue a webhook notification: renew its seat's hook, or start one if its
+ * owner's share and the server's places allow. */
+static int hook_queue(struct wrd_notifier *n, const struct url *u, const char *body,
+                      size_t body_len, const struct wrd_notify_env *env)
+{
+    char *seat = NULL;
+    if (env != NULL && env->game != NULL && env->game[0] != '\0' && env->seat != NULL &&
+        env->seat[0] != '\0') {
+        size_t len = strlen(env->game) + 1 + strlen(env->seat) + 1;
+        if ((seat = malloc(len)) == NULL)
+            return WRD_NOTIFY_ENOMEM;
+        snprintf(seat, len, "%s %s", env->game, env->seat);
+    }
+    struct req r;
+    if (req_make(n, u, body, body_len, &r) < 0) {
+        free(seat);
+        return WRD_NOTIFY_ENOMEM;
+    }
+    struct hook *h = seat != NULL ? seat_find(n, seat) : NULL;
+    if (h != NULL) {
+        free(seat);
+        hook_renew(h, &r);
+        return 0;
+    }
+    char key[OWNER_KEY];
+    owner_key(env != NULL ? env->owner : NULL, u->host, key);
+    const struct owner *o = owner_find(n, key);
+    unsigned held = o != NULL ? o->pending : 0;
+    const char *full = NULL;
+    if (held >= n->max_per_owner)
+        full = "its owner's share of pending webhooks is full";
+    else if (n->stats.webhooks_pending >= n->max_pending && !evict_for(n, held))
+        full = "too many pending";
+    struct owner *mine = full == NULL ? owner_take(n, key) : NULL;
+    h = mine != NULL ? calloc(1, sizeof *h) : NULL;
+    if (h == NULL) {
+        if (full != NULL)
+            hook_drop(n, u, full, key, held);
+        else if (mine != NULL)
+            owner_release(n, mine);
+        req_release(&r);
+        free(seat);
+        return full != NULL ? WRD_NOTIFY_EFULL : WRD_NOTIFY_ENOMEM;
+    }
+    hook_start(n, h, &r, seat, mine);
     return 0;
 }
 
@@ -1303,16 +1589,8 @@ int wrd_notify(struct wrd_notifier *n, const char *url, const char *body,
         }
     }
     int rc = 0;
-    if (url != NULL) {
-        if (n->stats.webhooks_pending >= n->max_pending) {
-            n->stats.webhooks_dropped_total++;
-            wrd_warn("webhook dropped", "reason=\"too many pending\" host=%s port=%s pending=%u",
-                     u.host, u.port, n->stats.webhooks_pending);
-            rc = WRD_NOTIFY_EFULL;
-        } else {
-            rc = hook_new(n, &u, body, body_len);
-        }
-    }
+    if (url != NULL)
+        rc = hook_queue(n, &u, body, body_len, env);
     if (n->cmd != NULL) {
         int r = cmd_new(n, env);
         if (rc == 0)

@@ -38,6 +38,23 @@
  * running, commands waiting for a free child slot, body size, response bytes
  * read. Past a bound a notification is dropped with a warning and counted.
  *
+ * Fair shares of the pending webhooks, so that hooks that never answer fill
+ * only their owner's share and never cost another seat its notification:
+ *  - a seat (the env's game and seat) has at most one webhook pending: a
+ *    newer notification for it replaces the one waiting, and is sent in its
+ *    place from the next attempt on, with all six attempts (if an attempt is
+ *    in flight, the newer one waits for its end; if it was answered 2xx, the
+ *    newer one is sent at once). Only the newest waits: one in between that
+ *    never had an attempt is counted as replaced;
+ *  - an owner (the address of the client that registered the webhook, given
+ *    in env->owner; an IPv6 address counts by its /64; when it is unknown,
+ *    as for webhooks restored after a restart, the destination host stands
+ *    in) has at most max_per_owner webhooks pending (default 20);
+ *  - the server has at most max_pending (default 1000). When they are all
+ *    taken, a newcomer whose owner holds at least two fewer than the owner
+ *    holding the most takes the place of one of that owner's webhooks (one
+ *    waiting to retry, if any), which is dropped; otherwise the newcomer is.
+ *
  * The notifier writes to sockets: the process must ignore SIGPIPE
  * (signal(SIGPIPE, SIG_IGN) in main), as libuv does not do it for TCP.
  */
@@ -81,19 +98,25 @@ const char *wrd_notify_err_text(int err);
 #define WRD_NOTIFY_DEFAULT_TIMEOUT_MS 10000
 #define WRD_NOTIFY_DEFAULT_GRACE_MS 2000  /* children's time to exit after SIGTERM at close */
 #define WRD_NOTIFY_DEFAULT_MAX_PENDING 1000
+#define WRD_NOTIFY_DEFAULT_MAX_PER_OWNER 20
 #define WRD_NOTIFY_DEFAULT_MAX_CHILDREN 32
 #define WRD_NOTIFY_DEFAULT_MAX_QUEUED 1000
 
 struct wrd_notifier;
 
-/* What the notify command sees as WARROOM_EVENT, _GAME, _SEAT, _RULESET and
- * _VERSION. Strings are borrowed for the call only (copied); NULL reads as "". */
+/* What a notification is about. The notify command sees the first five as
+ * WARROOM_EVENT, _GAME, _SEAT, _RULESET and _VERSION; game and seat also
+ * name the seat whose webhook has at most one notification pending, and
+ * owner says whose share it counts in. Strings are borrowed for the call
+ * only (copied); NULL reads as "". */
 struct wrd_notify_env {
     const char *event;          /* "your_turn", "deadline_reminder", "deadline_expired" */
     const char *game;
     const char *seat;
     const char *ruleset;
     long version;
+    const char *owner;          /* address of the client that registered the webhook;
+                                   NULL or "": unknown, the URL's host stands in */
 };
 
 /* Counters for /metrics. The *_total fields only grow; the others are gauges. */
@@ -101,8 +124,10 @@ struct wrd_notify_stats {
     uint64_t webhooks_sent_total;       /* answered 2xx */
     uint64_t webhook_failures_total;    /* failed attempts, each retry counted */
     uint64_t webhooks_given_up_total;   /* every attempt failed */
-    uint64_t webhooks_dropped_total;    /* refused: too many pending */
+    uint64_t webhooks_dropped_total;    /* no place: its owner's share or every place is
+                                           taken; or its place given to a lighter owner */
     uint64_t webhooks_refused_total;    /* no address of the destination is allowed */
+    uint64_t webhooks_replaced_total;   /* a newer one for its seat was sent instead */
     uint64_t commands_started_total;    /* notify command spawned */
     uint64_t commands_exited_total;     /* reaped, whatever the exit status */
     uint64_t commands_failed_total;     /* could not start, exited non-zero, or killed */
@@ -128,6 +153,9 @@ void wrd_notifier_set_timing(struct wrd_notifier *n, uint64_t base_ms, uint64_t 
  * children running at once, commands queued behind them. */
 void wrd_notifier_set_limits(struct wrd_notifier *n, unsigned max_pending, unsigned max_children,
                              unsigned max_queued);
+
+/* Change the share of one owner (see "Fair shares"; 0 keeps the value). */
+void wrd_notifier_set_max_per_owner(struct wrd_notifier *n, unsigned max_per_owner);
 
 /* Copy the counters into *out. */
 void wrd_notifier_stats(const struct wrd_notifier *n, struct wrd_notify_stats *out);
@@ -181,8 +209,10 @@ int wrd_notifier_check_url(const struct wrd_notifier *n, const char *url, char *
  * The destination is checked at delivery, after the name lookup: a URL
  * whose addresses are all refused is logged and counted
  * (webhooks_refused_total), never connected to.
- * Past a bound the channel that is full drops its part (warning, counter)
- * and the call returns WRD_NOTIFY_EFULL; the other channel still goes.
+ * A webhook for a seat that has one pending replaces it (see "Fair
+ * shares"). Past a bound the channel that is full drops its part (warning,
+ * counter) and the call returns WRD_NOTIFY_EFULL; the other channel still
+ * goes.
  * WRD_NOTIFY_ENOMEM likewise. */
 int wrd_notify(struct wrd_notifier *n, const char *url, const char *body,
                const struct wrd_notify_env *env);

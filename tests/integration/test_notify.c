@@ -169,6 +169,15 @@ static void rx_connection(uv_stream_t *server, int status)
     uv_read_start((uv_stream_t *)&c->tcp, rx_alloc, rx_read);
 }
 
+/* Connections of the receiver not closed. */
+static int rx_open(const struct rx *rx)
+{
+    int k = 0;
+    for (const struct rx_conn *c = rx->conns; c != NULL; c = c->next)
+        k += !c->closing;
+    return k;
+}
+
 static void rx_server_closed(uv_handle_t *h)
 {
     struct rx *rx = h->data;
@@ -364,6 +373,14 @@ static const struct wrd_notify_env env_turn = {
     .event = "your_turn", .game = "g-1a2b3c4d5e6f", .seat = "allied", .ruleset = "waterloo",
     .version = 42,
 };
+
+/* A your_turn notification for seat of game, its webhook set from owner
+ * (NULL: unknown). Each (game, seat) has at most one webhook pending. */
+static struct wrd_notify_env env_of(const char *game, const char *seat, const char *owner)
+{
+    return (struct wrd_notify_env){ .event = "your_turn", .game = game, .seat = seat,
+                                    .ruleset = "tictactoe", .version = 1, .owner = owner };
+}
 
 /* ---- (a) the request on the wire ---------------------------------------------------- */
 
@@ -1066,15 +1083,191 @@ static void test_webhook_bounds(void **state)
     wrd_notifier_set_limits(f->n, 2, 0, 0);
     char url[128];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/", f->rx.port);
-    assert_int_equal(wrd_notify(f->n, url, "{}", &env_turn), 0);
-    assert_int_equal(wrd_notify(f->n, url, "{}", &env_turn), 0);
-    assert_int_equal(wrd_notify(f->n, url, "{}", &env_turn), WRD_NOTIFY_EFULL);
+    const struct wrd_notify_env e[3] = { env_of("g-1", "a", NULL), env_of("g-1", "b", NULL),
+                                         env_of("g-1", "c", NULL) };
+    assert_int_equal(wrd_notify(f->n, url, "{}", &e[0]), 0);
+    assert_int_equal(wrd_notify(f->n, url, "{}", &e[1]), 0);
+    assert_int_equal(wrd_notify(f->n, url, "{}", &e[2]), WRD_NOTIFY_EFULL);
     struct wrd_notify_stats s = stats(f);
     assert_int_equal(s.webhooks_pending, 2);
     assert_int_equal(s.webhooks_dropped_total, 1);
     assert_int_equal(s.commands_started_total, 3);
     RUN_UNTIL(f, f->rx.requests == 2 && stats(f).commands_exited_total == 3);
     /* teardown closes with both requests in flight */
+}
+
+/* The body of the last request the receiver got. */
+static const char *last_body(struct fx *f)
+{
+    f->rx.last[f->rx.last_len] = '\0';
+    const char *b = strstr(f->rx.last, "\r\n\r\n");
+    return b != NULL ? b + 4 : "";
+}
+
+/* A seat has at most one webhook pending: a newer notification replaces
+ * the one waiting to retry (only the newest is sent), and one that comes
+ * while an attempt is in flight is sent once that attempt is answered. */
+static void test_seat_replaces(void **state)
+{
+    struct fx *f = *state;
+    static const int script[] = { 500, 200, RX_SILENT, 200 };
+    assert_int_equal(rx_start(&f->loop, &f->rx, "127.0.0.1", script, 4), 0);
+    f->n = notifier_new(f, NULL);
+    assert_non_null(f->n);
+    wrd_notifier_set_timing(f->n, 50, 60000, 0);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/seat", f->rx.port);
+    const struct wrd_notify_env seat = env_of("g-1", "o", "203.0.113.7");
+
+    /* v1 fails (500) and waits to retry; v2 then v3 come meanwhile. */
+    assert_int_equal(wrd_notify(f->n, url, "{\"v\":1}", &seat), 0);
+    RUN_UNTIL(f, stats(f).webhook_failures_total == 1);
+    assert_int_equal(wrd_notify(f->n, url, "{\"v\":2}", &seat), 0);
+    assert_int_equal(wrd_notify(f->n, url, "{\"v\":3}", &seat), 0);
+    struct wrd_notify_stats s = stats(f);
+    assert_int_equal(s.webhooks_pending, 1);
+    assert_int_equal(s.webhooks_replaced_total, 1);         /* v2, never attempted */
+    RUN_UNTIL(f, stats(f).webhooks_sent_total == 1);
+    assert_int_equal(f->rx.requests, 2);                    /* v1 (500), then v3 */
+    assert_string_equal(last_body(f), "{\"v\":3}");
+    s = stats(f);
+    assert_int_equal(s.webhooks_replaced_total, 2);         /* v1 too, never answered 2xx */
+    assert_int_equal(s.webhooks_pending, 0);
+
+    /* v4 in flight (the receiver holds it unanswered); v5 waits for it. */
+    assert_int_equal(wrd_notify(f->n, url, "{\"v\":4}", &seat), 0);
+    RUN_UNTIL(f, f->rx.requests == 3);
+    assert_int_equal(wrd_notify(f->n, url, "{\"v\":5}", &seat), 0);
+    assert_int_equal(stats(f).webhooks_pending, 1);
+    struct rx_conn *c = f->rx.conns;
+    while (c != NULL && !(c->done && !c->closing))
+        c = c->next;
+    assert_non_null(c);
+    static char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+    uv_buf_t b = uv_buf_init(ok, sizeof ok - 1);
+    c->wr.data = c;
+    assert_int_equal(uv_write(&c->wr, (uv_stream_t *)&c->tcp, &b, 1, rx_written), 0);
+    RUN_UNTIL(f, stats(f).webhooks_sent_total == 3);
+    assert_int_equal(f->rx.requests, 4);                    /* v4 answered, then v5 */
+    assert_string_equal(last_body(f), "{\"v\":5}");
+    s = stats(f);
+    assert_int_equal(s.webhooks_replaced_total, 2);         /* both v4 and v5 were sent */
+    assert_int_equal(s.webhooks_pending, 0);
+    assert_int_equal(s.webhooks_dropped_total, 0);
+}
+
+/* An owner holds at most max_per_owner pending webhooks, whoever else
+ * holds what; an IPv6 owner counts by its /64, an IPv4-mapped one as IPv4,
+ * and without an owner the destination host stands in. */
+static void test_owner_shares(void **state)
+{
+    struct fx *f = *state;
+    static const int script[] = { RX_SILENT };
+    assert_int_equal(rx_start(&f->loop, &f->rx, "127.0.0.1", script, 1), 0);
+    f->n = notifier_new(f, NULL);
+    assert_non_null(f->n);
+    wrd_notifier_set_timing(f->n, 60000, 60000, 0);
+    wrd_notifier_set_max_per_owner(f->n, 3);
+    char url[128], byname[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", f->rx.port);
+    snprintf(byname, sizeof byname, "http://localhost:%d/", f->rx.port);
+    static const struct {
+        int row;
+        const char *owner;
+        const char *seat;
+        int by_name;
+        int want;
+    } rows[] = {
+        { 1, "10.0.0.1", "a1", 0, 0 },
+        { 2, "10.0.0.1", "a2", 0, 0 },
+        { 3, "10.0.0.1", "a3", 0, 0 },
+        { 4, "10.0.0.1", "a4", 0, WRD_NOTIFY_EFULL },      /* its share is full */
+        { 5, "::ffff:10.0.0.1", "a5", 0, WRD_NOTIFY_EFULL },
+        { 6, "10.0.0.1", "a1", 0, 0 },                     /* a newer one for a1: no new place */
+        { 7, "10.0.0.2", "b1", 0, 0 },                     /* another owner: its own share */
+        { 10, "2001:db8:1:2::1", "c1", 0, 0 },
+        { 11, "2001:db8:1:2::99", "c2", 0, 0 },
+        { 12, "2001:db8:1:2:ffff::", "c3", 0, 0 },
+        { 13, "2001:db8:1:2::7", "c4", 0, WRD_NOTIFY_EFULL },   /* the same /64 */
+        { 14, "2001:db8:1:3::1", "d1", 0, 0 },
+        { 20, NULL, "e1", 0, 0 },                          /* unknown: "to 127.0.0.1" */
+        { 21, "", "e2", 0, 0 },
+        { 22, NULL, "e3", 0, 0 },
+        { 23, NULL, "e4", 0, WRD_NOTIFY_EFULL },
+        { 24, NULL, "e5", 1, 0 },                          /* "to localhost" */
+    };
+    unsigned dropped = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct wrd_notify_env e = env_of("g-7", rows[i].seat, rows[i].owner);
+        int got = wrd_notify(f->n, rows[i].by_name ? byname : url, "{}", &e);
+        if (got != rows[i].want)
+            fail_msg("row %d: got %s, want %s", rows[i].row, wrd_notify_err_code(got),
+                     wrd_notify_err_code(rows[i].want));
+        dropped += rows[i].want != 0;
+    }
+    struct wrd_notify_stats s = stats(f);
+    assert_int_equal(s.webhooks_dropped_total, dropped);
+    assert_int_equal(s.webhooks_pending, 3 + 1 + 3 + 1 + 3 + 1);
+    assert_int_equal(s.webhooks_replaced_total, 0);    /* a1's newer one waits, unsent */
+    /* Every pending one is in flight at the silent receiver. */
+    RUN_UNTIL(f, f->rx.requests == 12);
+    /* A place given back is a place to take again. */
+    wrd_notifier_set_max_per_owner(f->n, 4);
+    const struct wrd_notify_env e = env_of("g-7", "a4", "10.0.0.1");
+    assert_int_equal(wrd_notify(f->n, url, "{}", &e), 0);
+    assert_int_equal(stats(f).webhooks_pending, 13);
+}
+
+/* When every place is taken, an owner holding fewer takes a place from the
+ * owner holding the most (at least two more), never from one holding about
+ * as many: one owner cannot keep the others out by filling the server. */
+static void test_full_server_evicts_the_greediest(void **state)
+{
+    struct fx *f = *state;
+    static const int script[] = { RX_SILENT };
+    assert_int_equal(rx_start(&f->loop, &f->rx, "127.0.0.1", script, 1), 0);
+    f->n = notifier_new(f, NULL);
+    assert_non_null(f->n);
+    wrd_notifier_set_timing(f->n, 60000, 60000, 0);
+    wrd_notifier_set_limits(f->n, 4, 0, 0);
+    wrd_notifier_set_max_per_owner(f->n, 10);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", f->rx.port);
+    static const struct {
+        int row;
+        const char *owner;
+        const char *seat;
+        int want;
+        unsigned dropped;       /* the counter after the row */
+    } rows[] = {
+        { 1, "198.51.100.1", "a1", 0, 0 },
+        { 2, "198.51.100.1", "a2", 0, 0 },
+        { 3, "198.51.100.1", "a3", 0, 0 },
+        { 4, "198.51.100.1", "a4", 0, 0 },     /* A holds every place */
+        { 5, "198.51.100.1", "a5", WRD_NOTIFY_EFULL, 1 },
+        { 6, "198.51.100.2", "b1", 0, 2 },     /* B 0 < A 4 - 1: A gives one up */
+        { 7, "198.51.100.2", "b2", 0, 3 },     /* B 1, A 3 */
+        { 8, "198.51.100.2", "b3", WRD_NOTIFY_EFULL, 4 },  /* B 2, A 2: full */
+        { 9, "198.51.100.3", "c1", 0, 5 },     /* C 0: from A or B */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct wrd_notify_env e = env_of("g-9", rows[i].seat, rows[i].owner);
+        int got = wrd_notify(f->n, url, "{}", &e);
+        if (got != rows[i].want)
+            fail_msg("row %d: got %s, want %s", rows[i].row, wrd_notify_err_code(got),
+                     wrd_notify_err_code(rows[i].want));
+        struct wrd_notify_stats s = stats(f);
+        if (s.webhooks_dropped_total != rows[i].dropped || s.webhooks_pending > 4)
+            fail_msg("row %d: dropped %llu, pending %u", rows[i].row,
+                     (unsigned long long)s.webhooks_dropped_total, s.webhooks_pending);
+        if (rows[i].row == 4)
+            RUN_UNTIL(f, f->rx.requests == 4);  /* A's four are in flight */
+    }
+    assert_int_equal(stats(f).webhooks_pending, 4);
+    /* The three evicted had their connections closed; B's two and C's one
+     * arrived: four open at the receiver. */
+    RUN_UNTIL(f, f->rx.requests == 7 && rx_open(&f->rx) == 4);
+    assert_int_equal(f->rx.connections, 7);
 }
 
 /* A response whose status line never ends fails after 8 KiB, without
@@ -1127,8 +1320,9 @@ static void test_close_in_flight(void **state)
 
     /* In flight: sent, never answered. Pending retry: refused once, next try in 60 s.
      * Two children running, one queued. */
-    assert_int_equal(wrd_notify(f->n, silent, body_json, &env_turn), 0);
-    assert_int_equal(wrd_notify(f->n, refused, body_json, &env_turn), 0);
+    const struct wrd_notify_env e1 = env_of("g-1", "a", NULL), e2 = env_of("g-1", "b", NULL);
+    assert_int_equal(wrd_notify(f->n, silent, body_json, &e1), 0);
+    assert_int_equal(wrd_notify(f->n, refused, body_json, &e2), 0);
     assert_int_equal(wrd_notify(f->n, NULL, NULL, &env_turn), 0);
     RUN_UNTIL(f, f->rx.requests == 1 && stats(f).webhook_failures_total == 1);
     struct wrd_notify_stats s = stats(f);
@@ -1232,6 +1426,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_command_failures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_command_bounds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_webhook_bounds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_seat_replaces, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_owner_shares, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full_server_evicts_the_greediest, setup, teardown),
         cmocka_unit_test_setup_teardown(test_endless_status_line, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_in_flight, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_kills_stubborn_child, setup, teardown),

@@ -21,7 +21,12 @@
  *  5. webhooks cannot be aimed inside: with default settings, a webhook URL
  *     whose host is loopback, private, link-local (the cloud metadata
  *     address) or localhost, in any spelling, is refused (webhook_refused)
- *     by create, claim and notify, and the refusal changes nothing.
+ *     by create, claim and notify, and the refusal changes nothing;
+ *  6. a webhook owner whose hooks never answer cannot crowd others out:
+ *     many games set up from 127.0.0.1 with webhooks at a listener that
+ *     never answers, all notified, fill only that owner's share of the
+ *     pending webhooks; a player from 127.0.0.2 still gets its POST. When
+ *     two such owners fill every place, a third player still gets its POST.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -896,6 +901,140 @@ static void test_webhook_destinations(void **state)
     wt_server_cleanup(&s);
 }
 
+/* --- 6. a silent webhook owner cannot crowd others out ----------------------------------- */
+
+/* The server: a small cap, a small share, loopback receivers allowed. */
+#define SHARE_CAP "8"
+#define SHARE_PER_OWNER "4"
+#define ATTACK_GAMES 12         /* three times the share, more than the cap */
+static const char *const share_args[] = { "--webhook-allow", "127.0.0.1",
+                                          "--webhook-max-pending", SHARE_CAP,
+                                          "--webhook-max-per-owner", SHARE_PER_OWNER, NULL };
+
+/* A game whose seat x has webhook url, set by owner, who then leaves; the
+ * claimer takes seat o, so the game starts awaiting x, who is not there:
+ * x is notified. The notification is queued (or dropped) by the time the
+ * claimer has its answer: both happen in the same flush. */
+static void notified_game(struct party *owner, struct party *claimer, const char *url,
+                          char game[32])
+{
+    wt_send(&owner->c, "{s:s, s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat",
+            "x", "webhook", url);
+    json_t *created = got(owner, "created");
+    char invite[40];
+    snprintf(game, 32, "%s", str(created, "game"));
+    snprintf(invite, sizeof invite, "%s", str(json_object_get(created, "invites"), "o"));
+    json_decref(created);
+    wt_send(&owner->c, "{s:s, s:s}", "type", "leave", "game", game);
+    json_decref(got(owner, "left"));
+    wt_send(&claimer->c, "{s:s, s:s}", "type", "claim", "invite", invite);
+    json_decref(got(claimer, "claimed"));
+}
+
+/* The value of a metric in GET /metrics, or -1. */
+static long long metric(int port, const char *name)
+{
+    static char body[65536];
+    int status = 0;
+    if (wt_http_get(port, "/metrics", &status, body, sizeof body) != 0 || status != 200)
+        return -1;
+    char key[128];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *p = strstr(body, key);
+    return p != NULL ? atoll(p + strlen(key)) : -1;
+}
+
+/* Wait until the metric has the value: the server's state, asked until the
+ * deadline. */
+static void wait_metric(int port, const char *name, long long want)
+{
+    long deadline = now_ms() + T;
+    long long v = metric(port, name);
+    while (v != want && now_ms() < deadline) {
+        poll(NULL, 0, 5);
+        v = metric(port, name);
+    }
+    if (v != want)
+        fail_msg("%s is %lld, want %lld", name, v, want);
+}
+
+/* The victim's POST arrives at its receiver, for its game and seat. */
+static void expect_post(int lfd, const char *who, const char *game)
+{
+    char *body = wt_http_receive_post(lfd, 10000, NULL, 0);
+    if (body == NULL)
+        fail_msg("the notification of the player from %s never arrived", who);
+    json_t *j = json_loads(body, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(str(j, "game"), game);
+    assert_string_equal(str(j, "seat"), "x");
+    assert_string_equal(str(j, "event"), "your_turn");
+    json_decref(j);
+    free(body);
+}
+
+static void test_silent_hooks_take_only_their_share(void **state)
+{
+    (void)state;
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, share_args), 0);
+    int silent_port = 0, good_port = 0;
+    int silent = wt_http_listen(&silent_port);      /* listens, never accepts */
+    int good = wt_http_listen(&good_port);
+    assert_true(silent >= 0 && good >= 0);
+    char silent_url[96], good_url[96], game[32];
+    snprintf(silent_url, sizeof silent_url, "http://127.0.0.1:%d/never", silent_port);
+    snprintf(good_url, sizeof good_url, "http://127.0.0.1:%d/player", good_port);
+    struct party mallory, claimer, victim;
+    open_party(&mallory, "mallory", s.port);        /* from 127.0.0.1 */
+    open_party(&claimer, "claimer", s.port);
+    memset(&victim, 0, sizeof victim);
+    if (wt_open_from(&victim.c, "victim", s.port, "127.0.0.2") != 0)
+        fail_msg("victim cannot connect from 127.0.0.2");
+
+    for (int i = 0; i < ATTACK_GAMES; i++)
+        notified_game(&mallory, &claimer, silent_url, game);
+    notified_game(&victim, &claimer, good_url, game);
+    expect_post(good, "127.0.0.2", game);
+    /* Mallory kept her share pending and lost the rest; the victim lost
+     * nothing. */
+    assert_int_equal(metric(s.port, "warroom_webhooks_dropped_total"),
+                     ATTACK_GAMES - atoi(SHARE_PER_OWNER));
+    wait_metric(s.port, "warroom_webhooks_pending", atoi(SHARE_PER_OWNER));
+    char *log = wt_server_log(&s, NULL);
+    assert_non_null(log);
+    assert_non_null(strstr(log, "owner=\"from 127.0.0.1\""));
+    assert_null(strstr(log, "owner=\"from 127.0.0.2\""));
+    free(log);
+
+    /* A second silent owner (127.0.0.3) fills the other places; a player
+     * from 127.0.0.4 is still notified, in the place of one of theirs. */
+    struct party trudy, victim2;
+    memset(&trudy, 0, sizeof trudy);
+    memset(&victim2, 0, sizeof victim2);
+    if (wt_open_from(&trudy.c, "trudy", s.port, "127.0.0.3") != 0 ||
+        wt_open_from(&victim2.c, "victim2", s.port, "127.0.0.4") != 0)
+        fail_msg("cannot connect from 127.0.0.3 or 127.0.0.4");
+    for (int i = 0; i < atoi(SHARE_PER_OWNER) + 2; i++)
+        notified_game(&trudy, &claimer, silent_url, game);
+    assert_int_equal(metric(s.port, "warroom_webhooks_pending"), atoi(SHARE_CAP));
+    notified_game(&victim2, &claimer, good_url, game);
+    expect_post(good, "127.0.0.4", game);
+    assert_int_equal(metric(s.port, "warroom_webhooks_dropped_total"),
+                     ATTACK_GAMES - atoi(SHARE_PER_OWNER) + 2 + 1);
+
+    close_party(&mallory);
+    close_party(&claimer);
+    close_party(&victim);
+    close_party(&trudy);
+    close_party(&victim2);
+    close(silent);
+    close(good);
+    int st = wt_server_stop(&s, SIGTERM, 10000);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    wt_server_cleanup(&s);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -905,6 +1044,7 @@ int main(void)
         cmocka_unit_test(test_finished_game_accepts_nothing),
         cmocka_unit_test(test_tls),
         cmocka_unit_test(test_webhook_destinations),
+        cmocka_unit_test(test_silent_hooks_take_only_their_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
