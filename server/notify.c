@@ -458,8 +458,16 @@ static int numeric_host(const char *text, struct sockaddr_storage *ss)
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_NUMERICHOST;
-    if (getaddrinfo(text, NULL, &hints, &res) != 0 || res == NULL)
-        return -1;
+    if (getaddrinfo(text, NULL, &hints, &res) != 0 || res == NULL) {
+        /* An IPv6 literal with a zone the resolver does not know is still
+         * an IPv6 literal (uv_inet_pton ignores the zone). */
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+        memset(ss, 0, sizeof *ss);
+        if (strchr(text, ':') == NULL || uv_inet_pton(AF_INET6, text, &a6->sin6_addr) != 0)
+            return -1;
+        a6->sin6_family = AF_INET6;
+        return 0;
+    }
     int ok = res->ai_addrlen <= sizeof *ss;
     if (ok)
         memcpy(ss, res->ai_addr, res->ai_addrlen);

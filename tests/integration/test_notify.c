@@ -797,6 +797,8 @@ static void test_registration_check(void **state)
         { 22, NULL, "http://localhost./", WRD_NOTIFY_EREFUSED, "localhost" },
         { 23, NULL, "http://hooks.localhost/", WRD_NOTIFY_EREFUSED, "localhost" },
         { 24, NULL, "http://a.b.LocalHost/", WRD_NOTIFY_EREFUSED, "localhost" },
+        { 25, NULL, "http://[fe80::1%nosuchif]/", WRD_NOTIFY_EREFUSED, "link-local" },
+        { 26, NULL, "http://[::1%25lo]/", WRD_NOTIFY_EREFUSED, "loopback" },
         /* accepted: public literals, and names (looked up only at delivery) */
         { 30, NULL, "http://example.com/hook", 0, NULL },
         { 31, NULL, "http://8.8.8.8/", 0, NULL },
