@@ -44,8 +44,8 @@
  *    newer notification for it replaces the one waiting, and is sent in its
  *    place from the next attempt on, with all six attempts (if an attempt is
  *    in flight, the newer one waits for its end; if it was answered 2xx, the
- *    newer one is sent at once). Only the newest waits: one in between that
- *    never had an attempt is counted as replaced;
+ *    newer one is sent at once). Only the newest waits; every older one that
+ *    was neither sent nor refused is counted as replaced;
  *  - an owner (the address of the client that registered the webhook, given
  *    in env->owner; an IPv6 address counts by its /64; when it is unknown,
  *    as for webhooks restored after a restart, the destination host stands
