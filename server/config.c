@@ -3,6 +3,7 @@
  */
 #include "server.h"
 #include "log.h"
+#include "notify.h"
 #include "warroom_version.h"
 
 #include <errno.h>
@@ -28,6 +29,23 @@ static void usage(FILE *out)
         "      --notify-cmd PROGRAM   run PROGRAM with WARROOM_EVENT, WARROOM_GAME,\n"
         "                             WARROOM_SEAT, ... when a seat that is not connected\n"
         "                             is awaited (WARROOM_NOTIFY_CMD)\n"
+        "      --webhook-allow HOST[,HOST...]\n"
+        "                             let webhooks reach these hosts although they are\n"
+        "                             loopback, private, link-local, ... addresses,\n"
+        "                             refused otherwise (WARROOM_WEBHOOK_ALLOW): host\n"
+        "                             names, IP addresses or CIDR ranges, e.g.\n"
+        "                             127.0.0.1,hooks.lan,10.1.0.0/16\n"
+        "      --webhook-max-pending N\n"
+        "                             webhook notifications pending at once, in flight\n"
+        "                             or waiting to retry (WARROOM_WEBHOOK_MAX_PENDING),\n"
+        "                             default 1000; when all are taken, a new one takes\n"
+        "                             the place of one of the owner holding the most\n"
+        "                             (see --webhook-max-per-owner), or is dropped\n"
+        "      --webhook-max-per-owner N\n"
+        "                             webhook notifications pending at once for the\n"
+        "                             seats whose webhooks one client address set\n"
+        "                             (WARROOM_WEBHOOK_MAX_PER_OWNER), default 20; a\n"
+        "                             seat has at most one, the newest\n"
         "      --max-connections N    most open connections (WARROOM_MAX_CONNECTIONS),\n"
         "                             default 10000\n"
         "      --max-per-address N    most connections from one address\n"
@@ -114,7 +132,8 @@ static int parse_long(const char *name, const char *v, long lo, long hi, long *o
 
 enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR, OPT_QUEUE,
        OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY, OPT_SNDBUF, OPT_ADDR_RATE,
-       OPT_OPEN_PER_ADDR, OPT_GAMES_PER_ADDR, OPT_QUEUE_BYTES, OPT_ADDR_BYTES };
+       OPT_OPEN_PER_ADDR, OPT_GAMES_PER_ADDR, OPT_QUEUE_BYTES, OPT_ADDR_BYTES, OPT_HOOK_PENDING,
+       OPT_HOOK_ALLOW, OPT_HOOK_PER_OWNER };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -148,6 +167,25 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
         return 0;
     case OPT_NOTIFY:
         cfg->notify_cmd = *v ? v : NULL;
+        return 0;
+    case OPT_HOOK_ALLOW: {
+        const char *why = NULL;
+        if (wrd_notify_allow_check(v, &why) < 0) {
+            fprintf(stderr, "warroomd: --webhook-allow '%s': %s\n", v, why);
+            return -1;
+        }
+        cfg->webhook_allow = *v ? v : NULL;
+        return 0;
+    }
+    case OPT_HOOK_PENDING:
+        if (parse_long("--webhook-max-pending", v, 1, 1000000, &n) < 0)
+            return -1;
+        cfg->webhook_max_pending = (int)n;
+        return 0;
+    case OPT_HOOK_PER_OWNER:
+        if (parse_long("--webhook-max-per-owner", v, 1, 1000000, &n) < 0)
+            return -1;
+        cfg->webhook_max_per_owner = (int)n;
         return 0;
     case OPT_PER_ADDR:
         if (parse_long("--max-per-address", v, 1, 1000000, &n) < 0)
@@ -235,6 +273,9 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_LOG_LEVEL", OPT_LOG_LEVEL },
     { "WARROOM_SCENARIOS", 's' },
     { "WARROOM_NOTIFY_CMD", OPT_NOTIFY },
+    { "WARROOM_WEBHOOK_MAX_PENDING", OPT_HOOK_PENDING },
+    { "WARROOM_WEBHOOK_ALLOW", OPT_HOOK_ALLOW },
+    { "WARROOM_WEBHOOK_MAX_PER_OWNER", OPT_HOOK_PER_OWNER },
     { "WARROOM_MAX_PER_ADDRESS", OPT_PER_ADDR },
     { "WARROOM_MAX_QUEUE", OPT_QUEUE },
     { "WARROOM_RATE", OPT_RATE },
@@ -260,6 +301,9 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "log-level", required_argument, NULL, OPT_LOG_LEVEL },
         { "scenarios", required_argument, NULL, 's' },
         { "notify-cmd", required_argument, NULL, OPT_NOTIFY },
+        { "webhook-max-pending", required_argument, NULL, OPT_HOOK_PENDING },
+        { "webhook-allow", required_argument, NULL, OPT_HOOK_ALLOW },
+        { "webhook-max-per-owner", required_argument, NULL, OPT_HOOK_PER_OWNER },
         { "max-per-address", required_argument, NULL, OPT_PER_ADDR },
         { "max-queue", required_argument, NULL, OPT_QUEUE },
         { "rate", required_argument, NULL, OPT_RATE },
@@ -286,6 +330,8 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     cfg->max_message = 65536;
     cfg->scenarios = WARROOM_SHARE_DIR "/scenarios";
     cfg->max_per_address = 256;
+    cfg->webhook_max_pending = WRD_NOTIFY_DEFAULT_MAX_PENDING;
+    cfg->webhook_max_per_owner = WRD_NOTIFY_DEFAULT_MAX_PER_OWNER;
     cfg->max_queue = 256;
     cfg->rate = 200;
     cfg->idle_timeout = 120;

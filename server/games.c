@@ -53,6 +53,8 @@ struct seat {
     char token_hash[65];        /* "" while unclaimed */
     char invite_hash[65];       /* "" when there is no open invite */
     char *webhook;
+    char webhook_owner[64];     /* address of the client that set webhook; "" unknown
+                                   (restored): the notifier uses the URL's host */
     int connected;              /* connections joined as this seat */
     int64_t last_seq;
     struct result results[RESULTS];
@@ -718,9 +720,12 @@ static void notify_seat(struct wrd_server *srv, struct wrd_game *g, int seat, co
     json_object_set(body, "awaiting", json_object_get(section, "awaiting"));
     char *text = json_dumps(body, JSON_COMPACT);
     json_decref(body);
-    struct wrd_notify_env env = { event, g->id, s->name, g->rs->name, (long)g->version };
-    if (text && srv->notifier && wrd_notify(srv->notifier, s->webhook, text, &env) != 0)
-        wrd_warn("bad webhook URL", "game=%s seat=%s", g->id, s->name);
+    struct wrd_notify_env env = { event, g->id, s->name, g->rs->name, (long)g->version,
+                                  s->webhook_owner };
+    int rc = text && srv->notifier ? wrd_notify(srv->notifier, s->webhook, text, &env) : 0;
+    if (rc != 0)
+        wrd_warn("notification not queued", "game=%s seat=%s error=%s", g->id, s->name,
+                 wrd_notify_err_code(rc));
     free(text);
 }
 
@@ -1146,11 +1151,23 @@ static const char *check_options(const struct wr_ruleset *rs, const json_t *o)
     return NULL;
 }
 
-/* Absent, null, or an http:// URL the notifier can post to. */
-static int valid_webhook(const json_t *w)
+/* Absent, null, or an http:// URL the notifier can post to: 0. Otherwise
+ * the error is sent (bad_message for a malformed URL, webhook_refused for a
+ * destination the notifier refuses) and the result is negative. */
+static int check_webhook(struct wrd_server *srv, struct wrd_conn *c, const json_t *w,
+                         const char *bad, const char *game, json_t *jid)
 {
-    return w == NULL || json_is_null(w) ||
-           (json_is_string(w) && wrd_notify_check_url(json_string_value(w), NULL) == 0);
+    if (w == NULL || json_is_null(w))
+        return 0;
+    char why[512];
+    int r = json_is_string(w) ? wrd_notifier_check_url(srv->notifier, json_string_value(w), why,
+                                                       sizeof why)
+                              : WRD_NOTIFY_EBADURL;
+    if (r == WRD_NOTIFY_EREFUSED)
+        wrd_conn_error(c, wrd_notify_err_code(r), why, game, NULL, jid);
+    else if (r != 0)
+        wrd_conn_error(c, "bad_message", bad, game, NULL, jid);
+    return r;
 }
 
 void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
@@ -1174,10 +1191,8 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         wrd_conn_error(c, "bad_options", bad, NULL, NULL, jid);
         return;
     }
-    if (!valid_webhook(webhook)) {
-        wrd_conn_error(c, "bad_message", "webhook must be an http:// URL", NULL, NULL, jid);
+    if (check_webhook(srv, c, webhook, "webhook must be an http:// URL", NULL, jid) != 0)
         return;
-    }
     /* Games in play cost memory until they end: bounded server-wide, per
      * creating address, and, for games nobody else has joined yet (which
      * cost the creator nothing), more tightly per address. */
@@ -1236,8 +1251,10 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     json_t *inv = json_object();
     random_hex(32, token);
     sha256_hex(token, g->seats[me].token_hash);
-    if (json_is_string(webhook))
+    if (json_is_string(webhook)) {
         g->seats[me].webhook = strdup(json_string_value(webhook));
+        snprintf(g->seats[me].webhook_owner, sizeof g->seats[me].webhook_owner, "%s", c->addr);
+    }
     for (int i = 0; i < g->nseats; i++) {
         if (i == me)
             continue;
@@ -1292,10 +1309,8 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     struct wrd_game *g = NULL;
     int seat = -1;
 
-    if (!valid_webhook(webhook)) {
-        wrd_conn_error(c, "bad_message", "webhook must be an http:// URL", NULL, NULL, jid);
+    if (check_webhook(srv, c, webhook, "webhook must be an http:// URL", NULL, jid) != 0)
         return;
-    }
     if (invite == NULL && (id == NULL || seatname == NULL)) {
         wrd_conn_error(c, "bad_message", "claim needs an invite, or a game and a seat", id, NULL,
                        jid);
@@ -1348,6 +1363,7 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     s->invite_hash[0] = '\0';
     free(s->webhook);
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
+    snprintf(s->webhook_owner, sizeof s->webhook_owner, "%s", s->webhook ? c->addr : "");
     int old = g->status;
     set_status(gs, g, compute_status(g));
     if (seat_row(srv, g, seat) != 0 || status_row(srv, g) != 0)
@@ -1756,13 +1772,12 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         wrd_conn_error(c, "not_joined", "join the game with your seat token first", id, NULL, jid);
         return;
     }
-    if (!valid_webhook(webhook)) {
-        wrd_conn_error(c, "bad_message", "webhook must be an http:// URL or null", id, NULL, jid);
+    if (check_webhook(srv, c, webhook, "webhook must be an http:// URL or null", id, jid) != 0)
         return;
-    }
     struct seat *s = &g->seats[m->seat];
     free(s->webhook);
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
+    snprintf(s->webhook_owner, sizeof s->webhook_owner, "%s", s->webhook ? c->addr : "");
     if (seat_row(srv, g, m->seat) != 0)
         wrd_error("store write failed", "game=%s", g->id);
     json_t *a = json_pack("{s:s, s:s}", "type", "ok", "game", g->id);

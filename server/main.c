@@ -101,6 +101,13 @@ int main(int argc, char **argv)
         return 1;
     }
     srv.notifier = wrd_notifier_new(&srv.loop, srv.cfg.notify_cmd);
+    if (srv.notifier) {
+        wrd_notifier_set_limits(srv.notifier, (unsigned)srv.cfg.webhook_max_pending, 0, 0);
+        wrd_notifier_set_max_per_owner(srv.notifier, (unsigned)srv.cfg.webhook_max_per_owner);
+        /* The list was checked with the options: only memory can fail here. */
+        if (wrd_notifier_set_allow(srv.notifier, srv.cfg.webhook_allow, NULL) != 0)
+            wrd_error("cannot keep the webhook allow-list", "error=no_memory");
+    }
     uv_signal_init(&srv.loop, &srv.sigint);
     uv_signal_init(&srv.loop, &srv.sigterm);
     srv.sigint.data = srv.sigterm.data = &srv;

@@ -178,6 +178,24 @@ static char *metrics_text(struct wrd_server *srv)
                       "warroom_webhooks_given_up_total %llu\n",
                   (unsigned long long)ns.webhooks_sent_total,
                   (unsigned long long)ns.webhooks_given_up_total);
+        sb_printf(&b, "# HELP warroom_webhooks_refused_total Webhook notifications not sent: "
+                      "no address of their destination is allowed.\n"
+                      "# TYPE warroom_webhooks_refused_total counter\n"
+                      "warroom_webhooks_refused_total %llu\n",
+                  (unsigned long long)ns.webhooks_refused_total);
+        sb_printf(&b, "# HELP warroom_webhooks_dropped_total Webhook notifications dropped: "
+                      "their owner's share or every place was taken.\n"
+                      "# TYPE warroom_webhooks_dropped_total counter\n"
+                      "warroom_webhooks_dropped_total %llu\n"
+                      "# HELP warroom_webhooks_replaced_total Webhook notifications replaced "
+                      "by a newer one for the same seat before they were sent.\n"
+                      "# TYPE warroom_webhooks_replaced_total counter\n"
+                      "warroom_webhooks_replaced_total %llu\n"
+                      "# HELP warroom_webhooks_pending Webhook notifications in flight or "
+                      "waiting to retry.\n"
+                      "# TYPE warroom_webhooks_pending gauge\nwarroom_webhooks_pending %u\n",
+                  (unsigned long long)ns.webhooks_dropped_total,
+                  (unsigned long long)ns.webhooks_replaced_total, ns.webhooks_pending);
     }
     return b.s;
 }

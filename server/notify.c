@@ -16,6 +16,25 @@
  * abandoned; its callback frees it. The notifier counts the lookups
  * outstanding and, when closing, waits for them as for its handles.
  *
+ * Fair shares: a hook belongs to a seat (the env's game and seat) and to an
+ * owner (struct owner: the address of the client that registered the
+ * webhook, an IPv6 one by its /64, or when unknown the destination host).
+ * A seat has at most one hook: a newer notification for it waits in the
+ * hook as `newer` and takes the place of `cur` when the next attempt starts
+ * (hook_renew, start_attempt). An owner has at most max_per_owner hooks.
+ * When all max_pending places are taken, a newcomer whose owner holds at
+ * least two fewer than the owner holding the most takes one of that owner's
+ * places (evict_for); otherwise it is dropped. Seats and owners are found
+ * through two small hash tables.
+ *
+ * Destinations are judged by one table of address ranges (struct range):
+ * wrd_notify_addr_refused() walks it, first match wins. The registration
+ * check parses an IP-literal host with getaddrinfo(AI_NUMERICHOST), which
+ * takes exactly the spellings the delivery lookup would take as numeric,
+ * and never touches the network. At delivery, connect_next() skips every
+ * address of the lookup's answer that is refused, connecting only to
+ * addresses it has just checked.
+ *
  * A notify command is one struct cmd: queued, then running (a uv_process_t
  * reaped by its exit callback), then closing. At close, running children get
  * SIGTERM and a grace (the grace timer, whose close is the notifier's last
@@ -25,6 +44,8 @@
 #include "notify.h"
 #include "log.h"
 
+#include <ctype.h>
+#include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,13 +71,35 @@ struct lookup {
     struct hook *h;             /* NULL once abandoned */
 };
 
+/* One notification's request. */
+struct req {
+    char *host;                 /* for the resolver: no brackets; NULL: no request */
+    char port[6];
+    int exempt;                 /* the host is on the allow-list by name */
+    char *text;                 /* the whole HTTP request, body included */
+    size_t len;
+};
+
+/* Whose share a pending hook counts in. */
+struct owner {
+    struct owner *chain;        /* hash chain */
+    unsigned pending;           /* its hooks pending */
+    char key[];                 /* "from ADDRESS" or "to HOST" */
+};
+
+#define BUCKETS 256
+
 struct hook {
     struct wrd_notifier *n;
     struct hook *prev, *next;
-    char *host;                 /* for the resolver: no brackets */
-    char port[6];
-    char *request;              /* the whole HTTP request, body included */
-    size_t request_len;
+    struct req cur;             /* the notification being delivered */
+    struct req newer;           /* a newer one for the same seat, sent in cur's place
+                                   from the next attempt on (host NULL: none) */
+    int settled;                /* cur needs no more attempts (sent, or refused) */
+    char *seat;                 /* "GAME SEAT", or NULL: shares no seat */
+    struct hook *seat_chain;    /* hash chain of the seat table, while pending */
+    struct owner *owner;        /* while pending */
+    const char *refused;        /* this attempt: why the last address was refused */
     int attempts;               /* attempts started */
     enum hook_phase phase;
     struct lookup *lookup;      /* the name lookup in progress, or NULL */
@@ -90,12 +133,24 @@ struct cmd_list {
     unsigned count;
 };
 
+/* An allow-list entry: a name, or an address range. */
+struct allow {
+    int family;                 /* AF_INET, AF_INET6, or 0 for a name */
+    unsigned char addr[16];
+    unsigned bits;              /* prefix length */
+    char name[254];             /* lower case, no final dot */
+};
+
 struct wrd_notifier {
     uv_loop_t *loop;
     char *cmd;                  /* NULL: no notify command */
+    struct allow *allow;        /* the operator's exemptions */
+    size_t nallow;
     uint64_t base_ms, timeout_ms, grace_ms;
-    unsigned max_pending, max_children, max_queued;
+    unsigned max_pending, max_children, max_queued, max_per_owner;
     struct hook *hooks;         /* every hook not yet freed */
+    struct hook *seats[BUCKETS];        /* pending hooks with a seat, by seat */
+    struct owner *owners[BUCKETS];      /* owners with hooks pending, by key */
     unsigned hooks_alive;
     unsigned lookups;           /* lookups outstanding, abandoned or not */
     struct cmd_list queued, running, closing_cmds;  /* closing_cmds: handles closing */
@@ -277,6 +332,345 @@ int wrd_notify_check_url(const char *url, const char **why)
     return parse_url(url, &u, why);
 }
 
+/* ---- destinations ------------------------------------------------------------- */
+
+enum range_kind { RK_REFUSE, RK_EMBEDS_V4 };
+
+/* A range of addresses: the first row whose prefix matches decides. */
+struct range {
+    int family;
+    unsigned char prefix[16];
+    unsigned bits;
+    enum range_kind kind;
+    unsigned v4_at;             /* RK_EMBEDS_V4: where the IPv4 address sits */
+    const char *what;
+};
+
+static const struct range ranges[] = {
+    /* IPv4 (RFC 6890 and its updates) */
+    { AF_INET, { 0 }, 8, RK_REFUSE, 0, "an unspecified address (0.0.0.0/8)" },
+    { AF_INET, { 10 }, 8, RK_REFUSE, 0, "a private address (10.0.0.0/8)" },
+    { AF_INET, { 100, 64 }, 10, RK_REFUSE, 0,
+      "a shared (carrier-grade NAT) address (100.64.0.0/10)" },
+    { AF_INET, { 127 }, 8, RK_REFUSE, 0, "a loopback address (127.0.0.0/8)" },
+    { AF_INET, { 169, 254, 169, 254 }, 32, RK_REFUSE, 0,
+      "the cloud metadata address (169.254.169.254)" },
+    { AF_INET, { 169, 254 }, 16, RK_REFUSE, 0, "a link-local address (169.254.0.0/16)" },
+    { AF_INET, { 172, 16 }, 12, RK_REFUSE, 0, "a private address (172.16.0.0/12)" },
+    { AF_INET, { 192, 0, 0 }, 24, RK_REFUSE, 0,
+      "an IETF protocol assignment (192.0.0.0/24)" },
+    { AF_INET, { 192, 0, 2 }, 24, RK_REFUSE, 0, "a documentation address (192.0.2.0/24)" },
+    { AF_INET, { 192, 168 }, 16, RK_REFUSE, 0, "a private address (192.168.0.0/16)" },
+    { AF_INET, { 198, 18 }, 15, RK_REFUSE, 0, "a benchmarking address (198.18.0.0/15)" },
+    { AF_INET, { 198, 51, 100 }, 24, RK_REFUSE, 0,
+      "a documentation address (198.51.100.0/24)" },
+    { AF_INET, { 203, 0, 113 }, 24, RK_REFUSE, 0,
+      "a documentation address (203.0.113.0/24)" },
+    { AF_INET, { 224 }, 4, RK_REFUSE, 0, "a multicast address (224.0.0.0/4)" },
+    { AF_INET, { 255, 255, 255, 255 }, 32, RK_REFUSE, 0,
+      "the broadcast address (255.255.255.255)" },
+    { AF_INET, { 240 }, 4, RK_REFUSE, 0, "a reserved address (240.0.0.0/4)" },
+    /* IPv6: the exact addresses before ::/96, which holds them */
+    { AF_INET6, { 0 }, 128, RK_REFUSE, 0, "the unspecified address (::)" },
+    { AF_INET6, { [15] = 1 }, 128, RK_REFUSE, 0, "the loopback address (::1)" },
+    { AF_INET6, { [10] = 0xff, [11] = 0xff }, 96, RK_EMBEDS_V4, 12,
+      "an IPv4-mapped address (::ffff:0:0/96)" },
+    { AF_INET6, { [8] = 0xff, [9] = 0xff }, 96, RK_EMBEDS_V4, 12,
+      "an IPv4-translated address (::ffff:0:0:0/96)" },
+    { AF_INET6, { 0 }, 96, RK_EMBEDS_V4, 12, "an IPv4-compatible address (::/96)" },
+    { AF_INET6, { 0, 0x64, 0xff, 0x9b }, 96, RK_EMBEDS_V4, 12,
+      "a NAT64 address (64:ff9b::/96)" },
+    { AF_INET6, { 0, 0x64, 0xff, 0x9b, 0, 1 }, 48, RK_REFUSE, 0,
+      "a local-use NAT64 address (64:ff9b:1::/48)" },
+    { AF_INET6, { 1, 0 }, 64, RK_REFUSE, 0, "a discard-only address (100::/64)" },
+    { AF_INET6, { 0x20, 0x01, 0, 2, 0, 0 }, 48, RK_REFUSE, 0,
+      "a benchmarking address (2001:2::/48)" },
+    { AF_INET6, { 0x20, 0x01, 0x0d, 0xb8 }, 32, RK_REFUSE, 0,
+      "a documentation address (2001:db8::/32)" },
+    { AF_INET6, { 0x20, 0x02 }, 16, RK_EMBEDS_V4, 2, "a 6to4 address (2002::/16)" },
+    { AF_INET6, { 0xfc }, 7, RK_REFUSE, 0, "a unique local (private) address (fc00::/7)" },
+    { AF_INET6, { 0xfe, 0x80 }, 10, RK_REFUSE, 0, "a link-local address (fe80::/10)" },
+    { AF_INET6, { 0xfe, 0xc0 }, 10, RK_REFUSE, 0, "a site-local address (fec0::/10)" },
+    { AF_INET6, { 0xff }, 8, RK_REFUSE, 0, "a multicast address (ff00::/8)" },
+};
+
+static int prefix_match(const unsigned char *a, const unsigned char *prefix, unsigned bits)
+{
+    unsigned whole = bits / 8, rest = bits % 8;
+    if (memcmp(a, prefix, whole) != 0)
+        return 0;
+    if (rest == 0)
+        return 1;
+    unsigned char mask = (unsigned char)(0xff << (8 - rest));
+    return (a[whole] & mask) == (prefix[whole] & mask);
+}
+
+static const char *classify(int family, const unsigned char *a, int embedded)
+{
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
+        const struct range *r = &ranges[i];
+        if (r->family != family || !prefix_match(a, r->prefix, r->bits))
+            continue;
+        if (r->kind == RK_REFUSE)
+            return r->what;
+        /* An IPv4 address inside an IPv6 one: judged as itself. */
+        return embedded ? r->what : classify(AF_INET, a + r->v4_at, 1);
+    }
+    return NULL;
+}
+
+const char *wrd_notify_addr_refused(const struct sockaddr *sa)
+{
+    if (sa != NULL && sa->sa_family == AF_INET)
+        return classify(AF_INET, (const unsigned char *)&((const struct sockaddr_in *)sa)->sin_addr,
+                        0);
+    if (sa != NULL && sa->sa_family == AF_INET6)
+        return classify(AF_INET6, ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr, 0);
+    return "not an IPv4 or IPv6 address";
+}
+
+/* The family and bytes of an address, an IPv4-mapped IPv6 one as IPv4. */
+static int addr_bytes(const struct sockaddr *sa, unsigned char out[16])
+{
+    static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+    if (sa->sa_family == AF_INET) {
+        memcpy(out, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+        return AF_INET;
+    }
+    if (sa->sa_family != AF_INET6)
+        return 0;
+    const unsigned char *a = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
+    if (memcmp(a, mapped, 12) == 0) {
+        memcpy(out, a + 12, 4);
+        return AF_INET;
+    }
+    memcpy(out, a, 16);
+    return AF_INET6;
+}
+
+/* text as an IP address, in any spelling the resolver takes as numeric
+ * (inet_aton's for IPv4: 127.1, 2130706433, 0x7f.0.0.1; IPv6 with or
+ * without a zone). Never touches the network. 0, or -1 when it is not. */
+static int numeric_host(const char *text, struct sockaddr_storage *ss)
+{
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST;
+    if (getaddrinfo(text, NULL, &hints, &res) != 0 || res == NULL) {
+        /* An IPv6 literal with a zone the resolver does not know is still
+         * an IPv6 literal (uv_inet_pton ignores the zone). */
+        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+        memset(ss, 0, sizeof *ss);
+        if (strchr(text, ':') == NULL || uv_inet_pton(AF_INET6, text, &a6->sin6_addr) != 0)
+            return -1;
+        a6->sin6_family = AF_INET6;
+        return 0;
+    }
+    int ok = res->ai_addrlen <= sizeof *ss;
+    if (ok)
+        memcpy(ss, res->ai_addr, res->ai_addrlen);
+    freeaddrinfo(res);
+    return ok ? 0 : -1;
+}
+
+/* The length of host without one final dot. */
+static size_t name_len(const char *host)
+{
+    size_t len = strlen(host);
+    return len > 1 && host[len - 1] == '.' ? len - 1 : len;
+}
+
+/* localhost and *.localhost (RFC 6761 6.3), any case, final dot or not. */
+static int is_localhost(const char *host)
+{
+    size_t len = name_len(host);
+    return (len == 9 && strncasecmp(host, "localhost", 9) == 0) ||
+           (len > 10 && strncasecmp(host + len - 10, ".localhost", 10) == 0);
+}
+
+/* Parse one allow-list entry (text[0..len), trimmed, not empty) into *a. */
+static int allow_parse(const char *text, size_t len, struct allow *a, const char **why)
+{
+    char buf[256];
+    memset(a, 0, sizeof *a);
+    if (len >= sizeof buf) {
+        *why = "an allow-list entry is longer than 255 bytes";
+        return -1;
+    }
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    char *slash = strchr(buf, '/');
+    long bits = -1;
+    if (slash != NULL) {
+        char *end;
+        *slash = '\0';
+        bits = strtol(slash + 1, &end, 10);
+        if (*end != '\0' || end == slash + 1 || bits < 0) {
+            *why = "an allow-list range wants ADDRESS/BITS";
+            return -1;
+        }
+    }
+    char *addr = buf;
+    size_t alen = strlen(addr);
+    if (alen >= 2 && addr[0] == '[' && addr[alen - 1] == ']') {
+        addr[alen - 1] = '\0';
+        addr++;
+    }
+    struct sockaddr_storage ss;
+    if (numeric_host(addr, &ss) == 0) {
+        a->family = addr_bytes((struct sockaddr *)&ss, a->addr);
+        unsigned max = a->family == AF_INET ? 32 : 128;
+        /* A mapped range (::ffff:10.0.0.0/104) is the IPv4 range it maps. */
+        if (bits >= 0 && a->family == AF_INET && ss.ss_family == AF_INET6)
+            bits -= 96;
+        if (bits > (long)max || (slash != NULL && bits < 0)) {
+            *why = "an allow-list range has more prefix bits than its address";
+            return -1;
+        }
+        a->bits = bits >= 0 ? (unsigned)bits : max;
+        return 0;
+    }
+    if (slash != NULL) {
+        *why = "an allow-list range does not start with an IP address";
+        return -1;
+    }
+    size_t nlen = name_len(buf);
+    if (nlen == 0 || nlen > 253) {
+        *why = "an allow-list name is empty or longer than 253 bytes";
+        return -1;
+    }
+    for (size_t i = 0; i < nlen; i++) {
+        if (!host_char(buf[i])) {
+            *why = "an allow-list entry is neither an IP address, a range, nor a host name";
+            return -1;
+        }
+        a->name[i] = (char)tolower((unsigned char)buf[i]);
+    }
+    a->name[nlen] = '\0';
+    return 0;
+}
+
+/* Parse list into out (NULL: only check); returns the number of entries,
+ * or -1 with *why set. */
+static long allow_parse_list(const char *list, struct allow *out, const char **why)
+{
+    long count = 0;
+    const char *p = list;
+    while (p != NULL && *p != '\0') {
+        const char *comma = strchr(p, ',');
+        const char *end = comma != NULL ? comma : p + strlen(p);
+        const char *b = p, *e = end;
+        while (b < e && (*b == ' ' || *b == '\t'))
+            b++;
+        while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
+            e--;
+        if (e > b) {
+            struct allow a;
+            if (allow_parse(b, (size_t)(e - b), &a, why) < 0)
+                return -1;
+            if (out != NULL)
+                out[count] = a;
+            count++;
+        }
+        p = comma != NULL ? comma + 1 : NULL;
+    }
+    return count;
+}
+
+int wrd_notify_allow_check(const char *list, const char **why)
+{
+    const char *w = NULL;
+    if (allow_parse_list(list, NULL, &w) < 0) {
+        if (why != NULL)
+            *why = w;
+        return WRD_NOTIFY_EINVAL;
+    }
+    return 0;
+}
+
+int wrd_notifier_set_allow(struct wrd_notifier *n, const char *list, const char **why)
+{
+    const char *w = NULL;
+    long count = allow_parse_list(list, NULL, &w);
+    if (n == NULL || count < 0) {
+        if (why != NULL)
+            *why = n == NULL ? "no notifier" : w;
+        return WRD_NOTIFY_EINVAL;
+    }
+    struct allow *a = NULL;
+    if (count > 0) {
+        a = calloc((size_t)count, sizeof *a);
+        if (a == NULL)
+            return WRD_NOTIFY_ENOMEM;
+        allow_parse_list(list, a, &w);
+    }
+    free(n->allow);
+    n->allow = a;
+    n->nallow = (size_t)count;
+    return 0;
+}
+
+/* The host is on the allow-list by name. */
+static int allowed_name(const struct wrd_notifier *n, const char *host)
+{
+    size_t len = name_len(host);
+    for (size_t i = 0; n != NULL && i < n->nallow; i++)
+        if (n->allow[i].family == 0 && strlen(n->allow[i].name) == len &&
+            strncasecmp(n->allow[i].name, host, len) == 0)
+            return 1;
+    return 0;
+}
+
+/* The address is on the allow-list (an address or a range holding it). */
+static int allowed_addr(const struct wrd_notifier *n, const struct sockaddr *sa)
+{
+    unsigned char a[16];
+    int family = addr_bytes(sa, a);
+    for (size_t i = 0; n != NULL && i < n->nallow; i++)
+        if (family != 0 && n->allow[i].family == family &&
+            prefix_match(a, n->allow[i].addr, n->allow[i].bits))
+            return 1;
+    return 0;
+}
+
+/* Why delivery may not connect to sa for a hook, or NULL. */
+static const char *delivery_refused(const struct wrd_notifier *n, const struct hook *h,
+                                    const struct sockaddr *sa)
+{
+    if (h->cur.exempt || allowed_addr(n, sa))
+        return NULL;
+    return wrd_notify_addr_refused(sa);
+}
+
+int wrd_notifier_check_url(const struct wrd_notifier *n, const char *url, char *why, size_t len)
+{
+    struct url u;
+    const char *w = NULL;
+    if (url == NULL || parse_url(url, &u, &w) < 0) {
+        if (url == NULL)
+            w = "no URL";
+        if (why != NULL && len > 0)
+            snprintf(why, len, "%s", w);
+        return WRD_NOTIFY_EBADURL;
+    }
+    if (allowed_name(n, u.host))
+        return 0;
+    const char *reason = NULL;
+    struct sockaddr_storage ss;
+    if (is_localhost(u.host))
+        reason = "a name of this machine (localhost, RFC 6761)";
+    else if (numeric_host(u.host, &ss) == 0 && !allowed_addr(n, (struct sockaddr *)&ss))
+        reason = wrd_notify_addr_refused((struct sockaddr *)&ss);
+    if (reason == NULL)
+        return 0;
+    if (why != NULL && len > 0)
+        snprintf(why, len, "webhook refused: its host %s is %s; this server posts only to public "
+                 "addresses", u.host, reason);
+    return WRD_NOTIFY_EREFUSED;
+}
+
 /* ---- the notifier's life ---------------------------------------------------- */
 
 static void notifier_maybe_done(struct wrd_notifier *n)
@@ -287,6 +681,7 @@ static void notifier_maybe_done(struct wrd_notifier *n)
     void (*done)(void *) = n->done;
     void *arg = n->done_arg;
     free(n->cmd);
+    free(n->allow);
     free(n);
     if (done != NULL)
         done(arg);
@@ -326,6 +721,7 @@ struct wrd_notifier *wrd_notifier_new(uv_loop_t *loop, const char *notify_cmd)
     n->max_pending = WRD_NOTIFY_DEFAULT_MAX_PENDING;
     n->max_children = WRD_NOTIFY_DEFAULT_MAX_CHILDREN;
     n->max_queued = WRD_NOTIFY_DEFAULT_MAX_QUEUED;
+    n->max_per_owner = WRD_NOTIFY_DEFAULT_MAX_PER_OWNER;
     uv_timer_init(loop, &n->grace);
     n->grace.data = n;
     return n;
@@ -340,6 +736,12 @@ void wrd_notifier_set_timing(struct wrd_notifier *n, uint64_t base_ms, uint64_t 
         n->timeout_ms = timeout_ms;
     if (grace_ms > 0)
         n->grace_ms = grace_ms;
+}
+
+void wrd_notifier_set_max_per_owner(struct wrd_notifier *n, unsigned max_per_owner)
+{
+    if (max_per_owner > 0)
+        n->max_per_owner = max_per_owner;
 }
 
 void wrd_notifier_set_limits(struct wrd_notifier *n, unsigned max_pending, unsigned max_children,
@@ -360,9 +762,112 @@ void wrd_notifier_stats(const struct wrd_notifier *n, struct wrd_notify_stats *o
     out->commands_queued = n->queued.count;
 }
 
+/* ---- fair shares --------------------------------------------------------------- */
+
+#define OWNER_KEY 300
+
+static unsigned bucket_of(const char *key)
+{
+    uint32_t h = 2166136261u;           /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)key; *p != '\0'; p++)
+        h = (h ^ *p) * 16777619u;
+    return h % BUCKETS;
+}
+
+static struct hook *seat_find(const struct wrd_notifier *n, const char *seat)
+{
+    for (struct hook *h = n->seats[bucket_of(seat)]; h != NULL; h = h->seat_chain)
+        if (strcmp(h->seat, seat) == 0)
+            return h;
+    return NULL;
+}
+
+static void seat_add(struct hook *h)
+{
+    if (h->seat == NULL)
+        return;
+    struct hook **head = &h->n->seats[bucket_of(h->seat)];
+    h->seat_chain = *head;
+    *head = h;
+}
+
+static void seat_remove(struct hook *h)
+{
+    if (h->seat == NULL)
+        return;
+    for (struct hook **p = &h->n->seats[bucket_of(h->seat)]; *p != NULL; p = &(*p)->seat_chain)
+        if (*p == h) {
+            *p = h->seat_chain;
+            h->seat_chain = NULL;
+            return;
+        }
+}
+
+/* The owner key of a notification: "from ADDRESS" for the client that
+ * registered the webhook (IPv4, an IPv4-mapped IPv6 address as IPv4, other
+ * IPv6 addresses by their /64, which one subscriber usually holds whole),
+ * or "to HOST", the destination, when that client is not known (a webhook
+ * restored after a restart). */
+static void owner_key(const char *owner, const char *host, char key[OWNER_KEY])
+{
+    static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+    unsigned char a[16];
+    if (owner == NULL || owner[0] == '\0') {
+        int len = snprintf(key, OWNER_KEY, "to %s", host);
+        for (int i = 3; i < len && i < OWNER_KEY; i++)
+            key[i] = (char)tolower((unsigned char)key[i]);
+    } else if (uv_inet_pton(AF_INET6, owner, a) != 0) {
+        snprintf(key, OWNER_KEY, "from %s", owner);
+    } else if (memcmp(a, mapped, 12) == 0) {
+        snprintf(key, OWNER_KEY, "from %u.%u.%u.%u", a[12], a[13], a[14], a[15]);
+    } else {
+        snprintf(key, OWNER_KEY, "from %x:%x:%x:%x::/64", a[0] << 8 | a[1], a[2] << 8 | a[3],
+                 a[4] << 8 | a[5], a[6] << 8 | a[7]);
+    }
+}
+
+static struct owner *owner_find(const struct wrd_notifier *n, const char *key)
+{
+    for (struct owner *o = n->owners[bucket_of(key)]; o != NULL; o = o->chain)
+        if (strcmp(o->key, key) == 0)
+            return o;
+    return NULL;
+}
+
+/* One more place in key's share; NULL when memory runs out. */
+static struct owner *owner_take(struct wrd_notifier *n, const char *key)
+{
+    struct owner *o = owner_find(n, key);
+    if (o == NULL) {
+        size_t len = strlen(key) + 1;
+        if ((o = calloc(1, sizeof *o + len)) == NULL)
+            return NULL;
+        memcpy(o->key, key, len);
+        unsigned b = bucket_of(key);
+        o->chain = n->owners[b];
+        n->owners[b] = o;
+    }
+    o->pending++;
+    return o;
+}
+
+/* One place fewer; an owner with none is forgotten. */
+static void owner_release(struct wrd_notifier *n, struct owner *o)
+{
+    if (o == NULL || --o->pending > 0)
+        return;
+    for (struct owner **p = &n->owners[bucket_of(o->key)]; *p != NULL; p = &(*p)->chain)
+        if (*p == o) {
+            *p = o->chain;
+            break;
+        }
+    free(o);
+}
+
 /* ---- webhooks ----------------------------------------------------------------- */
 
 static void start_attempt(struct hook *h);
+static void req_release(struct req *r);
 static void connect_next(struct hook *h);
 
 static void hook_maybe_free(struct hook *h)
@@ -377,8 +882,9 @@ static void hook_maybe_free(struct hook *h)
     if (h->next != NULL)
         h->next->prev = h->prev;
     n->hooks_alive--;
-    free(h->host);
-    free(h->request);
+    req_release(&h->cur);
+    req_release(&h->newer);
+    free(h->seat);
     free(h);
     notifier_maybe_done(n);
 }
@@ -432,10 +938,15 @@ static void attempt_end(struct hook *h)
     }
 }
 
+/* No longer pending: leave its seat and its owner's share; free it once
+ * its handles are closed. */
 static void hook_finish(struct hook *h)
 {
     h->phase = HP_DONE;
     h->n->stats.webhooks_pending--;
+    seat_remove(h);
+    owner_release(h->n, h->owner);
+    h->owner = NULL;
     uv_close((uv_handle_t *)&h->timer, on_hook_timer_closed);
 }
 
@@ -447,28 +958,55 @@ static void attempt_failed(struct hook *h, const char *why, int uverr)
     attempt_end(h);
     n->stats.webhook_failures_total++;
     const char *err = uverr != 0 ? uv_err_name(uverr) : "-";
-    if (h->attempts > WRD_NOTIFY_RETRIES) {
+    int newer = h->newer.host != NULL;
+    if (h->attempts > WRD_NOTIFY_RETRIES && !newer) {
         n->stats.webhooks_given_up_total++;
         wrd_warn("webhook given up", "host=%s port=%s attempts=%d reason=\"%s\" error=%s",
-                 h->host, h->port, h->attempts, why, err);
+                 h->cur.host, h->cur.port, h->attempts, why, err);
         hook_finish(h);
         return;
     }
-    uint64_t delay = n->base_ms << (h->attempts - 1);
+    /* A newer notification waiting starts afresh, after the first delay. */
+    uint64_t delay = newer ? n->base_ms : n->base_ms << (h->attempts - 1);
     wrd_info("webhook attempt failed", "host=%s port=%s attempt=%d reason=\"%s\" error=%s "
-             "retry_in_ms=%llu", h->host, h->port, h->attempts, why, err,
-             (unsigned long long)delay);
+             "retry_in_ms=%llu newer=%d", h->cur.host, h->cur.port, h->attempts, why, err,
+             (unsigned long long)delay, newer);
     h->phase = HP_WAITING;
     uv_timer_start(&h->timer, on_hook_timer, delay, 0);
+}
+
+/* cur needs no more attempts: the hook is done, unless a newer
+ * notification waits, which is attempted at once. */
+static void cur_settled(struct hook *h)
+{
+    if (h->newer.host == NULL) {
+        hook_finish(h);
+        return;
+    }
+    h->settled = 1;
+    h->phase = HP_WAITING;
+    uv_timer_start(&h->timer, on_hook_timer, 0, 0);
 }
 
 static void attempt_succeeded(struct hook *h, int status)
 {
     attempt_end(h);
     h->n->stats.webhooks_sent_total++;
-    wrd_info("webhook sent", "host=%s port=%s status=%d attempts=%d", h->host, h->port, status,
-             h->attempts);
-    hook_finish(h);
+    wrd_info("webhook sent", "host=%s port=%s status=%d attempts=%d", h->cur.host, h->cur.port,
+             status, h->attempts);
+    cur_settled(h);
+}
+
+/* Every address the destination resolved to is refused: no retry (the
+ * answer is the destination's own; asking again only invites rebinding). */
+static void attempt_refused(struct hook *h)
+{
+    const char *why = h->refused;
+    attempt_end(h);
+    h->n->stats.webhooks_refused_total++;
+    wrd_warn("webhook destination refused", "host=%s port=%s attempt=%d reason=\"%s\"",
+             h->cur.host, h->cur.port, h->attempts, why);
+    cur_settled(h);
 }
 
 static void on_hook_timer(uv_timer_t *timer)
@@ -568,7 +1106,7 @@ static void on_connected(uv_connect_t *req, int status)
         return;
     }
     h->phase = HP_EXCHANGING;
-    uv_buf_t b = uv_buf_init(h->request, (unsigned int)h->request_len);
+    uv_buf_t b = uv_buf_init(h->cur.text, (unsigned int)h->cur.len);
     h->write.data = h;
     int r = uv_write(&h->write, (uv_stream_t *)&h->tcp, &b, 1, on_written);
     if (r == 0)
@@ -577,15 +1115,31 @@ static void on_connected(uv_connect_t *req, int status)
         attempt_failed(h, "sending the request failed", r);
 }
 
-/* Connect to the next address of the lookup's answer; the TCP handle is closed. */
+/* Connect to the next allowed address of the lookup's answer (the very
+ * sockaddr just checked: nothing is looked up again); the TCP handle is
+ * closed. When no address is left and every one tried was refused, the
+ * notification is refused. */
 static void connect_next(struct hook *h)
 {
     struct addrinfo *ai = h->ai_next;
-    while (ai != NULL && ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
-        ai = ai->ai_next;
+    for (; ai != NULL; ai = ai->ai_next) {
+        if (ai->ai_family != AF_INET && ai->ai_family != AF_INET6)
+            continue;
+        const char *why = delivery_refused(h->n, h, ai->ai_addr);
+        if (why == NULL)
+            break;
+        char addr[64] = "?";
+        uv_ip_name(ai->ai_addr, addr, sizeof addr);
+        wrd_info("webhook address refused", "host=%s port=%s addr=%s reason=\"%s\"",
+                 h->cur.host, h->cur.port, addr, why);
+        h->refused = why;
+    }
     if (ai == NULL) {
-        attempt_failed(h, h->last_err != 0 ? "cannot connect" : "no usable address",
-                       h->last_err);
+        if (h->last_err == 0 && h->refused != NULL)
+            attempt_refused(h);
+        else
+            attempt_failed(h, h->last_err != 0 ? "cannot connect" : "no usable address",
+                           h->last_err);
         return;
     }
     h->ai_next = ai->ai_next;
@@ -626,12 +1180,23 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
     }
     h->ai = h->ai_next = res;
     h->last_err = 0;
+    h->refused = NULL;
     connect_next(h);
 }
 
 static void start_attempt(struct hook *h)
 {
     struct wrd_notifier *n = h->n;
+    if (h->newer.host != NULL) {
+        /* The newer notification takes cur's place, with every attempt. */
+        if (!h->settled)
+            n->stats.webhooks_replaced_total++;
+        req_release(&h->cur);
+        h->cur = h->newer;
+        memset(&h->newer, 0, sizeof h->newer);
+        h->attempts = 0;
+        h->settled = 0;
+    }
     h->attempts++;
     h->phase = HP_RESOLVING;
     h->got = 0;
@@ -649,7 +1214,7 @@ static void start_attempt(struct hook *h)
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_NUMERICSERV;
-    int r = uv_getaddrinfo(n->loop, &lk->req, on_resolved, h->host, h->port, &hints);
+    int r = uv_getaddrinfo(n->loop, &lk->req, on_resolved, h->cur.host, h->cur.port, &hints);
     if (r < 0) {
         free(lk);
         attempt_failed(h, "cannot resolve the host", r);
@@ -665,29 +1230,46 @@ static void start_attempt(struct hook *h)
     "POST %s%.*s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"                \
     "Content-Length: %zu\r\nConnection: close\r\nUser-Agent: warroomd\r\n\r\n"
 
-static int hook_new(struct wrd_notifier *n, const struct url *u, const char *body, size_t body_len)
+static void req_release(struct req *r)
 {
-    struct hook *h = calloc(1, sizeof *h);
-    if (h == NULL)
-        return WRD_NOTIFY_ENOMEM;
-    h->host = strdup(u->host);
+    free(r->host);
+    free(r->text);
+    memset(r, 0, sizeof *r);
+}
+
+/* The request of a notification: the head, then the body. */
+static int req_make(const struct wrd_notifier *n, const struct url *u, const char *body,
+                    size_t body_len, struct req *r)
+{
+    memset(r, 0, sizeof *r);
+    r->host = strdup(u->host);
     const char *slash = (u->path_len == 0 || u->path[0] != '/') ? "/" : "";
     int head = snprintf(NULL, 0,
                         REQUEST_HEAD,
                         slash, (int)u->path_len, u->path, u->host_header, body_len);
-    h->request = head > 0 ? malloc((size_t)head + body_len + 1) : NULL;
-    if (h->host == NULL || h->request == NULL) {
-        free(h->host);
-        free(h->request);
-        free(h);
+    r->text = head > 0 ? malloc((size_t)head + body_len + 1) : NULL;
+    if (r->host == NULL || r->text == NULL) {
+        req_release(r);
         return WRD_NOTIFY_ENOMEM;
     }
-    snprintf(h->request, (size_t)head + 1,
+    snprintf(r->text, (size_t)head + 1,
              REQUEST_HEAD,
              slash, (int)u->path_len, u->path, u->host_header, body_len);
-    memcpy(h->request + head, body, body_len);
-    h->request_len = (size_t)head + body_len;
-    memcpy(h->port, u->port, sizeof h->port);
+    memcpy(r->text + head, body, body_len);
+    r->len = (size_t)head + body_len;
+    memcpy(r->port, u->port, sizeof r->port);
+    r->exempt = allowed_name(n, u->host);
+    return 0;
+}
+
+/* A new pending hook for r (taken), seat (taken, may be NULL) and owner o
+ * (one place taken in its share). */
+static void hook_start(struct wrd_notifier *n, struct hook *h, struct req *r, char *seat,
+                       struct owner *o)
+{
+    h->cur = *r;
+    h->seat = seat;
+    h->owner = o;
     h->n = n;
     uv_timer_init(n->loop, &h->timer);
     h->timer.data = h;
@@ -698,7 +1280,103 @@ static int hook_new(struct wrd_notifier *n, const struct url *u, const char *bod
     n->hooks = h;
     n->hooks_alive++;
     n->stats.webhooks_pending++;
+    seat_add(h);
     start_attempt(h);
+}
+
+/* A newer notification for h's seat: it waits for the attempt in progress
+ * (or the one due) and is sent in place of the older one from then on. */
+static void hook_renew(struct hook *h, struct req *r)
+{
+    if (h->newer.host != NULL) {
+        h->n->stats.webhooks_replaced_total++;
+        req_release(&h->newer);
+    }
+    h->newer = *r;
+    wrd_debug("webhook superseded", "host=%s port=%s seat=\"%s\"", r->host, r->port, h->seat);
+}
+
+static void hook_drop(struct wrd_notifier *n, const struct url *u, const char *why,
+                      const char *owner, unsigned held)
+{
+    n->stats.webhooks_dropped_total++;
+    wrd_warn("webhook dropped", "reason=\"%s\" host=%s port=%s owner=\"%s\" owner_pending=%u "
+             "pending=%u", why, u->host, u->port, owner, held, n->stats.webhooks_pending);
+}
+
+/* Every place is taken, and a newcomer's owner holds `held` of them: when
+ * some owner holds at least held + 2, one of its hooks (one waiting to retry
+ * if it has any) makes room, and 1 is returned. */
+static int evict_for(struct wrd_notifier *n, unsigned held)
+{
+    const struct owner *most = NULL;
+    for (int b = 0; b < BUCKETS; b++)
+        for (const struct owner *o = n->owners[b]; o != NULL; o = o->chain)
+            if (most == NULL || o->pending > most->pending)
+                most = o;
+    if (most == NULL || most->pending < held + 2)
+        return 0;
+    struct hook *victim = NULL;
+    for (struct hook *h = n->hooks; h != NULL; h = h->next)
+        if (h->phase != HP_DONE && h->owner == most &&
+            (victim == NULL || (victim->phase != HP_WAITING && h->phase == HP_WAITING)))
+            victim = h;
+    if (victim == NULL)
+        return 0;
+    n->stats.webhooks_dropped_total++;
+    wrd_warn("webhook dropped", "reason=\"evicted: every place is taken and its owner holds the "
+             "most\" host=%s port=%s owner=\"%s\" owner_pending=%u", victim->cur.host,
+             victim->cur.port, most->key, most->pending);
+    attempt_end(victim);
+    hook_finish(victim);
+    return 1;
+}
+
+/* Queue a webhook notification: renew its seat's hook, or start one if its
+ * owner's share and the server's places allow. */
+static int hook_queue(struct wrd_notifier *n, const struct url *u, const char *body,
+                      size_t body_len, const struct wrd_notify_env *env)
+{
+    char *seat = NULL;
+    if (env != NULL && env->game != NULL && env->game[0] != '\0' && env->seat != NULL &&
+        env->seat[0] != '\0') {
+        size_t len = strlen(env->game) + 1 + strlen(env->seat) + 1;
+        if ((seat = malloc(len)) == NULL)
+            return WRD_NOTIFY_ENOMEM;
+        snprintf(seat, len, "%s %s", env->game, env->seat);
+    }
+    struct req r;
+    if (req_make(n, u, body, body_len, &r) < 0) {
+        free(seat);
+        return WRD_NOTIFY_ENOMEM;
+    }
+    struct hook *h = seat != NULL ? seat_find(n, seat) : NULL;
+    if (h != NULL) {
+        free(seat);
+        hook_renew(h, &r);
+        return 0;
+    }
+    char key[OWNER_KEY];
+    owner_key(env != NULL ? env->owner : NULL, u->host, key);
+    const struct owner *o = owner_find(n, key);
+    unsigned held = o != NULL ? o->pending : 0;
+    const char *full = NULL;
+    if (held >= n->max_per_owner)
+        full = "its owner's share of pending webhooks is full";
+    else if (n->stats.webhooks_pending >= n->max_pending && !evict_for(n, held))
+        full = "too many pending";
+    struct owner *mine = full == NULL ? owner_take(n, key) : NULL;
+    h = mine != NULL ? calloc(1, sizeof *h) : NULL;
+    if (h == NULL) {
+        if (full != NULL)
+            hook_drop(n, u, full, key, held);
+        else if (mine != NULL)
+            owner_release(n, mine);
+        req_release(&r);
+        free(seat);
+        return full != NULL ? WRD_NOTIFY_EFULL : WRD_NOTIFY_ENOMEM;
+    }
+    hook_start(n, h, &r, seat, mine);
     return 0;
 }
 
@@ -919,16 +1597,8 @@ int wrd_notify(struct wrd_notifier *n, const char *url, const char *body,
         }
     }
     int rc = 0;
-    if (url != NULL) {
-        if (n->stats.webhooks_pending >= n->max_pending) {
-            n->stats.webhooks_dropped_total++;
-            wrd_warn("webhook dropped", "reason=\"too many pending\" host=%s port=%s pending=%u",
-                     u.host, u.port, n->stats.webhooks_pending);
-            rc = WRD_NOTIFY_EFULL;
-        } else {
-            rc = hook_new(n, &u, body, body_len);
-        }
-    }
+    if (url != NULL)
+        rc = hook_queue(n, &u, body, body_len, env);
     if (n->cmd != NULL) {
         int r = cmd_new(n, env);
         if (rc == 0)

@@ -24,6 +24,9 @@ struct wrd_config {
     const char *db;             /* --db path of the SQLite store */
     const char *scenarios;      /* --scenarios directory */
     const char *notify_cmd;     /* --notify-cmd program, or NULL */
+    int webhook_max_pending;    /* --webhook-max-pending */
+    int webhook_max_per_owner;  /* --webhook-max-per-owner */
+    const char *webhook_allow;  /* --webhook-allow list, or NULL */
     int max_connections;        /* --max-connections */
     int max_per_address;        /* --max-per-address */
     size_t max_message;         /* --max-message bytes per inbound message */

@@ -17,7 +17,16 @@
  *     with OpenSSL's API) a TLS client verifying the certificate does the
  *     websocket handshake and hello/welcome, and GET /healthz over https;
  *     a plain-text client is not let in; WARROOM_TLS_CERT/KEY work as the
- *     flags do; bad TLS options stop start-up.
+ *     flags do; bad TLS options stop start-up;
+ *  5. webhooks cannot be aimed inside: with default settings, a webhook URL
+ *     whose host is loopback, private, link-local (the cloud metadata
+ *     address) or localhost, in any spelling, is refused (webhook_refused)
+ *     by create, claim and notify, and the refusal changes nothing;
+ *  6. a webhook owner whose hooks never answer cannot crowd others out:
+ *     many games set up from 127.0.0.1 with webhooks at a listener that
+ *     never answers, all notified, fill only that owner's share of the
+ *     pending webhooks; a player from 127.0.0.2 still gets its POST. When
+ *     two such owners fill every place, a third player still gets its POST.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -163,7 +172,9 @@ static void scan_files(const struct wt_server *s, char secrets[][80], int nsecre
 static void test_secrets_stay_secret(void **state)
 {
     (void)state;
-    static const char *const args[] = { "--log-level", "debug", NULL };
+    /* Bob's webhooks point at loopback: allowed by the operator. */
+    static const char *const args[] = { "--log-level", "debug", "--webhook-allow", "127.0.0.1",
+                                        NULL };
     struct wt_server s;
     assert_int_equal(wt_server_start(&s, args), 0);
     struct party alice, bob, carol, dave;
@@ -790,6 +801,240 @@ static void test_tls(void **state)
     rmdir(dir);
 }
 
+/* --- 5. webhooks cannot be aimed inside ------------------------------------------------ */
+
+struct inside_row {
+    int row;
+    const char *url;
+    const char *why;            /* a word the error message must hold */
+};
+
+static const struct inside_row inside[] = {
+    { 1, "http://127.0.0.1:9/hook", "loopback" },
+    { 2, "http://10.1.2.3/hook", "private" },
+    { 3, "http://169.254.169.254/latest/meta-data/", "cloud metadata" },
+    { 4, "http://localhost:8080/hook", "localhost" },
+    { 5, "http://127.1/", "loopback" },
+    { 6, "http://2130706433:8080/", "loopback" },
+    { 7, "http://[::ffff:127.0.0.1]/", "loopback" },
+    { 8, "http://[::1]:8080/", "loopback" },
+    { 9, "http://hooks.localhost/", "localhost" },
+    { 10, "http://192.168.1.1/", "private" },
+};
+
+static void expect_refused(struct party *p, const char *kind, const struct inside_row *r)
+{
+    json_t *e = got(p, "error");
+    if (strcmp(str(e, "code"), "webhook_refused") != 0)
+        fail_msg("row %d (%s, %s): error %s (%s), want webhook_refused", r->row, kind, r->url,
+                 str(e, "code"), str(e, "message"));
+    if (strstr(str(e, "message"), r->why) == NULL)
+        fail_msg("row %d (%s): \"%s\" does not say \"%s\"", r->row, kind, str(e, "message"),
+                 r->why);
+    json_decref(e);
+}
+
+static void expect_no_error_left(struct party *p)
+{
+    wt_drain(&p->c, 100);
+    for (int i = 0; i < p->c.nbacklog; i++)
+        if (strcmp(str(p->c.backlog[i], "type"), "error") == 0 ||
+            strcmp(str(p->c.backlog[i], "type"), "created") == 0 ||
+            strcmp(str(p->c.backlog[i], "type"), "claimed") == 0)
+            fail_msg("%s got an unexpected %s", p->c.name, str(p->c.backlog[i], "type"));
+}
+
+static void test_webhook_destinations(void **state)
+{
+    (void)state;
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, NULL), 0);       /* default settings */
+    struct party alice, bob;
+    open_party(&alice, "alice", s.port);
+    open_party(&bob, "bob", s.port);
+    wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    json_t *created = got(&alice, "created");
+    char game[32], invite[40];
+    snprintf(game, sizeof game, "%s", str(created, "game"));
+    snprintf(invite, sizeof invite, "%s", str(json_object_get(created, "invites"), "o"));
+    json_decref(created);
+
+    for (size_t i = 0; i < sizeof inside / sizeof inside[0]; i++) {
+        const struct inside_row *r = &inside[i];
+        wt_send(&bob.c, "{s:s, s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat",
+                "x", "webhook", r->url);
+        expect_refused(&bob, "create", r);
+        wt_send(&bob.c, "{s:s, s:s, s:s}", "type", "claim", "invite", invite, "webhook", r->url);
+        expect_refused(&bob, "claim", r);
+        wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "notify", "game", game, "webhook", r->url);
+        expect_refused(&alice, "notify", r);
+    }
+    /* A malformed URL is still a bad message, whatever its host. */
+    wt_send(&bob.c, "{s:s, s:s, s:s}", "type", "claim", "invite", invite, "webhook",
+            "https://127.0.0.1/");
+    expect_error(&bob, "bad_message", 20);
+    wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "notify", "game", game, "webhook",
+            "ftp://10.0.0.1/");
+    expect_error(&alice, "bad_message", 21);
+    expect_no_error_left(&alice);
+    expect_no_error_left(&bob);
+
+    /* The refusals changed nothing: no game was made, the invite still works,
+     * and a public destination (a name: looked up only when notifying) is
+     * taken. */
+    static char body[65536];
+    int status = 0;
+    assert_int_equal(wt_http_get(s.port, "/metrics", &status, body, sizeof body), 0);
+    assert_non_null(strstr(body, "warroom_games 1\n"));
+    assert_non_null(strstr(body, "warroom_webhooks_refused_total 0\n"));
+    wt_send(&bob.c, "{s:s, s:s}", "type", "claim", "invite", invite);
+    json_decref(got(&bob, "claimed"));
+    wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "notify", "game", game, "webhook",
+            "http://hooks.example.com/alice");
+    json_decref(got(&alice, "ok"));
+    wt_send(&alice.c, "{s:s, s:s, s:n}", "type", "notify", "game", game, "webhook");
+    json_decref(got(&alice, "ok"));
+    close_party(&alice);
+    close_party(&bob);
+    int st = wt_server_stop(&s, SIGTERM, 10000);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    wt_server_cleanup(&s);
+}
+
+/* --- 6. a silent webhook owner cannot crowd others out ----------------------------------- */
+
+/* The server: a small cap, a small share, loopback receivers allowed. */
+#define SHARE_CAP "8"
+#define SHARE_PER_OWNER "4"
+#define ATTACK_GAMES 12         /* three times the share, more than the cap */
+static const char *const share_args[] = { "--webhook-allow", "127.0.0.1",
+                                          "--webhook-max-pending", SHARE_CAP,
+                                          "--webhook-max-per-owner", SHARE_PER_OWNER, NULL };
+
+/* A game whose seat x has webhook url, set by owner, who then leaves; the
+ * claimer takes seat o, so the game starts awaiting x, who is not there:
+ * x is notified. The notification is queued (or dropped) by the time the
+ * claimer has its answer: both happen in the same flush. */
+static void notified_game(struct party *owner, struct party *claimer, const char *url,
+                          char game[32])
+{
+    wt_send(&owner->c, "{s:s, s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat",
+            "x", "webhook", url);
+    json_t *created = got(owner, "created");
+    char invite[40];
+    snprintf(game, 32, "%s", str(created, "game"));
+    snprintf(invite, sizeof invite, "%s", str(json_object_get(created, "invites"), "o"));
+    json_decref(created);
+    wt_send(&owner->c, "{s:s, s:s}", "type", "leave", "game", game);
+    json_decref(got(owner, "left"));
+    wt_send(&claimer->c, "{s:s, s:s}", "type", "claim", "invite", invite);
+    json_decref(got(claimer, "claimed"));
+}
+
+/* The value of a metric in GET /metrics, or -1. */
+static long long metric(int port, const char *name)
+{
+    static char body[65536];
+    int status = 0;
+    if (wt_http_get(port, "/metrics", &status, body, sizeof body) != 0 || status != 200)
+        return -1;
+    char key[128];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *p = strstr(body, key);
+    return p != NULL ? atoll(p + strlen(key)) : -1;
+}
+
+/* Wait until the metric has the value: the server's state, asked until the
+ * deadline. */
+static void wait_metric(int port, const char *name, long long want)
+{
+    long deadline = now_ms() + T;
+    long long v = metric(port, name);
+    while (v != want && now_ms() < deadline) {
+        poll(NULL, 0, 5);
+        v = metric(port, name);
+    }
+    if (v != want)
+        fail_msg("%s is %lld, want %lld", name, v, want);
+}
+
+/* The victim's POST arrives at its receiver, for its game and seat. */
+static void expect_post(int lfd, const char *who, const char *game)
+{
+    char *body = wt_http_receive_post(lfd, 10000, NULL, 0);
+    if (body == NULL)
+        fail_msg("the notification of the player from %s never arrived", who);
+    json_t *j = json_loads(body, 0, NULL);
+    assert_non_null(j);
+    assert_string_equal(str(j, "game"), game);
+    assert_string_equal(str(j, "seat"), "x");
+    assert_string_equal(str(j, "event"), "your_turn");
+    json_decref(j);
+    free(body);
+}
+
+static void test_silent_hooks_take_only_their_share(void **state)
+{
+    (void)state;
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, share_args), 0);
+    int silent_port = 0, good_port = 0;
+    int silent = wt_http_listen(&silent_port);      /* listens, never accepts */
+    int good = wt_http_listen(&good_port);
+    assert_true(silent >= 0 && good >= 0);
+    char silent_url[96], good_url[96], game[32];
+    snprintf(silent_url, sizeof silent_url, "http://127.0.0.1:%d/never", silent_port);
+    snprintf(good_url, sizeof good_url, "http://127.0.0.1:%d/player", good_port);
+    struct party mallory, claimer, victim;
+    open_party(&mallory, "mallory", s.port);        /* from 127.0.0.1 */
+    open_party(&claimer, "claimer", s.port);
+    memset(&victim, 0, sizeof victim);
+    if (wt_open_from(&victim.c, "victim", s.port, "127.0.0.2") != 0)
+        fail_msg("victim cannot connect from 127.0.0.2");
+
+    for (int i = 0; i < ATTACK_GAMES; i++)
+        notified_game(&mallory, &claimer, silent_url, game);
+    notified_game(&victim, &claimer, good_url, game);
+    expect_post(good, "127.0.0.2", game);
+    /* Mallory kept her share pending and lost the rest; the victim lost
+     * nothing. */
+    assert_int_equal(metric(s.port, "warroom_webhooks_dropped_total"),
+                     ATTACK_GAMES - atoi(SHARE_PER_OWNER));
+    wait_metric(s.port, "warroom_webhooks_pending", atoi(SHARE_PER_OWNER));
+    char *log = wt_server_log(&s, NULL);
+    assert_non_null(log);
+    assert_non_null(strstr(log, "owner=\"from 127.0.0.1\""));
+    assert_null(strstr(log, "owner=\"from 127.0.0.2\""));
+    free(log);
+
+    /* A second silent owner (127.0.0.3) fills the other places; a player
+     * from 127.0.0.4 is still notified, in the place of one of theirs. */
+    struct party trudy, victim2;
+    memset(&trudy, 0, sizeof trudy);
+    memset(&victim2, 0, sizeof victim2);
+    if (wt_open_from(&trudy.c, "trudy", s.port, "127.0.0.3") != 0 ||
+        wt_open_from(&victim2.c, "victim2", s.port, "127.0.0.4") != 0)
+        fail_msg("cannot connect from 127.0.0.3 or 127.0.0.4");
+    for (int i = 0; i < atoi(SHARE_PER_OWNER) + 2; i++)
+        notified_game(&trudy, &claimer, silent_url, game);
+    assert_int_equal(metric(s.port, "warroom_webhooks_pending"), atoi(SHARE_CAP));
+    notified_game(&victim2, &claimer, good_url, game);
+    expect_post(good, "127.0.0.4", game);
+    assert_int_equal(metric(s.port, "warroom_webhooks_dropped_total"),
+                     ATTACK_GAMES - atoi(SHARE_PER_OWNER) + 2 + 1);
+
+    close_party(&mallory);
+    close_party(&claimer);
+    close_party(&victim);
+    close_party(&trudy);
+    close_party(&victim2);
+    close(silent);
+    close(good);
+    int st = wt_server_stop(&s, SIGTERM, 10000);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    wt_server_cleanup(&s);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -798,6 +1043,8 @@ int main(void)
         cmocka_unit_test(test_nobody_acts_for_another),
         cmocka_unit_test(test_finished_game_accepts_nothing),
         cmocka_unit_test(test_tls),
+        cmocka_unit_test(test_webhook_destinations),
+        cmocka_unit_test(test_silent_hooks_take_only_their_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,7 +38,10 @@
 
 #define T 5000      /* ms to wait for any one answer */
 
-static const char *const server_args[] = { "--scenarios", WARROOM_SCENARIO_DIR, NULL };
+/* The webhook test's receiver is on loopback, which webhooks may reach only
+ * when the operator allows it. */
+static const char *const server_args[] = { "--scenarios", WARROOM_SCENARIO_DIR,
+                                           "--webhook-allow", "127.0.0.1", NULL };
 
 static int setup(void **state)
 {

@@ -376,13 +376,21 @@ int wt_ws_handshake(void *io, int (*wr)(void *io, const void *buf, size_t len),
     return -1;
 }
 
-int wt_ws_connect_rcvbuf(int port, int rcvbuf)
+static int ws_connect(int port, int rcvbuf, const char *src)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
     if (rcvbuf > 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+    if (src != NULL) {
+        struct sockaddr_in l = { .sin_family = AF_INET };
+        if (inet_pton(AF_INET, src, &l.sin_addr) != 1 ||
+            bind(fd, (struct sockaddr *)&l, sizeof l) < 0) {
+            close(fd);
+            return -1;
+        }
+    }
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
@@ -393,9 +401,19 @@ int wt_ws_connect_rcvbuf(int port, int rcvbuf)
     return fd;
 }
 
+int wt_ws_connect_rcvbuf(int port, int rcvbuf)
+{
+    return ws_connect(port, rcvbuf, NULL);
+}
+
+int wt_ws_connect_from(int port, const char *src)
+{
+    return ws_connect(port, 0, src);
+}
+
 int wt_ws_connect(int port)
 {
-    return wt_ws_connect_rcvbuf(port, 0);
+    return ws_connect(port, 0, NULL);
 }
 
 int wt_ws_send_frame(int fd, unsigned first_byte, uint64_t declared_len, const void *data,

@@ -65,6 +65,9 @@ int wt_ws_connect(int port);
 /* Same, with the socket's receive buffer set to rcvbuf bytes (SO_RCVBUF,
  * before connecting, so the TCP window stays that small) when rcvbuf > 0. */
 int wt_ws_connect_rcvbuf(int port, int rcvbuf);
+/* Same, from the local address src (a dotted quad of 127.0.0.0/8, e.g.
+ * "127.0.0.2", so the server sees another client address; NULL: any). */
+int wt_ws_connect_from(int port, const char *src);
 /* The websocket upgrade on an open stream: write with wr, read with rd (so
  * a TLS test can pass its own functions); 0 on "101 Switching Protocols". */
 int wt_ws_handshake(void *io, int (*wr)(void *io, const void *buf, size_t len),

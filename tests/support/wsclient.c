@@ -170,10 +170,15 @@ int wt_expect_close(struct wt_client *c, int timeout_ms)
 
 int wt_open(struct wt_client *c, const char *name, int port)
 {
+    return wt_open_from(c, name, port, NULL);
+}
+
+int wt_open_from(struct wt_client *c, const char *name, int port, const char *src)
+{
     memset(c, 0, sizeof *c);
     c->name = name;
     c->version = -1;
-    c->fd = wt_ws_connect(port);
+    c->fd = wt_ws_connect_from(port, src);
     if (c->fd < 0)
         return -1;
     if (wt_send(c, "{s:s, s:i}", "type", "hello", "protocol", 1) < 0)

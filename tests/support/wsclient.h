@@ -31,6 +31,8 @@ struct wt_client {
 
 /* Connect to 127.0.0.1:port and say hello; 0 on a welcome. */
 int wt_open(struct wt_client *c, const char *name, int port);
+/* Same, from the local address src (see wt_ws_connect_from). */
+int wt_open_from(struct wt_client *c, const char *name, int port, const char *src);
 void wt_close(struct wt_client *c);
 
 /* Send a message built with json_pack(fmt, ...). */
