@@ -53,9 +53,13 @@ static unsigned hash(const char *s)
     return h % BUCKETS;
 }
 
+/* The budget's size: a quarter of a second's worth (at least 100 units,
+ * five creates). Small on purpose: what an address spends at once, the
+ * loop spends at once, in front of every other client's next message. */
 static double burst(const struct wrd_server *srv)
 {
-    return 2.0 * srv->cfg.address_rate;
+    double b = srv->cfg.address_rate / 4.0;
+    return b < 100 ? 100 : b;
 }
 
 static void refill(struct wrd_server *srv, struct wrd_addr *a)
@@ -110,10 +114,23 @@ int wrd_addr_take(struct wrd_server *srv, struct wrd_addr *a, double cost)
     if (a == NULL)
         return 1;
     refill(srv, a);
-    if (a->tokens < cost)
+    /* (a cost larger than the whole burst passes on a full budget) */
+    if (a->tokens < cost && a->tokens < burst(srv))
         return 0;
     a->tokens -= cost;
     return 1;
+}
+
+int wrd_addr_wait_ms(struct wrd_server *srv, struct wrd_addr *a, double cost)
+{
+    refill(srv, a);
+    double need = cost - a->tokens;
+    /* A cost above the whole burst could never be met: it waits for a full
+     * budget and is then let through (wrd_addr_take takes what is there). */
+    if (cost > burst(srv))
+        need = burst(srv) - a->tokens;
+    double ms = need * 1000.0 / srv->cfg.address_rate;
+    return ms < 1 ? 1 : ms > 60000 ? 60000 : (int)ms + 1;
 }
 
 void wrd_addr_charge(struct wrd_server *srv, struct wrd_addr *a, double cost)

@@ -48,6 +48,9 @@ void wrd_addr_put(struct wrd_server *srv, struct wrd_addr *a);
  * a is NULL), 0 when it had not (nothing taken: refuse the request). */
 int wrd_addr_take(struct wrd_server *srv, struct wrd_addr *a, double cost);
 
+/* How long until a's budget holds `cost` units: milliseconds, at least 1. */
+int wrd_addr_wait_ms(struct wrd_server *srv, struct wrd_addr *a, double cost);
+
 /* Charge cost units for work already done, even past zero. */
 void wrd_addr_charge(struct wrd_server *srv, struct wrd_addr *a, double cost);
 

@@ -107,6 +107,10 @@ struct wrd_conn {
     /* inbound message being assembled */
     char *in;
     size_t in_len, in_cap;
+    /* a complete message held back while its address's budget refills
+     * (net.c): nothing more is read meanwhile */
+    int held;
+    struct uv_timer_s *resume;
 };
 
 /* A connection from peer (the address lws gives; its record in addr.c is

@@ -105,26 +105,40 @@ static void handle_hello(struct wrd_server *srv, struct wrd_conn *c, const json_
     wrd_conn_send_json(c, w);
 }
 
-void wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char *text,
-                           size_t len)
+/* What the message costs its address (addr.h): its type's base cost (1
+ * for anything that is not a known message), and 1 per 8 KiB of it. */
+static double message_cost(const json_t *msg, size_t len)
+{
+    const char *type = json_string_value(json_object_get(msg, "type"));
+    double cost = 1;
+    for (size_t i = 0; type && i < sizeof specs / sizeof specs[0]; i++)
+        if (strcmp(type, specs[i].type) == 0)
+            cost = specs[i].cost;
+    return cost + wrd_addr_bytes_cost(len);
+}
+
+int wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char *text,
+                          size_t len)
 {
     json_error_t jerr;
     char buf[160];
-    /* 0) reading it costs its address a unit (and one per 8 KiB): junk
-     * is not free either */
-    if (!wrd_addr_take(srv, c->from, 1 + wrd_addr_bytes_cost(len))) {
-        wrd_conn_error(c, "rate_limited", "too many requests from your address: wait a moment",
-                       NULL, NULL, NULL);
-        return;
-    }
     json_t *msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 
+    /* 0) within its address's budget, whatever connection it came on: when
+     * the budget is spent the message waits (the connection reads nothing
+     * meanwhile), so a client that asks too fast is slowed, not refused,
+     * and costs nothing while it waits */
+    double cost = message_cost(msg, len);
+    if (!wrd_addr_take(srv, c->from, cost)) {
+        json_decref(msg);
+        return wrd_addr_wait_ms(srv, c->from, cost);
+    }
     /* 1) a JSON object */
     if (msg == NULL || !json_is_object(msg)) {
         wrd_conn_error(c, "bad_json", msg ? "a message is a JSON object" : jerr.text, NULL, NULL,
                        NULL);
         json_decref(msg);
-        return;
+        return 0;
     }
     json_t *jid = json_object_get(msg, "id");
     if (jid && !json_is_string(jid) && !json_is_integer(jid)) {
@@ -177,13 +191,8 @@ void wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const cha
             wrd_conn_error(c, "bad_message", buf, game, seq, jid);
             goto out;
         }
-    /* 5) within its address's budget, whatever connection it came on */
-    if (!wrd_addr_take(srv, c->from, sp->cost - 1)) {
-        wrd_conn_error(c, "rate_limited", "too many requests from your address: wait a moment",
-                       game, seq, jid);
-        goto out;
-    }
     sp->handler(srv, c, msg);
 out:
     json_decref(msg);
+    return 0;
 }

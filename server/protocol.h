@@ -11,8 +11,12 @@
 struct wrd_server;
 struct wrd_conn;
 
-/* Handle one complete inbound text message. */
-void wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char *text,
-                           size_t len);
+/* Handle one complete inbound text message: 0 when it was handled
+ * (answered, refused or acted on), or the milliseconds to wait before
+ * offering it again when its client address's budget is spent (addr.h):
+ * nothing was done with it, and the connection should read nothing more
+ * until then. */
+int wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char *text,
+                          size_t len);
 
 #endif

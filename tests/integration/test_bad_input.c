@@ -1024,6 +1024,409 @@ static void ids_echoed(struct ctx *x, const struct row *r)
     wt_close(&c);
 }
 
+/* --- budgets of one address (rows 306-309, each with a server of its own) --------- */
+
+/* A server of the row's own, with the scenarios and these arguments. */
+static void own_server(struct wt_server *s, const struct row *r, const char *const *args)
+{
+    const char *all[32];
+    int n = 0;
+    all[n++] = "--scenarios";
+    all[n++] = WARROOM_SCENARIO_DIR;
+    for (int i = 0; args && args[i] && n < 31; i++)
+        all[n++] = args[i];
+    all[n] = NULL;
+    memset(s, 0, sizeof *s);
+    if (wt_server_start(s, all) != 0)
+        fail_msg("row %d: its server did not start", r->n);
+}
+
+static void own_server_stop(struct wt_server *s, const struct row *r)
+{
+    int status = wt_server_stop(s, SIGTERM, 10000);
+    wt_server_cleanup(s);
+    if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fail_msg("row %d: its server did not stop cleanly", r->n);
+}
+
+/* One address creates games as fast as it can for two seconds, on fresh
+ * connections again and again, claiming every other seat itself (so its
+ * games run): the server-wide cap of 300 games must stay open to another
+ * address, which then creates a game. */
+static void create_flood(struct ctx *x, const struct row *r)
+{
+    (void)x;
+    static const char *const args[] = { "--max-games", "300", "--max-games-per-address", "100",
+                                         "--rate", "100000", NULL };
+    struct wt_server s;
+    own_server(&s, r, args);
+    int created = 0, refused = 0, conns = 0;
+    long until = now_ms() + 2000;
+    while (now_ms() < until) {
+        struct wt_client a, b;
+        if (wt_open_from(&a, "flood", s.port, "127.0.0.1") != 0 ||
+            wt_open_from(&b, "flood-o", s.port, "127.0.0.1") != 0)
+            fail_msg("row %d: the flooding address could not connect", r->n);
+        conns++;
+        for (int i = 0; i < 40; i++)
+            wt_send(&a, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+        /* Each create is answered, created or refused (past its budget, an
+         * address waits for its answers: the loop goes on while time is left). */
+        for (int answers = 0; answers < 40 && now_ms() < until;) {
+            json_t *m = wt_next(&a, (int)(until - now_ms()));
+            if (m == NULL)
+                break;
+            const char *type = str(m, "type");
+            if (strcmp(type, "created") == 0) {
+                created++;
+                wt_send(&b, "{s:s, s:s}", "type", "claim", "invite",
+                        json_string_value(json_object_get(json_object_get(m, "invites"), "o")));
+            }
+            refused += strcmp(type, "error") == 0;
+            answers += strcmp(type, "created") == 0 || strcmp(type, "error") == 0;
+            json_decref(m);
+        }
+        wt_close(&a);
+        wt_close(&b);
+    }
+    struct wt_client v;
+    if (wt_open_from(&v, "victim", s.port, "127.0.0.2") != 0)
+        fail_msg("row %d: another address could not connect", r->n);
+    wt_send(&v, "{s:s, s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x",
+            "id", "mine");
+    json_t *m = wt_expect(&v, "created", T);
+    print_message("row %d: the flood made %d games on %d connections, %d refused; "
+                  "another address %s\n", r->n, created, conns, refused,
+                  m ? "created its game" : "could not create");
+    if (m == NULL)
+        fail_msg("row %d: one address's flood locked another out of creating games", r->n);
+    json_decref(m);
+    if (created > 100)
+        fail_msg("row %d: one address holds %d games in play (its cap is 100)", r->n, created);
+    wt_close(&v);
+    own_server_stop(&s, r);
+}
+
+/* A Waterloo game whose record is long: its French player places a unit
+ * back and forth n times in the set-up. Fills game. */
+static void long_record(const struct row *r, int port, int n, char *game)
+{
+    struct wt_client a, b;
+    if (wt_open(&a, "french", port) != 0 || wt_open(&b, "allied", port) != 0)
+        fail_msg("row %d: no welcome", r->n);
+    wt_send(&a, "{s:s, s:s, s:s, s:s}", "type", "create", "ruleset", "waterloo", "scenario",
+            "test/small", "seat", "french");
+    json_t *c = wt_expect(&a, "created", T);
+    if (c == NULL)
+        fail_msg("row %d: no game", r->n);
+    strcpy(game, str(c, "game"));
+    wt_send(&b, "{s:s, s:s}", "type", "claim", "invite",
+            json_string_value(json_object_get(json_object_get(c, "invites"), "allied")));
+    json_decref(c);
+    json_decref(wt_expect(&b, "claimed", T));
+    for (int i0 = 1; i0 <= n; i0 += 100) {
+        for (int i = i0; i < i0 + 100 && i <= n; i++)
+            wt_send(&a, "{s:s, s:s, s:i, s:{s:s, s:s, s:s}}", "type", "command", "game", game,
+                    "seq", i, "cmd", "type", "place", "unit", "fr-pire", "at",
+                    i % 2 ? "L-42" : "K-41");
+        for (int i = i0; i < i0 + 100 && i <= n; i++) {
+            json_t *ack = wt_expect(&a, "ack", T);
+            if (ack == NULL)
+                fail_msg("row %d: place %d not acknowledged", r->n, i);
+            json_decref(ack);
+        }
+        wt_drain(&b, 0);
+    }
+    wt_close(&a);
+    wt_close(&b);
+}
+
+/* A client that never reads asks for 255 exports of a 300 kB record: the
+ * server must hold no more than its documented bound for the connection
+ * (--max-queue-bytes, 1 MiB by default) and close it as a slow reader. */
+static void silent_exporter(struct ctx *x, const struct row *r)
+{
+    (void)x;
+    static const char *const args[] = { "--rate", "100000", "--address-rate", "100000000",
+                                        NULL };
+    struct wt_server s;
+    own_server(&s, r, args);
+    char game[32];
+    long_record(r, s.port, 3000, game);
+    long rss0 = rss_kb(s.pid, "VmHWM:");
+    int fd = wt_ws_connect_rcvbuf(s.port, 2048);
+    assert_true(fd >= 0);
+    assert_int_equal(wt_ws_send_text(fd, "{\"type\":\"hello\",\"protocol\":1}", 29), 0);
+    char text[128];
+    int n = snprintf(text, sizeof text, "{\"type\":\"export\",\"game\":\"%s\"}", game);
+    for (int i = 0; i < 255; i++)
+        if (wt_ws_send_text(fd, text, (size_t)n) != 0)
+            break;
+    /* Then read to the end: the server closes the connection, having
+     * written what fitted its queue (or resets it). */
+    int ended = 0;
+    for (long until = now_ms() + 4 * T; !ended && now_ms() < until;) {
+        int op = 0;
+        char *data = NULL;
+        size_t len;
+        if (wt_ws_recv(fd, &op, &data, &len, (int)(until - now_ms())) < 0 || op == 8)
+            ended = 1;
+        free(data);
+    }
+    close(fd);
+    char *log = wt_server_log(&s, NULL);
+    int closed = log && strstr(log, "slow reader: closed") != NULL;
+    free(log);
+    long peak = rss_kb(s.pid, "VmHWM:");
+    print_message("row %d: server peak RSS %ld kB before the exports, %ld kB after; closed "
+                  "as a slow reader: %s\n", r->n, rss0, peak, closed ? "yes" : "no");
+    if (!ended || !closed)
+        fail_msg("row %d: the silent reader was not closed as a slow reader", r->n);
+    /* 1 MiB of queue, one piece being written, and the allocator's slack */
+    if (peak - rss0 > 3 * 1024)
+        fail_msg("row %d: the server's peak grew by %ld kB for one silent reader", r->n,
+                 peak - rss0);
+    own_server_stop(&s, r);
+}
+
+/* n listed tictactoe games (created and claimed from 127.0.0.1). */
+static void many_games(const struct row *r, int port, int n)
+{
+    struct wt_client a, b;
+    if (wt_open(&a, "maker", port) != 0 || wt_open(&b, "claimer", port) != 0)
+        fail_msg("row %d: no welcome", r->n);
+    for (int i0 = 0; i0 < n; i0 += 100) {
+        int k = n - i0 < 100 ? n - i0 : 100;
+        for (int i = 0; i < k; i++)
+            wt_send(&a, "{s:s, s:s}", "type", "create", "ruleset", "tictactoe");
+        for (int i = 0; i < k; i++) {
+            json_t *c = wt_expect(&a, "created", T);
+            if (c == NULL)
+                fail_msg("row %d: game %d not created", r->n, i0 + i);
+            wt_send(&b, "{s:s, s:s}", "type", "claim", "invite",
+                    json_string_value(json_object_get(json_object_get(c, "invites"), "o")));
+            json_decref(c);
+        }
+        for (int i = 0; i < k; i++)
+            json_decref(wt_expect(&b, "claimed", T));
+        wt_drain(&a, 0);
+        wt_drain(&b, 0);
+    }
+    wt_close(&a);
+    wt_close(&b);
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define LAT_SAMPLES 400
+
+/* p99 of LAT_SAMPLES acknowledged commands of one player, one at a time
+ * (microseconds): a French set-up move back and forth. */
+static long player_p99(const struct row *r, struct wt_client *p, const char *game, int *seq)
+{
+    static long us[LAT_SAMPLES];
+    for (int i = 0; i < LAT_SAMPLES; i++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ++*seq;
+        wt_send(p, "{s:s, s:s, s:i, s:{s:s, s:s, s:s}}", "type", "command", "game", game,
+                "seq", *seq, "cmd", "type", "place", "unit", "fr-pire", "at",
+                *seq % 2 ? "L-42" : "K-41");
+        json_t *ack = wt_expect(p, "ack", T);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (ack == NULL)
+            fail_msg("row %d: the player's command %d got no ack", r->n, *seq);
+        json_decref(ack);
+        wt_drain(p, 0);
+        us[i] = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
+    }
+    qsort(us, LAT_SAMPLES, sizeof us[0], cmp_long);
+    return us[LAT_SAMPLES * 99 / 100];
+}
+
+/* The attacker, in a child process: 8 connections from 127.0.0.1, each
+ * keeping 4 `list`s of 200 games in flight, for ever (the parent kills it
+ * by its pid). */
+static void list_loop(int port)
+{
+    static const char list[] = "{\"type\":\"list\",\"limit\":200}";
+    int fd[8];
+    for (int k = 0; k < 8; k++) {
+        fd[k] = wt_ws_connect_from(port, "127.0.0.1");
+        if (fd[k] < 0)
+            _exit(2);
+        wt_ws_send_text(fd[k], "{\"type\":\"hello\",\"protocol\":1}", 29);
+        for (int i = 0; i < 4; i++)
+            wt_ws_send_text(fd[k], list, sizeof list - 1);
+    }
+    for (;;) {
+        struct pollfd p[8];
+        for (int k = 0; k < 8; k++)
+            p[k] = (struct pollfd){ fd[k], POLLIN, 0 };
+        if (poll(p, 8, 1000) < 0)
+            _exit(3);
+        for (int k = 0; k < 8; k++) {
+            if (!(p[k].revents & POLLIN))
+                continue;
+            int op;
+            char *data = NULL;
+            size_t len;
+            if (wt_ws_recv(fd[k], &op, &data, &len, 1000) < 0)
+                _exit(0);
+            if (data && strncmp(data, "{\"games\"", 8) == 0)
+                wt_ws_send_text(fd[k], list, sizeof list - 1);
+            else if (data && strstr(data, "\"type\":\"games\""))
+                wt_ws_send_text(fd[k], list, sizeof list - 1);
+            free(data);
+        }
+    }
+}
+
+/* With 1,000 games held, one address loops on `list` as fast as its
+ * connections allow: another address's player keeps a p99 within twice
+ * its quiet figure. The games are made with the budgets lifted, then the
+ * server restarts with its defaults. */
+static void list_loop_row(struct ctx *x, const struct row *r)
+{
+    (void)x;
+    static const char *const setup[] = { "--rate", "100000", "--address-rate", "100000000",
+                                         "--max-open-per-address", "100000",
+                                         "--max-games-per-address", "100000", NULL };
+    /* (the player's own --rate of commands per connection is not the subject) */
+    static const char *const plain[] = { "--scenarios", WARROOM_SCENARIO_DIR, "--rate", "100000",
+                                         NULL };
+    struct wt_server s;
+    own_server(&s, r, setup);
+    many_games(r, s.port, 1000);
+    if (wt_server_stop(&s, SIGTERM, 10000) < 0 || wt_server_restart(&s, plain) != 0)
+        fail_msg("row %d: no restart with the default budgets", r->n);
+    struct wt_client a, b;
+    if (wt_open_from(&a, "player", s.port, "127.0.0.2") != 0 ||
+        wt_open_from(&b, "other", s.port, "127.0.0.2") != 0)
+        fail_msg("row %d: the player could not connect", r->n);
+    wt_send(&a, "{s:s, s:s, s:s, s:s}", "type", "create", "ruleset", "waterloo", "scenario",
+            "test/small", "seat", "french");
+    json_t *c = wt_expect(&a, "created", T);
+    if (c == NULL)
+        fail_msg("row %d: the player's game was not created", r->n);
+    char game[32];
+    strcpy(game, str(c, "game"));
+    wt_send(&b, "{s:s, s:s}", "type", "claim", "invite",
+            json_string_value(json_object_get(json_object_get(c, "invites"), "allied")));
+    json_decref(c);
+    json_decref(wt_expect(&b, "claimed", T));
+    int seq = 0;
+    long quiet = player_p99(r, &a, game, &seq);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        list_loop(s.port);
+        _exit(0);
+    }
+    /* the attacker's lists are under way before the measure starts */
+    struct wt_client probe;
+    if (wt_open_from(&probe, "probe", s.port, "127.0.0.3") != 0)
+        fail_msg("row %d: no probe", r->n);
+    wt_close(&probe);
+    long loaded = player_p99(r, &a, game, &seq);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    int status = 0;
+    char body[4096];
+    wt_http_get(s.port, "/metrics", &status, body, sizeof body);
+    print_message("row %d: the player's p99 %ld us quiet, %ld us while one address loops on "
+                  "list over 1,000 games\n", r->n, quiet, loaded);
+    /* A p99 under a millisecond is timer noise: 1 ms is the quiet floor. */
+    long base = quiet < 1000 ? 1000 : quiet;
+    if (loaded > 2 * base)
+        fail_msg("row %d: the player's p99 went from %ld to %ld us", r->n, quiet, loaded);
+    wt_close(&a);
+    wt_close(&b);
+    own_server_stop(&s, r);
+}
+
+/* The lobby: with 1,001 listed games and a private one, the newest game
+ * is on the first page, paging through gives every listed game exactly
+ * once, newest first, and never the private one (nor does GET /games). */
+static void lobby_pages(struct ctx *x, const struct row *r)
+{
+    (void)x;
+    static const char *const args[] = { "--rate", "100000", "--address-rate", "100000000",
+                                        "--max-open-per-address", "100000",
+                                        "--max-games-per-address", "100000", NULL };
+    struct wt_server s;
+    own_server(&s, r, args);
+    many_games(r, s.port, 1001);
+    struct wt_client a;
+    if (wt_open(&a, "lobby", s.port) != 0)
+        fail_msg("row %d: no welcome", r->n);
+    wt_send(&a, "{s:s, s:s, s:{s:b, s:b}}", "type", "create", "ruleset", "tictactoe",
+            "options", "spectators", 0, "open_seats", 0);
+    json_t *c = wt_expect(&a, "created", T);
+    char hidden[32], newest[32];
+    strcpy(hidden, c ? str(c, "game") : "");
+    json_decref(c);
+    wt_send(&a, "{s:s, s:s}", "type", "create", "ruleset", "tictactoe");
+    c = wt_expect(&a, "created", T);
+    strcpy(newest, c ? str(c, "game") : "");
+    json_decref(c);
+    wt_drain(&a, 50);
+    /* page by page */
+    json_t *seen = json_object();
+    int pages = 0, first_has_newest = 0;
+    json_t *cursor = json_null();
+    do {
+        if (json_is_null(cursor))
+            wt_send(&a, "{s:s, s:i}", "type", "list", "limit", 200);
+        else
+            wt_send(&a, "{s:s, s:i, s:O}", "type", "list", "limit", 200, "cursor", cursor);
+        json_t *g = wt_expect(&a, "games", T);
+        if (g == NULL)
+            fail_msg("row %d: page %d did not come", r->n, pages);
+        size_t i;
+        json_t *e;
+        json_array_foreach(json_object_get(g, "games"), i, e) {
+            const char *id = str(e, "game");
+            if (pages == 0 && strcmp(id, newest) == 0)
+                first_has_newest = 1;
+            if (json_object_get(seen, id))
+                fail_msg("row %d: %s listed twice", r->n, id);
+            json_object_set_new(seen, id, json_true());
+        }
+        json_decref(cursor);
+        cursor = json_incref(json_object_get(g, "cursor"));
+        json_decref(g);
+        pages++;
+    } while (!json_is_null(cursor) && pages < 20);
+    json_decref(cursor);
+    size_t listed = json_object_size(seen);
+    int private_listed = json_object_get(seen, hidden) != NULL;
+    json_decref(seen);
+    int status = 0;
+    static char body[65536];
+    wt_http_get(s.port, "/games", &status, body, sizeof body);
+    print_message("row %d: %zu games listed in %d pages; newest on the first page: %s\n",
+                  r->n, listed, pages, first_has_newest ? "yes" : "no");
+    if (!first_has_newest)
+        fail_msg("row %d: the newest game is not on the lobby's first page", r->n);
+    if (listed != 1002)
+        fail_msg("row %d: %zu games listed, 1,002 are public", r->n, listed);
+    if (private_listed || strstr(body, hidden) != NULL || status != 200)
+        fail_msg("row %d: a private game is listed", r->n);
+    /* and the private game is still found by its id */
+    wt_send(&a, "{s:s, s:{s:[s]}}", "type", "list", "filter", "games", hidden);
+    json_t *g = wt_expect(&a, "games", T);
+    if (g == NULL || json_array_size(json_object_get(g, "games")) != 1)
+        fail_msg("row %d: the private game cannot be found by its id", r->n);
+    json_decref(g);
+    wt_close(&a);
+    own_server_stop(&s, r);
+}
+
 static const struct row rows[] = {
     /* malformed JSON */
     { 1, "not JSON", 1, NULL, "{not json", "bad_json", 0, NULL, NULL },
@@ -1237,6 +1640,15 @@ static const struct row rows[] = {
       non_ascii_alliance, NULL },
     { 305, "join, sync, leave and list echo their id", 1, NULL, NULL, NULL, 0, ids_echoed,
       NULL },
+    /* --- one address's budgets ------------------------------------------------------ */
+    { 306, "one address floods creates on fresh connections", 0, NULL, NULL, NULL, 0,
+      create_flood, NULL },
+    { 307, "a silent reader asks for 255 exports of a long record", 0, NULL, NULL, NULL, 0,
+      silent_exporter, NULL },
+    { 308, "one address loops on list while another plays", 0, NULL, NULL, NULL, 0,
+      list_loop_row, NULL },
+    { 309, "the lobby pages through 1,002 public games, not the private one", 0, NULL, NULL,
+      NULL, 0, lobby_pages, NULL },
 };
 
 static void test_matrix(void **state)

@@ -124,6 +124,17 @@ json_t *wt_expect(struct wt_client *c, const char *type, int timeout_ms)
     }
 }
 
+json_t *wt_next(struct wt_client *c, int timeout_ms)
+{
+    if (c->nbacklog > 0) {
+        json_t *m = c->backlog[0];
+        memmove(&c->backlog[0], &c->backlog[1], sizeof(json_t *) * (size_t)(c->nbacklog - 1));
+        c->nbacklog--;
+        return m;
+    }
+    return read_one(c, timeout_ms);
+}
+
 void wt_drain(struct wt_client *c, int timeout_ms)
 {
     json_t *m;

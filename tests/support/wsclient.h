@@ -46,6 +46,10 @@ int wt_send_text(struct wt_client *c, const char *text);
  * are read. Caller decrefs. */
 json_t *wt_expect(struct wt_client *c, const char *type, int timeout_ms);
 
+/* The next message, whatever its type (the backlog's oldest first), within
+ * timeout_ms; NULL on time-out. Caller decrefs. */
+json_t *wt_next(struct wt_client *c, int timeout_ms);
+
 /* Read everything that arrives within timeout_ms (tracking states). */
 void wt_drain(struct wt_client *c, int timeout_ms);
 
