@@ -95,11 +95,12 @@ static void handle_hello(struct wrd_server *srv, struct wrd_conn *c, const json_
         return;
     }
     c->hello = 1;
-    json_t *w = json_pack("{s:s, s:i, s:s, s:{s:I, s:i, s:i}}", "type", "welcome", "protocol",
-                          WARROOM_PROTOCOL_VERSION, "server", "warroomd/" WARROOM_VERSION,
-                          "limits", "max_message", (json_int_t)srv->cfg.max_message,
-                          "commands_per_second", srv->cfg.rate, "max_queue",
-                          srv->cfg.max_queue);
+    json_t *w = json_pack("{s:s, s:i, s:s, s:{s:I, s:i, s:i, s:I}}", "type", "welcome",
+                          "protocol", WARROOM_PROTOCOL_VERSION, "server",
+                          "warroomd/" WARROOM_VERSION, "limits", "max_message",
+                          (json_int_t)srv->cfg.max_message, "commands_per_second", srv->cfg.rate,
+                          "max_queue", srv->cfg.max_queue, "max_queue_bytes",
+                          (json_int_t)srv->cfg.max_queue_bytes);
     if (jid)
         json_object_set(w, "id", jid);
     wrd_conn_send_json(c, w);
