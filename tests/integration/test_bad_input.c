@@ -1222,14 +1222,16 @@ static int cmp_long(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-#define LAT_SAMPLES 400
+#define LAT_ROUND 100
+#define LAT_ROUNDS 8
 
-/* p99 of LAT_SAMPLES acknowledged commands of one player, one at a time
- * (microseconds): a French set-up move back and forth. */
-static long player_p99(const struct row *r, struct wt_client *p, const char *game, int *seq)
+/* n acknowledged commands of one player, one at a time, each one's
+ * latency (microseconds) appended to us[*k]: a French set-up move back
+ * and forth. */
+static void player_latencies(const struct row *r, struct wt_client *p, const char *game,
+                             int *seq, long *us, int *k, int n)
 {
-    static long us[LAT_SAMPLES];
-    for (int i = 0; i < LAT_SAMPLES; i++) {
+    for (int i = 0; i < n; i++) {
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         ++*seq;
@@ -1242,10 +1244,14 @@ static long player_p99(const struct row *r, struct wt_client *p, const char *gam
             fail_msg("row %d: the player's command %d got no ack", r->n, *seq);
         json_decref(ack);
         wt_drain(p, 0);
-        us[i] = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
+        us[(*k)++] = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
     }
-    qsort(us, LAT_SAMPLES, sizeof us[0], cmp_long);
-    return us[LAT_SAMPLES * 99 / 100];
+}
+
+static long p99(long *us, int n)
+{
+    qsort(us, (size_t)n, sizeof us[0], cmp_long);
+    return us[n * 99 / 100];
 }
 
 /* The attacker, in a child process: 8 connections from 127.0.0.1, each
@@ -1319,25 +1325,26 @@ static void list_loop_row(struct ctx *x, const struct row *r)
             json_string_value(json_object_get(json_object_get(c, "invites"), "allied")));
     json_decref(c);
     json_decref(wt_expect(&b, "claimed", T));
-    int seq = 0;
-    long quiet = player_p99(r, &a, game, &seq);
+    /* Quiet and loaded rounds alternate (the attacker stopped and let go
+     * by signals), so that whatever else the machine does weighs on both. */
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         list_loop(s.port);
         _exit(0);
     }
-    /* the attacker's lists are under way before the measure starts */
-    struct wt_client probe;
-    if (wt_open_from(&probe, "probe", s.port, "127.0.0.3") != 0)
-        fail_msg("row %d: no probe", r->n);
-    wt_close(&probe);
-    long loaded = player_p99(r, &a, game, &seq);
+    static long quiet_us[LAT_ROUND * LAT_ROUNDS / 2], loaded_us[LAT_ROUND * LAT_ROUNDS / 2];
+    int seq = 0, nq = 0, nl = 0;
+    for (int round = 0; round < LAT_ROUNDS; round++) {
+        kill(pid, round % 2 ? SIGCONT : SIGSTOP);
+        if (round % 2)
+            player_latencies(r, &a, game, &seq, loaded_us, &nl, LAT_ROUND);
+        else
+            player_latencies(r, &a, game, &seq, quiet_us, &nq, LAT_ROUND);
+    }
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
-    int status = 0;
-    char body[4096];
-    wt_http_get(s.port, "/metrics", &status, body, sizeof body);
+    long quiet = p99(quiet_us, nq), loaded = p99(loaded_us, nl);
     print_message("row %d: the player's p99 %ld us quiet, %ld us while one address loops on "
                   "list over 1,000 games\n", r->n, quiet, loaded);
     /* A p99 under a millisecond is timer noise: 1 ms is the quiet floor. */
