@@ -287,12 +287,14 @@ static int compute_status(const struct wrd_game *g)
     return ST_RUNNING;
 }
 
-static int seat_row(struct wrd_server *srv, const struct wrd_game *g, int i)
+/* The seat's row: inserted with its game (insert), changed later. */
+static int seat_row(struct wrd_server *srv, const struct wrd_game *g, int i, int insert)
 {
     const struct seat *s = &g->seats[i];
     struct wrd_seat_row r = { g->id, s->name, s->token_hash[0] ? s->token_hash : NULL,
                               s->invite_hash[0] ? s->invite_hash : NULL, s->webhook };
-    return srv->store->ops->put_seat(srv->store, &r);
+    return insert ? srv->store->ops->put_seat(srv->store, &r)
+                  : srv->store->ops->update_seat(srv->store, &r);
 }
 
 static const char *result_of(const struct wrd_game *g)
@@ -303,7 +305,7 @@ static const char *result_of(const struct wrd_game *g)
 static int status_row(struct wrd_server *srv, const struct wrd_game *g)
 {
     return srv->store->ops->put_status(srv->store, g->id, status_names[g->status], result_of(g),
-                                       g->deadline_at);
+                                       g->deadline_at, g->version);
 }
 
 /* A state message: the server's own part (version, status, forfeit,
@@ -991,11 +993,11 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     char *opt_text = json_dumps(g->options, JSON_COMPACT);
     struct wrd_game_row row = { g->id, rs->name, g->scenario_name,
                                 g->scenario_text ? g->scenario_text : "null", opt_text, g->seed,
-                                wrd_now_ms() };
+                                wrd_now_ms(), g->spectators || g->open_seats };
     int fail = srv->store->ops->put_game(srv->store, &row) != 0;
     free(opt_text);
     for (int i = 0; i < g->nseats; i++)
-        fail |= seat_row(srv, g, i) != 0;
+        fail |= seat_row(srv, g, i, 1) != 0;
     fail |= status_row(srv, g) != 0;
     if (fail)
         wrd_error("store write failed", "game=%s", g->id);
@@ -1086,7 +1088,7 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
     int old = g->status;
     g->status = compute_status(g);
-    if (seat_row(srv, g, seat) != 0 || status_row(srv, g) != 0)
+    if (seat_row(srv, g, seat, 0) != 0 || status_row(srv, g) != 0)
         wrd_error("store write failed", "game=%s", g->id);
     wrd_info("seat claimed", "game=%s seat=%s", g->id, s->name);
     json_t *ans = json_pack("{s:s, s:s, s:s, s:s}", "type", "claimed", "game", g->id, "seat",
@@ -1304,7 +1306,7 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     struct seat *s = &g->seats[m->seat];
     free(s->webhook);
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
-    if (seat_row(srv, g, m->seat) != 0)
+    if (seat_row(srv, g, m->seat, 0) != 0)
         wrd_error("store write failed", "game=%s", g->id);
     json_t *a = json_pack("{s:s, s:s}", "type", "ok", "game", g->id);
     if (jid)
@@ -1461,7 +1463,15 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
     g->deadline_at = deadline_ms;
     int64_t sv;
     char *st;
-    if (rs->srv->store->ops->latest_snapshot(rs->srv->store, g->id, &sv, &st)) {
+    char serr[200];
+    int found = rs->srv->store->ops->latest_snapshot(rs->srv->store, g->id, &sv, &st, serr,
+                                                     sizeof serr);
+    if (found < 0) {
+        snprintf(rs->err, sizeof rs->err, "%s", serr);
+        game_free(g);
+        return -1;
+    }
+    if (found == 1) {
         g->snap_version = sv;
         g->snap_state = st;
     }
@@ -1539,11 +1549,13 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
 int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
 {
     struct restore rs = { srv, NULL, "" };
-    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command };
+    /* Finished games too: this server keeps every game in memory. */
+    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 1 };
     char serr[200];
-    if (srv->store->ops->load(srv->store, &l, serr, sizeof serr) != 0) {
+    int rc = srv->store->ops->load(srv->store, &l, serr, sizeof serr);
+    if (rc != 0) {
         snprintf(err, errlen, "%s%s%s", serr, rs.err[0] ? ": " : "", rs.err);
-        return -1;
+        return rc;
     }
     int64_t now = wrd_now_ms();
     for (struct wrd_game *g = srv->games->all_head; g; g = g->all_next) {
