@@ -62,7 +62,7 @@ static void usage(FILE *out)
         "\n"
         "exit status: 0 stopped cleanly; 1 could not start (listen, restore, ...);\n"
         "2 bad usage; 3 a commit failed (nothing of it was acknowledged); 4 the\n"
-        "database is damaged (it is not changed: restore it from a copy); 5 the\n"
+        "database is damaged (refused, not repaired: restore it from a copy); 5 the\n"
         "database cannot be written by this process; 6 another process (warroomd)\n"
         "holds the database.\n");
 }

@@ -5,7 +5,7 @@
  * Start-up refuses a store it cannot trust, each with its exit status
  * (warroomd --help): another process holds it (6), this process cannot
  * write it (5), it is damaged (4: SQLite's check, or a row, a checksum or a
- * count that is not what was committed); the store is then left as it is.
+ * count that is not what was committed); such a store is not repaired.
  *
  * Shutdown: stop taking signals and new work, commit what is pending, let
  * every connection drain its queue and close with 1001 going away (at most

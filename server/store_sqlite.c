@@ -675,20 +675,22 @@ static int migrate(sqlite3 *db, int from, char *err, size_t errlen)
 /* PRAGMA quick_check or integrity_check: "ok", or up to three of its findings. */
 static int sqlite_check(sqlite3 *db, int full, char *err, size_t errlen)
 {
-    const char *sql = full ? "PRAGMA integrity_check(3)" : "PRAGMA quick_check(3)";
+    const char *name = full ? "integrity_check" : "quick_check";
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA %s(3)", name);
     sqlite3_stmt *q;
     int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
     if (rc != SQLITE_OK)
-        return fail_sql(db, rc, sql + 7, err, errlen);
+        return fail_sql(db, rc, name, err, errlen);
+    char found[400] = "";
     size_t at = 0;
     int bad = 0;
-    err[0] = '\0';
-    while ((rc = step_row(db, q, sql + 7, err, errlen)) == 1) {
+    while ((rc = step_row(db, q, name, err, errlen)) == 1) {
         const char *t = text(q, 0);
         if (t && strcmp(t, "ok") == 0 && !bad)
             continue;
-        if (at < errlen)
-            at += (size_t)snprintf(err + at, errlen - at, "%s%s", bad ? "; " : "",
+        if (at < sizeof found)
+            at += (size_t)snprintf(found + at, sizeof found - at, "%s%s", bad ? "; " : "",
                                    t ? t : "(no text)");
         bad++;
     }
@@ -696,12 +698,10 @@ static int sqlite_check(sqlite3 *db, int full, char *err, size_t errlen)
     if (rc < 0)
         return rc;
     if (bad) {
-        char found[400];
-        snprintf(found, sizeof found, "%s", err);
         for (char *p = found; *p; p++)
             if (*p == '\n' || *p == '"')
                 *p = ' ';
-        snprintf(err, errlen, "%s: %s", sql + 7, found);
+        snprintf(err, errlen, "%s: %s", name, found);
         return WRD_STORE_DAMAGED;
     }
     return 0;
@@ -1221,7 +1221,11 @@ static void read_leave(struct sqlite_store *s)
 {
     struct reader *rd = &s->rd;
     if (--rd->depth == 0 && rd->db != s->db) {
-        sqlite3_step(rd->stmt[R_COMMIT]);      /* ends a read: nothing to fail */
+        /* A read transaction left open would pin this connection to an old
+         * commit (and the WAL behind it): every statement is reset first. */
+        for (int i = 0; i < R_NSTMTS; i++)
+            sqlite3_reset(rd->stmt[i]);
+        sqlite3_step(rd->stmt[R_COMMIT]);
         sqlite3_reset(rd->stmt[R_COMMIT]);
     }
     pthread_mutex_unlock(&rd->mutex);

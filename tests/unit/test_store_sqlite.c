@@ -901,6 +901,42 @@ static void test_damage_refused(void **state)
     }
 }
 
+/* SQLite's own check at open: quick_check, or integrity_check on demand. */
+static void test_sqlite_check_at_open(void **state)
+{
+    (void)state;
+    char base[300], path[300], err[512];
+    path_of(base, sizeof base, "g.db");
+    make_base(base);
+    /* 1) a good store passes both */
+    struct wrd_store *st = NULL;
+    assert_int_equal(ops->open(&st, base, WRD_STORE_CHECK_FULL, err, sizeof err), 0);
+    ops->close(st);
+    /* 2) a b-tree page with an invalid type: refused by each, named */
+    sqlite3 *db = raw_open(base);
+    int64_t root = atoll(raw_text(db, "SELECT rootpage FROM sqlite_schema WHERE name = 'seats'"));
+    int64_t page = atoll(raw_text(db, "PRAGMA page_size"));
+    sqlite3_close(db);
+    assert_true(root > 1 && page >= 512);
+    path_of(path, sizeof path, "g-damaged.db");
+    copy_file(base, path);
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, (long)((root - 1) * page), SEEK_SET), 0);
+    assert_int_equal(fputc(0x07, f), 0x07);
+    fclose(f);
+    static const struct { int row, flags; const char *prefix; } checks[] = {
+        { 3, 0, "quick_check: " },
+        { 4, WRD_STORE_CHECK_FULL, "integrity_check: " },
+    };
+    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
+        int rc = ops->open(&st, path, checks[i].flags, err, sizeof err);
+        if (rc != WRD_STORE_DAMAGED || strncmp(err, checks[i].prefix, strlen(checks[i].prefix)))
+            fail_msg("row %d: %d \"%s\", want %d \"%s...\"", checks[i].row, rc, err,
+                     WRD_STORE_DAMAGED, checks[i].prefix);
+    }
+}
+
 /* Reads and writes of an open store check the rows they touch. */
 static void test_reads_and_writes_check_rows(void **state)
 {
@@ -1018,6 +1054,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_migrate_from_v2, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damage_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reads_and_writes_check_rows, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sqlite_check_at_open, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
