@@ -607,7 +607,9 @@ static const char schema_v2[] =
 /* Version 3 is version 2 and this: a new store is created by both steps, so
  * it has exactly the schema of a migrated one. `listed` follows the game's
  * options as games.c reads them (spectators unless false, open_seats when
- * true); `version` is the last command's. */
+ * true); `version` is the last command's. The listing's indexes hold only
+ * finished listed games: a game's row enters them once, when it finishes,
+ * so creating, claiming and playing write no index page for them. */
 static const char migrate_v3[] =
     "ALTER TABLE games ADD COLUMN listed INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE games ADD COLUMN version INTEGER NOT NULL DEFAULT 0;"
@@ -619,8 +621,10 @@ static const char migrate_v3[] =
     "  id INTEGER PRIMARY KEY, games INTEGER NOT NULL, seats INTEGER NOT NULL,"
     "  commands INTEGER NOT NULL, snapshots INTEGER NOT NULL, opens INTEGER NOT NULL,"
     "  schema_sum INTEGER NOT NULL, rowsum INTEGER NOT NULL);"
-    "CREATE INDEX games_listing ON games (status, listed, created_at, id);"
-    "CREATE INDEX games_listing_ruleset ON games (status, listed, ruleset, created_at, id);"
+    "CREATE INDEX games_finished ON games (created_at, id)"
+    "  WHERE status = 'finished' AND listed = 1;"
+    "CREATE INDEX games_finished_ruleset ON games (ruleset, created_at, id)"
+    "  WHERE status = 'finished' AND listed = 1;"
     "UPDATE games SET"
     "  listed = (json_extract(options, '$.spectators') IS NOT 0"
     "            OR json_extract(options, '$.open_seats') IS 1),"
@@ -832,6 +836,14 @@ static int sqlite_open(struct wrd_store **out, const char *location, int flags, 
     pthread_mutex_init(&s->rd.mutex, &ma);
     pthread_mutexattr_destroy(&ma);
     int memory = in_memory(location), rc;
+    if (strncmp(location, "file:", 5) == 0) {
+        /* This SQLite reads such names as URIs: the lock would not be on
+         * the file SQLite opens. */
+        snprintf(err, errlen, "%s: a URI is not a path (write ./%s for a file so named)",
+                 location, location);
+        rc = WRD_STORE_ERROR;
+        goto fail;
+    }
 
     /* 1) one server per database */
     if (!memory && (rc = take_lock(s, location, err, errlen)) < 0)
@@ -1424,6 +1436,12 @@ static int sqlite_list_finished(struct wrd_store *st, const struct wrd_finished_
         if ((rc = check_row(g, 0, &t_games, err, errlen)) < 0)
             break;
         const char *id = text(g, G_ID);
+        if (!same_text(g, G_STATUS, "finished") || sqlite3_column_int64(g, G_LISTED) != 1) {
+            snprintf(err, errlen, "index games_finished lists game %s, which is not a listed "
+                     "finished game", id);
+            rc = WRD_STORE_DAMAGED;
+            break;
+        }
         struct wrd_seat_summary seats[SEATS_MAX];
         char names[SEATS_MAX][WRD_STORE_NAME_MAX + 1];
         int nseats = 0;
@@ -1525,24 +1543,28 @@ static struct gent *gt_add(struct gtab *t, const char *id)
 }
 
 /* Secondary indexes and the columns they hold (rowid last): their entries
- * must be exactly their table's rows. scan_cols are the same columns in a
- * table scan (the table's columns, rowsum, then rowid). */
+ * must be exactly their table's rows (those the index's WHERE admits).
+ * scan_cols are the same columns in a table scan (the table's columns,
+ * rowsum, then rowid). A partial index is read through its WHERE, which
+ * SQLite checks on the table's row: an entry it should not hold is found
+ * by the listing, which checks each row it lists. */
 #define GAMES_ROWID 13
 #define SEATS_ROWID 6
+#define FINISHED_LISTED " WHERE status = 'finished' AND listed = 1"
 
 struct index_check {
-    const char *table, *index, *cols;
+    const char *table, *index, *cols, *where;
     int ncols;
     int scan_cols[6];
 };
 
 static const struct index_check index_checks[] = {
-    { "games", "sqlite_autoindex_games_1", "id, rowid", 2, { G_ID, GAMES_ROWID } },
-    { "games", "games_listing", "status, listed, created_at, id, rowid", 5,
-      { G_STATUS, G_LISTED, G_CREATED, G_ID, GAMES_ROWID } },
-    { "games", "games_listing_ruleset", "status, listed, ruleset, created_at, id, rowid", 6,
-      { G_STATUS, G_LISTED, G_RULESET, G_CREATED, G_ID, GAMES_ROWID } },
-    { "seats", "sqlite_autoindex_seats_1", "game, seat, rowid", 3, { 0, 1, SEATS_ROWID } },
+    { "games", "sqlite_autoindex_games_1", "id, rowid", "", 2, { G_ID, GAMES_ROWID } },
+    { "games", "games_finished", "created_at, id, rowid", FINISHED_LISTED, 3,
+      { G_CREATED, G_ID, GAMES_ROWID } },
+    { "games", "games_finished_ruleset", "ruleset, created_at, id, rowid", FINISHED_LISTED, 4,
+      { G_RULESET, G_CREATED, G_ID, GAMES_ROWID } },
+    { "seats", "sqlite_autoindex_seats_1", "game, seat, rowid", "", 3, { 0, 1, SEATS_ROWID } },
 };
 #define NINDEX ((int)(sizeof index_checks / sizeof index_checks[0]))
 
@@ -1578,10 +1600,11 @@ static uint64_t index_entry(sqlite3_stmt *q, int idx, const int *cols)
 }
 
 /* A table row seen: what each index of that table must hold for it. */
-static void index_add(struct check *c, sqlite3_stmt *q, const char *table)
+static void index_add(struct check *c, sqlite3_stmt *q, const char *table, int finished_listed)
 {
     for (int i = 0; i < NINDEX; i++)
-        if (strcmp(index_checks[i].table, table) == 0) {
+        if (strcmp(index_checks[i].table, table) == 0 &&
+            (index_checks[i].where[0] == '\0' || finished_listed)) {
             c->index_rows[i]++;
             c->index_sum[i] += index_entry(q, i, index_checks[i].scan_cols);
         }
@@ -1620,7 +1643,7 @@ static int each_game(struct check *c, sqlite3_stmt *q)
     e->rowid = sqlite3_column_int64(q, GAMES_ROWID);
     e->version = sqlite3_column_int64(q, G_VERSION);
     e->finished = same_text(q, G_STATUS, "finished");
-    index_add(c, q, "games");
+    index_add(c, q, "games", e->finished && sqlite3_column_int64(q, G_LISTED) == 1);
     c->seen.games++;
     return 0;
 }
@@ -1638,7 +1661,7 @@ static int each_seat(struct check *c, sqlite3_stmt *q)
                  SEATS_MAX);
         return WRD_STORE_DAMAGED;
     }
-    index_add(c, q, "seats");
+    index_add(c, q, "seats", 0);
     c->seen.seats++;
     return 0;
 }
@@ -1755,8 +1778,8 @@ static int check_indexes(struct check *c)
     for (int i = 0; i < NINDEX && rc == 0; i++) {
         const struct index_check *x = &index_checks[i];
         char sql[256];
-        snprintf(sql, sizeof sql, "SELECT %s FROM %s INDEXED BY %s", x->cols, x->table,
-                 x->index);
+        snprintf(sql, sizeof sql, "SELECT %s FROM %s INDEXED BY %s%s", x->cols, x->table,
+                 x->index, x->where);
         sqlite3_stmt *q;
         if ((rc = sqlite3_prepare_v2(c->db, sql, -1, &q, NULL)) != SQLITE_OK)
             return fail_sql(c->db, rc, x->index, c->err, c->errlen);
