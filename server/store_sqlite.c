@@ -565,10 +565,12 @@ static int64_t meta_rowsum(const struct counts *c, int64_t opens, int64_t schema
     return rs_final(&r);
 }
 
-/* The checksum of the schema: every table and index, as SQLite keeps it. */
+/* The checksum of the schema: every table and index, as SQLite keeps it
+ * (but the statistics tables an ANALYZE may add: they change no row). */
 static int schema_rowsum(sqlite3 *db, int64_t *out, char *err, size_t errlen)
 {
-    static const char sql[] = "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name";
+    static const char sql[] = "SELECT type, name, tbl_name, sql FROM sqlite_schema"
+                              " WHERE name NOT LIKE 'sqlite\\_stat%' ESCAPE '\\' ORDER BY name";
     sqlite3_stmt *q;
     int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
     if (rc != SQLITE_OK)

@@ -803,7 +803,7 @@ static void copy_file(const char *from, const char *to)
 static const struct damage_row {
     int row;
     const char *sql;
-    int rc;                 /* what open() or else load() returns */
+    int rc;                 /* what open() or else load() returns (0: not damage) */
     const char *message;    /* in its error */
 } damage_rows[] = {
     { 1, "UPDATE commands SET cmd = '{\"type\":\"mark\",\"cell\":8}' WHERE game = 'g-a'"
@@ -867,6 +867,7 @@ static const struct damage_row {
           " WHERE id = 'g-c'", WRD_STORE_DAMAGED, "column listed is neither 0 nor 1" },
     { 24, "INSERT INTO meta SELECT 2, games, seats, commands, snapshots, opens, schema_sum,"
           " rowsum FROM meta", WRD_STORE_DAMAGED, "table meta holds several rows, not 1" },
+    { 25, "ANALYZE", 0, "" },                       /* statistics are not damage */
     { 26, "DELETE FROM commands WHERE game = 'g-a' AND version = 1;" META("commands", "-1"),
       WRD_STORE_DAMAGED, "table commands: game g-a has command 2 after 0" },
 };
@@ -893,7 +894,7 @@ static void test_damage_refused(void **state)
             rc = ops->load(st, &l, err, sizeof err);
             ops->close(st);
         }
-        if (rc != d->rc || strstr(err, d->message) == NULL)
+        if (rc != d->rc || (rc != 0 && strstr(err, d->message) == NULL))
             fail_msg("row %d: %d \"%s\", want %d \"%s\"", d->row, rc, err, d->rc, d->message);
         if (rc == WRD_STORE_DAMAGED && s.games != 0)
             fail_msg("row %d: the loader was passed %d games of a damaged store", d->row,
