@@ -23,7 +23,12 @@ static void usage(FILE *out)
         "options (each also read from the environment variable shown):\n"
         "  -l, --listen HOST:PORT     address to listen on (WARROOM_LISTEN)\n"
         "                             default 127.0.0.1:8080; port 0 picks a free port\n"
-        "  -d, --db PATH              SQLite database file (WARROOM_DB), default warroom.db\n"
+        "  -d, --db PATH              SQLite database file (WARROOM_DB), default warroom.db;\n"
+        "                             one server per database (it is locked while in use)\n"
+        "      --db-check quick|full  SQLite's check of the database at start\n"
+        "                             (WARROOM_DB_CHECK): quick_check (default) or the\n"
+        "                             slower integrity_check; then every row is read and\n"
+        "                             checked against its checksum and the counts\n"
         "  -s, --scenarios DIR        scenario directory (WARROOM_SCENARIOS), default\n"
         "                             " WARROOM_SHARE_DIR "/scenarios\n"
         "      --notify-cmd PROGRAM   run PROGRAM with WARROOM_EVENT, WARROOM_GAME,\n"
@@ -86,7 +91,13 @@ static void usage(FILE *out)
         "                             certificate (chain) (WARROOM_TLS_CERT); needs --tls-key\n"
         "      --tls-key FILE         the certificate's PEM private key (WARROOM_TLS_KEY)\n"
         "  -h, --help                 print this help and exit\n"
-        "  -V, --version              print the version and exit\n");
+        "  -V, --version              print the version and exit\n"
+        "\n"
+        "exit status: 0 stopped cleanly; 1 could not start (listen, restore, ...);\n"
+        "2 bad usage; 3 a commit failed (nothing of it was acknowledged); 4 the\n"
+        "database is damaged (refused, not repaired: restore it from a copy); 5 the\n"
+        "database cannot be written by this process; 6 another process (warroomd)\n"
+        "holds the database.\n");
 }
 
 static int parse_listen(struct wrd_config *cfg, const char *v)
@@ -133,7 +144,7 @@ static int parse_long(const char *name, const char *v, long lo, long hi, long *o
 enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR, OPT_QUEUE,
        OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY, OPT_SNDBUF, OPT_ADDR_RATE,
        OPT_OPEN_PER_ADDR, OPT_GAMES_PER_ADDR, OPT_QUEUE_BYTES, OPT_ADDR_BYTES, OPT_HOOK_PENDING,
-       OPT_HOOK_ALLOW, OPT_HOOK_PER_OWNER };
+       OPT_HOOK_ALLOW, OPT_HOOK_PER_OWNER, OPT_DB_CHECK };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -147,6 +158,13 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
             return -1;
         }
         cfg->db = v;
+        return 0;
+    case OPT_DB_CHECK:
+        if (strcmp(v, "quick") != 0 && strcmp(v, "full") != 0) {
+            fprintf(stderr, "warroomd: --db-check wants quick or full, got '%s'\n", v);
+            return -1;
+        }
+        cfg->db_check_full = strcmp(v, "full") == 0;
         return 0;
     case OPT_MAX_CONN:
         if (parse_long("--max-connections", v, 1, 1000000, &n) < 0)
@@ -268,6 +286,7 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
 static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_LISTEN", 'l' },
     { "WARROOM_DB", 'd' },
+    { "WARROOM_DB_CHECK", OPT_DB_CHECK },
     { "WARROOM_MAX_CONNECTIONS", OPT_MAX_CONN },
     { "WARROOM_MAX_MESSAGE", OPT_MAX_MSG },
     { "WARROOM_LOG_LEVEL", OPT_LOG_LEVEL },
@@ -296,6 +315,7 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     static const struct option longopts[] = {
         { "listen", required_argument, NULL, 'l' },
         { "db", required_argument, NULL, 'd' },
+        { "db-check", required_argument, NULL, OPT_DB_CHECK },
         { "max-connections", required_argument, NULL, OPT_MAX_CONN },
         { "max-message", required_argument, NULL, OPT_MAX_MSG },
         { "log-level", required_argument, NULL, OPT_LOG_LEVEL },

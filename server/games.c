@@ -293,6 +293,13 @@ static void defer_direct(struct wrd_games *gs, struct wrd_conn *c, struct wrd_ms
     defer(gs, (struct deferred){ .kind = D_DIRECT, .conn = c, .msg = m });
 }
 
+/* Shown in the lobby: a game anyone may watch, or whose seats anyone may
+ * claim. Other games are found only by their id. */
+static int listed(const struct wrd_game *g)
+{
+    return g->spectators || g->open_seats;
+}
+
 static int compute_status(const struct wrd_game *g)
 {
     if (g->forfeit[0] || g->rs->result(g->g) != NULL)
@@ -313,12 +320,14 @@ static int64_t earliest_deadline(const struct wrd_game *g)
     return t;
 }
 
-static int seat_row(struct wrd_server *srv, const struct wrd_game *g, int i)
+/* The seat's row: inserted with its game (insert), changed later. */
+static int seat_row(struct wrd_server *srv, const struct wrd_game *g, int i, int insert)
 {
     const struct seat *s = &g->seats[i];
     struct wrd_seat_row r = { g->id, s->name, s->token_hash[0] ? s->token_hash : NULL,
                               s->invite_hash[0] ? s->invite_hash : NULL, s->webhook };
-    return srv->store->ops->put_seat(srv->store, &r);
+    return insert ? srv->store->ops->put_seat(srv->store, &r)
+                  : srv->store->ops->update_seat(srv->store, &r);
 }
 
 static const char *result_of(const struct wrd_game *g)
@@ -336,7 +345,7 @@ static int status_row(struct wrd_server *srv, const struct wrd_game *g)
         r = res;
     }
     return srv->store->ops->put_status(srv->store, g->id, status_names[g->status], r,
-                                       earliest_deadline(g));
+                                       earliest_deadline(g), g->version);
 }
 
 /* A state message: the server's own part (version, status, forfeit,
@@ -1274,11 +1283,11 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     char *opt_text = json_dumps(g->options, JSON_COMPACT);
     struct wrd_game_row row = { g->id, rs->name, g->scenario_name,
                                 g->scenario_text ? g->scenario_text : "null", opt_text, g->seed,
-                                g->created_ms };
+                                g->created_ms, listed(g) };
     int fail = srv->store->ops->put_game(srv->store, &row) != 0;
     free(opt_text);
     for (int i = 0; i < g->nseats; i++)
-        fail |= seat_row(srv, g, i) != 0;
+        fail |= seat_row(srv, g, i, 1) != 0;
     fail |= status_row(srv, g) != 0;
     if (fail)
         wrd_error("store write failed", "game=%s", g->id);
@@ -1366,7 +1375,7 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     snprintf(s->webhook_owner, sizeof s->webhook_owner, "%s", s->webhook ? c->addr : "");
     int old = g->status;
     set_status(gs, g, compute_status(g));
-    if (seat_row(srv, g, seat) != 0 || status_row(srv, g) != 0)
+    if (seat_row(srv, g, seat, 0) != 0 || status_row(srv, g) != 0)
         wrd_error("store write failed", "game=%s", g->id);
     wrd_info("seat claimed", "game=%s seat=%s", g->id, s->name);
     json_t *ans = json_pack("{s:s, s:s, s:s, s:s}", "type", "claimed", "game", g->id, "seat",
@@ -1484,13 +1493,6 @@ static json_t *game_summary(const struct wrd_game *g)
     if (g->status == ST_FINISHED)
         json_object_set_new(o, "result", json_string(result_of(g) ? result_of(g) : ""));
     return o;
-}
-
-/* Shown in the lobby: a game anyone may watch, or whose seats anyone may
- * claim. Other games are found only by their id. */
-static int listed(const struct wrd_game *g)
-{
-    return g->spectators || g->open_seats;
 }
 
 static int status_index(const char *name)
@@ -1778,7 +1780,7 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     free(s->webhook);
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
     snprintf(s->webhook_owner, sizeof s->webhook_owner, "%s", s->webhook ? c->addr : "");
-    if (seat_row(srv, g, m->seat) != 0)
+    if (seat_row(srv, g, m->seat, 0) != 0)
         wrd_error("store write failed", "game=%s", g->id);
     json_t *a = json_pack("{s:s, s:s}", "type", "ok", "game", g->id);
     if (jid)
@@ -1969,7 +1971,15 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
     g->created_ms = r->created_ms;
     int64_t sv;
     char *st;
-    if (rs->srv->store->ops->latest_snapshot(rs->srv->store, g->id, &sv, &st)) {
+    char serr[200];
+    int found = rs->srv->store->ops->latest_snapshot(rs->srv->store, g->id, &sv, &st, serr,
+                                                     sizeof serr);
+    if (found < 0) {
+        snprintf(rs->err, sizeof rs->err, "%s", serr);
+        game_free(g);
+        return -1;
+    }
+    if (found == 1) {
         g->snap_version = sv;
         g->snap_state = st;
     }
@@ -2093,11 +2103,13 @@ static int finish_load(struct wrd_server *srv, struct wrd_game *g, char *err, si
 int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
 {
     struct restore rs = { srv, NULL, NULL, "" };
-    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command };
+    /* Finished games too: this server keeps every game in memory. */
+    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 1 };
     char serr[200];
-    if (srv->store->ops->load(srv->store, &l, serr, sizeof serr) != 0) {
+    int rc = srv->store->ops->load(srv->store, &l, serr, sizeof serr);
+    if (rc != 0) {
         snprintf(err, errlen, "%s%s%s", serr, rs.err[0] ? ": " : "", rs.err);
-        return -1;
+        return rc;
     }
     for (struct wrd_game *g = srv->games->all_head; g; g = g->all_next) {
         if (finish_load(srv, g, err, errlen) != 0)

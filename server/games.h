@@ -25,7 +25,9 @@ void wrd_games_free(struct wrd_server *srv);
 /* Close the uv handles games hold (deadline timers), for shutdown. */
 void wrd_games_close_handles(struct wrd_server *srv);
 
-/* Load every game from the store and replay its commands. */
+/* Load every game from the store and replay its commands: 0, or < 0 with
+ * err (the store's code of store.h when the store failed, e.g.
+ * WRD_STORE_DAMAGED; -1 when a game does not replay). */
 int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen);
 
 /* Message handlers; msg (borrowed) has been checked by protocol.c for its

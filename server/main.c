@@ -2,6 +2,11 @@
  * main.c - warroomd: parse options, open the store, restore every game,
  * run the loop, shut down cleanly on SIGINT/SIGTERM.
  *
+ * Start-up refuses a store it cannot trust, each with its exit status
+ * (warroomd --help): another process holds it (6), this process cannot
+ * write it (5), it is damaged (4: SQLite's check, or a row, a checksum or a
+ * count that is not what was committed); such a store is not repaired.
+ *
  * Shutdown: stop taking signals and new work, commit what is pending, let
  * every connection drain its queue and close with 1001 going away (at most
  * a grace period), close the notifier and the game timers, then the two-step
@@ -20,6 +25,9 @@
 #include "log.h"
 #include "notify.h"
 #include "store.h"
+
+/* Exit statuses; 3 (a failed commit) is games.c's. */
+enum { EXIT_START = 1, EXIT_USAGE = 2, EXIT_DAMAGED = 4, EXIT_READONLY = 5, EXIT_LOCKED = 6 };
 
 #define GRACE_MS 2000
 #define GRACE_TICK_MS 20
@@ -72,6 +80,28 @@ static void on_signal(uv_signal_t *h, int signum)
     uv_timer_start(&srv->grace, on_grace, 0, GRACE_TICK_MS);
 }
 
+/* The exit status and the log line of a store that refuses to serve. */
+static int refuse(const struct wrd_server *srv, const char *what, int rc, char *err)
+{
+    static const struct { int rc, status; const char *msg; } why[] = {
+        { WRD_STORE_DAMAGED, EXIT_DAMAGED, "the store is damaged: refusing to start" },
+        { WRD_STORE_READONLY, EXIT_READONLY, "the store cannot be written: refusing to start" },
+        { WRD_STORE_LOCKED, EXIT_LOCKED, "the store is in use by another process: refusing "
+                                         "to start" },
+    };
+    /* The message goes between quotes in a logfmt line. */
+    for (char *p = err; *p; p++)
+        if (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20)
+            *p = *p == '"' ? '\'' : ' ';
+    for (size_t i = 0; i < sizeof why / sizeof why[0]; i++)
+        if (why[i].rc == rc) {
+            wrd_error(why[i].msg, "db=%s error=\"%s\"", srv->cfg.db, err);
+            return why[i].status;
+        }
+    wrd_error(what, "db=%s error=\"%s\"", srv->cfg.db, err);
+    return EXIT_START;
+}
+
 int main(int argc, char **argv)
 {
     static struct wrd_server srv;
@@ -79,18 +109,22 @@ int main(int argc, char **argv)
 
     int rc = wrd_config_parse(&srv.cfg, argc, argv);
     if (rc != 0)
-        return rc < 0 ? 2 : 0;
+        return rc < 0 ? EXIT_USAGE : 0;
     wrd_log_set_level(srv.cfg.log_level);
     signal(SIGPIPE, SIG_IGN);       /* writes to closed sockets are errors, not deaths */
 
-    if (wrd_store_sqlite_ops.open(&srv.store, srv.cfg.db, err, sizeof err) < 0) {
-        wrd_error("cannot open the store", "db=%s error=\"%s\"", srv.cfg.db, err);
-        return 1;
-    }
+    uint64_t t0 = uv_hrtime();
+    rc = wrd_store_sqlite_ops.open(&srv.store, srv.cfg.db,
+                                   srv.cfg.db_check_full ? WRD_STORE_CHECK_FULL : 0, err,
+                                   sizeof err);
+    if (rc < 0)
+        return refuse(&srv, "cannot open the store", rc, err);
+    uint64_t t1 = uv_hrtime();
     uv_loop_init(&srv.loop);
+    snprintf(err, sizeof err, "out of memory");
     if (wrd_addrs_new(&srv) != 0 || wrd_games_new(&srv) != 0 ||
-        wrd_games_restore(&srv, err, sizeof err) != 0) {
-        wrd_error("cannot restore the games", "db=%s error=\"%s\"", srv.cfg.db, err);
+        (rc = wrd_games_restore(&srv, err, sizeof err)) != 0) {
+        int status = refuse(&srv, "cannot restore the games", rc, err);
         wrd_games_close_handles(&srv);
         wrd_addrs_close(&srv);
         uv_run(&srv.loop, UV_RUN_DEFAULT);
@@ -98,8 +132,11 @@ int main(int argc, char **argv)
         wrd_addrs_free(&srv);
         srv.store->ops->close(srv.store);
         uv_loop_close(&srv.loop);
-        return 1;
+        return status;
     }
+    wrd_info("store checked", "db=%s check=%s open_ms=%.1f load_ms=%.1f", srv.cfg.db,
+             srv.cfg.db_check_full ? "full" : "quick", (double)(t1 - t0) / 1e6,
+             (double)(uv_hrtime() - t1) / 1e6);
     srv.notifier = wrd_notifier_new(&srv.loop, srv.cfg.notify_cmd);
     if (srv.notifier) {
         wrd_notifier_set_limits(srv.notifier, (unsigned)srv.cfg.webhook_max_pending, 0, 0);
@@ -132,7 +169,7 @@ int main(int argc, char **argv)
         wrd_addrs_free(&srv);
         uv_loop_close(&srv.loop);
         srv.store->ops->close(srv.store);
-        return 1;
+        return EXIT_START;
     }
 
     uv_run(&srv.loop, UV_RUN_DEFAULT);

@@ -22,6 +22,7 @@ struct wrd_config {
     char host[64];              /* --listen host part */
     int port;                   /* --listen port part; 0 picks a free port */
     const char *db;             /* --db path of the SQLite store */
+    int db_check_full;          /* --db-check full: integrity_check, not quick_check */
     const char *scenarios;      /* --scenarios directory */
     const char *notify_cmd;     /* --notify-cmd program, or NULL */
     int webhook_max_pending;    /* --webhook-max-pending */

@@ -37,7 +37,7 @@ static struct wrd_server *server(void)
         wrd_log_set_level(WRD_LOG_WARN);
         srv->cfg.max_games = 2000;
         uv_loop_init(&srv->loop);
-        if (wrd_store_sqlite_ops.open(&srv->store, ":memory:", err, sizeof err) != 0 ||
+        if (wrd_store_sqlite_ops.open(&srv->store, ":memory:", 0, err, sizeof err) != 0 ||
             wrd_games_new(srv) != 0)
             abort();
     }
