@@ -1766,6 +1766,206 @@ static void row12_fields_as_the_table(void **unused)
     }
 }
 
+/* What c receives before the answer to a later request (a bare `list`): a
+ * JSON array of those messages (caller frees). */
+static json_t *collect_until_barrier(struct client *c)
+{
+    char id[32];
+    snprintf(id, sizeof id, "barrier-%u", ++c->barriers);
+    json_t *jid = json_string(id);
+    send_msg(c, json_pack("{s:s}", "type", "list"), jid);
+    json_t *got = json_array();
+    for (;;) {
+        json_t *m = recv_some(c, "the answer to a `list`", "protocol.md, list");
+        if (strcmp(sget(m, "type"), "games") == 0 && json_equal(json_object_get(m, "id"), jid)) {
+            json_decref(m);
+            break;
+        }
+        json_array_append_new(got, m);
+    }
+    json_decref(jid);
+    return got;
+}
+
+/* The example's stand-ins for what differs from run to run: `game` (the
+ * game's id), `token` (cut short on the page) and the invite. */
+static void normalise(json_t *msgs, const char *game)
+{
+    size_t i;
+    json_t *m;
+    json_array_foreach(msgs, i, m) {
+        if (sget(m, "game") != NULL && strcmp(sget(m, "game"), game) == 0)
+            json_object_set_new(m, "game", json_string("GAME"));
+        if (is_hex(sget(m, "token"), 64))
+            json_object_set_new(m, "token", json_string("TOKEN"));
+        json_t *inv = json_object_get(m, "invites");
+        if (is_hex(sget(inv, "o"), 32))
+            json_object_set_new(inv, "o", json_string("INVITE"));
+    }
+}
+
+/* One step of tictactoe.md's example: a seat's message and what the server
+ * sends that seat and the other one. */
+struct example_step {
+    char actor;                 /* 'x' or 'o' */
+    const char *request;        /* GAME and INVITE stand for the game's */
+    const char *to_actor;       /* a JSON array of the messages the page shows */
+    const char *to_other;       /* what the page's note says the other seat gets */
+};
+
+#define EX_PATCH(from, to, board, moves, turn, events)                                      \
+    "{\"type\":\"patch\",\"game\":\"GAME\",\"from\":" #from ",\"to\":" #to ",\"ops\":["      \
+    "{\"op\":\"replace\",\"path\":\"/board\",\"value\":\"" board "\"},{\"op\":\"replace\","  \
+    "\"path\":\"/moves\",\"value\":" #moves "},{\"op\":\"replace\",\"path\":\"/turn\","     \
+    "\"value\":" turn "}],\"events\":" events "}"
+#define EX_ACK(seq, version, events)                                                        \
+    "{\"type\":\"ack\",\"game\":\"GAME\",\"seq\":" #seq ",\"version\":" #version            \
+    ",\"events\":" events "}"
+#define EX_MARK(seq, cell)                                                                  \
+    "{\"type\":\"command\",\"game\":\"GAME\",\"seq\":" #seq ",\"cmd\":{\"type\":\"mark\","   \
+    "\"cell\":" #cell "}}"
+#define EX_ERROR(code, message, seq)                                                        \
+    "[{\"type\":\"error\",\"code\":\"" code "\",\"message\":\"" message "\",\"game\":"     \
+    "\"GAME\",\"seq\":" #seq "}]"
+#define EX_MARKED(seat, cell) "{\"type\":\"marked\",\"seat\":\"" seat "\",\"cell\":" #cell "}"
+#define EX_STATE_RUNNING(seat)                                                              \
+    "{\"type\":\"state\",\"game\":\"GAME\",\"version\":0,\"ruleset\":\"tictactoe\","        \
+    "\"status\":\"running\",\"state\":{\"board\":\".........\",\"turn\":\"x\","             \
+    "\"winner\":null,\"moves\":0},\"seat\":\"" seat "\"}"
+
+/* docs/rulesets/tictactoe.md, Example: "A whole game, taken from a run of
+ * `warroomd` (tokens cut short)", and its note: "When `o` claimed its seat,
+ * `x`'s connection also received the game's `state` again, now
+ * `"status":"running"`; every `patch` above went to both seats." */
+static const struct example_step example[] = {
+    { 'x', "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"seat\":\"x\"}",
+      "[{\"type\":\"state\",\"game\":\"GAME\",\"version\":0,\"ruleset\":\"tictactoe\","
+      "\"status\":\"open\",\"state\":{\"board\":\".........\",\"turn\":\"x\",\"winner\":null,"
+      "\"moves\":0},\"seat\":\"x\"},"
+      "{\"type\":\"created\",\"game\":\"GAME\",\"seat\":\"x\",\"token\":\"TOKEN\","
+      "\"invites\":{\"o\":\"INVITE\"},\"version\":0}]",
+      "[]" },
+    { 'o', "{\"type\":\"claim\",\"invite\":\"INVITE\"}",
+      "[" EX_STATE_RUNNING("o") ",{\"type\":\"claimed\",\"game\":\"GAME\",\"seat\":\"o\","
+      "\"token\":\"TOKEN\"}]",
+      "[" EX_STATE_RUNNING("x") "]" },
+    { 'x', EX_MARK(1, 4),
+      "[" EX_PATCH(0, 1, "....x....", 1, "\"o\"", "[" EX_MARKED("x", 4) "]") ","
+      EX_ACK(1, 1, "[" EX_MARKED("x", 4) "]") "]",
+      "[" EX_PATCH(0, 1, "....x....", 1, "\"o\"", "[" EX_MARKED("x", 4) "]") "]" },
+    { 'o', EX_MARK(1, 4), EX_ERROR("enemy_square", "cell 4 is taken", 1), "[]" },
+    { 'x', EX_MARK(2, 0), EX_ERROR("not_your_turn", "it is o's turn", 2), "[]" },
+    { 'o', EX_MARK(2, 9), EX_ERROR("bad_square", "cell must be 0..8", 2), "[]" },
+    { 'o', EX_MARK(3, 8),
+      "[" EX_PATCH(1, 2, "....x...o", 2, "\"x\"", "[" EX_MARKED("o", 8) "]") ","
+      EX_ACK(3, 2, "[" EX_MARKED("o", 8) "]") "]",
+      "[" EX_PATCH(1, 2, "....x...o", 2, "\"x\"", "[" EX_MARKED("o", 8) "]") "]" },
+    { 'x', EX_MARK(3, 2),
+      "[" EX_PATCH(2, 3, "..x.x...o", 3, "\"o\"", "[" EX_MARKED("x", 2) "]") ","
+      EX_ACK(3, 3, "[" EX_MARKED("x", 2) "]") "]",
+      "[" EX_PATCH(2, 3, "..x.x...o", 3, "\"o\"", "[" EX_MARKED("x", 2) "]") "]" },
+    { 'o', EX_MARK(4, 1),
+      "[" EX_PATCH(3, 4, ".ox.x...o", 4, "\"x\"", "[" EX_MARKED("o", 1) "]") ","
+      EX_ACK(4, 4, "[" EX_MARKED("o", 1) "]") "]",
+      "[" EX_PATCH(3, 4, ".ox.x...o", 4, "\"x\"", "[" EX_MARKED("o", 1) "]") "]" },
+    { 'x', EX_MARK(4, 6),
+      "[{\"type\":\"patch\",\"game\":\"GAME\",\"from\":4,\"to\":5,\"ops\":[{\"op\":\"replace\","
+      "\"path\":\"/board\",\"value\":\".ox.x.x.o\"},{\"op\":\"replace\",\"path\":\"/moves\","
+      "\"value\":5},{\"op\":\"replace\",\"path\":\"/turn\",\"value\":null},{\"op\":\"replace\","
+      "\"path\":\"/winner\",\"value\":\"x\"}],\"events\":[" EX_MARKED("x", 6) ",{\"type\":"
+      "\"game_over\",\"winner\":\"x\"}]},"
+      EX_ACK(4, 5, "[" EX_MARKED("x", 6) ",{\"type\":\"game_over\",\"winner\":\"x\"}]") "]",
+      "[{\"type\":\"patch\",\"game\":\"GAME\",\"from\":4,\"to\":5,\"ops\":[{\"op\":\"replace\","
+      "\"path\":\"/board\",\"value\":\".ox.x.x.o\"},{\"op\":\"replace\",\"path\":\"/moves\","
+      "\"value\":5},{\"op\":\"replace\",\"path\":\"/turn\",\"value\":null},{\"op\":\"replace\","
+      "\"path\":\"/winner\",\"value\":\"x\"}],\"events\":[" EX_MARKED("x", 6) ",{\"type\":"
+      "\"game_over\",\"winner\":\"x\"}]}]" },
+    { 'x', EX_MARK(5, 7), EX_ERROR("game_over", "the game has finished", 5), "[]" },
+};
+
+/* text with every GAME and INVITE replaced; caller frees. */
+static char *substitute(const char *text, const char *game, const char *invite)
+{
+    size_t cap = strlen(text) * 2 + 256, n = 0;
+    char *out = malloc(cap);
+    assert_non_null(out);
+    for (const char *p = text; *p != '\0';) {
+        const char *with = NULL;
+        size_t skip = 0;
+        if (strncmp(p, "\"GAME\"", 6) == 0 && game != NULL)
+            with = game, skip = 6;
+        else if (strncmp(p, "\"INVITE\"", 8) == 0 && invite != NULL)
+            with = invite, skip = 8;
+        if (with != NULL) {
+            n += (size_t)snprintf(out + n, cap - n, "\"%s\"", with);
+            p += skip;
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* Row 13: tictactoe.md's example, "taken from a run of warroomd", replayed
+ * against the server: every message the page shows, in its order, must be
+ * what the server sends (ids, tokens and invites aside). Every difference is
+ * listed, then the row fails. */
+static void row13_tictactoe_example(void **unused)
+{
+    (void)unused;
+    struct client *x = connect_hello("x");
+    struct client *o = connect_hello("o");
+    char game[64] = "", invite[48] = "";
+    size_t ndiff = 0;
+    for (size_t k = 0; k < sizeof example / sizeof example[0]; k++) {
+        const struct example_step *st = &example[k];
+        struct client *actor = st->actor == 'x' ? x : o, *other = st->actor == 'x' ? o : x;
+        char *req = substitute(st->request, game, invite);
+        send_msg(actor, json_loads(req, 0, NULL), NULL);
+        json_t *mine = collect_until_barrier(actor);
+        json_t *theirs = collect_until_barrier(other);
+        if (k == 0) {
+            /* the game and the invite come in `created` */
+            size_t i;
+            json_t *m;
+            json_array_foreach(mine, i, m) {
+                if (strcmp(sget(m, "type"), "created") == 0) {
+                    snprintf(game, sizeof game, "%s", sget(m, "game") ? sget(m, "game") : "");
+                    const char *inv = sget(json_object_get(m, "invites"), "o");
+                    snprintf(invite, sizeof invite, "%s", inv != NULL ? inv : "");
+                }
+            }
+            if (game[0] == '\0')
+                fail_long("tictactoe.md, Example: no `created` answered the create: %s",
+                         dump(mine));
+        }
+        normalise(mine, game);
+        normalise(theirs, game);
+        const char *want[2] = { st->to_actor, st->to_other };
+        json_t *got[2] = { mine, theirs };
+        for (int w = 0; w < 2; w++) {
+            json_t *expected = json_loads(want[w], 0, NULL);
+            assert_non_null(expected);
+            if (!json_equal(expected, got[w])) {
+                ndiff++;
+                fprintf(stderr,
+                        "tictactoe.md, Example, step %zu (%c> %s), to %c:\n  the page: %s\n"
+                        "  warroomd: %s\n",
+                        k + 1, st->actor, req, w == 0 ? st->actor : other == x ? 'x' : 'o',
+                        dump(expected), dump(got[w]));
+            }
+            json_decref(expected);
+        }
+        free(req);
+        json_decref(mine);
+        json_decref(theirs);
+    }
+    if (ndiff > 0)
+        fail_long("docs/rulesets/tictactoe.md's example (\"taken from a run of `warroomd`\") "
+                 "differs from what warroomd sends in %zu places (listed above)", ndiff);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -1783,6 +1983,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(row10_unsupported_protocol, row_setup, row_teardown),
         cmocka_unit_test_setup_teardown(row11_malformed_seq_echoed, row_setup, row_teardown),
         cmocka_unit_test_setup_teardown(row12_fields_as_the_table, row_setup, row_teardown),
+        cmocka_unit_test_setup_teardown(row13_tictactoe_example, row_setup, row_teardown),
     };
     int failed = cmocka_run_group_tests(rows, NULL, NULL);
     for (size_t i = 0; i < g_nviolations; i++)
