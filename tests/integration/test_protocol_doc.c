@@ -888,7 +888,8 @@ static json_t *play_mark(struct client *actor, json_int_t seq, int cell, const s
 /* Expects the next message to be a command's error with code, echoing seq
  * (as sent) and naming the game. */
 static void expect_command_error(struct client *c, const char *code, const json_t *seq,
-                                 const char *game, const json_t *id, const char *doc)
+                                 const char *game, const json_t *id, const char *doc,
+                                 const char *want_message)
 {
     json_t *e = expect(c, "error", id, doc);
     if (sget(e, "code") == NULL || strcmp(sget(e, "code"), code) != 0)
@@ -908,6 +909,9 @@ static void expect_command_error(struct client *c, const char *code, const json_
                   "its shape\"): %s", c->name, game, dump(e));
     if (!json_is_string(json_object_get(e, "message")))
         fail_long("%s: an error without its `message`: %s", c->name, dump(e));
+    if (want_message != NULL && strcmp(sget(e, "message"), want_message) != 0)
+        fail_long("%s: the `%s` message should be \"%s\" (%s): %s", c->name, code,
+                  want_message, doc, dump(e));
     json_decref(e);
 }
 
@@ -1135,7 +1139,7 @@ static void row03_id_echoed(void **unused)
          * of id, below. */
         json_t *seq = json_integer(2);
         send_mark(o, &g, 2, 0, ids[11]);
-        expect_command_error(o, "not_your_turn", seq, g.id, ID_UNCHECKED, DOC_ID);
+        expect_command_error(o, "not_your_turn", seq, g.id, ID_UNCHECKED, DOC_ID, NULL);
         json_decref(seq);
         cmd_sent[kind] = json_incref(ids[11]);
         cmd_echo[kind] = o->last_id;
@@ -1583,7 +1587,7 @@ static void row08_not_started(void **unused)
     send_mark(x, &g, 1, 4, NULL);
     expect_command_error(x, "not_started", seq, g.id, NULL,
                          "protocol.md, command: \"a game with a seat still unclaimed answers "
-                         "`not_started`\"");
+                         "`not_started`\"", NULL);
     json_decref(seq);
     expect_nothing_else(x, "a refused command changes nothing (no patch)");
 }
@@ -1608,12 +1612,12 @@ static void row09_game_over(void **unused)
     json_t *seq = json_integer(4);
     send_mark(x, &g, 4, 8, NULL);
     expect_command_error(x, "game_over", seq, g.id, NULL,
-                         "protocol.md, command: \"a finished one `game_over`\"");
+                         "protocol.md, command: \"a finished one `game_over`\"", NULL);
     json_decref(seq);
     seq = json_integer(3);
     send_mark(o, &g, 3, 8, NULL);
     expect_command_error(o, "game_over", seq, g.id, NULL,
-                         "protocol.md, command: \"a finished one `game_over`\"");
+                         "protocol.md, command: \"a finished one `game_over`\"", NULL);
     json_decref(seq);
     expect_nothing_else(x, "a refused command changes nothing (no patch)");
     expect_nothing_else(o, "a refused command changes nothing (no patch)");
@@ -1686,7 +1690,7 @@ static void row11_malformed_seq_echoed(void **unused)
         send_msg(x, json_loads(text, 0, NULL), NULL);
         expect_command_error(x, "bad_message", seq, g.id, NULL,
                              "protocol.md, command: a `seq` outside 1..2^53-1 \"is "
-                             "`bad_message`\"");
+                             "`bad_message`\"", NULL);
         json_decref(seq);
     }
     /* A good seq on a command whose shape is wrong: no `cmd`; an unknown
@@ -1696,14 +1700,14 @@ static void row11_malformed_seq_echoed(void **unused)
     send_msg(x, json_pack("{s:s,s:s,s:i}", "type", "command", "game", g.id, "seq", 5), NULL);
     expect_command_error(x, "bad_message", seq, g.id, NULL,
                          "protocol.md, Conventions: a command's error echoes seq and names its "
-                         "game \"even when the message was refused for its shape\"");
+                         "game \"even when the message was refused for its shape\"", NULL);
     json_decref(seq);
     seq = json_integer(6);
     send_msg(x, json_pack("{s:s,s:s,s:i,s:{s:s,s:i},s:i}", "type", "command", "game", g.id,
                           "seq", 6, "cmd", "type", "mark", "cell", 4, "colour", 1), NULL);
     expect_command_error(x, "bad_message", seq, g.id, NULL,
                          "protocol.md, Conventions: \"Unknown fields in a client message are "
-                         "an error (`bad_message`)\"");
+                         "an error (`bad_message`)\"", NULL);
     json_decref(seq);
     expect_nothing_else(x, "refused commands change nothing (no patch)");
     expect_nothing_else(o, "refused commands change nothing (no patch)");
@@ -1967,6 +1971,142 @@ static void row13_tictactoe_example(void **unused)
                   "differs from what warroomd sends in %zu places (listed above)", ndiff);
 }
 
+/* Row 14: `welcome` gives the limits a server started with default flags
+ * has, as *Limits* lists them. */
+static void row14_welcome_limits(void **unused)
+{
+    (void)unused;
+    struct client *c = client_open("hello");
+    send_msg(c, json_pack("{s:s,s:i}", "type", "hello", "protocol", 1), NULL);
+    json_t *w = expect(c, "welcome", NULL, "protocol.md, hello: \"The server answers welcome\"");
+    /* protocol.md, Server messages: "`welcome` | `protocol`, `server`,
+     * `limits` {`max_message` (bytes), `commands_per_second` (per
+     * connection), `max_queue` (messages), `max_queue_bytes` (bytes)}";
+     * Limits: "inbound message size | `--max-message` | 65,536 bytes",
+     * "commands per second per connection | `--rate` | 200 (burst 400)",
+     * "outbound queue per connection | `--max-queue`, `--max-queue-bytes` |
+     * 256 messages and 1 MiB (1,048,576 bytes)"; Example session:
+     * "protocol":1. */
+    assert_int(w, "protocol", 1, "welcome");
+    if (!json_is_string(json_object_get(w, "server")))
+        fail_long("welcome: `server` should name the server: %s", dump(w));
+    json_t *want = json_pack("{s:i,s:i,s:i,s:i}", "max_message", 65536, "commands_per_second",
+                             200, "max_queue", 256, "max_queue_bytes", 1048576);
+    int same = json_equal(json_object_get(w, "limits"), want);
+    const char *wtext = dump(want), *gtext = dump(w);
+    json_decref(want);
+    json_decref(w);
+    if (!same)
+        fail_long("welcome: with default flags `limits` should be %s (protocol.md, Limits); "
+                  "the server sent %s", wtext, gtext);
+}
+
+/* Row 15: what tictactoe.md says of create and of its refusals. */
+static void row15_tictactoe_page(void **unused)
+{
+    (void)unused;
+    struct client *x = connect_hello("x");
+    /* tictactoe.md, Creating a game: "Without `seat` the creator takes
+     * `x`." */
+    send_msg(x, json_pack("{s:s,s:s}", "type", "create", "ruleset", "tictactoe"), NULL);
+    struct game g;
+    expect_created(x, NULL, 1, &g, NULL);
+    /* tictactoe.md: "**Options**: none of its own; ... any other is `error`
+     * `bad_options` `unknown option`." */
+    json_t *id = json_string("colour");
+    send_msg(x, json_pack("{s:s,s:s,s:{s:i}}", "type", "create", "ruleset", "tictactoe", "options",
+                          "colour", 1), id);
+    json_t *e = expect(x, "error", id, "tictactoe.md, Options");
+    json_decref(id);
+    assert_str(e, "code", "bad_options", "create with an unknown option");
+    if (sget(e, "message") == NULL || strstr(sget(e, "message"), "unknown option") == NULL)
+        fail_long("create with an unknown option: the message should say `unknown option` "
+                  "(tictactoe.md, Options; protocol.md, create): %s", dump(e));
+    json_decref(e);
+    /* tictactoe.md, Scenario: "A `scenario` in the create message is still
+     * looked up (an unknown name is `no_such_scenario`), then ignored by the
+     * game; `list` shows its name." */
+    id = json_string("nowhere");
+    send_msg(x, json_pack("{s:s,s:s,s:s}", "type", "create", "ruleset", "tictactoe", "scenario",
+                          "no-such-scenario"), id);
+    e = expect(x, "error", id, "tictactoe.md, Scenario");
+    json_decref(id);
+    assert_str(e, "code", "no_such_scenario", "create with an unknown scenario");
+    json_decref(e);
+    send_msg(x, json_pack("{s:s,s:s,s:s,s:s}", "type", "create", "ruleset", "tictactoe",
+                          "scenario", "test/small", "seat", "x"), NULL);
+    struct game gs;
+    expect_created(x, NULL, 1, &gs, NULL);
+    id = json_string("scenario");
+    send_msg(x, json_pack("{s:s,s:{s:[s]}}", "type", "list", "filter", "games", gs.id), id);
+    json_t *m = expect(x, "games", id, DOC_ID);
+    json_decref(id);
+    assert_str(json_array_get(json_object_get(m, "games"), 0), "scenario", "test/small",
+               "tictactoe.md, Scenario: \"`list` shows its name\"");
+    json_decref(m);
+
+    /* tictactoe.md, mark: "Refusals, in the order checked: `game_over` (`the
+     * game is over`), `not_your_turn` (`it is o's turn`), `bad_command` (not
+     * `{"type":"mark","cell":N}` with an integer `cell` and no other field),
+     * `bad_square` (`cell must be 0..8`), `enemy_square` (`cell 4 is
+     * taken`). A command from the wrong seat is `not_your_turn` whatever its
+     * shape." */
+    struct client *o = connect_hello("o");
+    claim_game(o, &g, NULL, NULL, 1);
+    expect_start_state(x, &g, "x", NULL);
+    static const struct {
+        char seat;
+        const char *cmd;
+        const char *code;
+        const char *message;        /* NULL: the page gives none */
+    } refusals[] = {
+        { 'o', "{\"type\":\"mark\",\"cell\":4}", "not_your_turn", "it is x's turn" },
+        { 'o', "{\"type\":\"mark\",\"cell\":\"four\",\"colour\":1}", "not_your_turn",
+          "it is x's turn" },
+        { 'x', "{\"type\":\"mark\",\"cell\":\"4\"}", "bad_command", NULL },
+        { 'x', "{\"type\":\"mark\",\"cell\":4,\"colour\":1}", "bad_command", NULL },
+        { 'x', "{\"type\":\"mark\"}", "bad_command", NULL },
+        { 'x', "{\"type\":\"mark\",\"cell\":9}", "bad_square", "cell must be 0..8" },
+        { 'x', "{\"type\":\"mark\",\"cell\":-1}", "bad_square", "cell must be 0..8" },
+    };
+    json_int_t seq[2] = { 0, 0 };   /* x, o */
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+        struct client *c = refusals[i].seat == 'x' ? x : o;
+        json_int_t *sq = &seq[refusals[i].seat == 'x' ? 0 : 1];
+        json_t *cmd = json_loads(refusals[i].cmd, 0, NULL);
+        assert_non_null(cmd);
+        send_msg(c, json_pack("{s:s,s:s,s:I,s:o}", "type", "command", "game", g.id, "seq", ++*sq,
+                              "cmd", cmd), NULL);
+        json_t *jseq = json_integer(*sq);
+        expect_command_error(c, refusals[i].code, jseq, g.id, NULL,
+                             "tictactoe.md, mark: \"Refusals, in the order checked\"; \"A "
+                             "command from the wrong seat is `not_your_turn` whatever its "
+                             "shape\"",
+                             refusals[i].message);
+        json_decref(jseq);
+    }
+    /* x marks 4; then o's mark there is `enemy_square` (`cell 4 is taken`),
+     * and x's next one, out of turn, `not_your_turn` (`it is o's turn`). */
+    send_mark(x, &g, ++seq[0], 4, NULL);
+    json_decref(expect(x, "patch", NULL, "protocol.md, command"));
+    json_decref(expect(x, "ack", NULL, "protocol.md, command"));
+    json_decref(expect(o, "patch", NULL, "protocol.md, command"));
+    send_mark(o, &g, ++seq[1], 4, NULL);
+    json_t *jseq = json_integer(seq[1]);
+    expect_command_error(o, "enemy_square", jseq, g.id, NULL,
+                         "tictactoe.md, mark: \"`enemy_square` (`cell 4 is taken`)\"",
+                         "cell 4 is taken");
+    json_decref(jseq);
+    send_mark(x, &g, ++seq[0], 0, NULL);
+    jseq = json_integer(seq[0]);
+    expect_command_error(x, "not_your_turn", jseq, g.id, NULL,
+                         "tictactoe.md, mark: \"`not_your_turn` (`it is o's turn`)\"",
+                         "it is o's turn");
+    json_decref(jseq);
+    expect_nothing_else(x, "refused commands change nothing (no patch)");
+    expect_nothing_else(o, "refused commands change nothing (no patch)");
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -1985,6 +2125,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(row11_malformed_seq_echoed, row_setup, row_teardown),
         cmocka_unit_test_setup_teardown(row12_fields_as_the_table, row_setup, row_teardown),
         cmocka_unit_test_setup_teardown(row13_tictactoe_example, row_setup, row_teardown),
+        cmocka_unit_test_setup_teardown(row14_welcome_limits, row_setup, row_teardown),
+        cmocka_unit_test_setup_teardown(row15_tictactoe_page, row_setup, row_teardown),
     };
     int failed = cmocka_run_group_tests(rows, NULL, NULL);
     for (size_t i = 0; i < g_nviolations; i++)
