@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -404,12 +405,21 @@ static void check_shape(const json_t *m)
         /* "`state` | `game`, `version`, `seat` (null for spectators), `ruleset`,
          * `status`, `state` (with its server section, see *The state*);
          * `forfeit` and `deadline_ms` when they apply (see *Deadlines*); `id`
-         * when it answers `join` or `sync`". No game of this test has a
-         * deadline or a forfeit, so neither applies to any of its states. */
-        check_fields("state", m, "type,game,version,seat,ruleset,status,state", "id",
-                     "protocol.md, Server messages table: forfeit and deadline_ms only "
-                     "when they apply; no game here has deadlines");
+         * when it answers `join` or `sync`". Deadlines: "the `state` message
+         * carries the same `forfeit` next to `status`" (when a seat forfeits)
+         * and "a `state` message carries `"deadline_ms"`, the earliest of
+         * them" (of the server section's deadlines). */
         const json_t *st = json_object_get(m, "state");
+        const json_t *srv = json_object_get(st, "server");
+        int forfeit = json_is_string(json_object_get(srv, "forfeit"));
+        int deadlines = json_object_size(json_object_get(srv, "deadlines")) > 0;
+        char required[128];
+        snprintf(required, sizeof required, "type,game,version,seat,ruleset,status,state%s%s",
+                 forfeit ? ",forfeit" : "", deadlines ? ",deadline_ms" : "");
+        check_fields(forfeit || deadlines ? "state (with its forfeit or deadlines)" : "state", m,
+                     required, "id",
+                     "protocol.md, Server messages table: `forfeit` and `deadline_ms` when "
+                     "they apply, i.e. when the server section has a forfeit or deadlines");
         const char *rs = sget(m, "ruleset");
         /* tictactoe.md, The state: "{"board":"....x...o","turn":"x","winner":null,
          * "moves":2}" plus protocol.md, The state: "plus one key the server owns
@@ -1713,62 +1723,90 @@ static void row11_malformed_seq_echoed(void **unused)
     expect_nothing_else(o, "refused commands change nothing (no patch)");
 }
 
-/* Row 12: every message type the server sends has exactly the fields of the
- * doc's table. This row sends every request once (and a command carrying an
- * id), then reports every difference seen here and in the rows before. */
-static void row12_fields_as_the_table(void **unused)
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The `deadline_ms` of a state message must be the server section's
+ * deadline of seat, within the hour the game gives from now. */
+static void check_deadline(const json_t *st, const char *seat, long long before,
+                           long long after, const char *who)
+{
+    /* protocol.md, Deadlines: "The server section lists each awaited seat's
+     * deadline, and a `state` message carries `"deadline_ms"`, the earliest
+     * of them, in milliseconds since the Unix epoch." */
+    const json_t *dl = json_object_get(json_object_get(json_object_get(st, "state"), "server"),
+                                       "deadlines");
+    const json_t *mine = json_object_get(dl, seat);
+    const json_t *ms = json_object_get(st, "deadline_ms");
+    if (json_object_size(dl) != 1 || !json_is_integer(mine) || !json_is_integer(ms) ||
+        json_integer_value(ms) != json_integer_value(mine) ||
+        json_integer_value(ms) < before + 3600 * 1000 ||
+        json_integer_value(ms) > after + 3600 * 1000)
+        fail_long("%s: server.deadlines should be {\"%s\": T} and deadline_ms T, an hour after "
+                  "the decision began (between %lld and %lld) (protocol.md, Deadlines: \"Every "
+                  "awaited seat has its own deadline\"; \"a `state` message carries "
+                  "`deadline_ms`, the earliest of them\"): %s",
+                  who, seat, before + 3600 * 1000, after + 3600 * 1000, dump(st));
+}
+
+/* Row 12: a game with deadlines: none while a seat is unclaimed; then the
+ * awaited seat's deadline in the server section and as the state's
+ * `deadline_ms`, following the turn in patches. */
+static void row12_deadlines(void **unused)
 {
     (void)unused;
     struct client *x = connect_hello("x");
     struct client *o = connect_hello("o");
     struct game g;
     struct view views[2] = { { NULL, 0 }, { NULL, 0 } };
-    create_game(x, NULL, 1, &g, &views[0]);
-    claim_game(o, &g, &views[1], NULL, 1);
-    expect_start_state(x, &g, "x", &views[0]);
-    /* A command carrying an id: its answer is an `ack`, whose fields are
-     * `game`, `seq`, `version`, `events` (the table); Conventions: "Commands
-     * are matched by their `seq` instead". */
-    json_t *id = json_string("cmd-with-id");
-    send_mark(x, &g, 1, 4, id);
-    json_decref(id);
-    json_t *p = expect(x, "patch", NULL, "protocol.md, command");
-    view_patch(&views[0], p, "x");
-    json_decref(p);
-    json_decref(expect(x, "ack", ID_UNCHECKED, "protocol.md, command"));
-    p = expect(o, "patch", NULL, "protocol.md, command");
-    view_patch(&views[1], p, "o");
-    json_decref(p);
-    send_mark(x, &g, 2, 0, NULL);
-    json_decref(expect(x, "error", NULL, "tictactoe.md: not_your_turn"));
-    send_msg(x, json_pack("{s:s,s:s,s:i}", "type", "sync", "game", g.id, "since", 1), NULL);
-    json_decref(expect(x, "synced", NULL, "protocol.md, sync"));
-    send_msg(x, json_pack("{s:s}", "type", "list"), NULL);
-    json_decref(expect(x, "games", NULL, "protocol.md, list (a running game)"));
-    send_msg(x, json_pack("{s:s,s:s}", "type", "export", "game", g.id), NULL);
-    json_decref(expect(x, "record", NULL, "protocol.md, export"));
-    send_msg(x, json_pack("{s:s,s:s,s:n}", "type", "notify", "game", g.id, "webhook"), NULL);
-    json_decref(expect(x, "ok", NULL, "protocol.md, notify"));
-    /* Play to the end (o 3, x 2, o 8, x 6: x wins on 2-4-6) for a finished
-     * entry in the lobby. */
+    /* protocol.md, Deadlines: "A game created with `deadline_seconds` gives
+     * each decision that long, once the game is running (never while a seat
+     * is unclaimed)." (create_game checks the open state; row 17's field
+     * check wants no `deadline_ms` while the server section lists none.) */
+    create_game(x, "{\"deadline_seconds\":3600}", 1, &g, &views[0]);
+    check_awaiting(views[0].state, "{}", "the open game", "protocol.md, The state: awaiting");
+    const json_t *dl = json_object_get(json_object_get(views[0].state, "server"), "deadlines");
+    if (json_object_size(dl) != 0)
+        fail_long("the open game: no deadline \"while a seat is unclaimed\" (protocol.md, "
+                  "Deadlines): %s", dump(views[0].state));
+    long long before = now_ms();
+    send_msg(o, json_pack("{s:s,s:s}", "type", "claim", "invite", g.invite), NULL);
+    json_t *cl, *st;
+    expect_answer_and_state(o, "claimed", NULL, 1, DOC_ORDER, &cl, &st);
+    long long after = now_ms();
+    json_decref(cl);
+    check_deadline(st, "x", before, after, "the claimer's state");
+    view_from_state(&views[1], st);
+    json_decref(st);
+    st = expect(x, "state", NULL, "protocol.md, claim: every connection receives a full state");
+    check_deadline(st, "x", before, after, "the creator's start state");
+    view_from_state(&views[0], st);
+    json_decref(st);
+    /* x marks: o is awaited, with a fresh deadline ("a seat gets a fresh one
+     * when it becomes awaited"); the patch carries the server section. */
     struct client *all[2] = { x, o };
-    static const int cells[4] = { 3, 2, 8, 6 };
-    for (int k = 0; k < 4; k++)
-        json_decref(play_mark(k % 2 == 0 ? o : x, k % 2 == 0 ? k / 2 + 1 : k / 2 + 3, cells[k],
-                              &g, all, views, 2));
-    send_msg(x, json_pack("{s:s}", "type", "list"), NULL);
-    json_decref(expect(x, "games", NULL, "protocol.md, list (a finished game)"));
-    send_msg(x, json_pack("{s:s,s:s}", "type", "leave", "game", g.id), NULL);
-    json_decref(expect(x, "left", NULL, "protocol.md, leave"));
+    before = now_ms();
+    json_decref(play_mark(x, 1, 4, &g, all, views, 2));
+    after = now_ms();
+    struct client *f = connect_hello("fresh");
+    json_t *id = json_string("fresh-join");
+    send_msg(f, json_pack("{s:s,s:s,s:b}", "type", "join", "game", g.id, "spectate", 1), id);
+    st = expect(f, "state", id, "protocol.md, join: \"Answer: `state`\"");
+    json_decref(id);
+    check_deadline(st, "o", before, after, "a fresh join after x's mark");
+    for (int i = 0; i < 2; i++)
+        if (!json_equal(views[i].state, json_object_get(st, "state")))
+            fail_long("%s: the state built by patches differs from a fresh join's (protocol.md, "
+                      "The state: \"It changes like the rest of the state, so patches carry "
+                      "it\"):\n  patches: %s\n  join:    %s", all[i]->name, dump(views[i].state),
+                      dump(st));
+    json_decref(st);
     view_release(&views[0]);
     view_release(&views[1]);
-
-    if (g_nviolations > 0) {
-        for (size_t i = 0; i < g_nviolations; i++)
-            fprintf(stderr, "field difference %zu: %s\n", i + 1, g_violations[i]);
-        fail_long("%zu messages' fields differ from protocol.md's table of server messages "
-                  "(listed above)", g_nviolations);
-    }
 }
 
 /* What c receives before the answer to a later request (a bare `list`): a
@@ -2107,6 +2145,161 @@ static void row15_tictactoe_page(void **unused)
     expect_nothing_else(o, "refused commands change nothing (no patch)");
 }
 
+/* The forfeit `state` c must receive (o ran out of time at version 1). */
+static void expect_forfeit_state(struct client *c, const struct game *g, const char *seat,
+                                 const json_t *id, const json_t *before)
+{
+    /* protocol.md, Deadlines: "When a seat's deadline passes, **it
+     * forfeits**: the game ends, `status` becomes `finished`, the server
+     * section says `"result":"forfeit"` and `"forfeit":"<seat>"` ..., the
+     * `state` message carries the same `forfeit` next to `status`, and every
+     * connection receives that `state`"; "The ruleset's part of the state is
+     * left as it was (no winner ...)"; The state: "`awaiting`: ... empty ...
+     * once the game is over". tictactoe.md, The end: "the state stays as it
+     * was and the `state` message carries `"forfeit": SEAT`". */
+    static const char *doc = "protocol.md, Deadlines: a forfeit is sent as a full `state` to "
+                             "every connection";
+    json_t *st = expect(c, "state", id, doc);
+    check_state_msg(st, g->id, seat, 1, "finished", c->name);
+    assert_str(st, "forfeit", "o", c->name);
+    json_t *want = json_deep_copy(before);
+    json_object_set_new(want, "server",
+                        json_pack("{s:s,s:s,s:s,s:{},s:{}}", "status", "finished", "result",
+                                  "forfeit", "forfeit", "o", "awaiting", "deadlines"));
+    int same = json_equal(json_object_get(st, "state"), want);
+    const char *wtext = dump(want), *gtext = dump(st);
+    json_decref(want);
+    json_decref(st);
+    if (!same)
+        fail_long("%s: the forfeit state should be the state at version 1, the ruleset's part "
+                  "as it was and the server section %s (protocol.md, Deadlines; The state):\n"
+                  "  want: %s\n  got:  %s", c->name,
+                  "{status finished, result forfeit, forfeit o, awaiting {}, deadlines {}}",
+                  wtext, gtext);
+}
+
+/* Row 16: a seat that lets its deadline pass forfeits: every connection gets
+ * a full `state` saying so, `sync` from before it answers a full state, the
+ * lobby shows the result `forfeit`, and commands get `game_over`. */
+static void row16_forfeit(void **unused)
+{
+    (void)unused;
+    struct client *x = connect_hello("x");
+    struct client *o = connect_hello("o");
+    struct client *s = connect_hello("spectator");
+    struct game g;
+    struct view views[3] = { { NULL, 0 }, { NULL, 0 }, { NULL, 0 } };
+    /* protocol.md, create: "`deadline_seconds` (default 0 = none, else
+     * 1..2,592,000): time allowed for each decision". Two seconds: x marks
+     * at once, then o lets its time pass. */
+    create_game(x, "{\"deadline_seconds\":2}", 1, &g, &views[0]);
+    claim_game(o, &g, &views[1], NULL, 1);
+    expect_start_state(x, &g, "x", &views[0]);
+    json_t *id = json_string("watch");
+    send_msg(s, json_pack("{s:s,s:s,s:b}", "type", "join", "game", g.id, "spectate", 1), id);
+    json_t *st = expect(s, "state", id, "protocol.md, join: \"Answer: `state`\"");
+    json_decref(id);
+    view_from_state(&views[2], st);
+    json_decref(st);
+    struct client *all[3] = { x, o, s };
+    json_decref(play_mark(x, 1, 4, &g, all, views, 3));
+    /* The ruleset's part at version 1, which the forfeit leaves as it was. */
+    json_t *before = json_deep_copy(views[2].state);
+    json_object_del(before, "server");
+    for (int i = 0; i < 3; i++)
+        expect_forfeit_state(all[i], &g, i == 0 ? "x" : i == 1 ? "o" : NULL, NULL, before);
+    /* protocol.md, sync: "when the game's server section changed since then
+     * without a command (the game started, or ended by forfeit ...), it
+     * answers with a full `state` (echoing `id`) instead." Version 0 is
+     * before the forfeit (and before x's mark). */
+    id = json_integer(16);
+    send_msg(x, json_pack("{s:s,s:s,s:i}", "type", "sync", "game", g.id, "since", 0), id);
+    expect_forfeit_state(x, &g, "x", id, before);
+    json_decref(id);
+    json_decref(before);
+    /* protocol.md, Deadlines: "`list` shows the game's `result` as
+     * `"forfeit"`". */
+    id = json_string("lobby");
+    send_msg(x, json_pack("{s:s,s:{s:[s]}}", "type", "list", "filter", "games", g.id), id);
+    json_t *m = expect(x, "games", id, DOC_ID);
+    json_decref(id);
+    json_t *e = json_array_get(json_object_get(m, "games"), 0);
+    assert_str(e, "status", "finished", "the forfeited game in the lobby");
+    assert_str(e, "result", "forfeit", "the forfeited game in the lobby (protocol.md, "
+                                       "Deadlines: \"`list` shows the game's `result` as "
+                                       "`\\\"forfeit\\\"`\")");
+    json_decref(m);
+    /* protocol.md, command: "a finished one `game_over`". */
+    json_t *seq = json_integer(1);
+    send_mark(o, &g, 1, 0, NULL);
+    expect_command_error(o, "game_over", seq, g.id, NULL,
+                         "protocol.md, command: \"a finished one `game_over`\"", NULL);
+    json_decref(seq);
+    for (int i = 0; i < 3; i++) {
+        expect_nothing_else(all[i], "protocol.md, Deadlines: one forfeit `state` per connection");
+        view_release(&views[i]);
+    }
+}
+
+/* Row 17: every message type the server sends has exactly the fields of the
+ * doc's table. This row sends every request once (and a command carrying an
+ * id), then reports every difference seen here and in the rows before: it
+ * runs last. */
+static void row17_fields_as_the_table(void **unused)
+{
+    (void)unused;
+    struct client *x = connect_hello("x");
+    struct client *o = connect_hello("o");
+    struct game g;
+    struct view views[2] = { { NULL, 0 }, { NULL, 0 } };
+    create_game(x, NULL, 1, &g, &views[0]);
+    claim_game(o, &g, &views[1], NULL, 1);
+    expect_start_state(x, &g, "x", &views[0]);
+    /* A command carrying an id: its answer is an `ack`, whose fields are
+     * `game`, `seq`, `version`, `events` (the table); Conventions: "Commands
+     * are matched by their `seq` instead". */
+    json_t *id = json_string("cmd-with-id");
+    send_mark(x, &g, 1, 4, id);
+    json_decref(id);
+    json_t *p = expect(x, "patch", NULL, "protocol.md, command");
+    view_patch(&views[0], p, "x");
+    json_decref(p);
+    json_decref(expect(x, "ack", ID_UNCHECKED, "protocol.md, command"));
+    p = expect(o, "patch", NULL, "protocol.md, command");
+    view_patch(&views[1], p, "o");
+    json_decref(p);
+    send_mark(x, &g, 2, 0, NULL);
+    json_decref(expect(x, "error", NULL, "tictactoe.md: not_your_turn"));
+    send_msg(x, json_pack("{s:s,s:s,s:i}", "type", "sync", "game", g.id, "since", 1), NULL);
+    json_decref(expect(x, "synced", NULL, "protocol.md, sync"));
+    send_msg(x, json_pack("{s:s}", "type", "list"), NULL);
+    json_decref(expect(x, "games", NULL, "protocol.md, list (a running game)"));
+    send_msg(x, json_pack("{s:s,s:s}", "type", "export", "game", g.id), NULL);
+    json_decref(expect(x, "record", NULL, "protocol.md, export"));
+    send_msg(x, json_pack("{s:s,s:s,s:n}", "type", "notify", "game", g.id, "webhook"), NULL);
+    json_decref(expect(x, "ok", NULL, "protocol.md, notify"));
+    /* Play to the end (o 3, x 2, o 8, x 6: x wins on 2-4-6) for a finished
+     * entry in the lobby. */
+    struct client *all[2] = { x, o };
+    static const int cells[4] = { 3, 2, 8, 6 };
+    for (int k = 0; k < 4; k++)
+        json_decref(play_mark(k % 2 == 0 ? o : x, k % 2 == 0 ? k / 2 + 1 : k / 2 + 3, cells[k],
+                              &g, all, views, 2));
+    send_msg(x, json_pack("{s:s}", "type", "list"), NULL);
+    json_decref(expect(x, "games", NULL, "protocol.md, list (a finished game)"));
+    send_msg(x, json_pack("{s:s,s:s}", "type", "leave", "game", g.id), NULL);
+    json_decref(expect(x, "left", NULL, "protocol.md, leave"));
+    view_release(&views[0]);
+    view_release(&views[1]);
+
+    if (g_nviolations > 0) {
+        for (size_t i = 0; i < g_nviolations; i++)
+            fprintf(stderr, "field difference %zu: %s\n", i + 1, g_violations[i]);
+        fail_long("%zu messages' fields differ from protocol.md's table of server messages "
+                  "(listed above)", g_nviolations);
+    }
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -2123,10 +2316,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(row09_game_over, row_setup, row_teardown),
         cmocka_unit_test_setup_teardown(row10_unsupported_protocol, row_setup, row_teardown),
         cmocka_unit_test_setup_teardown(row11_malformed_seq_echoed, row_setup, row_teardown),
-        cmocka_unit_test_setup_teardown(row12_fields_as_the_table, row_setup, row_teardown),
+        cmocka_unit_test_setup_teardown(row12_deadlines, row_setup, row_teardown),
         cmocka_unit_test_setup_teardown(row13_tictactoe_example, row_setup, row_teardown),
         cmocka_unit_test_setup_teardown(row14_welcome_limits, row_setup, row_teardown),
         cmocka_unit_test_setup_teardown(row15_tictactoe_page, row_setup, row_teardown),
+        cmocka_unit_test_setup_teardown(row16_forfeit, row_setup, row_teardown),
+        cmocka_unit_test_setup_teardown(row17_fields_as_the_table, row_setup, row_teardown),
     };
     int failed = cmocka_run_group_tests(rows, NULL, NULL);
     for (size_t i = 0; i < g_nviolations; i++)
