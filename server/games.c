@@ -148,6 +148,7 @@ struct wrd_games {
     struct wrd_game *all_head, *all_tail;
     int count;                  /* games in memory */
     int live;                   /* of those, open or running (--max-games) */
+    int64_t last_created_ms;    /* the newest game's created_ms (create keeps them apart) */
     struct deferred *pending;
     int npending, cappending;
 };
@@ -892,7 +893,7 @@ static int apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **event
  * {"type":"ack","game","seq","version","events"} when ops is NULL and seq
  * > 0), written directly: these go out for every command. */
 static struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const json_t *ops,
-                                  const json_t *events)
+                                  const json_t *events, const json_t *id)
 {
     char stack[2048];
     struct wrd_buf b;
@@ -920,6 +921,10 @@ static struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const j
         wrd_buf_json(&b, events);
     else
         wrd_buf_lit(&b, "[]");
+    if (id) {
+        wrd_buf_lit(&b, ",\"id\":");
+        wrd_buf_json(&b, id);
+    }
     wrd_buf_lit(&b, "}");
     struct wrd_msg *m = b.failed ? NULL : wrd_msg_new(b.s, b.len);
     wrd_buf_release(&b);
@@ -939,7 +944,7 @@ static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const
         json_t *now = project_view(g, v, section);
         json_t *ops = wr_jsonpatch_diff(g->views[v].state, now);
         json_t *evs = g->rs->project_events(g->g, vs, events);
-        struct wrd_msg *m = change_msg(g, 0, ops, evs);
+        struct wrd_msg *m = change_msg(g, 0, ops, evs, NULL);
         json_decref(ops);
         json_decref(evs);
         if (m)
@@ -966,20 +971,21 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     const char *id = json_string_value(json_object_get(msg, "game"));
     json_t *jseq = json_object_get(msg, "seq");
     json_t *cmd = json_object_get(msg, "cmd");
+    json_t *jid = json_object_get(msg, "id");
     struct wrd_game *g = find(gs, id);
     /* 1) a game this connection joined as a seat */
     if (g == NULL) {
-        wrd_conn_error(c, "no_such_game", "there is no such game", id, jseq, NULL);
+        wrd_conn_error(c, "no_such_game", "there is no such game", id, jseq, jid);
         return;
     }
     struct wrd_member *m = wrd_conn_member(c, g);
     if (m == NULL) {
         wrd_conn_error(c, "not_joined", "join the game with your seat token first", id, jseq,
-                       NULL);
+                       jid);
         return;
     }
     if (m->seat < 0) {
-        wrd_conn_error(c, "spectator", "spectators cannot act", id, jseq, NULL);
+        wrd_conn_error(c, "spectator", "spectators cannot act", id, jseq, jid);
         return;
     }
     struct seat *s = &g->seats[m->seat];
@@ -989,7 +995,7 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
          * can follow (2^63-1), and so that every seq is exact in a double
          * (JavaScript clients). */
         wrd_conn_error(c, "bad_message", "seq must be an integer from 1 to 2^53-1", id, jseq,
-                       NULL);
+                       jid);
         return;
     }
     /* 2) a re-sent command is answered again, never applied twice */
@@ -999,20 +1005,20 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
             wrd_msg_ref(r->answer);
             defer_direct(gs, c, r->answer);
         } else {
-            wrd_conn_error(c, "stale_seq", "that seq was answered long ago", id, jseq, NULL);
+            wrd_conn_error(c, "stale_seq", "that seq was answered long ago", id, jseq, jid);
         }
         return;
     }
     if (!wrd_conn_take_token(c)) {
-        wrd_conn_error(c, "rate_limited", "too many commands per second", id, jseq, NULL);
+        wrd_conn_error(c, "rate_limited", "too many commands per second", id, jseq, jid);
         return;
     }
     /* 3) a game in play: started (every seat claimed) and not over */
     if (g->status != ST_RUNNING) {
         struct wrd_msg *a = g->status == ST_OPEN
             ? wrd_error_msg("not_started", "the game starts when every seat is claimed", id,
-                            jseq, NULL)
-            : wrd_error_msg("game_over", "the game has finished", id, jseq, NULL);
+                            jseq, jid)
+            : wrd_error_msg("game_over", "the game has finished", id, jseq, jid);
         remember(s, seq, a);
         defer_direct(gs, c, a);
         srv->metrics.rejections++;
@@ -1023,7 +1029,7 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     struct wr_refusal why;
     if (apply(g, m->seat, cmd, &events, &why) != 0) {
         struct wrd_msg *a = wrd_error_msg(wr_reason_code(why.reason), why.message, id, jseq,
-                                          NULL);
+                                          jid);
         remember(s, seq, a);
         defer_direct(gs, c, a);
         srv->metrics.rejections++;
@@ -1050,7 +1056,7 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     if (bad)
         wrd_error("store write failed", "game=%s version=%lld", g->id, (long long)g->version);
     json_t *pev = g->rs->project_events(g->g, s->name, events);
-    struct wrd_msg *a = change_msg(g, seq, NULL, pev);
+    struct wrd_msg *a = change_msg(g, seq, NULL, pev, jid);
     json_decref(pev);
     json_decref(events);
     remember(s, seq, a);
@@ -1273,7 +1279,11 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         json_object_set_new(inv, g->seats[i].name, json_string(invite));
     }
     g->owner = wrd_addr_hold(c->from);
-    g->created_ms = wrd_now_ms();
+    /* Keys of games are unique and in creation order, even for games made
+     * in the same millisecond (the lobby lists newest first by them). */
+    int64_t now = wrd_now_ms();
+    g->created_ms = now > gs->last_created_ms ? now : gs->last_created_ms + 1;
+    gs->last_created_ms = g->created_ms;
     g->status = compute_status(g);
     if (g->status == ST_RUNNING)
         refresh_awaiting(srv, g, -1, 1);
@@ -1969,6 +1979,8 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
     }
     g->restored_deadline = deadline_ms;
     g->created_ms = r->created_ms;
+    if (g->created_ms > rs->srv->games->last_created_ms)
+        rs->srv->games->last_created_ms = g->created_ms;
     int64_t sv;
     char *st;
     char serr[200];
@@ -2032,7 +2044,7 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
     /* The answer a re-sent seq gets after the restart. */
     if (r->client_seq > 0) {
         json_t *pev = g->rs->project_events(g->g, r->seat, events);
-        struct wrd_msg *a = change_msg(g, r->client_seq, NULL, pev);
+        struct wrd_msg *a = change_msg(g, r->client_seq, NULL, pev, NULL);
         json_decref(pev);
         remember(&g->seats[seat], r->client_seq, a);
         wrd_msg_unref(a);

@@ -441,10 +441,9 @@ static void check_shape(const json_t *m)
         /* "`synced` | `game`, `version`" */
         check_fields("synced", m, "type,game,version", "id", doc);
     } else if (strcmp(t, "ack") == 0) {
-        /* "`ack` | `game`, `seq`, `version`, `events`"; `ack` is not among the
-         * answers that echo `id` (Conventions: "Commands are matched by their
-         * `seq` instead"). */
-        check_fields("ack", m, "type,game,seq,version,events", "", doc);
+        /* "`ack` | `game`, `seq`, `version`, `events`; `id` when the command
+         * had one" */
+        check_fields("ack", m, "type,game,seq,version,events", "id", doc);
         check_events("ack", json_object_get(m, "events"));
     } else if (strcmp(t, "error") == 0) {
         /* "`error` | `code`, `message`, and `seq` / `id` / `game` when known";
