@@ -14,6 +14,7 @@
 #include "games.h"
 #include "jsonout.h"
 #include "log.h"
+#include "protocol.h"
 #include "reason.h"
 #include "server.h"
 
@@ -139,6 +140,11 @@ void wrd_conn_unref(struct wrd_conn *c)
     free(c);
 }
 
+static void free_handle(uv_handle_t *h)
+{
+    free(h);
+}
+
 void wrd_conn_closed(struct wrd_conn *c)
 {
     if (c->prev)
@@ -151,6 +157,10 @@ void wrd_conn_closed(struct wrd_conn *c)
     while (c->nmembers > 0)
         wrd_games_member_left(c->srv, c, c->members[c->nmembers - 1].game);
     drop_queue(c);
+    if (c->resume) {
+        uv_close((uv_handle_t *)c->resume, free_handle);
+        c->resume = NULL;
+    }
     c->wsi = NULL;
     wrd_conn_unref(c);
 }
@@ -511,6 +521,77 @@ more:
     if (c->qlen > 0 || c->stale || c->goodbye || c->srv->stopping)
         lws_callback_on_writable(c->wsi);
     return 0;
+}
+
+/* --- inbound flow ----------------------------------------------------------------- */
+
+static void stop_reading(struct wrd_conn *c)
+{
+    if (c->stops++ == 0 && c->wsi)
+        lws_rx_flow_control(c->wsi, 0);
+}
+
+static void resume_reading(struct wrd_conn *c)
+{
+    if (--c->stops == 0 && c->wsi)
+        lws_rx_flow_control(c->wsi, 1);
+}
+
+static void hold(struct wrd_conn *c)
+{
+    if (!c->held) {
+        c->held = 1;
+        stop_reading(c);
+    }
+}
+
+static void on_resume(uv_timer_t *t)
+{
+    struct wrd_conn *c = t->data;
+    if (c->wsi != NULL && c->held)
+        wrd_conn_received(c);
+}
+
+void wrd_conn_received(struct wrd_conn *c)
+{
+    if (c->waits > 0) {
+        hold(c);                /* a request before it is not answered yet */
+        return;
+    }
+    int wait = wrd_protocol_dispatch(c->srv, c, c->in, c->in_len);
+    if (wait > 0) {
+        if (c->resume == NULL) {
+            c->resume = malloc(sizeof *c->resume);
+            if (c->resume == NULL) {
+                c->in_len = 0;  /* no memory to wait with: dropped */
+                return;
+            }
+            uv_timer_init(&c->srv->loop, c->resume);
+            c->resume->data = c;
+        }
+        hold(c);
+        uv_timer_start(c->resume, on_resume, (uint64_t)wait, 0);
+        return;
+    }
+    c->in_len = 0;
+    if (c->held) {
+        c->held = 0;
+        resume_reading(c);
+    }
+}
+
+void wrd_conn_wait_begin(struct wrd_conn *c)
+{
+    c->waits++;
+    stop_reading(c);
+}
+
+void wrd_conn_wait_end(struct wrd_conn *c)
+{
+    c->waits--;
+    resume_reading(c);
+    if (c->waits == 0 && c->held && c->wsi)
+        wrd_conn_received(c);
 }
 
 int wrd_conn_take_token(struct wrd_conn *c)

@@ -107,10 +107,13 @@ struct wrd_conn {
     /* inbound message being assembled */
     char *in;
     size_t in_len, in_cap;
-    /* a complete message held back while its address's budget refills
-     * (net.c): nothing more is read meanwhile */
+    /* A complete message held back (in `in`) while its address's budget
+     * refills or a request before it waits for a game read back from the
+     * store; the socket is not read while anything waits. */
     int held;
-    struct uv_timer_s *resume;
+    int waits;                  /* requests waiting for games read back */
+    int stops;                  /* reasons not to read the socket now */
+    struct uv_timer_s *resume;  /* dispatches the held message again */
 };
 
 /* A connection from peer (the address lws gives; its record in addr.c is
@@ -164,6 +167,17 @@ void wrd_conn_close_all(struct wrd_server *srv);
 
 /* Write the next queued message; called from the WRITEABLE callback. */
 int wrd_conn_write_next(struct wrd_conn *c);
+
+/* A complete message is in c->in (net.c): hand it to the protocol now, or
+ * hold it (and stop reading) until its address's budget allows it and no
+ * request before it still waits. */
+void wrd_conn_received(struct wrd_conn *c);
+
+/* A request of c waits for something read off the loop (games.c): c reads
+ * no further message until every wait has ended, so its requests are
+ * answered in order. */
+void wrd_conn_wait_begin(struct wrd_conn *c);
+void wrd_conn_wait_end(struct wrd_conn *c);
 
 /* Take one command from the rate budget; 0 when the budget is empty. */
 int wrd_conn_take_token(struct wrd_conn *c);

@@ -16,6 +16,9 @@
 #include "games.h"
 
 #include <jansson.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <stdio.h>
@@ -110,6 +113,7 @@ struct wrd_game {
     struct wrd_addr *owner;     /* the address that created it (NULL after a restart) */
     int counted;                /* in the registry's counts (set_status) */
     int pins;                   /* exports being written: it stays in memory */
+    int evict_queued;           /* in the registry's list of games to leave memory */
     /* restore only */
     int64_t snap_version;
     char *snap_state;
@@ -149,9 +153,21 @@ struct wrd_games {
     int count;                  /* games in memory */
     int live;                   /* of those, open or running (--max-games) */
     int64_t last_created_ms;    /* the newest game's created_ms (create keeps them apart) */
+    struct wrd_game **evict;    /* games that may leave memory after this iteration */
+    int nevict, capevict;
+    int evicted;                /* since memory was last given back */
+    struct load *loads;         /* games being read back from the store */
     struct deferred *pending;
     int npending, cappending;
 };
+
+struct load;
+static void maybe_evict(struct wrd_games *gs, struct wrd_game *g);
+static void evict_queued(struct wrd_server *srv);
+typedef void (*rerun_fn)(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg,
+                         int fetched);
+static int fetch(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, rerun_fn run,
+                 const char *const *ids, int n);
 
 /* --- small helpers ------------------------------------------------------- */
 
@@ -575,7 +591,7 @@ static void registry_add(struct wrd_games *gs, struct wrd_game *g)
 }
 
 /* Take g out of the registry (it is not freed). */
-static void __attribute__((unused)) registry_remove(struct wrd_games *gs, struct wrd_game *g)
+static void registry_remove(struct wrd_games *gs, struct wrd_game *g)
 {
     for (struct wrd_game **p = &gs->bucket[hash(g->id)]; *p; p = &(*p)->next)
         if (*p == g) {
@@ -870,6 +886,7 @@ static void on_deadline(uv_timer_t *t)
         wrd_error("store write failed", "game=%s", g->id);
     refresh_sections(g);
     broadcast_state(srv->games, g);
+    maybe_evict(srv->games, g);
 }
 
 /* --- the command path -------------------------------------------------------- */
@@ -962,6 +979,7 @@ static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const
         g->views[v].state = now;
     }
     json_decref(section);
+    maybe_evict(srv->games, g);
 }
 
 
@@ -1106,7 +1124,6 @@ static int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g
 
 void wrd_games_member_left(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g)
 {
-    (void)srv;
     for (int i = 0; i < g->nmembers; i++)
         if (g->members[i].conn == c) {
             if (g->members[i].seat >= 0)
@@ -1115,6 +1132,7 @@ void wrd_games_member_left(struct wrd_server *srv, struct wrd_conn *c, struct wr
             break;
         }
     wrd_conn_leave(c, g);
+    maybe_evict(srv->games, g);
 }
 
 static json_t *load_scenario(struct wrd_server *srv, const char *name, char *err, size_t errlen)
@@ -1410,13 +1428,15 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     }
 }
 
-void wrd_games_join(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+static void join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, int fetched)
 {
     json_t *jid = json_object_get(msg, "id");
     const char *id = json_string_value(json_object_get(msg, "game"));
     const char *token = json_string_value(json_object_get(msg, "token"));
     int spectate = json_is_true(json_object_get(msg, "spectate"));
     struct wrd_game *g = find(srv->games, id);
+    if (g == NULL && !fetched && fetch(srv, c, msg, join_run, &id, 1))
+        return;                 /* a finished game, read back from the store first */
     if (g == NULL) {
         wrd_conn_error(c, "no_such_game", "there is no such game", id, NULL, jid);
         return;
@@ -1448,6 +1468,11 @@ void wrd_games_join(struct wrd_server *srv, struct wrd_conn *c, const json_t *ms
         return;
     }
     attach(srv, c, g, seat, jid, STATE_NOW);
+}
+
+void wrd_games_join(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    join_run(srv, c, msg, 0);
 }
 
 /* --- sync, list, leave, export, notify ------------------------------------------ */
@@ -1637,26 +1662,6 @@ json_t *wrd_games_list(struct wrd_server *srv, const json_t *request, const char
     return list_answer(srv, &q);
 }
 
-void wrd_games_list_msg(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
-{
-    json_t *jid = json_object_get(msg, "id");
-    const char *why;
-    json_t *a = wrd_games_list(srv, msg, &why);
-    if (a == NULL) {
-        wrd_conn_error(c, "bad_message", why, NULL, NULL, jid);
-        return;
-    }
-    json_object_set_new(a, "type", json_string("games"));
-    if (jid)
-        json_object_set(a, "id", jid);
-    struct wrd_msg *m = wrd_msg_json(a);
-    json_decref(a);
-    if (m)
-        wrd_addr_charge(srv, c->from, wrd_addr_bytes_cost(m->len));
-    wrd_conn_send(c, m);
-    wrd_msg_unref(m);
-}
-
 void wrd_games_leave(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
 {
     const char *id = json_string_value(json_object_get(msg, "game"));
@@ -1714,16 +1719,20 @@ static void export_free(struct wrd_stream *st)
 {
     struct export_stream *x = (struct export_stream *)st;
     x->g->pins--;
+    maybe_evict(x->g->srv->games, x->g);
     free(x->head);
     json_decref(x->id);
     free(x);
 }
 
-void wrd_games_export(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+static void export_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg,
+                       int fetched)
 {
     json_t *jid = json_object_get(msg, "id");
     const char *id = json_string_value(json_object_get(msg, "game"));
     struct wrd_game *g = find(srv->games, id);
+    if (g == NULL && !fetched && fetch(srv, c, msg, export_run, &id, 1))
+        return;                 /* a finished game, read back from the store first */
     if (g == NULL) {
         wrd_conn_error(c, "no_such_game", "there is no such game", id, NULL, jid);
         return;
@@ -1771,6 +1780,11 @@ void wrd_games_export(struct wrd_server *srv, struct wrd_conn *c, const json_t *
                                  g->nlines };
     g->pins++;
     wrd_conn_stream(c, &x->base, bytes + 64);
+}
+
+void wrd_games_export(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    export_run(srv, c, msg, 0);
 }
 
 void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
@@ -1871,6 +1885,7 @@ void wrd_games_flush(struct wrd_server *srv)
     }
     gs->npending = 0;
     srv->delivering = 0;
+    evict_queued(srv);
 }
 
 /* --- registry, restore ------------------------------------------------------------ */
@@ -1909,6 +1924,7 @@ void wrd_games_free(struct wrd_server *srv)
             wrd_conn_unref(gs->pending[i].conn);
     }
     free(gs->pending);
+    free(gs->evict);
     for (int i = 0; i < HASH_BUCKETS; i++)
         while (gs->invites[i]) {
             struct invite_ref *r = gs->invites[i];
@@ -1938,7 +1954,9 @@ int wrd_games_count(struct wrd_server *srv)
  */
 struct restore {
     struct wrd_server *srv;
-    struct wrd_game *single;    /* one game read on demand, or NULL: the registry */
+    int one;                    /* one game, on a worker thread: kept in `single`, the
+                                   registry untouched; else every game into the registry */
+    struct wrd_game *single;
     struct wrd_game *last;
     char err[256];
 };
@@ -1947,8 +1965,8 @@ static struct wrd_game *restore_find(struct restore *rs, const char *id)
 {
     if (rs->last && strcmp(rs->last->id, id) == 0)
         return rs->last;
-    if (rs->single)
-        return strcmp(rs->single->id, id) == 0 ? rs->single : NULL;
+    if (rs->one)
+        return rs->single && strcmp(rs->single->id, id) == 0 ? rs->single : NULL;
     return find(rs->srv->games, id);
 }
 
@@ -1961,8 +1979,8 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
         snprintf(rs->err, sizeof rs->err, "game %s: unknown ruleset %s", r->id, r->ruleset);
         return -1;
     }
-    if (rs->single && rs->single->rs) {
-        snprintf(rs->err, sizeof rs->err, "game %s: read twice", r->id);
+    if (rs->one && rs->single) {
+        snprintf(rs->err, sizeof rs->err, "game %s: a second game in a read of one", r->id);
         return -1;
     }
     json_t *opts = json_loads(r->options_json, 0, NULL);
@@ -1979,8 +1997,6 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
     }
     g->restored_deadline = deadline_ms;
     g->created_ms = r->created_ms;
-    if (g->created_ms > rs->srv->games->last_created_ms)
-        rs->srv->games->last_created_ms = g->created_ms;
     int64_t sv;
     char *st;
     char serr[200];
@@ -1995,10 +2011,13 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
         g->snap_version = sv;
         g->snap_state = st;
     }
-    if (rs->single)
+    if (rs->one) {
         rs->single = g;
-    else
+    } else {
         registry_add(rs->srv->games, g);
+        if (g->created_ms > rs->srv->games->last_created_ms)
+            rs->srv->games->last_created_ms = g->created_ms;
+    }
     rs->last = g;
     return 0;
 }
@@ -2114,9 +2133,9 @@ static int finish_load(struct wrd_server *srv, struct wrd_game *g, char *err, si
 
 int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
 {
-    struct restore rs = { srv, NULL, NULL, "" };
-    /* Finished games too: this server keeps every game in memory. */
-    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 1 };
+    struct restore rs = { srv, 0, NULL, NULL, "" };
+    /* Finished games stay in the store until someone asks for one. */
+    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 0 };
     char serr[200];
     int rc = srv->store->ops->load(srv->store, &l, serr, sizeof serr);
     if (rc != 0) {
@@ -2134,3 +2153,448 @@ int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
     wrd_info("games restored", "games=%d", srv->games->count);
     return 0;
 }
+
+/* --- finished games: out of memory, and back on demand ---------------------------- */
+
+/*
+ * A finished game leaves memory once nobody holds it (no connection joined,
+ * no export being written): the store has all of it. A request that needs
+ * a game not in memory (join, export, list naming it) waits while a worker
+ * thread reads it back (store read_game, replayed through the rules like a
+ * restart), then runs again; several requests for one game share one read.
+ * A lobby page that may show finished games merges the games in memory with
+ * the store's finished ones, read on a worker thread too. The loop never
+ * reads the store itself.
+ */
+
+/* A request waiting for reads: run again once `waiting` reaches 0. */
+struct pending_req {
+    rerun_fn run;
+    struct wrd_conn *conn;      /* a reference */
+    json_t *msg;                /* a reference */
+    int waiting;
+};
+
+struct load_waiter {
+    struct load_waiter *next;
+    struct pending_req *req;
+};
+
+/* One game being read back. */
+struct load {
+    uv_work_t work;
+    struct wrd_server *srv;
+    struct load *next;          /* gs->loads */
+    char id[24];
+    struct wrd_game *g;         /* the game read (detached), or NULL */
+    int rc;                     /* 0 read, 1 no such game, < 0 failed */
+    char err[256];
+    struct load_waiter *waiters;
+};
+
+static int evictable(const struct wrd_game *g)
+{
+    return g->status == ST_FINISHED && g->nmembers == 0 && g->pins == 0;
+}
+
+/* g may leave memory at the end of this loop iteration. */
+static void maybe_evict(struct wrd_games *gs, struct wrd_game *g)
+{
+    if (!evictable(g) || g->evict_queued)
+        return;
+    if (gs->nevict == gs->capevict) {
+        int cap = gs->capevict ? 2 * gs->capevict : 64;
+        struct wrd_game **e = realloc(gs->evict, sizeof *e * (size_t)cap);
+        if (e == NULL)
+            return;             /* it stays in memory: no harm */
+        gs->evict = e;
+        gs->capevict = cap;
+    }
+    g->evict_queued = 1;
+    gs->evict[gs->nevict++] = g;
+}
+
+static void free_timer(uv_handle_t *h);
+
+/* The end of the flush: the finished games nobody holds leave memory. */
+static void evict_queued(struct wrd_server *srv)
+{
+    struct wrd_games *gs = srv->games;
+    int n = 0;
+    for (int i = 0; i < gs->nevict; i++) {
+        struct wrd_game *g = gs->evict[i];
+        g->evict_queued = 0;
+        if (!evictable(g))
+            continue;
+        registry_remove(gs, g);
+        if (g->timer) {
+            uv_close((uv_handle_t *)g->timer, free_timer);
+            g->timer = NULL;
+        }
+        game_free(g);
+        n++;
+    }
+    gs->nevict = 0;
+#ifdef __GLIBC__
+    /* Give the pages of many freed games back to the system now and then:
+     * without it a server's memory stays at its high-water mark. */
+    gs->evicted += n;
+    if (gs->evicted >= 256) {
+        gs->evicted = 0;
+        malloc_trim(0);
+    }
+#else
+    (void)n;
+#endif
+}
+
+/* "g-" and 12 hex digits: an id the server could have made. */
+static int plausible_id(const char *id)
+{
+    return id && strncmp(id, "g-", 2) == 0 && is_hex(id + 2, 12);
+}
+
+static void load_work(uv_work_t *w)
+{
+    struct load *ld = w->data;
+    struct wrd_server *srv = ld->srv;
+    struct restore rs = { srv, 1, NULL, NULL, "" };
+    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 0 };
+    char serr[200] = "";
+    ld->rc = srv->store->ops->read_game(srv->store, ld->id, &l, serr, sizeof serr);
+    if (ld->rc == 0 && rs.single && finish_load(srv, rs.single, ld->err, sizeof ld->err) == 0) {
+        ld->g = rs.single;
+        return;
+    }
+    if (ld->rc == 0)
+        ld->rc = WRD_STORE_ERROR;
+    if (ld->rc < 0 && ld->err[0] == '\0')
+        snprintf(ld->err, sizeof ld->err, "%s%s%s", serr, rs.err[0] ? ": " : "", rs.err);
+    game_free(rs.single);
+}
+
+static void finish_request(struct wrd_server *srv, struct pending_req *req)
+{
+    if (req->conn->wsi != NULL)
+        req->run(srv, req->conn, req->msg, 1);
+    wrd_conn_wait_end(req->conn);       /* then its next message, if held */
+    wrd_conn_unref(req->conn);
+    json_decref(req->msg);
+    free(req);
+}
+
+static void load_done(uv_work_t *w, int status)
+{
+    struct load *ld = w->data;
+    struct wrd_server *srv = ld->srv;
+    struct wrd_games *gs = srv->games;
+    for (struct load **p = &gs->loads; *p; p = &(*p)->next)
+        if (*p == ld) {
+            *p = ld->next;
+            break;
+        }
+    struct wrd_game *g = ld->g;
+    if (g && (status != 0 || find(gs, g->id) != NULL)) {
+        game_free(g);       /* cancelled, or in memory already */
+        g = NULL;
+    } else if (g) {
+        registry_add(gs, g);
+        for (int i = 0; i < g->nseats; i++)
+            if (g->seats[i].invite_hash[0])
+                invite_index(gs, g, i);
+        arm_timer(g);
+    } else if (ld->rc < 0) {
+        wrd_error("a stored game could not be read", "game=%s error=\"%s\"", ld->id, ld->err);
+    }
+    while (ld->waiters) {
+        struct load_waiter *wt = ld->waiters;
+        ld->waiters = wt->next;
+        if (--wt->req->waiting == 0)
+            finish_request(srv, wt->req);
+        free(wt);
+    }
+    if (g)
+        maybe_evict(gs, g);
+    free(ld);
+}
+
+/*
+ * Make sure the games ids[0..n) are in memory before msg is handled: when
+ * some are not (and could exist), read them back and return 1: run(srv, c,
+ * msg, 1) is called once they are in, or known to be absent. 0: nothing to
+ * wait for, go on now. Each read costs the caller's address 2 units.
+ */
+static int fetch(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, rerun_fn run,
+                 const char *const *ids, int n)
+{
+    struct wrd_games *gs = srv->games;
+    struct pending_req *req = NULL;
+    for (int i = 0; i < n; i++) {
+        if (!plausible_id(ids[i]) || find(gs, ids[i]) != NULL)
+            continue;
+        if (req == NULL) {
+            req = calloc(1, sizeof *req);
+            if (req == NULL)
+                return 0;
+            *req = (struct pending_req){ run, c, json_incref((json_t *)msg), 0 };
+            wrd_conn_ref(c);
+            wrd_conn_wait_begin(c);     /* its next messages wait for this one */
+        }
+        struct load *ld = gs->loads;
+        while (ld && strcmp(ld->id, ids[i]) != 0)
+            ld = ld->next;
+        if (ld == NULL) {
+            ld = calloc(1, sizeof *ld);
+            if (ld == NULL)
+                continue;
+            ld->srv = srv;
+            ld->work.data = ld;
+            snprintf(ld->id, sizeof ld->id, "%s", ids[i]);
+            if (uv_queue_work(&srv->loop, &ld->work, load_work, load_done) != 0) {
+                free(ld);
+                continue;
+            }
+            ld->next = gs->loads;
+            gs->loads = ld;
+            wrd_addr_charge(srv, c->from, 2);
+        }
+        struct load_waiter *wt = malloc(sizeof *wt);
+        if (wt == NULL)
+            continue;
+        *wt = (struct load_waiter){ ld->waiters, req };
+        ld->waiters = wt;
+        req->waiting++;
+    }
+    if (req && req->waiting == 0) {
+        wrd_conn_wait_end(req->conn);
+        wrd_conn_unref(req->conn);
+        json_decref(req->msg);
+        free(req);
+        return 0;
+    }
+    return req != NULL;
+}
+
+/* A lobby page that may show finished games: the store's part is read on a
+ * worker thread, then merged with the games in memory. */
+struct list_job {
+    uv_work_t work;
+    struct wrd_server *srv;
+    struct wrd_conn *conn;      /* a reference; or NULL for GET /games */
+    json_t *msg;                /* the request (a reference) */
+    struct list_query q;        /* points into msg */
+    json_t *rows;               /* the store's games, as summaries, newest first */
+    int rc;
+    char err[200];
+    void (*reply)(struct wrd_server *srv, void *ctx, json_t *answer, const char *why);
+    void *ctx;                  /* reply's, for GET /games */
+};
+
+/* The summary of a finished game as the store lists it. */
+static int store_row(void *ctx, const struct wrd_finished_row *r)
+{
+    struct list_job *job = ctx;
+    json_t *seats = json_object();
+    for (int i = 0; i < r->nseats; i++)
+        json_object_set_new(seats, r->seats[i].name,
+                            json_string(r->seats[i].taken ? "taken" : "free"));
+    json_t *opts = json_loads(r->options_json ? r->options_json : "{}", 0, NULL);
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:b, s:b, s:n, s:s}", "game", r->id,
+                          "ruleset", r->ruleset, "scenario", r->scenario_name, "status",
+                          "finished", "version", (json_int_t)r->version, "seats", seats,
+                          "spectators", !json_is_false(json_object_get(opts, "spectators")),
+                          "open_seats", json_is_true(json_object_get(opts, "open_seats")),
+                          "awaiting", "result",
+                          r->result && strncmp(r->result, "forfeit", 7) == 0 ? "forfeit"
+                          : r->result ? r->result : "");
+    json_decref(opts);
+    /* the sort key, taken off before the answer goes */
+    json_object_set_new(o, "created_ms", json_integer(r->created_ms));
+    json_array_append_new(job->rows, o);
+    return 0;
+}
+
+static void list_work(uv_work_t *w)
+{
+    struct list_job *job = w->data;
+    struct wrd_finished_query fq = { job->q.from_top ? NULL : job->q.before_id,
+                                     job->q.before_ms, job->q.limit + 1, job->q.ruleset };
+    job->rc = job->srv->store->ops->list_finished(job->srv->store, &fq, store_row, job,
+                                                  job->err, sizeof job->err);
+}
+
+/* The page: the newest `limit` of the store's finished games and the games
+ * in memory not finished (those the store's part covers), with a cursor
+ * when there is more. */
+static json_t *merged_page(struct wrd_server *srv, struct list_job *job)
+{
+    const struct list_query *q = &job->q;
+    json_t *list = json_array();
+    struct wrd_game *g = srv->games->all_tail;
+    if (!q->from_top)
+        while (g && !older(g, q->before_ms, q->before_id))
+            g = g->all_prev;
+    size_t k = 0;
+    int64_t last_ms = 0;
+    char last_id[24] = "";
+    int more = 0;
+    for (;;) {
+        while (g && (g->status == ST_FINISHED || !listed(g) || !matches(g, q)))
+            g = g->all_prev;
+        json_t *row = json_array_get(job->rows, k);
+        if (g == NULL && row == NULL)
+            break;
+        if ((int)json_array_size(list) == q->limit) {
+            more = 1;
+            break;
+        }
+        int64_t rms = json_integer_value(json_object_get(row, "created_ms"));
+        const char *rid = json_string_value(json_object_get(row, "game"));
+        if (row && (g == NULL || older(g, rms, rid))) {
+            json_t *o = json_deep_copy(row);
+            json_object_del(o, "created_ms");
+            json_array_append_new(list, o);
+            last_ms = rms;
+            snprintf(last_id, sizeof last_id, "%s", rid);
+            k++;
+        } else {
+            json_array_append_new(list, game_summary(g));
+            last_ms = g->created_ms;
+            snprintf(last_id, sizeof last_id, "%s", g->id);
+            g = g->all_prev;
+        }
+    }
+    char next[64];
+    snprintf(next, sizeof next, "%lld:%s", (long long)last_ms, last_id);
+    return json_pack("{s:o, s:o}", "games", list, "cursor", more ? json_string(next) : json_null());
+}
+
+static void list_done(uv_work_t *w, int status)
+{
+    struct list_job *job = w->data;
+    struct wrd_server *srv = job->srv;
+    json_t *answer = NULL;
+    const char *why = NULL;
+    if (status != 0 || job->rc < 0) {
+        if (job->rc < 0)
+            wrd_error("the lobby could not be read", "error=\"%s\"", job->err);
+        why = "the lobby could not be read";
+    } else {
+        answer = merged_page(srv, job);
+    }
+    job->reply(srv, job->ctx ? job->ctx : job, answer, why);
+    json_decref(answer);
+    if (job->conn)
+        wrd_conn_unref(job->conn);
+    json_decref(job->rows);
+    json_decref(job->msg);
+    free(job);
+}
+
+static void send_games(struct wrd_server *srv, struct wrd_conn *c, json_t *answer,
+                       const json_t *jid)
+{
+    json_object_set_new(answer, "type", json_string("games"));
+    if (jid)
+        json_object_set(answer, "id", (json_t *)jid);
+    struct wrd_msg *m = wrd_msg_json(answer);
+    if (m)
+        wrd_addr_charge(srv, c->from, wrd_addr_bytes_cost(m->len));
+    wrd_conn_send(c, m);
+    wrd_msg_unref(m);
+}
+
+static void list_reply_ws(struct wrd_server *srv, void *ctx, json_t *answer, const char *why)
+{
+    struct list_job *job = ctx;
+    struct wrd_conn *c = job->conn;
+    json_t *jid = json_object_get(job->msg, "id");
+    if (c->wsi == NULL)
+        return;
+    if (answer == NULL)
+        wrd_conn_error(c, "internal", why, NULL, NULL, jid);
+    else
+        send_games(srv, c, answer, jid);
+}
+
+/* Start a lobby page that needs the store's finished games. */
+static int list_from_store(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg,
+                           void (*reply)(struct wrd_server *, void *, json_t *, const char *),
+                           void *ctx)
+{
+    struct list_job *job = calloc(1, sizeof *job);
+    if (job == NULL)
+        return -1;
+    job->srv = srv;
+    job->conn = c;
+    job->msg = json_incref((json_t *)msg);
+    job->rows = json_array();
+    job->reply = reply;
+    job->ctx = ctx;
+    job->work.data = job;
+    if (read_query(job->msg, &job->q) != NULL ||
+        uv_queue_work(&srv->loop, &job->work, list_work, list_done) != 0) {
+        json_decref(job->rows);
+        json_decref(job->msg);
+        free(job);
+        return -1;
+    }
+    if (c)
+        wrd_conn_ref(c);
+    return 0;
+}
+
+static void list_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, int fetched)
+{
+    json_t *jid = json_object_get(msg, "id");
+    struct list_query q;
+    const char *why = read_query(msg, &q);
+    if (why) {
+        wrd_conn_error(c, "bad_message", why, NULL, NULL, jid);
+        return;
+    }
+    if (q.games && !fetched) {
+        const char *ids[LIST_MAX];
+        int n = 0;
+        size_t i;
+        json_t *v;
+        json_array_foreach(q.games, i, v)
+            ids[n++] = json_string_value(v);
+        if (fetch(srv, c, msg, list_run, ids, n))
+            return;
+    }
+    if (q.games == NULL && q.status != ST_OPEN && q.status != ST_RUNNING) {
+        if (list_from_store(srv, c, msg, list_reply_ws, NULL) != 0)
+            wrd_conn_error(c, "internal", "the lobby could not be read", NULL, NULL, jid);
+        return;
+    }
+    json_t *a = list_answer(srv, &q);
+    send_games(srv, c, a, jid);
+    json_decref(a);
+}
+
+void wrd_games_list_msg(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    list_run(srv, c, msg, 0);
+}
+
+int wrd_games_list_async(struct wrd_server *srv, const json_t *request,
+                         void (*reply)(struct wrd_server *srv, void *ctx, json_t *answer,
+                                       const char *why),
+                         void *ctx)
+{
+    struct list_query q;
+    const char *why = read_query(request, &q);
+    if (why || q.games || q.status == ST_OPEN || q.status == ST_RUNNING) {
+        json_t *a = why ? NULL : list_answer(srv, &q);
+        reply(srv, ctx, a, why);
+        json_decref(a);
+        return 0;
+    }
+    if (list_from_store(srv, NULL, request, reply, ctx) != 0) {
+        reply(srv, ctx, NULL, "the lobby could not be read");
+        return 0;
+    }
+    return 1;
+}
+

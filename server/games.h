@@ -63,5 +63,13 @@ int wrd_games_count(struct wrd_server *srv);
  * what is wrong with the request. */
 struct json_t *wrd_games_list(struct wrd_server *srv, const struct json_t *request,
                               const char **why);
+/* The same for a caller that can wait (GET /games): reply(srv, ctx, answer,
+ * why) gets the answer (borrowed for the call), or NULL with why; now
+ * (returns 0) or, when finished games must be read from the store, later
+ * from the loop (returns 1). */
+int wrd_games_list_async(struct wrd_server *srv, const struct json_t *request,
+                         void (*reply)(struct wrd_server *srv, void *ctx, struct json_t *answer,
+                                       const char *why),
+                         void *ctx);
 
 #endif

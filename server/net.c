@@ -250,49 +250,6 @@ static int on_http(struct lws *wsi, struct pss *p, const char *path)
 
 /* --- websockets ------------------------------------------------------------------ */
 
-static void on_resume(uv_timer_t *t);
-
-/* Hand the message in c->in to the protocol. When its address's budget is
- * spent, the message stays there and the connection reads nothing more
- * (lws keeps what it already read) until the budget allows it. */
-static void dispatch(struct wrd_conn *c)
-{
-    int wait = wrd_protocol_dispatch(c->srv, c, c->in, c->in_len);
-    if (wait > 0) {
-        if (c->resume == NULL) {
-            c->resume = malloc(sizeof *c->resume);
-            if (c->resume == NULL) {
-                c->in_len = 0;              /* no memory to wait with: dropped */
-                return;
-            }
-            uv_timer_init(&c->srv->loop, c->resume);
-            c->resume->data = c;
-        }
-        if (!c->held)
-            lws_rx_flow_control(c->wsi, 0);
-        c->held = 1;
-        uv_timer_start(c->resume, on_resume, (uint64_t)wait, 0);
-        return;
-    }
-    c->in_len = 0;
-    if (c->held) {
-        c->held = 0;
-        lws_rx_flow_control(c->wsi, 1);
-    }
-}
-
-static void on_resume(uv_timer_t *t)
-{
-    struct wrd_conn *c = t->data;
-    if (c->wsi != NULL && c->held)
-        dispatch(c);
-}
-
-static void free_timer(uv_handle_t *h)
-{
-    free(h);
-}
-
 static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, size_t len)
 {
     if (c->held) {
@@ -329,7 +286,7 @@ static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, siz
     c->in_len += len;
     c->srv->metrics.bytes_in += len;
     if (lws_is_final_fragment(wsi) && lws_remaining_packet_payload(wsi) == 0)
-        dispatch(c);
+        wrd_conn_received(c);
     return 0;
 }
 
@@ -438,10 +395,6 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         p->counted = 0;
         if (p->conn) {
             srv->connections--;
-            if (p->conn->resume) {
-                uv_close((uv_handle_t *)p->conn->resume, free_timer);
-                p->conn->resume = NULL;
-            }
             wrd_conn_closed(p->conn);
             p->conn = NULL;
         }

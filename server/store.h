@@ -116,6 +116,7 @@ struct wrd_finished_row {
     const char *result;             /* the ruleset's result, "forfeit", or NULL */
     int64_t version;                /* the final version */
     int64_t created_ms;
+    const char *options_json;       /* the game's options, as created */
     const struct wrd_seat_summary *seats;
     int nseats;
 };

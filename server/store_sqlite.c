@@ -1472,7 +1472,8 @@ static int sqlite_list_finished(struct wrd_store *st, const struct wrd_finished_
         struct wrd_finished_row row = { id, text(g, G_RULESET), text(g, G_SCEN_NAME),
                                         text(g, G_STATUS), text(g, G_RESULT),
                                         sqlite3_column_int64(g, G_VERSION),
-                                        sqlite3_column_int64(g, G_CREATED), seats, nseats };
+                                        sqlite3_column_int64(g, G_CREATED), text(g, G_OPTIONS),
+                                        seats, nseats };
         passed++;
         if (row_cb(ctx, &row) != 0) {
             rc = 0;
