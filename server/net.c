@@ -6,17 +6,27 @@
  * works around: foreign-loop shutdown in two steps, one lws_write() per
  * WRITEABLE callback, no built-in message size cap, protocols[0] binding,
  * no signal handlers on a foreign loop.
+ *
+ * Connections are counted twice over: before the websocket upgrade (every
+ * accepted connection, HTTP ones included, is a "handshake": capped per
+ * address and in total at accept, and closed --handshake-timeout seconds
+ * after its accept unless it became a websocket by then), and after it
+ * (websockets: capped per address and in total at the upgrade). lws's fd
+ * table and the process's open file limit are sized for both.
  */
 #include <uv.h>                 /* before libwebsockets.h (stack-notes 16) */
 #include <libwebsockets.h>
 
 #include "server.h"
 
+#include <arpa/inet.h>
 #include <jansson.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "conn.h"
@@ -39,9 +49,20 @@ struct pss {
 
 #define ADDR_BUCKETS 1024
 
+/* What one address holds: websockets and handshakes. */
 struct addr_count {
     struct addr_count *next;
-    int n;
+    int n;                      /* websockets (--max-per-address) */
+    int handshakes;             /* connections not yet websockets */
+    char addr[64];
+};
+
+/* A connection not yet a websocket, in the list of them by accept time
+ * (so by deadline) until it is upgraded or gone. */
+struct handshake {
+    struct handshake *prev, *next;
+    struct lws *wsi;
+    uint64_t deadline;          /* uv_now() ms */
     char addr[64];
 };
 
@@ -49,6 +70,15 @@ struct addr_count {
 struct wrd_net {
     struct addr_count *addr[ADDR_BUCKETS];
     lws_retry_bo_t retry;       /* idle policy: ping, then hang up */
+    /* handshakes */
+    struct handshake *first, *last;     /* every one, oldest first */
+    struct handshake *waiting;  /* the oldest not yet closed for its deadline */
+    int handshakes;             /* connections not yet websockets */
+    uv_timer_t deadline;        /* fires at the oldest handshake's deadline */
+    int timer_open;             /* the timer may be started (not closed) */
+    uint64_t refused, timed_out;        /* counters for /metrics */
+    uint64_t refused_logged;    /* refusals when the last warning was logged */
+    uint64_t refusal_log_ms;    /* uv_now() of that warning */
 };
 
 static struct addr_count **addr_table(struct wrd_server *srv)
@@ -64,31 +94,267 @@ static unsigned addr_hash(const char *s)
     return h % ADDR_BUCKETS;
 }
 
-/* Add delta to addr's count; returns the new count. */
-static int addr_add(struct wrd_server *srv, const char *addr, int delta)
+/* addr's entry, created when create is set (NULL: none, or out of memory). */
+static struct addr_count *addr_find(struct wrd_server *srv, const char *addr, int create)
 {
     struct addr_count **t = addr_table(srv);
     if (t == NULL)
-        return 0;
+        return NULL;
     struct addr_count **p = &t[addr_hash(addr)];
     for (; *p; p = &(*p)->next)
         if (strcmp((*p)->addr, addr) == 0)
-            break;
-    if (*p == NULL) {
-        if (delta <= 0)
-            return 0;
-        *p = calloc(1, sizeof **p);
-        if (*p == NULL)
-            return 0;
-        snprintf((*p)->addr, sizeof (*p)->addr, "%s", addr);
-    }
-    int n = ((*p)->n += delta);
-    if (n <= 0) {
-        struct addr_count *dead = *p;
-        *p = dead->next;
-        free(dead);
-    }
+            return *p;
+    if (!create || (*p = calloc(1, sizeof **p)) == NULL)
+        return NULL;
+    snprintf((*p)->addr, sizeof (*p)->addr, "%s", addr);
+    return *p;
+}
+
+/* Forget addr's entry once it holds nothing. */
+static void addr_release(struct wrd_server *srv, struct addr_count *a)
+{
+    if (a->n > 0 || a->handshakes > 0)
+        return;
+    struct addr_count **p = &addr_table(srv)[addr_hash(a->addr)];
+    while (*p != a)
+        p = &(*p)->next;
+    *p = a->next;
+    free(a);
+}
+
+/* Add delta to addr's websockets; returns the new count. */
+static int addr_add(struct wrd_server *srv, const char *addr, int delta)
+{
+    struct addr_count *a = addr_find(srv, addr, delta > 0);
+    if (a == NULL)
+        return 0;
+    int n = (a->n += delta);
+    addr_release(srv, a);
     return n;
+}
+
+/* The address of a peer as counted: dotted quad for IPv4 (also when it
+ * arrives as an IPv4-mapped IPv6 address), else the IPv6 text. */
+static void peer_key(const struct sockaddr *sa, char *out, size_t cap)
+{
+    if (sa->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)cap);
+        return;
+    }
+    if (sa->sa_family == AF_INET6) {
+        const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(a6))
+            inet_ntop(AF_INET, &a6->s6_addr[12], out, (socklen_t)cap);
+        else
+            inet_ntop(AF_INET6, a6, out, (socklen_t)cap);
+        return;
+    }
+    snprintf(out, cap, "?");
+}
+
+static void peer_key_fd(int fd, char *out, size_t cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (fd < 0 || getpeername(fd, (struct sockaddr *)&ss, &len) != 0)
+        snprintf(out, cap, "?");
+    else
+        peer_key((const struct sockaddr *)&ss, out, cap);
+}
+
+/* --- handshakes: connections not yet websockets ------------------------------------ */
+
+static void deadline_arm(struct wrd_server *srv);
+
+/* Accept time: refuse (non-zero) a connection from addr when the server
+ * holds --max-handshakes of them, or --max-handshakes-per-address from
+ * addr. Refused here, before lws makes anything of the socket, a flood
+ * costs an accept() and a close() per connection and holds nothing. */
+static int handshake_refused(struct wrd_server *srv, const char *addr)
+{
+    struct wrd_net *net = srv->net;
+    const char *why = NULL;
+    if (srv->stopping) {
+        why = "stopping";
+    } else if (net->handshakes >= srv->cfg.max_handshakes) {
+        why = "max_handshakes";
+    } else {
+        struct addr_count *a = addr_find(srv, addr, 0);
+        if (a != NULL && a->handshakes >= srv->cfg.max_handshakes_per_address)
+            why = "max_handshakes_per_address";
+    }
+    if (why == NULL)
+        return 0;
+    net->refused++;
+    /* One line per 10 s at most, however many are refused. */
+    uint64_t now = uv_now(&srv->loop);
+    if (net->refused_logged == 0 || now - net->refusal_log_ms >= 10000) {
+        wrd_warn("connections refused at accept", "addr=%s reason=%s refused=%llu handshakes=%d",
+                 addr, why, (unsigned long long)(net->refused - net->refused_logged),
+                 net->handshakes);
+        net->refused_logged = net->refused;
+        net->refusal_log_ms = now;
+    }
+    return 1;
+}
+
+/* A connection was accepted (handshake_refused() let it in): count it and
+ * start its deadline. */
+static int handshake_begin(struct wrd_server *srv, struct lws *wsi)
+{
+    struct wrd_net *net = srv->net;
+    struct handshake *h = calloc(1, sizeof *h);
+    if (h == NULL)
+        return -1;
+    peer_key_fd((int)lws_get_socket_fd(wsi), h->addr, sizeof h->addr);
+    struct addr_count *a = addr_find(srv, h->addr, 1);
+    if (a == NULL) {
+        free(h);
+        return -1;
+    }
+    a->handshakes++;
+    net->handshakes++;
+    h->wsi = wsi;
+    h->deadline = uv_now(&srv->loop) + (uint64_t)srv->cfg.handshake_timeout * 1000;
+    h->prev = net->last;
+    if (net->last)
+        net->last->next = h;
+    else
+        net->first = h;
+    net->last = h;
+    lws_set_opaque_user_data(wsi, h);
+    if (net->waiting == NULL) {
+        net->waiting = h;
+        deadline_arm(srv);
+    }
+    return 0;
+}
+
+/* The connection became a websocket, or is gone: it holds no handshake. */
+static void handshake_end(struct wrd_server *srv, struct lws *wsi)
+{
+    struct handshake *h = lws_get_opaque_user_data(wsi);
+    if (h == NULL || srv->net == NULL)
+        return;
+    struct wrd_net *net = srv->net;
+    lws_set_opaque_user_data(wsi, NULL);
+    if (net->waiting == h)
+        net->waiting = h->next;         /* its timer finds nothing to do */
+    if (h->prev)
+        h->prev->next = h->next;
+    else
+        net->first = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+    else
+        net->last = h->prev;
+    net->handshakes--;
+    struct addr_count *a = addr_find(srv, h->addr, 0);
+    if (a != NULL) {
+        a->handshakes--;
+        addr_release(srv, a);
+    }
+    free(h);
+}
+
+/* The oldest handshakes' deadline passed: close them, whatever they are
+ * doing (half a request, a trickle of bytes, an idle keep-alive). They
+ * still count until lws has closed them (WSI_DESTROY). */
+static void on_deadline(uv_timer_t *t)
+{
+    struct wrd_server *srv = t->data;
+    struct wrd_net *net = srv->net;
+    uint64_t now = uv_now(&srv->loop);
+    int killed = 0;
+    while (net->waiting && net->waiting->deadline <= now) {
+        struct handshake *h = net->waiting;
+        net->waiting = h->next;
+        lws_set_timeout(h->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+        net->timed_out++;
+        killed++;
+    }
+    if (killed) {
+        wrd_info("handshakes timed out", "closed=%d handshake_timeout=%d", killed,
+                 srv->cfg.handshake_timeout);
+        lws_cancel_service(srv->ctx);       /* lws closes them in its next service */
+    }
+    deadline_arm(srv);
+}
+
+static void deadline_arm(struct wrd_server *srv)
+{
+    struct wrd_net *net = srv->net;
+    if (!net->timer_open)
+        return;
+    if (net->waiting == NULL) {
+        uv_timer_stop(&net->deadline);
+        return;
+    }
+    uint64_t now = uv_now(&srv->loop);
+    uv_timer_start(&net->deadline, on_deadline,
+                   net->waiting->deadline > now ? net->waiting->deadline - now : 0, 0);
+}
+
+/* --- the open file limit ----------------------------------------------------------- */
+
+/* lws's fd table beyond --max-connections and --max-handshakes: the listen
+ * socket, lws's event pipe, connections closing (refused upgrades, ...). */
+#define FD_TABLE_MARGIN 64
+/* Descriptors outside lws's connections: stdio, the store's files, the
+ * loop's own, the notifier's webhook sockets and notify commands' pipes. */
+#define FD_RESERVE (64 + WRD_NOTIFY_DEFAULT_MAX_PENDING + 3 * WRD_NOTIFY_DEFAULT_MAX_CHILDREN)
+
+/*
+ * Set the soft RLIMIT_NOFILE to exactly what the limits need, and return
+ * it: lws's fd table is made that size too (fd_limit_per_thread). Equal,
+ * lws 4.1 finds a socket's connection by indexing its table with the fd;
+ * a table smaller than the limit makes it search the whole table on every
+ * event instead. The connection limits keep lws's share of the table
+ * below FD_RESERVE of the end, so accept() never fails for want of a
+ * descriptor (which would leave the listening socket readable and the loop
+ * spinning). When the hard limit is too low, the connection limits are
+ * lowered to fit it, with a warning; -1 when nothing useful fits.
+ */
+static long size_fd_limit(struct wrd_config *cfg)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        wrd_error("cannot read the open file limit", "hint=\"getrlimit(RLIMIT_NOFILE) failed\"");
+        return -1;
+    }
+    long need = (long)cfg->max_connections + cfg->max_handshakes + FD_TABLE_MARGIN + FD_RESERVE;
+    long have = need;
+    if (rl.rlim_max != RLIM_INFINITY && (long)rl.rlim_max < need)
+        have = (long)rl.rlim_max;
+    struct rlimit want = { (rlim_t)have, rl.rlim_max };
+    if (setrlimit(RLIMIT_NOFILE, &want) != 0) {
+        wrd_error("cannot set the open file limit", "nofile=%ld needed=%ld", have, need);
+        return -1;
+    }
+    if (have == need)
+        return need;
+    /* Short of descriptors, the notifier's share shrinks too (at worst
+     * webhooks then fail for a while; they are retried). */
+    long reserve = have / 4 < FD_RESERVE ? (have / 4 > 64 ? have / 4 : 64) : FD_RESERVE;
+    long room = have - FD_TABLE_MARGIN - reserve;
+    if (room < 2) {
+        wrd_error("open file limit too low", "hard_nofile=%ld needed=%ld hint=\"raise the hard "
+                  "limit (ulimit -Hn, LimitNOFILE=)\"", have, need);
+        return -1;
+    }
+    int hs = cfg->max_handshakes;
+    if (hs > room / 4)
+        hs = room / 4 > 0 ? (int)(room / 4) : 1;
+    int mc = (int)(room - hs);
+    wrd_warn("open file limit too low: connection limits lowered",
+             "hard_nofile=%ld needed=%ld max_connections=%d max_handshakes=%d hint=\"raise the "
+             "hard limit (ulimit -Hn, LimitNOFILE=) or lower --max-connections\"", have, need,
+             mc, hs);
+    cfg->max_connections = mc;
+    cfg->max_handshakes = hs;
+    if (cfg->max_handshakes_per_address > hs)
+        cfg->max_handshakes_per_address = hs;
+    return have;
 }
 
 /* --- HTTP --------------------------------------------------------------------- */
@@ -146,6 +412,19 @@ static char *metrics_text(struct wrd_server *srv)
     sb_printf(&b, "# HELP warroom_connections Open websocket connections.\n"
                   "# TYPE warroom_connections gauge\nwarroom_connections %d\n",
               srv->connections);
+    if (srv->net)
+        sb_printf(&b, "# HELP warroom_handshakes Open connections not yet websockets (HTTP ones "
+                      "included).\n# TYPE warroom_handshakes gauge\nwarroom_handshakes %d\n"
+                      "# HELP warroom_handshakes_refused_total Connections closed at accept: "
+                      "--max-handshakes or --max-handshakes-per-address reached.\n"
+                      "# TYPE warroom_handshakes_refused_total counter\n"
+                      "warroom_handshakes_refused_total %llu\n"
+                      "# HELP warroom_handshake_timeouts_total Connections closed for not being "
+                      "websockets --handshake-timeout seconds after their accept.\n"
+                      "# TYPE warroom_handshake_timeouts_total counter\n"
+                      "warroom_handshake_timeouts_total %llu\n",
+                  srv->net->handshakes, (unsigned long long)srv->net->refused,
+                  (unsigned long long)srv->net->timed_out);
     sb_printf(&b, "# HELP warroom_games Games held by the server.\n"
                   "# TYPE warroom_games gauge\nwarroom_games %d\n",
               wrd_games_count(srv));
@@ -252,6 +531,25 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     struct wrd_server *srv;
 
     switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: {
+        /* user is lws's description of the accepted socket, wsi the
+         * listening one: nothing exists of the connection yet. */
+        const struct lws_filter_network_conn_args *f = user;
+        char addr[64];
+        peer_key((const struct sockaddr *)&f->cli_addr, addr, sizeof addr);
+        return handshake_refused(lws_context_user(lws_get_context(wsi)), addr);
+    }
+
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        /* The accepted socket has its wsi (no protocol bound yet). */
+        if (handshake_begin(lws_context_user(lws_get_context(wsi)), wsi) < 0)
+            return -1;
+        return 0;
+
+    case LWS_CALLBACK_WSI_DESTROY:
+        handshake_end(lws_context_user(lws_get_context(wsi)), wsi);
+        return 0;
+
     case LWS_CALLBACK_HTTP:
         return on_http(wsi, p, (const char *)in);
 
@@ -284,8 +582,9 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
     case LWS_CALLBACK_ESTABLISHED:
         srv = lws_context_user(lws_get_context(wsi));
+        handshake_end(srv, wsi);            /* a websocket now, counted as one */
         memset(p, 0, sizeof *p);
-        lws_get_peer_simple(wsi, p->addr, sizeof p->addr);
+        peer_key_fd((int)lws_get_socket_fd(wsi), p->addr, sizeof p->addr);
         if (srv->stopping || srv->connections >= srv->cfg.max_connections) {
             lws_close_reason(wsi, (enum lws_close_status)1013 /* try again later */,
                              (unsigned char *)"server full", 11);
@@ -389,6 +688,9 @@ int wrd_net_start(struct wrd_server *srv)
     struct lws_context_creation_info info;
     void *foreign_loops[1] = { &srv->loop };
 
+    long nofile = size_fd_limit(&srv->cfg);
+    if (nofile < 0)
+        return -1;
     srv->net = calloc(1, sizeof *srv->net);
     if (srv->net == NULL)
         return -1;
@@ -415,7 +717,15 @@ int wrd_net_start(struct wrd_server *srv)
     info.pcontext = &srv->ctx;
     info.user = srv;
     info.retry_and_idle_policy = &srv->net->retry;
-    info.fd_limit_per_thread = (unsigned int)srv->cfg.max_connections + 64;
+    /* lws's fd table: the open file limit, which covers every websocket,
+     * every handshake and more (size_fd_limit). */
+    info.fd_limit_per_thread = (unsigned int)nofile;
+    /* lws's own time-outs before the upgrade (TLS accept, the wait for a
+     * request's head, ...) are the handshake deadline too, so that a
+     * longer --handshake-timeout means what it says; the deadline itself
+     * (on_deadline) holds whatever lws does with them. */
+    info.timeout_secs = (unsigned int)srv->cfg.handshake_timeout;
+    info.timeout_secs_ah_idle = srv->cfg.handshake_timeout;
 
     srv->ctx = lws_create_context(&info);
     if (srv->ctx == NULL) {
@@ -429,6 +739,9 @@ int wrd_net_start(struct wrd_server *srv)
                       "libwebsockets-evlib-uv package missing\"", srv->cfg.host, srv->cfg.port);
         return -1;
     }
+    uv_timer_init(&srv->loop, &srv->net->deadline);
+    srv->net->deadline.data = srv;
+    srv->net->timer_open = 1;
     srv->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(srv->ctx, "default"));
     wrd_info("listening", "addr=%s:%d db=%s tls=%s", srv->cfg.host, srv->port, srv->cfg.db,
              srv->cfg.tls_cert ? "on" : "off");
@@ -441,6 +754,10 @@ int wrd_net_start(struct wrd_server *srv)
 void wrd_net_stop(struct wrd_server *srv)
 {
     srv->stopping = 1;
+    if (srv->net && srv->net->timer_open) {
+        srv->net->timer_open = 0;
+        uv_close((uv_handle_t *)&srv->net->deadline, NULL);
+    }
     if (srv->ctx)
         lws_context_destroy(srv->ctx);      /* first call: async close (going away) */
 }
@@ -459,6 +776,11 @@ void wrd_net_release(struct wrd_server *srv)
                 srv->net->addr[i] = a->next;
                 free(a);
             }
+        while (srv->net->first) {
+            struct handshake *h = srv->net->first;
+            srv->net->first = h->next;
+            free(h);
+        }
         free(srv->net);
         srv->net = NULL;
     }

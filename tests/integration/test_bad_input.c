@@ -18,8 +18,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -877,6 +880,192 @@ static void http_row(struct ctx *x, const struct row *r)
     }
 }
 
+/* --- the network edges: HTTP answers, frames, handshakes ----------------------------- */
+
+/* A TCP connection to the server from src (a loopback address: each
+ * 127.x.y.z is an address of its own for the per-address limits); the
+ * socket, or -1. */
+static int connect_from(const char *src, int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    if (fd < 0 || inet_pton(AF_INET, src, &a.sin_addr) != 1 ||
+        inet_pton(AF_INET, "127.0.0.1", &to.sin_addr) != 1 ||
+        bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+        connect(fd, (struct sockaddr *)&to, sizeof to) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int send_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Up to len bytes by the deadline: the count (0 on EOF), -1 on a reset or
+ * an error, -2 on the deadline. */
+static ssize_t recv_by(int fd, void *buf, size_t len, long deadline)
+{
+    long left = deadline - now_ms();
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+        return -2;
+    ssize_t n = recv(fd, buf, len, 0);
+    return n < 0 ? -1 : n;
+}
+
+static int read_exactly(int fd, void *buf, size_t len, long deadline)
+{
+    char *p = buf;
+    while (len > 0) {
+        ssize_t n = recv_by(fd, p, len, deadline);
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int io_write(void *io, const void *buf, size_t len)
+{
+    return send_all(*(int *)io, buf, len);
+}
+
+static int io_read(void *io, void *buf, size_t len, long deadline)
+{
+    return read_exactly(*(int *)io, buf, len, deadline);
+}
+
+/* A websocket from src: the socket after "101", or -1. */
+static int ws_connect_from(const char *src, int port)
+{
+    int fd = connect_from(src, port);
+    if (fd >= 0 && wt_ws_handshake(&fd, io_write, io_read, port) < 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* One HTTP answer as a raw-socket client reads it. */
+struct answer {
+    int status;
+    char head[4096];            /* lower-cased, NUL-terminated */
+    long length;                /* its Content-Length, -1 when none */
+    char body[1 << 20];         /* the Content-Length bytes, NUL-terminated */
+};
+
+/* The header's value in a lower-cased head ("" when absent). */
+static const char *header(const struct answer *a, const char *name, char *out, size_t cap)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\r\n%s:", name);
+    const char *p = strstr(a->head, key);
+    size_t n = 0;
+    if (p != NULL) {
+        p += strlen(key);
+        while (*p == ' ')
+            p++;
+        while (p[n] && p[n] != '\r' && n + 1 < cap)
+            n++;
+        memcpy(out, p, n);
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* Read one complete answer: its head to the blank line, then exactly its
+ * Content-Length bytes (none when it answers a HEAD). 0, or -1 with why
+ * set. */
+static int read_answer_to(int fd, struct answer *a, int head, long deadline, const char **why)
+{
+    memset(a, 0, sizeof *a);
+    size_t n = 0;
+    while (n < 4 || memcmp(a->head + n - 4, "\r\n\r\n", 4) != 0) {
+        if (n + 1 >= sizeof a->head) {
+            *why = "a head larger than 4 kB";
+            return -1;
+        }
+        if (read_exactly(fd, a->head + n, 1, deadline) < 0) {
+            *why = n ? "the head was cut short" : "no answer";
+            return -1;
+        }
+        n++;
+    }
+    a->head[n] = '\0';
+    for (char *c = a->head; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    if (sscanf(a->head, "http/1.1 %d ", &a->status) != 1) {
+        *why = "no HTTP/1.1 status line";
+        return -1;
+    }
+    char v[32];
+    a->length = *header(a, "content-length", v, sizeof v) ? strtol(v, NULL, 10) : -1;
+    if (a->length < 0 || a->length >= (long)sizeof a->body) {
+        *why = "no usable Content-Length";
+        return -1;
+    }
+    if (!head && read_exactly(fd, a->body, (size_t)a->length, deadline) < 0) {
+        *why = "fewer body bytes than its Content-Length";
+        return -1;
+    }
+    a->body[head ? 0 : a->length] = '\0';
+    return 0;
+}
+
+static int read_answer(int fd, struct answer *a, long deadline, const char **why)
+{
+    return read_answer_to(fd, a, 0, deadline, why);
+}
+
+/* Whether the server closes fd (EOF or a reset) by the deadline, with
+ * nothing more sent. 1 closed, 0 still open, -1 more bytes came. */
+static int closed_by(int fd, long deadline)
+{
+    char c;
+    ssize_t n = recv_by(fd, &c, 1, deadline);
+    return n == -2 ? 0 : n > 0 ? -1 : 1;
+}
+
+/* A metric's value from GET /metrics asked from src (-1 when absent). */
+static long metric_from(const char *src, int port, const char *name)
+{
+    static struct answer a;
+    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+    const char *why = NULL;
+    int fd = connect_from(src, port);
+    long v = -1;
+    if (fd >= 0 && send_all(fd, req, sizeof req - 1) == 0 &&
+        read_answer(fd, &a, now_ms() + T, &why) == 0 && a.status == 200) {
+        char key[128];
+        snprintf(key, sizeof key, "\n%s ", name);
+        const char *p = strstr(a.body, key);
+        v = p ? strtol(p + strlen(key), NULL, 10) : -1;
+    }
+    if (fd >= 0)
+        close(fd);
+    return v;
+}
+
+static long metric(int port, const char *name)
+{
+    return metric_from("127.0.0.1", port, name);
+}
+
 /* --- the table ----------------------------------------------------------------------------- */
 
 /* Commands in $G: x's refused commands are remembered by seq, so each row
@@ -1111,10 +1300,293 @@ static void test_matrix(void **state)
     json_decref(st);
 }
 
+/* --- before the handshake: servers of their own --------------------------------------- */
+
+#define FLOOD_SOCKETS 10000
+#define PER_ADDRESS_DEFAULT 32  /* --max-handshakes-per-address's default */
+
+/* Raise this process's open file limit to at least n (the hard limit
+ * allowing); fails the test, saying why, when it cannot. */
+static void need_files(long n)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        fail_msg("getrlimit(RLIMIT_NOFILE) failed");
+    if (rl.rlim_cur != RLIM_INFINITY && (long)rl.rlim_cur < n) {
+        if (rl.rlim_max != RLIM_INFINITY && (long)rl.rlim_max < n)
+            fail_msg("this test opens %ld sockets: the hard open file limit is %ld (raise it: "
+                     "ulimit -Hn %ld)", n, (long)rl.rlim_max, n);
+        rl.rlim_cur = (rlim_t)n;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            fail_msg("setrlimit(RLIMIT_NOFILE, %ld) failed", n);
+    }
+}
+
+/* How many of fds[0..n) the server has closed (EOF or reset) by the
+ * deadline, waiting until at least want are. A closed one is set to -1. */
+static int count_closed(int *fds, int n, int want, long deadline)
+{
+    static struct pollfd p[FLOOD_SOCKETS];
+    int closed = 0;
+    for (int i = 0; i < n; i++)
+        closed += fds[i] < 0;
+    while (closed < want && now_ms() < deadline) {
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (fds[i] >= 0)
+                p[m++] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+        if (poll(p, (nfds_t)m, (int)(deadline - now_ms())) <= 0)
+            break;
+        for (int k = 0; k < m; k++) {
+            if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            char c;
+            if (recv(p[k].fd, &c, 1, MSG_DONTWAIT) > 0)
+                continue;           /* an answer: not closed (counted as open) */
+            for (int i = 0; i < n; i++)
+                if (fds[i] == p[k].fd) {
+                    close(fds[i]);
+                    fds[i] = -1;
+                    closed++;
+                    break;
+                }
+        }
+    }
+    return closed;
+}
+
+/* A GET from src, its complete answer timed: fails the test unless it is
+ * a 200 within limit_ms. */
+static void healthz_from(const char *src, int port, long limit_ms)
+{
+    long t0 = now_ms();
+    int fd = connect_from(src, port);
+    if (fd < 0)
+        fail_msg("GET /healthz from %s: cannot connect", src);
+    static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    static struct answer a;
+    const char *why = "cannot send";
+    if (send_all(fd, req, sizeof req - 1) < 0 || read_answer(fd, &a, t0 + T, &why) < 0)
+        fail_msg("GET /healthz from %s: %s", src, why);
+    long took = now_ms() - t0;
+    close(fd);
+    print_message("GET /healthz from %s: %d in %ld ms\n", src, a.status, took);
+    if (a.status != 200 || strstr(a.body, "\"ok\"") == NULL)
+        fail_msg("GET /healthz from %s: %d '%s'", src, a.status, a.body);
+    if (took > limit_ms)
+        fail_msg("GET /healthz from %s took %ld ms (want %ld at most)", src, took, limit_ms);
+}
+
+/*
+ * 10,000 sockets from 127.0.0.1 that never start a handshake (a server
+ * with its default limits): a client from 127.0.0.2 still connects, says
+ * hello, creates a game and gets GET /healthz answered at once; and the
+ * server keeps no more of the 10,000 than --max-handshakes-per-address.
+ */
+static void test_handshake_flood(void **state)
+{
+    (void)state;
+    need_files(FLOOD_SOCKETS + 256);
+    static const char *const args[] = { "--scenarios", WARROOM_SCENARIO_DIR, NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    static int fds[FLOOD_SOCKETS];
+    static struct pollfd p[FLOOD_SOCKETS];
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)s.port) };
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    long t0 = now_ms();
+    for (int i = 0; i < FLOOD_SOCKETS; i++) {
+        fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fds[i] < 0)
+            fail_msg("socket %d: cannot create it", i);
+        connect(fds[i], (struct sockaddr *)&to, sizeof to);   /* in progress */
+    }
+    /* Every connect done (or refused) before the client comes. */
+    int pending = FLOOD_SOCKETS;
+    long deadline = now_ms() + 20000;
+    while (pending > 0 && now_ms() < deadline) {
+        int m = 0;
+        for (int i = 0; i < FLOOD_SOCKETS; i++)
+            if (fds[i] >= 0)
+                p[m++] = (struct pollfd){ .fd = fds[i], .events = POLLOUT };
+        if (poll(p, (nfds_t)m, (int)(deadline - now_ms())) <= 0)
+            break;
+        pending = 0;
+        for (int k = 0; k < m; k++)
+            pending += p[k].revents == 0;
+    }
+    print_message("%d sockets from 127.0.0.1 connected in %ld ms (%d still connecting)\n",
+                  FLOOD_SOCKETS, now_ms() - t0, pending);
+    /* A player from another address: hello, create, and the page. */
+    struct wt_client c;
+    memset(&c, 0, sizeof c);
+    c.name = "player";
+    long t1 = now_ms(), played;
+    c.fd = ws_connect_from("127.0.0.2", s.port);
+    if (c.fd < 0)
+        fail_msg("no websocket from 127.0.0.2 during the flood");
+    wt_send(&c, "{s:s, s:i}", "type", "hello", "protocol", 1);
+    json_t *w = wt_expect(&c, "welcome", T);
+    if (w == NULL)
+        fail_msg("no welcome for 127.0.0.2 during the flood");
+    json_decref(w);
+    wt_send(&c, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    json_t *cr = wt_expect(&c, "created", T);
+    if (cr == NULL)
+        fail_msg("no game created for 127.0.0.2 during the flood");
+    json_decref(cr);
+    played = now_ms() - t1;
+    print_message("127.0.0.2: welcomed and a game created in %ld ms\n", played);
+    if (played > 1000)
+        fail_msg("127.0.0.2 took %ld ms to be welcomed and create a game", played);
+    healthz_from("127.0.0.2", s.port, 1000);
+    /* Of the 10,000 the server keeps --max-handshakes-per-address: the
+     * others were closed as they were accepted (so all of them within a
+     * second of the last connect, well before any handshake deadline). */
+    int closed = count_closed(fds, FLOOD_SOCKETS, FLOOD_SOCKETS - PER_ADDRESS_DEFAULT,
+                              now_ms() + 1000);
+    print_message("the server closed %d of the %d sockets\n", closed, FLOOD_SOCKETS);
+    if (closed < FLOOD_SOCKETS - PER_ADDRESS_DEFAULT)
+        fail_msg("the server holds %d sockets that never started a handshake from one "
+                 "address (want %d at most)", FLOOD_SOCKETS - closed, PER_ADDRESS_DEFAULT);
+    long refused = metric_from("127.0.0.2", s.port, "warroom_handshakes_refused_total");
+    if (refused < FLOOD_SOCKETS - PER_ADDRESS_DEFAULT)
+        fail_msg("warroom_handshakes_refused_total %ld", refused);
+    wt_close(&c);
+    for (int i = 0; i < FLOOD_SOCKETS; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    int status = wt_server_stop(&s, SIGTERM, 10000);
+    wt_server_cleanup(&s);
+    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Whether fd is closed (EOF or reset) within [lo_ms, hi_ms] of since,
+ * without an answer; fails the test otherwise. */
+static void closed_between(int fd, const char *what, long since, long lo_ms, long hi_ms)
+{
+    int r = closed_by(fd, since + hi_ms);
+    long at = now_ms() - since;
+    if (r != 1)
+        fail_msg("%s: %s at %ld ms (want closed between %ld and %ld ms)", what,
+                 r == 0 ? "still open" : "an answer came", at, lo_ms, hi_ms);
+    if (at < lo_ms)
+        fail_msg("%s: closed at %ld ms, before the deadline (want %ld ms or later)", what, at,
+                 lo_ms);
+    print_message("%s: closed at %ld ms\n", what, at);
+}
+
+#define HS_TIMEOUT_MS 2000      /* the server's --handshake-timeout */
+#define HS_SLACK_MS 1500        /* how late the close may come */
+
+/*
+ * A server with --handshake-timeout 2, --max-handshakes-per-address 4 and
+ * --max-handshakes 6: connections beyond the limits are closed as they are
+ * accepted; the others are closed 2 s after their accept unless they are
+ * websockets by then, whatever they do meanwhile (nothing, a request sent
+ * one byte at a time, a kept-alive HTTP connection).
+ */
+static void test_handshake_limits(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--scenarios", WARROOM_SCENARIO_DIR,
+                                        "--handshake-timeout", "2",
+                                        "--max-handshakes-per-address", "4",
+                                        "--max-handshakes", "6", NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    /* Four from 127.0.0.1 that say nothing; a fifth is refused at once. */
+    int idle[6];
+    long opened[6];
+    for (int i = 0; i < 4; i++) {
+        opened[i] = now_ms();
+        idle[i] = connect_from("127.0.0.1", s.port);
+        assert_true(idle[i] >= 0);
+    }
+    long t = now_ms();
+    int fifth = connect_from("127.0.0.1", s.port);
+    assert_true(fifth >= 0);
+    closed_between(fifth, "a fifth connection from 127.0.0.1", t, 0, 1000);
+    close(fifth);
+    /* Two from 127.0.0.3: six in all; a seventh from anywhere is refused. */
+    for (int i = 4; i < 6; i++) {
+        opened[i] = now_ms();
+        idle[i] = connect_from("127.0.0.3", s.port);
+        assert_true(idle[i] >= 0);
+    }
+    t = now_ms();
+    int seventh = connect_from("127.0.0.4", s.port);
+    assert_true(seventh >= 0);
+    closed_between(seventh, "a seventh connection (from 127.0.0.4)", t, 0, 1000);
+    close(seventh);
+    /* The six are closed at their deadline. */
+    for (int i = 0; i < 6; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "silent connection %d", i);
+        closed_between(idle[i], what, opened[i], HS_TIMEOUT_MS - 200, HS_TIMEOUT_MS + HS_SLACK_MS);
+        close(idle[i]);
+    }
+    /* A request trickled a byte every 100 ms, an answered kept-alive HTTP
+     * connection, and a websocket, all opened now. */
+    long t0 = now_ms();
+    int trickle = connect_from("127.0.0.1", s.port);
+    int kept = connect_from("127.0.0.1", s.port);
+    struct wt_client c;
+    memset(&c, 0, sizeof c);
+    c.name = "in time";
+    c.fd = ws_connect_from("127.0.0.1", s.port);
+    assert_true(trickle >= 0 && kept >= 0 && c.fd >= 0);
+    static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    static struct answer a;
+    const char *why = "cannot send";
+    if (send_all(kept, req, sizeof req - 1) < 0 || read_answer(kept, &a, now_ms() + T, &why) < 0)
+        fail_msg("kept-alive connection: %s", why);
+    static const char head[] = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Trickle: ";
+    assert_int_equal(send_all(trickle, head, sizeof head - 1), 0);
+    int cut = 0;
+    while (!cut && now_ms() - t0 < HS_TIMEOUT_MS + HS_SLACK_MS) {
+        /* Wait 100 ms for the close; else one more byte. */
+        int r = closed_by(trickle, now_ms() + 100);
+        if (r == -1)
+            fail_msg("the trickled request was answered");
+        cut = r == 1 || send(trickle, "a", 1, MSG_NOSIGNAL) != 1;
+    }
+    long at = now_ms() - t0;
+    print_message("trickled request: closed at %ld ms\n", at);
+    if (!cut || at < HS_TIMEOUT_MS - 200)
+        fail_msg("the trickled request was %s at %ld ms (deadline %d ms)",
+                 cut ? "closed" : "still open", at, HS_TIMEOUT_MS);
+    closed_between(kept, "kept-alive HTTP connection", t0, HS_TIMEOUT_MS - 200,
+                   HS_TIMEOUT_MS + HS_SLACK_MS);
+    close(trickle);
+    close(kept);
+    /* The websocket outlives the deadline and still works. */
+    if (closed_by(c.fd, t0 + HS_TIMEOUT_MS + HS_SLACK_MS) != 0)
+        fail_msg("the websocket was closed at its handshake deadline");
+    wt_send(&c, "{s:s, s:i}", "type", "hello", "protocol", 1);
+    json_t *w = wt_expect(&c, "welcome", T);
+    if (w == NULL)
+        fail_msg("no welcome after the handshake deadline");
+    json_decref(w);
+    wt_close(&c);
+    healthz_from("127.0.0.1", s.port, 1000);
+    long refused = metric(s.port, "warroom_handshakes_refused_total");
+    long timeouts = metric(s.port, "warroom_handshake_timeouts_total");
+    print_message("refused %ld, timed out %ld\n", refused, timeouts);
+    assert_int_equal(refused, 2);
+    assert_int_equal(timeouts, 8);
+    int status = wt_server_stop(&s, SIGTERM, 10000);
+    wt_server_cleanup(&s);
+    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matrix),
+        cmocka_unit_test(test_handshake_limits),
+        cmocka_unit_test(test_handshake_flood),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
