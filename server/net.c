@@ -22,6 +22,7 @@
 #include <arpa/inet.h>
 #include <jansson.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +40,6 @@
 /* Per-connection data lws allocates (per_session_data_size). */
 struct pss {
     struct wrd_conn *conn;      /* websocket connections */
-    char *http_body;            /* HTTP answers */
-    size_t http_len;
     int counted;                /* counted in its address's connections */
     char addr[64];
 };
@@ -64,6 +63,11 @@ struct handshake {
     struct lws *wsi;
     uint64_t deadline;          /* uv_now() ms */
     char addr[64];
+    /* HTTP: an answer not known to be out (http_watch) */
+    struct handshake *wprev, *wnext;
+    int watched;
+    int rx_off;                 /* lws told to stop reading it */
+    int close_when_out;
 };
 
 /* What the network layer keeps for the server's life. */
@@ -75,7 +79,9 @@ struct wrd_net {
     struct handshake *waiting;  /* the oldest not yet closed for its deadline */
     int handshakes;             /* connections not yet websockets */
     uv_timer_t deadline;        /* fires at the oldest handshake's deadline */
-    int timer_open;             /* the timer may be started (not closed) */
+    int timer_open;             /* the timer and the check may be started (not closed) */
+    struct handshake *watched;  /* HTTP answers not known to be out */
+    uv_check_t check;           /* runs http_check() while there are some */
     uint64_t refused, timed_out;        /* counters for /metrics */
     uint64_t refused_logged;    /* refusals when the last warning was logged */
     uint64_t refusal_log_ms;    /* uv_now() of that warning */
@@ -230,6 +236,23 @@ static int handshake_begin(struct wrd_server *srv, struct lws *wsi)
     return 0;
 }
 
+/* Take h off the list of HTTP answers watched. */
+static void unwatch(struct wrd_net *net, struct handshake *h)
+{
+    if (!h->watched)
+        return;
+    if (h->wprev)
+        h->wprev->wnext = h->wnext;
+    else
+        net->watched = h->wnext;
+    if (h->wnext)
+        h->wnext->wprev = h->wprev;
+    h->wprev = h->wnext = NULL;
+    h->watched = 0;
+    if (net->watched == NULL && net->timer_open)
+        uv_check_stop(&net->check);
+}
+
 /* The connection became a websocket, or is gone: it holds no handshake. */
 static void handshake_end(struct wrd_server *srv, struct lws *wsi)
 {
@@ -238,6 +261,7 @@ static void handshake_end(struct wrd_server *srv, struct lws *wsi)
         return;
     struct wrd_net *net = srv->net;
     lws_set_opaque_user_data(wsi, NULL);
+    unwatch(net, h);
     if (net->waiting == h)
         net->waiting = h->next;         /* its timer finds nothing to do */
     if (h->prev)
@@ -359,19 +383,190 @@ static long size_fd_limit(struct wrd_config *cfg)
 
 /* --- HTTP --------------------------------------------------------------------- */
 
-static int http_reply(struct lws *wsi, struct pss *p, int status, const char *type, char *body)
+/*
+ * HTTP answers. lws 4.1 will not read a connection's next request while
+ * the answer to the last one waits for the socket to be writable (its h1
+ * role in "doing transaction" or "deferring action"), but it leaves the
+ * socket's POLLIN armed, and pipelined bytes it already holds make it ask
+ * for service without waiting: a client that sends requests back to back
+ * and never reads the answers kept the loop at 100% CPU. So each answer
+ * is written whole from LWS_CALLBACK_HTTP (head, then body); if the socket
+ * then has no room (the client does not read), the connection is watched:
+ * after every poll (http_check) lws is told to stop reading it (rx flow
+ * control) while its socket is not writable, and to go on once it is,
+ * which is when lws can finish a partial write or take the next request.
+ * lws's h1 role ignores POLLOUT while rx is flow-controlled, hence the
+ * toggle rather than flow control for the whole answer.
+ */
+
+/* Answer flags. */
+#define HTTP_F_CLOSE 1          /* Connection: close; closed once the answer is out */
+#define HTTP_F_HEAD 2           /* the head only (a HEAD request) */
+#define HTTP_F_ALLOW 4          /* a 405: say which methods are allowed */
+
+/* Whether fd has room to write (POLLOUT now). */
+static int fd_writable(int fd)
 {
+    struct pollfd pf = { .fd = fd, .events = POLLOUT };
+    return fd >= 0 && poll(&pf, 1, 0) == 1 && (pf.revents & POLLOUT);
+}
+
+/* Read and drop what the peer sent that will never be read (a refused
+ * request's body, pipelined requests: at most 64 KiB), so that closing
+ * does not reset the connection (RST) before the peer has read the answer. */
+static void drain_input(int fd)
+{
+    char buf[4096];
+    for (int i = 0; fd >= 0 && i < 16; i++)
+        if (recvfrom(fd, buf, sizeof buf, MSG_DONTWAIT, NULL, NULL) <= 0)
+            break;
+}
+
+static void rx_set(struct handshake *h, int off)
+{
+    if (h->rx_off != off) {
+        h->rx_off = off;
+        lws_rx_flow_control(h->wsi, !off);
+    }
+}
+
+/* After every poll, for each watched answer: out (all handed to the kernel
+ * and the socket writable again) ends the watch, and the connection is
+ * closed if it had to be; else lws may read the connection only while its
+ * socket is writable (see above). */
+static void http_check(uv_check_t *ck)
+{
+    struct wrd_server *srv = ck->data;
+    struct wrd_net *net = srv->net;
+    int killed = 0;
+    for (struct handshake *h = net->watched, *next; h; h = next) {
+        next = h->wnext;
+        int fd = (int)lws_get_socket_fd(h->wsi);
+        int writable = fd_writable(fd);
+        if (writable && !lws_partial_buffered(h->wsi)) {
+            rx_set(h, 0);
+            unwatch(net, h);
+            if (h->close_when_out) {
+                drain_input(fd);
+                lws_set_timeout(h->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+                killed++;
+            }
+            continue;
+        }
+        rx_set(h, !writable);
+    }
+    if (killed)
+        lws_cancel_service(srv->ctx);
+}
+
+/* Watch an answer lws may not have sent whole (see above). */
+static int http_watch(struct wrd_server *srv, struct lws *wsi, int close_when_out)
+{
+    struct wrd_net *net = srv->net;
+    struct handshake *h = lws_get_opaque_user_data(wsi);
+    if (h == NULL || !net->timer_open)
+        return close_when_out ? -1 : 0;
+    h->close_when_out = close_when_out;
+    if (!h->watched) {
+        h->watched = 1;
+        h->wprev = NULL;
+        h->wnext = net->watched;
+        if (net->watched)
+            net->watched->wprev = h;
+        else
+            uv_check_start(&net->check, http_check);
+        net->watched = h;
+    }
+    rx_set(h, !fd_writable((int)lws_get_socket_fd(wsi)));
+    return 0;
+}
+
+/* Answer a request with status and body (taken; NULL: out of memory,
+ * close), all from LWS_CALLBACK_HTTP. Returns the callback's result. */
+static int http_answer(struct lws *wsi, int status, const char *type, char *body, unsigned flags)
+{
+    struct wrd_server *srv = lws_context_user(lws_get_context(wsi));
     unsigned char hdr[LWS_PRE + 512], *start = hdr + LWS_PRE, *pos = start,
                   *end = hdr + sizeof hdr - 1;
     if (body == NULL)
-        return 1;
-    p->http_body = body;
-    p->http_len = strlen(body);
-    if (lws_add_http_common_headers(wsi, (unsigned int)status, type, p->http_len, &pos, end) ||
-        lws_finalize_write_http_header(wsi, start, &pos, end))
-        return 1;
-    lws_callback_on_writable(wsi);
+        return -1;
+    size_t len = strlen(body);
+    int mux = lws_get_network_wsi(wsi) != wsi;      /* an HTTP/2 stream */
+    if (lws_add_http_common_headers(wsi, (unsigned int)status, type, len, &pos, end) ||
+        ((flags & HTTP_F_ALLOW) &&
+         lws_add_http_header_by_name(wsi, (const unsigned char *)"allow:",
+                                     (const unsigned char *)"GET, HEAD", 9, &pos, end)) ||
+        ((flags & HTTP_F_CLOSE) && !mux &&
+         lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close",
+                                      5, &pos, end)) ||
+        lws_finalize_write_http_header(wsi, start, &pos, end)) {
+        free(body);
+        return -1;
+    }
+    /* HEAD: RFC 9110 9.3.2, the head a GET gets, Content-Length included,
+     * and no content (an HTTP/2 stream still needs its end). */
+    size_t n = flags & HTTP_F_HEAD ? 0 : len;
+    if (n > 0 || mux) {
+        unsigned char *buf = malloc(LWS_PRE + n + 1);
+        if (buf == NULL) {
+            free(body);
+            return -1;
+        }
+        memcpy(buf + LWS_PRE, body, n);
+        int w = lws_write(wsi, buf + LWS_PRE, n, LWS_WRITE_HTTP_FINAL);
+        free(buf);
+        if (w < 0) {
+            free(body);
+            return -1;
+        }
+    }
+    free(body);
+    if (mux)            /* lws's HTTP/2 streams are not read by connection */
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    int fd = (int)lws_get_socket_fd(wsi);
+    if (flags & HTTP_F_CLOSE) {
+        if (!lws_partial_buffered(wsi)) {
+            drain_input(fd);
+            return -1;
+        }
+        return http_watch(srv, wsi, 1);
+    }
+    if (lws_http_transaction_completed(wsi))
+        return -1;
+    if (lws_partial_buffered(wsi) || !fd_writable(fd))
+        return http_watch(srv, wsi, 0);
     return 0;
+}
+
+/* Whether the request announces content (a Content-Length other than 0,
+ * or any Transfer-Encoding). */
+static int http_has_body(struct lws *wsi)
+{
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0)
+        return 1;
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH);
+    if (n <= 0)
+        return 0;
+    char v[32];
+    if (n >= (int)sizeof v || lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_HTTP_CONTENT_LENGTH) < 0)
+        return 1;
+    for (const char *c = v; *c; c++)
+        if (*c != '0' && *c != ' ' && *c != '\t')
+            return 1;
+    return 0;
+}
+
+/* Whether the client asked to close after this request. */
+static int http_wants_close(struct lws *wsi)
+{
+    char v[64];
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_CONNECTION) <= 0 ||
+        lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_CONNECTION) < 0)
+        return 0;
+    for (char *c = v; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    return strstr(v, "close") != NULL;
 }
 
 /* Append printf output to a growing buffer. */
@@ -461,29 +656,46 @@ static char *metrics_text(struct wrd_server *srv)
     return b.s;
 }
 
-static int on_http(struct lws *wsi, struct pss *p, const char *path)
+/*
+ * A request head is in. Every page is read-only: GET and HEAD; anything
+ * else is 405 with Allow. No request body is read: a GET or HEAD that
+ * announces one is refused (400, RFC 9110 9.3.1: content in a GET has no
+ * meaning here, and a body the server does not read could be taken for
+ * the next request), as is any other method's; both close the connection
+ * once answered.
+ */
+static int on_http(struct lws *wsi, const char *path)
 {
     struct wrd_server *srv = lws_context_user(lws_get_context(wsi));
-    /* Every page is read-only: other methods were answered as if GET. */
-    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
-        return http_reply(wsi, p, 405, "text/plain", strdup("only GET\n"));
+    int get = lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0;
+    int head = !get && lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0;
+    int body = http_has_body(wsi);
+    unsigned flags = (head ? HTTP_F_HEAD : 0) | (body || http_wants_close(wsi) ? HTTP_F_CLOSE : 0);
+    if (!get && !head)
+        return http_answer(wsi, 405, "text/plain",
+                          strdup("method not allowed: GET and HEAD only\n"),
+                          flags | HTTP_F_ALLOW);
+    if (body)
+        return http_answer(wsi, 400, "text/plain",
+                          strdup("bad request: a GET or HEAD request carries no content\n"),
+                          flags);
     if (strcmp(path, "/healthz") == 0) {
         json_t *j = json_pack("{s:s, s:s, s:i, s:i}", "status", srv->stopping ? "stopping" : "ok",
                               "version", WARROOM_VERSION, "connections", srv->connections, "games",
                               wrd_games_count(srv));
-        char *body = json_dumps(j, JSON_COMPACT);
+        char *text = json_dumps(j, JSON_COMPACT);
         json_decref(j);
-        return http_reply(wsi, p, srv->stopping ? 503 : 200, "application/json", body);
+        return http_answer(wsi, srv->stopping ? 503 : 200, "application/json", text, flags);
     }
     if (strcmp(path, "/metrics") == 0)
-        return http_reply(wsi, p, 200, "text/plain; version=0.0.4", metrics_text(srv));
+        return http_answer(wsi, 200, "text/plain; version=0.0.4", metrics_text(srv), flags);
     if (strcmp(path, "/games") == 0) {
         json_t *j = wrd_games_list(srv, NULL);
-        char *body = json_dumps(j, JSON_COMPACT);
+        char *text = json_dumps(j, JSON_COMPACT);
         json_decref(j);
-        return http_reply(wsi, p, 200, "application/json", body);
+        return http_answer(wsi, 200, "application/json", text, flags);
     }
-    return http_reply(wsi, p, 404, "text/plain", strdup("not found\n"));
+    return http_answer(wsi, 404, "text/plain", strdup("not found\n"), flags);
 }
 
 /* --- websockets ------------------------------------------------------------------ */
@@ -551,34 +763,17 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return 0;
 
     case LWS_CALLBACK_HTTP:
-        return on_http(wsi, p, (const char *)in);
+        return on_http(wsi, (const char *)in);
 
     case LWS_CALLBACK_HTTP_WRITEABLE:
-        if (p == NULL || p->http_body == NULL)
-            break;
-        {
-            unsigned char *buf = malloc(LWS_PRE + p->http_len + 1);
-            if (buf == NULL)
-                return -1;
-            memcpy(buf + LWS_PRE, p->http_body, p->http_len);
-            int n = lws_write(wsi, buf + LWS_PRE, p->http_len, LWS_WRITE_HTTP_FINAL);
-            free(buf);
-            free(p->http_body);
-            p->http_body = NULL;
-            if (n < 0)
-                return -1;
-        }
-        if (lws_http_transaction_completed(wsi))
-            return -1;
-        break;
+        return 0;               /* answers are written whole by on_http() */
 
-    case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
-    case LWS_CALLBACK_CLOSED_HTTP:
-        if (p != NULL && p->conn == NULL) {
-            free(p->http_body);
-            p->http_body = NULL;
-        }
-        break;
+    case LWS_CALLBACK_HTTP_BODY:
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        /* Content of a request on_http() refused (lws may parse some along
+         * with the head): dropped. Not lws's default, which would end the
+         * transaction and keep the connection for what follows. */
+        return 0;
 
     case LWS_CALLBACK_ESTABLISHED:
         srv = lws_context_user(lws_get_context(wsi));
@@ -741,6 +936,8 @@ int wrd_net_start(struct wrd_server *srv)
     }
     uv_timer_init(&srv->loop, &srv->net->deadline);
     srv->net->deadline.data = srv;
+    uv_check_init(&srv->loop, &srv->net->check);
+    srv->net->check.data = srv;
     srv->net->timer_open = 1;
     srv->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(srv->ctx, "default"));
     wrd_info("listening", "addr=%s:%d db=%s tls=%s", srv->cfg.host, srv->port, srv->cfg.db,
@@ -757,6 +954,7 @@ void wrd_net_stop(struct wrd_server *srv)
     if (srv->net && srv->net->timer_open) {
         srv->net->timer_open = 0;
         uv_close((uv_handle_t *)&srv->net->deadline, NULL);
+        uv_close((uv_handle_t *)&srv->net->check, NULL);
     }
     if (srv->ctx)
         lws_context_destroy(srv->ctx);      /* first call: async close (going away) */

@@ -1041,6 +1041,171 @@ static int closed_by(int fd, long deadline)
     return n == -2 ? 0 : n > 0 ? -1 : 1;
 }
 
+/* Send req on a fresh connection and read the answer; fails the row when
+ * it is not complete. The connection is returned for more (caller closes). */
+static int http_ask(struct ctx *x, const struct row *r, const char *req, struct answer *a)
+{
+    int fd = wt_tcp_connect("127.0.0.1", x->s.port);
+    if (fd < 0)
+        fail_msg("row %d (%s): cannot connect", r->n, r->what);
+    const char *why = NULL;
+    int head = strncmp(req, "HEAD ", 5) == 0;
+    if (send_all(fd, req, strlen(req)) < 0 ||
+        read_answer_to(fd, a, head, now_ms() + T, &why) < 0)
+        fail_msg("row %d (%s): %s", r->n, r->what, why ? why : "cannot send");
+    return fd;
+}
+
+/* r->text is a request the server refuses: the status r->want_close
+ * (400, 405), a complete answer with Connection: close (and Allow for
+ * 405; no body for a HEAD), then the connection closed. */
+static void http_refused(struct ctx *x, const struct row *r)
+{
+    static struct answer a;
+    int fd = http_ask(x, r, r->text, &a);
+    int head = strncmp(r->text, "HEAD ", 5) == 0;
+    char v[64];
+    if (a.status != r->want_close)
+        fail_msg("row %d (%s): status %d, want %d", r->n, r->what, a.status, r->want_close);
+    if (a.length <= 0 || (!head && (long)strlen(a.body) != a.length))
+        fail_msg("row %d (%s): body '%s' for Content-Length %ld", r->n, r->what, a.body,
+                 a.length);
+    if (strcmp(header(&a, "connection", v, sizeof v), "close") != 0)
+        fail_msg("row %d (%s): Connection '%s', want close", r->n, r->what, v);
+    if (r->want_close == 405 && strcmp(header(&a, "allow", v, sizeof v), "get, head") != 0)
+        fail_msg("row %d (%s): Allow '%s', want GET, HEAD", r->n, r->what, v);
+    if (closed_by(fd, now_ms() + T) != 1)
+        fail_msg("row %d (%s): the connection was not closed after the answer", r->n, r->what);
+    close(fd);
+}
+
+/* HEAD, then GET on the same connection: the HEAD answer is the GET
+ * answer's head (same status and Content-Length) and nothing else, so
+ * the bytes after it are the GET's answer. */
+static void http_head(struct ctx *x, const struct row *r)
+{
+    int fd = wt_tcp_connect("127.0.0.1", x->s.port);
+    assert_true(fd >= 0);
+    const char *req = "HEAD /games HTTP/1.1\r\nHost: x\r\n\r\nGET /games HTTP/1.1\r\nHost: x\r\n\r\n";
+    assert_int_equal(send_all(fd, req, strlen(req)), 0);
+    static struct answer h, g;
+    memset(&h, 0, sizeof h);
+    size_t n = 0;
+    long deadline = now_ms() + T;
+    while (n < 4 || memcmp(h.head + n - 4, "\r\n\r\n", 4) != 0) {
+        if (n + 1 >= sizeof h.head || read_exactly(fd, h.head + n, 1, deadline) < 0)
+            fail_msg("row %d (%s): no complete HEAD answer", r->n, r->what);
+        n++;
+    }
+    for (char *c = h.head; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    char v[32];
+    h.length = *header(&h, "content-length", v, sizeof v) ? strtol(v, NULL, 10) : -1;
+    const char *why = NULL;
+    if (read_answer(fd, &g, deadline, &why) < 0)
+        fail_msg("row %d (%s): after the HEAD answer, not the GET answer: %s (did the HEAD "
+                 "answer carry a body?)", r->n, r->what, why);
+    if (strncmp(h.head, "http/1.1 200", 12) != 0 || g.status != 200 || g.length <= 0 ||
+        h.length != g.length || g.length != (long)strlen(g.body) || g.body[0] != '[')
+        fail_msg("row %d (%s): HEAD '%.15s' length %ld; GET %d length %ld body '%.40s'", r->n,
+                 r->what, h.head, h.length, g.status, g.length, g.body);
+    close(fd);
+}
+
+/* DELETE without a body: 405, and the connection goes on (a GET after it
+ * on the same connection is answered). */
+static void http_delete(struct ctx *x, const struct row *r)
+{
+    static struct answer a, b;
+    int fd = http_ask(x, r, "DELETE /games HTTP/1.1\r\nHost: x\r\n\r\n", &a);
+    char v[64];
+    if (a.status != 405 || strcmp(header(&a, "allow", v, sizeof v), "get, head") != 0 ||
+        a.length <= 0 || (long)strlen(a.body) != a.length)
+        fail_msg("row %d (%s): status %d, Allow '%s', body '%s' for Content-Length %ld", r->n,
+                 r->what, a.status, header(&a, "allow", v, sizeof v), a.body, a.length);
+    const char *why = NULL;
+    const char *get = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    if (send_all(fd, get, strlen(get)) < 0 || read_answer(fd, &b, now_ms() + T, &why) < 0 ||
+        b.status != 200 || strstr(b.body, "\"ok\"") == NULL)
+        fail_msg("row %d (%s): the connection is unusable after the 405 (%s)", r->n, r->what,
+                 why ? why : "wrong answer");
+    close(fd);
+}
+
+/* The server's CPU time (user + system) in clock ticks. */
+static long cpu_ticks(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    char *text = wt_read_file(path, NULL);
+    long ut = -1, st = -1;
+    char *p = text ? strrchr(text, ')') : NULL;
+    /* after "(comm)": state ppid pgrp session tty tpgid flags minflt
+     * cminflt majflt cmajflt utime stime */
+    if (p == NULL || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut,
+                            &st) != 2)
+        ut = -1;
+    free(text);
+    return ut < 0 ? -1 : ut + st;
+}
+
+/* Requests written back to back, never read, until the server stops
+ * reading them: while they sit there (at least 2 s) the server must stay
+ * under 5% CPU. Then the answers are read: complete, in order. */
+static void http_pipelined(struct ctx *x, const struct row *r)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int small = 4096;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)x->s.port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    char batch[sizeof req * 64];
+    for (int i = 0; i < 64; i++)
+        memcpy(batch + i * (sizeof req - 1), req, sizeof req - 1);
+    size_t blen = 64 * (sizeof req - 1), sent = 0, off = 0;
+    /* Until a send has waited 300 ms for room (the server reads no more),
+     * or 8 MB. */
+    while (sent < (8u << 20)) {
+        ssize_t n = send(fd, batch + off, blen - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            sent += (size_t)n;
+            off = (off + (size_t)n) % blen;
+            continue;
+        }
+        struct pollfd p = { .fd = fd, .events = POLLOUT };
+        if (poll(&p, 1, 300) == 0)
+            break;
+    }
+    long t0 = now_ms(), c0 = cpu_ticks(x->s.pid);
+    /* The window: the server's stdout only ends if it dies. */
+    struct pollfd p = { .fd = x->s.out_fd, .events = POLLIN };
+    int died = poll(&p, 1, 2500) != 0;
+    long t1 = now_ms(), c1 = cpu_ticks(x->s.pid);
+    double cpu = (double)(c1 - c0) / (double)sysconf(_SC_CLK_TCK) / ((double)(t1 - t0) / 1000.0);
+    print_message("row %d: %zu bytes of requests sent; server CPU %.1f%% over %ld ms while "
+                  "they sat unread\n", r->n, sent, 100.0 * cpu, t1 - t0);
+    if (died || c0 < 0 || c1 < 0)
+        fail_msg("row %d (%s): the server died or its CPU time is unreadable", r->n, r->what);
+    if (sent < (size_t)64 * (sizeof req - 1))
+        fail_msg("row %d (%s): only %zu bytes sent", r->n, r->what, sent);
+    if (cpu >= 0.05)
+        fail_msg("row %d (%s): the server used %.1f%% CPU while the answers sat unread "
+                 "(want < 5%%)", r->n, r->what, 100.0 * cpu);
+    /* The answers, as they were queued: complete and right. */
+    for (int i = 0; i < 20; i++) {
+        static struct answer ans;
+        const char *why = NULL;
+        if (read_answer(fd, &ans, now_ms() + T, &why) < 0)
+            fail_msg("row %d (%s): answer %d: %s", r->n, r->what, i, why);
+        if (ans.status != 200 || strstr(ans.body, "\"status\":\"ok\"") == NULL)
+            fail_msg("row %d (%s): answer %d: %d '%s'", r->n, r->what, i, ans.status, ans.body);
+    }
+    close(fd);
+}
+
 /* A metric's value from GET /metrics asked from src (-1 when absent). */
 static long metric_from(const char *src, int port, const char *name)
 {
@@ -1271,7 +1436,26 @@ static const struct row rows[] = {
     { 175, "HTTP: an upgrade without a key", 0, NULL,
       "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
       "Sec-WebSocket-Version: 13\r\n\r\n", NULL, 0, http_row, NULL },
-};
+    /* the network edges: every HTTP answer complete, frames masked (and
+     * want_close holds the HTTP status for the refused requests) */
+    { 200, "HTTP: GET with a body", 0, NULL,
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", NULL, 400,
+      http_refused, NULL },
+    { 201, "HTTP: HEAD, then GET on the same connection", 0, NULL, NULL, NULL, 0, http_head,
+      NULL },
+    { 202, "HTTP: HEAD with a body", 0, NULL,
+      "HEAD /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc", NULL, 400,
+      http_refused, NULL },
+    { 203, "HTTP: GET with a chunked body", 0, NULL,
+      "GET /games HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5\r\nhello\r\n0\r\n\r\n", NULL, 400, http_refused, NULL },
+    { 204, "HTTP: POST with a body", 0, NULL,
+      "POST /games HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", NULL, 405,
+      http_refused, NULL },
+    { 205, "HTTP: DELETE, then GET on the same connection", 0, NULL, NULL, NULL, 0,
+      http_delete, NULL },
+    { 206, "HTTP: pipelined requests never read", 0, NULL, NULL, NULL, 0, http_pipelined,
+      NULL },};
 
 static void test_matrix(void **state)
 {
