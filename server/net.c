@@ -14,12 +14,15 @@
  * (websockets: capped per address and in total at the upgrade). lws's fd
  * table and the process's open file limit are sized for both.
  */
+#define _GNU_SOURCE             /* RTLD_NEXT (the reads lws makes, below) */
 #include <uv.h>                 /* before libwebsockets.h (stack-notes 16) */
 #include <libwebsockets.h>
 
 #include "server.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -166,6 +169,263 @@ static void peer_key_fd(int fd, char *out, size_t cap)
         snprintf(out, cap, "?");
     else
         peer_key((const struct sockaddr *)&ss, out, cap);
+}
+
+/* --- the bytes lws reads: unmasked client frames ---------------------------------- */
+
+/*
+ * RFC 6455 5.1: a server MUST close the connection on a frame its client
+ * did not mask. lws 4.1 accepts unmasked frames, and whether a frame was
+ * masked lives only in its private per-connection struct; so warroomd
+ * looks at the bytes themselves, as lws reads them: lws reads a plain
+ * socket with recv() and a TLS one with SSL_read(), and this file defines
+ * both functions. A dynamic executable's definitions come before those of
+ * the libraries it loads, so lws's calls land here; each passes the call
+ * on (recvfrom(), OpenSSL's own SSL_read()) and, for a socket that is one
+ * of the server's connections, runs what was read through a parser of
+ * frame headers (or, before the upgrade, of request heads). Every other
+ * socket and caller only costs a table look-up.
+ *
+ * Where the websocket stream starts: a client sends nothing after its
+ * upgrade request before the answer (RFC 6455 4.1), so when the upgrade
+ * is done (LWS_CALLBACK_ESTABLISHED) what was read must end exactly where
+ * the upgrade request's head ends. Heads are found as lws finds them (a
+ * line feed followed by an empty line, CR LF or bare LF); each request
+ * head lws answered (LWS_CALLBACK_HTTP) is taken off in order, so the one
+ * left is the upgrade's. Bytes read past it were sent too early: that too
+ * closes with 1002. If the upgrade request was not seen passing here (lws
+ * reading some other way), the check is off: said once, as an error.
+ */
+
+#define RAW_HEADS 8             /* request heads read ahead of their answers */
+
+struct raw {
+    struct lws *wsi;
+    int ws;                     /* upgraded: frames from here on */
+    int bad;                    /* an unmasked frame, or bytes before the 101 */
+    const char *why;            /* which, for the close frame */
+    uint64_t seen;              /* bytes read so far */
+    /* before the upgrade */
+    int line;                   /* 0 in a line, 1 after its LF, 2 after LF CR */
+    uint64_t heads[RAW_HEADS];  /* offsets just past heads not yet answered */
+    int nheads, heads_lost;
+    /* the frame parser */
+    int st;                     /* 0 first byte, 1 length byte, 2 extended length, 3 key */
+    int need;                   /* bytes left of the extended length or of the key */
+    uint64_t len, skip;         /* the frame's length; payload bytes left to skip */
+};
+
+static struct raw **raw_by_fd;  /* indexed by socket: the server's connections */
+static int raw_nfd;
+static int raw_warned;          /* the check found inactive (said once) */
+
+static struct raw *raw_of(int fd)
+{
+    return fd >= 0 && fd < raw_nfd ? raw_by_fd[fd] : NULL;
+}
+
+static void raw_heads(struct raw *r, const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (b[i] == '\n') {
+            if (r->line == 0) {
+                r->line = 1;
+                continue;
+            }
+            r->line = 0;
+            if (r->nheads == RAW_HEADS)
+                r->heads_lost = 1;
+            else
+                r->heads[r->nheads++] = r->seen + i + 1;
+        } else {
+            r->line = b[i] == '\r' && r->line == 1 ? 2 : 0;
+        }
+    }
+}
+
+/* Parse frame headers in b[0..n); returns n, or where the first unmasked
+ * frame starts (its first byte may have been in an earlier read). */
+static size_t raw_frames(struct raw *r, const unsigned char *b, size_t n)
+{
+    size_t i = 0, start = 0;
+    while (i < n) {
+        if (r->skip > 0) {
+            size_t k = r->skip < n - i ? (size_t)r->skip : n - i;
+            i += k;
+            r->skip -= k;
+            continue;
+        }
+        unsigned char c = b[i++];
+        switch (r->st) {
+        case 0:
+            start = i - 1;
+            r->st = 1;
+            break;
+        case 1:
+            if (!(c & 0x80)) {
+                r->bad = 1;
+                r->why = "unmasked frame";
+                return start;
+            }
+            r->len = c & 0x7f;
+            r->st = r->len >= 126 ? 2 : 3;
+            r->need = r->len == 126 ? 2 : r->len == 127 ? 8 : 4;
+            if (r->len >= 126)
+                r->len = 0;
+            break;
+        case 2:
+            r->len = r->len << 8 | c;
+            if (--r->need == 0) {
+                r->st = 3;
+                r->need = 4;
+            }
+            break;
+        default:
+            if (--r->need == 0) {
+                r->st = 0;
+                r->skip = r->len;
+            }
+            break;
+        }
+    }
+    return n;
+}
+
+/* n bytes lws read from fd; returns how many of them lws may have (fewer
+ * when they hold an unmasked frame: it never sees that frame's bytes). */
+static size_t raw_read(int fd, const void *buf, size_t n)
+{
+    struct raw *r = raw_of(fd);
+    if (r == NULL)
+        return n;
+    size_t ok = n;
+    if (r->ws)
+        ok = raw_frames(r, buf, n);
+    else
+        raw_heads(r, buf, n);
+    r->seen += n;
+    if (r->bad)
+        lws_callback_on_writable(r->wsi);   /* closes it (SERVER_WRITEABLE) */
+    return ok;
+}
+
+ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+    struct raw *r = raw_of(fd);
+    if (r != NULL && r->bad && !(flags & MSG_PEEK)) {
+        errno = EAGAIN;         /* nothing more for lws: it is being closed */
+        return -1;
+    }
+    ssize_t n = recvfrom(fd, buf, len, flags, NULL, NULL);
+    if (n <= 0 || (flags & MSG_PEEK))
+        return n;
+    size_t ok = raw_read(fd, buf, (size_t)n);
+    if (ok == 0) {
+        errno = EAGAIN;
+        return -1;
+    }
+    return (ssize_t)ok;
+}
+
+/* TLS: the frames are checked the same way, but OpenSSL has no way to give
+ * back what it decrypted: lws may see the unmasked frame (its data is not
+ * dispatched, a ping may be answered) before the 1002. */
+int SSL_read(SSL *ssl, void *buf, int num)
+{
+    static int (*real_read)(SSL *, void *, int);
+    static int (*get_fd)(const SSL *);
+    if (real_read == NULL) {
+        *(void **)&real_read = dlsym(RTLD_NEXT, "SSL_read");
+        *(void **)&get_fd = dlsym(RTLD_DEFAULT, "SSL_get_fd");
+        if (real_read == NULL) {
+            errno = ENOSYS;
+            return -1;
+        }
+    }
+    int n = real_read(ssl, buf, num);
+    if (n > 0 && get_fd != NULL)
+        raw_read(get_fd(ssl), buf, (size_t)n);
+    return n;
+}
+
+/* An accepted connection: watch what lws reads of it. */
+static void raw_begin(struct lws *wsi)
+{
+    int fd = (int)lws_get_socket_fd(wsi);
+    if (fd < 0 || fd >= raw_nfd)
+        return;
+    struct raw *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return;
+    r->wsi = wsi;
+    free(raw_by_fd[fd]);
+    raw_by_fd[fd] = r;
+}
+
+static void raw_end(struct lws *wsi)
+{
+    int fd = (int)lws_get_socket_fd(wsi);
+    struct raw *r = raw_of(fd);
+    if (r != NULL && r->wsi == wsi) {
+        free(r);
+        raw_by_fd[fd] = NULL;
+    }
+}
+
+/* LWS_CALLBACK_HTTP: one request head answered. */
+static void raw_answered(struct lws *wsi)
+{
+    struct raw *r = raw_of((int)lws_get_socket_fd(wsi));
+    if (r == NULL || r->wsi != wsi)
+        return;
+    if (r->nheads == 0) {
+        r->heads_lost = 1;
+        return;
+    }
+    memmove(r->heads, r->heads + 1, sizeof r->heads[0] * (size_t)--r->nheads);
+}
+
+/* LWS_CALLBACK_ESTABLISHED: frames from here on. */
+static void raw_upgraded(struct lws *wsi)
+{
+    struct raw *r = raw_of((int)lws_get_socket_fd(wsi));
+    if (r == NULL || r->wsi != wsi)
+        return;
+    r->ws = 1;
+    if (r->seen == 0) {
+        if (!raw_warned)
+            wrd_error("unmasked frames cannot be refused", "hint=\"lws read the upgrade "
+                      "request without recv() or SSL_read()\"");
+        raw_warned = 1;
+        raw_by_fd[(int)lws_get_socket_fd(wsi)] = NULL;
+        free(r);
+        return;
+    }
+    if (r->heads_lost || r->nheads == 0 || r->heads[0] != r->seen) {
+        r->bad = 1;             /* frames (or anything) sent before the 101 */
+        r->why = "data before the handshake's answer";
+        lws_callback_on_writable(wsi);
+    }
+}
+
+/* Whether wsi's client broke the masking rule (or sent before the 101):
+ * 0 no, 1 yes, 2 yes and the close frame is written (raw_close_frame). */
+static int raw_bad(struct lws *wsi)
+{
+    struct raw *r = raw_of((int)lws_get_socket_fd(wsi));
+    return r != NULL && r->wsi == wsi ? r->bad : 0;
+}
+
+static void close_frame(struct lws *wsi, int code, const char *reason);
+
+/* From SERVER_WRITEABLE: 1002 with the reason, once. */
+static void raw_close_frame(struct lws *wsi)
+{
+    struct raw *r = raw_of((int)lws_get_socket_fd(wsi));
+    if (r == NULL || r->wsi != wsi || r->bad != 1)
+        return;
+    close_frame(wsi, LWS_CLOSE_STATUS_PROTOCOL_ERR, r->why);
+    r->bad = 2;
 }
 
 /* --- handshakes: connections not yet websockets ------------------------------------ */
@@ -702,6 +962,8 @@ static int on_http(struct lws *wsi, const char *path)
 
 static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, size_t len)
 {
+    if (raw_bad(wsi))
+        return 0;               /* not dispatched: the 1002 is on its way */
     /* Protocol v1 is JSON text: a binary frame (or a message begun as one)
      * is refused at its first byte with 1003, "unacceptable data". */
     if (lws_frame_is_binary(wsi)) {
@@ -736,6 +998,19 @@ static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, siz
     return 0;
 }
 
+/* Write a close frame (code, reason of at most 60 bytes): the one write of
+ * a SERVER_WRITEABLE callback that then returns -1. */
+static void close_frame(struct lws *wsi, int code, const char *reason)
+{
+    unsigned char frame[LWS_PRE + 64];
+    size_t n = strlen(reason);
+    frame[LWS_PRE] = (unsigned char)(code >> 8);
+    frame[LWS_PRE + 1] = (unsigned char)(code & 0xff);
+    memcpy(frame + LWS_PRE + 2, reason, n);
+    /* 4 is lws 4.1's internal LWS_WRITE_CLOSE (lws-write.h hides it). */
+    lws_write(wsi, frame + LWS_PRE, n + 2, (enum lws_write_protocol)4);
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                     size_t len)
 {
@@ -756,13 +1031,16 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         /* The accepted socket has its wsi (no protocol bound yet). */
         if (handshake_begin(lws_context_user(lws_get_context(wsi)), wsi) < 0)
             return -1;
+        raw_begin(wsi);
         return 0;
 
     case LWS_CALLBACK_WSI_DESTROY:
         handshake_end(lws_context_user(lws_get_context(wsi)), wsi);
+        raw_end(wsi);
         return 0;
 
     case LWS_CALLBACK_HTTP:
+        raw_answered(wsi);
         return on_http(wsi, (const char *)in);
 
     case LWS_CALLBACK_HTTP_WRITEABLE:
@@ -778,6 +1056,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_ESTABLISHED:
         srv = lws_context_user(lws_get_context(wsi));
         handshake_end(srv, wsi);            /* a websocket now, counted as one */
+        raw_upgraded(wsi);
         memset(p, 0, sizeof *p);
         peer_key_fd((int)lws_get_socket_fd(wsi), p->addr, sizeof p->addr);
         if (srv->stopping || srv->connections >= srv->cfg.max_connections) {
@@ -815,17 +1094,19 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_SERVER_WRITEABLE:
         if (p->conn == NULL)
             return -1;
+        if (raw_bad(wsi)) {
+            /* An unmasked frame (raw_read): 1002, written here for the
+             * reason given below. */
+            raw_close_frame(wsi);
+            return -1;
+        }
         if (p->conn->srv->stopping && p->conn->qlen == 0) {
             /* Drained: say 1001 going away, then close. On a libuv loop,
              * lws 4.1 kills the socket at once when the callback returns -1
              * ("uv repeat test" in its close path), without the close frame
              * lws_close_reason() asked for; so the frame is written here.
              * 4 is lws 4.1's internal LWS_WRITE_CLOSE (lws-write.h hides it). */
-            unsigned char frame[LWS_PRE + 10];
-            frame[LWS_PRE] = 1001 >> 8;
-            frame[LWS_PRE + 1] = 1001 & 0xff;
-            memcpy(frame + LWS_PRE + 2, "shutdown", 8);
-            lws_write(wsi, frame + LWS_PRE, 10, (enum lws_write_protocol)4);
+            close_frame(wsi, 1001, "shutdown");
             return -1;
         }
         return wrd_conn_write_next(p->conn);
@@ -887,8 +1168,10 @@ int wrd_net_start(struct wrd_server *srv)
     if (nofile < 0)
         return -1;
     srv->net = calloc(1, sizeof *srv->net);
-    if (srv->net == NULL)
-        return -1;
+    raw_by_fd = calloc((size_t)nofile, sizeof *raw_by_fd);
+    if (srv->net == NULL || raw_by_fd == NULL)
+        return -1;              /* wrd_net_release() frees what was had */
+    raw_nfd = (int)nofile;
     srv->net->retry.secs_since_valid_ping = (uint16_t)(srv->cfg.idle_timeout / 2);
     srv->net->retry.secs_since_valid_hangup = (uint16_t)srv->cfg.idle_timeout;
 
@@ -982,4 +1265,9 @@ void wrd_net_release(struct wrd_server *srv)
         free(srv->net);
         srv->net = NULL;
     }
+    for (int fd = 0; fd < raw_nfd; fd++)
+        free(raw_by_fd[fd]);
+    free(raw_by_fd);
+    raw_by_fd = NULL;
+    raw_nfd = 0;
 }

@@ -1206,6 +1206,123 @@ static void http_pipelined(struct ctx *x, const struct row *r)
     close(fd);
 }
 
+/* A frame sent unmasked, as no client may: first_byte is FIN | opcode. */
+static int send_unmasked(int fd, unsigned first_byte, const char *data, size_t len)
+{
+    unsigned char f[512];
+    assert_true(len < 126);
+    f[0] = (unsigned char)first_byte;
+    f[1] = (unsigned char)len;
+    memcpy(f + 2, data, len);
+    return send_all(fd, f, len + 2);
+}
+
+/* The first frame the server sends must be a close with r->want_close
+ * (nothing before it: not an answer, not a pong). */
+static void first_frame_close(const struct row *r, int fd)
+{
+    unsigned char h[2], data[125];
+    long deadline = now_ms() + T;
+    if (read_exactly(fd, h, 2, deadline) < 0)
+        fail_msg("row %d (%s): no frame, want a close %d", r->n, r->what, r->want_close);
+    size_t n = h[1] & 0x7f;
+    if ((h[0] & 0x0f) != 8 || n < 2 || n > 125 || read_exactly(fd, data, n, deadline) < 0)
+        fail_msg("row %d (%s): first frame opcode %d (length %zu), want a close", r->n, r->what,
+                 h[0] & 0x0f, n);
+    int code = data[0] << 8 | data[1];
+    if (code != r->want_close)
+        fail_msg("row %d (%s): close code %d (%.*s), want %d", r->n, r->what, code, (int)n - 2,
+                 (const char *)data + 2, r->want_close);
+}
+
+static void unmasked_text(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    assert_int_equal(send_unmasked(c.fd, 0x81, "{\"type\":\"list\"}", 15), 0);
+    first_frame_close(r, c.fd);
+    wt_close(&c);
+}
+
+static void unmasked_ping(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    assert_int_equal(send_unmasked(c.fd, 0x89, "ping", 4), 0);
+    first_frame_close(r, c.fd);
+    wt_close(&c);
+}
+
+/* A masked frame after an unmasked one in the same write: neither is
+ * answered. */
+static void unmasked_then_masked(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    unsigned char f[64] = { 0x81, 15 };
+    memcpy(f + 2, "{\"type\":\"list\"}", 15);
+    assert_int_equal(send_all(c.fd, f, 17), 0);
+    wt_ws_send_text(c.fd, "{\"type\":\"list\"}", 15);
+    first_frame_close(r, c.fd);
+    wt_close(&c);
+}
+
+/* The upgrade request and a (masked) frame in one write: the frame came
+ * before the server's 101, which a client must wait for. */
+static void frame_before_101(struct ctx *x, const struct row *r)
+{
+    int fd = wt_tcp_connect("127.0.0.1", x->s.port);
+    assert_true(fd >= 0);
+    static const char up[] = "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                             "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                             "Sec-WebSocket-Version: 13\r\n\r\n";
+    unsigned char buf[sizeof up + 64];
+    memcpy(buf, up, sizeof up - 1);
+    /* {"type":"hello","protocol":1} masked with 0 (a mask still) */
+    static const char hello[] = "{\"type\":\"hello\",\"protocol\":1}";
+    size_t n = sizeof up - 1, hl = sizeof hello - 1;
+    buf[n++] = 0x81;
+    buf[n++] = (unsigned char)(0x80 | hl);
+    memset(buf + n, 0, 4);
+    n += 4;
+    memcpy(buf + n, hello, hl);
+    n += hl;
+    assert_int_equal(send_all(fd, buf, n), 0);
+    char head[1024];
+    size_t h = 0;
+    long deadline = now_ms() + T;
+    while (h < 4 || memcmp(head + h - 4, "\r\n\r\n", 4) != 0) {
+        if (h + 1 >= sizeof head || read_exactly(fd, head + h, 1, deadline) < 0)
+            fail_msg("row %d (%s): no answer to the upgrade", r->n, r->what);
+        h++;
+    }
+    if (strncmp(head, "HTTP/1.1 101", 12) != 0)
+        fail_msg("row %d (%s): '%.20s' to the upgrade", r->n, r->what, head);
+    first_frame_close(r, fd);
+    close(fd);
+}
+
+/* A request answered, then an upgrade on the same connection: fine. */
+static void http_then_upgrade(struct ctx *x, const struct row *r)
+{
+    static struct answer a;
+    int fd = http_ask(x, r, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", &a);
+    if (a.status != 200)
+        fail_msg("row %d (%s): status %d", r->n, r->what, a.status);
+    if (wt_ws_handshake(&fd, io_write, io_read, x->s.port) < 0)
+        fail_msg("row %d (%s): no upgrade after a request", r->n, r->what);
+    struct wt_client c;
+    memset(&c, 0, sizeof c);
+    c.name = "row";
+    c.fd = fd;
+    wt_send_text(&c, "{\"type\":\"hello\",\"protocol\":1}");
+    json_t *w = wt_expect(&c, "welcome", T);
+    if (w == NULL)
+        fail_msg("row %d (%s): no welcome", r->n, r->what);
+    json_decref(w);
+    wt_close(&c);
+}
+
 /* A metric's value from GET /metrics asked from src (-1 when absent). */
 static long metric_from(const char *src, int port, const char *name)
 {
@@ -1455,7 +1572,15 @@ static const struct row rows[] = {
     { 205, "HTTP: DELETE, then GET on the same connection", 0, NULL, NULL, NULL, 0,
       http_delete, NULL },
     { 206, "HTTP: pipelined requests never read", 0, NULL, NULL, NULL, 0, http_pipelined,
-      NULL },};
+      NULL },
+    { 207, "HTTP: a request, then a websocket upgrade on the same connection", 0, NULL, NULL,
+      NULL, 0, http_then_upgrade, NULL },
+    { 210, "an unmasked text frame", 1, NULL, NULL, NULL, 1002, unmasked_text, NULL },
+    { 211, "an unmasked ping", 1, NULL, NULL, NULL, 1002, unmasked_ping, NULL },
+    { 212, "an unmasked frame, then a masked one", 1, NULL, NULL, NULL, 1002,
+      unmasked_then_masked, NULL },
+    { 213, "a frame sent with the upgrade request, before the 101", 0, NULL, NULL, NULL, 1002,
+      frame_before_101, NULL },};
 
 static void test_matrix(void **state)
 {
