@@ -889,6 +889,13 @@ static char *metrics_text(struct wrd_server *srv)
     sb_printf(&b, "# HELP warroom_rejections_total Refused messages and commands.\n"
                   "# TYPE warroom_rejections_total counter\nwarroom_rejections_total %llu\n",
               (unsigned long long)m->rejections);
+    size_t rx = 0;
+    for (const struct wrd_conn *c = srv->conns; c; c = c->next)
+        rx += c->in_cap;
+    sb_printf(&b, "# HELP warroom_receive_buffer_bytes Bytes of the open websockets' buffers "
+                  "joining inbound messages.\n"
+                  "# TYPE warroom_receive_buffer_bytes gauge\nwarroom_receive_buffer_bytes %zu\n",
+              rx);
     sb_printf(&b, "# HELP warroom_bytes_in_total Websocket payload bytes received.\n"
                   "# TYPE warroom_bytes_in_total counter\nwarroom_bytes_in_total %llu\n",
               (unsigned long long)m->bytes_in);
@@ -960,6 +967,12 @@ static int on_http(struct lws *wsi, const char *path)
 
 /* --- websockets ------------------------------------------------------------------ */
 
+/* The receive buffer joining a message: IN_START bytes at first, doubled
+ * as needed, back to IN_START once a message that needed more than
+ * IN_KEEP has been dispatched. */
+#define IN_START 1024
+#define IN_KEEP 4096
+
 static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, size_t len)
 {
     if (raw_bad(wsi))
@@ -979,7 +992,7 @@ static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, siz
         return -1;
     }
     if (c->in_len + len > c->in_cap) {
-        size_t cap = c->in_cap ? c->in_cap : 1024;
+        size_t cap = c->in_cap ? c->in_cap : IN_START;
         while (cap < c->in_len + len)
             cap *= 2;
         char *n = realloc(c->in, cap);
@@ -994,6 +1007,15 @@ static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, siz
     if (lws_is_final_fragment(wsi) && lws_remaining_packet_payload(wsi) == 0) {
         wrd_protocol_dispatch(c->srv, c, c->in, c->in_len);
         c->in_len = 0;
+        if (c->in_cap > IN_KEEP) {
+            /* A large message is rare: its buffer does not stay with
+             * the connection for its life. */
+            char *n = realloc(c->in, IN_START);
+            if (n != NULL) {
+                c->in = n;
+                c->in_cap = IN_START;
+            }
+        }
     }
     return 0;
 }

@@ -1348,6 +1348,43 @@ static long metric(int port, const char *name)
     return metric_from("127.0.0.1", port, name);
 }
 
+/* A 60 KB message grows the connection's receive buffer; once it has been
+ * dispatched the buffer is small again (warroom_receive_buffer_bytes sums
+ * the open websockets' buffers). */
+static void receive_buffer_shrinks(struct ctx *x, const struct row *r)
+{
+    const char *g = "warroom_receive_buffer_bytes";
+    struct wt_client c;
+    row_open(x, r, &c);
+    long g0 = metric(x->s.port, g);
+    if (g0 < 0)
+        fail_msg("row %d (%s): no %s in /metrics", r->n, r->what, g);
+    size_t total = 60000, first = 40000;
+    char *s = malloc(total);
+    memset(s, ' ', total);
+    memcpy(s, "{\"type\":\"list\",\"id\":\"big\"}", 26);
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x01, first, s, first), 0);   /* not FIN */
+    long g1 = -1, deadline = now_ms() + T;
+    while (now_ms() < deadline && (g1 = metric(x->s.port, g)) < g0 + (long)first)
+        ;
+    if (g1 < g0 + (long)first)
+        fail_msg("row %d (%s): %s %ld with 40,000 bytes of a message held (was %ld)", r->n,
+                 r->what, g, g1, g0);
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x80, total - first, s + first, total - first), 0);
+    free(s);
+    json_t *ans = wt_expect(&c, "games", T);
+    if (ans == NULL || strcmp(str(ans, "id"), "big") != 0)
+        fail_msg("row %d (%s): the 60 KB message was not answered", r->n, r->what);
+    json_decref(ans);
+    long g2 = metric(x->s.port, g);
+    print_message("row %d: %s %ld, %ld with 40 kB held, %ld after the 60 kB message\n", r->n,
+                  g, g0, g1, g2);
+    if (g2 < 0 || g2 > g0 + 4096)
+        fail_msg("row %d (%s): %s %ld after the message, was %ld before it", r->n, r->what, g,
+                 g2, g0);
+    wt_close(&c);
+}
+
 /* --- the table ----------------------------------------------------------------------------- */
 
 /* Commands in $G: x's refused commands are remembered by seq, so each row
@@ -1580,7 +1617,10 @@ static const struct row rows[] = {
     { 212, "an unmasked frame, then a masked one", 1, NULL, NULL, NULL, 1002,
       unmasked_then_masked, NULL },
     { 213, "a frame sent with the upgrade request, before the 101", 0, NULL, NULL, NULL, 1002,
-      frame_before_101, NULL },};
+      frame_before_101, NULL },
+    { 214, "the receive buffer after a 60 KB message", 1, NULL, NULL, NULL, 0,
+      receive_buffer_shrinks, NULL },
+};
 
 static void test_matrix(void **state)
 {
