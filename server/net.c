@@ -88,6 +88,7 @@ struct wrd_net {
     uint64_t refused, timed_out;        /* counters for /metrics */
     uint64_t refused_logged;    /* refusals when the last warning was logged */
     uint64_t refusal_log_ms;    /* uv_now() of that warning */
+    uint64_t timed_out_logged, timeout_log_ms;  /* the same for time-outs */
 };
 
 static struct addr_count **addr_table(struct wrd_server *srv)
@@ -558,8 +559,14 @@ static void on_deadline(uv_timer_t *t)
         killed++;
     }
     if (killed) {
-        wrd_info("handshakes timed out", "closed=%d handshake_timeout=%d", killed,
-                 srv->cfg.handshake_timeout);
+        /* One line per 10 s at most. */
+        if (net->timed_out_logged == 0 || now - net->timeout_log_ms >= 10000) {
+            wrd_info("handshakes timed out", "closed=%llu handshake_timeout=%d",
+                     (unsigned long long)(net->timed_out - net->timed_out_logged),
+                     srv->cfg.handshake_timeout);
+            net->timed_out_logged = net->timed_out;
+            net->timeout_log_ms = now;
+        }
         lws_cancel_service(srv->ctx);       /* lws closes them in its next service */
     }
     deadline_arm(srv);
