@@ -1164,6 +1164,19 @@ static long cpu_ticks(pid_t pid)
     return ut < 0 ? -1 : ut + st;
 }
 
+/* The server's read and write system calls so far (/proc/PID/io: syscr
+ * plus syscw); -1 when unreadable. Waiting in epoll_wait() counts none. */
+static long io_calls(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
+    char *text = wt_read_file(path, NULL);
+    const char *r = text ? strstr(text, "syscr: ") : NULL, *w = text ? strstr(text, "syscw: ") : NULL;
+    long n = r && w ? strtol(r + 7, NULL, 10) + strtol(w + 7, NULL, 10) : -1;
+    free(text);
+    return n;
+}
+
 /* Requests written back to back, never read, until the server stops
  * reading them: while they sit there (at least 2 s) the server must stay
  * under 5% CPU. Then the answers are read: complete, in order. */
@@ -1203,32 +1216,36 @@ static void http_pipelined(struct ctx *x, const struct row *r)
         if (poll(&p, 1, 300) == 0)
             break;
     }
-    /* A window of 2.5 s in which the server read none of what is queued
-     * here (our send queue did not shrink): it has answered all it could
-     * and the rest sits unread. A server slowed down (valgrind) may still
-     * be at work in the first windows: they are not counted. */
-    long t0, t1, c0, c1;
-    int q0, q1, windows = 0, died;
+    /* A window of 2.5 s in which the server neither read nor wrote
+     * anything (no read or write system call; our send queue did not
+     * shrink): it has answered all it could and the rest sits unread. A
+     * server slowed down (valgrind) may still be at work in the first
+     * windows: they are not counted. */
+    long t0, t1, c0, c1, io0, io1;
+    int q0, q1, windows = 0, died, moved;
     do {
         t0 = now_ms();
         c0 = cpu_ticks(x->s.pid);
-        if (ioctl(fd, TIOCOUTQ, &q0) != 0)
-            fail_msg("row %d (%s): cannot read the send queue", r->n, r->what);
+        io0 = io_calls(x->s.pid);
+        if (ioctl(fd, TIOCOUTQ, &q0) != 0 || io0 < 0)
+            fail_msg("row %d (%s): cannot read the queue or the server's I/O", r->n, r->what);
         /* The server's stdout only ends if it dies. */
         struct pollfd p = { .fd = x->s.out_fd, .events = POLLIN };
         died = poll(&p, 1, 2500) != 0;
         t1 = now_ms();
         c1 = cpu_ticks(x->s.pid);
-        if (ioctl(fd, TIOCOUTQ, &q1) != 0)
-            fail_msg("row %d (%s): cannot read the send queue", r->n, r->what);
-    } while (!died && q1 != q0 && ++windows < 20);
+        io1 = io_calls(x->s.pid);
+        if (ioctl(fd, TIOCOUTQ, &q1) != 0 || io1 < 0)
+            fail_msg("row %d (%s): cannot read the queue or the server's I/O", r->n, r->what);
+        moved = q1 != q0 || io1 != io0;
+    } while (!died && moved && ++windows < 20);
     double cpu = (double)(c1 - c0) / (double)sysconf(_SC_CLK_TCK) / ((double)(t1 - t0) / 1000.0);
     print_message("row %d: %zu bytes of requests sent, %d unread; server CPU %.1f%% over "
                   "%ld ms while they sat unread (after %d windows of progress; idle %.1f%%)\n",
                   r->n, sent, q1, 100.0 * cpu, t1 - t0, windows, 100.0 * idle);
     if (died || c0 < 0 || c1 < 0)
         fail_msg("row %d (%s): the server died or its CPU time is unreadable", r->n, r->what);
-    if (q1 != q0 || q1 == 0)
+    if (moved || q1 == 0)
         fail_msg("row %d (%s): the server never stopped reading the requests (%d queued)",
                  r->n, r->what, q1);
     if (sent < (size_t)64 * (sizeof req - 1))
