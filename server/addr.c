@@ -71,18 +71,28 @@ static void refill(struct wrd_server *srv, struct wrd_addr *a)
     a->refill_ms = now;
 }
 
+struct wrd_addr *wrd_addr_find(struct wrd_server *srv, const char *peer)
+{
+    char key[48];
+    addr_key(peer ? peer : "", key, sizeof key);
+    for (struct wrd_addr *a = srv->addrs->bucket[hash(key)]; a; a = a->next)
+        if (strcmp(a->key, key) == 0)
+            return a;
+    return NULL;
+}
+
 struct wrd_addr *wrd_addr_get(struct wrd_server *srv, const char *peer)
 {
     struct wrd_addrs *t = srv->addrs;
+    struct wrd_addr *a = wrd_addr_find(srv, peer);
+    if (a != NULL) {
+        a->refs++;
+        return a;
+    }
     char key[48];
     addr_key(peer ? peer : "", key, sizeof key);
     unsigned h = hash(key);
-    for (struct wrd_addr *a = t->bucket[h]; a; a = a->next)
-        if (strcmp(a->key, key) == 0) {
-            a->refs++;
-            return a;
-        }
-    struct wrd_addr *a = calloc(1, sizeof *a);
+    a = calloc(1, sizeof *a);
     if (a == NULL)
         return NULL;
     snprintf(a->key, sizeof a->key, "%s", key);

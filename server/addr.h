@@ -28,6 +28,8 @@ struct wrd_addr {
     int refs;                   /* connections and games holding it */
     double tokens;              /* request budget left, in cost units */
     uint64_t refill_ms;         /* loop time of the last refill */
+    int websockets;             /* its websocket connections (--max-per-address) */
+    int handshakes;             /* its connections not yet websockets (net.c) */
     int open_games;             /* games created from here with a seat unclaimed */
     int games;                  /* games created from here, open or running */
     size_t queued;              /* bytes queued to its connections, not yet written */
@@ -36,6 +38,10 @@ struct wrd_addr {
 /* The record of a peer address as lws gives it (an IPv4 or IPv6 literal),
  * with one more reference; created when absent. NULL when memory runs out. */
 struct wrd_addr *wrd_addr_get(struct wrd_server *srv, const char *peer);
+
+/* The record of a peer address if there is one (no reference taken):
+ * for a look before deciding to hold it. */
+struct wrd_addr *wrd_addr_find(struct wrd_server *srv, const char *peer);
 
 /* One more reference to a (NULL stays NULL); returns a. */
 struct wrd_addr *wrd_addr_hold(struct wrd_addr *a);

@@ -55,6 +55,16 @@ static void usage(FILE *out)
         "                             default 10000\n"
         "      --max-per-address N    most connections from one address\n"
         "                             (WARROOM_MAX_PER_ADDRESS), default 256\n"
+        "      --max-handshakes N     most connections not yet websockets (HTTP ones\n"
+        "                             included) (WARROOM_MAX_HANDSHAKES), default 1024;\n"
+        "                             more are closed as they are accepted\n"
+        "      --max-handshakes-per-address N\n"
+        "                             the same, from one address\n"
+        "                             (WARROOM_MAX_HANDSHAKES_PER_ADDRESS), default 32\n"
+        "      --handshake-timeout SECS\n"
+        "                             a connection not a websocket this long after its\n"
+        "                             accept is closed, whatever it is doing\n"
+        "                             (WARROOM_HANDSHAKE_TIMEOUT), default 5\n"
         "      --max-message BYTES    largest inbound message (WARROOM_MAX_MESSAGE),\n"
         "                             default 65536; larger ones close with code 1009\n"
         "      --max-queue N          messages queued per connection before its patches\n"
@@ -144,7 +154,8 @@ static int parse_long(const char *name, const char *v, long lo, long hi, long *o
 enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR, OPT_QUEUE,
        OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY, OPT_SNDBUF, OPT_ADDR_RATE,
        OPT_OPEN_PER_ADDR, OPT_GAMES_PER_ADDR, OPT_QUEUE_BYTES, OPT_ADDR_BYTES, OPT_HOOK_PENDING,
-       OPT_HOOK_ALLOW, OPT_HOOK_PER_OWNER, OPT_DB_CHECK };
+       OPT_HOOK_ALLOW, OPT_HOOK_PER_OWNER, OPT_DB_CHECK,
+       OPT_HANDSHAKES, OPT_HANDSHAKES_PER_ADDR, OPT_HANDSHAKE_TIMEOUT };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -209,6 +220,21 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
         if (parse_long("--max-per-address", v, 1, 1000000, &n) < 0)
             return -1;
         cfg->max_per_address = (int)n;
+        return 0;
+    case OPT_HANDSHAKES:
+        if (parse_long("--max-handshakes", v, 1, 1000000, &n) < 0)
+            return -1;
+        cfg->max_handshakes = (int)n;
+        return 0;
+    case OPT_HANDSHAKES_PER_ADDR:
+        if (parse_long("--max-handshakes-per-address", v, 1, 1000000, &n) < 0)
+            return -1;
+        cfg->max_handshakes_per_address = (int)n;
+        return 0;
+    case OPT_HANDSHAKE_TIMEOUT:
+        if (parse_long("--handshake-timeout", v, 1, 300, &n) < 0)
+            return -1;
+        cfg->handshake_timeout = (int)n;
         return 0;
     case OPT_QUEUE:
         if (parse_long("--max-queue", v, 4, 1000000, &n) < 0)
@@ -296,6 +322,9 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_WEBHOOK_ALLOW", OPT_HOOK_ALLOW },
     { "WARROOM_WEBHOOK_MAX_PER_OWNER", OPT_HOOK_PER_OWNER },
     { "WARROOM_MAX_PER_ADDRESS", OPT_PER_ADDR },
+    { "WARROOM_MAX_HANDSHAKES", OPT_HANDSHAKES },
+    { "WARROOM_MAX_HANDSHAKES_PER_ADDRESS", OPT_HANDSHAKES_PER_ADDR },
+    { "WARROOM_HANDSHAKE_TIMEOUT", OPT_HANDSHAKE_TIMEOUT },
     { "WARROOM_MAX_QUEUE", OPT_QUEUE },
     { "WARROOM_RATE", OPT_RATE },
     { "WARROOM_IDLE_TIMEOUT", OPT_IDLE },
@@ -325,6 +354,9 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "webhook-allow", required_argument, NULL, OPT_HOOK_ALLOW },
         { "webhook-max-per-owner", required_argument, NULL, OPT_HOOK_PER_OWNER },
         { "max-per-address", required_argument, NULL, OPT_PER_ADDR },
+        { "max-handshakes", required_argument, NULL, OPT_HANDSHAKES },
+        { "max-handshakes-per-address", required_argument, NULL, OPT_HANDSHAKES_PER_ADDR },
+        { "handshake-timeout", required_argument, NULL, OPT_HANDSHAKE_TIMEOUT },
         { "max-queue", required_argument, NULL, OPT_QUEUE },
         { "rate", required_argument, NULL, OPT_RATE },
         { "idle-timeout", required_argument, NULL, OPT_IDLE },
@@ -352,6 +384,9 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     cfg->max_per_address = 256;
     cfg->webhook_max_pending = WRD_NOTIFY_DEFAULT_MAX_PENDING;
     cfg->webhook_max_per_owner = WRD_NOTIFY_DEFAULT_MAX_PER_OWNER;
+    cfg->max_handshakes = 1024;
+    cfg->max_handshakes_per_address = 32;
+    cfg->handshake_timeout = 5;
     cfg->max_queue = 256;
     cfg->rate = 200;
     cfg->idle_timeout = 120;

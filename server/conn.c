@@ -525,6 +525,8 @@ more:
 
 /* --- inbound flow ----------------------------------------------------------------- */
 
+
+
 static void stop_reading(struct wrd_conn *c)
 {
     if (c->stops++ == 0 && c->wsi)
@@ -574,6 +576,15 @@ void wrd_conn_received(struct wrd_conn *c)
         return;
     }
     c->in_len = 0;
+    if (c->in_cap > WRD_CONN_IN_KEEP) {
+        /* A large message is rare: its buffer does not stay with the
+         * connection for its life. */
+        char *n = realloc(c->in, WRD_CONN_IN_START);
+        if (n != NULL) {
+            c->in = n;
+            c->in_cap = WRD_CONN_IN_START;
+        }
+    }
     if (c->held) {
         c->held = 0;
         resume_reading(c);

@@ -82,6 +82,9 @@ struct wrd_member {
     int stale;                  /* lost a patch: owed a full state, its patches not queued */
 };
 
+#define WRD_CONN_IN_START 1024
+#define WRD_CONN_IN_KEEP 4096
+
 struct wrd_conn {
     struct wrd_conn *prev, *next;   /* the server's open connections */
     struct lws *wsi;            /* NULL once closed */
@@ -104,7 +107,8 @@ struct wrd_conn {
     /* command budget (token bucket) */
     double tokens;
     uint64_t refill_ms;
-    /* inbound message being assembled */
+    /* inbound message being assembled (WRD_CONN_IN_START bytes at first,
+     * back to that once a message over WRD_CONN_IN_KEEP is dispatched) */
     char *in;
     size_t in_len, in_cap;
     /* A complete message held back (in `in`) while its address's budget

@@ -6,19 +6,34 @@
  * works around: foreign-loop shutdown in two steps, one lws_write() per
  * WRITEABLE callback, no built-in message size cap, protocols[0] binding,
  * no signal handlers on a foreign loop.
+ *
+ * Connections are counted twice over: before the websocket upgrade (every
+ * accepted connection, HTTP ones included, is a "handshake": capped per
+ * address and in total at accept, and closed --handshake-timeout seconds
+ * after its accept unless it became a websocket by then), and after it
+ * (websockets: capped per address and in total at the upgrade). lws's fd
+ * table and the process's open file limit are sized for both.
  */
+#define _GNU_SOURCE             /* RTLD_NEXT (the reads lws makes, below) */
 #include <uv.h>                 /* before libwebsockets.h (stack-notes 16) */
 #include <libwebsockets.h>
 
 #include "server.h"
 
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
 #include <jansson.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
+#include "addr.h"
 #include "conn.h"
 #include "games.h"
 #include "log.h"
@@ -29,83 +44,733 @@
 /* Per-connection data lws allocates (per_session_data_size). */
 struct pss {
     struct wrd_conn *conn;      /* websocket connections */
-    char *http_body;            /* HTTP answers */
-    size_t http_len;
     int counted;                /* counted in its address's connections */
     char addr[64];
 };
 
 /* --- connections per address ------------------------------------------------ */
 
-#define ADDR_BUCKETS 1024
-
-struct addr_count {
-    struct addr_count *next;
-    int n;
+/* A connection not yet a websocket, in the list of them by accept time
+ * (so by deadline) until it is upgraded or gone. */
+struct handshake {
+    struct handshake *prev, *next;
+    struct lws *wsi;
+    uint64_t deadline;          /* uv_now() ms */
     char addr[64];
+    struct wrd_addr *from;      /* its address's record (holds a reference) */
+    /* HTTP: an answer not known to be out (http_watch) */
+    struct handshake *wprev, *wnext;
+    int watched;
+    int rx_off;                 /* lws told to stop reading it */
+    int close_when_out;
 };
 
 /* What the network layer keeps for the server's life. */
 struct wrd_net {
-    struct addr_count *addr[ADDR_BUCKETS];
     lws_retry_bo_t retry;       /* idle policy: ping, then hang up */
+    /* handshakes */
+    struct handshake *first, *last;     /* every one, oldest first */
+    struct handshake *waiting;  /* the oldest not yet closed for its deadline */
+    int handshakes;             /* connections not yet websockets */
+    uv_timer_t deadline;        /* fires at the oldest handshake's deadline */
+    int timer_open;             /* the timer and the check may be started (not closed) */
+    struct handshake *watched;  /* HTTP answers not known to be out */
+    uv_check_t check;           /* runs http_check() while there are some */
+    uint64_t refused, timed_out;        /* counters for /metrics */
+    uint64_t refused_logged;    /* refusals when the last warning was logged */
+    uint64_t refusal_log_ms;    /* uv_now() of that warning */
+    uint64_t timed_out_logged, timeout_log_ms;  /* the same for time-outs */
 };
 
-static struct addr_count **addr_table(struct wrd_server *srv)
+/* The address of a peer as counted: dotted quad for IPv4 (also when it
+ * arrives as an IPv4-mapped IPv6 address), else the IPv6 text. */
+static void peer_key(const struct sockaddr *sa, char *out, size_t cap)
 {
-    return srv->net ? srv->net->addr : NULL;
-}
-
-static unsigned addr_hash(const char *s)
-{
-    unsigned h = 5381;
-    while (*s)
-        h = h * 33 + (unsigned char)*s++;
-    return h % ADDR_BUCKETS;
-}
-
-/* Add delta to addr's count; returns the new count. */
-static int addr_add(struct wrd_server *srv, const char *addr, int delta)
-{
-    struct addr_count **t = addr_table(srv);
-    if (t == NULL)
-        return 0;
-    struct addr_count **p = &t[addr_hash(addr)];
-    for (; *p; p = &(*p)->next)
-        if (strcmp((*p)->addr, addr) == 0)
-            break;
-    if (*p == NULL) {
-        if (delta <= 0)
-            return 0;
-        *p = calloc(1, sizeof **p);
-        if (*p == NULL)
-            return 0;
-        snprintf((*p)->addr, sizeof (*p)->addr, "%s", addr);
+    if (sa->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)cap);
+        return;
     }
-    int n = ((*p)->n += delta);
-    if (n <= 0) {
-        struct addr_count *dead = *p;
-        *p = dead->next;
-        free(dead);
+    if (sa->sa_family == AF_INET6) {
+        const struct in6_addr *a6 = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        if (IN6_IS_ADDR_V4MAPPED(a6))
+            inet_ntop(AF_INET, &a6->s6_addr[12], out, (socklen_t)cap);
+        else
+            inet_ntop(AF_INET6, a6, out, (socklen_t)cap);
+        return;
+    }
+    snprintf(out, cap, "?");
+}
+
+static void peer_key_fd(int fd, char *out, size_t cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (fd < 0 || getpeername(fd, (struct sockaddr *)&ss, &len) != 0)
+        snprintf(out, cap, "?");
+    else
+        peer_key((const struct sockaddr *)&ss, out, cap);
+}
+
+/* --- the bytes lws reads: unmasked client frames ---------------------------------- */
+
+/*
+ * RFC 6455 5.1: a server MUST close the connection on a frame its client
+ * did not mask. lws 4.1 accepts unmasked frames, and whether a frame was
+ * masked lives only in its private per-connection struct; so warroomd
+ * looks at the bytes themselves, as lws reads them: lws reads a plain
+ * socket with recv() and a TLS one with SSL_read(), and this file defines
+ * both functions. A dynamic executable's definitions come before those of
+ * the libraries it loads, so lws's calls land here; each passes the call
+ * on (recvfrom(), OpenSSL's own SSL_read()) and, for a socket that is one
+ * of the server's connections, runs what was read through a parser of
+ * frame headers (or, before the upgrade, of request heads). Every other
+ * socket and caller only costs a table look-up.
+ *
+ * Where the websocket stream starts: a client sends nothing after its
+ * upgrade request before the answer (RFC 6455 4.1), so when the upgrade
+ * is done (LWS_CALLBACK_ESTABLISHED) what was read must end exactly where
+ * the upgrade request's head ends. Heads are found as lws finds them (a
+ * line feed followed by an empty line, CR LF or bare LF); each request
+ * head lws answered (LWS_CALLBACK_HTTP) is taken off in order, so the one
+ * left is the upgrade's. Bytes read past it were sent too early: that too
+ * closes with 1002. If the upgrade request was not seen passing here (lws
+ * reading some other way), the check is off: said once, as an error.
+ */
+
+#define RAW_HEADS 8             /* request heads read ahead of their answers */
+
+struct raw {
+    struct lws *wsi;
+    int ws;                     /* upgraded: frames from here on */
+    int bad;                    /* an unmasked frame, or bytes before the 101 */
+    const char *why;            /* which, for the close frame */
+    uint64_t seen;              /* bytes read so far */
+    /* before the upgrade */
+    int line;                   /* 0 in a line, 1 after its LF, 2 after LF CR */
+    uint64_t heads[RAW_HEADS];  /* offsets just past heads not yet answered */
+    int nheads, heads_lost;
+    /* the frame parser */
+    int st;                     /* 0 first byte, 1 length byte, 2 extended length, 3 key */
+    int need;                   /* bytes left of the extended length or of the key */
+    uint64_t len, skip;         /* the frame's length; payload bytes left to skip */
+};
+
+static struct raw **raw_by_fd;  /* indexed by socket: the server's connections */
+static int raw_nfd;
+static int raw_warned;          /* the check found inactive (said once) */
+
+static struct raw *raw_of(int fd)
+{
+    return fd >= 0 && fd < raw_nfd ? raw_by_fd[fd] : NULL;
+}
+
+static void raw_heads(struct raw *r, const unsigned char *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (b[i] == '\n') {
+            if (r->line == 0) {
+                r->line = 1;
+                continue;
+            }
+            r->line = 0;
+            if (r->nheads == RAW_HEADS)
+                r->heads_lost = 1;
+            else
+                r->heads[r->nheads++] = r->seen + i + 1;
+        } else {
+            r->line = b[i] == '\r' && r->line == 1 ? 2 : 0;
+        }
+    }
+}
+
+/* Parse frame headers in b[0..n); returns n, or where the first unmasked
+ * frame starts (its first byte may have been in an earlier read). */
+static size_t raw_frames(struct raw *r, const unsigned char *b, size_t n)
+{
+    size_t i = 0, start = 0;
+    while (i < n) {
+        if (r->skip > 0) {
+            size_t k = r->skip < n - i ? (size_t)r->skip : n - i;
+            i += k;
+            r->skip -= k;
+            continue;
+        }
+        unsigned char c = b[i++];
+        switch (r->st) {
+        case 0:
+            start = i - 1;
+            r->st = 1;
+            break;
+        case 1:
+            if (!(c & 0x80)) {
+                r->bad = 1;
+                r->why = "unmasked frame";
+                return start;
+            }
+            r->len = c & 0x7f;
+            r->st = r->len >= 126 ? 2 : 3;
+            r->need = r->len == 126 ? 2 : r->len == 127 ? 8 : 4;
+            if (r->len >= 126)
+                r->len = 0;
+            break;
+        case 2:
+            r->len = r->len << 8 | c;
+            if (--r->need == 0) {
+                r->st = 3;
+                r->need = 4;
+            }
+            break;
+        default:
+            if (--r->need == 0) {
+                r->st = 0;
+                r->skip = r->len;
+            }
+            break;
+        }
     }
     return n;
 }
 
+/* n bytes lws read from fd; returns how many of them lws may have (fewer
+ * when they hold an unmasked frame: it never sees that frame's bytes). */
+static size_t raw_read(int fd, const void *buf, size_t n)
+{
+    struct raw *r = raw_of(fd);
+    if (r == NULL)
+        return n;
+    size_t ok = n;
+    if (r->ws)
+        ok = raw_frames(r, buf, n);
+    else
+        raw_heads(r, buf, n);
+    r->seen += n;
+    if (r->bad)
+        lws_callback_on_writable(r->wsi);   /* closes it (SERVER_WRITEABLE) */
+    return ok;
+}
+
+ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+    struct raw *r = raw_of(fd);
+    if (r != NULL && r->bad && !(flags & MSG_PEEK)) {
+        errno = EAGAIN;         /* nothing more for lws: it is being closed */
+        return -1;
+    }
+    ssize_t n = recvfrom(fd, buf, len, flags, NULL, NULL);
+    if (n <= 0 || (flags & MSG_PEEK))
+        return n;
+    size_t ok = raw_read(fd, buf, (size_t)n);
+    if (ok == 0) {
+        errno = EAGAIN;
+        return -1;
+    }
+    return (ssize_t)ok;
+}
+
+/* TLS: the frames are checked the same way, but OpenSSL has no way to give
+ * back what it decrypted: lws may see the unmasked frame (its data is not
+ * dispatched, a ping may be answered) before the 1002. */
+int SSL_read(SSL *ssl, void *buf, int num)
+{
+    static int (*real_read)(SSL *, void *, int);
+    static int (*get_fd)(const SSL *);
+    if (real_read == NULL) {
+        *(void **)&real_read = dlsym(RTLD_NEXT, "SSL_read");
+        *(void **)&get_fd = dlsym(RTLD_DEFAULT, "SSL_get_fd");
+        if (real_read == NULL) {
+            errno = ENOSYS;
+            return -1;
+        }
+    }
+    int n = real_read(ssl, buf, num);
+    if (n > 0 && get_fd != NULL)
+        raw_read(get_fd(ssl), buf, (size_t)n);
+    return n;
+}
+
+/* An accepted connection: watch what lws reads of it. */
+static void raw_begin(struct lws *wsi)
+{
+    int fd = (int)lws_get_socket_fd(wsi);
+    if (fd < 0 || fd >= raw_nfd)
+        return;
+    struct raw *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return;
+    r->wsi = wsi;
+    free(raw_by_fd[fd]);
+    raw_by_fd[fd] = r;
+}
+
+static void raw_end(struct lws *wsi)
+{
+    int fd = (int)lws_get_socket_fd(wsi);
+    struct raw *r = raw_of(fd);
+    if (r != NULL && r->wsi == wsi) {
+        free(r);
+        raw_by_fd[fd] = NULL;
+    }
+}
+
+/* LWS_CALLBACK_HTTP: one request head answered. */
+static void raw_answered(struct lws *wsi)
+{
+    struct raw *r = raw_of((int)lws_get_socket_fd(wsi));
+    if (r == NULL || r->wsi != wsi)
+        return;
+    if (r->nheads == 0) {
+        r->heads_lost = 1;
+        return;
+    }
+    memmove(r->heads, r->heads + 1, sizeof r->heads[0] * (size_t)--r->nheads);
+}
+
+/* LWS_CALLBACK_ESTABLISHED: frames from here on. */
+static void raw_upgraded(struct lws *wsi)
+{
+    struct raw *r = raw_of((int)lws_get_socket_fd(wsi));
+    if (r == NULL || r->wsi != wsi)
+        return;
+    r->ws = 1;
+    if (r->seen == 0) {
+        if (!raw_warned)
+            wrd_error("unmasked frames cannot be refused", "hint=\"lws read the upgrade "
+                      "request without recv() or SSL_read()\"");
+        raw_warned = 1;
+        raw_by_fd[(int)lws_get_socket_fd(wsi)] = NULL;
+        free(r);
+        return;
+    }
+    if (r->heads_lost || r->nheads == 0 || r->heads[0] != r->seen) {
+        r->bad = 1;             /* frames (or anything) sent before the 101 */
+        r->why = "data before the handshake's answer";
+        lws_callback_on_writable(wsi);
+    }
+}
+
+/* Whether wsi's client broke the masking rule (or sent before the 101):
+ * 0 no, 1 yes, 2 yes and the close frame is written (raw_close_frame). */
+static int raw_bad(struct lws *wsi)
+{
+    struct raw *r = raw_of((int)lws_get_socket_fd(wsi));
+    return r != NULL && r->wsi == wsi ? r->bad : 0;
+}
+
+static void close_frame(struct lws *wsi, int code, const char *reason);
+
+/* From SERVER_WRITEABLE: 1002 with the reason, once. */
+static void raw_close_frame(struct lws *wsi)
+{
+    struct raw *r = raw_of((int)lws_get_socket_fd(wsi));
+    if (r == NULL || r->wsi != wsi || r->bad != 1)
+        return;
+    close_frame(wsi, LWS_CLOSE_STATUS_PROTOCOL_ERR, r->why);
+    r->bad = 2;
+}
+
+/* --- handshakes: connections not yet websockets ------------------------------------ */
+
+static void deadline_arm(struct wrd_server *srv);
+
+/* Accept time: refuse (non-zero) a connection from addr when the server
+ * holds --max-handshakes of them, or --max-handshakes-per-address from
+ * addr. Refused here, before lws makes anything of the socket, a flood
+ * costs an accept() and a close() per connection and holds nothing. */
+static int handshake_refused(struct wrd_server *srv, const char *addr)
+{
+    struct wrd_net *net = srv->net;
+    const char *why = NULL;
+    if (srv->stopping) {
+        why = "stopping";
+    } else if (net->handshakes >= srv->cfg.max_handshakes) {
+        why = "max_handshakes";
+    } else {
+        struct wrd_addr *a = wrd_addr_find(srv, addr);
+        if (a != NULL && a->handshakes >= srv->cfg.max_handshakes_per_address)
+            why = "max_handshakes_per_address";
+    }
+    if (why == NULL)
+        return 0;
+    net->refused++;
+    /* One line per 10 s at most, however many are refused. */
+    uint64_t now = uv_now(&srv->loop);
+    if (net->refused_logged == 0 || now - net->refusal_log_ms >= 10000) {
+        wrd_warn("connections refused at accept", "addr=%s reason=%s refused=%llu handshakes=%d",
+                 addr, why, (unsigned long long)(net->refused - net->refused_logged),
+                 net->handshakes);
+        net->refused_logged = net->refused;
+        net->refusal_log_ms = now;
+    }
+    return 1;
+}
+
+/* A connection was accepted (handshake_refused() let it in): count it and
+ * start its deadline. */
+static int handshake_begin(struct wrd_server *srv, struct lws *wsi)
+{
+    struct wrd_net *net = srv->net;
+    struct handshake *h = calloc(1, sizeof *h);
+    if (h == NULL)
+        return -1;
+    peer_key_fd((int)lws_get_socket_fd(wsi), h->addr, sizeof h->addr);
+    struct wrd_addr *a = wrd_addr_get(srv, h->addr);
+    if (a == NULL) {
+        free(h);
+        return -1;
+    }
+    h->from = a;
+    a->handshakes++;
+    net->handshakes++;
+    h->wsi = wsi;
+    h->deadline = uv_now(&srv->loop) + (uint64_t)srv->cfg.handshake_timeout * 1000;
+    h->prev = net->last;
+    if (net->last)
+        net->last->next = h;
+    else
+        net->first = h;
+    net->last = h;
+    lws_set_opaque_user_data(wsi, h);
+    if (net->waiting == NULL) {
+        net->waiting = h;
+        deadline_arm(srv);
+    }
+    return 0;
+}
+
+/* Take h off the list of HTTP answers watched. */
+static void unwatch(struct wrd_net *net, struct handshake *h)
+{
+    if (!h->watched)
+        return;
+    if (h->wprev)
+        h->wprev->wnext = h->wnext;
+    else
+        net->watched = h->wnext;
+    if (h->wnext)
+        h->wnext->wprev = h->wprev;
+    h->wprev = h->wnext = NULL;
+    h->watched = 0;
+    if (net->watched == NULL && net->timer_open)
+        uv_check_stop(&net->check);
+}
+
+/* The connection became a websocket, or is gone: it holds no handshake. */
+static void handshake_end(struct wrd_server *srv, struct lws *wsi)
+{
+    struct handshake *h = lws_get_opaque_user_data(wsi);
+    if (h == NULL || srv->net == NULL)
+        return;
+    struct wrd_net *net = srv->net;
+    lws_set_opaque_user_data(wsi, NULL);
+    unwatch(net, h);
+    if (net->waiting == h)
+        net->waiting = h->next;         /* its timer finds nothing to do */
+    if (h->prev)
+        h->prev->next = h->next;
+    else
+        net->first = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+    else
+        net->last = h->prev;
+    net->handshakes--;
+    h->from->handshakes--;
+    wrd_addr_put(srv, h->from);
+    free(h);
+}
+
+/* The oldest handshakes' deadline passed: close them, whatever they are
+ * doing (half a request, a trickle of bytes, an idle keep-alive). They
+ * still count until lws has closed them (WSI_DESTROY). */
+static void on_deadline(uv_timer_t *t)
+{
+    struct wrd_server *srv = t->data;
+    struct wrd_net *net = srv->net;
+    uint64_t now = uv_now(&srv->loop);
+    int killed = 0;
+    while (net->waiting && net->waiting->deadline <= now) {
+        struct handshake *h = net->waiting;
+        net->waiting = h->next;
+        lws_set_timeout(h->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+        net->timed_out++;
+        killed++;
+    }
+    if (killed) {
+        /* One line per 10 s at most. */
+        if (net->timed_out_logged == 0 || now - net->timeout_log_ms >= 10000) {
+            wrd_info("handshakes timed out", "closed=%llu handshake_timeout=%d",
+                     (unsigned long long)(net->timed_out - net->timed_out_logged),
+                     srv->cfg.handshake_timeout);
+            net->timed_out_logged = net->timed_out;
+            net->timeout_log_ms = now;
+        }
+        lws_cancel_service(srv->ctx);       /* lws closes them in its next service */
+    }
+    deadline_arm(srv);
+}
+
+static void deadline_arm(struct wrd_server *srv)
+{
+    struct wrd_net *net = srv->net;
+    if (!net->timer_open)
+        return;
+    if (net->waiting == NULL) {
+        uv_timer_stop(&net->deadline);
+        return;
+    }
+    uint64_t now = uv_now(&srv->loop);
+    uv_timer_start(&net->deadline, on_deadline,
+                   net->waiting->deadline > now ? net->waiting->deadline - now : 0, 0);
+}
+
+/* --- the open file limit ----------------------------------------------------------- */
+
+/* lws's fd table beyond --max-connections and --max-handshakes: the listen
+ * socket, lws's event pipe, connections closing (refused upgrades, ...). */
+#define FD_TABLE_MARGIN 64
+/* Descriptors outside lws's connections: stdio, the store's files, the
+ * loop's own, the notifier's webhook sockets and notify commands' pipes. */
+#define FD_RESERVE (64 + WRD_NOTIFY_DEFAULT_MAX_PENDING + 3 * WRD_NOTIFY_DEFAULT_MAX_CHILDREN)
+
+/*
+ * Set the soft RLIMIT_NOFILE to exactly what the limits need, and return
+ * it: lws's fd table is made that size too (fd_limit_per_thread). Equal,
+ * lws 4.1 finds a socket's connection by indexing its table with the fd;
+ * a table smaller than the limit makes it search the whole table on every
+ * event instead. The connection limits keep lws's share of the table
+ * below FD_RESERVE of the end, so accept() never fails for want of a
+ * descriptor (which would leave the listening socket readable and the loop
+ * spinning). When the hard limit is too low, the connection limits are
+ * lowered to fit it, with a warning; -1 when nothing useful fits.
+ */
+static long size_fd_limit(struct wrd_config *cfg)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        wrd_error("cannot read the open file limit", "hint=\"getrlimit(RLIMIT_NOFILE) failed\"");
+        return -1;
+    }
+    long need = (long)cfg->max_connections + cfg->max_handshakes + FD_TABLE_MARGIN + FD_RESERVE;
+    long have = need;
+    if (rl.rlim_max != RLIM_INFINITY && (long)rl.rlim_max < need)
+        have = (long)rl.rlim_max;
+    struct rlimit want = { (rlim_t)have, rl.rlim_max };
+    if (setrlimit(RLIMIT_NOFILE, &want) != 0) {
+        wrd_error("cannot set the open file limit", "nofile=%ld needed=%ld", have, need);
+        return -1;
+    }
+    if (have == need)
+        return need;
+    /* Short of descriptors, the notifier's share shrinks too (at worst
+     * webhooks then fail for a while; they are retried). */
+    long reserve = have / 4 < FD_RESERVE ? (have / 4 > 64 ? have / 4 : 64) : FD_RESERVE;
+    long room = have - FD_TABLE_MARGIN - reserve;
+    if (room < 2) {
+        wrd_error("open file limit too low", "hard_nofile=%ld needed=%ld hint=\"raise the hard "
+                  "limit (ulimit -Hn, LimitNOFILE=)\"", have, need);
+        return -1;
+    }
+    int hs = cfg->max_handshakes;
+    if (hs > room / 4)
+        hs = room / 4 > 0 ? (int)(room / 4) : 1;
+    int mc = (int)(room - hs);
+    wrd_warn("open file limit too low: connection limits lowered",
+             "hard_nofile=%ld needed=%ld max_connections=%d max_handshakes=%d hint=\"raise the "
+             "hard limit (ulimit -Hn, LimitNOFILE=) or lower --max-connections\"", have, need,
+             mc, hs);
+    cfg->max_connections = mc;
+    cfg->max_handshakes = hs;
+    if (cfg->max_handshakes_per_address > hs)
+        cfg->max_handshakes_per_address = hs;
+    return have;
+}
+
 /* --- HTTP --------------------------------------------------------------------- */
 
-static int http_reply(struct lws *wsi, struct pss *p, int status, const char *type, char *body)
+/*
+ * HTTP answers. lws 4.1 will not read a connection's next request while
+ * the answer to the last one waits for the socket to be writable (its h1
+ * role in "doing transaction" or "deferring action"), but it leaves the
+ * socket's POLLIN armed, and pipelined bytes it already holds make it ask
+ * for service without waiting: a client that sends requests back to back
+ * and never reads the answers kept the loop at 100% CPU. So each answer
+ * is written whole from LWS_CALLBACK_HTTP (head, then body); if the socket
+ * then has no room (the client does not read), the connection is watched:
+ * after every poll (http_check) lws is told to stop reading it (rx flow
+ * control) while its socket is not writable, and to go on once it is,
+ * which is when lws can finish a partial write or take the next request.
+ * lws's h1 role ignores POLLOUT while rx is flow-controlled, hence the
+ * toggle rather than flow control for the whole answer.
+ */
+
+/* Answer flags. */
+#define HTTP_F_CLOSE 1          /* Connection: close; closed once the answer is out */
+#define HTTP_F_HEAD 2           /* the head only (a HEAD request) */
+#define HTTP_F_ALLOW 4          /* a 405: say which methods are allowed */
+
+/* Whether fd has room to write (POLLOUT now). */
+static int fd_writable(int fd)
 {
+    struct pollfd pf = { .fd = fd, .events = POLLOUT };
+    return fd >= 0 && poll(&pf, 1, 0) == 1 && (pf.revents & POLLOUT);
+}
+
+/* Read and drop what the peer sent that will never be read (a refused
+ * request's body, pipelined requests: at most 64 KiB), so that closing
+ * does not reset the connection (RST) before the peer has read the answer. */
+static void drain_input(int fd)
+{
+    char buf[4096];
+    for (int i = 0; fd >= 0 && i < 16; i++)
+        if (recvfrom(fd, buf, sizeof buf, MSG_DONTWAIT, NULL, NULL) <= 0)
+            break;
+}
+
+static void rx_set(struct handshake *h, int off)
+{
+    if (h->rx_off != off) {
+        h->rx_off = off;
+        lws_rx_flow_control(h->wsi, !off);
+    }
+}
+
+/* After every poll, for each watched answer: out (all handed to the kernel
+ * and the socket writable again) ends the watch, and the connection is
+ * closed if it had to be; else lws may read the connection only while its
+ * socket is writable (see above). */
+static void http_check(uv_check_t *ck)
+{
+    struct wrd_server *srv = ck->data;
+    struct wrd_net *net = srv->net;
+    int killed = 0;
+    for (struct handshake *h = net->watched, *next; h; h = next) {
+        next = h->wnext;
+        int fd = (int)lws_get_socket_fd(h->wsi);
+        int writable = fd_writable(fd);
+        if (writable && !lws_partial_buffered(h->wsi)) {
+            rx_set(h, 0);
+            unwatch(net, h);
+            if (h->close_when_out) {
+                drain_input(fd);
+                lws_set_timeout(h->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+                killed++;
+            }
+            continue;
+        }
+        rx_set(h, !writable);
+    }
+    if (killed)
+        lws_cancel_service(srv->ctx);
+}
+
+/* Watch an answer lws may not have sent whole (see above). */
+static int http_watch(struct wrd_server *srv, struct lws *wsi, int close_when_out)
+{
+    struct wrd_net *net = srv->net;
+    struct handshake *h = lws_get_opaque_user_data(wsi);
+    if (h == NULL || !net->timer_open)
+        return close_when_out ? -1 : 0;
+    h->close_when_out = close_when_out;
+    if (!h->watched) {
+        h->watched = 1;
+        h->wprev = NULL;
+        h->wnext = net->watched;
+        if (net->watched)
+            net->watched->wprev = h;
+        else
+            uv_check_start(&net->check, http_check);
+        net->watched = h;
+    }
+    rx_set(h, !fd_writable((int)lws_get_socket_fd(wsi)));
+    return 0;
+}
+
+/* Answer a request with status and body (taken; NULL: out of memory,
+ * close), all from LWS_CALLBACK_HTTP. Returns the callback's result. */
+static int http_answer(struct lws *wsi, int status, const char *type, char *body, unsigned flags)
+{
+    struct wrd_server *srv = lws_context_user(lws_get_context(wsi));
     unsigned char hdr[LWS_PRE + 512], *start = hdr + LWS_PRE, *pos = start,
                   *end = hdr + sizeof hdr - 1;
     if (body == NULL)
-        return 1;
-    p->http_body = body;
-    p->http_len = strlen(body);
-    if (lws_add_http_common_headers(wsi, (unsigned int)status, type, p->http_len, &pos, end) ||
-        lws_finalize_write_http_header(wsi, start, &pos, end))
-        return 1;
-    lws_callback_on_writable(wsi);
+        return -1;
+    size_t len = strlen(body);
+    int mux = lws_get_network_wsi(wsi) != wsi;      /* an HTTP/2 stream */
+    if (lws_add_http_common_headers(wsi, (unsigned int)status, type, len, &pos, end) ||
+        ((flags & HTTP_F_ALLOW) &&
+         lws_add_http_header_by_name(wsi, (const unsigned char *)"allow:",
+                                     (const unsigned char *)"GET, HEAD", 9, &pos, end)) ||
+        ((flags & HTTP_F_CLOSE) && !mux &&
+         lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close",
+                                      5, &pos, end)) ||
+        lws_finalize_write_http_header(wsi, start, &pos, end)) {
+        free(body);
+        return -1;
+    }
+    /* HEAD: RFC 9110 9.3.2, the head a GET gets, Content-Length included,
+     * and no content (an HTTP/2 stream still needs its end). */
+    size_t n = flags & HTTP_F_HEAD ? 0 : len;
+    if (n > 0 || mux) {
+        unsigned char *buf = malloc(LWS_PRE + n + 1);
+        if (buf == NULL) {
+            free(body);
+            return -1;
+        }
+        memcpy(buf + LWS_PRE, body, n);
+        int w = lws_write(wsi, buf + LWS_PRE, n, LWS_WRITE_HTTP_FINAL);
+        free(buf);
+        if (w < 0) {
+            free(body);
+            return -1;
+        }
+    }
+    free(body);
+    if (mux)            /* lws's HTTP/2 streams are not read by connection */
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    int fd = (int)lws_get_socket_fd(wsi);
+    if (flags & HTTP_F_CLOSE) {
+        if (!lws_partial_buffered(wsi)) {
+            drain_input(fd);
+            return -1;
+        }
+        return http_watch(srv, wsi, 1);
+    }
+    if (lws_http_transaction_completed(wsi))
+        return -1;
+    if (lws_partial_buffered(wsi) || !fd_writable(fd))
+        return http_watch(srv, wsi, 0);
     return 0;
+}
+
+/* Whether the request announces content (a Content-Length other than 0,
+ * or any Transfer-Encoding). */
+static int http_has_body(struct lws *wsi)
+{
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0)
+        return 1;
+    int n = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH);
+    if (n <= 0)
+        return 0;
+    char v[32];
+    if (n >= (int)sizeof v || lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_HTTP_CONTENT_LENGTH) < 0)
+        return 1;
+    for (const char *c = v; *c; c++)
+        if (*c != '0' && *c != ' ' && *c != '\t')
+            return 1;
+    return 0;
+}
+
+/* Whether the client asked to close after this request. */
+static int http_wants_close(struct lws *wsi)
+{
+    char v[64];
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_CONNECTION) <= 0 ||
+        lws_hdr_copy(wsi, v, sizeof v, WSI_TOKEN_CONNECTION) < 0)
+        return 0;
+    for (char *c = v; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    return strstr(v, "close") != NULL;
 }
 
 /* Append printf output to a growing buffer. */
@@ -146,6 +811,19 @@ static char *metrics_text(struct wrd_server *srv)
     sb_printf(&b, "# HELP warroom_connections Open websocket connections.\n"
                   "# TYPE warroom_connections gauge\nwarroom_connections %d\n",
               srv->connections);
+    if (srv->net)
+        sb_printf(&b, "# HELP warroom_handshakes Open connections not yet websockets (HTTP ones "
+                      "included).\n# TYPE warroom_handshakes gauge\nwarroom_handshakes %d\n"
+                      "# HELP warroom_handshakes_refused_total Connections closed at accept: "
+                      "--max-handshakes or --max-handshakes-per-address reached.\n"
+                      "# TYPE warroom_handshakes_refused_total counter\n"
+                      "warroom_handshakes_refused_total %llu\n"
+                      "# HELP warroom_handshake_timeouts_total Connections closed for not being "
+                      "websockets --handshake-timeout seconds after their accept.\n"
+                      "# TYPE warroom_handshake_timeouts_total counter\n"
+                      "warroom_handshake_timeouts_total %llu\n",
+                  srv->net->handshakes, (unsigned long long)srv->net->refused,
+                  (unsigned long long)srv->net->timed_out);
     sb_printf(&b, "# HELP warroom_games Games held by the server.\n"
                   "# TYPE warroom_games gauge\nwarroom_games %d\n",
               wrd_games_count(srv));
@@ -155,6 +833,13 @@ static char *metrics_text(struct wrd_server *srv)
     sb_printf(&b, "# HELP warroom_rejections_total Refused messages and commands.\n"
                   "# TYPE warroom_rejections_total counter\nwarroom_rejections_total %llu\n",
               (unsigned long long)m->rejections);
+    size_t rx = 0;
+    for (const struct wrd_conn *c = srv->conns; c; c = c->next)
+        rx += c->in_cap;
+    sb_printf(&b, "# HELP warroom_receive_buffer_bytes Bytes of the open websockets' buffers "
+                  "joining inbound messages.\n"
+                  "# TYPE warroom_receive_buffer_bytes gauge\nwarroom_receive_buffer_bytes %zu\n",
+              rx);
     sb_printf(&b, "# HELP warroom_bytes_in_total Websocket payload bytes received.\n"
                   "# TYPE warroom_bytes_in_total counter\nwarroom_bytes_in_total %llu\n",
               (unsigned long long)m->bytes_in);
@@ -200,22 +885,39 @@ static char *metrics_text(struct wrd_server *srv)
     return b.s;
 }
 
-static int on_http(struct lws *wsi, struct pss *p, const char *path)
+/*
+ * A request head is in. Every page is read-only: GET and HEAD; anything
+ * else is 405 with Allow. No request body is read: a GET or HEAD that
+ * announces one is refused (400, RFC 9110 9.3.1: content in a GET has no
+ * meaning here, and a body the server does not read could be taken for
+ * the next request), as is any other method's; both close the connection
+ * once answered.
+ */
+static int on_http(struct lws *wsi, const char *path)
 {
     struct wrd_server *srv = lws_context_user(lws_get_context(wsi));
-    /* Every page is read-only: other methods were answered as if GET. */
-    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) <= 0)
-        return http_reply(wsi, p, 405, "text/plain", strdup("only GET\n"));
+    int get = lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0;
+    int head = !get && lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0;
+    int body = http_has_body(wsi);
+    unsigned flags = (head ? HTTP_F_HEAD : 0) | (body || http_wants_close(wsi) ? HTTP_F_CLOSE : 0);
+    if (!get && !head)
+        return http_answer(wsi, 405, "text/plain",
+                          strdup("method not allowed: GET and HEAD only\n"),
+                          flags | HTTP_F_ALLOW);
+    if (body)
+        return http_answer(wsi, 400, "text/plain",
+                          strdup("bad request: a GET or HEAD request carries no content\n"),
+                          flags);
     if (strcmp(path, "/healthz") == 0) {
         json_t *j = json_pack("{s:s, s:s, s:i, s:i}", "status", srv->stopping ? "stopping" : "ok",
                               "version", WARROOM_VERSION, "connections", srv->connections, "games",
                               wrd_games_count(srv));
-        char *body = json_dumps(j, JSON_COMPACT);
+        char *text = json_dumps(j, JSON_COMPACT);
         json_decref(j);
-        return http_reply(wsi, p, srv->stopping ? 503 : 200, "application/json", body);
+        return http_answer(wsi, srv->stopping ? 503 : 200, "application/json", text, flags);
     }
     if (strcmp(path, "/metrics") == 0)
-        return http_reply(wsi, p, 200, "text/plain; version=0.0.4", metrics_text(srv));
+        return http_answer(wsi, 200, "text/plain; version=0.0.4", metrics_text(srv), flags);
     if (strcmp(path, "/games") == 0) {
         /* The lobby: ?ruleset=&status=&limit=&cursor= as in `list`. */
         json_t *req = json_object(), *filter = json_object();
@@ -239,19 +941,22 @@ static int on_http(struct lws *wsi, struct pss *p, const char *path)
         if (j == NULL) {
             char msg[200];
             snprintf(msg, sizeof msg, "%s\n", why);
-            return http_reply(wsi, p, 400, "text/plain", strdup(msg));
+            return http_answer(wsi, 400, "text/plain", strdup(msg), flags);
         }
-        char *body = json_dumps(j, JSON_COMPACT);
+        char *text = json_dumps(j, JSON_COMPACT);
         json_decref(j);
-        return http_reply(wsi, p, 200, "application/json", body);
+        return http_answer(wsi, 200, "application/json", text, flags);
     }
-    return http_reply(wsi, p, 404, "text/plain", strdup("not found\n"));
+    return http_answer(wsi, 404, "text/plain", strdup("not found\n"), flags);
 }
 
 /* --- websockets ------------------------------------------------------------------ */
 
+
 static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, size_t len)
 {
+    if (raw_bad(wsi))
+        return 0;               /* not dispatched: the 1002 is on its way */
     if (c->held) {
         /* lws keeps what arrives while reading is off (its rx flow cache):
          * nothing may reach here before the held message is dispatched. */
@@ -273,7 +978,7 @@ static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, siz
         return -1;
     }
     if (c->in_len + len > c->in_cap) {
-        size_t cap = c->in_cap ? c->in_cap : 1024;
+        size_t cap = c->in_cap ? c->in_cap : WRD_CONN_IN_START;
         while (cap < c->in_len + len)
             cap *= 2;
         char *n = realloc(c->in, cap);
@@ -290,6 +995,19 @@ static int on_receive(struct lws *wsi, struct wrd_conn *c, const void *data, siz
     return 0;
 }
 
+/* Write a close frame (code, reason of at most 60 bytes): the one write of
+ * a SERVER_WRITEABLE callback that then returns -1. */
+static void close_frame(struct lws *wsi, int code, const char *reason)
+{
+    unsigned char frame[LWS_PRE + 64];
+    size_t n = strlen(reason);
+    frame[LWS_PRE] = (unsigned char)(code >> 8);
+    frame[LWS_PRE + 1] = (unsigned char)(code & 0xff);
+    memcpy(frame + LWS_PRE + 2, reason, n);
+    /* 4 is lws 4.1's internal LWS_WRITE_CLOSE (lws-write.h hides it). */
+    lws_write(wsi, frame + LWS_PRE, n + 2, (enum lws_write_protocol)4);
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
                     size_t len)
 {
@@ -297,52 +1015,60 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     struct wrd_server *srv;
 
     switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: {
+        /* user is lws's description of the accepted socket, wsi the
+         * listening one: nothing exists of the connection yet. */
+        const struct lws_filter_network_conn_args *f = user;
+        char addr[64];
+        peer_key((const struct sockaddr *)&f->cli_addr, addr, sizeof addr);
+        return handshake_refused(lws_context_user(lws_get_context(wsi)), addr);
+    }
+
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        /* The accepted socket has its wsi (no protocol bound yet). */
+        if (handshake_begin(lws_context_user(lws_get_context(wsi)), wsi) < 0)
+            return -1;
+        raw_begin(wsi);
+        return 0;
+
+    case LWS_CALLBACK_WSI_DESTROY:
+        handshake_end(lws_context_user(lws_get_context(wsi)), wsi);
+        raw_end(wsi);
+        return 0;
+
     case LWS_CALLBACK_HTTP:
-        return on_http(wsi, p, (const char *)in);
+        raw_answered(wsi);
+        return on_http(wsi, (const char *)in);
 
     case LWS_CALLBACK_HTTP_WRITEABLE:
-        if (p == NULL || p->http_body == NULL)
-            break;
-        {
-            unsigned char *buf = malloc(LWS_PRE + p->http_len + 1);
-            if (buf == NULL)
-                return -1;
-            memcpy(buf + LWS_PRE, p->http_body, p->http_len);
-            int n = lws_write(wsi, buf + LWS_PRE, p->http_len, LWS_WRITE_HTTP_FINAL);
-            free(buf);
-            free(p->http_body);
-            p->http_body = NULL;
-            if (n < 0)
-                return -1;
-        }
-        if (lws_http_transaction_completed(wsi))
-            return -1;
-        break;
+        return 0;               /* answers are written whole by on_http() */
 
-    case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
-    case LWS_CALLBACK_CLOSED_HTTP:
-        if (p != NULL && p->conn == NULL) {
-            free(p->http_body);
-            p->http_body = NULL;
-        }
-        break;
+    case LWS_CALLBACK_HTTP_BODY:
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+        /* Content of a request on_http() refused (lws may parse some along
+         * with the head): dropped. Not lws's default, which would end the
+         * transaction and keep the connection for what follows. */
+        return 0;
 
     case LWS_CALLBACK_ESTABLISHED:
         srv = lws_context_user(lws_get_context(wsi));
+        handshake_end(srv, wsi);            /* a websocket now, counted as one */
+        raw_upgraded(wsi);
         memset(p, 0, sizeof *p);
-        lws_get_peer_simple(wsi, p->addr, sizeof p->addr);
+        peer_key_fd((int)lws_get_socket_fd(wsi), p->addr, sizeof p->addr);
         if (srv->stopping || srv->connections >= srv->cfg.max_connections) {
             lws_close_reason(wsi, (enum lws_close_status)1013 /* try again later */,
                              (unsigned char *)"server full", 11);
             return -1;
         }
-        if (addr_add(srv, p->addr, 1) > srv->cfg.max_per_address) {
-            addr_add(srv, p->addr, -1);
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
-                             (unsigned char *)"too many connections", 20);
-            return -1;
+        {
+            const struct wrd_addr *a = wrd_addr_find(srv, p->addr);
+            if (a != NULL && a->websockets >= srv->cfg.max_per_address) {
+                lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION,
+                                 (unsigned char *)"too many connections", 20);
+                return -1;
+            }
         }
-        p->counted = 1;
         if (srv->cfg.send_buffer > 0) {
             /* A fixed kernel send buffer (no autotuning up to tcp_wmem's
              * maximum): what a slow reader can pin is then this plus
@@ -354,7 +1080,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         p->conn = wrd_conn_new(srv, wsi, p->addr);
         if (p->conn == NULL)
             return -1;
-        snprintf(p->conn->addr, sizeof p->conn->addr, "%s", p->addr);
+        p->conn->from->websockets++;
+        p->counted = 1;
         srv->connections++;
         break;
 
@@ -366,6 +1093,12 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     case LWS_CALLBACK_SERVER_WRITEABLE:
         if (p->conn == NULL)
             return -1;
+        if (raw_bad(wsi)) {
+            /* An unmasked frame (raw_read): 1002, written here for the
+             * reason given below. */
+            raw_close_frame(wsi);
+            return -1;
+        }
         {
             int code;
             const char *why;
@@ -375,14 +1108,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
                  * the socket at once when the callback returns -1 ("uv
                  * repeat test" in its close path), without the close frame
                  * lws_close_reason() asked for; so the frame is written
-                 * here. 4 is lws 4.1's internal LWS_WRITE_CLOSE (lws-write.h
-                 * hides it). */
-                unsigned char frame[LWS_PRE + 2 + 123];
-                size_t n = strlen(why) > 120 ? 120 : strlen(why);
-                frame[LWS_PRE] = (unsigned char)(code >> 8);
-                frame[LWS_PRE + 1] = (unsigned char)(code & 0xff);
-                memcpy(frame + LWS_PRE + 2, why, n);
-                lws_write(wsi, frame + LWS_PRE, 2 + n, (enum lws_write_protocol)4);
+                 * here. */
+                close_frame(wsi, code, why);
                 return -1;
             }
         }
@@ -390,10 +1117,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
     case LWS_CALLBACK_CLOSED:
         srv = lws_context_user(lws_get_context(wsi));
-        if (p->counted)
-            addr_add(srv, p->addr, -1);
-        p->counted = 0;
         if (p->conn) {
+            if (p->counted)
+                p->conn->from->websockets--;
+            p->counted = 0;
             srv->connections--;
             wrd_conn_closed(p->conn);
             p->conn = NULL;
@@ -441,9 +1168,14 @@ int wrd_net_start(struct wrd_server *srv)
     struct lws_context_creation_info info;
     void *foreign_loops[1] = { &srv->loop };
 
-    srv->net = calloc(1, sizeof *srv->net);
-    if (srv->net == NULL)
+    long nofile = size_fd_limit(&srv->cfg);
+    if (nofile < 0)
         return -1;
+    srv->net = calloc(1, sizeof *srv->net);
+    raw_by_fd = calloc((size_t)nofile, sizeof *raw_by_fd);
+    if (srv->net == NULL || raw_by_fd == NULL)
+        return -1;              /* wrd_net_release() frees what was had */
+    raw_nfd = (int)nofile;
     srv->net->retry.secs_since_valid_ping = (uint16_t)(srv->cfg.idle_timeout / 2);
     srv->net->retry.secs_since_valid_hangup = (uint16_t)srv->cfg.idle_timeout;
 
@@ -467,7 +1199,15 @@ int wrd_net_start(struct wrd_server *srv)
     info.pcontext = &srv->ctx;
     info.user = srv;
     info.retry_and_idle_policy = &srv->net->retry;
-    info.fd_limit_per_thread = (unsigned int)srv->cfg.max_connections + 64;
+    /* lws's fd table: the open file limit, which covers every websocket,
+     * every handshake and more (size_fd_limit). */
+    info.fd_limit_per_thread = (unsigned int)nofile;
+    /* lws's own time-outs before the upgrade (TLS accept, the wait for a
+     * request's head, ...) are the handshake deadline too, so that a
+     * longer --handshake-timeout means what it says; the deadline itself
+     * (on_deadline) holds whatever lws does with them. */
+    info.timeout_secs = (unsigned int)srv->cfg.handshake_timeout;
+    info.timeout_secs_ah_idle = srv->cfg.handshake_timeout;
 
     srv->ctx = lws_create_context(&info);
     if (srv->ctx == NULL) {
@@ -481,6 +1221,11 @@ int wrd_net_start(struct wrd_server *srv)
                       "libwebsockets-evlib-uv package missing\"", srv->cfg.host, srv->cfg.port);
         return -1;
     }
+    uv_timer_init(&srv->loop, &srv->net->deadline);
+    srv->net->deadline.data = srv;
+    uv_check_init(&srv->loop, &srv->net->check);
+    srv->net->check.data = srv;
+    srv->net->timer_open = 1;
     srv->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(srv->ctx, "default"));
     wrd_info("listening", "addr=%s:%d db=%s tls=%s", srv->cfg.host, srv->port, srv->cfg.db,
              srv->cfg.tls_cert ? "on" : "off");
@@ -493,6 +1238,11 @@ int wrd_net_start(struct wrd_server *srv)
 void wrd_net_stop(struct wrd_server *srv)
 {
     srv->stopping = 1;
+    if (srv->net && srv->net->timer_open) {
+        srv->net->timer_open = 0;
+        uv_close((uv_handle_t *)&srv->net->deadline, NULL);
+        uv_close((uv_handle_t *)&srv->net->check, NULL);
+    }
     if (srv->ctx)
         lws_context_destroy(srv->ctx);      /* first call: async close (going away) */
 }
@@ -505,13 +1255,18 @@ void wrd_net_release(struct wrd_server *srv)
     free(srv->batch);
     srv->batch = NULL;
     if (srv->net) {
-        for (int i = 0; i < ADDR_BUCKETS; i++)
-            while (srv->net->addr[i]) {
-                struct addr_count *a = srv->net->addr[i];
-                srv->net->addr[i] = a->next;
-                free(a);
-            }
+        while (srv->net->first) {
+            struct handshake *h = srv->net->first;
+            srv->net->first = h->next;
+            wrd_addr_put(srv, h->from);
+            free(h);
+        }
         free(srv->net);
         srv->net = NULL;
     }
+    for (int fd = 0; fd < raw_nfd; fd++)
+        free(raw_by_fd[fd]);
+    free(raw_by_fd);
+    raw_by_fd = NULL;
+    raw_nfd = 0;
 }

@@ -30,6 +30,9 @@ struct wrd_config {
     const char *webhook_allow;  /* --webhook-allow list, or NULL */
     int max_connections;        /* --max-connections */
     int max_per_address;        /* --max-per-address */
+    int max_handshakes;         /* --max-handshakes: connections not yet websockets */
+    int max_handshakes_per_address; /* --max-handshakes-per-address */
+    int handshake_timeout;      /* --handshake-timeout seconds from accept */
     size_t max_message;         /* --max-message bytes per inbound message */
     int max_queue;              /* --max-queue messages per connection */
     int rate;                   /* --rate commands per second per connection */

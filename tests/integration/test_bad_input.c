@@ -18,8 +18,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +54,12 @@ static const char *const server_args[] = {
     /* the rows come from one address: its budgets are the rows' own subject
      * (306-309, with servers of their own) */
     "--address-rate", "100000000", "--max-open-per-address", "100000", NULL
+};
+/* The same under a wrapper (WT_WRAPPER, valgrind): the slowed server would
+ * cut the slower HTTP rows (206) at its default 5 s handshake deadline. */
+static const char *const server_args_wrapped[] = {
+    "--scenarios", WARROOM_SCENARIO_DIR, "--max-connections", "64", "--max-queue", "16",
+    "--rate", "100000", "--send-buffer", "4096", "--handshake-timeout", "60", NULL
 };
 
 /* What every row may use: the server, its games, their tokens. */
@@ -165,7 +175,7 @@ static int setup(void **state)
 {
     static struct ctx x;
     memset(&x, 0, sizeof x);
-    if (wt_server_start(&x.s, server_args) < 0)
+    if (wt_server_start(&x.s, getenv("WT_WRAPPER") ? server_args_wrapped : server_args) < 0)
         return -1;
     struct wt_client a, b;
     if (wt_open(&a, "alice", x.s.port) != 0 || wt_open(&b, "bob", x.s.port) != 0)
@@ -893,6 +903,563 @@ static void http_row(struct ctx *x, const struct row *r)
     } else if (strncmp(got, r->want_type, strlen(r->want_type)) != 0) {
         fail_msg("row %d (%s): got '%.20s', want '%s'", r->n, r->what, got, r->want_type);
     }
+}
+
+/* --- the network edges: HTTP answers, frames, handshakes ----------------------------- */
+
+/* Time limits are for the server running natively: under a wrapper
+ * (WT_WRAPPER, valgrind) they are ten times as long. */
+static long slow(long ms)
+{
+    return getenv("WT_WRAPPER") ? 10 * ms : ms;
+}
+
+/* A TCP connection to the server from src (a loopback address: each
+ * 127.x.y.z is an address of its own for the per-address limits); the
+ * socket, or -1. */
+static int connect_from(const char *src, int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET };
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    if (fd < 0 || inet_pton(AF_INET, src, &a.sin_addr) != 1 ||
+        inet_pton(AF_INET, "127.0.0.1", &to.sin_addr) != 1 ||
+        bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+        connect(fd, (struct sockaddr *)&to, sizeof to) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int send_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Up to len bytes by the deadline: the count (0 on EOF), -1 on a reset or
+ * an error, -2 on the deadline. */
+static ssize_t recv_by(int fd, void *buf, size_t len, long deadline)
+{
+    long left = deadline - now_ms();
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+        return -2;
+    ssize_t n = recv(fd, buf, len, 0);
+    return n < 0 ? -1 : n;
+}
+
+static int read_exactly(int fd, void *buf, size_t len, long deadline)
+{
+    char *p = buf;
+    while (len > 0) {
+        ssize_t n = recv_by(fd, p, len, deadline);
+        if (n <= 0)
+            return -1;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+static int io_write(void *io, const void *buf, size_t len)
+{
+    return send_all(*(int *)io, buf, len);
+}
+
+static int io_read(void *io, void *buf, size_t len, long deadline)
+{
+    return read_exactly(*(int *)io, buf, len, deadline);
+}
+
+/* A websocket from src: the socket after "101", or -1. */
+static int ws_connect_from(const char *src, int port)
+{
+    int fd = connect_from(src, port);
+    if (fd >= 0 && wt_ws_handshake(&fd, io_write, io_read, port) < 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* One HTTP answer as a raw-socket client reads it. */
+struct answer {
+    int status;
+    char head[4096];            /* lower-cased, NUL-terminated */
+    long length;                /* its Content-Length, -1 when none */
+    char body[1 << 20];         /* the Content-Length bytes, NUL-terminated */
+};
+
+/* The header's value in a lower-cased head ("" when absent). */
+static const char *header(const struct answer *a, const char *name, char *out, size_t cap)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\r\n%s:", name);
+    const char *p = strstr(a->head, key);
+    size_t n = 0;
+    if (p != NULL) {
+        p += strlen(key);
+        while (*p == ' ')
+            p++;
+        while (p[n] && p[n] != '\r' && n + 1 < cap)
+            n++;
+        memcpy(out, p, n);
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* Read one complete answer: its head to the blank line, then exactly its
+ * Content-Length bytes (none when it answers a HEAD). 0, or -1 with why
+ * set. */
+static int read_answer_to(int fd, struct answer *a, int head, long deadline, const char **why)
+{
+    memset(a, 0, sizeof *a);
+    size_t n = 0;
+    while (n < 4 || memcmp(a->head + n - 4, "\r\n\r\n", 4) != 0) {
+        if (n + 1 >= sizeof a->head) {
+            *why = "a head larger than 4 kB";
+            return -1;
+        }
+        if (read_exactly(fd, a->head + n, 1, deadline) < 0) {
+            *why = n ? "the head was cut short" : "no answer";
+            return -1;
+        }
+        n++;
+    }
+    a->head[n] = '\0';
+    for (char *c = a->head; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    if (sscanf(a->head, "http/1.1 %d ", &a->status) != 1) {
+        *why = "no HTTP/1.1 status line";
+        return -1;
+    }
+    char v[32];
+    a->length = *header(a, "content-length", v, sizeof v) ? strtol(v, NULL, 10) : -1;
+    if (a->length < 0 || a->length >= (long)sizeof a->body) {
+        *why = "no usable Content-Length";
+        return -1;
+    }
+    if (!head && read_exactly(fd, a->body, (size_t)a->length, deadline) < 0) {
+        *why = "fewer body bytes than its Content-Length";
+        return -1;
+    }
+    a->body[head ? 0 : a->length] = '\0';
+    return 0;
+}
+
+static int read_answer(int fd, struct answer *a, long deadline, const char **why)
+{
+    return read_answer_to(fd, a, 0, deadline, why);
+}
+
+/* Whether the server closes fd (EOF or a reset) by the deadline, with
+ * nothing more sent. 1 closed, 0 still open, -1 more bytes came. */
+static int closed_by(int fd, long deadline)
+{
+    char c;
+    ssize_t n = recv_by(fd, &c, 1, deadline);
+    return n == -2 ? 0 : n > 0 ? -1 : 1;
+}
+
+/* Send req on a fresh connection and read the answer; fails the row when
+ * it is not complete. The connection is returned for more (caller closes). */
+static int http_ask(struct ctx *x, const struct row *r, const char *req, struct answer *a)
+{
+    int fd = wt_tcp_connect("127.0.0.1", x->s.port);
+    if (fd < 0)
+        fail_msg("row %d (%s): cannot connect", r->n, r->what);
+    const char *why = NULL;
+    int head = strncmp(req, "HEAD ", 5) == 0;
+    if (send_all(fd, req, strlen(req)) < 0 ||
+        read_answer_to(fd, a, head, now_ms() + T, &why) < 0)
+        fail_msg("row %d (%s): %s", r->n, r->what, why ? why : "cannot send");
+    return fd;
+}
+
+/* r->text is a request the server refuses: the status r->want_close
+ * (400, 405), a complete answer with Connection: close (and Allow for
+ * 405; no body for a HEAD), then the connection closed. */
+static void http_refused(struct ctx *x, const struct row *r)
+{
+    static struct answer a;
+    int fd = http_ask(x, r, r->text, &a);
+    int head = strncmp(r->text, "HEAD ", 5) == 0;
+    char v[64];
+    if (a.status != r->want_close)
+        fail_msg("row %d (%s): status %d, want %d", r->n, r->what, a.status, r->want_close);
+    if (a.length <= 0 || (!head && (long)strlen(a.body) != a.length))
+        fail_msg("row %d (%s): body '%s' for Content-Length %ld", r->n, r->what, a.body,
+                 a.length);
+    if (strcmp(header(&a, "connection", v, sizeof v), "close") != 0)
+        fail_msg("row %d (%s): Connection '%s', want close", r->n, r->what, v);
+    if (r->want_close == 405 && strcmp(header(&a, "allow", v, sizeof v), "get, head") != 0)
+        fail_msg("row %d (%s): Allow '%s', want GET, HEAD", r->n, r->what, v);
+    if (closed_by(fd, now_ms() + T) != 1)
+        fail_msg("row %d (%s): the connection was not closed after the answer", r->n, r->what);
+    close(fd);
+}
+
+/* HEAD, then GET on the same connection: the HEAD answer is the GET
+ * answer's head (same status and Content-Length) and nothing else, so
+ * the bytes after it are the GET's answer. */
+static void http_head(struct ctx *x, const struct row *r)
+{
+    int fd = wt_tcp_connect("127.0.0.1", x->s.port);
+    assert_true(fd >= 0);
+    const char *req = "HEAD /games HTTP/1.1\r\nHost: x\r\n\r\nGET /games HTTP/1.1\r\nHost: x\r\n\r\n";
+    assert_int_equal(send_all(fd, req, strlen(req)), 0);
+    static struct answer h, g;
+    memset(&h, 0, sizeof h);
+    size_t n = 0;
+    long deadline = now_ms() + T;
+    while (n < 4 || memcmp(h.head + n - 4, "\r\n\r\n", 4) != 0) {
+        if (n + 1 >= sizeof h.head || read_exactly(fd, h.head + n, 1, deadline) < 0)
+            fail_msg("row %d (%s): no complete HEAD answer", r->n, r->what);
+        n++;
+    }
+    for (char *c = h.head; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    char v[32];
+    h.length = *header(&h, "content-length", v, sizeof v) ? strtol(v, NULL, 10) : -1;
+    const char *why = NULL;
+    if (read_answer(fd, &g, deadline, &why) < 0)
+        fail_msg("row %d (%s): after the HEAD answer, not the GET answer: %s (did the HEAD "
+                 "answer carry a body?)", r->n, r->what, why);
+    if (strncmp(h.head, "http/1.1 200", 12) != 0 || g.status != 200 || g.length <= 0 ||
+        h.length != g.length || g.length != (long)strlen(g.body) || g.body[0] != '{')
+        fail_msg("row %d (%s): HEAD '%.15s' length %ld; GET %d length %ld body '%.40s'", r->n,
+                 r->what, h.head, h.length, g.status, g.length, g.body);
+    close(fd);
+}
+
+/* DELETE without a body: 405, and the connection goes on (a GET after it
+ * on the same connection is answered). */
+static void http_delete(struct ctx *x, const struct row *r)
+{
+    static struct answer a, b;
+    int fd = http_ask(x, r, "DELETE /games HTTP/1.1\r\nHost: x\r\n\r\n", &a);
+    char v[64];
+    if (a.status != 405 || strcmp(header(&a, "allow", v, sizeof v), "get, head") != 0 ||
+        a.length <= 0 || (long)strlen(a.body) != a.length)
+        fail_msg("row %d (%s): status %d, Allow '%s', body '%s' for Content-Length %ld", r->n,
+                 r->what, a.status, header(&a, "allow", v, sizeof v), a.body, a.length);
+    const char *why = NULL;
+    const char *get = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    if (send_all(fd, get, strlen(get)) < 0 || read_answer(fd, &b, now_ms() + T, &why) < 0 ||
+        b.status != 200 || strstr(b.body, "\"ok\"") == NULL)
+        fail_msg("row %d (%s): the connection is unusable after the 405 (%s)", r->n, r->what,
+                 why ? why : "wrong answer");
+    close(fd);
+}
+
+/* The server's CPU time (user + system) in clock ticks. */
+static long cpu_ticks(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    char *text = wt_read_file(path, NULL);
+    long ut = -1, st = -1;
+    char *p = text ? strrchr(text, ')') : NULL;
+    /* after "(comm)": state ppid pgrp session tty tpgid flags minflt
+     * cminflt majflt cmajflt utime stime */
+    if (p == NULL || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &ut,
+                            &st) != 2)
+        ut = -1;
+    free(text);
+    return ut < 0 ? -1 : ut + st;
+}
+
+/* The server's read and write system calls so far (/proc/PID/io: syscr
+ * plus syscw); -1 when unreadable. Waiting in epoll_wait() counts none. */
+static long io_calls(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/io", (int)pid);
+    char *text = wt_read_file(path, NULL);
+    const char *r = text ? strstr(text, "syscr: ") : NULL, *w = text ? strstr(text, "syscw: ") : NULL;
+    long n = r && w ? strtol(r + 7, NULL, 10) + strtol(w + 7, NULL, 10) : -1;
+    free(text);
+    return n;
+}
+
+/* Requests written back to back, never read, until the server stops
+ * reading them: while they sit there (at least 2 s) the server must stay
+ * under 5% CPU. Then the answers are read: complete, in order. */
+static void http_pipelined(struct ctx *x, const struct row *r)
+{
+    /* Under a wrapper (valgrind) the idle server costs CPU of its own:
+     * measured first (1 s, nothing asked) and allowed on top. */
+    double idle = 0.0;
+    if (getenv("WT_WRAPPER")) {
+        long i0 = now_ms(), k0 = cpu_ticks(x->s.pid);
+        struct pollfd p = { .fd = x->s.out_fd, .events = POLLIN };
+        poll(&p, 1, 1000);
+        long i1 = now_ms(), k1 = cpu_ticks(x->s.pid);
+        idle = (double)(k1 - k0) / (double)sysconf(_SC_CLK_TCK) / ((double)(i1 - i0) / 1000.0);
+    }
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int small = 4096;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)x->s.port) };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+    static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    char batch[sizeof req * 64];
+    for (int i = 0; i < 64; i++)
+        memcpy(batch + i * (sizeof req - 1), req, sizeof req - 1);
+    size_t blen = 64 * (sizeof req - 1), sent = 0, off = 0;
+    /* Until a send has waited 300 ms for room (the server reads no more),
+     * or 8 MB. */
+    while (sent < (8u << 20)) {
+        ssize_t n = send(fd, batch + off, blen - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            sent += (size_t)n;
+            off = (off + (size_t)n) % blen;
+            continue;
+        }
+        struct pollfd p = { .fd = fd, .events = POLLOUT };
+        if (poll(&p, 1, 300) == 0)
+            break;
+    }
+    /* A window of 2.5 s in which the server neither read nor wrote
+     * anything (no read or write system call; our send queue did not
+     * shrink): it has answered all it could and the rest sits unread. A
+     * server slowed down (valgrind) may still be at work in the first
+     * windows: they are not counted. */
+    long t0, t1, c0, c1, io0, io1;
+    int q0, q1, windows = 0, died, moved;
+    do {
+        t0 = now_ms();
+        c0 = cpu_ticks(x->s.pid);
+        io0 = io_calls(x->s.pid);
+        if (ioctl(fd, TIOCOUTQ, &q0) != 0 || io0 < 0)
+            fail_msg("row %d (%s): cannot read the queue or the server's I/O", r->n, r->what);
+        /* The server's stdout only ends if it dies. */
+        struct pollfd p = { .fd = x->s.out_fd, .events = POLLIN };
+        died = poll(&p, 1, 2500) != 0;
+        t1 = now_ms();
+        c1 = cpu_ticks(x->s.pid);
+        io1 = io_calls(x->s.pid);
+        if (ioctl(fd, TIOCOUTQ, &q1) != 0 || io1 < 0)
+            fail_msg("row %d (%s): cannot read the queue or the server's I/O", r->n, r->what);
+        moved = q1 != q0 || io1 != io0;
+    } while (!died && moved && ++windows < 20);
+    double cpu = (double)(c1 - c0) / (double)sysconf(_SC_CLK_TCK) / ((double)(t1 - t0) / 1000.0);
+    print_message("row %d: %zu bytes of requests sent, %d unread; server CPU %.1f%% over "
+                  "%ld ms while they sat unread (after %d windows of progress; idle %.1f%%)\n",
+                  r->n, sent, q1, 100.0 * cpu, t1 - t0, windows, 100.0 * idle);
+    if (died || c0 < 0 || c1 < 0)
+        fail_msg("row %d (%s): the server died or its CPU time is unreadable", r->n, r->what);
+    if (moved || q1 == 0)
+        fail_msg("row %d (%s): the server never stopped reading the requests (%d queued)",
+                 r->n, r->what, q1);
+    if (sent < (size_t)64 * (sizeof req - 1))
+        fail_msg("row %d (%s): only %zu bytes sent", r->n, r->what, sent);
+    if (cpu >= 0.05 + idle)
+        fail_msg("row %d (%s): the server used %.1f%% CPU while the answers sat unread "
+                 "(want < 5%%, idle %.1f%%)", r->n, r->what, 100.0 * cpu, 100.0 * idle);
+    /* The answers, as they were queued: complete and right. */
+    for (int i = 0; i < 20; i++) {
+        static struct answer ans;
+        const char *why = NULL;
+        if (read_answer(fd, &ans, now_ms() + T, &why) < 0)
+            fail_msg("row %d (%s): answer %d: %s", r->n, r->what, i, why);
+        if (ans.status != 200 || strstr(ans.body, "\"status\":\"ok\"") == NULL)
+            fail_msg("row %d (%s): answer %d: %d '%s'", r->n, r->what, i, ans.status, ans.body);
+    }
+    close(fd);
+}
+
+/* A frame sent unmasked, as no client may: first_byte is FIN | opcode. */
+static int send_unmasked(int fd, unsigned first_byte, const char *data, size_t len)
+{
+    unsigned char f[512];
+    assert_true(len < 126);
+    f[0] = (unsigned char)first_byte;
+    f[1] = (unsigned char)len;
+    memcpy(f + 2, data, len);
+    return send_all(fd, f, len + 2);
+}
+
+/* The first frame the server sends must be a close with r->want_close
+ * (nothing before it: not an answer, not a pong). */
+static void first_frame_close(const struct row *r, int fd)
+{
+    unsigned char h[2], data[125];
+    long deadline = now_ms() + T;
+    if (read_exactly(fd, h, 2, deadline) < 0)
+        fail_msg("row %d (%s): no frame, want a close %d", r->n, r->what, r->want_close);
+    size_t n = h[1] & 0x7f;
+    if ((h[0] & 0x0f) != 8 || n < 2 || n > 125 || read_exactly(fd, data, n, deadline) < 0)
+        fail_msg("row %d (%s): first frame opcode %d (length %zu), want a close", r->n, r->what,
+                 h[0] & 0x0f, n);
+    int code = data[0] << 8 | data[1];
+    if (code != r->want_close)
+        fail_msg("row %d (%s): close code %d (%.*s), want %d", r->n, r->what, code, (int)n - 2,
+                 (const char *)data + 2, r->want_close);
+}
+
+static void unmasked_text(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    assert_int_equal(send_unmasked(c.fd, 0x81, "{\"type\":\"list\"}", 15), 0);
+    first_frame_close(r, c.fd);
+    wt_close(&c);
+}
+
+static void unmasked_ping(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    assert_int_equal(send_unmasked(c.fd, 0x89, "ping", 4), 0);
+    first_frame_close(r, c.fd);
+    wt_close(&c);
+}
+
+/* A masked frame after an unmasked one in the same write: neither is
+ * answered. */
+static void unmasked_then_masked(struct ctx *x, const struct row *r)
+{
+    struct wt_client c;
+    row_open(x, r, &c);
+    unsigned char f[64] = { 0x81, 15 };
+    memcpy(f + 2, "{\"type\":\"list\"}", 15);
+    assert_int_equal(send_all(c.fd, f, 17), 0);
+    wt_ws_send_text(c.fd, "{\"type\":\"list\"}", 15);
+    first_frame_close(r, c.fd);
+    wt_close(&c);
+}
+
+/* The upgrade request and a (masked) frame in one write: the frame came
+ * before the server's 101, which a client must wait for. */
+static void frame_before_101(struct ctx *x, const struct row *r)
+{
+    int fd = wt_tcp_connect("127.0.0.1", x->s.port);
+    assert_true(fd >= 0);
+    static const char up[] = "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                             "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                             "Sec-WebSocket-Version: 13\r\n\r\n";
+    unsigned char buf[sizeof up + 64];
+    memcpy(buf, up, sizeof up - 1);
+    /* {"type":"hello","protocol":1} masked with 0 (a mask still) */
+    static const char hello[] = "{\"type\":\"hello\",\"protocol\":1}";
+    size_t n = sizeof up - 1, hl = sizeof hello - 1;
+    buf[n++] = 0x81;
+    buf[n++] = (unsigned char)(0x80 | hl);
+    memset(buf + n, 0, 4);
+    n += 4;
+    memcpy(buf + n, hello, hl);
+    n += hl;
+    assert_int_equal(send_all(fd, buf, n), 0);
+    char head[1024];
+    size_t h = 0;
+    long deadline = now_ms() + T;
+    while (h < 4 || memcmp(head + h - 4, "\r\n\r\n", 4) != 0) {
+        if (h + 1 >= sizeof head || read_exactly(fd, head + h, 1, deadline) < 0)
+            fail_msg("row %d (%s): no answer to the upgrade", r->n, r->what);
+        h++;
+    }
+    if (strncmp(head, "HTTP/1.1 101", 12) != 0)
+        fail_msg("row %d (%s): '%.20s' to the upgrade", r->n, r->what, head);
+    first_frame_close(r, fd);
+    close(fd);
+}
+
+/* A request answered, then an upgrade on the same connection: fine. */
+static void http_then_upgrade(struct ctx *x, const struct row *r)
+{
+    static struct answer a;
+    int fd = http_ask(x, r, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", &a);
+    if (a.status != 200)
+        fail_msg("row %d (%s): status %d", r->n, r->what, a.status);
+    if (wt_ws_handshake(&fd, io_write, io_read, x->s.port) < 0)
+        fail_msg("row %d (%s): no upgrade after a request", r->n, r->what);
+    struct wt_client c;
+    memset(&c, 0, sizeof c);
+    c.name = "row";
+    c.fd = fd;
+    wt_send_text(&c, "{\"type\":\"hello\",\"protocol\":1}");
+    json_t *w = wt_expect(&c, "welcome", T);
+    if (w == NULL)
+        fail_msg("row %d (%s): no welcome", r->n, r->what);
+    json_decref(w);
+    wt_close(&c);
+}
+
+/* A metric's value from GET /metrics asked from src (-1 when absent). */
+static long metric_from(const char *src, int port, const char *name)
+{
+    static struct answer a;
+    static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+    const char *why = NULL;
+    int fd = connect_from(src, port);
+    long v = -1;
+    if (fd >= 0 && send_all(fd, req, sizeof req - 1) == 0 &&
+        read_answer(fd, &a, now_ms() + T, &why) == 0 && a.status == 200) {
+        char key[128];
+        snprintf(key, sizeof key, "\n%s ", name);
+        const char *p = strstr(a.body, key);
+        v = p ? strtol(p + strlen(key), NULL, 10) : -1;
+    }
+    if (fd >= 0)
+        close(fd);
+    return v;
+}
+
+static long metric(int port, const char *name)
+{
+    return metric_from("127.0.0.1", port, name);
+}
+
+/* A 60 KB message grows the connection's receive buffer; once it has been
+ * dispatched the buffer is small again (warroom_receive_buffer_bytes sums
+ * the open websockets' buffers). */
+static void receive_buffer_shrinks(struct ctx *x, const struct row *r)
+{
+    const char *g = "warroom_receive_buffer_bytes";
+    struct wt_client c;
+    row_open(x, r, &c);
+    long g0 = metric(x->s.port, g);
+    if (g0 < 0)
+        fail_msg("row %d (%s): no %s in /metrics", r->n, r->what, g);
+    size_t total = 60000, first = 40000;
+    char *s = malloc(total);
+    memset(s, ' ', total);
+    memcpy(s, "{\"type\":\"list\",\"id\":\"big\"}", 26);
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x01, first, s, first), 0);   /* not FIN */
+    long g1 = -1, deadline = now_ms() + T;
+    while (now_ms() < deadline && (g1 = metric(x->s.port, g)) < g0 + (long)first)
+        ;
+    if (g1 < g0 + (long)first)
+        fail_msg("row %d (%s): %s %ld with 40,000 bytes of a message held (was %ld)", r->n,
+                 r->what, g, g1, g0);
+    assert_int_equal(wt_ws_send_frame(c.fd, 0x80, total - first, s + first, total - first), 0);
+    free(s);
+    json_t *ans = wt_expect(&c, "games", T);
+    if (ans == NULL || strcmp(str(ans, "id"), "big") != 0)
+        fail_msg("row %d (%s): the 60 KB message was not answered", r->n, r->what);
+    json_decref(ans);
+    long g2 = metric(x->s.port, g);
+    print_message("row %d: %s %ld, %ld with 40 kB held, %ld after the 60 kB message\n", r->n,
+                  g, g0, g1, g2);
+    if (g2 < 0 || g2 > g0 + 4096)
+        fail_msg("row %d (%s): %s %ld after the message, was %ld before it", r->n, r->what, g,
+                 g2, g0);
+    wt_close(&c);
 }
 
 /* --- the table ----------------------------------------------------------------------------- */
@@ -1631,6 +2198,36 @@ static const struct row rows[] = {
     { 175, "HTTP: an upgrade without a key", 0, NULL,
       "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
       "Sec-WebSocket-Version: 13\r\n\r\n", NULL, 0, http_row, NULL },
+    /* the network edges: every HTTP answer complete, frames masked (and
+     * want_close holds the HTTP status for the refused requests) */
+    { 200, "HTTP: GET with a body", 0, NULL,
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", NULL, 400,
+      http_refused, NULL },
+    { 201, "HTTP: HEAD, then GET on the same connection", 0, NULL, NULL, NULL, 0, http_head,
+      NULL },
+    { 202, "HTTP: HEAD with a body", 0, NULL,
+      "HEAD /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc", NULL, 400,
+      http_refused, NULL },
+    { 203, "HTTP: GET with a chunked body", 0, NULL,
+      "GET /games HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "5\r\nhello\r\n0\r\n\r\n", NULL, 400, http_refused, NULL },
+    { 204, "HTTP: POST with a body", 0, NULL,
+      "POST /games HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello", NULL, 405,
+      http_refused, NULL },
+    { 205, "HTTP: DELETE, then GET on the same connection", 0, NULL, NULL, NULL, 0,
+      http_delete, NULL },
+    { 206, "HTTP: pipelined requests never read", 0, NULL, NULL, NULL, 0, http_pipelined,
+      NULL },
+    { 207, "HTTP: a request, then a websocket upgrade on the same connection", 0, NULL, NULL,
+      NULL, 0, http_then_upgrade, NULL },
+    { 210, "an unmasked text frame", 1, NULL, NULL, NULL, 1002, unmasked_text, NULL },
+    { 211, "an unmasked ping", 1, NULL, NULL, NULL, 1002, unmasked_ping, NULL },
+    { 212, "an unmasked frame, then a masked one", 1, NULL, NULL, NULL, 1002,
+      unmasked_then_masked, NULL },
+    { 213, "a frame sent with the upgrade request, before the 101", 0, NULL, NULL, NULL, 1002,
+      frame_before_101, NULL },
+    { 214, "the receive buffer after a 60 KB message", 1, NULL, NULL, NULL, 0,
+      receive_buffer_shrinks, NULL },
     /* --- a game starts when its seats are filled ------------------------------- */
     { 300, "a command in a game whose other seat nobody claimed", 1, "open-x",
       "{\"type\":\"command\",\"game\":\"$O\",\"seq\":1,\"cmd\":{\"type\":\"mark\",\"cell\":4}}",
@@ -1684,10 +2281,294 @@ static void test_matrix(void **state)
     json_decref(st);
 }
 
+/* --- before the handshake: servers of their own --------------------------------------- */
+
+#define FLOOD_SOCKETS 10000
+#define PER_ADDRESS_DEFAULT 32  /* --max-handshakes-per-address's default */
+
+/* Raise this process's open file limit to at least n (the hard limit
+ * allowing); fails the test, saying why, when it cannot. */
+static void need_files(long n)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        fail_msg("getrlimit(RLIMIT_NOFILE) failed");
+    if (rl.rlim_cur != RLIM_INFINITY && (long)rl.rlim_cur < n) {
+        if (rl.rlim_max != RLIM_INFINITY && (long)rl.rlim_max < n)
+            fail_msg("this test opens %ld sockets: the hard open file limit is %ld (raise it: "
+                     "ulimit -Hn %ld)", n, (long)rl.rlim_max, n);
+        rl.rlim_cur = (rlim_t)n;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            fail_msg("setrlimit(RLIMIT_NOFILE, %ld) failed", n);
+    }
+}
+
+/* How many of fds[0..n) the server has closed (EOF or reset) by the
+ * deadline, waiting until at least want are. A closed one is set to -1. */
+static int count_closed(int *fds, int n, int want, long deadline)
+{
+    static struct pollfd p[FLOOD_SOCKETS];
+    int closed = 0;
+    for (int i = 0; i < n; i++)
+        closed += fds[i] < 0;
+    while (closed < want && now_ms() < deadline) {
+        int m = 0;
+        for (int i = 0; i < n; i++)
+            if (fds[i] >= 0)
+                p[m++] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+        if (poll(p, (nfds_t)m, (int)(deadline - now_ms())) <= 0)
+            break;
+        for (int k = 0; k < m; k++) {
+            if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            char c;
+            if (recv(p[k].fd, &c, 1, MSG_DONTWAIT) > 0)
+                continue;           /* an answer: not closed (counted as open) */
+            for (int i = 0; i < n; i++)
+                if (fds[i] == p[k].fd) {
+                    close(fds[i]);
+                    fds[i] = -1;
+                    closed++;
+                    break;
+                }
+        }
+    }
+    return closed;
+}
+
+/* A GET from src, its complete answer timed: fails the test unless it is
+ * a 200 within limit_ms. */
+static void healthz_from(const char *src, int port, long limit_ms)
+{
+    long t0 = now_ms();
+    int fd = connect_from(src, port);
+    if (fd < 0)
+        fail_msg("GET /healthz from %s: cannot connect", src);
+    static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    static struct answer a;
+    const char *why = "cannot send";
+    if (send_all(fd, req, sizeof req - 1) < 0 || read_answer(fd, &a, t0 + T, &why) < 0)
+        fail_msg("GET /healthz from %s: %s", src, why);
+    long took = now_ms() - t0;
+    close(fd);
+    print_message("GET /healthz from %s: %d in %ld ms\n", src, a.status, took);
+    if (a.status != 200 || strstr(a.body, "\"ok\"") == NULL)
+        fail_msg("GET /healthz from %s: %d '%s'", src, a.status, a.body);
+    if (took > slow(limit_ms))
+        fail_msg("GET /healthz from %s took %ld ms (want %ld at most)", src, took,
+                 slow(limit_ms));
+}
+
+/*
+ * 10,000 sockets from 127.0.0.1 that never start a handshake (a server
+ * with its default limits): a client from 127.0.0.2 still connects, says
+ * hello, creates a game and gets GET /healthz answered at once; and the
+ * server keeps no more of the 10,000 than --max-handshakes-per-address.
+ */
+static void test_handshake_flood(void **state)
+{
+    (void)state;
+    need_files(FLOOD_SOCKETS + 256);
+    static const char *const args[] = { "--scenarios", WARROOM_SCENARIO_DIR, NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    static int fds[FLOOD_SOCKETS];
+    static struct pollfd p[FLOOD_SOCKETS];
+    struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)s.port) };
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    long t0 = now_ms();
+    for (int i = 0; i < FLOOD_SOCKETS; i++) {
+        fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fds[i] < 0)
+            fail_msg("socket %d: cannot create it", i);
+        connect(fds[i], (struct sockaddr *)&to, sizeof to);   /* in progress */
+    }
+    /* Every connect done (or refused) before the client comes. */
+    int pending = FLOOD_SOCKETS;
+    long deadline = now_ms() + 20000;
+    while (pending > 0 && now_ms() < deadline) {
+        int m = 0;
+        for (int i = 0; i < FLOOD_SOCKETS; i++)
+            if (fds[i] >= 0)
+                p[m++] = (struct pollfd){ .fd = fds[i], .events = POLLOUT };
+        if (poll(p, (nfds_t)m, (int)(deadline - now_ms())) <= 0)
+            break;
+        pending = 0;
+        for (int k = 0; k < m; k++)
+            pending += p[k].revents == 0;
+    }
+    print_message("%d sockets from 127.0.0.1 connected in %ld ms (%d still connecting)\n",
+                  FLOOD_SOCKETS, now_ms() - t0, pending);
+    /* A player from another address: hello, create, and the page. */
+    struct wt_client c;
+    memset(&c, 0, sizeof c);
+    c.name = "player";
+    long t1 = now_ms(), played;
+    c.fd = ws_connect_from("127.0.0.2", s.port);
+    if (c.fd < 0)
+        fail_msg("no websocket from 127.0.0.2 during the flood");
+    wt_send(&c, "{s:s, s:i}", "type", "hello", "protocol", 1);
+    json_t *w = wt_expect(&c, "welcome", T);
+    if (w == NULL)
+        fail_msg("no welcome for 127.0.0.2 during the flood");
+    json_decref(w);
+    wt_send(&c, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    json_t *cr = wt_expect(&c, "created", T);
+    if (cr == NULL)
+        fail_msg("no game created for 127.0.0.2 during the flood");
+    json_decref(cr);
+    played = now_ms() - t1;
+    print_message("127.0.0.2: welcomed and a game created in %ld ms\n", played);
+    if (played > slow(1000))
+        fail_msg("127.0.0.2 took %ld ms to be welcomed and create a game", played);
+    healthz_from("127.0.0.2", s.port, 1000);
+    /* Of the 10,000 the server keeps --max-handshakes-per-address: the
+     * others were closed as they were accepted (so all of them within a
+     * second of the last connect, well before any handshake deadline). */
+    int closed = count_closed(fds, FLOOD_SOCKETS, FLOOD_SOCKETS - PER_ADDRESS_DEFAULT,
+                              now_ms() + slow(1000));
+    print_message("the server closed %d of the %d sockets\n", closed, FLOOD_SOCKETS);
+    if (closed < FLOOD_SOCKETS - PER_ADDRESS_DEFAULT)
+        fail_msg("the server holds %d sockets that never started a handshake from one "
+                 "address (want %d at most)", FLOOD_SOCKETS - closed, PER_ADDRESS_DEFAULT);
+    long refused = metric_from("127.0.0.2", s.port, "warroom_handshakes_refused_total");
+    if (refused < FLOOD_SOCKETS - PER_ADDRESS_DEFAULT)
+        fail_msg("warroom_handshakes_refused_total %ld", refused);
+    wt_close(&c);
+    for (int i = 0; i < FLOOD_SOCKETS; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    int status = wt_server_stop(&s, SIGTERM, 10000);
+    wt_server_cleanup(&s);
+    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Whether fd is closed (EOF or reset) within [lo_ms, hi_ms] of since,
+ * without an answer; fails the test otherwise. */
+static void closed_between(int fd, const char *what, long since, long lo_ms, long hi_ms)
+{
+    int r = closed_by(fd, since + hi_ms);
+    long at = now_ms() - since;
+    if (r != 1)
+        fail_msg("%s: %s at %ld ms (want closed between %ld and %ld ms)", what,
+                 r == 0 ? "still open" : "an answer came", at, lo_ms, hi_ms);
+    if (at < lo_ms)
+        fail_msg("%s: closed at %ld ms, before the deadline (want %ld ms or later)", what, at,
+                 lo_ms);
+    print_message("%s: closed at %ld ms\n", what, at);
+}
+
+#define HS_TIMEOUT_MS 2000      /* the server's --handshake-timeout */
+#define HS_SLACK_MS 1500        /* how late the close may come */
+
+/*
+ * A server with --handshake-timeout 2, --max-handshakes-per-address 4 and
+ * --max-handshakes 6: connections beyond the limits are closed as they are
+ * accepted; the others are closed 2 s after their accept unless they are
+ * websockets by then, whatever they do meanwhile (nothing, a request sent
+ * one byte at a time, a kept-alive HTTP connection).
+ */
+static void test_handshake_limits(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--scenarios", WARROOM_SCENARIO_DIR,
+                                        "--handshake-timeout", "2",
+                                        "--max-handshakes-per-address", "4",
+                                        "--max-handshakes", "6", NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    /* Four from 127.0.0.1 that say nothing; a fifth is refused at once. */
+    int idle[6];
+    long opened[6];
+    for (int i = 0; i < 4; i++) {
+        opened[i] = now_ms();
+        idle[i] = connect_from("127.0.0.1", s.port);
+        assert_true(idle[i] >= 0);
+    }
+    long t = now_ms();
+    int fifth = connect_from("127.0.0.1", s.port);
+    assert_true(fifth >= 0);
+    closed_between(fifth, "a fifth connection from 127.0.0.1", t, 0, slow(1000));
+    close(fifth);
+    /* Two from 127.0.0.3: six in all; a seventh from anywhere is refused. */
+    for (int i = 4; i < 6; i++) {
+        opened[i] = now_ms();
+        idle[i] = connect_from("127.0.0.3", s.port);
+        assert_true(idle[i] >= 0);
+    }
+    t = now_ms();
+    int seventh = connect_from("127.0.0.4", s.port);
+    assert_true(seventh >= 0);
+    closed_between(seventh, "a seventh connection (from 127.0.0.4)", t, 0, slow(1000));
+    close(seventh);
+    /* The six are closed at their deadline. */
+    for (int i = 0; i < 6; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "silent connection %d", i);
+        closed_between(idle[i], what, opened[i], HS_TIMEOUT_MS - 200, HS_TIMEOUT_MS + HS_SLACK_MS);
+        close(idle[i]);
+    }
+    /* A request trickled a byte every 100 ms, an answered kept-alive HTTP
+     * connection, and a websocket, all opened now. */
+    long t0 = now_ms();
+    int trickle = connect_from("127.0.0.1", s.port);
+    int kept = connect_from("127.0.0.1", s.port);
+    struct wt_client c;
+    memset(&c, 0, sizeof c);
+    c.name = "in time";
+    c.fd = ws_connect_from("127.0.0.1", s.port);
+    assert_true(trickle >= 0 && kept >= 0 && c.fd >= 0);
+    static const char req[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    static struct answer a;
+    const char *why = "cannot send";
+    if (send_all(kept, req, sizeof req - 1) < 0 || read_answer(kept, &a, now_ms() + T, &why) < 0)
+        fail_msg("kept-alive connection: %s", why);
+    static const char head[] = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Trickle: ";
+    assert_int_equal(send_all(trickle, head, sizeof head - 1), 0);
+    int cut = 0;
+    while (!cut && now_ms() - t0 < HS_TIMEOUT_MS + HS_SLACK_MS) {
+        /* Wait 100 ms for the close; else one more byte. */
+        int r = closed_by(trickle, now_ms() + 100);
+        if (r == -1)
+            fail_msg("the trickled request was answered");
+        cut = r == 1 || send(trickle, "a", 1, MSG_NOSIGNAL) != 1;
+    }
+    long at = now_ms() - t0;
+    print_message("trickled request: closed at %ld ms\n", at);
+    if (!cut || at < HS_TIMEOUT_MS - 200)
+        fail_msg("the trickled request was %s at %ld ms (deadline %d ms)",
+                 cut ? "closed" : "still open", at, HS_TIMEOUT_MS);
+    closed_between(kept, "kept-alive HTTP connection", t0, HS_TIMEOUT_MS - 200,
+                   HS_TIMEOUT_MS + HS_SLACK_MS);
+    close(trickle);
+    close(kept);
+    /* The websocket outlives the deadline and still works. */
+    if (closed_by(c.fd, t0 + HS_TIMEOUT_MS + HS_SLACK_MS) != 0)
+        fail_msg("the websocket was closed at its handshake deadline");
+    wt_send(&c, "{s:s, s:i}", "type", "hello", "protocol", 1);
+    json_t *w = wt_expect(&c, "welcome", T);
+    if (w == NULL)
+        fail_msg("no welcome after the handshake deadline");
+    json_decref(w);
+    wt_close(&c);
+    healthz_from("127.0.0.1", s.port, 1000);
+    long refused = metric(s.port, "warroom_handshakes_refused_total");
+    long timeouts = metric(s.port, "warroom_handshake_timeouts_total");
+    print_message("refused %ld, timed out %ld\n", refused, timeouts);
+    assert_int_equal(refused, 2);
+    assert_int_equal(timeouts, 8);
+    int status = wt_server_stop(&s, SIGTERM, 10000);
+    wt_server_cleanup(&s);
+    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matrix),
+        cmocka_unit_test(test_handshake_limits),
+        cmocka_unit_test(test_handshake_flood),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -108,8 +108,9 @@ static void usage(FILE *out)
         "  --server-pid PID      its process id, for the CPU and memory figures\n"
         "  --server-arg ARG      one more argument for a started server (repeatable);\n"
         "                        defaults: --max-connections 20000 --max-per-address 20000\n"
-        "                        (and no per-address request budget or game caps)\n"
+        "                        --max-handshakes-per-address 1024\n"
         "                        --rate 100000 --max-games 100000000 --scenarios DIR\n"
+        "                        (and no per-address request budget or game caps)\n"
         "  --ruleset NAME        tictactoe (default) or waterloo\n"
         "  --scenario NAME       waterloo scenario (default waterloo-1815)\n"
         "  --scenarios DIR       scenario directory (default the source tree's)\n"
@@ -257,6 +258,9 @@ static int spawn_server(void)
     argv[argc++] = "20000";
     argv[argc++] = "--max-per-address";
     argv[argc++] = "20000";
+    /* MAX_CONNECTING handshakes at once, all from loopback addresses */
+    argv[argc++] = "--max-handshakes-per-address";
+    argv[argc++] = "1024";
     argv[argc++] = "--rate";
     argv[argc++] = "100000";
     argv[argc++] = "--max-games";
