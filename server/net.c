@@ -50,6 +50,19 @@ struct pss {
 
 /* --- connections per address ------------------------------------------------ */
 
+/* An HTTP answer prepared off the loop (the lobby's finished games are
+ * read from the store): shared by the handshake and the job until both are
+ * done with it. */
+struct http_wait {
+    int gone;                   /* the connection closed: the job frees it */
+    int done;                   /* the answer is in body and status */
+    int in_call;                /* answered within the call that asked */
+    int status;
+    unsigned flags;
+    char *body;
+    struct lws *wsi;
+};
+
 /* A connection not yet a websocket, in the list of them by accept time
  * (so by deadline) until it is upgraded or gone. */
 struct handshake {
@@ -58,6 +71,7 @@ struct handshake {
     uint64_t deadline;          /* uv_now() ms */
     char addr[64];
     struct wrd_addr *from;      /* its address's record (holds a reference) */
+    struct http_wait *wait;     /* an answer being prepared off the loop, or NULL */
     /* HTTP: an answer not known to be out (http_watch) */
     struct handshake *wprev, *wnext;
     int watched;
@@ -473,6 +487,14 @@ static void handshake_end(struct wrd_server *srv, struct lws *wsi)
         h->next->prev = h->prev;
     else
         net->last = h->prev;
+    if (h->wait) {
+        if (h->wait->done) {
+            free(h->wait->body);
+            free(h->wait);
+        } else {
+            h->wait->gone = 1;  /* the job frees it when it ends */
+        }
+    }
     net->handshakes--;
     h->from->handshakes--;
     wrd_addr_put(srv, h->from);
@@ -893,6 +915,32 @@ static char *metrics_text(struct wrd_server *srv)
  * the next request), as is any other method's; both close the connection
  * once answered.
  */
+/* The lobby's answer is ready (from the loop): it goes when the connection
+ * can take it. */
+static void lobby_ready(struct wrd_server *srv, void *ctx, json_t *answer, const char *why)
+{
+    struct http_wait *hw = ctx;
+    if (hw->gone) {
+        free(hw);
+        return;
+    }
+    if (answer != NULL) {
+        hw->status = 200;
+        hw->body = json_dumps(answer, JSON_COMPACT);
+        struct handshake *h = lws_get_opaque_user_data(hw->wsi);
+        if (h != NULL && hw->body != NULL)
+            wrd_addr_charge(srv, h->from, wrd_addr_bytes_cost(strlen(hw->body)));
+    } else {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s\n", why ? why : "the lobby could not be read");
+        hw->status = why && strstr(why, "could not be read") ? 500 : 400;
+        hw->body = strdup(msg);
+    }
+    hw->done = 1;
+    if (!hw->in_call)
+        lws_callback_on_writable(hw->wsi);
+}
+
 static int on_http(struct lws *wsi, const char *path)
 {
     struct wrd_server *srv = lws_context_user(lws_get_context(wsi));
@@ -935,17 +983,35 @@ static int on_http(struct lws *wsi, const char *path)
                 json_object_set_new(req, "cursor", json_string(v));
         }
         json_object_set_new(req, "filter", filter);
-        const char *why;
-        json_t *j = wrd_games_list(srv, req, &why);
-        json_decref(req);
-        if (j == NULL) {
-            char msg[200];
-            snprintf(msg, sizeof msg, "%s\n", why);
-            return http_answer(wsi, 400, "text/plain", strdup(msg), flags);
+        /* The answer may need the store's finished games, read on a worker
+         * thread: it is written when ready (HTTP_WRITEABLE). */
+        struct handshake *h = lws_get_opaque_user_data(wsi);
+        /* It costs the caller's address what a `list` costs. */
+        if (h != NULL && !wrd_addr_take(srv, h->from, 5)) {
+            json_decref(req);
+            return http_answer(wsi, 429, "text/plain",
+                               strdup("too many requests from your address: wait a moment\n"),
+                               flags);
         }
-        char *text = json_dumps(j, JSON_COMPACT);
-        json_decref(j);
-        return http_answer(wsi, 200, "application/json", text, flags);
+        struct http_wait *hw = calloc(1, sizeof *hw);
+        if (h == NULL || hw == NULL) {
+            free(hw);
+            json_decref(req);
+            return http_answer(wsi, 500, "text/plain", strdup("out of memory\n"), flags);
+        }
+        *hw = (struct http_wait){ .in_call = 1, .flags = flags, .wsi = wsi };
+        h->wait = hw;
+        wrd_games_list_async(srv, req, lobby_ready, hw);
+        json_decref(req);
+        hw->in_call = 0;
+        if (!hw->done)
+            return 0;
+        h->wait = NULL;
+        int rc = http_answer(wsi, hw->status, hw->status == 200 ? "application/json"
+                                                                : "text/plain",
+                             hw->body, hw->flags);
+        free(hw);
+        return rc;
     }
     return http_answer(wsi, 404, "text/plain", strdup("not found\n"), flags);
 }
@@ -1040,8 +1106,20 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         raw_answered(wsi);
         return on_http(wsi, (const char *)in);
 
-    case LWS_CALLBACK_HTTP_WRITEABLE:
-        return 0;               /* answers are written whole by on_http() */
+    case LWS_CALLBACK_HTTP_WRITEABLE: {
+        /* Answers are written whole by on_http(), but for one prepared off
+         * the loop (the lobby), written here once it is ready. */
+        struct handshake *h = lws_get_opaque_user_data(wsi);
+        struct http_wait *hw = h ? h->wait : NULL;
+        if (hw == NULL || !hw->done)
+            return 0;
+        h->wait = NULL;
+        int rc = http_answer(wsi, hw->status, hw->status == 200 ? "application/json"
+                                                                : "text/plain",
+                             hw->body, hw->flags);
+        free(hw);
+        return rc;
+    }
 
     case LWS_CALLBACK_HTTP_BODY:
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:

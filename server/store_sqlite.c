@@ -48,6 +48,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#define CACHE_KIB "256"          /* each connection's page cache */
 #define SCHEMA_VERSION 3
 #define APPLICATION_ID 0x57524f4d   /* "WROM" */
 #define SEATS_MAX 64                /* per game, far above any ruleset's */
@@ -895,7 +896,12 @@ static int sqlite_open(struct wrd_store **out, const char *location, int flags, 
     sqlite3_finalize(q);
     if (rc < 0)
         goto fail;
-    if ((rc = exec(s->db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;", err, errlen)) < 0)
+    /* A small page cache (256 KiB; SQLite's default is 2 MB): the writes
+     * go to the end of each table and its indexes, and a game read back is
+     * read once, so a large cache would only keep the server's memory at
+     * its high-water mark (docs/reliability.md, "Memory"). */
+    if ((rc = exec(s->db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
+                          "PRAGMA cache_size=-" CACHE_KIB ";", err, errlen)) < 0)
         goto fail;
     /* 3) SQLite's own check, before anything is written */
     if ((rc = sqlite_check(s->db, flags & WRD_STORE_CHECK_FULL, err, errlen)) < 0)
@@ -941,6 +947,8 @@ static int sqlite_open(struct wrd_store **out, const char *location, int flags, 
         }
         sqlite3_extended_result_codes(s->rd.db, 1);
         sqlite3_busy_timeout(s->rd.db, 5000);   /* worker threads may wait */
+        if ((rc = exec(s->rd.db, "PRAGMA cache_size=-" CACHE_KIB, err, errlen)) < 0)
+            goto fail;
     }
     for (int i = 0; i < S_NSTMTS; i++)
         if ((rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
