@@ -133,8 +133,8 @@ static void test_leave_and_come_back(void **state)
     play_out(&a, &b, 1, ids);
     assert_int_equal(wt_wait_version(&c, 5, T), 0);
     json_t *end = json_deep_copy(c.state);
-    const char *status = str(json_object_get(end, "server"), "status");
-    if (status == NULL || strcmp(status, "finished") != 0)
+    const char *end_status = str(json_object_get(end, "server"), "status");
+    if (end_status == NULL || strcmp(end_status, "finished") != 0)
         fail_msg("the last patch does not say the game is finished");
     assert_int_equal(games_held(s.port), 1);
     /* Everyone leaves: the game leaves memory (by the time `left` comes,
