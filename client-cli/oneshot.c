@@ -636,7 +636,8 @@ int wrc_cmd_games(const struct wrc_opts *go, int argc, char **argv)
 {
     static const char usage[] =
         "[--all]\n"
-        "List your games on the server (--all: every game the server shows).";
+        "List your games on the server (--all: every game in the server's lobby, newest\n"
+        "first: those anyone may watch or join, at most 10,000).";
     struct wrc_opts o = *go;
     int all = 0;
     const struct extra ex[] = { { "all", 0, NULL, &all }, { NULL, 0, NULL, NULL } };
@@ -649,17 +650,59 @@ int wrc_cmd_games(const struct wrc_opts *go, int argc, char **argv)
     if ((rc = wrc_client_init(&cl, &o, NULL)) != 0 || (rc = wrc_client_connect(&cl, 0)) != 0)
         goto out;
     int e;
-    json_t *a = wrc_client_call(&cl, json_pack("{s:s}", "type", "list"), WRC_TIMEOUT_MS, &e);
-    if (a == NULL) {
-        rc = wrc_client_conn_error(&cl, "list", e);
-        goto out;
+    /* Mine: the games of this server in the config, asked for by id (200 a
+     * request; a game nobody may watch is not in the lobby). --all: the
+     * lobby, page by page, newest first. */
+    json_t *found = json_array(), *own = json_array(), *cursor = NULL;
+    const char *gid;
+    json_t *entry;
+    json_object_foreach(json_object_get(cl.cfg.root, "games"), gid, entry) {
+        const char *srv = json_string_value(json_object_get(entry, "server"));
+        if (srv == NULL || strcmp(srv, cl.url.text) == 0)
+            json_array_append_new(own, json_string(gid));
     }
-    if (!is_type(a, "games")) {
-        rc = print_error(a, o.json, "the server refused: ");
-        json_decref(a);
-        goto out;
+    size_t asked = 0;
+    for (int pages = 0; pages < (all ? 50 : 1000); pages++) {
+        json_t *req;
+        if (all) {
+            req = json_pack("{s:s, s:i}", "type", "list", "limit", 200);
+            if (cursor)
+                json_object_set(req, "cursor", cursor);
+        } else {
+            if (asked >= json_array_size(own) && pages > 0)
+                break;          /* (asked once even for none: the server is there) */
+            json_t *ids = json_array();
+            for (; asked < json_array_size(own) && json_array_size(ids) < 200; asked++)
+                json_array_append(ids, json_array_get(own, asked));
+            req = json_pack("{s:s, s:{s:o}}", "type", "list", "filter", "games", ids);
+        }
+        json_t *page = wrc_client_call(&cl, req, WRC_TIMEOUT_MS, &e);
+        if (page == NULL) {
+            rc = wrc_client_conn_error(&cl, "list", e);
+            json_decref(found);
+            json_decref(own);
+            json_decref(cursor);
+            goto out;
+        }
+        if (!is_type(page, "games")) {
+            rc = print_error(page, o.json, "the server refused: ");
+            json_decref(page);
+            json_decref(found);
+            json_decref(own);
+            json_decref(cursor);
+            goto out;
+        }
+        json_array_extend(found, json_object_get(page, "games"));
+        json_decref(cursor);
+        cursor = json_incref(json_object_get(page, "cursor"));
+        json_decref(page);
+        if (all && !json_is_string(cursor))
+            break;
     }
-    /* Keep mine (unless --all), each with the seat I hold. */
+    json_decref(cursor);
+    json_decref(own);
+    json_t *a = json_pack("{s:o}", "games", found);
+    /* Each with the seat I hold. */
     json_t *list = json_array();
     size_t i;
     json_t *g;
