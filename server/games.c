@@ -1516,10 +1516,8 @@ static json_t *game_summary(const struct wrd_game *g)
     for (int i = 0; i < g->nseats; i++)
         json_object_set_new(seats, g->seats[i].name,
                             json_string(g->seats[i].token_hash[0] ? "taken" : "free"));
-    const char *aw = NULL;
-    for (int i = 0; i < g->nseats && aw == NULL; i++)
-        if (g->seats[i].what)
-            aw = g->seats[i].name;
+    /* the ruleset's first awaited seat (its order, not the seats') */
+    const char *aw = g->status == ST_RUNNING ? g->rs->awaited(g->g) : NULL;
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:b, s:b}", "game", g->id, "ruleset",
                           g->rs->name, "scenario", g->scenario_name, "status",
                           status_names[g->status], "version", (json_int_t)g->version, "seats",

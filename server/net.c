@@ -654,6 +654,12 @@ static void rx_set(struct handshake *h, int off)
         h->rx_off = off;
         lws_rx_flow_control(h->wsi, !off);
     }
+    /* While it is not read, lws's keep-alive timer (5 s for the next
+     * request, set again as each answer completes) must not close it: the
+     * next request is there, unread. The handshake deadline
+     * (handshake_begin) still bounds the connection. */
+    if (off)
+        lws_set_timeout(h->wsi, NO_PENDING_TIMEOUT, 0);
 }
 
 /* After every poll, for each watched answer: out (all handed to the kernel

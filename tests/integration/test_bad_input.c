@@ -59,7 +59,9 @@ static const char *const server_args[] = {
  * cut the slower HTTP rows (206) at its default 5 s handshake deadline. */
 static const char *const server_args_wrapped[] = {
     "--scenarios", WARROOM_SCENARIO_DIR, "--max-connections", "64", "--max-queue", "16",
-    "--rate", "100000", "--send-buffer", "4096", "--handshake-timeout", "60", NULL
+    "--rate", "100000", "--send-buffer", "4096",
+    "--address-rate", "100000000", "--max-open-per-address", "100000",
+    "--handshake-timeout", "300", NULL
 };
 
 /* What every row may use: the server, its games, their tokens. */
@@ -1271,6 +1273,17 @@ static void http_pipelined(struct ctx *x, const struct row *r)
     if (cpu >= 0.05 + idle)
         fail_msg("row %d (%s): the server used %.1f%% CPU while the answers sat unread "
                  "(want < 5%%, idle %.1f%%)", r->n, r->what, 100.0 * cpu, 100.0 * idle);
+    /* Unread for longer than lws's keep-alive time (5 s for the next
+     * request, which is there but not read): the connection must still be
+     * open. Nothing should happen meanwhile: the wait is for the server's
+     * death, which must not come. */
+    long quiet_ms = now_ms() - t0;
+    if (quiet_ms < 6500) {
+        struct pollfd p = { .fd = x->s.out_fd, .events = POLLIN };
+        if (poll(&p, 1, (int)(6500 - quiet_ms)) != 0)
+            fail_msg("row %d (%s): the server died while the answers sat unread", r->n,
+                     r->what);
+    }
     /* The answers, as they were queued: complete and right. */
     for (int i = 0; i < 20; i++) {
         static struct answer ans;
@@ -1750,8 +1763,10 @@ static void silent_exporter(struct ctx *x, const struct row *r)
                   "as a slow reader: %s\n", r->n, rss0, peak, closed ? "yes" : "no");
     if (!ended || !closed)
         fail_msg("row %d: the silent reader was not closed as a slow reader", r->n);
-    /* 1 MiB of queue, one piece being written, and the allocator's slack */
-    if (peak - rss0 > 3 * 1024)
+    /* 1 MiB of queue, one piece being written, and the allocator's slack
+     * (under a wrapper, valgrind's own allocator keeps far more: 16 MB, a
+     * fifth of what the server held before the bound) */
+    if (peak - rss0 > (getenv("WT_WRAPPER") ? 16 * 1024 : 3 * 1024))
         fail_msg("row %d: the server's peak grew by %ld kB for one silent reader", r->n,
                  peak - rss0);
     own_server_stop(&s, r);
@@ -1806,7 +1821,7 @@ static void player_latencies(const struct row *r, struct wt_client *p, const cha
         wt_send(p, "{s:s, s:s, s:i, s:{s:s, s:s, s:s}}", "type", "command", "game", game,
                 "seq", *seq, "cmd", "type", "place", "unit", "fr-pire", "at",
                 *seq % 2 ? "L-42" : "K-41");
-        json_t *ack = wt_expect(p, "ack", T);
+        json_t *ack = wt_expect(p, "ack", getenv("WT_WRAPPER") ? 12 * T : T);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (ack == NULL)
             fail_msg("row %d: the player's command %d got no ack", r->n, *seq);
@@ -1899,14 +1914,20 @@ static void list_loop_row(struct ctx *x, const struct row *r)
         list_loop(s.port);
         _exit(0);
     }
+    /* Under a wrapper (valgrind) the server runs many times slower than
+     * the budgets are made for, so its latencies say nothing of them: the
+     * row then plays two short rounds for the wrapper's checks and asserts
+     * no figure (it says so). */
+    int wrapped = getenv("WT_WRAPPER") != NULL;
+    int per_round = wrapped ? 10 : LAT_ROUND, rounds = wrapped ? 2 : LAT_ROUNDS;
     static long quiet_us[LAT_ROUND * LAT_ROUNDS / 2], loaded_us[LAT_ROUND * LAT_ROUNDS / 2];
     int seq = 0, nq = 0, nl = 0;
-    for (int round = 0; round < LAT_ROUNDS; round++) {
+    for (int round = 0; round < rounds; round++) {
         kill(pid, round % 2 ? SIGCONT : SIGSTOP);
         if (round % 2)
-            player_latencies(r, &a, game, &seq, loaded_us, &nl, LAT_ROUND);
+            player_latencies(r, &a, game, &seq, loaded_us, &nl, per_round);
         else
-            player_latencies(r, &a, game, &seq, quiet_us, &nq, LAT_ROUND);
+            player_latencies(r, &a, game, &seq, quiet_us, &nq, per_round);
     }
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
@@ -1915,7 +1936,9 @@ static void list_loop_row(struct ctx *x, const struct row *r)
                   "list over 1,000 games\n", r->n, quiet, loaded);
     /* A p99 under a millisecond is timer noise: 1 ms is the quiet floor. */
     long base = quiet < 1000 ? 1000 : quiet;
-    if (loaded > 2 * base)
+    if (wrapped)
+        print_message("row %d: under WT_WRAPPER, no latency is asserted\n", r->n);
+    else if (loaded > 2 * base)
         fail_msg("row %d: the player's p99 went from %ld to %ld us", r->n, quiet, loaded);
     wt_close(&a);
     wt_close(&b);
