@@ -422,8 +422,8 @@ static void check_shape(const json_t *m)
                      "they apply, i.e. when the server section has a forfeit or deadlines");
         const char *rs = sget(m, "ruleset");
         /* tictactoe.md, The state: "{"board":"....x...o","turn":"x","winner":null,
-         * "moves":2}" plus protocol.md, The state: "plus one key the server owns
-         * and no ruleset uses, `server`". */
+         * "moves":2, "server":{...}}"; protocol.md, The state: "plus one key the
+         * server owns and no ruleset uses, `server`". */
         if (rs != NULL && strcmp(rs, "tictactoe") == 0)
             check_fields("state.state (tictactoe)", st, "board,turn,winner,moves,server", "",
                          "tictactoe.md, The state; protocol.md, The state");
@@ -1252,8 +1252,8 @@ static void row04_game_to_the_end_by_patches(void **unused)
          * is over" */
         check_awaiting(views[i].state, "{}", all[i]->name,
                        "protocol.md, The state: awaiting is empty once the game is over");
-        /* tictactoe.md, The end: "the state's `winner` is set and `turn`
-         * becomes `null`" */
+        /* tictactoe.md, The end: "its `patch` sets the state's `winner`,
+         * makes `turn` `null`" */
         if (!json_is_null(json_object_get(views[i].state, "turn")) ||
             sget(views[i].state, "winner") == NULL ||
             strcmp(sget(views[i].state, "winner"), "x") != 0)
@@ -2150,12 +2150,11 @@ static void row15_tictactoe_page(void **unused)
                "tictactoe.md, Scenario: \"`list` shows its name\"");
     json_decref(m);
 
-    /* tictactoe.md, mark: "Refusals, in the order checked: `game_over` (`the
-     * game is over`), `not_your_turn` (`it is o's turn`), `bad_command` (not
-     * `{"type":"mark","cell":N}` with an integer `cell` and no other field),
-     * `bad_square` (`cell must be 0..8`), `enemy_square` (`cell 4 is
-     * taken`). A command from the wrong seat is `not_your_turn` whatever its
-     * shape." */
+    /* tictactoe.md, mark: "Refusals, in the order checked: `not_your_turn`
+     * (`it is o's turn`), `bad_command` (not `{"type":"mark","cell":N}` with
+     * an integer `cell` and no other field), `bad_square` (`cell must be
+     * 0..8`), `enemy_square` (`cell 4 is taken`). A command from the wrong
+     * seat is `not_your_turn` whatever its shape." */
     struct client *o = connect_hello("o");
     claim_game(o, &g, NULL, NULL, 1);
     expect_start_state(x, &g, "x", NULL);
@@ -2222,8 +2221,9 @@ static void expect_forfeit_state(struct client *c, const struct game *g, const c
      * `state` message carries the same `forfeit` next to `status`, and every
      * connection receives that `state`"; "The ruleset's part of the state is
      * left as it was (no winner ...)"; The state: "`awaiting`: ... empty ...
-     * once the game is over". tictactoe.md, The end: "the state stays as it
-     * was and the `state` message carries `"forfeit": SEAT`". */
+     * once the game is over". tictactoe.md, The end: "a full `state` to every
+     * connection, of the same version. Its `status` is `finished` and it
+     * carries `"forfeit": SEAT`"; "The ruleset's part stays as it was". */
     static const char *doc = "protocol.md, Deadlines: a forfeit is sent as a full `state` to "
                              "every connection";
     json_t *st = expect(c, "state", id, doc);
