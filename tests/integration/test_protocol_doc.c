@@ -422,8 +422,8 @@ static void check_shape(const json_t *m)
                      "they apply, i.e. when the server section has a forfeit or deadlines");
         const char *rs = sget(m, "ruleset");
         /* tictactoe.md, The state: "{"board":"....x...o","turn":"x","winner":null,
-         * "moves":2}" plus protocol.md, The state: "plus one key the server owns
-         * and no ruleset uses, `server`". */
+         * "moves":2, "server":{...}}"; protocol.md, The state: "plus one key the
+         * server owns and no ruleset uses, `server`". */
         if (rs != NULL && strcmp(rs, "tictactoe") == 0)
             check_fields("state.state (tictactoe)", st, "board,turn,winner,moves,server", "",
                          "tictactoe.md, The state; protocol.md, The state");
@@ -967,6 +967,8 @@ static int row_setup(void **unused)
     return 0;
 }
 
+static void example_release(void);     /* row 13's page, read by example_read() */
+
 static int row_teardown(void **unused)
 {
     (void)unused;
@@ -984,6 +986,7 @@ static int row_teardown(void **unused)
         wt_server_cleanup(&g_srv);
         g_srv_up = 0;
     }
+    example_release();
     while (g_ndumps > 0)
         free(g_dumps[--g_ndumps]);
     return rc;
@@ -1249,8 +1252,8 @@ static void row04_game_to_the_end_by_patches(void **unused)
          * is over" */
         check_awaiting(views[i].state, "{}", all[i]->name,
                        "protocol.md, The state: awaiting is empty once the game is over");
-        /* tictactoe.md, The end: "the state's `winner` is set and `turn`
-         * becomes `null`" */
+        /* tictactoe.md, The end: "its `patch` sets the state's `winner`,
+         * makes `turn` `null`" */
         if (!json_is_null(json_object_get(views[i].state, "turn")) ||
             sget(views[i].state, "winner") == NULL ||
             strcmp(sget(views[i].state, "winner"), "x") != 0)
@@ -1829,16 +1832,30 @@ static json_t *collect_until_barrier(struct client *c)
     return got;
 }
 
+/* A token as the page shows it, cut short: its first 8 hex digits and
+ * "...". */
+static int is_cut_token(const char *s)
+{
+    char head[9];
+    if (s == NULL || strlen(s) != 11 || strcmp(s + 8, "...") != 0)
+        return 0;
+    memcpy(head, s, 8);
+    head[8] = '\0';
+    return is_hex(head, 8);
+}
+
 /* The example's stand-ins for what differs from run to run: `game` (the
- * game's id), `token` (cut short on the page) and the invite. */
-static void normalise(json_t *msgs, const char *game)
+ * game's id), `token` and the invite. cut_tokens: also take a token cut
+ * short (the page's messages only; the server sends whole ones). */
+static void normalise(json_t *msgs, const char *game, int cut_tokens)
 {
     size_t i;
     json_t *m;
     json_array_foreach(msgs, i, m) {
         if (sget(m, "game") != NULL && strcmp(sget(m, "game"), game) == 0)
             json_object_set_new(m, "game", json_string("GAME"));
-        if (is_hex(sget(m, "token"), 64))
+        const char *tok = sget(m, "token");
+        if (is_hex(tok, 64) || (cut_tokens && is_cut_token(tok)))
             json_object_set_new(m, "token", json_string("TOKEN"));
         json_t *inv = json_object_get(m, "invites");
         if (is_hex(sget(inv, "o"), 32))
@@ -1846,162 +1863,213 @@ static void normalise(json_t *msgs, const char *game)
     }
 }
 
-/* One step of tictactoe.md's example: a seat's message and what the server
- * sends that seat and the other one. */
+/* docs/rulesets/tictactoe.md's example, as row 13 reads it from the page. */
+#define EXAMPLE_PAGE WARROOM_DOCS_DIR "/rulesets/tictactoe.md"
+#define EXAMPLE_MAX_STEPS 64
+
+/* One step of the example: a seat's message and what the page shows the
+ * server sending to each seat's connection. */
 struct example_step {
-    char actor;                 /* 'x' or 'o' */
-    const char *request;        /* GAME and INVITE stand for the game's */
-    const char *to_actor;       /* a JSON array of the messages the page shows */
-    const char *to_other;       /* what the page's note says the other seat gets */
+    int actor;                  /* 0: x, 1: o */
+    json_t *request;            /* owned */
+    json_t *to[2];              /* JSON arrays, to x and to o (owned) */
 };
 
-#define EX_PATCH(from, to, board, moves, turn, events)                                      \
-    "{\"type\":\"patch\",\"game\":\"GAME\",\"from\":" #from ",\"to\":" #to ",\"ops\":["      \
-    "{\"op\":\"replace\",\"path\":\"/board\",\"value\":\"" board "\"},{\"op\":\"replace\","  \
-    "\"path\":\"/moves\",\"value\":" #moves "},{\"op\":\"replace\",\"path\":\"/turn\","     \
-    "\"value\":" turn "}],\"events\":" events "}"
-#define EX_ACK(seq, version, events)                                                        \
-    "{\"type\":\"ack\",\"game\":\"GAME\",\"seq\":" #seq ",\"version\":" #version            \
-    ",\"events\":" events "}"
-#define EX_MARK(seq, cell)                                                                  \
-    "{\"type\":\"command\",\"game\":\"GAME\",\"seq\":" #seq ",\"cmd\":{\"type\":\"mark\","   \
-    "\"cell\":" #cell "}}"
-#define EX_ERROR(code, message, seq)                                                        \
-    "[{\"type\":\"error\",\"code\":\"" code "\",\"message\":\"" message "\",\"game\":"     \
-    "\"GAME\",\"seq\":" #seq "}]"
-#define EX_MARKED(seat, cell) "{\"type\":\"marked\",\"seat\":\"" seat "\",\"cell\":" #cell "}"
-#define EX_STATE_RUNNING(seat)                                                              \
-    "{\"type\":\"state\",\"game\":\"GAME\",\"version\":0,\"ruleset\":\"tictactoe\","        \
-    "\"status\":\"running\",\"state\":{\"board\":\".........\",\"turn\":\"x\","             \
-    "\"winner\":null,\"moves\":0},\"seat\":\"" seat "\"}"
+static struct {
+    char *text;                 /* the page (owned) */
+    struct example_step steps[EXAMPLE_MAX_STEPS];
+    size_t nsteps;
+} g_example;
 
-/* docs/rulesets/tictactoe.md, Example: "A whole game, taken from a run of
- * `warroomd` (tokens cut short)", and its note: "When `o` claimed its seat,
- * `x`'s connection also received the game's `state` again, now
- * `"status":"running"`; every `patch` above went to both seats." */
-static const struct example_step example[] = {
-    { 'x', "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"seat\":\"x\"}",
-      "[{\"type\":\"state\",\"game\":\"GAME\",\"version\":0,\"ruleset\":\"tictactoe\","
-      "\"status\":\"open\",\"state\":{\"board\":\".........\",\"turn\":\"x\",\"winner\":null,"
-      "\"moves\":0},\"seat\":\"x\"},"
-      "{\"type\":\"created\",\"game\":\"GAME\",\"seat\":\"x\",\"token\":\"TOKEN\","
-      "\"invites\":{\"o\":\"INVITE\"},\"version\":0}]",
-      "[]" },
-    { 'o', "{\"type\":\"claim\",\"invite\":\"INVITE\"}",
-      "[" EX_STATE_RUNNING("o") ",{\"type\":\"claimed\",\"game\":\"GAME\",\"seat\":\"o\","
-      "\"token\":\"TOKEN\"}]",
-      "[" EX_STATE_RUNNING("x") "]" },
-    { 'x', EX_MARK(1, 4),
-      "[" EX_PATCH(0, 1, "....x....", 1, "\"o\"", "[" EX_MARKED("x", 4) "]") ","
-      EX_ACK(1, 1, "[" EX_MARKED("x", 4) "]") "]",
-      "[" EX_PATCH(0, 1, "....x....", 1, "\"o\"", "[" EX_MARKED("x", 4) "]") "]" },
-    { 'o', EX_MARK(1, 4), EX_ERROR("enemy_square", "cell 4 is taken", 1), "[]" },
-    { 'x', EX_MARK(2, 0), EX_ERROR("not_your_turn", "it is o's turn", 2), "[]" },
-    { 'o', EX_MARK(2, 9), EX_ERROR("bad_square", "cell must be 0..8", 2), "[]" },
-    { 'o', EX_MARK(3, 8),
-      "[" EX_PATCH(1, 2, "....x...o", 2, "\"x\"", "[" EX_MARKED("o", 8) "]") ","
-      EX_ACK(3, 2, "[" EX_MARKED("o", 8) "]") "]",
-      "[" EX_PATCH(1, 2, "....x...o", 2, "\"x\"", "[" EX_MARKED("o", 8) "]") "]" },
-    { 'x', EX_MARK(3, 2),
-      "[" EX_PATCH(2, 3, "..x.x...o", 3, "\"o\"", "[" EX_MARKED("x", 2) "]") ","
-      EX_ACK(3, 3, "[" EX_MARKED("x", 2) "]") "]",
-      "[" EX_PATCH(2, 3, "..x.x...o", 3, "\"o\"", "[" EX_MARKED("x", 2) "]") "]" },
-    { 'o', EX_MARK(4, 1),
-      "[" EX_PATCH(3, 4, ".ox.x...o", 4, "\"x\"", "[" EX_MARKED("o", 1) "]") ","
-      EX_ACK(4, 4, "[" EX_MARKED("o", 1) "]") "]",
-      "[" EX_PATCH(3, 4, ".ox.x...o", 4, "\"x\"", "[" EX_MARKED("o", 1) "]") "]" },
-    { 'x', EX_MARK(4, 6),
-      "[{\"type\":\"patch\",\"game\":\"GAME\",\"from\":4,\"to\":5,\"ops\":[{\"op\":\"replace\","
-      "\"path\":\"/board\",\"value\":\".ox.x.x.o\"},{\"op\":\"replace\",\"path\":\"/moves\","
-      "\"value\":5},{\"op\":\"replace\",\"path\":\"/turn\",\"value\":null},{\"op\":\"replace\","
-      "\"path\":\"/winner\",\"value\":\"x\"}],\"events\":[" EX_MARKED("x", 6) ",{\"type\":"
-      "\"game_over\",\"winner\":\"x\"}]},"
-      EX_ACK(4, 5, "[" EX_MARKED("x", 6) ",{\"type\":\"game_over\",\"winner\":\"x\"}]") "]",
-      "[{\"type\":\"patch\",\"game\":\"GAME\",\"from\":4,\"to\":5,\"ops\":[{\"op\":\"replace\","
-      "\"path\":\"/board\",\"value\":\".ox.x.x.o\"},{\"op\":\"replace\",\"path\":\"/moves\","
-      "\"value\":5},{\"op\":\"replace\",\"path\":\"/turn\",\"value\":null},{\"op\":\"replace\","
-      "\"path\":\"/winner\",\"value\":\"x\"}],\"events\":[" EX_MARKED("x", 6) ",{\"type\":"
-      "\"game_over\",\"winner\":\"x\"}]}]" },
-    { 'x', EX_MARK(5, 7), EX_ERROR("game_over", "the game has finished", 5), "[]" },
-};
-
-/* text with every GAME and INVITE replaced; caller frees. */
-static char *substitute(const char *text, const char *game, const char *invite)
+/* Frees what example_read() holds (row_teardown calls it, so a failing row
+ * leaks nothing). */
+static void example_release(void)
 {
-    size_t cap = strlen(text) * 2 + 256, n = 0;
-    char *out = malloc(cap);
-    assert_non_null(out);
-    for (const char *p = text; *p != '\0';) {
-        const char *with = NULL;
-        size_t skip = 0;
-        if (strncmp(p, "\"GAME\"", 6) == 0 && game != NULL)
-            with = game, skip = 6;
-        else if (strncmp(p, "\"INVITE\"", 8) == 0 && invite != NULL)
-            with = invite, skip = 8;
-        if (with != NULL) {
-            n += (size_t)snprintf(out + n, cap - n, "\"%s\"", with);
-            p += skip;
-        } else {
-            out[n++] = *p++;
-        }
+    for (size_t k = 0; k < g_example.nsteps; k++) {
+        json_decref(g_example.steps[k].request);
+        json_decref(g_example.steps[k].to[0]);
+        json_decref(g_example.steps[k].to[1]);
     }
-    out[n] = '\0';
-    return out;
+    g_example.nsteps = 0;
+    free(g_example.text);
+    g_example.text = NULL;
 }
 
-/* Row 13: tictactoe.md's example, "taken from a run of warroomd", replayed
- * against the server: every message the page shows, in its order, must be
- * what the server sends (ids, tokens and invites aside). Every difference is
+static char *read_text_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    while (buf != NULL) {
+        n += fread(buf + n, 1, cap - 1 - n, f);
+        if (n < cap - 1)
+            break;
+        char *more = realloc(buf, cap * 2);
+        if (more == NULL) {
+            free(buf);
+            buf = NULL;
+        }
+        buf = more;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (buf == NULL || bad) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* A line's JSON text, parsed with duplicate keys rejected, or the row fails. */
+static json_t *example_json(const char *text, size_t lineno)
+{
+    json_error_t err;
+    json_t *j = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+    if (j == NULL || !json_is_object(j))
+        fail_long("%s, Example, line %zu of the block: not one JSON object (%s): %s",
+                  EXAMPLE_PAGE, lineno, j == NULL ? err.text : "not an object", text);
+    return j;
+}
+
+/*
+ * Reads the first fenced block after the heading "## Example" of
+ * tictactoe.md into g_example. Each line of it is one of
+ *   X> {...}                a message x's connection sends (a new step)
+ *   O> {...}                a message o's connection sends (a new step)
+ *   S> (to X) {...}         a message the server sent to x's connection
+ *   S> (to X, O) {...}      one it sent to both (also "(to O)", "(to O, X)")
+ * Any other line fails the row: the page and this reader must agree.
+ */
+static void example_read(void)
+{
+    g_example.text = read_text_file(EXAMPLE_PAGE);
+    if (g_example.text == NULL)
+        fail_long("cannot read %s", EXAMPLE_PAGE);
+    char *h = strstr(g_example.text, "\n## Example\n");
+    char *open = h != NULL ? strstr(h, "\n```\n") : NULL;
+    char *end = open != NULL ? strstr(open + 4, "\n```") : NULL;
+    if (end == NULL)
+        fail_long("%s: no fenced block after the heading \"## Example\"", EXAMPLE_PAGE);
+    *end = '\0';
+    size_t lineno = 0;
+    for (char *line = open + 5, *next; line != NULL && line <= end; line = next) {
+        next = strchr(line, '\n');
+        if (next != NULL)
+            *next++ = '\0';
+        lineno++;
+        if ((line[0] == 'X' || line[0] == 'O') && strncmp(line + 1, "> ", 2) == 0) {
+            if (g_example.nsteps == EXAMPLE_MAX_STEPS)
+                fail_long("%s, Example: more than %d steps", EXAMPLE_PAGE, EXAMPLE_MAX_STEPS);
+            struct example_step *st = &g_example.steps[g_example.nsteps++];
+            st->actor = line[0] == 'X' ? 0 : 1;
+            st->to[0] = json_array();
+            st->to[1] = json_array();
+            st->request = example_json(line + 3, lineno);
+            continue;
+        }
+        char *close = strncmp(line, "S> (to ", 7) == 0 ? strstr(line, ") ") : NULL;
+        if (close == NULL || g_example.nsteps == 0)
+            fail_long("%s, Example, line %zu of the block: neither \"X> \", \"O> \" nor "
+                      "\"S> (to ...) \" after a seat's message: %s", EXAMPLE_PAGE, lineno, line);
+        *close = '\0';
+        json_t *m = example_json(close + 2, lineno);
+        struct example_step *st = &g_example.steps[g_example.nsteps - 1];
+        for (char *who = line + 7, *comma; who != NULL; who = comma) {
+            comma = strstr(who, ", ");
+            if (comma != NULL) {
+                *comma = '\0';
+                comma += 2;
+            }
+            if (strcmp(who, "X") != 0 && strcmp(who, "O") != 0) {
+                json_decref(m);
+                fail_long("%s, Example, line %zu of the block: \"(to %s)\" names no seat's "
+                          "connection (X or O)", EXAMPLE_PAGE, lineno, who);
+            }
+            json_array_append(st->to[who[0] == 'X' ? 0 : 1], m);
+        }
+        json_decref(m);
+    }
+    if (g_example.nsteps == 0)
+        fail_long("%s, Example: no step", EXAMPLE_PAGE);
+}
+
+/* Row 13: tictactoe.md's example, "taken from a run of warroomd", read from
+ * the page and replayed against the server: every message the page shows
+ * for each connection, in its order, must be what the server sends it (the
+ * game's id, tokens and the invite aside), and nothing more. The page's game
+ * id and invite, in its requests, stand for the run's. Every difference is
  * listed, then the row fails. */
 static void row13_tictactoe_example(void **unused)
 {
     (void)unused;
-    struct client *x = connect_hello("x");
-    struct client *o = connect_hello("o");
+    example_read();
+    /* The page's game id and invite: its first step's `created`. */
+    const char *page_game = NULL, *page_invite = NULL;
+    size_t i;
+    json_t *m;
+    json_array_foreach(g_example.steps[0].to[g_example.steps[0].actor], i, m) {
+        if (sget(m, "type") != NULL && strcmp(sget(m, "type"), "created") == 0) {
+            page_game = sget(m, "game");
+            page_invite = sget(json_object_get(m, "invites"), "o");
+        }
+    }
+    if (page_game == NULL || page_invite == NULL)
+        fail_long("%s, Example: its first step shows no `created` with a game and an invite "
+                  "for o", EXAMPLE_PAGE);
+    struct client *c[2] = { connect_hello("x"), connect_hello("o") };
     char game[64] = "", invite[48] = "";
     size_t ndiff = 0;
-    for (size_t k = 0; k < sizeof example / sizeof example[0]; k++) {
-        const struct example_step *st = &example[k];
-        struct client *actor = st->actor == 'x' ? x : o, *other = st->actor == 'x' ? o : x;
-        char *req = substitute(st->request, game, invite);
-        send_msg(actor, json_loads(req, 0, NULL), NULL);
-        json_t *mine = collect_until_barrier(actor);
-        json_t *theirs = collect_until_barrier(other);
+    for (size_t k = 0; k < g_example.nsteps; k++) {
+        const struct example_step *st = &g_example.steps[k];
+        json_t *req = json_deep_copy(st->request);
+        assert_non_null(req);
+        if (game[0] != '\0' && sget(req, "game") != NULL &&
+            strcmp(sget(req, "game"), page_game) == 0)
+            json_object_set_new(req, "game", json_string(game));
+        if (invite[0] != '\0' && sget(req, "invite") != NULL &&
+            strcmp(sget(req, "invite"), page_invite) == 0)
+            json_object_set_new(req, "invite", json_string(invite));
+        const char *reqtext = dump(req);
+        send_msg(c[st->actor], req, NULL);
+        json_t *got[2];
+        got[st->actor] = collect_until_barrier(c[st->actor]);
+        got[1 - st->actor] = collect_until_barrier(c[1 - st->actor]);
         if (k == 0) {
-            /* the game and the invite come in `created` */
-            size_t i;
-            json_t *m;
-            json_array_foreach(mine, i, m) {
+            /* the run's game and invite come in its `created` */
+            json_array_foreach(got[st->actor], i, m) {
                 if (strcmp(sget(m, "type"), "created") == 0) {
                     snprintf(game, sizeof game, "%s", sget(m, "game") ? sget(m, "game") : "");
                     const char *inv = sget(json_object_get(m, "invites"), "o");
                     snprintf(invite, sizeof invite, "%s", inv != NULL ? inv : "");
                 }
             }
-            if (game[0] == '\0')
-                fail_long("tictactoe.md, Example: no `created` answered the create: %s",
-                          dump(mine));
+            if (game[0] == '\0') {
+                const char *text = dump(got[st->actor]);
+                json_decref(got[0]);
+                json_decref(got[1]);
+                fail_long("tictactoe.md, Example: no `created` answered the create: %s", text);
+            }
         }
-        normalise(mine, game);
-        normalise(theirs, game);
-        const char *want[2] = { st->to_actor, st->to_other };
-        json_t *got[2] = { mine, theirs };
         for (int w = 0; w < 2; w++) {
-            json_t *expected = json_loads(want[w], 0, NULL);
-            assert_non_null(expected);
-            if (!json_equal(expected, got[w])) {
+            json_t *want = json_deep_copy(st->to[w]);
+            assert_non_null(want);
+            normalise(want, page_game, 1);
+            normalise(got[w], game, 0);
+            if (!json_equal(want, got[w])) {
                 ndiff++;
                 fprintf(stderr,
                         "tictactoe.md, Example, step %zu (%c> %s), to %c:\n  the page: %s\n"
                         "  warroomd: %s\n",
-                        k + 1, st->actor, req, w == 0 ? st->actor : other == x ? 'x' : 'o',
-                        dump(expected), dump(got[w]));
+                        k + 1, st->actor == 0 ? 'X' : 'O', reqtext, w == 0 ? 'X' : 'O',
+                        dump(want), dump(got[w]));
             }
-            json_decref(expected);
+            json_decref(want);
+            json_decref(got[w]);
         }
-        free(req);
-        json_decref(mine);
-        json_decref(theirs);
     }
     if (ndiff > 0)
         fail_long("docs/rulesets/tictactoe.md's example (\"taken from a run of `warroomd`\") "
@@ -2082,12 +2150,11 @@ static void row15_tictactoe_page(void **unused)
                "tictactoe.md, Scenario: \"`list` shows its name\"");
     json_decref(m);
 
-    /* tictactoe.md, mark: "Refusals, in the order checked: `game_over` (`the
-     * game is over`), `not_your_turn` (`it is o's turn`), `bad_command` (not
-     * `{"type":"mark","cell":N}` with an integer `cell` and no other field),
-     * `bad_square` (`cell must be 0..8`), `enemy_square` (`cell 4 is
-     * taken`). A command from the wrong seat is `not_your_turn` whatever its
-     * shape." */
+    /* tictactoe.md, mark: "Refusals, in the order checked: `not_your_turn`
+     * (`it is o's turn`), `bad_command` (not `{"type":"mark","cell":N}` with
+     * an integer `cell` and no other field), `bad_square` (`cell must be
+     * 0..8`), `enemy_square` (`cell 4 is taken`). A command from the wrong
+     * seat is `not_your_turn` whatever its shape." */
     struct client *o = connect_hello("o");
     claim_game(o, &g, NULL, NULL, 1);
     expect_start_state(x, &g, "x", NULL);
@@ -2154,8 +2221,9 @@ static void expect_forfeit_state(struct client *c, const struct game *g, const c
      * `state` message carries the same `forfeit` next to `status`, and every
      * connection receives that `state`"; "The ruleset's part of the state is
      * left as it was (no winner ...)"; The state: "`awaiting`: ... empty ...
-     * once the game is over". tictactoe.md, The end: "the state stays as it
-     * was and the `state` message carries `"forfeit": SEAT`". */
+     * once the game is over". tictactoe.md, The end: "a full `state` to every
+     * connection, of the same version. Its `status` is `finished` and it
+     * carries `"forfeit": SEAT`"; "The ruleset's part stays as it was". */
     static const char *doc = "protocol.md, Deadlines: a forfeit is sent as a full `state` to "
                              "every connection";
     json_t *st = expect(c, "state", id, doc);
