@@ -365,6 +365,21 @@ static int status_row(struct wrd_server *srv, const struct wrd_game *g)
                                        earliest_deadline(g), g->version);
 }
 
+/* The end of a message written as text: the id it answers (when not
+ * NULL), the closing brace; the message, or NULL when out of memory. The
+ * buffer is released. */
+static struct wrd_msg *end_msg(struct wrd_buf *b, const json_t *id)
+{
+    if (id) {
+        wrd_buf_lit(b, ",\"id\":");
+        wrd_buf_json(b, id);
+    }
+    wrd_buf_lit(b, "}");
+    struct wrd_msg *m = b->failed ? NULL : wrd_msg_new(b->s, b->len);
+    wrd_buf_release(b);
+    return m;
+}
+
 /* A state message: the server's own part (version, status, forfeit,
  * deadline) around the ruleset's projection for the seat's view, tagged
  * with its game (a full state replaces it). Written as text directly, the
@@ -402,13 +417,7 @@ static struct wrd_msg *state_msg(struct wrd_game *g, int seat, const json_t *id)
         wrd_buf_lit(&b, ",\"deadline_ms\":");
         wrd_buf_int(&b, deadline);
     }
-    if (id) {
-        wrd_buf_lit(&b, ",\"id\":");
-        wrd_buf_json(&b, id);
-    }
-    wrd_buf_lit(&b, "}");
-    struct wrd_msg *m = b.failed ? NULL : wrd_msg_new(b.s, b.len);
-    wrd_buf_release(&b);
+    struct wrd_msg *m = end_msg(&b, id);
     if (m)
         m->game = g;            /* a full state replaces it when dropped */
     return m;
@@ -938,14 +947,7 @@ static struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const j
         wrd_buf_json(&b, events);
     else
         wrd_buf_lit(&b, "[]");
-    if (id) {
-        wrd_buf_lit(&b, ",\"id\":");
-        wrd_buf_json(&b, id);
-    }
-    wrd_buf_lit(&b, "}");
-    struct wrd_msg *m = b.failed ? NULL : wrd_msg_new(b.s, b.len);
-    wrd_buf_release(&b);
-    return m;
+    return end_msg(&b, id);
 }
 
 /* After a live command by seat actor: the game's status, the seats it now
@@ -2267,7 +2269,7 @@ static void load_work(uv_work_t *w)
     if (ld->rc == 0)
         ld->rc = WRD_STORE_ERROR;
     if (ld->rc < 0 && ld->err[0] == '\0')
-        snprintf(ld->err, sizeof ld->err, "%s%s%s", serr, rs.err[0] ? ": " : "", rs.err);
+        snprintf(ld->err, sizeof ld->err, "%.120s%s%.120s", serr, rs.err[0] ? ": " : "", rs.err);
     game_free(rs.single);
 }
 

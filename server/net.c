@@ -947,6 +947,17 @@ static void lobby_ready(struct wrd_server *srv, void *ctx, json_t *answer, const
         lws_callback_on_writable(hw->wsi);
 }
 
+/* Write the lobby's answer, ready in h->wait (which it frees). */
+static int lobby_answer(struct lws *wsi, struct handshake *h)
+{
+    struct http_wait *hw = h->wait;
+    h->wait = NULL;
+    int rc = http_answer(wsi, hw->status, hw->status == 200 ? "application/json" : "text/plain",
+                         hw->body, hw->flags);
+    free(hw);
+    return rc;
+}
+
 static int on_http(struct lws *wsi, const char *path)
 {
     struct wrd_server *srv = lws_context_user(lws_get_context(wsi));
@@ -1010,14 +1021,7 @@ static int on_http(struct lws *wsi, const char *path)
         wrd_games_list_async(srv, req, lobby_ready, hw);
         json_decref(req);
         hw->in_call = 0;
-        if (!hw->done)
-            return 0;
-        h->wait = NULL;
-        int rc = http_answer(wsi, hw->status, hw->status == 200 ? "application/json"
-                                                                : "text/plain",
-                             hw->body, hw->flags);
-        free(hw);
-        return rc;
+        return hw->done ? lobby_answer(wsi, h) : 0;
     }
     return http_answer(wsi, 404, "text/plain", strdup("not found\n"), flags);
 }
@@ -1116,15 +1120,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         /* Answers are written whole by on_http(), but for one prepared off
          * the loop (the lobby), written here once it is ready. */
         struct handshake *h = lws_get_opaque_user_data(wsi);
-        struct http_wait *hw = h ? h->wait : NULL;
-        if (hw == NULL || !hw->done)
-            return 0;
-        h->wait = NULL;
-        int rc = http_answer(wsi, hw->status, hw->status == 200 ? "application/json"
-                                                                : "text/plain",
-                             hw->body, hw->flags);
-        free(hw);
-        return rc;
+        return h && h->wait && h->wait->done ? lobby_answer(wsi, h) : 0;
     }
 
     case LWS_CALLBACK_HTTP_BODY:
