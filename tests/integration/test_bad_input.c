@@ -1764,9 +1764,9 @@ static void silent_exporter(struct ctx *x, const struct row *r)
     if (!ended || !closed)
         fail_msg("row %d: the silent reader was not closed as a slow reader", r->n);
     /* 1 MiB of queue, one piece being written, and the allocator's slack
-     * (under a wrapper, valgrind's own allocator keeps far more: 16 MB, a
+     * (instrumented, the instrument's allocator keeps far more: 16 MB, a
      * fifth of what the server held before the bound) */
-    if (peak - rss0 > (getenv("WT_WRAPPER") ? 16 * 1024 : 3 * 1024))
+    if (peak - rss0 > (wt_server_instrumented() ? 16 * 1024 : 3 * 1024))
         fail_msg("row %d: the server's peak grew by %ld kB for one silent reader", r->n,
                  peak - rss0);
     own_server_stop(&s, r);
@@ -1821,7 +1821,7 @@ static void player_latencies(const struct row *r, struct wt_client *p, const cha
         wt_send(p, "{s:s, s:s, s:i, s:{s:s, s:s, s:s}}", "type", "command", "game", game,
                 "seq", *seq, "cmd", "type", "place", "unit", "fr-pire", "at",
                 *seq % 2 ? "L-42" : "K-41");
-        json_t *ack = wt_expect(p, "ack", getenv("WT_WRAPPER") ? 12 * T : T);
+        json_t *ack = wt_expect(p, "ack", wt_server_instrumented() ? 12 * T : T);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (ack == NULL)
             fail_msg("row %d: the player's command %d got no ack", r->n, *seq);
@@ -1914,11 +1914,11 @@ static void list_loop_row(struct ctx *x, const struct row *r)
         list_loop(s.port);
         _exit(0);
     }
-    /* Under a wrapper (valgrind) the server runs many times slower than
-     * the budgets are made for, so its latencies say nothing of them: the
-     * row then plays two short rounds for the wrapper's checks and asserts
-     * no figure (it says so). */
-    int wrapped = getenv("WT_WRAPPER") != NULL;
+    /* Instrumented (valgrind, sanitizers), the server runs many times
+     * slower than the budgets are made for, so its latencies say nothing
+     * of them: the row then plays two short rounds for the instrument's
+     * checks and asserts no figure (it says so). */
+    int wrapped = wt_server_instrumented();
     int per_round = wrapped ? 10 : LAT_ROUND, rounds = wrapped ? 2 : LAT_ROUNDS;
     static long quiet_us[LAT_ROUND * LAT_ROUNDS / 2], loaded_us[LAT_ROUND * LAT_ROUNDS / 2];
     int seq = 0, nq = 0, nl = 0;
@@ -1937,7 +1937,8 @@ static void list_loop_row(struct ctx *x, const struct row *r)
     /* A p99 under a millisecond is timer noise: 1 ms is the quiet floor. */
     long base = quiet < 1000 ? 1000 : quiet;
     if (wrapped)
-        print_message("row %d: under WT_WRAPPER, no latency is asserted\n", r->n);
+        print_message("row %d: the server is instrumented (a wrapper or sanitizers): no "
+                      "latency is asserted\n", r->n);
     else if (loaded > 2 * base)
         fail_msg("row %d: the player's p99 went from %ld to %ld us", r->n, quiet, loaded);
     wt_close(&a);

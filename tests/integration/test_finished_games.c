@@ -96,6 +96,15 @@ static void new_games(struct wt_client *a, struct wt_client *b, int n, char (*id
     }
 }
 
+/* Read and drop whatever has come (patches nobody looks at here). */
+static void discard(struct wt_client *c)
+{
+    wt_drain(c, 0);
+    for (int i = 0; i < c->nbacklog; i++)
+        json_decref(c->backlog[i]);
+    c->nbacklog = 0;
+}
+
 /* Every game of ids[0..n) played to x's win, a move of all of them at a time. */
 static void play_out(struct wt_client *a, struct wt_client *b, int n, char (*ids)[32])
 {
@@ -111,9 +120,8 @@ static void play_out(struct wt_client *a, struct wt_client *b, int n, char (*ids
             json_decref(ack);
         }
         /* the patches of all those moves: not needed here */
-        wt_drain(a, 0);
-        wt_drain(b, 0);
-        a->nbacklog = b->nbacklog = 0;
+        discard(a);
+        discard(b);
     }
 }
 
@@ -288,7 +296,10 @@ static void test_memory_after_20000_games(void **state)
                   cold, empty, BATCH, after, GAMES, 100.0 * (double)(after - empty) / (double)empty,
                   held);
     assert_int_equal(held, 0);
-    if (after > empty * 12 / 10)
+    if (wt_server_instrumented())
+        print_message("the server is instrumented (a wrapper or sanitizers): its memory is "
+                      "the instrument's as much as its own, no figure is asserted\n");
+    else if (after > empty * 12 / 10)
         fail_msg("after %d finished games the server holds %ld kB, empty it held %ld kB",
                  GAMES, after, empty);
     int status = wt_server_stop(&s, SIGTERM, 30000);

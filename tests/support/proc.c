@@ -82,6 +82,15 @@ static void track_live(pid_t pid, int alive)
         }
 }
 
+int wt_server_instrumented(void)
+{
+#ifdef WT_SANITIZED
+    return 1;
+#else
+    return getenv("WT_WRAPPER") != NULL;
+#endif
+}
+
 static int spawn(struct wt_server *s, const char *const *extra)
 {
     int pipefd[2];

@@ -32,6 +32,13 @@ int wt_server_start(struct wt_server *s, const char *const *extra);
 /* Same, reusing s->dir and s->db (a restart on the same store). */
 int wt_server_restart(struct wt_server *s, const char *const *extra);
 
+/* Whether the server the tests start runs instrumented: under a wrapper
+ * (WT_WRAPPER, valgrind) or built with sanitizers. Its time and memory are
+ * then the instrument's as much as its own: a test measuring either says
+ * so and asserts no figure (it still runs its steps, for the instrument's
+ * checks). */
+int wt_server_instrumented(void);
+
 /* Send sig, wait up to timeout_ms for the exit; returns the wait status, or
  * -1 on a time-out (the process is then killed). */
 int wt_server_stop(struct wt_server *s, int sig, int timeout_ms);
