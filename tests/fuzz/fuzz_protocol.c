@@ -13,6 +13,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "addr.h"
 #include "conn.h"
 #include "games.h"
 #include "log.h"
@@ -36,9 +37,13 @@ static struct wrd_server *server(void)
         /* A line per game created would make stderr the bottleneck. */
         wrd_log_set_level(WRD_LOG_WARN);
         srv->cfg.max_games = 2000;
+        /* one client address sends everything: its budgets lifted, so
+         * every message is handled, none held back */
+        srv->cfg.address_rate = 100000000;
+        srv->cfg.max_open_per_address = srv->cfg.max_games_per_address = 100000000;
         uv_loop_init(&srv->loop);
         if (wrd_store_sqlite_ops.open(&srv->store, ":memory:", 0, err, sizeof err) != 0 ||
-            wrd_games_new(srv) != 0)
+            wrd_addrs_new(srv) != 0 || wrd_games_new(srv) != 0)
             abort();
     }
     return srv;
@@ -49,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct wrd_server *srv = server();
     if (size < 1)
         return 0;
-    struct wrd_conn *c = wrd_conn_new(srv, NULL);
+    struct wrd_conn *c = wrd_conn_new(srv, NULL, "127.0.0.1");
     if (c == NULL)
         return 0;
     c->hello = data[0] & 1;
@@ -61,6 +66,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             start = i + 1;
         }
     }
+    wrd_games_flush(srv);
+    /* Games read back from the store (a join of a finished one) complete on
+     * the loop: run it until nothing is pending. */
+    uv_run(&srv->loop, UV_RUN_DEFAULT);
     wrd_games_flush(srv);
     /* What the server promises whatever it is sent: bounded games and a
      * bounded queue for the connection. */

@@ -73,6 +73,8 @@ static struct client *g_clients[MAX_CLIENTS];
 static char *g_violations[MAX_VIOLATIONS];
 static size_t g_nviolations;
 
+static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void violation(const char *fmt, ...)
 {
     char buf[512];

@@ -128,6 +128,8 @@ struct seen {
     int gaps;
 };
 
+static void say(struct seen *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void say(struct seen *s, const char *fmt, ...)
 {
     va_list ap;
