@@ -743,6 +743,49 @@ static void test_sealed_on_the_wire(void **state)
     free(g);
 }
 
+/* Both sides of a battle choose their tactics at once: each is awaited
+ * and each is under a deadline of its own (the server section of the
+ * state says so to everyone); the first to choose leaves the other's
+ * deadline as it was. */
+static void test_both_sides_awaited(void **state)
+{
+    struct wt_server *s = *state;
+    struct game *g = calloc(1, sizeof *g);
+    struct plan pl;
+    memset(&pl, 0, sizeof pl);
+    start_game(g, s, "ancient-world", "{\"players\":2,\"deadline_seconds\":3600}");
+    for (int n = 0; n < 500 && strcmp(str(public_state(g), "phase"), "tactics") != 0; n++)
+        assert_int_equal(step(g, &pl), 1);
+    json_t *st = public_state(g), *a = json_object_get(st, "attack");
+    assert_string_equal(str(st, "phase"), "tactics");
+    char attacker[16], defender[16];
+    snprintf(attacker, sizeof attacker, "%s", str(a, "attacker"));
+    snprintf(defender, sizeof defender, "%s", str(a, "defender"));
+    json_t *section = json_object_get(st, "server");
+    json_t *aw = json_object_get(section, "awaiting"), *dl = json_object_get(section, "deadlines");
+    if (aw == NULL || json_object_size(aw) != 2 ||
+        strcmp(str(aw, attacker) ? str(aw, attacker) : "", "tactic") != 0 ||
+        strcmp(str(aw, defender) ? str(aw, defender) : "", "tactic") != 0)
+        fail_msg("the server section does not await both sides' tactics");
+    json_int_t d_att = json_integer_value(json_object_get(dl, attacker));
+    json_int_t d_def = json_integer_value(json_object_get(dl, defender));
+    if (d_att <= 0 || d_def <= 0)
+        fail_msg("both sides are not under a deadline (%lld, %lld)", (long long)d_att,
+                 (long long)d_def);
+    /* The attacker chooses: the defender alone is awaited, its deadline
+     * unchanged. */
+    ok(g, attacker, "{\"type\":\"tactic\",\"choice\":\"attack\"}");
+    section = json_object_get(public_state(g), "server");
+    aw = json_object_get(section, "awaiting");
+    dl = json_object_get(section, "deadlines");
+    assert_int_equal(json_object_size(aw), 1);
+    assert_non_null(json_object_get(aw, defender));
+    assert_int_equal(json_object_size(dl), 1);
+    assert_int_equal(json_integer_value(json_object_get(dl, defender)), d_def);
+    end_game(g);
+    free(g);
+}
+
 static void test_three_player_campaign(void **state)
 {
     struct wt_server *s = *state;
@@ -873,6 +916,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_refusals),
         cmocka_unit_test(test_sealed_on_the_wire),
+        cmocka_unit_test(test_both_sides_awaited),
         cmocka_unit_test(test_three_player_campaign),
         cmocka_unit_test(test_sealed_choice_survives_restart),
     };

@@ -433,6 +433,13 @@ static void test_webhook_when_turn_passes(void **state)
     assert_string_equal(str(b, "seat"), "o");
     assert_string_equal(str(b, "game"), t.game);
     assert_int_equal(json_integer_value(json_object_get(b, "version")), 1);
+    /* what the seat must send, and every decision awaited (tictactoe's
+     * state has no awaiting of its own: the body has the server's) */
+    const char *what = str(b, "what");
+    json_t *aw = json_object_get(b, "awaiting");
+    if (what == NULL || strcmp(what, "mark") != 0 || json_object_size(aw) != 1 ||
+        str(aw, "o") == NULL || strcmp(str(aw, "o"), "mark") != 0)
+        fail_msg("the webhook body does not say what o must send: %s", body);
     json_decref(b);
     free(body);
     close(lfd);
