@@ -5,6 +5,7 @@
 #include <libwebsockets.h>
 
 #include "conn.h"
+#include "errors.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -344,8 +345,29 @@ void wrd_conn_send_json(struct wrd_conn *c, json_t *json)
     wrd_msg_unref(m);
 }
 
-struct wrd_msg *wrd_error_msg(const char *code, const char *message, const char *game,
-                              const json_t *seq, const json_t *id)
+static const char *const error_codes[] = {
+#define WRD_ERROR_CODE(name, code, text) code,
+    WRD_ERROR_MAP(WRD_ERROR_CODE)
+#undef WRD_ERROR_CODE
+};
+static const char *const error_texts[] = {
+#define WRD_ERROR_TEXT(name, code, text) text,
+    WRD_ERROR_MAP(WRD_ERROR_TEXT)
+#undef WRD_ERROR_TEXT
+};
+
+const char *wrd_error_code(enum wrd_error e)
+{
+    return (unsigned)e < WRD_E_COUNT ? error_codes[e] : "internal";
+}
+
+const char *wrd_error_text(enum wrd_error e)
+{
+    return (unsigned)e < WRD_E_COUNT ? error_texts[e] : "the server failed";
+}
+
+struct wrd_msg *wrd_refusal_msg(const char *code, const char *message, const char *game,
+                                const json_t *seq, const json_t *id)
 {
     /* Every refusal gets an answer: the sentence (which may quote what a
      * client sent, cut anywhere) and the game id are made valid UTF-8
@@ -374,13 +396,26 @@ struct wrd_msg *wrd_error_msg(const char *code, const char *message, const char 
     return m;
 }
 
-void wrd_conn_error(struct wrd_conn *c, const char *code, const char *message,
-                    const char *game, json_t *seq, json_t *id)
+struct wrd_msg *wrd_error_msg(enum wrd_error e, const char *message, const char *game,
+                              const json_t *seq, const json_t *id)
 {
-    struct wrd_msg *m = wrd_error_msg(code, message, game, seq, id);
+    return wrd_refusal_msg(wrd_error_code(e), message ? message : wrd_error_text(e), game, seq,
+                           id);
+}
+
+void wrd_conn_refusal(struct wrd_conn *c, const char *code, const char *message,
+                      const char *game, const json_t *seq, const json_t *id)
+{
+    struct wrd_msg *m = wrd_refusal_msg(code, message, game, seq, id);
     c->srv->metrics.rejections++;
     wrd_conn_send(c, m);
     wrd_msg_unref(m);
+}
+
+void wrd_conn_error(struct wrd_conn *c, enum wrd_error e, const char *message,
+                    const char *game, const json_t *seq, const json_t *id)
+{
+    wrd_conn_refusal(c, wrd_error_code(e), message ? message : wrd_error_text(e), game, seq, id);
 }
 
 void wrd_conn_close_all(struct wrd_server *srv)

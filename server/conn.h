@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "errors.h"
+
 struct lws;
 struct wrd_addr;
 struct wrd_server;
@@ -148,12 +150,20 @@ void wrd_conn_stream(struct wrd_conn *c, struct wrd_stream *s, size_t bytes);
 void wrd_conn_send_json(struct wrd_conn *c, struct json_t *json);
 /* An error message (new reference): code, a sentence (made valid UTF-8
  * here, so any text can be passed), and game, seq and id echoed when not
- * NULL (borrowed). Never NULL but when memory runs out. */
-struct wrd_msg *wrd_error_msg(const char *code, const char *message, const char *game,
+ * NULL (borrowed). Never NULL but when memory runs out. wrd_error_msg()
+ * takes one of the server's own errors (errors.h; message NULL: its
+ * sentence), wrd_refusal_msg() a code from elsewhere (a ruleset's, the
+ * notifier's). */
+struct wrd_msg *wrd_error_msg(enum wrd_error e, const char *message, const char *game,
                               const struct json_t *seq, const struct json_t *id);
-/* Send an error answer; seq/id (borrowed, may be NULL) are echoed. */
-void wrd_conn_error(struct wrd_conn *c, const char *code, const char *message,
-                    const char *game, struct json_t *seq, struct json_t *id);
+struct wrd_msg *wrd_refusal_msg(const char *code, const char *message, const char *game,
+                                const struct json_t *seq, const struct json_t *id);
+/* Send an error answer of either kind; seq/id (borrowed, may be NULL) are
+ * echoed. */
+void wrd_conn_error(struct wrd_conn *c, enum wrd_error e, const char *message,
+                    const char *game, const struct json_t *seq, const struct json_t *id);
+void wrd_conn_refusal(struct wrd_conn *c, const char *code, const char *message,
+                      const char *game, const struct json_t *seq, const struct json_t *id);
 
 /* Close c with code and reason (static storage, at most 120 bytes) once
  * everything queued so far has been written; nothing queued after this

@@ -995,17 +995,17 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     struct wrd_game *g = find(gs, id);
     /* 1) a game this connection joined as a seat */
     if (g == NULL) {
-        wrd_conn_error(c, "no_such_game", "there is no such game", id, jseq, jid);
+        wrd_conn_error(c, WRD_E_NO_SUCH_GAME, "there is no such game", id, jseq, jid);
         return;
     }
     struct wrd_member *m = wrd_conn_member(c, g);
     if (m == NULL) {
-        wrd_conn_error(c, "not_joined", "join the game with your seat token first", id, jseq,
+        wrd_conn_error(c, WRD_E_NOT_JOINED, "join the game with your seat token first", id, jseq,
                        jid);
         return;
     }
     if (m->seat < 0) {
-        wrd_conn_error(c, "spectator", "spectators cannot act", id, jseq, jid);
+        wrd_conn_error(c, WRD_E_SPECTATOR, "spectators cannot act", id, jseq, jid);
         return;
     }
     struct seat *s = &g->seats[m->seat];
@@ -1014,7 +1014,7 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
         /* Bounded so that a client cannot wedge its seat with a seq nothing
          * can follow (2^63-1), and so that every seq is exact in a double
          * (JavaScript clients). */
-        wrd_conn_error(c, "bad_message", "seq must be an integer from 1 to 2^53-1", id, jseq,
+        wrd_conn_error(c, WRD_E_BAD_MESSAGE, "seq must be an integer from 1 to 2^53-1", id, jseq,
                        jid);
         return;
     }
@@ -1025,20 +1025,20 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
             wrd_msg_ref(r->answer);
             defer_direct(gs, c, r->answer);
         } else {
-            wrd_conn_error(c, "stale_seq", "that seq was answered long ago", id, jseq, jid);
+            wrd_conn_error(c, WRD_E_STALE_SEQ, "that seq was answered long ago", id, jseq, jid);
         }
         return;
     }
     if (!wrd_conn_take_token(c)) {
-        wrd_conn_error(c, "rate_limited", "too many commands per second", id, jseq, jid);
+        wrd_conn_error(c, WRD_E_RATE_LIMITED, "too many commands per second", id, jseq, jid);
         return;
     }
     /* 3) a game in play: started (every seat claimed) and not over */
     if (g->status != ST_RUNNING) {
         struct wrd_msg *a = g->status == ST_OPEN
-            ? wrd_error_msg("not_started", "the game starts when every seat is claimed", id,
+            ? wrd_error_msg(WRD_E_NOT_STARTED, "the game starts when every seat is claimed", id,
                             jseq, jid)
-            : wrd_error_msg("game_over", "the game has finished", id, jseq, jid);
+            : wrd_error_msg(WRD_E_GAME_OVER, "the game has finished", id, jseq, jid);
         remember(s, seq, a);
         defer_direct(gs, c, a);
         srv->metrics.rejections++;
@@ -1048,7 +1048,7 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     json_t *events = NULL;
     struct wr_refusal why;
     if (apply(g, m->seat, cmd, &events, &why) != 0) {
-        struct wrd_msg *a = wrd_error_msg(wr_reason_code(why.reason), why.message, id, jseq,
+        struct wrd_msg *a = wrd_refusal_msg(wr_reason_code(why.reason), why.message, id, jseq,
                                           jid);
         remember(s, seq, a);
         defer_direct(gs, c, a);
@@ -1199,9 +1199,9 @@ static int check_webhook(struct wrd_server *srv, struct wrd_conn *c, const json_
                                                        sizeof why)
                               : WRD_NOTIFY_EBADURL;
     if (r == WRD_NOTIFY_EREFUSED)
-        wrd_conn_error(c, wrd_notify_err_code(r), why, game, NULL, jid);
+        wrd_conn_refusal(c, wrd_notify_err_code(r), why, game, NULL, jid);
     else if (r != 0)
-        wrd_conn_error(c, "bad_message", bad, game, NULL, jid);
+        wrd_conn_error(c, WRD_E_BAD_MESSAGE, bad, game, NULL, jid);
     return r;
 }
 
@@ -1218,12 +1218,12 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
 
     const struct wr_ruleset *rs = wr_ruleset_find(rsname);
     if (rs == NULL) {
-        wrd_conn_error(c, "no_such_ruleset", "the server has no such ruleset", NULL, NULL, jid);
+        wrd_conn_error(c, WRD_E_NO_SUCH_RULESET, "the server has no such ruleset", NULL, NULL, jid);
         return;
     }
     const char *bad = check_options(rs, options);
     if (bad) {
-        wrd_conn_error(c, "bad_options", bad, NULL, NULL, jid);
+        wrd_conn_error(c, WRD_E_BAD_OPTIONS, bad, NULL, NULL, jid);
         return;
     }
     if (check_webhook(srv, c, webhook, "webhook must be an http:// URL", NULL, jid) != 0)
@@ -1232,17 +1232,17 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
      * creating address, and, for games nobody else has joined yet (which
      * cost the creator nothing), more tightly per address. */
     if (gs->live >= srv->cfg.max_games) {
-        wrd_conn_error(c, "too_many_games", "the server holds its maximum of games in play",
+        wrd_conn_error(c, WRD_E_TOO_MANY_GAMES, "the server holds its maximum of games in play",
                        NULL, NULL, jid);
         return;
     }
     if (c->from->games >= srv->cfg.max_games_per_address) {
-        wrd_conn_error(c, "too_many_games", "your address has created the most games in play "
+        wrd_conn_error(c, WRD_E_TOO_MANY_GAMES, "your address has created the most games in play "
                        "it may: finish some first", NULL, NULL, jid);
         return;
     }
     if (c->from->open_games >= srv->cfg.max_open_per_address) {
-        wrd_conn_error(c, "too_many_open_games", "your address has created the most games "
+        wrd_conn_error(c, WRD_E_TOO_MANY_OPEN_GAMES, "your address has created the most games "
                        "waiting for players it may: wait until their seats are claimed", NULL,
                        NULL, jid);
         return;
@@ -1251,7 +1251,7 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     if (scen) {
         json_t *sj = load_scenario(srv, scen, err, sizeof err);
         if (sj == NULL) {
-            wrd_conn_error(c, "no_such_scenario", err, NULL, NULL, jid);
+            wrd_conn_error(c, WRD_E_NO_SUCH_SCENARIO, err, NULL, NULL, jid);
             return;
         }
         scenario_text = json_dumps(sj, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -1261,7 +1261,7 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     char id[24], rnd[13];
     if (uv_random(NULL, NULL, seed, sizeof seed, 0, NULL) != 0 || random_hex(6, rnd) != 0) {
         free(scenario_text);
-        wrd_conn_error(c, "internal", "no randomness available", NULL, NULL, jid);
+        wrd_conn_error(c, WRD_E_INTERNAL, "no randomness available", NULL, NULL, jid);
         return;
     }
     snprintf(id, sizeof id, "g-%s", rnd);
@@ -1271,14 +1271,14 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
                                   &why);
     free(scenario_text);
     if (g == NULL) {
-        wrd_conn_error(c, why == WR_R_BAD_OPTIONS ? "bad_options" : "no_such_scenario", err,
+        wrd_conn_error(c, why == WR_R_BAD_OPTIONS ? WRD_E_BAD_OPTIONS : WRD_E_NO_SUCH_SCENARIO, err,
                        NULL, NULL, jid);
         return;
     }
     int me = seat_index(g, seatname ? seatname : g->seats[0].name);
     if (me < 0) {
         game_free(g);
-        wrd_conn_error(c, "bad_seat", "no such seat in this ruleset", NULL, NULL, jid);
+        wrd_conn_error(c, WRD_E_BAD_SEAT, "no such seat in this ruleset", NULL, NULL, jid);
         return;
     }
     /* The creator's token, and one invite per other seat. */
@@ -1334,7 +1334,7 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     json_decref(ans);
     defer_direct(gs, c, a);
     if (attach(srv, c, g, me, jid, STATE_AFTER) != 0)
-        wrd_conn_error(c, "internal", "out of memory", g->id, NULL, jid);
+        wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g->id, NULL, jid);
 }
 
 void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
@@ -1351,7 +1351,7 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     if (check_webhook(srv, c, webhook, "webhook must be an http:// URL", NULL, jid) != 0)
         return;
     if (invite == NULL && (id == NULL || seatname == NULL)) {
-        wrd_conn_error(c, "bad_message", "claim needs an invite, or a game and a seat", id, NULL,
+        wrd_conn_error(c, WRD_E_BAD_MESSAGE, "claim needs an invite, or a game and a seat", id, NULL,
                        jid);
         return;
     }
@@ -1359,7 +1359,7 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
         /* Invites are only ever compared by hash. */
         char h[65];
         if (!is_hex(invite, 32)) {
-            wrd_conn_error(c, "bad_invite", "an invite is 32 hex digits", NULL, NULL, jid);
+            wrd_conn_error(c, WRD_E_BAD_INVITE, "an invite is 32 hex digits", NULL, NULL, jid);
             return;
         }
         sha256_hex(invite, h);
@@ -1370,28 +1370,28 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
                 break;
             }
         if (g == NULL) {
-            wrd_conn_error(c, "bad_invite", "unknown or already used invite", NULL, NULL, jid);
+            wrd_conn_error(c, WRD_E_BAD_INVITE, "unknown or already used invite", NULL, NULL, jid);
             return;
         }
     } else {
         g = find(gs, id);
         if (g == NULL) {
-            wrd_conn_error(c, "no_such_game", "there is no such game", id, NULL, jid);
+            wrd_conn_error(c, WRD_E_NO_SUCH_GAME, "there is no such game", id, NULL, jid);
             return;
         }
         if (!g->open_seats) {
-            wrd_conn_error(c, "not_open", "this game's seats are by invitation", id, NULL, jid);
+            wrd_conn_error(c, WRD_E_NOT_OPEN, "this game's seats are by invitation", id, NULL, jid);
             return;
         }
         seat = seat_index(g, seatname);
         if (seat < 0) {
-            wrd_conn_error(c, "bad_seat", "no such seat in this game", id, NULL, jid);
+            wrd_conn_error(c, WRD_E_BAD_SEAT, "no such seat in this game", id, NULL, jid);
             return;
         }
     }
     struct seat *s = &g->seats[seat];
     if (s->token_hash[0]) {
-        wrd_conn_error(c, "seat_taken", "that seat is taken", g->id, NULL, jid);
+        wrd_conn_error(c, WRD_E_SEAT_TAKEN, "that seat is taken", g->id, NULL, jid);
         return;
     }
     char token[65];
@@ -1423,10 +1423,10 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
         refresh_sections(g);
         g->quiet_at = g->version;
         if (attach(srv, c, g, seat, NULL, STATE_NONE) != 0)
-            wrd_conn_error(c, "internal", "out of memory", g->id, NULL, jid);
+            wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g->id, NULL, jid);
         broadcast_state(gs, g);
     } else if (attach(srv, c, g, seat, jid, STATE_AFTER) != 0) {
-        wrd_conn_error(c, "internal", "out of memory", g->id, NULL, jid);
+        wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g->id, NULL, jid);
     }
 }
 
@@ -1440,17 +1440,17 @@ static void join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     if (g == NULL && !fetched && fetch(srv, c, msg, join_run, &id, 1))
         return;                 /* a finished game, read back from the store first */
     if (g == NULL) {
-        wrd_conn_error(c, "no_such_game", "there is no such game", id, NULL, jid);
+        wrd_conn_error(c, WRD_E_NO_SUCH_GAME, "there is no such game", id, NULL, jid);
         return;
     }
     if ((token != NULL) == spectate) {
-        wrd_conn_error(c, "bad_message", "join with a token, or with \"spectate\": true", id,
+        wrd_conn_error(c, WRD_E_BAD_MESSAGE, "join with a token, or with \"spectate\": true", id,
                        NULL, jid);
         return;
     }
     if (spectate) {
         if (!g->spectators) {
-            wrd_conn_error(c, "no_spectators", "this game does not allow spectators", id, NULL,
+            wrd_conn_error(c, WRD_E_NO_SPECTATORS, "this game does not allow spectators", id, NULL,
                            jid);
             return;
         }
@@ -1466,7 +1466,7 @@ static void join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
                 seat = i;
     }
     if (seat < 0) {
-        wrd_conn_error(c, "bad_token", "that token opens no seat of this game", id, NULL, jid);
+        wrd_conn_error(c, WRD_E_BAD_TOKEN, "that token opens no seat of this game", id, NULL, jid);
         return;
     }
     attach(srv, c, g, seat, jid, STATE_NOW);
@@ -1487,7 +1487,7 @@ void wrd_games_sync(struct wrd_server *srv, struct wrd_conn *c, const json_t *ms
     struct wrd_game *g = find(srv->games, id);
     struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
     if (m == NULL) {
-        wrd_conn_error(c, g ? "not_joined" : "no_such_game",
+        wrd_conn_error(c, g ? WRD_E_NOT_JOINED : WRD_E_NO_SUCH_GAME,
                        g ? "join the game first" : "there is no such game", id, NULL, jid);
         return;
     }
@@ -1734,19 +1734,19 @@ static void export_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     if (g == NULL && !fetched && fetch(srv, c, msg, export_run, &id, 1))
         return;                 /* a finished game, read back from the store first */
     if (g == NULL) {
-        wrd_conn_error(c, "no_such_game", "there is no such game", id, NULL, jid);
+        wrd_conn_error(c, WRD_E_NO_SUCH_GAME, "there is no such game", id, NULL, jid);
         return;
     }
     struct wrd_member *m = wrd_conn_member(c, g);
     if (!g->spectators && (m == NULL || m->seat < 0)) {
-        wrd_conn_error(c, "no_spectators", "only the players may export this game", id, NULL,
+        wrd_conn_error(c, WRD_E_NO_SPECTATORS, "only the players may export this game", id, NULL,
                        jid);
         return;
     }
     /* The record holds every command as sent, sealed choices included: a
      * game with hidden information is exported once it is over. */
     if (g->rs->hidden_info && g->status != ST_FINISHED) {
-        wrd_conn_error(c, "not_finished", "this game has hidden information: its record is "
+        wrd_conn_error(c, WRD_E_NOT_FINISHED, "this game has hidden information: its record is "
                        "available when it is over", id, NULL, jid);
         return;
     }
@@ -1767,7 +1767,7 @@ static void export_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     if (head == NULL || x == NULL) {
         free(head);
         free(x);
-        wrd_conn_error(c, "internal", "out of memory", id, NULL, jid);
+        wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", id, NULL, jid);
         return;
     }
     /* The record goes out as a stream: a silent reader holds one piece
@@ -1795,7 +1795,7 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     struct wrd_game *g = find(srv->games, id);
     struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
     if (m == NULL || m->seat < 0) {
-        wrd_conn_error(c, "not_joined", "join the game with your seat token first", id, NULL, jid);
+        wrd_conn_error(c, WRD_E_NOT_JOINED, "join the game with your seat token first", id, NULL, jid);
         return;
     }
     if (check_webhook(srv, c, webhook, "webhook must be an http:// URL or null", id, jid) != 0)
@@ -2512,7 +2512,7 @@ static void list_reply_ws(struct wrd_server *srv, void *ctx, json_t *answer, con
     if (c->wsi == NULL)
         return;
     if (answer == NULL)
-        wrd_conn_error(c, "internal", why, NULL, NULL, jid);
+        wrd_conn_error(c, WRD_E_INTERNAL, why, NULL, NULL, jid);
     else
         send_games(srv, c, answer, jid);
 }
@@ -2550,7 +2550,7 @@ static void list_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     struct list_query q;
     const char *why = read_query(msg, &q);
     if (why) {
-        wrd_conn_error(c, "bad_message", why, NULL, NULL, jid);
+        wrd_conn_error(c, WRD_E_BAD_MESSAGE, why, NULL, NULL, jid);
         return;
     }
     if (q.games && !fetched) {
@@ -2565,7 +2565,7 @@ static void list_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     }
     if (q.games == NULL && q.status != ST_OPEN && q.status != ST_RUNNING) {
         if (list_from_store(srv, c, msg, list_reply_ws, NULL) != 0)
-            wrd_conn_error(c, "internal", "the lobby could not be read", NULL, NULL, jid);
+            wrd_conn_error(c, WRD_E_INTERNAL, "the lobby could not be read", NULL, NULL, jid);
         return;
     }
     json_t *a = list_answer(srv, &q);

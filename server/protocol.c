@@ -136,14 +136,14 @@ int wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char
     }
     /* 1) a JSON object */
     if (msg == NULL || !json_is_object(msg)) {
-        wrd_conn_error(c, "bad_json", msg ? "a message is a JSON object" : jerr.text, NULL, NULL,
+        wrd_conn_error(c, WRD_E_BAD_JSON, msg ? "a message is a JSON object" : jerr.text, NULL, NULL,
                        NULL);
         json_decref(msg);
         return 0;
     }
     json_t *jid = json_object_get(msg, "id");
     if (jid && !json_is_string(jid) && !json_is_integer(jid)) {
-        wrd_conn_error(c, "bad_message", "id must be a string or an integer", NULL, NULL, NULL);
+        wrd_conn_error(c, WRD_E_BAD_MESSAGE, "id must be a string or an integer", NULL, NULL, NULL);
         goto out;
     }
     /* 2) a known type */
@@ -153,12 +153,12 @@ int wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char
         if (strcmp(type, specs[i].type) == 0)
             sp = &specs[i];
     if (sp == NULL) {
-        wrd_conn_error(c, "bad_message", "unknown or missing message type", NULL, NULL, jid);
+        wrd_conn_error(c, WRD_E_BAD_MESSAGE, "unknown or missing message type", NULL, NULL, jid);
         goto out;
     }
     /* 3) hello first */
     if (!c->hello && sp->handler != handle_hello) {
-        wrd_conn_error(c, "hello_first", "send hello first", NULL, NULL, jid);
+        wrd_conn_error(c, WRD_E_HELLO_FIRST, "send hello first", NULL, NULL, jid);
         goto out;
     }
     /* 4) every field known and of its type, the required ones present;
@@ -177,19 +177,19 @@ int wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char
                 f = &sp->fields[i];
         if (f == NULL) {
             snprintf(buf, sizeof buf, "%s has no field '%.40s'", sp->type, key);
-            wrd_conn_error(c, "bad_message", buf, game, seq, jid);
+            wrd_conn_error(c, WRD_E_BAD_MESSAGE, buf, game, seq, jid);
             goto out;
         }
         if (!type_ok(v, f->type)) {
             snprintf(buf, sizeof buf, "%s.%s must be %s", sp->type, f->name, type_names[f->type]);
-            wrd_conn_error(c, "bad_message", buf, game, seq, jid);
+            wrd_conn_error(c, WRD_E_BAD_MESSAGE, buf, game, seq, jid);
             goto out;
         }
     }
     for (int i = 0; i < 6 && sp->fields[i].name; i++)
         if (sp->fields[i].required && json_object_get(msg, sp->fields[i].name) == NULL) {
             snprintf(buf, sizeof buf, "%s needs '%s'", sp->type, sp->fields[i].name);
-            wrd_conn_error(c, "bad_message", buf, game, seq, jid);
+            wrd_conn_error(c, WRD_E_BAD_MESSAGE, buf, game, seq, jid);
             goto out;
         }
     sp->handler(srv, c, msg);
