@@ -12,10 +12,8 @@
 #include <string.h>
 
 #include "addr.h"
-#include "games.h"
 #include "jsonout.h"
 #include "log.h"
-#include "protocol.h"
 #include "reason.h"
 #include "server.h"
 
@@ -51,6 +49,16 @@ void wrd_msg_unref(struct wrd_msg *m)
 {
     if (m != NULL && --m->refs == 0)
         free(m);
+}
+
+void wrd_conn_set_hooks(struct wrd_server *srv, const struct wrd_conn_hooks *h)
+{
+    if (h->dispatch)
+        srv->conn_hooks.dispatch = h->dispatch;
+    if (h->member_left)
+        srv->conn_hooks.member_left = h->member_left;
+    if (h->state_msg)
+        srv->conn_hooks.state_msg = h->state_msg;
 }
 
 #define QUEUE_START 8
@@ -156,7 +164,7 @@ void wrd_conn_closed(struct wrd_conn *c)
         c->next->prev = c->prev;
     c->prev = c->next = NULL;
     while (c->nmembers > 0)
-        wrd_games_member_left(c->srv, c, c->members[c->nmembers - 1].game);
+        c->srv->conn_hooks.member_left(c->srv, c, c->members[c->nmembers - 1].game);
     drop_queue(c);
     if (c->resume) {
         uv_close((uv_handle_t *)c->resume, free_handle);
@@ -326,7 +334,7 @@ static void send_owed_states(struct wrd_conn *c)
             c->stale = 1;
             return;
         }
-        struct wrd_msg *s = wrd_games_state_msg(c->srv, c, mb);
+        struct wrd_msg *s = c->srv->conn_hooks.state_msg(c->srv, c, mb);
         if (s == NULL || over_bytes(c, s->len)) {
             wrd_msg_unref(s);
             c->stale = 1;
@@ -595,7 +603,7 @@ void wrd_conn_received(struct wrd_conn *c)
         hold(c);                /* a request before it is not answered yet */
         return;
     }
-    int wait = wrd_protocol_dispatch(c->srv, c, c->in, c->in_len);
+    int wait = c->srv->conn_hooks.dispatch(c->srv, c, c->in, c->in_len);
     if (wait > 0) {
         if (c->resume == NULL) {
             c->resume = malloc(sizeof *c->resume);

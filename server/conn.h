@@ -124,6 +124,26 @@ struct wrd_conn {
 
 /* A connection from peer (the address lws gives; its record in addr.c is
  * held until the connection is freed). */
+/*
+ * What a connection calls back into, set once before the first connection
+ * (so that conn.c, below the protocol and the games, includes neither):
+ * the protocol's dispatcher (protocol.c), and the games' side of a member
+ * leaving and of the full state owed to a member (games.c).
+ */
+struct wrd_conn_hooks {
+    /* Handle the complete message text[0..len): 0, or the ms to wait before
+     * offering it again (see wrd_protocol_dispatch). */
+    int (*dispatch)(struct wrd_server *srv, struct wrd_conn *c, const char *text, size_t len);
+    /* c leaves game g (it closed, or asked). */
+    void (*member_left)(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g);
+    /* The full state owed to membership m (new reference), or NULL. */
+    struct wrd_msg *(*state_msg)(struct wrd_server *srv, struct wrd_conn *c,
+                                 const struct wrd_member *m);
+};
+
+/* Set the hooks' fields that are not NULL in h (copied). */
+void wrd_conn_set_hooks(struct wrd_server *srv, const struct wrd_conn_hooks *h);
+
 struct wrd_conn *wrd_conn_new(struct wrd_server *srv, struct lws *wsi, const char *peer);
 void wrd_conn_ref(struct wrd_conn *c);
 /* Drop a reference; frees the connection with the last one. */

@@ -1896,6 +1896,9 @@ int wrd_games_new(struct wrd_server *srv)
     if (srv->games == NULL)
         return -1;
     srv->games->srv = srv;
+    const struct wrd_conn_hooks h = { .member_left = wrd_games_member_left,
+                                      .state_msg = wrd_games_state_msg };
+    wrd_conn_set_hooks(srv, &h);
     return 0;
 }
 

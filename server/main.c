@@ -24,6 +24,7 @@
 #include "games.h"
 #include "log.h"
 #include "notify.h"
+#include "protocol.h"
 #include "store.h"
 
 /* Exit statuses; 3 (a failed commit) is games.c's. */
@@ -122,6 +123,7 @@ int main(int argc, char **argv)
     uint64_t t1 = uv_hrtime();
     uv_loop_init(&srv.loop);
     snprintf(err, sizeof err, "out of memory");
+    wrd_protocol_init(&srv);
     if (wrd_addrs_new(&srv) != 0 || wrd_games_new(&srv) != 0 ||
         (rc = wrd_games_restore(&srv, err, sizeof err)) != 0) {
         int status = refuse(&srv, "cannot restore the games", rc, err);

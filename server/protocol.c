@@ -197,3 +197,9 @@ out:
     json_decref(msg);
     return 0;
 }
+
+void wrd_protocol_init(struct wrd_server *srv)
+{
+    const struct wrd_conn_hooks h = { .dispatch = wrd_protocol_dispatch };
+    wrd_conn_set_hooks(srv, &h);
+}

@@ -11,6 +11,9 @@
 struct wrd_server;
 struct wrd_conn;
 
+/* Register the dispatcher with the connections (conn.h's hooks). */
+void wrd_protocol_init(struct wrd_server *srv);
+
 /* Handle one complete inbound text message: 0 when it was handled
  * (answered, refused or acted on), or the milliseconds to wait before
  * offering it again when its client address's budget is spent (addr.h):

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "conn.h"
+
 struct lws_context;
 struct wrd_store;
 struct wrd_games;
@@ -73,6 +75,7 @@ struct wrd_server {
     struct wrd_net *net;        /* net.c's own state */
     struct wrd_conn *conns;     /* open websocket connections (conn.c) */
     struct wrd_addrs *addrs;    /* per-address budgets (addr.c) */
+    struct wrd_conn_hooks conn_hooks;   /* conn.c's calls up (conn.h) */
     unsigned char *batch;       /* conn.c: the frames of one coalesced write */
     uint64_t commits;           /* flushes done: each committed the batch (if any) */
     int delivering;             /* in a flush, after its commit (conn.c's barrier) */

@@ -45,6 +45,7 @@ static struct wrd_server *server(void)
         if (wrd_store_sqlite_ops.open(&srv->store, ":memory:", 0, err, sizeof err) != 0 ||
             wrd_addrs_new(srv) != 0 || wrd_games_new(srv) != 0)
             abort();
+        wrd_protocol_init(srv);
     }
     return srv;
 }
