@@ -1756,6 +1756,8 @@ static void export_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
                           g->id, "ruleset", g->rs->name);
     json_t *scen = g->scenario_text ? json_loads(g->scenario_text, 0, NULL) : NULL;
     json_object_set_new(h, "scenario", scen ? scen : json_string(g->scenario_name));
+    /* the options, so a replay makes the same game (a campaign's players) */
+    json_object_set(h, "options", g->options);
     if (g->status == ST_FINISHED) {
         char seed[65];
         hex(g->seed, 32, seed);
