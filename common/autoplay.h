@@ -5,23 +5,13 @@
  * It proposes the next command for the awaited seat; it never decides
  * anything for the referee, so every proposal still goes through
  * wr_game_apply like any player's command. The random generator is a
- * value held by the caller (no global state).
+ * value held by the caller (prng.h; no global state).
  */
 #ifndef WR_AUTOPLAY_H
 #define WR_AUTOPLAY_H
 
-#include <stdint.h>
-
 #include "command.h"
-
-struct wr_prng {
-    uint64_t s;
-};
-
-void wr_prng_seed(struct wr_prng *r, uint64_t seed);
-uint64_t wr_prng_next(struct wr_prng *r);
-/* Uniform in 0..n-1 (n > 0). */
-int wr_prng_below(struct wr_prng *r, int n);
+#include "prng.h"
 
 /* Fill cmd with a legal command for the awaited seat of g. Returns 0, or
  * -1 when the game is over. `reach` is scratch space (large; caller-owned). */
