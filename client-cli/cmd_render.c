@@ -21,9 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record.h"
+#include "waterloo_record.h"
 #include "render.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 #include "scenarios.h"
 
 

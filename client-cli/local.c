@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "combat.h"
-#include "command.h"
+#include "waterloo_combat.h"
+#include "waterloo_command.h"
 #include "scenarios.h"
 #include "track.h"
 

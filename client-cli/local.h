@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "move.h"
+#include "waterloo_move.h"
 #include "reason.h"
 #include "render.h"
 #include "strbuf.h"

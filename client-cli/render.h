@@ -42,7 +42,7 @@
 #define WR_RENDER_H
 
 #include "reason.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 #include "strbuf.h"
 
 struct json_t;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "waterloo_record.h"
 #include "scenarios.h"
 
 static void print_line(void *ctx, int n, enum wr_reason r, const struct wr_refusal *why,

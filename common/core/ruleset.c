@@ -1,15 +1,11 @@
 /*
- * ruleset.c - the table of rulesets, and the Waterloo ruleset's glue:
- * a wr_game with its own copy of the scenario behind the generic interface.
+ * ruleset.c - the table of rulesets and its lookups. Each ruleset's glue
+ * (its struct wr_ruleset) is in its own folder under rulesets/.
  */
 #include "ruleset.h"
 
-#include <jansson.h>
-#include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
-
-#include "command.h"
-#include "game.h"
 
 static const struct wr_ruleset *const rulesets[] = {
     &wr_ruleset_waterloo,
@@ -32,101 +28,3 @@ int wr_ruleset_has_seat(const struct wr_ruleset *rs, const char *seat)
             return 1;
     return 0;
 }
-
-/* --- waterloo ---------------------------------------------------------------- */
-
-struct waterloo {
-    struct wr_scenario sc;
-    struct wr_game g;
-};
-
-static const char *const waterloo_seats[] = { "french", "allied", NULL };
-
-static void *wl_create(const json_t *scenario, const json_t *options, const char *game_id,
-                       const uint8_t seed[32], struct wr_refusal *why)
-{
-    (void)options;
-    if (scenario == NULL) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "waterloo needs a scenario");
-        return NULL;
-    }
-    struct waterloo *w = calloc(1, sizeof *w);
-    if (w == NULL) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
-        return NULL;
-    }
-    if (wr_scenario_load(&w->sc, scenario, NULL, NULL, why) != 0) {
-        free(w);
-        return NULL;
-    }
-    wr_game_init(&w->g, &w->sc, game_id, seed);
-    return w;
-}
-
-static void wl_destroy(void *game)
-{
-    free(game);
-}
-
-static enum wr_reason wl_apply(void *game, const char *seat, const json_t *cmd,
-                               json_t **events, struct wr_refusal *why)
-{
-    struct waterloo *w = game;
-    int side = seat ? wr_side_from_name(seat) : -1;
-    *events = NULL;
-    if (side < 0)
-        return wr_refuse(why, WR_R_NOT_YOUR_TURN, "only the french and allied seats act");
-    return wr_game_apply_json(&w->g, side, cmd, events, why);
-}
-
-/* Waterloo hides nothing from either side or from spectators: the seed
- * stays out of the state until the game ends. */
-static json_t *wl_project(void *game, const char *seat)
-{
-    (void)seat;
-    return wr_game_state_json(&((struct waterloo *)game)->g);
-}
-
-/* Every seat sees every event: the events themselves, not a copy (a deep
- * copy of each command's events, twice per command, was 5% of warroomd's
- * instructions under load). */
-static json_t *wl_project_events(void *game, const char *seat, const json_t *events)
-{
-    (void)game;
-    (void)seat;
-    return json_incref((json_t *)events);
-}
-
-static const char *wl_awaited(void *game)
-{
-    const struct wr_game *g = &((struct waterloo *)game)->g;
-    return g->await_side < 0 ? NULL : wr_side_name(g->await_side);
-}
-
-static int wl_awaiting(void *game, struct wr_decision *out, int max)
-{
-    const struct wr_game *g = &((struct waterloo *)game)->g;
-    if (g->await_side < 0 || max < 1)
-        return 0;
-    out[0] = (struct wr_decision){ wr_side_name(g->await_side), wr_await_name(g->await_what) };
-    return 1;
-}
-
-static const char *wl_result(void *game)
-{
-    const struct wr_game *g = &((struct waterloo *)game)->g;
-    return g->winner < 0 ? NULL : wr_side_name(g->winner);
-}
-
-const struct wr_ruleset wr_ruleset_waterloo = {
-    .name = "waterloo",
-    .seats = waterloo_seats,
-    .create = wl_create,
-    .destroy = wl_destroy,
-    .apply = wl_apply,
-    .project = wl_project,
-    .project_events = wl_project_events,
-    .awaited = wl_awaited,
-    .awaiting = wl_awaiting,
-    .result = wl_result,
-};

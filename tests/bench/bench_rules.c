@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "autoplay.h"
+#include "waterloo_autoplay.h"
 #include "dice.h"
-#include "record.h"
+#include "waterloo_record.h"
 
 static double now_us(void)
 {

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autoplay.h"
-#include "command.h"
+#include "waterloo_autoplay.h"
+#include "waterloo_command.h"
 
 #ifndef FUZZ_SCENARIO
 #error "FUZZ_SCENARIO (a scenario file) must be defined by the build"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grid.h"
+#include "waterloo_grid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

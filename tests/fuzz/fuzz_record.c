@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "waterloo_record.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"

@@ -45,10 +45,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "autoplay.h"
-#include "game.h"
+#include "waterloo_autoplay.h"
+#include "waterloo_game.h"
 #include "proc.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 #include "wsclient.h"
 
 #ifndef WARROOM_SCENARIO_DIR

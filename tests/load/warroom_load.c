@@ -23,9 +23,9 @@
  * to 127.0.0.0/8 only.
  *
  * Waterloo games are played with the rules library: each game has a local
- * replica (common/game.h) kept in step by applying every acknowledged
+ * replica (common/rulesets/waterloo/waterloo_game.h) kept in step by applying every acknowledged
  * command with the dice faces the server's ack reported, and the next
- * command is chosen by the random legal player of common/autoplay.h.
+ * command is chosen by the random legal player of common/rulesets/waterloo/waterloo_autoplay.h.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -47,11 +47,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "autoplay.h"
-#include "command.h"
-#include "game.h"
+#include "waterloo_autoplay.h"
+#include "waterloo_command.h"
+#include "waterloo_game.h"
 #include "jscan.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 #include "wsc.h"
 
 #ifndef WARROOM_SCENARIO_DIR

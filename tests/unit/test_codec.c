@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autoplay.h"
-#include "command.h"
-#include "game.h"
+#include "waterloo_autoplay.h"
+#include "waterloo_command.h"
+#include "waterloo_game.h"
 #include "jsonpatch.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
@@ -83,7 +83,7 @@ static void round_trip(struct fixture *f, const char *what, int seed, int n)
 
 /* Apply cmd from side to copies of the original and of the rebuilt game;
  * the reason codes must agree. Advances are skipped: the state does not say
- * which squares the defenders vacated (documented in command.h). */
+ * which squares the defenders vacated (documented in waterloo_command.h). */
 static void same_verdict(struct fixture *f, int side, const struct wr_cmd *cmd, const char *what,
                          int seed, int n)
 {

@@ -1,5 +1,5 @@
 /*
- * test_combat.c - combat (combat.h) against the rulebook's worked examples.
+ * test_combat.c - combat (waterloo_combat.h) against the rulebook's worked examples.
  *
  * A position is written as two short texts, its terrain and its units, so
  * that a table row reads like the diagram it reproduces. The rulebook's
@@ -26,8 +26,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "combat.h"
-#include "move.h"
+#include "waterloo_combat.h"
+#include "waterloo_move.h"
 
 #define FC WR_PH_FRENCH_COMBAT
 #define AC WR_PH_ALLIED_COMBAT

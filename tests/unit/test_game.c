@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autoplay.h"
-#include "command.h"
-#include "game.h"
+#include "waterloo_autoplay.h"
+#include "waterloo_command.h"
+#include "waterloo_game.h"
 #include "jsonpatch.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "grid.h"
+#include "waterloo_grid.h"
 
 static wr_sq sq(const char *name)
 {

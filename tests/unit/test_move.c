@@ -1,5 +1,5 @@
 /*
- * test_move.c - movement (move.h) against the rulebook: "How to Move
+ * test_move.c - movement (waterloo_move.h) against the rulebook: "How to Move
  * Units", "More Than One Unit per Square", "Attacking" (zones of control),
  * "Special Terrain Movement", "Order of Appearance", the road-woods page
  * and the worked examples. Table-driven: each fixture is a small map with a
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "move.h"
+#include "waterloo_move.h"
 
 /* --- building fixtures ---------------------------------------------------- */
 
@@ -1162,9 +1162,9 @@ static void test_fast_unit(void **state)
 }
 
 /* At the board's edges, reach in the open is exactly the playable squares
- * within the movement factor (plain breadth-first search over grid.c's
+ * within the movement factor (plain breadth-first search over waterloo_grid.c's
  * neighbours): the search's own neighbour and playable tables agree with
- * grid.c along every edge and corner. */
+ * waterloo_grid.c along every edge and corner. */
 static void test_board_edges(void **state)
 {
     static const struct uspec u[] = {

@@ -21,7 +21,7 @@
 #include <jansson.h>
 
 #include "render.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"

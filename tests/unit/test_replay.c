@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autoplay.h"
+#include "waterloo_autoplay.h"
 #include "dice.h"
-#include "record.h"
+#include "waterloo_record.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"

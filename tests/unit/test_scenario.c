@@ -1,5 +1,5 @@
 /*
- * test_scenario.c - the scenario loader (scenario.c) against
+ * test_scenario.c - the scenario loader (waterloo_scenario.c) against
  * docs/scenario-format.md: the test scenarios load with the expected
  * contents; every scenario file under scenarios/ loads; and a numbered table
  * of broken scenarios, each a small edit of one valid scenario, must fail
@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "scenario.h"
+#include "waterloo_scenario.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must name the scenarios/ directory"

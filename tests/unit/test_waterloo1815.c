@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autoplay.h"
-#include "command.h"
+#include "waterloo_autoplay.h"
+#include "waterloo_command.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"

@@ -1,17 +1,17 @@
 /*
- * autoplay.c - a random legal Waterloo player (see autoplay.h).
+ * waterloo_autoplay.c - a random legal Waterloo player (see waterloo_autoplay.h).
  *
  * Movement leans toward the enemy so that random games fight; the combat
  * declaration is built as a spanning star forest of the contact graph
  * (every attacker adjacent to every defender of its battle), which always
  * exists when every unit in contact has a neighbour on the other side.
  */
-#include "autoplay.h"
+#include "waterloo_autoplay.h"
 
 #include <jansson.h>
 #include <string.h>
 
-#include "combat.h"
+#include "waterloo_combat.h"
 
 static int mover_side(const struct wr_game *g)
 {

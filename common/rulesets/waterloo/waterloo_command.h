@@ -1,7 +1,7 @@
 /*
- * command.h - Waterloo commands and events as plain structs, and their
- * JSON form (codec.c is the only module of the turn machine that touches
- * json_t; turn.c works on these structs).
+ * waterloo_command.h - Waterloo commands and events as plain structs, and their
+ * JSON form (waterloo_codec.c is the only module of the turn machine that touches
+ * json_t; waterloo_turn.c works on these structs).
  *
  * Commands (JSON objects with a "type"):
  *   place          {unit, at}                       set-up
@@ -18,8 +18,8 @@
 #ifndef WR_COMMAND_H
 #define WR_COMMAND_H
 
-#include "game.h"
-#include "move.h"
+#include "waterloo_game.h"
+#include "waterloo_move.h"
 
 struct json_t;
 

@@ -1,5 +1,5 @@
 /*
- * autoplay.h - a random but legal Waterloo player, for tests (random games
+ * waterloo_autoplay.h - a random but legal Waterloo player, for tests (random games
  * checked against the invariants), benchmarks and the load tool.
  *
  * It proposes the next command for the awaited seat; it never decides
@@ -10,7 +10,7 @@
 #ifndef WR_AUTOPLAY_H
 #define WR_AUTOPLAY_H
 
-#include "command.h"
+#include "waterloo_command.h"
 #include "prng.h"
 
 /* Fill cmd with a legal command for the awaited seat of g. Returns 0, or

@@ -1,22 +1,22 @@
 /*
- * combat.c - battles: the odds column, terrain on defence, checking a
- * declaration, classifying retreats and checking advances (see combat.h).
+ * waterloo_combat.c - battles: the odds column, terrain on defence, checking a
+ * declaration, classifying retreats and checking advances (see waterloo_combat.h).
  *
  * Pure functions of the game state: nothing here rolls a die or changes a
  * game. The rule texts quoted in the comments are those of the rulebook
  * (shared/seeds/waterloo-rulebook.txt); where it is ambiguous the reading
  * chosen is written down in docs/rules-notes.md.
  */
-#include "combat.h"
+#include "waterloo_combat.h"
 
 #include <string.h>
 
-#include "move.h"               /* WR_PATH_OFF: a step off the board */
+#include "waterloo_move.h"               /* WR_PATH_OFF: a step off the board */
 
-/* CRT columns (scenario.h): 0 = "1-6" .. 5 = "1-1", 6 = "2-1" .. 10 = "6-1". */
+/* CRT columns (waterloo_scenario.h): 0 = "1-6" .. 5 = "1-1", 6 = "2-1" .. 10 = "6-1". */
 enum { COL_1_6 = 0, COL_1_1 = 5, COL_2_1 = 6, COL_6_1 = WR_CRT_COLS - 1 };
 
-/* The neighbour offsets of grid.h (E (r, c-1), W (r, c+1), NE (r-1, c),
+/* The neighbour offsets of waterloo_grid.h (E (r, c-1), W (r, c+1), NE (r-1, c),
  * NW (r-1, c+1), SE (r+1, c-1), SW (r+1, c)), indexed by enum wr_dir. They
  * are needed here for steps off the board, whose target may lie outside the
  * frame where wr_grid_neighbour() has no square to return. */
@@ -181,7 +181,7 @@ static enum wr_reason check_member(const struct wr_game *g, int u, int attacking
     return WR_R_OK;
 }
 
-/* Rules (combat.h; "How to Have Combat", "Attacking", "Multiple Unit Battles"):
+/* Rules (waterloo_combat.h; "How to Have Combat", "Attacking", "Multiple Unit Battles"):
  *   1) attackers are the mover's combat units on the board (HQ cannot
  *      attack), defenders are enemy units on the board
  *   2) every battle has attackers and defenders

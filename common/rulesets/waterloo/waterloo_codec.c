@@ -1,11 +1,11 @@
 /*
- * codec.c - Waterloo commands, events and state to and from JSON.
+ * waterloo_codec.c - Waterloo commands, events and state to and from JSON.
  *
  * Every field of a command is checked for type and range here, with a
  * sentence naming the field, before the turn machine sees the command.
  * jansson: json_object_set_new / json_array_append_new steal the value.
  */
-#include "command.h"
+#include "waterloo_command.h"
 
 #include <jansson.h>
 #include <stdarg.h>

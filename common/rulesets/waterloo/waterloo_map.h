@@ -1,5 +1,5 @@
 /*
- * map.h - the terrain of a board: what every square is, and how roads and
+ * waterloo_map.h - the terrain of a board: what every square is, and how roads and
  * rivers run. Immutable once built; games share it read-only.
  *
  * Roads are connections across hexsides: road[d] of a square names the road
@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "grid.h"
+#include "waterloo_grid.h"
 #include "reason.h"
 
 #define WR_MAX_ROADS 64

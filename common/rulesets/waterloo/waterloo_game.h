@@ -1,5 +1,5 @@
 /*
- * game.h - the state of one Waterloo game and the turn machine.
+ * waterloo_game.h - the state of one Waterloo game and the turn machine.
  *
  * A game is a value: the scenario (borrowed, read-only, shared by games),
  * the position of every unit, the turn and phase, the battles of the
@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "reason.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 
 #define WR_MAX_BATTLES 64
 #define WR_MAX_IN_BATTLE 32

@@ -1,7 +1,7 @@
 /*
- * tables.c - names of sides, unit types, phases, CRT columns and results.
+ * waterloo_tables.c - names of sides, unit types, phases, CRT columns and results.
  */
-#include "scenario.h"
+#include "waterloo_scenario.h"
 
 #include <string.h>
 

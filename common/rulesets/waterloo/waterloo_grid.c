@@ -1,10 +1,10 @@
 /*
- * grid.c - square names and hex geometry of the Waterloo board.
+ * waterloo_grid.c - square names and hex geometry of the Waterloo board.
  *
  * Every fact here comes from section 1 of shared/reference/waterloo-board.md,
  * which was checked against every coordinate sequence of the rulebook.
  */
-#include "grid.h"
+#include "waterloo_grid.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /*
- * grid.h - the Waterloo board grid: squares, names, neighbours, distance.
+ * waterloo_grid.h - the Waterloo board grid: squares, names, neighbours, distance.
  *
  * Rows are lettered A..Z, AA..WW (1..49) from the north edge; row 0 is the
  * partial row above A (named "0-46" etc. so it cannot be confused with row A).

@@ -1,12 +1,12 @@
 /*
- * combat.h - battles: odds, terrain on defence, checking a declaration,
+ * waterloo_combat.h - battles: odds, terrain on defence, checking a declaration,
  * retreats, exchanges and advances. Pure functions of the game state;
- * only game.c rolls the die and changes the state.
+ * only waterloo_turn.c rolls the die and changes the state.
  */
 #ifndef WR_COMBAT_H
 #define WR_COMBAT_H
 
-#include "game.h"
+#include "waterloo_game.h"
 
 /* CRT column for attack against defence, rounded in the defender's favour:
  * 0 (1-6) .. 10 (6-1); -1 when worse than 1-6 (automatic A-Elim); better

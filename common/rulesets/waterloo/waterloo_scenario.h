@@ -1,9 +1,9 @@
 /*
- * scenario.h - a Waterloo-family scenario as plain structs: the map, the
+ * waterloo_scenario.h - a Waterloo-family scenario as plain structs: the map, the
  * combat results table, the units with their set-up or arrival, the time
  * record, the set-up zones and an optional start point.
  *
- * scenario.c turns scenario JSON into these structs (the one module that
+ * waterloo_scenario.c turns scenario JSON into these structs (the one module that
  * touches json_t for scenarios) and validates everything, naming the
  * offending entry in its errors. Rule code reads only these structs.
  */
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "map.h"
+#include "waterloo_map.h"
 #include "reason.h"
 
 #define WR_MAX_UNITS 256
@@ -98,7 +98,7 @@ const char *wr_phase_name(int phase);        /* "french_move", ... */
 /* Index of the unit with this id, or -1. */
 int wr_scenario_find_unit(const struct wr_scenario *sc, const char *id);
 
-/* --- loading (scenario.c; documented in docs/scenario-format.md) --- */
+/* --- loading (waterloo_scenario.c; documented in docs/scenario-format.md) --- */
 
 struct json_t;
 

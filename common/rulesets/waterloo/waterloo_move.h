@@ -1,5 +1,5 @@
 /*
- * move.h - movement: where a unit may go this phase, and whether a path
+ * waterloo_move.h - movement: where a unit may go this phase, and whether a path
  * it was given is legal. One step function serves both, so the squares
  * shown to a player and the paths the referee accepts can never disagree.
  *
@@ -36,7 +36,7 @@
 #ifndef WR_MOVE_H
 #define WR_MOVE_H
 
-#include "game.h"
+#include "waterloo_game.h"
 
 #define WR_PATH_MAX 24
 #define WR_PATH_OFF ((wr_sq)-2)
@@ -52,7 +52,7 @@ struct wr_reach {
 
 /* Check moving units[0..nunits-1] (one stack, moved together: all on the
  * same square, the slowest sets the pace) along path[0..n-1] in the current
- * phase. Does not check the phase or whose turn it is (game.c does); does
+ * phase. Does not check the phase or whose turn it is (waterloo_turn.c does); does
  * check ownership by the side to move, "already moved", arrival turn. */
 enum wr_reason wr_move_check(const struct wr_game *g, const int *units, int nunits,
                              const wr_sq *path, int n, struct wr_refusal *why);

@@ -1,5 +1,5 @@
 /*
- * move.c - movement (see move.h). One step function, step(), decides
+ * waterloo_move.c - movement (see waterloo_move.h). One step function, step(), decides
  * whether a unit in a given search state may take one step to a neighbour
  * square (or off the board), and gives the new state or the reason it may
  * not. wr_move_check() walks a submitted path through it; wr_move_reach()
@@ -12,7 +12,7 @@
  * enemy zones, zones of the units the mover started next to, friendly
  * factors), so a step is a handful of array reads.
  */
-#include "move.h"
+#include "waterloo_move.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -91,7 +91,7 @@ static const int dir_delta[WR_NDIR] = {
     -WR_COLS, -1, WR_COLS - 1, WR_COLS, 1, -WR_COLS + 1,  /* NE E SE SW W NW */
 };
 
-/* Playable: rows A..WW with 1 <= x = 2c + r - 51 <= 65 (grid.h). */
+/* Playable: rows A..WW with 1 <= x = 2c + r - 51 <= 65 (waterloo_grid.h). */
 #define PL(r, c) ((c) >= 1 && (r) >= 1 && 2 * (c) + (r) - 51 >= 1 && 2 * (c) + (r) - 51 <= 65)
 #define PL10(r, c) PL(r, c), PL(r, c + 1), PL(r, c + 2), PL(r, c + 3), PL(r, c + 4), \
     PL(r, c + 5), PL(r, c + 6), PL(r, c + 7), PL(r, c + 8), PL(r, c + 9)
@@ -160,7 +160,7 @@ static int exit_road(const struct wr_map *m, wr_sq s)
  * from from->at (d < 0: not adjacent; d == D_OFF: leave the board, `to` is
  * WR_PATH_OFF), paid with a normal point or a bonus point (pay). Returns
  * WR_R_OK and the new state in *out, or the reason the step is refused.
- * Rules, in the order of move.h:
+ * Rules, in the order of waterloo_move.h:
  *   1) `to` is a square, touches from->at and is playable (so a step from
  *      the partial entry square goes onto the board, never along the edge)
  *   2) no enemy unit on `to`

@@ -1,20 +1,20 @@
 /*
- * turn.c - the turn machine of Waterloo: applies commands to a game.
+ * waterloo_turn.c - the turn machine of Waterloo: applies commands to a game.
  *
  * Every command is checked completely before anything changes, so a
  * refused command leaves the game exactly as it was. The phase table is in
- * game.h; the order of a turn is the rulebook's "How to Play": French
+ * waterloo_game.h; the order of a turn is the rulebook's "How to Play": French
  * movement, French combat, defection removal, P-A-A reinforcements and
  * movement, P-A-A combat, time record.
  */
-#include "command.h"
+#include "waterloo_command.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "combat.h"
+#include "waterloo_combat.h"
 #include "dice.h"
-#include "move.h"
+#include "waterloo_move.h"
 
 #define NAME(g, i) ((g)->sc->units[i].name)
 

@@ -1,5 +1,5 @@
 /*
- * record.h - game records: reading them and replaying them.
+ * waterloo_record.h - game records: reading them and replaying them.
  *
  * A game record is NDJSON. The first line is the header
  *   {"warroom":"game-record","version":1,"game":ID,"ruleset":"waterloo",
@@ -18,7 +18,7 @@
 #include <stddef.h>
 
 #include "reason.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 
 struct json_t;
 

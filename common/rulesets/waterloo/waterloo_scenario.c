@@ -1,5 +1,5 @@
 /*
- * scenario.c - scenario JSON (docs/scenario-format.md, version 1) into
+ * waterloo_scenario.c - scenario JSON (docs/scenario-format.md, version 1) into
  * struct wr_scenario.
  *
  * This is the one module of common/ that touches json_t for scenarios, and
@@ -19,7 +19,7 @@
  * resolver return new references, released here with json_decref. The
  * caller's JSON is only read, never modified (not even its refcount).
  */
-#include "scenario.h"
+#include "waterloo_scenario.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -308,7 +308,7 @@ static int named_item(struct ld *L, const json_t *obj, const char *list, size_t 
  * The map
  */
 
-/* A map.c call refused what the checks here let through: say where. */
+/* A waterloo_map.c call refused what the checks here let through: say where. */
 static int map_failed(struct ld *L, const char *where)
 {
     char tmp[WR_REFUSAL_MSG_MAX];

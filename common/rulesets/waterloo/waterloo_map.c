@@ -1,7 +1,7 @@
 /*
- * map.c - building and querying the terrain of a board (see map.h).
+ * waterloo_map.c - building and querying the terrain of a board (see waterloo_map.h).
  */
-#include "map.h"
+#include "waterloo_map.h"
 
 #include <string.h>
 

@@ -1,16 +1,16 @@
 /*
- * record.c - reading and replaying game records (see record.h).
+ * waterloo_record.c - reading and replaying game records (see waterloo_record.h).
  */
-#include "record.h"
+#include "waterloo_record.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "command.h"
+#include "waterloo_command.h"
 #include "dice.h"
-#include "game.h"
+#include "waterloo_game.h"
 
 #define MAX_ROLLS 100000
 

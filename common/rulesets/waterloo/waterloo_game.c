@@ -1,8 +1,8 @@
 /*
- * game.c - the game value: start position, occupancy, zones of control and
- * the invariant check. The turn machine and commands are in turn.c.
+ * waterloo_game.c - the game value: start position, occupancy, zones of control and
+ * the invariant check. The turn machine and commands are in waterloo_turn.c.
  */
-#include "game.h"
+#include "waterloo_game.h"
 
 #include <stdio.h>
 #include <string.h>
