@@ -25,7 +25,7 @@
 
 #define WR_DICE_SEED_LEN 32     /* bytes of a seed */
 #define WR_DICE_HEX_LEN 64      /* hex digits of a seed or a commitment */
-#define WR_DICE_ID_MAX 63       /* longest game id, in bytes (WR_GAME_ID_MAX - 1) */
+#define WR_DICE_ID_MAX 63       /* longest game id, in bytes (WL_GAME_ID_MAX - 1) */
 
 /* Roll number k of the game game_id (NUL-terminated, borrowed) with seed.
  * Returns the face, 1..6, or -1 when game_id is NULL or longer than

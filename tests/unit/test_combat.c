@@ -29,8 +29,8 @@
 #include "waterloo_combat.h"
 #include "waterloo_move.h"
 
-#define FC WR_PH_FRENCH_COMBAT
-#define AC WR_PH_ALLIED_COMBAT
+#define FC WL_PH_FRENCH_COMBAT
+#define AC WL_PH_ALLIED_COMBAT
 #define PDEF (-1)               /* the position's own phase */
 
 /* --- positions ------------------------------------------------------------- */
@@ -216,8 +216,8 @@ static const struct position positions[P_COUNT] = {
 /* --- building a position ---------------------------------------------------- */
 
 struct fx {
-    struct wr_scenario *sc;
-    struct wr_game *g;
+    struct wl_scenario *sc;
+    struct wl_game *g;
     int row;
     const char *table;
 };
@@ -241,20 +241,20 @@ static int next_token(const char **p, const char *seps, char *buf, size_t n)
     return 1;
 }
 
-/* A square name, "off" (WR_PATH_OFF) or "none" (WR_SQ_NONE). */
-static wr_sq sq(const char *name)
+/* A square name, "off" (WL_PATH_OFF) or "none" (WL_SQ_NONE). */
+static wl_sq sq(const char *name)
 {
-    wr_sq s = WR_SQ_NONE;
+    wl_sq s = WL_SQ_NONE;
     if (strcmp(name, "off") == 0)
-        return WR_PATH_OFF;
+        return WL_PATH_OFF;
     if (strcmp(name, "none") == 0)
-        return WR_SQ_NONE;
-    if (wr_grid_parse(name, (size_t)-1, &s) != 0)
+        return WL_SQ_NONE;
+    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
         fail_msg("test data: '%s' does not parse", name);
     return s;
 }
 
-static int sq_list(const char *text, wr_sq *out, int max)
+static int sq_list(const char *text, wl_sq *out, int max)
 {
     char tok[16];
     int n = 0;
@@ -268,8 +268,8 @@ static int sq_list(const char *text, wr_sq *out, int max)
 
 static int dir_of(const char *name)
 {
-    for (int d = 0; d < WR_NDIR; d++)
-        if (strcmp(wr_dir_name(d), name) == 0)
+    for (int d = 0; d < WL_NDIR; d++)
+        if (strcmp(wl_dir_name(d), name) == 0)
             return d;
     fail_msg("test data: no direction '%s'", name);
     return -1;
@@ -277,10 +277,10 @@ static int dir_of(const char *name)
 
 static void add_terrain(struct fx *f, const char *terrain)
 {
-    struct wr_map *m = &f->sc->map;
+    struct wl_map *m = &f->sc->map;
     struct wr_refusal why;
     char item[256], name[64], dirs[32];
-    wr_sq s[24];
+    wl_sq s[24];
 
     while (next_token(&terrain, " ", item, sizeof item)) {
         char *args = strchr(item, '=');
@@ -294,10 +294,10 @@ static void add_terrain(struct fx *f, const char *terrain)
                 fail_msg("test data: %s without a name", item);
             int n = sq_list(q, s, 24), rc;
             if (item[0] == 'r' && item[1] == 'i')
-                rc = wr_map_add_river(m, name, s, n, &why);
+                rc = wl_map_add_river(m, name, s, n, &why);
             else
-                rc = wr_map_add_road(m, name,
-                                     item[0] == 's' ? WR_ROAD_SECONDARY : WR_ROAD_PRIMARY, s, n,
+                rc = wl_map_add_road(m, name,
+                                     item[0] == 's' ? WL_ROAD_SECONDARY : WL_ROAD_PRIMARY, s, n,
                                      &why);
             if (rc < 0)
                 fail_msg("test data: %s", why.message);
@@ -314,7 +314,7 @@ static void add_terrain(struct fx *f, const char *terrain)
             char where[16];
             if (!next_token(&q, ":", where, sizeof where))
                 fail_msg("test data: slope without a square");
-            wr_sq at = sq(where);
+            wl_sq at = sq(where);
             while (next_token(&q, ",", dirs, sizeof dirs))
                 m->cell[at].slope_high |= (uint8_t)(1u << dir_of(dirs));
         } else {
@@ -325,7 +325,7 @@ static void add_terrain(struct fx *f, const char *terrain)
 
 static void add_units(struct fx *f, const char *units)
 {
-    struct wr_scenario *sc = f->sc;
+    struct wl_scenario *sc = f->sc;
     char tok[64];
 
     while (next_token(&units, " ", tok, sizeof tok)) {
@@ -337,23 +337,23 @@ static void add_units(struct fx *f, const char *units)
         if (at == NULL)
             fail_msg("test data: unit '%s' has no square", name);
         *at++ = '\0';
-        struct wr_unit_def *d = &sc->units[sc->nunits++];
+        struct wl_unit_def *d = &sc->units[sc->nunits++];
         if (strlen(name) >= sizeof d->id)
             fail_msg("test data: unit name '%s' too long", name);
         memcpy(d->id, name, strlen(name) + 1);
         memcpy(d->name, name, strlen(name) + 1);
         snprintf(d->size, sizeof d->size, "XX");
-        d->side = tok[0] == 'F' ? WR_FRENCH : WR_ALLIED;
-        d->nation = tok[0] == 'F' ? WR_NATION_FRENCH : WR_NATION_ANGLO_ALLIED;
+        d->side = tok[0] == 'F' ? WL_FRENCH : WL_ALLIED;
+        d->nation = tok[0] == 'F' ? WL_NATION_FRENCH : WL_NATION_ANGLO_ALLIED;
         if (strcmp(factor, "hq") == 0) {
-            d->type = WR_HQ;
+            d->type = WL_HQ;
             d->combat = 0;
         } else {
-            d->type = WR_INFANTRY;
+            d->type = WL_INFANTRY;
             d->combat = (uint8_t)atoi(factor);
         }
         d->move = 4;
-        d->setup = strcmp(at, "-") == 0 ? WR_SQ_NONE : sq(at);
+        d->setup = strcmp(at, "-") == 0 ? WL_SQ_NONE : sq(at);
         d->entry = -1;
     }
 }
@@ -370,28 +370,28 @@ static void build(struct fx *f, const char *table, int row, int pos, int phase)
     f->g = calloc(1, sizeof *f->g);
     assert_non_null(f->sc);
     assert_non_null(f->g);
-    wr_map_init(&f->sc->map);
+    wl_map_init(&f->sc->map);
     add_terrain(f, p->terrain);
-    wr_map_finish(&f->sc->map);
+    wl_map_finish(&f->sc->map);
     add_units(f, p->units);
     f->sc->start_turn = 1;
-    wr_game_init(f->g, f->sc, "test", NULL);
+    wl_game_init(f->g, f->sc, "test", NULL);
     for (int i = 0; i < f->sc->nunits; i++)
-        if (f->sc->units[i].setup == WR_SQ_NONE)
-            f->g->units[i].where = WR_ELIMINATED;
+        if (f->sc->units[i].setup == WL_SQ_NONE)
+            f->g->units[i].where = WL_ELIMINATED;
     f->g->phase = phase == PDEF ? p->phase : phase;
     switch (f->g->phase) {
-    case WR_PH_FRENCH_COMBAT:
-    case WR_PH_ALLIED_COMBAT:
-        f->g->await_what = WR_AW_DECLARE;
+    case WL_PH_FRENCH_COMBAT:
+    case WL_PH_ALLIED_COMBAT:
+        f->g->await_what = WL_AW_DECLARE;
         break;
     default:
-        f->g->await_what = WR_AW_MOVE;
+        f->g->await_what = WL_AW_MOVE;
         break;
     }
-    f->g->await_side = (f->g->phase == WR_PH_ALLIED_COMBAT ||
-                        f->g->phase == WR_PH_ALLIED_MOVE) ? WR_ALLIED : WR_FRENCH;
-    if (wr_game_check(f->g, &why) != 0)
+    f->g->await_side = (f->g->phase == WL_PH_ALLIED_COMBAT ||
+                        f->g->phase == WL_PH_ALLIED_MOVE) ? WL_ALLIED : WL_FRENCH;
+    if (wl_game_check(f->g, &why) != 0)
         fail_msg("%s row %d: position '%s' is not valid: %s", table, row, p->what,
                  why.message);
 }
@@ -407,7 +407,7 @@ static int unit(const struct fx *f, const char *name)
 {
     if (name[0] == '#')
         return atoi(name + 1);
-    int u = wr_scenario_find_unit(f->sc, name);
+    int u = wl_scenario_find_unit(f->sc, name);
     if (u < 0)
         fail_msg("%s row %d: test data: no unit '%s'", f->table, f->row, name);
     return u;
@@ -421,7 +421,7 @@ static void unit_list(const struct fx *f, const char *text, int16_t *out, int *n
         out[(*n)++] = (int16_t)unit(f, tok);
 }
 
-static int parse_battles(const struct fx *f, const char *spec, struct wr_battle *b, int max)
+static int parse_battles(const struct fx *f, const char *spec, struct wl_battle *b, int max)
 {
     char seg[256];
     int nb = 0;
@@ -438,15 +438,15 @@ static int parse_battles(const struct fx *f, const char *spec, struct wr_battle 
     return nb;
 }
 
-static void odds_text(const struct fx *f, struct wr_battle *b, int nb, char *out, size_t n)
+static void odds_text(const struct fx *f, struct wl_battle *b, int nb, char *out, size_t n)
 {
     size_t len = 0;
     out[0] = '\0';
     for (int i = 0; i < nb && len < n; i++) {
-        wr_combat_odds(f->g, &b[i]);
+        wl_combat_odds(f->g, &b[i]);
         len += (size_t)snprintf(out + len, n - len, "%s%d-%d=%s", i ? "," : "", b[i].attack,
                                 b[i].defence,
-                                b[i].column < 0 ? "AE" : wr_crt_label(b[i].column));
+                                b[i].column < 0 ? "AE" : wl_crt_label(b[i].column));
     }
 }
 
@@ -472,17 +472,17 @@ static void test_column(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        int c = wr_combat_column(t[i].attack, t[i].defence);
-        const char *got = c == -1 ? "AE" : wr_crt_label(c);
+        int c = wl_combat_column(t[i].attack, t[i].defence);
+        const char *got = c == -1 ? "AE" : wl_crt_label(c);
         if (strcmp(got, t[i].col) != 0)
             fail_msg("column row %d: %d-%d gives %s (%d), want %s", t[i].row, t[i].attack,
                      t[i].defence, got, c, t[i].col);
     }
-    assert_int_equal(wr_combat_column(29, 10), wr_crt_column("2-1"));
-    assert_int_equal(wr_combat_column(1, 6), 0);
-    assert_int_equal(wr_combat_column(9, 5), 5);
-    assert_int_equal(wr_combat_column(60, 10), 10);
-    assert_int_equal(wr_combat_column(2, 18), -1);
+    assert_int_equal(wl_combat_column(29, 10), wl_crt_column("2-1"));
+    assert_int_equal(wl_combat_column(1, 6), 0);
+    assert_int_equal(wl_combat_column(9, 5), 5);
+    assert_int_equal(wl_combat_column(60, 10), 10);
+    assert_int_equal(wl_combat_column(2, 18), -1);
 }
 
 /* --- declarations and odds ---------------------------------------------------- */
@@ -625,7 +625,7 @@ static const struct decl_row {
     { 69, P_RC1, AC, "Red>Blue", WR_R_OK, "2-4=1-2", NULL },
     { 70, P_RC1, AC, "Blue>Red", WR_R_NOT_YOUR_UNIT, NULL, NULL },
     { 71, P_RC1, AC, "", WR_R_MUST_ATTACK, NULL, "Red on M-30 is in the zone of Blue" },
-    { 72, P_RC1, WR_PH_FRENCH_MOVE, "Blue>Red", WR_R_WRONG_PHASE, NULL, NULL },
+    { 72, P_RC1, WL_PH_FRENCH_MOVE, "Blue>Red", WR_R_WRONG_PHASE, NULL, NULL },
     { 73, P_RC1, PDEF, "#300>Red", WR_R_UNKNOWN_UNIT, NULL, NULL },
     { 74, P_RC1, PDEF, "Blue>#-1", WR_R_UNKNOWN_UNIT, NULL, NULL },
     { 75, P_DFI_HILL_A, PDEF, "Blue-A,Blue-B>Red", WR_R_UNIT_NOT_ON_BOARD, NULL,
@@ -638,13 +638,13 @@ static void test_declarations(void **state)
     for (size_t i = 0; i < sizeof decl_rows / sizeof decl_rows[0]; i++) {
         const struct decl_row *t = &decl_rows[i];
         struct fx f;
-        struct wr_battle b[8];
+        struct wl_battle b[8];
         struct wr_refusal why = { WR_R_OK, "" };
         char odds[256];
 
         build(&f, "declaration", t->row, t->pos, t->phase);
         int nb = parse_battles(&f, t->battles, b, 8);
-        enum wr_reason r = wr_combat_check_declaration(f.g, b, nb, &why);
+        enum wr_reason r = wl_combat_check_declaration(f.g, b, nb, &why);
         if (r != t->want)
             fail_msg("declaration row %d (%s): got %s (%s), want %s", t->row,
                      positions[t->pos].what, wr_reason_code(r), why.message,
@@ -661,7 +661,7 @@ static void test_declarations(void **state)
                          positions[t->pos].what, odds, t->odds);
         }
         /* The same call without a refusal to fill gives the same answer. */
-        assert_int_equal(wr_combat_check_declaration(f.g, b, nb, NULL), r);
+        assert_int_equal(wl_combat_check_declaration(f.g, b, nb, NULL), r);
         release(&f);
     }
 }
@@ -696,7 +696,7 @@ static void test_defence_factor(void **state)
         int natt;
         build(&f, "defence", t[i].row, t[i].pos, PDEF);
         unit_list(&f, t[i].attackers, att, &natt);
-        int got = wr_combat_defence_factor(f.g, unit(&f, t[i].defender), att, natt);
+        int got = wl_combat_defence_factor(f.g, unit(&f, t[i].defender), att, natt);
         if (got != t[i].want)
             fail_msg("defence row %d (%s): %s defends with %d, want %d", t[i].row,
                      positions[t[i].pos].what, t[i].defender, got, t[i].want);
@@ -724,9 +724,9 @@ static void test_terrain_of_examples(void **state)
 
 /* --- retreats ------------------------------------------------------------------ */
 
-#define SAFE WR_RET_SAFE
-#define EXIT WR_RET_EXIT
-#define ELIM WR_RET_ELIMINATED
+#define SAFE WL_RET_SAFE
+#define EXIT WL_RET_EXIT
+#define ELIM WL_RET_ELIMINATED
 
 static const struct retreat_row {
     int row;
@@ -808,13 +808,13 @@ static void test_retreats(void **state)
         const struct retreat_row *t = &retreat_rows[i];
         struct fx f;
         struct wr_refusal why = { WR_R_OK, "" };
-        wr_sq path[2];
+        wl_sq path[2];
         int n = t->p1 ? 2 : 1, outcome = -1;
 
         build(&f, "retreat", t->row, t->pos, PDEF);
         path[0] = sq(t->p0);
-        path[1] = t->p1 ? sq(t->p1) : WR_SQ_NONE;
-        enum wr_reason r = wr_combat_retreat_outcome(f.g, unit(&f, t->unit), path, n, &outcome,
+        path[1] = t->p1 ? sq(t->p1) : WL_SQ_NONE;
+        enum wr_reason r = wl_combat_retreat_outcome(f.g, unit(&f, t->unit), path, n, &outcome,
                                                      &why);
         if (r != t->want)
             fail_msg("retreat row %d (%s): got %s (%s), want %s", t->row,
@@ -830,12 +830,12 @@ static void test_retreats(void **state)
 
     /* Three squares are not a retreat either. */
     struct fx f;
-    wr_sq three[3] = { sq("L-30"), sq("K-30"), sq("J-30") };
+    wl_sq three[3] = { sq("L-30"), sq("K-30"), sq("J-30") };
     int outcome;
     build(&f, "retreat", 50, P_RET_OPEN, PDEF);
-    assert_int_equal(wr_combat_retreat_outcome(f.g, unit(&f, "Red"), three, 3, &outcome, NULL),
+    assert_int_equal(wl_combat_retreat_outcome(f.g, unit(&f, "Red"), three, 3, &outcome, NULL),
                      WR_R_BAD_RETREAT);
-    assert_int_equal(wr_combat_retreat_outcome(f.g, unit(&f, "Red"), NULL, 2, &outcome, NULL),
+    assert_int_equal(wl_combat_retreat_outcome(f.g, unit(&f, "Red"), NULL, 2, &outcome, NULL),
                      WR_R_BAD_RETREAT);
     release(&f);
 }
@@ -866,19 +866,19 @@ static void test_open_retreats(void **state)
     for (size_t i = 0; i < sizeof open_rows / sizeof open_rows[0]; i++) {
         const struct open_row *t = &open_rows[i];
         struct fx f;
-        wr_sq paths[64][2];
+        wl_sq paths[64][2];
 
         build(&f, "open", t->row, t->pos, PDEF);
         int u = unit(&f, t->unit);
-        int n = wr_combat_open_retreats(f.g, u, paths, 64);
+        int n = wl_combat_open_retreats(f.g, u, paths, 64);
         if (n != t->want)
             fail_msg("open row %d (%s): %d open retreats, want %d", t->row,
                      positions[t->pos].what, n, t->want);
         int found = t->p0 == NULL;
         for (int k = 0; k < n; k++) {
             int outcome = -1;
-            if (wr_combat_retreat_outcome(f.g, u, paths[k], 2, &outcome, NULL) != WR_R_OK ||
-                outcome == WR_RET_ELIMINATED)
+            if (wl_combat_retreat_outcome(f.g, u, paths[k], 2, &outcome, NULL) != WR_R_OK ||
+                outcome == WL_RET_ELIMINATED)
                 fail_msg("open row %d: path %d is not open", t->row, k);
             if (t->p0 != NULL && paths[k][0] == sq(t->p0) && paths[k][1] == sq(t->p1))
                 found = 1;
@@ -886,10 +886,10 @@ static void test_open_retreats(void **state)
         if (!found)
             fail_msg("open row %d: %s %s is not among the open retreats", t->row, t->p0, t->p1);
         /* Counting does not depend on room to store. */
-        assert_int_equal(wr_combat_open_retreats(f.g, u, NULL, 0), n);
+        assert_int_equal(wl_combat_open_retreats(f.g, u, NULL, 0), n);
         if (n > 1) {
-            wr_sq one[2][2] = { { 0, 0 }, { 77, 77 } };
-            assert_int_equal(wr_combat_open_retreats(f.g, u, one, 1), n);
+            wl_sq one[2][2] = { { 0, 0 }, { 77, 77 } };
+            assert_int_equal(wl_combat_open_retreats(f.g, u, one, 1), n);
             assert_int_equal(one[0][0], paths[0][0]);
             assert_int_equal(one[1][0], 77);
         }
@@ -944,14 +944,14 @@ static void test_advances(void **state)
     for (size_t i = 0; i < sizeof advance_rows / sizeof advance_rows[0]; i++) {
         const struct advance_row *t = &advance_rows[i];
         struct fx f;
-        struct wr_battle b;
+        struct wl_battle b;
         struct wr_refusal why = { WR_R_OK, "" };
 
         build(&f, "advance", t->row, t->pos, PDEF);
         if (parse_battles(&f, t->battle, &b, 1) != 1)
             fail_msg("advance row %d: test data: one battle", t->row);
-        b.nvacated = sq_list(t->vacated, b.vacated, WR_MAX_IN_BATTLE);
-        enum wr_reason r = wr_combat_check_advance(f.g, &b, unit(&f, t->unit), sq(t->to), &why);
+        b.nvacated = sq_list(t->vacated, b.vacated, WL_MAX_IN_BATTLE);
+        enum wr_reason r = wl_combat_check_advance(f.g, &b, unit(&f, t->unit), sq(t->to), &why);
         if (r != t->want)
             fail_msg("advance row %d (%s): %s to %s: got %s (%s), want %s", t->row,
                      positions[t->pos].what, t->unit, t->to, wr_reason_code(r), why.message,

@@ -11,10 +11,10 @@
 
 #include "waterloo_grid.h"
 
-static wr_sq sq(const char *name)
+static wl_sq sq(const char *name)
 {
-    wr_sq s = WR_SQ_NONE;
-    if (wr_grid_parse(name, (size_t)-1, &s) != 0)
+    wl_sq s = WL_SQ_NONE;
+    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
         fail_msg("test data: '%s' does not parse", name);
     return s;
 }
@@ -46,34 +46,34 @@ static void test_parse_and_name(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        wr_sq s = WR_SQ_NONE;
-        int rc = wr_grid_parse(t[i].text, (size_t)-1, &s);
+        wl_sq s = WL_SQ_NONE;
+        int rc = wl_grid_parse(t[i].text, (size_t)-1, &s);
         if ((rc == 0) != t[i].ok)
             fail_msg("row %d: parse('%s') returned %d", t[i].row, t[i].text, rc);
         if (!t[i].ok)
             continue;
-        char buf[WR_SQ_NAME_MAX];
-        if (strcmp(wr_grid_name(s, buf), t[i].canon) != 0 || wr_sq_row(s) != t[i].r ||
-            wr_sq_col(s) != t[i].c)
-            fail_msg("row %d: '%s' -> %s (%d,%d)", t[i].row, t[i].text, buf, wr_sq_row(s),
-                     wr_sq_col(s));
+        char buf[WL_SQ_NAME_MAX];
+        if (strcmp(wl_grid_name(s, buf), t[i].canon) != 0 || wl_sq_row(s) != t[i].r ||
+            wl_sq_col(s) != t[i].c)
+            fail_msg("row %d: '%s' -> %s (%d,%d)", t[i].row, t[i].text, buf, wl_sq_row(s),
+                     wl_sq_col(s));
     }
     /* A length-bounded parse must not read past len. */
-    wr_sq s;
-    assert_int_equal(wr_grid_parse("X-27junk", 4, &s), 0);
+    wl_sq s;
+    assert_int_equal(wl_grid_parse("X-27junk", 4, &s), 0);
     assert_int_equal(s, sq("X-27"));
-    assert_int_equal(wr_grid_parse(NULL, 3, &s), -1);
+    assert_int_equal(wl_grid_parse(NULL, 3, &s), -1);
 }
 
 static void test_round_trip_every_square(void **state)
 {
     (void)state;
     int n = 0;
-    for (int r = 0; r < WR_ROWS; r++)
-        for (int c = 1; c < WR_COLS; c++) {
-            char buf[WR_SQ_NAME_MAX];
-            wr_sq s = wr_sq_make(r, c), back;
-            assert_int_equal(wr_grid_parse(wr_grid_name(s, buf), (size_t)-1, &back), 0);
+    for (int r = 0; r < WL_ROWS; r++)
+        for (int c = 1; c < WL_COLS; c++) {
+            char buf[WL_SQ_NAME_MAX];
+            wl_sq s = wl_sq_make(r, c), back;
+            assert_int_equal(wl_grid_parse(wl_grid_name(s, buf), (size_t)-1, &back), 0);
             assert_int_equal(back, s);
             n++;
         }
@@ -83,35 +83,35 @@ static void test_round_trip_every_square(void **state)
 static void test_neighbours(void **state)
 {
     static const struct { int row; const char *from; int dir; const char *to; } t[] = {
-        { 1, "X-27", WR_E, "X-26" },
-        { 2, "X-27", WR_W, "X-28" },
-        { 3, "X-27", WR_NE, "W-27" },
-        { 4, "X-27", WR_NW, "W-28" },
-        { 5, "X-27", WR_SE, "Y-26" },
-        { 6, "X-27", WR_SW, "Y-27" },
-        { 7, "A-45", WR_NW, "0-46" },       /* Brussels entry touches A-45 */
-        { 8, "A-46", WR_NE, "0-46" },       /* ... and A-46 */
-        { 9, "TT-15", WR_NE, "SS-15" },
-        { 10, "RR-15", WR_E, "RR-14" },
+        { 1, "X-27", WL_E, "X-26" },
+        { 2, "X-27", WL_W, "X-28" },
+        { 3, "X-27", WL_NE, "W-27" },
+        { 4, "X-27", WL_NW, "W-28" },
+        { 5, "X-27", WL_SE, "Y-26" },
+        { 6, "X-27", WL_SW, "Y-27" },
+        { 7, "A-45", WL_NW, "0-46" },       /* Brussels entry touches A-45 */
+        { 8, "A-46", WL_NE, "0-46" },       /* ... and A-46 */
+        { 9, "TT-15", WL_NE, "SS-15" },
+        { 10, "RR-15", WL_E, "RR-14" },
     };
     (void)state;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        wr_sq a = sq(t[i].from), b = sq(t[i].to);
-        if (wr_grid_neighbour(a, t[i].dir) != b)
-            fail_msg("row %d: %s %s is not %s", t[i].row, wr_dir_name(t[i].dir), t[i].from,
+        wl_sq a = sq(t[i].from), b = sq(t[i].to);
+        if (wl_grid_neighbour(a, t[i].dir) != b)
+            fail_msg("row %d: %s %s is not %s", t[i].row, wl_dir_name(t[i].dir), t[i].from,
                      t[i].to);
-        if (wr_grid_dir_to(a, b) != t[i].dir || wr_grid_dir_to(b, a) != wr_dir_opposite(t[i].dir))
+        if (wl_grid_dir_to(a, b) != t[i].dir || wl_grid_dir_to(b, a) != wl_dir_opposite(t[i].dir))
             fail_msg("row %d: dir_to disagrees", t[i].row);
-        if (wr_grid_distance(a, b) != 1)
+        if (wl_grid_distance(a, b) != 1)
             fail_msg("row %d: neighbours not at distance 1", t[i].row);
     }
-    assert_int_equal(wr_grid_neighbour(sq("A-5"), WR_NE), sq("0-5"));
-    assert_int_equal(wr_grid_neighbour(sq("0-5"), WR_NE), WR_SQ_NONE);
-    assert_int_equal(wr_grid_neighbour(sq("WW-3"), WR_SW), WR_SQ_NONE);
-    assert_int_equal(wr_grid_neighbour(sq("A-57"), WR_W), WR_SQ_NONE);
-    assert_int_equal(wr_grid_neighbour(WR_SQ_NONE, WR_E), WR_SQ_NONE);
-    assert_int_equal(wr_grid_neighbour(sq("A-5"), 6), WR_SQ_NONE);
-    assert_int_equal(wr_grid_dir_to(sq("A-5"), sq("A-7")), -1);
+    assert_int_equal(wl_grid_neighbour(sq("A-5"), WL_NE), sq("0-5"));
+    assert_int_equal(wl_grid_neighbour(sq("0-5"), WL_NE), WL_SQ_NONE);
+    assert_int_equal(wl_grid_neighbour(sq("WW-3"), WL_SW), WL_SQ_NONE);
+    assert_int_equal(wl_grid_neighbour(sq("A-57"), WL_W), WL_SQ_NONE);
+    assert_int_equal(wl_grid_neighbour(WL_SQ_NONE, WL_E), WL_SQ_NONE);
+    assert_int_equal(wl_grid_neighbour(sq("A-5"), 6), WL_SQ_NONE);
+    assert_int_equal(wl_grid_dir_to(sq("A-5"), sq("A-7")), -1);
 }
 
 static void test_distance(void **state)
@@ -127,8 +127,8 @@ static void test_distance(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        int d = wr_grid_distance(sq(t[i].a), sq(t[i].b));
-        if (d != t[i].d || wr_grid_distance(sq(t[i].b), sq(t[i].a)) != t[i].d)
+        int d = wl_grid_distance(sq(t[i].a), sq(t[i].b));
+        if (d != t[i].d || wl_grid_distance(sq(t[i].b), sq(t[i].a)) != t[i].d)
             fail_msg("row %d: distance %s..%s = %d, want %d", t[i].row, t[i].a, t[i].b, d,
                      t[i].d);
     }
@@ -146,7 +146,7 @@ static void test_reference_lines(void **state)
         grew = 0;
         for (int i = 0; i < N; i++)
             for (int j = 0; j < N; j++)
-                if (reached[i] && !reached[j] && wr_grid_distance(sq(road[i]), sq(road[j])) == 1)
+                if (reached[i] && !reached[j] && wl_grid_distance(sq(road[i]), sq(road[j])) == 1)
                     reached[j] = grew = 1;
     }
     for (int i = 0; i < N; i++)
@@ -154,16 +154,16 @@ static void test_reference_lines(void **state)
             fail_msg("%s is not connected to the Charleroi-Fleurus road net", road[i]);
 
     /* PP-13 to JJ-13 is a straight NE line. */
-    wr_sq s = sq("PP-13");
+    wl_sq s = sq("PP-13");
     for (int i = 0; i < 6; i++)
-        s = wr_grid_neighbour(s, WR_NE);
+        s = wl_grid_neighbour(s, WL_NE);
     assert_int_equal(s, sq("JJ-13"));
 
     /* The Prussian set-up line alternates SE/SW: due south. */
     static const char *const line[] = { "Y-26", "Z-25", "AA-25", "BB-24", "CC-24", "DD-23",
                                         "EE-23" };
     for (int i = 0; i + 1 < 7; i++)
-        assert_int_equal(wr_grid_dir_to(sq(line[i]), sq(line[i + 1])), i % 2 ? WR_SW : WR_SE);
+        assert_int_equal(wl_grid_dir_to(sq(line[i]), sq(line[i + 1])), i % 2 ? WL_SW : WL_SE);
 }
 
 static void test_board_extent(void **state)
@@ -177,17 +177,17 @@ static void test_board_extent(void **state)
         { 17, "0-57", 0, 1 }, { 18, "0-26", 0, 1 }, { 19, "0-25", 0, 0 },
     };
     for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
-        wr_sq s = sq(u[i].s);
-        if (wr_grid_playable(s) != u[i].playable || wr_grid_partial(s) != u[i].partial)
+        wl_sq s = sq(u[i].s);
+        if (wl_grid_playable(s) != u[i].playable || wl_grid_partial(s) != u[i].partial)
             fail_msg("row %d: %s playable=%d partial=%d", u[i].row, u[i].s,
-                     wr_grid_playable(s), wr_grid_partial(s));
+                     wl_grid_playable(s), wl_grid_partial(s));
     }
     /* Every row A..WW has exactly 33 or 32 playable squares (x = 1..65). */
-    for (int r = 1; r < WR_ROWS; r++) {
+    for (int r = 1; r < WL_ROWS; r++) {
         int n = 0, p = 0;
-        for (int c = 1; c < WR_COLS; c++) {
-            n += wr_grid_playable(wr_sq_make(r, c));
-            p += wr_grid_partial(wr_sq_make(r, c));
+        for (int c = 1; c < WL_COLS; c++) {
+            n += wl_grid_playable(wl_sq_make(r, c));
+            p += wl_grid_partial(wl_sq_make(r, c));
         }
         if (n != (r % 2 ? 32 : 33))
             fail_msg("row %d has %d playable squares", r, n);

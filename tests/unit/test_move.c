@@ -4,8 +4,8 @@
  * "Special Terrain Movement", "Order of Appearance", the road-woods page
  * and the worked examples. Table-driven: each fixture is a small map with a
  * few units, each row one path and the reason expected, numbered so that a
- * failure names its row. The last tests check that wr_move_reach and
- * wr_move_check agree, against a brute-force search over paths.
+ * failure names its row. The last tests check that wl_move_reach and
+ * wl_move_check agree, against a brute-force search over paths.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,16 +20,16 @@
 
 /* --- building fixtures ---------------------------------------------------- */
 
-static wr_sq sq(const char *name)
+static wl_sq sq(const char *name)
 {
-    wr_sq s = WR_SQ_NONE;
-    if (wr_grid_parse(name, (size_t)-1, &s) != 0)
+    wl_sq s = WL_SQ_NONE;
+    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
         fail_msg("test data: '%s' does not parse", name);
     return s;
 }
 
 /* Parse "Q-20 Q-21 OFF" into squares; returns the count. */
-static int squares(const char *text, wr_sq *out, int max)
+static int squares(const char *text, wl_sq *out, int max)
 {
     int n = 0;
     const char *p = text;
@@ -44,10 +44,10 @@ static int squares(const char *text, wr_sq *out, int max)
         if (n >= max)
             fail_msg("test data: more than %d squares in '%s'", max, text);
         if (e - p == 3 && strncmp(p, "OFF", 3) == 0) {
-            out[n++] = WR_PATH_OFF;
+            out[n++] = WL_PATH_OFF;
         } else {
-            wr_sq s;
-            if (wr_grid_parse(p, (size_t)(e - p), &s) != 0)
+            wl_sq s;
+            if (wl_grid_parse(p, (size_t)(e - p), &s) != 0)
                 fail_msg("test data: bad square in '%s'", text);
             out[n++] = s;
         }
@@ -56,42 +56,42 @@ static int squares(const char *text, wr_sq *out, int max)
     return n;
 }
 
-static void road(struct wr_map *m, const char *name, enum wr_road_kind kind, const char *path)
+static void road(struct wl_map *m, const char *name, enum wl_road_kind kind, const char *path)
 {
-    wr_sq s[64];
+    wl_sq s[64];
     struct wr_refusal why;
     int n = squares(path, s, 64);
-    if (wr_map_add_road(m, name, kind, s, n, &why) < 0)
+    if (wl_map_add_road(m, name, kind, s, n, &why) < 0)
         fail_msg("test data: road %s: %s", name, why.message);
 }
 
 /* A straight road of n squares from `from` in direction d. */
-static void road_line(struct wr_map *m, const char *name, enum wr_road_kind kind,
+static void road_line(struct wl_map *m, const char *name, enum wl_road_kind kind,
                       const char *from, int d, int n)
 {
-    wr_sq s[64];
+    wl_sq s[64];
     struct wr_refusal why;
     s[0] = sq(from);
     for (int i = 1; i < n; i++)
-        s[i] = wr_grid_neighbour(s[i - 1], d);
-    if (wr_map_add_road(m, name, kind, s, n, &why) < 0)
+        s[i] = wl_grid_neighbour(s[i - 1], d);
+    if (wl_map_add_road(m, name, kind, s, n, &why) < 0)
         fail_msg("test data: road %s: %s", name, why.message);
 }
 
-static void river_line(struct wr_map *m, const char *name, const char *from, int d, int n)
+static void river_line(struct wl_map *m, const char *name, const char *from, int d, int n)
 {
-    wr_sq s[64];
+    wl_sq s[64];
     struct wr_refusal why;
     s[0] = sq(from);
     for (int i = 1; i < n; i++)
-        s[i] = wr_grid_neighbour(s[i - 1], d);
-    if (wr_map_add_river(m, name, s, n, &why) < 0)
+        s[i] = wl_grid_neighbour(s[i - 1], d);
+    if (wl_map_add_river(m, name, s, n, &why) < 0)
         fail_msg("test data: river %s: %s", name, why.message);
 }
 
-static void woods(struct wr_map *m, const char *list)
+static void woods(struct wl_map *m, const char *list)
 {
-    wr_sq s[64];
+    wl_sq s[64];
     int n = squares(list, s, 64);
     for (int i = 0; i < n; i++)
         m->cell[s[i]].woods = 1;
@@ -108,18 +108,18 @@ struct uspec {
     int entry;
 };
 
-#define F WR_FRENCH
-#define A WR_ALLIED
-#define INF WR_INFANTRY
-#define CAV WR_CAVALRY
-#define HQ WR_HQ
+#define F WL_FRENCH
+#define A WL_ALLIED
+#define INF WL_INFANTRY
+#define CAV WL_CAVALRY
+#define HQ WL_HQ
 
 struct fx {
-    struct wr_scenario *sc;
-    struct wr_game *g;
+    struct wl_scenario *sc;
+    struct wl_game *g;
 };
 
-static struct fx fx_make(void (*terrain)(struct wr_map *), const struct uspec *u, int n,
+static struct fx fx_make(void (*terrain)(struct wl_map *), const struct uspec *u, int n,
                          int turn)
 {
     struct fx f;
@@ -128,32 +128,32 @@ static struct fx fx_make(void (*terrain)(struct wr_map *), const struct uspec *u
     assert_non_null(f.sc);
     assert_non_null(f.g);
     snprintf(f.sc->name, sizeof f.sc->name, "test");
-    wr_map_init(&f.sc->map);
+    wl_map_init(&f.sc->map);
     terrain(&f.sc->map);
-    wr_map_finish(&f.sc->map);
+    wl_map_finish(&f.sc->map);
     for (int i = 0; i < n; i++) {
-        struct wr_unit_def *d = &f.sc->units[i];
+        struct wl_unit_def *d = &f.sc->units[i];
         snprintf(d->id, sizeof d->id, "%s", u[i].name);
         snprintf(d->name, sizeof d->name, "%s", u[i].name);
         snprintf(d->size, sizeof d->size, "XX");
         d->side = (uint8_t)u[i].side;
-        d->nation = u[i].side == F ? WR_NATION_FRENCH : WR_NATION_ANGLO_ALLIED;
+        d->nation = u[i].side == F ? WL_NATION_FRENCH : WL_NATION_ANGLO_ALLIED;
         d->type = (uint8_t)u[i].type;
         d->combat = (uint8_t)u[i].combat;
         d->move = (uint8_t)u[i].move;
-        d->setup = u[i].at ? sq(u[i].at) : WR_SQ_NONE;
+        d->setup = u[i].at ? sq(u[i].at) : WL_SQ_NONE;
         d->arrive_turn = (int8_t)u[i].arrive;
         d->entry = (int8_t)(u[i].at ? -1 : u[i].entry);
     }
     f.sc->nunits = n;
     f.sc->nturns = 10;
     f.sc->start_turn = turn;
-    f.sc->start_phase = WR_PH_FRENCH_MOVE;
-    wr_game_init(f.g, f.sc, "test", NULL);
+    f.sc->start_phase = WL_PH_FRENCH_MOVE;
+    wl_game_init(f.g, f.sc, "test", NULL);
     /* Pending units without an arrival are simply off the board. */
     for (int i = 0; i < n; i++)
         if (!u[i].at && u[i].arrive == 0)
-            f.g->units[i].where = WR_ELIMINATED;
+            f.g->units[i].where = WL_ELIMINATED;
     return f;
 }
 
@@ -187,11 +187,11 @@ static void place(struct fx *f, const char *name, const char *at)
 {
     int u = unit(f, name);
     if (at) {
-        f->g->units[u].where = WR_ON_BOARD;
+        f->g->units[u].where = WL_ON_BOARD;
         f->g->units[u].at = sq(at);
     } else {
-        f->g->units[u].where = WR_ELIMINATED;
-        f->g->units[u].at = WR_SQ_NONE;
+        f->g->units[u].where = WL_ELIMINATED;
+        f->g->units[u].at = WL_SQ_NONE;
     }
 }
 
@@ -200,28 +200,28 @@ static void place(struct fx *f, const char *name, const char *at)
 struct row {
     int row;
     const char *what;
-    int phase;              /* WR_PH_FRENCH_MOVE or WR_PH_ALLIED_MOVE */
+    int phase;              /* WL_PH_FRENCH_MOVE or WL_PH_ALLIED_MOVE */
     const char *units;      /* "Name" or "Name,Name" (a stack) */
     const char *path;
     enum wr_reason want;
     const char *says;       /* NULL, or text the refusal must contain */
 };
 
-#define FM WR_PH_FRENCH_MOVE
-#define AM WR_PH_ALLIED_MOVE
+#define FM WL_PH_FRENCH_MOVE
+#define AM WL_PH_ALLIED_MOVE
 #define OK WR_R_OK
 
 static void run_rows(struct fx *f, const struct row *t, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         int us[16];
-        wr_sq path[WR_PATH_MAX + 4];
+        wl_sq path[WL_PATH_MAX + 4];
         int nu = unit_list(f, t[i].units, us);
-        int np = squares(t[i].path, path, WR_PATH_MAX + 4);
+        int np = squares(t[i].path, path, WL_PATH_MAX + 4);
         struct wr_refusal why;
         memset(&why, 0, sizeof why);
         f->g->phase = t[i].phase;
-        enum wr_reason r = wr_move_check(f->g, us, nu, path, np, &why);
+        enum wr_reason r = wl_move_check(f->g, us, nu, path, np, &why);
         if (r != t[i].want)
             fail_msg("row %d (%s): %s along '%s' gave %s (%s), want %s", t[i].row, t[i].what,
                      t[i].units, t[i].path, wr_reason_code(r), why.message,
@@ -240,12 +240,12 @@ static void run_rows(struct fx *f, const struct row *t, size_t n)
 /* Two primary roads crossing at Q-33 (the Chaussee along row Q, the Namur
  * road along diagonal 33), a secondary lane along row V, and a primary road
  * with a bend (F-45 F-46 E-46: F-45 and E-46 touch, but not along it). */
-static void terrain_roads(struct wr_map *m)
+static void terrain_roads(struct wl_map *m)
 {
-    road_line(m, "Chaussee", WR_ROAD_PRIMARY, "Q-20", WR_W, 26);
-    road_line(m, "Namur road", WR_ROAD_PRIMARY, "H-33", WR_SW, 19);
-    road_line(m, "Lane", WR_ROAD_SECONDARY, "V-20", WR_W, 26);
-    road(m, "Bend", WR_ROAD_PRIMARY, "F-44 F-45 F-46 E-46 D-46 C-46");
+    road_line(m, "Chaussee", WL_ROAD_PRIMARY, "Q-20", WL_W, 26);
+    road_line(m, "Namur road", WL_ROAD_PRIMARY, "H-33", WL_SW, 19);
+    road_line(m, "Lane", WL_ROAD_SECONDARY, "V-20", WL_W, 26);
+    road(m, "Bend", WL_ROAD_PRIMARY, "F-44 F-45 F-46 E-46 D-46 C-46");
 }
 
 static const struct uspec roads_units[] = {
@@ -366,41 +366,41 @@ static void test_unit_checks(void **state)
     (void)state;
     struct fx f = fx_make(terrain_roads, roads_units,
                           (int)(sizeof roads_units / sizeof roads_units[0]), 1);
-    wr_sq p[1] = { sq("X-41") };
+    wl_sq p[1] = { sq("X-41") };
     int u = unit(&f, "Foot");
     struct wr_refusal why;
 
-    assert_int_equal(wr_move_check(f.g, &u, 1, p, 1, &why), OK);
+    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), OK);
     f.g->units[u].moved = 1;
-    assert_int_equal(wr_move_check(f.g, &u, 1, p, 1, &why), WR_R_ALREADY_MOVED);
+    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), WR_R_ALREADY_MOVED);
     f.g->units[u].moved = 0;
-    f.g->units[u].where = WR_ELIMINATED;
-    assert_int_equal(wr_move_check(f.g, &u, 1, p, 1, &why), WR_R_UNIT_NOT_ON_BOARD);
-    f.g->units[u].where = WR_EXITED;
-    assert_int_equal(wr_move_check(f.g, &u, 1, p, 1, &why), WR_R_UNIT_NOT_ON_BOARD);
-    f.g->units[u].where = WR_ON_BOARD;
+    f.g->units[u].where = WL_ELIMINATED;
+    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), WR_R_UNIT_NOT_ON_BOARD);
+    f.g->units[u].where = WL_EXITED;
+    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), WR_R_UNIT_NOT_ON_BOARD);
+    f.g->units[u].where = WL_ON_BOARD;
     int bad = f.sc->nunits, neg = -1;
-    assert_int_equal(wr_move_check(f.g, &bad, 1, p, 1, &why), WR_R_UNKNOWN_UNIT);
-    assert_int_equal(wr_move_check(f.g, &neg, 1, p, 1, &why), WR_R_UNKNOWN_UNIT);
-    assert_int_equal(wr_move_check(f.g, &u, 0, p, 1, &why), WR_R_BAD_COMMAND);
-    f.g->phase = WR_PH_FRENCH_COMBAT;
-    assert_int_equal(wr_move_check(f.g, &u, 1, p, 1, &why), WR_R_WRONG_PHASE);
-    f.g->phase = WR_PH_FRENCH_MOVE;
-    /* A path longer than WR_PATH_MAX is refused before any square is read. */
-    wr_sq longp[WR_PATH_MAX + 1];
-    for (int i = 0; i < WR_PATH_MAX + 1; i++)
+    assert_int_equal(wl_move_check(f.g, &bad, 1, p, 1, &why), WR_R_UNKNOWN_UNIT);
+    assert_int_equal(wl_move_check(f.g, &neg, 1, p, 1, &why), WR_R_UNKNOWN_UNIT);
+    assert_int_equal(wl_move_check(f.g, &u, 0, p, 1, &why), WR_R_BAD_COMMAND);
+    f.g->phase = WL_PH_FRENCH_COMBAT;
+    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), WR_R_WRONG_PHASE);
+    f.g->phase = WL_PH_FRENCH_MOVE;
+    /* A path longer than WL_PATH_MAX is refused before any square is read. */
+    wl_sq longp[WL_PATH_MAX + 1];
+    for (int i = 0; i < WL_PATH_MAX + 1; i++)
         longp[i] = sq("X-41");
-    assert_int_equal(wr_move_check(f.g, &u, 1, longp, WR_PATH_MAX + 1, &why),
+    assert_int_equal(wl_move_check(f.g, &u, 1, longp, WL_PATH_MAX + 1, &why),
                      WR_R_BAD_COMMAND);
     /* Things that are not squares. */
-    wr_sq junk[3] = { WR_SQ_NONE, (wr_sq)WR_NSQ, wr_sq_make(24, 0) };
+    wl_sq junk[3] = { WL_SQ_NONE, (wl_sq)WL_NSQ, wl_sq_make(24, 0) };
     for (int i = 0; i < 3; i++)
-        if (wr_move_check(f.g, &u, 1, &junk[i], 1, &why) != WR_R_BAD_SQUARE)
+        if (wl_move_check(f.g, &u, 1, &junk[i], 1, &why) != WR_R_BAD_SQUARE)
             fail_msg("junk square %d: %s", i, why.message);
     /* A NULL refusal is allowed. */
-    assert_int_equal(wr_move_check(f.g, &u, 1, p, 1, NULL), OK);
-    wr_sq far[1] = { sq("X-42") };
-    assert_int_equal(wr_move_check(f.g, &u, 1, far, 1, NULL), WR_R_NOT_ADJACENT);
+    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, NULL), OK);
+    wl_sq far[1] = { sq("X-42") };
+    assert_int_equal(wl_move_check(f.g, &u, 1, far, 1, NULL), WR_R_NOT_ADJACENT);
     fx_free(&f);
 }
 
@@ -409,12 +409,12 @@ static void test_unit_checks(void **state)
 /* The Dyle along diagonal 30 (J-30 .. DD-30); the Thyle along row T from
  * T-31 westward, joining it; a primary road over the Dyle at N-30 (a
  * bridge), a secondary one at W-30; woods on the Dyle square Y-30. */
-static void terrain_rivers(struct wr_map *m)
+static void terrain_rivers(struct wl_map *m)
 {
-    river_line(m, "Dyle", "J-30", WR_SW, 21);
-    river_line(m, "Thyle", "T-31", WR_W, 10);
-    road_line(m, "Bridge road", WR_ROAD_PRIMARY, "N-25", WR_W, 11);
-    road_line(m, "Track", WR_ROAD_SECONDARY, "W-25", WR_W, 11);
+    river_line(m, "Dyle", "J-30", WL_SW, 21);
+    river_line(m, "Thyle", "T-31", WL_W, 10);
+    road_line(m, "Bridge road", WL_ROAD_PRIMARY, "N-25", WL_W, 11);
+    road_line(m, "Track", WL_ROAD_SECONDARY, "W-25", WL_W, 11);
     woods(m, "Y-30");
 }
 
@@ -494,10 +494,10 @@ static void test_rivers(void **state)
 /* A block of woods K-30..K-33, L-30..L-33; a secondary road along row P
  * through the road-woods squares P-30, P-31, P-32, with woods (no road) on
  * O-31 and Q-30 beside it. */
-static void terrain_woods(struct wr_map *m)
+static void terrain_woods(struct wl_map *m)
 {
     woods(m, "K-30 K-31 K-32 K-33 L-30 L-31 L-32 L-33");
-    road_line(m, "Forest road", WR_ROAD_SECONDARY, "P-25", WR_W, 16);
+    road_line(m, "Forest road", WL_ROAD_SECONDARY, "P-25", WL_W, 16);
     woods(m, "P-30 P-31 P-32 O-31 Q-30");
 }
 
@@ -576,7 +576,7 @@ static void test_woods(void **state)
 
 /* --- zones of control ------------------------------------------------------- */
 
-static void terrain_open(struct wr_map *m)
+static void terrain_open(struct wl_map *m)
 {
     (void)m;
 }
@@ -685,14 +685,14 @@ static void test_zones(void **state)
     run_rows(&f, t, sizeof t / sizeof t[0]);
 
     /* The surrounded unit cannot move at all; the second one only via X. */
-    struct wr_reach *r = malloc(sizeof *r);
+    struct wl_reach *r = malloc(sizeof *r);
     assert_non_null(r);
     int u = unit(&f, "Thielemann");
     f.g->phase = AM;
-    assert_int_equal(wr_move_reach(f.g, &u, 1, r, NULL), OK);
+    assert_int_equal(wl_move_reach(f.g, &u, 1, r, NULL), OK);
     assert_int_equal(r->n, 0);
     u = unit(&f, "Ryssel");
-    assert_int_equal(wr_move_reach(f.g, &u, 1, r, NULL), OK);
+    assert_int_equal(wl_move_reach(f.g, &u, 1, r, NULL), OK);
     assert_true(r->n > 5);
     for (int i = 0; i < r->n; i++)
         if (r->path[i][0] != sq("J-40"))
@@ -705,12 +705,12 @@ static void test_zones(void **state)
 
 /* The Brussels road (primary) runs off the board at A-45 into 0-46; the
  * north edge squares A-39..A-45 are the French exit. */
-static void terrain_north(struct wr_map *m)
+static void terrain_north(struct wl_map *m)
 {
-    road(m, "Brussels road", WR_ROAD_PRIMARY,
+    road(m, "Brussels road", WL_ROAD_PRIMARY,
          "0-46 A-45 B-45 C-44 D-44 E-43 F-43 G-42 H-42 I-41");
     for (int c = 39; c <= 45; c++)
-        m->cell[wr_sq_make(1, c)].exit = 1;
+        m->cell[wl_sq_make(1, c)].exit = 1;
 }
 
 static const struct uspec edge_units[] = {
@@ -774,15 +774,15 @@ static void test_stacking_and_exit(void **state)
 
 /* Entries clockwise: Brussels 0-46 (primary road), Braine-le-Comte U-48 and
  * Hal C-57 (secondary roads). */
-static void terrain_entries(struct wr_map *m)
+static void terrain_entries(struct wl_map *m)
 {
     struct wr_refusal why;
     terrain_north(m);
-    road(m, "Braine road", WR_ROAD_SECONDARY, "U-48 U-47 U-46 U-45 U-44 U-43");
-    road(m, "Hal road", WR_ROAD_SECONDARY, "C-57 C-56 C-55 C-54 C-53");
-    if (wr_map_add_entry(m, "Brussels", sq("0-46"), &why) != 0 ||
-        wr_map_add_entry(m, "Braine-le-Comte", sq("U-48"), &why) != 1 ||
-        wr_map_add_entry(m, "Hal", sq("C-57"), &why) != 2)
+    road(m, "Braine road", WL_ROAD_SECONDARY, "U-48 U-47 U-46 U-45 U-44 U-43");
+    road(m, "Hal road", WL_ROAD_SECONDARY, "C-57 C-56 C-55 C-54 C-53");
+    if (wl_map_add_entry(m, "Brussels", sq("0-46"), &why) != 0 ||
+        wl_map_add_entry(m, "Braine-le-Comte", sq("U-48"), &why) != 1 ||
+        wl_map_add_entry(m, "Hal", sq("C-57"), &why) != 2)
         fail_msg("test data: entries");
 }
 
@@ -872,42 +872,42 @@ static void test_entry_for(void **state)
     int picton = unit(&f, "Picton"), wissel = unit(&f, "Wissel");
     int colville = unit(&f, "Colville");
     f.g->phase = AM;
-    assert_int_equal(wr_move_entry_for(f.g, picton), 0);
-    assert_int_equal(wr_move_entry_for(f.g, wissel), 1);
-    assert_int_equal(wr_move_entry_for(f.g, colville), 2);
-    assert_int_equal(wr_move_entry_for(f.g, unit(&f, "Cooke")), -1);   /* on the board */
-    assert_int_equal(wr_move_entry_for(f.g, -1), -1);
-    assert_int_equal(wr_move_entry_for(f.g, f.sc->nunits), -1);
+    assert_int_equal(wl_move_entry_for(f.g, picton), 0);
+    assert_int_equal(wl_move_entry_for(f.g, wissel), 1);
+    assert_int_equal(wl_move_entry_for(f.g, colville), 2);
+    assert_int_equal(wl_move_entry_for(f.g, unit(&f, "Cooke")), -1);   /* on the board */
+    assert_int_equal(wl_move_entry_for(f.g, -1), -1);
+    assert_int_equal(wl_move_entry_for(f.g, f.sc->nunits), -1);
 
     /* Pire next to U-48 blocks Braine-le-Comte: Wissel goes to Hal. */
     place(&f, "Pire", "U-47");
-    assert_int_equal(wr_move_entry_for(f.g, wissel), 2);
-    assert_int_equal(wr_move_entry_for(f.g, picton), 0);
+    assert_int_equal(wl_move_entry_for(f.g, wissel), 2);
+    assert_int_equal(wl_move_entry_for(f.g, picton), 0);
     run_rows(&f, blocked, sizeof blocked / sizeof blocked[0]);
 
     /* Jacquinot next to C-57 blocks Hal too: both go round to Brussels. */
     place(&f, "Jacquinot", "B-57");
-    assert_int_equal(wr_move_entry_for(f.g, wissel), 0);
-    assert_int_equal(wr_move_entry_for(f.g, colville), 0);
+    assert_int_equal(wl_move_entry_for(f.g, wissel), 0);
+    assert_int_equal(wl_move_entry_for(f.g, colville), 0);
 
     /* An HQ next to 0-46 blocks nothing ... */
     place(&f, "Napoleon", "A-46");
-    assert_int_equal(wr_move_entry_for(f.g, picton), 0);
+    assert_int_equal(wl_move_entry_for(f.g, picton), 0);
     /* ... a combat unit does: every entry is blocked. */
     place(&f, "Napoleon", NULL);
     place(&f, "Milhaud", "A-45");
-    assert_int_equal(wr_move_entry_for(f.g, picton), -1);
-    assert_int_equal(wr_move_entry_for(f.g, wissel), -1);
+    assert_int_equal(wl_move_entry_for(f.g, picton), -1);
+    assert_int_equal(wl_move_entry_for(f.g, wissel), -1);
     run_rows(&f, all_blocked, sizeof all_blocked / sizeof all_blocked[0]);
-    struct wr_reach *r = malloc(sizeof *r);
+    struct wl_reach *r = malloc(sizeof *r);
     assert_non_null(r);
-    assert_int_equal(wr_move_reach(f.g, &picton, 1, r, NULL), WR_R_ENTRY_BLOCKED);
+    assert_int_equal(wl_move_reach(f.g, &picton, 1, r, NULL), WR_R_ENTRY_BLOCKED);
     assert_int_equal(r->n, 0);
 
     /* Hal free again: Picton, whose own entry is blocked, goes round the
      * board past blocked Braine to Hal. */
     place(&f, "Jacquinot", NULL);
-    assert_int_equal(wr_move_entry_for(f.g, picton), 2);
+    assert_int_equal(wl_move_entry_for(f.g, picton), 2);
     free(r);
     fx_free(&f);
 }
@@ -915,12 +915,12 @@ static void test_entry_for(void **state)
 /* --- reach and check agree ------------------------------------------------------ */
 
 struct brute {
-    const struct wr_game *g;
+    const struct wl_game *g;
     const int *units;
     int nunits;
     int maxlen;
     int may_exit;
-    uint8_t seen[WR_NSQ];
+    uint8_t seen[WL_NSQ];
     int off;
     long checks;
 };
@@ -928,27 +928,27 @@ struct brute {
 /* Depth-first over every path up to maxlen; a prefix refused by a step
  * rule is refused for every extension (the check stops at its first bad
  * step), so only stacking refusals are extended. */
-static void brute_dfs(struct brute *b, wr_sq *path, int n, int pending)
+static void brute_dfs(struct brute *b, wl_sq *path, int n, int pending)
 {
     if (n > 0 && !(pending && n == 1)) {
-        enum wr_reason r = wr_move_check(b->g, b->units, b->nunits, path, n, NULL);
+        enum wr_reason r = wl_move_check(b->g, b->units, b->nunits, path, n, NULL);
         b->checks++;
         if (r == OK)
             b->seen[path[n - 1]] = 1;
         else if (r != WR_R_STACKING)
             return;
     }
-    if (b->may_exit && n > 0 && n < WR_PATH_MAX) {
-        path[n] = WR_PATH_OFF;
-        if (wr_move_check(b->g, b->units, b->nunits, path, n + 1, NULL) == OK)
+    if (b->may_exit && n > 0 && n < WL_PATH_MAX) {
+        path[n] = WL_PATH_OFF;
+        if (wl_move_check(b->g, b->units, b->nunits, path, n + 1, NULL) == OK)
             b->off = 1;
     }
     if (n >= b->maxlen)
         return;
-    wr_sq last = n > 0 ? path[n - 1] : b->g->units[b->units[0]].at;
-    for (int d = 0; d < WR_NDIR; d++) {
-        wr_sq s = wr_grid_neighbour(last, d);
-        if (s == WR_SQ_NONE || !wr_grid_playable(s))
+    wl_sq last = n > 0 ? path[n - 1] : b->g->units[b->units[0]].at;
+    for (int d = 0; d < WL_NDIR; d++) {
+        wl_sq s = wl_grid_neighbour(last, d);
+        if (s == WL_SQ_NONE || !wl_grid_playable(s))
             continue;
         path[n] = s;
         brute_dfs(b, path, n + 1, pending);
@@ -959,27 +959,27 @@ static void agree(struct fx *f, int phase, const char *names)
 {
     int us[16];
     int nu = unit_list(f, names, us);
-    struct wr_reach *r = malloc(sizeof *r);
+    struct wl_reach *r = malloc(sizeof *r);
     struct brute *b = calloc(1, sizeof *b);
     struct wr_refusal why;
     assert_non_null(r);
     assert_non_null(b);
     f->g->phase = phase;
-    if (wr_move_reach(f->g, us, nu, r, &why) != OK)
+    if (wl_move_reach(f->g, us, nu, r, &why) != OK)
         fail_msg("%s: reach refused: %s", names, why.message);
 
     /* Every square reached has a path the referee accepts, ending there. */
-    uint8_t reached[WR_NSQ];
+    uint8_t reached[WL_NSQ];
     int reached_off = 0;
     memset(reached, 0, sizeof reached);
     for (int i = 0; i < r->n; i++) {
         int len = r->path_len[i];
-        if (len < 1 || len > WR_PATH_MAX || r->path[i][len - 1] != r->end[i])
+        if (len < 1 || len > WL_PATH_MAX || r->path[i][len - 1] != r->end[i])
             fail_msg("%s: reach entry %d has a bad path", names, i);
-        enum wr_reason rc = wr_move_check(f->g, us, nu, r->path[i], len, &why);
+        enum wr_reason rc = wl_move_check(f->g, us, nu, r->path[i], len, &why);
         if (rc != OK)
             fail_msg("%s: reach path %d refused: %s", names, i, why.message);
-        if (r->end[i] == WR_PATH_OFF) {
+        if (r->end[i] == WL_PATH_OFF) {
             assert_false(reached_off);
             reached_off = 1;
         } else {
@@ -989,8 +989,8 @@ static void agree(struct fx *f, int phase, const char *names)
     }
 
     /* And no other square can be reached by any path. */
-    const struct wr_unit *u0 = &f->g->units[us[0]];
-    int pending = u0->where == WR_PENDING;
+    const struct wl_unit *u0 = &f->g->units[us[0]];
+    int pending = u0->where == WL_PENDING;
     int mf = 255;
     for (int k = 0; k < nu; k++)
         if (f->sc->units[us[k]].move < mf)
@@ -999,26 +999,26 @@ static void agree(struct fx *f, int phase, const char *names)
     b->units = us;
     b->nunits = nu;
     b->maxlen = mf + 4 + pending;
-    b->may_exit = f->sc->units[us[0]].side == WR_FRENCH;
-    wr_sq path[WR_PATH_MAX + 1];
-    wr_sq start;
+    b->may_exit = f->sc->units[us[0]].side == WL_FRENCH;
+    wl_sq path[WL_PATH_MAX + 1];
+    wl_sq start;
     if (pending) {
-        int e = wr_move_entry_for(f->g, us[0]);
+        int e = wl_move_entry_for(f->g, us[0]);
         assert_true(e >= 0);
         path[0] = f->sc->map.entries[e].at;
-        start = WR_SQ_NONE;
+        start = WL_SQ_NONE;
         brute_dfs(b, path, 1, 1);
     } else {
         start = u0->at;
         brute_dfs(b, path, 0, 0);
     }
-    for (int s = 0; s < WR_NSQ; s++) {
+    for (int s = 0; s < WL_NSQ; s++) {
         if (s == start)
             continue;
         if (b->seen[s] != reached[s]) {
-            char a[WR_SQ_NAME_MAX];
+            char a[WL_SQ_NAME_MAX];
             fail_msg("%s: %s is %s by brute force but %s by reach", names,
-                     wr_grid_name((wr_sq)s, a), b->seen[s] ? "reached" : "not reached",
+                     wl_grid_name((wl_sq)s, a), b->seen[s] ? "reached" : "not reached",
                      reached[s] ? "reached" : "not reached");
         }
     }
@@ -1100,25 +1100,25 @@ static void test_reach_refusals(void **state)
     (void)state;
     struct fx f = fx_make(terrain_entries, entry_units,
                           (int)(sizeof entry_units / sizeof entry_units[0]), 3);
-    struct wr_reach *r = malloc(sizeof *r);
+    struct wl_reach *r = malloc(sizeof *r);
     struct wr_refusal why;
     assert_non_null(r);
     int clinton = unit(&f, "Clinton"), cooke = unit(&f, "Cooke");
     f.g->phase = AM;
-    assert_int_equal(wr_move_reach(f.g, &clinton, 1, r, &why), WR_R_NOT_ARRIVED);
+    assert_int_equal(wl_move_reach(f.g, &clinton, 1, r, &why), WR_R_NOT_ARRIVED);
     assert_int_equal(why.reason, WR_R_NOT_ARRIVED);
     f.g->phase = FM;
-    assert_int_equal(wr_move_reach(f.g, &cooke, 1, r, &why), WR_R_NOT_YOUR_UNIT);
+    assert_int_equal(wl_move_reach(f.g, &cooke, 1, r, &why), WR_R_NOT_YOUR_UNIT);
     f.g->phase = AM;
     f.g->units[cooke].moved = 1;
-    assert_int_equal(wr_move_reach(f.g, &cooke, 1, r, &why), WR_R_ALREADY_MOVED);
+    assert_int_equal(wl_move_reach(f.g, &cooke, 1, r, &why), WR_R_ALREADY_MOVED);
     f.g->units[cooke].moved = 0;
-    assert_int_equal(wr_move_reach(f.g, &cooke, 1, r, &why), OK);
+    assert_int_equal(wl_move_reach(f.g, &cooke, 1, r, &why), OK);
     /* Cooke (movement 4) in the open: every square within 4. */
     int n4 = 0;
-    for (int s = 0; s < WR_NSQ; s++)
-        if (wr_grid_playable((wr_sq)s) && s != sq("N-40") &&
-            wr_grid_distance((wr_sq)s, sq("N-40")) <= 4)
+    for (int s = 0; s < WL_NSQ; s++)
+        if (wl_grid_playable((wl_sq)s) && s != sq("N-40") &&
+            wl_grid_distance((wl_sq)s, sq("N-40")) <= 4)
             n4++;
     assert_int_equal(r->n, n4);
     assert_int_equal(n4, 60);
@@ -1128,13 +1128,13 @@ static void test_reach_refusals(void **state)
 
 /* A fast unit with the road bonus on a board full of roads: the search
  * stays within its pool and agrees with the check (the longest paths). */
-static void terrain_grid_roads(struct wr_map *m)
+static void terrain_grid_roads(struct wl_map *m)
 {
-    road_line(m, "R1", WR_ROAD_PRIMARY, "T-20", WR_W, 20);
-    road_line(m, "R2", WR_ROAD_PRIMARY, "J-30", WR_SW, 20);
-    road_line(m, "R3", WR_ROAD_PRIMARY, "P-22", WR_W, 20);
-    road_line(m, "R4", WR_ROAD_SECONDARY, "M-26", WR_SW, 20);
-    river_line(m, "River", "R-20", WR_W, 20);
+    road_line(m, "R1", WL_ROAD_PRIMARY, "T-20", WL_W, 20);
+    road_line(m, "R2", WL_ROAD_PRIMARY, "J-30", WL_SW, 20);
+    road_line(m, "R3", WL_ROAD_PRIMARY, "P-22", WL_W, 20);
+    road_line(m, "R4", WL_ROAD_SECONDARY, "M-26", WL_SW, 20);
+    river_line(m, "River", "R-20", WL_W, 20);
     woods(m, "U-28 U-29 V-28 S-33 S-34");
 }
 
@@ -1149,14 +1149,14 @@ static void test_fast_unit(void **state)
     agree(&f, FM, "Comet");
     /* A scenario with a very fast unit: the search must still work. */
     f.sc->units[0].move = 20;
-    struct wr_reach *r = malloc(sizeof *r);
+    struct wl_reach *r = malloc(sizeof *r);
     assert_non_null(r);
     int c = 0;
     f.g->phase = FM;
-    assert_int_equal(wr_move_reach(f.g, &c, 1, r, NULL), OK);
+    assert_int_equal(wl_move_reach(f.g, &c, 1, r, NULL), OK);
     assert_true(r->n > 500);
     for (int i = 0; i < r->n; i++)
-        assert_int_equal(wr_move_check(f.g, &c, 1, r->path[i], r->path_len[i], NULL), OK);
+        assert_int_equal(wl_move_check(f.g, &c, 1, r->path[i], r->path_len[i], NULL), OK);
     free(r);
     fx_free(&f);
 }
@@ -1178,35 +1178,35 @@ static void test_board_edges(void **state)
     };
     (void)state;
     struct fx f = fx_make(terrain_open, u, (int)(sizeof u / sizeof u[0]), 1);
-    struct wr_reach *r = malloc(sizeof *r);
+    struct wl_reach *r = malloc(sizeof *r);
     assert_non_null(r);
     f.g->phase = FM;
     for (int i = 0; i < f.sc->nunits; i++) {
-        static int depth[WR_NSQ];
-        wr_sq queue[WR_NSQ];
+        static int depth[WL_NSQ];
+        wl_sq queue[WL_NSQ];
         int head = 0, tail = 0, want = 0;
-        for (int k = 0; k < WR_NSQ; k++)
+        for (int k = 0; k < WL_NSQ; k++)
             depth[k] = -1;
-        wr_sq start = f.g->units[i].at;
+        wl_sq start = f.g->units[i].at;
         depth[start] = 0;
         queue[tail++] = start;
         while (head < tail) {
-            wr_sq s = queue[head++];
+            wl_sq s = queue[head++];
             if (depth[s] == 10)
                 continue;
-            for (int d = 0; d < WR_NDIR; d++) {
-                wr_sq n = wr_grid_neighbour(s, d);
-                if (n != WR_SQ_NONE && wr_grid_playable(n) && depth[n] < 0) {
+            for (int d = 0; d < WL_NDIR; d++) {
+                wl_sq n = wl_grid_neighbour(s, d);
+                if (n != WL_SQ_NONE && wl_grid_playable(n) && depth[n] < 0) {
                     depth[n] = depth[s] + 1;
                     queue[tail++] = n;
                     want++;
                 }
             }
         }
-        assert_int_equal(wr_move_reach(f.g, &i, 1, r, NULL), OK);
+        assert_int_equal(wl_move_reach(f.g, &i, 1, r, NULL), OK);
         int off = 0;
         for (int k = 0; k < r->n; k++) {
-            if (r->end[k] == WR_PATH_OFF) {
+            if (r->end[k] == WL_PATH_OFF) {
                 off = 1;
                 continue;
             }

@@ -28,7 +28,7 @@
 #endif
 
 struct fixture {
-    struct wr_scenario sc;
+    struct wl_scenario sc;
     struct wr_render_view view;
     struct wr_strbuf out;
 };
@@ -38,7 +38,7 @@ static int setup(void **state)
     struct fixture *f = calloc(1, sizeof *f);
     struct wr_refusal why;
     if (f == NULL ||
-        wr_scenario_load_file(&f->sc, WARROOM_SCENARIO_DIR "/test/small.json", &why) != 0) {
+        wl_scenario_load_file(&f->sc, WARROOM_SCENARIO_DIR "/test/small.json", &why) != 0) {
         fprintf(stderr, "small.json: %s\n", f ? why.message : "out of memory");
         free(f);
         return -1;
@@ -162,7 +162,7 @@ static void test_svg_counters(void **state)
     render_svg(f, NULL);
     int onboard = 0;
     for (int i = 0; i < f->sc.nunits; i++)
-        onboard += f->sc.units[i].setup != WR_SQ_NONE;
+        onboard += f->sc.units[i].setup != WL_SQ_NONE;
     assert_int_equal(onboard, 12);
     assert_int_equal(count(f->out.s, "<g class=\"unit\""), (size_t)onboard);
     /* arrivals are not on the board */
@@ -330,8 +330,8 @@ static void test_text_window(void **state)
 {
     struct fixture *f = *state;
     struct wr_text_window w;
-    wr_sq centre;
-    assert_int_equal(wr_grid_parse("I-40", (size_t)-1, &centre), 0);
+    wl_sq centre;
+    assert_int_equal(wl_grid_parse("I-40", (size_t)-1, &centre), 0);
     assert_int_equal(wr_render_window_around(&w, centre, 3), 0);
     /* I-40: row 9, x = 80 + 9 - 51 = 38 */
     assert_int_equal(w.row_min, 6);
@@ -428,11 +428,11 @@ static void test_window_errors(void **state)
 {
     (void)state;
     struct wr_text_window w;
-    wr_sq s;
-    assert_int_equal(wr_grid_parse("A-1", (size_t)-1, &s), 0);
+    wl_sq s;
+    assert_int_equal(wl_grid_parse("A-1", (size_t)-1, &s), 0);
     assert_int_equal(wr_render_window_around(&w, s, 3), -1);   /* off the board */
-    assert_int_equal(wr_render_window_around(&w, WR_SQ_NONE, 3), -1);
-    assert_int_equal(wr_grid_parse("WW-1", (size_t)-1, &s), 0);
+    assert_int_equal(wr_render_window_around(&w, WL_SQ_NONE, 3), -1);
+    assert_int_equal(wl_grid_parse("WW-1", (size_t)-1, &s), 0);
     assert_int_equal(wr_render_window_around(&w, s, -1), -1);
     assert_int_equal(wr_render_window_around(&w, s, 5), 0);     /* cut to the board */
     assert_int_equal(w.row_max, 49);

@@ -66,16 +66,16 @@ static void append_json(struct text *t, json_t *j)
  * record and (in *final) its final state text. */
 static char *play(uint64_t rng_seed, const uint8_t seed[32], int with_seed, char **final)
 {
-    struct wr_scenario *sc = calloc(1, sizeof *sc);
-    struct wr_game *g = malloc(sizeof *g);
-    struct wr_reach *reach = malloc(sizeof *reach);
-    struct wr_cmd *cmd = malloc(sizeof *cmd);
+    struct wl_scenario *sc = calloc(1, sizeof *sc);
+    struct wl_game *g = malloc(sizeof *g);
+    struct wl_reach *reach = malloc(sizeof *reach);
+    struct wl_cmd *cmd = malloc(sizeof *cmd);
     struct wr_refusal why;
     json_t *sj = resolve("test/small", NULL);
     assert_non_null(sj);
-    assert_int_equal(wr_scenario_load(sc, sj, NULL, NULL, &why), 0);
+    assert_int_equal(wl_scenario_load(sc, sj, NULL, NULL, &why), 0);
     json_decref(sj);
-    wr_game_init(g, sc, "golden-1", seed);
+    wl_game_init(g, sc, "golden-1", seed);
 
     struct text t = { NULL, 0, 0 };
     char hex[65];
@@ -88,12 +88,12 @@ static char *play(uint64_t rng_seed, const uint8_t seed[32], int with_seed, char
 
     struct wr_prng rng;
     wr_prng_seed(&rng, rng_seed);
-    while (g->phase != WR_PH_OVER) {
-        assert_int_equal(wr_autoplay_next(g, &rng, reach, cmd), 0);
-        json_t *cj = wr_cmd_json(g, cmd);
-        const char *seat = wr_side_name(g->await_side);
+    while (g->phase != WL_PH_OVER) {
+        assert_int_equal(wl_autoplay_next(g, &rng, reach, cmd), 0);
+        json_t *cj = wl_cmd_json(g, cmd);
+        const char *seat = wl_side_name(g->await_side);
         json_t *events = NULL;
-        enum wr_reason r = wr_game_apply_json(g, g->await_side, cj, &events, &why);
+        enum wr_reason r = wl_game_apply_json(g, g->await_side, cj, &events, &why);
         if (r != WR_R_OK)
             fail_msg("random player refused: %s", why.message);
         json_t *line = json_pack("{s:s, s:O}", "seat", seat, "cmd", cj);
@@ -113,7 +113,7 @@ static char *play(uint64_t rng_seed, const uint8_t seed[32], int with_seed, char
         json_decref(cj);
         json_decref(events);
     }
-    json_t *st = wr_game_state_json(g);
+    json_t *st = wl_game_state_json(g);
     *final = json_dumps(st, JSON_SORT_KEYS | JSON_COMPACT);
     json_decref(st);
     free(cmd);
@@ -125,9 +125,9 @@ static char *play(uint64_t rng_seed, const uint8_t seed[32], int with_seed, char
 
 static char *replay_state(const char *rec, int keep_going, int *rc, struct wr_refusal *why)
 {
-    struct wr_replay_opts o = { resolve, NULL, keep_going, NULL, NULL };
+    struct wl_replay_opts o = { resolve, NULL, keep_going, NULL, NULL };
     json_t *st = NULL;
-    *rc = wr_replay(rec, strlen(rec), &o, &st, why);
+    *rc = wl_replay(rec, strlen(rec), &o, &st, why);
     if (st == NULL)
         return NULL;
     char *s = json_dumps(st, JSON_SORT_KEYS | JSON_COMPACT);

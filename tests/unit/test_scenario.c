@@ -69,10 +69,10 @@ static const char valid[] =
     "'type':'infantry','combat':6,'move':4,'at':'F-40'}],"
     "'start':{'turn':1,'phase':'setup_french'}}";
 
-static wr_sq sq(const char *name)
+static wl_sq sq(const char *name)
 {
-    wr_sq s = WR_SQ_NONE;
-    if (wr_grid_parse(name, (size_t)-1, &s) != 0)
+    wl_sq s = WL_SQ_NONE;
+    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
         fail_msg("test data: '%s' does not parse", name);
     return s;
 }
@@ -101,21 +101,21 @@ static json_t *parse_text(const char *text, int row)
     return j;
 }
 
-static struct wr_scenario *new_scenario(void)
+static struct wl_scenario *new_scenario(void)
 {
-    struct wr_scenario *sc = malloc(sizeof *sc);
+    struct wl_scenario *sc = malloc(sizeof *sc);
     assert_non_null(sc);
     return sc;
 }
 
 /* Load json with resolve; expect success (want == NULL) or a failure whose
  * message contains want. */
-static void expect_load(int row, const json_t *json, wr_scenario_resolver resolve, void *ctx,
+static void expect_load(int row, const json_t *json, wl_scenario_resolver resolve, void *ctx,
                         const char *want)
 {
-    struct wr_scenario *sc = new_scenario();
+    struct wl_scenario *sc = new_scenario();
     struct wr_refusal why = { WR_R_OK, "" };
-    int rc = wr_scenario_load(sc, json, resolve, ctx, &why);
+    int rc = wl_scenario_load(sc, json, resolve, ctx, &why);
     free(sc);
     if (want == NULL) {
         if (rc != 0)
@@ -139,38 +139,38 @@ static void expect_load(int row, const json_t *json, wr_scenario_resolver resolv
  * The test scenarios
  */
 
-static struct wr_scenario *load_path(const char *rel)
+static struct wl_scenario *load_path(const char *rel)
 {
     char path[1024];
     struct wr_refusal why = { WR_R_OK, "" };
-    struct wr_scenario *sc = new_scenario();
+    struct wl_scenario *sc = new_scenario();
     snprintf(path, sizeof path, "%s/%s", WARROOM_SCENARIO_DIR, rel);
-    if (wr_scenario_load_file(sc, path, &why) != 0)
+    if (wl_scenario_load_file(sc, path, &why) != 0)
         fail_msg("%s: %s", path, why.message);
     return sc;
 }
 
 /* The road id through the hexside between a and b, checked from both sides. */
-static int road_between(const struct wr_map *m, const char *a, const char *b)
+static int road_between(const struct wl_map *m, const char *a, const char *b)
 {
-    int d = wr_grid_dir_to(sq(a), sq(b));
+    int d = wl_grid_dir_to(sq(a), sq(b));
     if (d < 0)
         fail_msg("test data: %s and %s are not adjacent", a, b);
-    int here = m->cell[sq(a)].road[d], there = m->cell[sq(b)].road[wr_dir_opposite(d)];
+    int here = m->cell[sq(a)].road[d], there = m->cell[sq(b)].road[wl_dir_opposite(d)];
     if (here != there)
         fail_msg("road between %s and %s is %d one way and %d the other", a, b, here, there);
     return here;
 }
 
-static int count_cells(const struct wr_map *m, size_t offset)
+static int count_cells(const struct wl_map *m, size_t offset)
 {
     int n = 0;
-    for (int s = 0; s < WR_NSQ; s++)
+    for (int s = 0; s < WL_NSQ; s++)
         n += ((const uint8_t *)&m->cell[s])[offset] != 0;
     return n;
 }
 
-static void check_roads(const struct wr_map *m)
+static void check_roads(const struct wl_map *m)
 {
     static const char *const primary[] = { "K-38", "J-39", "I-40", "H-40", "G-41", "F-42",
                                            "E-43", "D-43", "C-43", "B-44", "A-45", "0-46" };
@@ -179,9 +179,9 @@ static void check_roads(const struct wr_map *m)
                                        "E-45", "E-44", "E-43" };
     assert_int_equal(m->nroads, 3);
     assert_string_equal(m->roads[1].name, "Charleroi-Brussels");
-    assert_int_equal(m->roads[1].kind, WR_ROAD_PRIMARY);
+    assert_int_equal(m->roads[1].kind, WL_ROAD_PRIMARY);
     assert_string_equal(m->roads[2].name, "Hal-Waterloo");
-    assert_int_equal(m->roads[2].kind, WR_ROAD_SECONDARY);
+    assert_int_equal(m->roads[2].kind, WL_ROAD_SECONDARY);
     for (size_t i = 0; i + 1 < sizeof primary / sizeof primary[0]; i++)
         if (road_between(m, primary[i], primary[i + 1]) != 1)
             fail_msg("no primary road %s-%s", primary[i], primary[i + 1]);
@@ -189,21 +189,21 @@ static void check_roads(const struct wr_map *m)
         if (road_between(m, hal[i], hal[i + 1]) != 2)
             fail_msg("no secondary road %s-%s (the range C-57..C-47 in a path)", hal[i],
                      hal[i + 1]);
-    assert_int_equal(wr_map_road_kind(m, sq("E-43"), WR_NE), WR_ROAD_PRIMARY);
-    assert_int_equal(wr_map_road_kind(m, sq("E-43"), WR_W), WR_ROAD_SECONDARY);
+    assert_int_equal(wl_map_road_kind(m, sq("E-43"), WL_NE), WL_ROAD_PRIMARY);
+    assert_int_equal(wl_map_road_kind(m, sq("E-43"), WL_W), WL_ROAD_SECONDARY);
     assert_int_equal(road_between(m, "I-40", "I-41"), 3);
     /* No road where none was drawn. */
     assert_int_equal(road_between(m, "E-43", "E-42"), 0);
     assert_int_equal(road_between(m, "C-47", "C-46"), 0);
-    assert_false(wr_map_has_road(m, sq("X-27")));
+    assert_false(wl_map_has_road(m, sq("X-27")));
 }
 
 static void test_small(void **state)
 {
     (void)state;
-    struct wr_scenario *sc = load_path("test/small.json");
-    const struct wr_map *m = &sc->map;
-    char a[WR_SQ_NAME_MAX];
+    struct wl_scenario *sc = load_path("test/small.json");
+    const struct wl_map *m = &sc->map;
+    char a[WL_SQ_NAME_MAX];
 
     assert_string_equal(sc->name, "Test: Mont-St-Jean, small");
     check_roads(m);
@@ -211,33 +211,33 @@ static void test_small(void **state)
     /* River, bridge (derived where the Hal road crosses the Senne). */
     assert_int_equal(m->nrivers, 1);
     assert_string_equal(m->rivers[1], "Senne");
-    assert_true(wr_map_is_river(m, sq("C-55")));
-    assert_true(wr_map_is_river(m, sq("G-54")));
-    assert_false(wr_map_is_river(m, sq("C-56")));
+    assert_true(wl_map_is_river(m, sq("C-55")));
+    assert_true(wl_map_is_river(m, sq("G-54")));
+    assert_false(wl_map_is_river(m, sq("C-56")));
     assert_int_equal(m->cell[sq("C-55")].bridge, 1);
     assert_int_equal(m->cell[sq("D-55")].bridge, 0);
-    assert_int_equal(count_cells(m, offsetof(struct wr_cell, bridge)), 1);
-    assert_int_equal(count_cells(m, offsetof(struct wr_cell, river)), 5);
+    assert_int_equal(count_cells(m, offsetof(struct wl_cell, bridge)), 1);
+    assert_int_equal(count_cells(m, offsetof(struct wl_cell, river)), 5);
 
     /* Woods from ranges: B-40..B-42, C-38..C-41, D-39..D-41. */
-    assert_int_equal(count_cells(m, offsetof(struct wr_cell, woods)), 10);
+    assert_int_equal(count_cells(m, offsetof(struct wl_cell, woods)), 10);
     assert_int_equal(m->cell[sq("C-38")].woods, 1);
     assert_int_equal(m->cell[sq("B-42")].woods, 1);
     assert_int_equal(m->cell[sq("B-39")].woods, 0);
 
     /* Slopes and derived hill tops: J-40 and J-41 face NE and NW. */
-    assert_int_equal(m->cell[sq("J-40")].slope_high, (1 << WR_NE) | (1 << WR_NW));
-    assert_int_equal(count_cells(m, offsetof(struct wr_cell, slope_high)), 2);
+    assert_int_equal(m->cell[sq("J-40")].slope_high, (1 << WL_NE) | (1 << WL_NW));
+    assert_int_equal(count_cells(m, offsetof(struct wl_cell, slope_high)), 2);
     static const char *const tops[] = { "I-40", "I-41", "I-42" };
     for (int i = 0; i < 3; i++)
         if (!m->cell[sq(tops[i])].hilltop)
             fail_msg("%s is not a hill top", tops[i]);
-    assert_int_equal(count_cells(m, offsetof(struct wr_cell, hilltop)), 3);
+    assert_int_equal(count_cells(m, offsetof(struct wl_cell, hilltop)), 3);
     assert_int_equal(m->cell[sq("J-40")].hilltop, 0);
 
     /* Towns, entries (clockwise: Brussels north, Hal west), exits. */
     assert_int_equal(m->ntowns, 3);
-    assert_int_equal(wr_map_find_town(m, "Waterloo"), 0);
+    assert_int_equal(wl_map_find_town(m, "Waterloo"), 0);
     assert_int_equal(m->towns[0].at, sq("E-43"));
     assert_int_equal(m->cell[sq("I-40")].town, 1);
     assert_int_equal(m->cell[sq("J-42")].town, 2);
@@ -247,13 +247,13 @@ static void test_small(void **state)
     assert_int_equal(m->entries[1].at, sq("C-57"));
     assert_int_equal(m->cell[sq("C-57")].entry, 1);
     assert_int_equal(m->cell[sq("0-46")].entry, 0);
-    assert_int_equal(count_cells(m, offsetof(struct wr_cell, exit)), 7);
+    assert_int_equal(count_cells(m, offsetof(struct wl_cell, exit)), 7);
     for (int c = 39; c <= 45; c++)
-        if (!m->cell[wr_sq_make(1, c)].exit)
-            fail_msg("%s is not an exit", wr_grid_name(wr_sq_make(1, c), a));
+        if (!m->cell[wl_sq_make(1, c)].exit)
+            fail_msg("%s is not an exit", wl_grid_name(wl_sq_make(1, c), a));
 
     /* CRT: the reconstruction, with the rulebook's constraints. */
-    static const char *const crt[WR_CRT_ROWS][WR_CRT_COLS] = {
+    static const char *const crt[WL_CRT_ROWS][WL_CRT_COLS] = {
         { "AE", "AE", "AE", "AE", "AB2", "AB2", "DE", "DE", "DE", "DE", "DE" },
         { "AE", "AE", "AE", "AE", "AB2", "DB2", "DB2", "DE", "DE", "DE", "DE" },
         { "AE", "AE", "AE", "AB2", "AB2", "AB2", "DB2", "DB2", "DE", "DE", "DE" },
@@ -262,16 +262,16 @@ static void test_small(void **state)
         { "AE", "AB2", "AB2", "AE", "AE", "EX", "EX", "EX", "DB2", "EX", "DE" },
     };
     assert_int_equal(sc->crt_reconstructed, 1);
-    for (int r = 0; r < WR_CRT_ROWS; r++)
-        for (int c = 0; c < WR_CRT_COLS; c++)
-            if (strcmp(wr_result_code(sc->crt[r][c]), crt[r][c]) != 0)
-                fail_msg("crt die %d column %s: %s, want %s", r + 1, wr_crt_label(c),
-                         wr_result_code(sc->crt[r][c]), crt[r][c]);
-    assert_int_equal(sc->crt[0][wr_crt_column("2-1")], WR_DE);
+    for (int r = 0; r < WL_CRT_ROWS; r++)
+        for (int c = 0; c < WL_CRT_COLS; c++)
+            if (strcmp(wl_result_code(sc->crt[r][c]), crt[r][c]) != 0)
+                fail_msg("crt die %d column %s: %s, want %s", r + 1, wl_crt_label(c),
+                         wl_result_code(sc->crt[r][c]), crt[r][c]);
+    assert_int_equal(sc->crt[0][wl_crt_column("2-1")], WL_DE);
     int ex31 = 0, ex41 = 0;
-    for (int r = 0; r < WR_CRT_ROWS; r++) {
-        ex31 += sc->crt[r][wr_crt_column("3-1")] == WR_EX;
-        ex41 += sc->crt[r][wr_crt_column("4-1")] == WR_EX;
+    for (int r = 0; r < WL_CRT_ROWS; r++) {
+        ex31 += sc->crt[r][wl_crt_column("3-1")] == WL_EX;
+        ex41 += sc->crt[r][wl_crt_column("4-1")] == WL_EX;
     }
     assert_int_equal(ex31, 2);
     assert_int_equal(ex41, 1);
@@ -283,54 +283,54 @@ static void test_small(void **state)
     assert_string_equal(sc->turns[5].time, "17:00");
 
     /* Zones. */
-    assert_int_equal(sc->zone[WR_FRENCH][sq("K-40")], 1);
-    assert_int_equal(sc->zone[WR_FRENCH][sq("L-43")], 1);
-    assert_int_equal(sc->zone[WR_FRENCH][sq("L-44")], 0);
-    assert_int_equal(sc->zone[WR_FRENCH][sq("H-40")], 0);
-    assert_int_equal(sc->zone[WR_ALLIED][sq("H-40")], 1);
+    assert_int_equal(sc->zone[WL_FRENCH][sq("K-40")], 1);
+    assert_int_equal(sc->zone[WL_FRENCH][sq("L-43")], 1);
+    assert_int_equal(sc->zone[WL_FRENCH][sq("L-44")], 0);
+    assert_int_equal(sc->zone[WL_FRENCH][sq("H-40")], 0);
+    assert_int_equal(sc->zone[WL_ALLIED][sq("H-40")], 1);
 
     /* Units. */
     assert_int_equal(sc->nunits, 14);
-    int i = wr_scenario_find_unit(sc, "fr-jerome");
+    int i = wl_scenario_find_unit(sc, "fr-jerome");
     assert_int_equal(i, 2);
     assert_string_equal(sc->units[i].name, "Jerome");
     assert_string_equal(sc->units[i].size, "XX");
-    assert_int_equal(sc->units[i].side, WR_FRENCH);
-    assert_int_equal(sc->units[i].nation, WR_NATION_FRENCH);
-    assert_int_equal(sc->units[i].type, WR_INFANTRY);
+    assert_int_equal(sc->units[i].side, WL_FRENCH);
+    assert_int_equal(sc->units[i].nation, WL_NATION_FRENCH);
+    assert_int_equal(sc->units[i].type, WL_INFANTRY);
     assert_int_equal(sc->units[i].combat, 6);
     assert_int_equal(sc->units[i].move, 4);
     assert_int_equal(sc->units[i].setup, sq("K-40"));
     assert_int_equal(sc->units[i].arrive_turn, 0);
     assert_int_equal(sc->units[i].entry, -1);
-    i = wr_scenario_find_unit(sc, "fr-reille");
-    assert_int_equal(sc->units[i].type, WR_HQ);
+    i = wl_scenario_find_unit(sc, "fr-reille");
+    assert_int_equal(sc->units[i].type, WL_HQ);
     assert_int_equal(sc->units[i].team_hq, 1);
-    assert_int_equal(sc->units[wr_scenario_find_unit(sc, "fr-napoleon")].team_hq, 0);
-    i = wr_scenario_find_unit(sc, "aa-ross");
-    assert_int_equal(sc->units[i].type, WR_HORSE_ARTILLERY);
-    assert_int_equal(sc->units[i].nation, WR_NATION_ANGLO_ALLIED);
-    i = wr_scenario_find_unit(sc, "aa-wissel");
-    assert_int_equal(sc->units[i].side, WR_ALLIED);
-    assert_int_equal(sc->units[i].setup, WR_SQ_NONE);
+    assert_int_equal(sc->units[wl_scenario_find_unit(sc, "fr-napoleon")].team_hq, 0);
+    i = wl_scenario_find_unit(sc, "aa-ross");
+    assert_int_equal(sc->units[i].type, WL_HORSE_ARTILLERY);
+    assert_int_equal(sc->units[i].nation, WL_NATION_ANGLO_ALLIED);
+    i = wl_scenario_find_unit(sc, "aa-wissel");
+    assert_int_equal(sc->units[i].side, WL_ALLIED);
+    assert_int_equal(sc->units[i].setup, WL_SQ_NONE);
     assert_int_equal(sc->units[i].arrive_turn, 2);
     assert_int_equal(sc->units[i].entry, 1);
-    i = wr_scenario_find_unit(sc, "pr-15");
-    assert_int_equal(sc->units[i].nation, WR_NATION_PRUSSIAN);
+    i = wl_scenario_find_unit(sc, "pr-15");
+    assert_int_equal(sc->units[i].nation, WL_NATION_PRUSSIAN);
     assert_int_equal(sc->units[i].arrive_turn, 4);
     assert_int_equal(sc->units[i].entry, 0);
-    assert_int_equal(wr_scenario_find_unit(sc, "fr-nobody"), -1);
+    assert_int_equal(wl_scenario_find_unit(sc, "fr-nobody"), -1);
 
     assert_int_equal(sc->start_turn, 1);
-    assert_int_equal(sc->start_phase, WR_PH_SETUP_FRENCH);
+    assert_int_equal(sc->start_phase, WL_PH_SETUP_FRENCH);
     free(sc);
 }
 
 static void test_override(void **state)
 {
     (void)state;
-    struct wr_scenario *base = load_path("test/small.json");
-    struct wr_scenario *sc = load_path("test/override.json");
+    struct wl_scenario *base = load_path("test/small.json");
+    struct wl_scenario *sc = load_path("test/override.json");
 
     assert_string_equal(sc->name, "Test: Mont-St-Jean, afternoon");
     /* Keys not given come from the base. */
@@ -341,28 +341,28 @@ static void test_override(void **state)
 
     /* units: remove fr-pire, patch fr-foy and aa-wissel, add pr-ryssel. */
     assert_int_equal(sc->nunits, base->nunits);
-    assert_int_equal(wr_scenario_find_unit(sc, "fr-pire"), -1);
-    int i = wr_scenario_find_unit(sc, "fr-foy");
+    assert_int_equal(wl_scenario_find_unit(sc, "fr-pire"), -1);
+    int i = wl_scenario_find_unit(sc, "fr-foy");
     assert_string_equal(sc->units[i].name, "Foy");
     assert_int_equal(sc->units[i].combat, 4);
     assert_int_equal(sc->units[i].move, 4);
     assert_int_equal(sc->units[i].setup, sq("K-41"));
-    i = wr_scenario_find_unit(sc, "aa-wissel");
+    i = wl_scenario_find_unit(sc, "aa-wissel");
     assert_int_equal(sc->units[i].setup, sq("G-39"));
     assert_int_equal(sc->units[i].arrive_turn, 0);
     assert_int_equal(sc->units[i].entry, -1);
-    i = wr_scenario_find_unit(sc, "pr-ryssel");
+    i = wl_scenario_find_unit(sc, "pr-ryssel");
     assert_int_equal(i, sc->nunits - 1);
     assert_int_equal(sc->units[i].arrive_turn, 5);
     assert_int_equal(sc->units[i].entry, 0);
     /* Unpatched units are as in the base, in the same order. */
-    assert_int_equal(wr_scenario_find_unit(sc, "fr-napoleon"), 0);
-    i = wr_scenario_find_unit(sc, "pr-15");
-    assert_memory_equal(&sc->units[i], &base->units[wr_scenario_find_unit(base, "pr-15")],
+    assert_int_equal(wl_scenario_find_unit(sc, "fr-napoleon"), 0);
+    i = wl_scenario_find_unit(sc, "pr-15");
+    assert_memory_equal(&sc->units[i], &base->units[wl_scenario_find_unit(base, "pr-15")],
                         sizeof sc->units[i]);
 
     assert_int_equal(sc->start_turn, 3);
-    assert_int_equal(sc->start_phase, WR_PH_FRENCH_MOVE);
+    assert_int_equal(sc->start_phase, WL_PH_FRENCH_MOVE);
     free(base);
     free(sc);
 }
@@ -400,9 +400,9 @@ static int load_tree(const char *dir, int *n)
         json_decref(j);
         if (!is_scenario)
             continue;
-        struct wr_scenario *sc = new_scenario();
+        struct wl_scenario *sc = new_scenario();
         struct wr_refusal why = { WR_R_OK, "" };
-        if (wr_scenario_load_file(sc, path, &why) != 0)
+        if (wl_scenario_load_file(sc, path, &why) != 0)
             fail_msg("%s: %s", path, why.message);
         free(sc);
         (*n)++;
@@ -691,7 +691,7 @@ static void test_capacities(void **state)
     /* 1) 256 units load; 257 do not. The extra ones arrive (no stacking). */
     json_t *j = valid_json();
     json_t *units = json_object_get(j, "units");
-    for (int i = (int)json_array_size(units); i < WR_MAX_UNITS; i++) {
+    for (int i = (int)json_array_size(units); i < WL_MAX_UNITS; i++) {
         snprintf(id, sizeof id, "aa-%d", i);
         json_array_append_new(units, unit_copy(units, 5, id));
     }
@@ -704,10 +704,10 @@ static void test_capacities(void **state)
     j = valid_json();
     json_t *map = json_object_get(j, "map");
     json_t *roads = json_object_get(map, "roads");
-    for (int i = (int)json_array_size(roads); i < WR_MAX_ROADS; i++) {
-        char a[WR_SQ_NAME_MAX], b[WR_SQ_NAME_MAX];
-        wr_grid_name(wr_sq_make(20 + i % 20, 20 + i / 20), a);
-        wr_grid_name(wr_sq_make(20 + i % 20, 21 + i / 20), b);
+    for (int i = (int)json_array_size(roads); i < WL_MAX_ROADS; i++) {
+        char a[WL_SQ_NAME_MAX], b[WL_SQ_NAME_MAX];
+        wl_grid_name(wl_sq_make(20 + i % 20, 20 + i / 20), a);
+        wl_grid_name(wl_sq_make(20 + i % 20, 21 + i / 20), b);
         json_array_append_new(roads, json_pack("{s:s, s:s, s:[s,s]}", "name", "lane", "kind",
                                                "secondary", "path", a, b));
     }
@@ -719,9 +719,9 @@ static void test_capacities(void **state)
     /* 3) 96 towns load; 97 do not. */
     j = valid_json();
     json_t *towns = json_object_get(json_object_get(j, "map"), "towns");
-    for (int i = (int)json_array_size(towns); i < WR_MAX_TOWNS; i++) {
-        char a[WR_SQ_NAME_MAX], name[32];
-        wr_grid_name(wr_sq_make(20 + i % 20, 20 + i / 20), a);
+    for (int i = (int)json_array_size(towns); i < WL_MAX_TOWNS; i++) {
+        char a[WL_SQ_NAME_MAX], name[32];
+        wl_grid_name(wl_sq_make(20 + i % 20, 20 + i / 20), a);
         snprintf(name, sizeof name, "town %d", i);
         json_array_append_new(towns, json_pack("{s:s, s:s}", "name", name, "at", a));
     }
@@ -733,13 +733,13 @@ static void test_capacities(void **state)
     /* 4) 17 rivers, 17 entries. */
     j = valid_json();
     json_t *rivers = json_object_get(json_object_get(j, "map"), "rivers");
-    for (int i = (int)json_array_size(rivers); i <= WR_MAX_RIVERS; i++)
+    for (int i = (int)json_array_size(rivers); i <= WL_MAX_RIVERS; i++)
         json_array_append_new(rivers, json_pack("{s:s, s:[]}", "name", "brook", "squares"));
     expect_load(4, j, NULL, NULL, "rivers: 17 rivers, at most 16");
     json_decref(j);
     j = valid_json();
     json_t *entries = json_object_get(json_object_get(j, "map"), "entries");
-    for (int i = (int)json_array_size(entries); i <= WR_MAX_ENTRIES; i++)
+    for (int i = (int)json_array_size(entries); i <= WL_MAX_ENTRIES; i++)
         json_array_append(entries, json_array_get(entries, 0));
     expect_load(4, j, NULL, NULL, "entries: 17 entries, at most 16");
     json_decref(j);
@@ -747,7 +747,7 @@ static void test_capacities(void **state)
     /* 5) 64 turns load; 65 do not, in either form. */
     j = valid_json();
     json_t *list = json_array();
-    for (int i = 0; i < WR_MAX_TURNS; i++) {
+    for (int i = 0; i < WL_MAX_TURNS; i++) {
         char date[16], time[8];
         snprintf(date, sizeof date, "1815-06-%02d", 1 + i / 6);
         snprintf(time, sizeof time, "%02d:00", 7 + 2 * (i % 6));
@@ -872,31 +872,31 @@ static void test_bases(void **state)
              "'side':'allied','nation':'anglo-allied','type':'cavalry','combat':4,'move':6,"
              "'at':'F-43'}],'remove':['fr-jerome']},'start':{'turn':2,'phase':'allied_move'}"),
         100);
-    struct wr_scenario *sc = new_scenario();
+    struct wl_scenario *sc = new_scenario();
     struct wr_refusal why = { WR_R_OK, "" };
-    if (wr_scenario_load(sc, j, resolve_library, &lib, &why) != 0)
+    if (wl_scenario_load(sc, j, resolve_library, &lib, &why) != 0)
         fail_msg("patched: %s", why.message);
     assert_string_equal(sc->name, "Patched");
     assert_int_equal(sc->nunits, 7);
-    assert_int_equal(wr_scenario_find_unit(sc, "fr-jerome"), -1);
-    int i = wr_scenario_find_unit(sc, "aa-picton");
-    assert_int_equal(sc->units[i].setup, WR_SQ_NONE);
+    assert_int_equal(wl_scenario_find_unit(sc, "fr-jerome"), -1);
+    int i = wl_scenario_find_unit(sc, "aa-picton");
+    assert_int_equal(sc->units[i].setup, WL_SQ_NONE);
     assert_int_equal(sc->units[i].arrive_turn, 3);
     assert_int_equal(sc->units[i].entry, 0);
-    i = wr_scenario_find_unit(sc, "fr-foy");
+    i = wl_scenario_find_unit(sc, "fr-foy");
     assert_int_equal(i, 1);
     assert_int_equal(sc->units[i].combat, 3);
     assert_string_equal(sc->units[i].size, "");
-    assert_int_equal(wr_scenario_find_unit(sc, "aa-x"), 6);
+    assert_int_equal(wl_scenario_find_unit(sc, "aa-x"), 6);
     assert_int_equal(sc->start_turn, 2);
-    assert_int_equal(sc->start_phase, WR_PH_ALLIED_MOVE);
+    assert_int_equal(sc->start_phase, WL_PH_ALLIED_MOVE);
     json_decref(j);
 
     /* replace: the whole list. */
     j = parse_text(OVER("'units':{'replace':[{'id':'fr-a','name':'A','side':'french',"
                         "'nation':'french','type':'cavalry','combat':1,'move':6,'at':'K-39'}]}"),
                    101);
-    if (wr_scenario_load(sc, j, resolve_library, &lib, &why) != 0)
+    if (wl_scenario_load(sc, j, resolve_library, &lib, &why) != 0)
         fail_msg("replace: %s", why.message);
     assert_int_equal(sc->nunits, 1);
     assert_string_equal(sc->units[0].id, "fr-a");
@@ -905,7 +905,7 @@ static void test_bases(void **state)
     /* The caller's JSON is not modified. */
     j = parse_text(OVER("'units':{'set':[{'id':'fr-foy','combat':4}]}"), 102);
     char *before = json_dumps(j, JSON_SORT_KEYS);
-    assert_int_equal(wr_scenario_load(sc, j, resolve_library, &lib, &why), 0);
+    assert_int_equal(wl_scenario_load(sc, j, resolve_library, &lib, &why), 0);
     char *after = json_dumps(j, JSON_SORT_KEYS);
     assert_string_equal(before, after);
     assert_int_equal(j->refcount, 1);
@@ -935,9 +935,9 @@ static void expect_file(int row, const char *dir, const char *name, const char *
 {
     char path[1024];
     struct wr_refusal why = { WR_R_OK, "" };
-    struct wr_scenario *sc = new_scenario();
+    struct wl_scenario *sc = new_scenario();
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int rc = wr_scenario_load_file(sc, path, &why);
+    int rc = wl_scenario_load_file(sc, path, &why);
     free(sc);
     if (want == NULL && rc != 0)
         fail_msg("row %d: %s: %s", row, name, why.message);

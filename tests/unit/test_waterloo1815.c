@@ -22,14 +22,14 @@
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
 #endif
 
-static struct wr_scenario *sc;
+static struct wl_scenario *sc;
 
 static int load(void **state)
 {
     struct wr_refusal why;
     (void)state;
     sc = calloc(1, sizeof *sc);
-    if (wr_scenario_load_file(sc, WARROOM_SCENARIO_DIR "/waterloo-1815/scenario.json", &why)) {
+    if (wl_scenario_load_file(sc, WARROOM_SCENARIO_DIR "/waterloo-1815/scenario.json", &why)) {
         fprintf(stderr, "cannot load the 1815 scenario: %s\n", why.message);
         return -1;
     }
@@ -43,25 +43,25 @@ static int unload(void **state)
     return 0;
 }
 
-static wr_sq sq(const char *name)
+static wl_sq sq(const char *name)
 {
-    wr_sq s;
-    if (wr_grid_parse(name, (size_t)-1, &s) != 0)
+    wl_sq s;
+    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
         fail_msg("test data: bad square %s", name);
     return s;
 }
 
-static int roads_of_kind(wr_sq s, int kind)
+static int roads_of_kind(wl_sq s, int kind)
 {
     int n = 0;
-    for (int d = 0; d < WR_NDIR; d++)
-        n += sc->map.cell[s].road[d] && wr_map_road_kind(&sc->map, s, d) == kind;
+    for (int d = 0; d < WL_NDIR; d++)
+        n += sc->map.cell[s].road[d] && wl_map_road_kind(&sc->map, s, d) == kind;
     return n;
 }
 
-static int has_road(wr_sq s)
+static int has_road(wl_sq s)
 {
-    return wr_map_has_road(&sc->map, s);
+    return wl_map_has_road(&sc->map, s);
 }
 
 /* Reference section 6: the counter mix. */
@@ -72,15 +72,15 @@ static void test_counter_mix(void **state)
     int types[2][5] = { { 0 } }, units[2] = { 0 }, factors[2] = { 0 }, two_player_hq = 0;
     (void)state;
     for (int i = 0; i < sc->nunits; i++) {
-        const struct wr_unit_def *d = &sc->units[i];
+        const struct wl_unit_def *d = &sc->units[i];
         types[d->side][d->type]++;
         units[d->side]++;
         factors[d->side] += d->combat;
-        if (d->type == WR_HQ && !d->team_hq)
+        if (d->type == WL_HQ && !d->team_hq)
             two_player_hq++;
-        if (d->type == WR_INFANTRY || d->type == WR_ARTILLERY)
+        if (d->type == WL_INFANTRY || d->type == WL_ARTILLERY)
             assert_int_equal(d->move, 4);
-        if (d->type == WR_CAVALRY || d->type == WR_HORSE_ARTILLERY)
+        if (d->type == WL_CAVALRY || d->type == WL_HORSE_ARTILLERY)
             assert_int_equal(d->move, 6);
     }
     for (int s = 0; s < 2; s++) {
@@ -88,7 +88,7 @@ static void test_counter_mix(void **state)
         assert_int_equal(factors[s], want_factors[s]);
         for (int t = 0; t < 5; t++)
             if (types[s][t] != want_types[s][t])
-                fail_msg("%s %s: %d units, want %d", wr_side_name(s), wr_utype_name(t),
+                fail_msg("%s %s: %d units, want %d", wl_side_name(s), wl_utype_name(t),
                          types[s][t], want_types[s][t]);
     }
     /* Napoleon, Wellington and Blucher for two players. */
@@ -103,46 +103,46 @@ static void test_counter_mix(void **state)
     assert_true(jerome >= 0 && wissel >= 0);
     assert_int_equal(sc->units[jerome].combat, 6);
     assert_int_equal(sc->units[jerome].move, 4);
-    assert_int_equal(sc->units[jerome].type, WR_INFANTRY);
+    assert_int_equal(sc->units[jerome].type, WL_INFANTRY);
     assert_int_equal(sc->units[wissel].combat, 2);
     assert_int_equal(sc->units[wissel].move, 4);
     assert_int_equal(sc->units[wissel].arrive_turn, 2);     /* 09:00 16 June */
 }
 
 /* Step tests for flood(): may the walk go from s through hexside d to n? */
-static int on_river(wr_sq s, int d, wr_sq n, int id)
+static int on_river(wl_sq s, int d, wl_sq n, int id)
 {
     (void)s;
     (void)d;
     return sc->map.cell[n].river == id;
 }
 
-static int along_road(wr_sq s, int d, wr_sq n, int id)
+static int along_road(wl_sq s, int d, wl_sq n, int id)
 {
     (void)n;
     return sc->map.cell[s].road[d] == id;
 }
 
-static int any_road(wr_sq s, int d, wr_sq n, int id)
+static int any_road(wl_sq s, int d, wl_sq n, int id)
 {
     (void)n;
     (void)id;
     return sc->map.cell[s].road[d] != 0;
 }
 
-/* Squares reached from first, stepping where step() allows; seen (WR_NSQ
+/* Squares reached from first, stepping where step() allows; seen (WL_NSQ
  * bytes, zeroed by the caller) marks them. */
-static int flood(wr_sq first, int (*step)(wr_sq, int, wr_sq, int), int id, uint8_t *seen)
+static int flood(wl_sq first, int (*step)(wl_sq, int, wl_sq, int), int id, uint8_t *seen)
 {
-    wr_sq queue[WR_NSQ];
+    wl_sq queue[WL_NSQ];
     int head = 0, tail = 0;
     queue[tail++] = first;
     seen[first] = 1;
     while (head < tail) {
-        wr_sq s = queue[head++];
-        for (int d = 0; d < WR_NDIR; d++) {
-            wr_sq n = wr_grid_neighbour(s, d);
-            if (n != WR_SQ_NONE && !seen[n] && step(s, d, n, id)) {
+        wl_sq s = queue[head++];
+        for (int d = 0; d < WL_NDIR; d++) {
+            wl_sq n = wl_grid_neighbour(s, d);
+            if (n != WL_SQ_NONE && !seen[n] && step(s, d, n, id)) {
                 seen[n] = 1;
                 queue[tail++] = n;
             }
@@ -160,7 +160,7 @@ static void test_fixed_squares(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof towns / sizeof towns[0]; i++) {
-        int t = wr_map_find_town(&sc->map, towns[i].town);
+        int t = wl_map_find_town(&sc->map, towns[i].town);
         if (t < 0 || sc->map.towns[t].at != sq(towns[i].at))
             fail_msg("row %d: %s is not at %s", towns[i].row, towns[i].town, towns[i].at);
     }
@@ -172,7 +172,7 @@ static void test_fixed_squares(void **state)
         if (!has_road(sq(road[i])))
             fail_msg("%s has no road", road[i]);
     /* Follow road hexsides from TT-15 up to 40 squares. */
-    uint8_t net[WR_NSQ] = { 0 };
+    uint8_t net[WL_NSQ] = { 0 };
     flood(sq("TT-15"), any_road, 0, net);
     for (int i = 0; i < N; i++)
         if (!net[sq(road[i])])
@@ -181,19 +181,19 @@ static void test_fixed_squares(void **state)
      * Charleroi are on primary roads; Genappe and Marchienne are not. */
     static const char *const primary[] = { "LL-21", "TT-16", "UU-15", "V-38", "TT-15" };
     for (size_t i = 0; i < 5; i++)
-        if (roads_of_kind(sq(primary[i]), WR_ROAD_PRIMARY) == 0)
+        if (roads_of_kind(sq(primary[i]), WL_ROAD_PRIMARY) == 0)
             fail_msg("%s is not on a primary road", primary[i]);
     static const char *const not_primary[] = { "Genappe", "Marchienne-au-Pont" };
     for (size_t i = 0; i < 2; i++) {
-        int t = wr_map_find_town(&sc->map, not_primary[i]);
+        int t = wl_map_find_town(&sc->map, not_primary[i]);
         assert_true(t >= 0);
-        if (roads_of_kind(sc->map.towns[t].at, WR_ROAD_PRIMARY) != 0)
+        if (roads_of_kind(sc->map.towns[t].at, WL_ROAD_PRIMARY) != 0)
             fail_msg("%s is on a primary road", not_primary[i]);
     }
     /* Bridges: river squares a road passes through. */
     static const char *const bridges[] = { "UU-9", "UU-15", "UU-19", "D-27", "C-27" };
     for (size_t i = 0; i < 5; i++) {
-        wr_sq s = sq(bridges[i]);
+        wl_sq s = sq(bridges[i]);
         if (!sc->map.cell[s].river || !has_road(s) || !sc->map.cell[s].bridge)
             fail_msg("%s is not a bridge", bridges[i]);
     }
@@ -211,18 +211,18 @@ static void test_fixed_squares(void **state)
         { "Braine-le-Comte", "U-48" }, { "Hal", "C-57" }, { "Brussels", "0-46" },
     };
     for (size_t i = 0; i < 3; i++) {
-        int e = wr_map_find_entry(&sc->map, entries[i].name);
+        int e = wl_map_find_entry(&sc->map, entries[i].name);
         if (e < 0 || sc->map.entries[e].at != sq(entries[i].at))
             fail_msg("entry %s is not at %s", entries[i].name, entries[i].at);
     }
-    for (int c = 1; c < WR_COLS; c++) {
-        wr_sq s = wr_sq_make(1, c);
+    for (int c = 1; c < WL_COLS; c++) {
+        wl_sq s = wl_sq_make(1, c);
         assert_int_equal(sc->map.cell[s].exit != 0, c >= 39 && c <= 45);
     }
     /* The two roads leaving northward at. */
-    assert_true(sc->map.cell[sq("A-45")].road[WR_NW] != 0);    /* into 0-46 */
-    assert_true(sc->map.cell[sq("A-39")].road[WR_NE] != 0 ||
-                sc->map.cell[sq("A-39")].road[WR_NW] != 0);
+    assert_true(sc->map.cell[sq("A-45")].road[WL_NW] != 0);    /* into 0-46 */
+    assert_true(sc->map.cell[sq("A-39")].road[WL_NE] != 0 ||
+                sc->map.cell[sq("A-39")].road[WL_NW] != 0);
 }
 
 /* Every road is continuous through its hexsides, every river a connected
@@ -231,16 +231,16 @@ static void test_roads_and_rivers(void **state)
 {
     (void)state;
     for (int r = 1; r <= sc->map.nrivers; r++) {
-        wr_sq first = WR_SQ_NONE;
+        wl_sq first = WL_SQ_NONE;
         int count = 0;
-        for (int s = 0; s < WR_NSQ; s++)
+        for (int s = 0; s < WL_NSQ; s++)
             if (sc->map.cell[s].river == r) {
                 count++;
-                if (first == WR_SQ_NONE)
-                    first = (wr_sq)s;
+                if (first == WL_SQ_NONE)
+                    first = (wl_sq)s;
             }
         assert_true(count >= 5);
-        uint8_t seen[WR_NSQ] = { 0 };
+        uint8_t seen[WL_NSQ] = { 0 };
         int reached = flood(first, on_river, r, seen);
         if (reached != count)
             fail_msg("the %s is broken: %d of its %d squares connected", sc->map.rivers[r],
@@ -249,22 +249,22 @@ static void test_roads_and_rivers(void **state)
     /* Each road id: its squares connected through its own hexsides, and
      * every hexside recorded on both sides. */
     for (int id = 1; id <= sc->map.nroads; id++) {
-        wr_sq first = WR_SQ_NONE;
+        wl_sq first = WL_SQ_NONE;
         int count = 0;
-        for (int s = 0; s < WR_NSQ; s++)
-            for (int d = 0; d < WR_NDIR; d++)
+        for (int s = 0; s < WL_NSQ; s++)
+            for (int d = 0; d < WL_NDIR; d++)
                 if (sc->map.cell[s].road[d] == id) {
-                    wr_sq n = wr_grid_neighbour((wr_sq)s, d);
-                    assert_true(n != WR_SQ_NONE);
-                    assert_int_equal(sc->map.cell[n].road[wr_dir_opposite(d)], id);
-                    if (first == WR_SQ_NONE)
-                        first = (wr_sq)s;
+                    wl_sq n = wl_grid_neighbour((wl_sq)s, d);
+                    assert_true(n != WL_SQ_NONE);
+                    assert_int_equal(sc->map.cell[n].road[wl_dir_opposite(d)], id);
+                    if (first == WL_SQ_NONE)
+                        first = (wl_sq)s;
                     count++;
                     break;
                 }
-        if (first == WR_SQ_NONE)
+        if (first == WL_SQ_NONE)
             continue;       /* fully overlaid by a primary road */
-        uint8_t seen[WR_NSQ] = { 0 };
+        uint8_t seen[WL_NSQ] = { 0 };
         int reached = flood(first, along_road, id, seen);
         if (reached != count)
             fail_msg("road %s is broken: %d of %d squares connected", sc->map.roads[id].name,
@@ -276,44 +276,44 @@ static void test_roads_and_rivers(void **state)
  * time record is the campaign's 30 turns. */
 static void test_setup_arrivals_time(void **state)
 {
-    struct wr_game *g = malloc(sizeof *g);
+    struct wl_game *g = malloc(sizeof *g);
     struct wr_refusal why;
     (void)state;
-    wr_game_init(g, sc, "setup", NULL);
-    if (wr_game_check(g, &why) != 0)
+    wl_game_init(g, sc, "setup", NULL);
+    if (wl_game_check(g, &why) != 0)
         fail_msg("set-up: %s", why.message);
-    struct wr_occupancy occ;
-    wr_game_occupancy(g, &occ);
+    struct wl_occupancy occ;
+    wl_game_occupancy(g, &occ);
     for (int i = 0; i < sc->nunits; i++) {
-        const struct wr_unit_def *d = &sc->units[i];
-        if (d->setup != WR_SQ_NONE) {
-            char a[WR_SQ_NAME_MAX];
+        const struct wl_unit_def *d = &sc->units[i];
+        if (d->setup != WL_SQ_NONE) {
+            char a[WL_SQ_NAME_MAX];
             if (!sc->zone[d->side][d->setup])
-                fail_msg("%s sets up outside its zone at %s", d->name, wr_grid_name(d->setup, a));
-            if (d->type != WR_HQ && wr_game_in_zoc(g, &occ, d->setup, 1 - d->side))
-                fail_msg("%s sets up in an enemy zone at %s", d->name, wr_grid_name(d->setup, a));
+                fail_msg("%s sets up outside its zone at %s", d->name, wl_grid_name(d->setup, a));
+            if (d->type != WL_HQ && wl_game_in_zoc(g, &occ, d->setup, 1 - d->side))
+                fail_msg("%s sets up in an enemy zone at %s", d->name, wl_grid_name(d->setup, a));
             /* Prussians: row EE or north, on or east of the Y-26..EE-23 line. */
-            if (d->nation == WR_NATION_PRUSSIAN) {
-                int r = wr_sq_row(d->setup), c = wr_sq_col(d->setup);
+            if (d->nation == WL_NATION_PRUSSIAN) {
+                int r = wl_sq_row(d->setup), c = wl_sq_col(d->setup);
                 assert_true(r >= 1 && r <= 31);
                 /* Y-26, Z-25, AA-25, ... EE-23 southward; due north of Y-26
                  * the same zigzag: X-27, W-27, V-28, ... */
                 int limit = r >= 25 ? 26 - (r - 24) / 2 : 26 + (25 - r + 1) / 2;
                 if (c > limit)
                     fail_msg("Prussian %s at %s is west of the line", d->name,
-                             wr_grid_name(d->setup, a));
+                             wl_grid_name(d->setup, a));
             }
         } else {
             assert_true(d->arrive_turn >= 1 && d->arrive_turn <= sc->nturns);
             assert_true(d->entry >= 0 && d->entry < sc->map.nentries);
-            assert_true(wr_grid_partial(sc->map.entries[d->entry].at));
+            assert_true(wl_grid_partial(sc->map.entries[d->entry].at));
             assert_true(has_road(sc->map.entries[d->entry].at));
         }
     }
     /* The rest of the Hanoverian Reserve Corps arrives at 07:00 18 June. */
     static const char *const hanoverians[] = { "aa-hq-decken", "aa-bennigsen", "aa-beaulieu", "aa-bodecken" };
     for (size_t k = 0; k < sizeof hanoverians / sizeof hanoverians[0]; k++) {
-        int i = wr_scenario_find_unit(sc, hanoverians[k]);
+        int i = wl_scenario_find_unit(sc, hanoverians[k]);
         if (i < 0 || sc->units[i].arrive_turn != 13)
             fail_msg("%s does not arrive at 07:00 18 June", hanoverians[k]);
     }
@@ -333,45 +333,45 @@ static void test_setup_arrivals_time(void **state)
  * reinforcements happen, the invariants hold after every command. */
 static void test_random_games(void **state)
 {
-    struct wr_game *g = malloc(sizeof *g);
-    struct wr_reach *reach = malloc(sizeof *reach);
-    struct wr_cmd *cmd = malloc(sizeof *cmd);
-    struct wr_events *ev = malloc(sizeof *ev);
-    int seen_phase[WR_NPHASES] = { 0 }, seen_event[16] = { 0 }, seen_cmd[WR_NCMDS] = { 0 };
+    struct wl_game *g = malloc(sizeof *g);
+    struct wl_reach *reach = malloc(sizeof *reach);
+    struct wl_cmd *cmd = malloc(sizeof *cmd);
+    struct wl_events *ev = malloc(sizeof *ev);
+    int seen_phase[WL_NPHASES] = { 0 }, seen_event[16] = { 0 }, seen_cmd[WL_NCMDS] = { 0 };
     (void)state;
     for (int seed = 1; seed <= 6; seed++) {
         uint8_t s32[32] = { (uint8_t)seed, 0x18, 0x15 };
-        wr_game_init(g, sc, "random-1815", s32);
+        wl_game_init(g, sc, "random-1815", s32);
         struct wr_prng rng;
         wr_prng_seed(&rng, (uint64_t)seed * 7919);
         int n = 0;
-        while (g->phase != WR_PH_OVER) {
+        while (g->phase != WL_PH_OVER) {
             if (++n > 20000)
                 fail_msg("seed %d: no end after 20000 commands", seed);
             seen_phase[g->phase]++;
-            assert_int_equal(wr_autoplay_next(g, &rng, reach, cmd), 0);
+            assert_int_equal(wl_autoplay_next(g, &rng, reach, cmd), 0);
             struct wr_refusal why;
             ev->n = 0;
-            enum wr_reason r = wr_game_apply(g, g->await_side, cmd, ev, &why);
+            enum wr_reason r = wl_game_apply(g, g->await_side, cmd, ev, &why);
             if (r != WR_R_OK)
-                fail_msg("seed %d command %d (%s) refused: %s", seed, n, wr_cmd_name(cmd->type),
+                fail_msg("seed %d command %d (%s) refused: %s", seed, n, wl_cmd_name(cmd->type),
                          why.message);
             seen_cmd[cmd->type]++;
             for (int e = 0; e < ev->n; e++)
                 seen_event[ev->ev[e].type]++;
-            if (wr_game_check(g, &why) != 0)
+            if (wl_game_check(g, &why) != 0)
                 fail_msg("seed %d command %d: %s", seed, n, why.message);
         }
-        assert_true(g->winner == WR_FRENCH || g->winner == WR_ALLIED);
+        assert_true(g->winner == WL_FRENCH || g->winner == WL_ALLIED);
     }
-    for (int p = WR_PH_SETUP_FRENCH; p <= WR_PH_ALLIED_COMBAT; p++)
-        if (p != WR_PH_DEFECTION && seen_phase[p] == 0)
-            fail_msg("no random game reached phase %s", wr_phase_name(p));
-    assert_true(seen_event[WR_EV_ENTERED] > 0);       /* reinforcements */
-    assert_true(seen_event[WR_EV_ROLL] > 0);          /* combats */
-    assert_true(seen_event[WR_EV_RETREATED] > 0);     /* retreats */
-    assert_true(seen_event[WR_EV_ELIMINATED] > 0);
-    assert_true(seen_cmd[WR_CMD_DECLARE] > 0 && seen_cmd[WR_CMD_RESOLVE] > 0);
+    for (int p = WL_PH_SETUP_FRENCH; p <= WL_PH_ALLIED_COMBAT; p++)
+        if (p != WL_PH_DEFECTION && seen_phase[p] == 0)
+            fail_msg("no random game reached phase %s", wl_phase_name(p));
+    assert_true(seen_event[WL_EV_ENTERED] > 0);       /* reinforcements */
+    assert_true(seen_event[WL_EV_ROLL] > 0);          /* combats */
+    assert_true(seen_event[WL_EV_RETREATED] > 0);     /* retreats */
+    assert_true(seen_event[WL_EV_ELIMINATED] > 0);
+    assert_true(seen_cmd[WL_CMD_DECLARE] > 0 && seen_cmd[WL_CMD_RESOLVE] > 0);
     free(ev);
     free(cmd);
     free(reach);

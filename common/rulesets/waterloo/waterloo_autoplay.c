@@ -13,88 +13,88 @@
 
 #include "waterloo_combat.h"
 
-static int mover_side(const struct wr_game *g)
+static int mover_side(const struct wl_game *g)
 {
     return g->await_side;
 }
 
-static int adjacent(const struct wr_game *g, int a, int b)
+static int adjacent(const struct wl_game *g, int a, int b)
 {
-    return g->units[a].where == WR_ON_BOARD && g->units[b].where == WR_ON_BOARD &&
-           wr_grid_distance(g->units[a].at, g->units[b].at) == 1;
+    return g->units[a].where == WL_ON_BOARD && g->units[b].where == WL_ON_BOARD &&
+           wl_grid_distance(g->units[a].at, g->units[b].at) == 1;
 }
 
 /* Distance from s to the nearest unit of side `side` on the board. */
-static int nearest(const struct wr_game *g, wr_sq s, int side)
+static int nearest(const struct wl_game *g, wl_sq s, int side)
 {
     int best = 1000;
     for (int i = 0; i < g->sc->nunits; i++)
-        if (g->units[i].where == WR_ON_BOARD && g->sc->units[i].side == side) {
-            int d = wr_grid_distance(s, g->units[i].at);
+        if (g->units[i].where == WL_ON_BOARD && g->sc->units[i].side == side) {
+            int d = wl_grid_distance(s, g->units[i].at);
             if (d < best)
                 best = d;
         }
     return best;
 }
 
-static int propose_move(const struct wr_game *g, struct wr_prng *rng, struct wr_reach *reach,
-                        struct wr_cmd *c)
+static int propose_move(const struct wl_game *g, struct wr_prng *rng, struct wl_reach *reach,
+                        struct wl_cmd *c)
 {
     int side = mover_side(g);
     int n = g->sc->nunits;
     int start = wr_prng_below(rng, n);
     for (int k = 0; k < n; k++) {
         int i = (start + k) % n;
-        const struct wr_unit *u = &g->units[i];
-        const struct wr_unit_def *d = &g->sc->units[i];
+        const struct wl_unit *u = &g->units[i];
+        const struct wl_unit_def *d = &g->sc->units[i];
         if (d->side != side || u->moved)
             continue;
-        if (u->where != WR_ON_BOARD &&
-            !(u->where == WR_PENDING && d->arrive_turn <= g->turn && g->phase == WR_PH_ALLIED_MOVE))
+        if (u->where != WL_ON_BOARD &&
+            !(u->where == WL_PENDING && d->arrive_turn <= g->turn && g->phase == WL_PH_ALLIED_MOVE))
             continue;
         /* Leave about one unit in five where it stands. */
         if (wr_prng_below(rng, 5) == 0)
             continue;
         int one = i;
-        if (wr_move_reach(g, &one, 1, reach, NULL) != WR_R_OK || reach->n == 0)
+        if (wl_move_reach(g, &one, 1, reach, NULL) != WR_R_OK || reach->n == 0)
             continue;
         int pick = wr_prng_below(rng, reach->n);
         if (wr_prng_below(rng, 2) == 0) {
             /* Toward the enemy: the reachable square nearest to it. */
             int best = 1 << 20;
             for (int r = 0; r < reach->n; r++) {
-                int dist = reach->end[r] == WR_PATH_OFF ? 0 : nearest(g, reach->end[r], 1 - side);
+                int dist = reach->end[r] == WL_PATH_OFF ? 0 : nearest(g, reach->end[r], 1 - side);
                 if (dist < best) {
                     best = dist;
                     pick = r;
                 }
             }
         }
-        c->type = WR_CMD_MOVE;
+        c->type = WL_CMD_MOVE;
         c->units[0] = (int16_t)i;
         c->nunits = 1;
         c->npath = reach->path_len[pick];
-        memcpy(c->path, reach->path[pick], sizeof(wr_sq) * (size_t)c->npath);
+        memcpy(c->path, reach->path[pick], sizeof(wl_sq) * (size_t)c->npath);
         return 0;
     }
-    c->type = WR_CMD_END_PHASE;
+    c->type = WL_CMD_END_PHASE;
     return 0;
 }
 
-static void propose_declaration(const struct wr_game *g, struct wr_prng *rng, struct wr_cmd *c)
+static void propose_declaration(const struct wl_game *g, struct wr_prng *rng, struct wl_cmd *c)
 {
     int side = mover_side(g), n = g->sc->nunits;
-    int battle_of[WR_MAX_UNITS];
-    int att[WR_MAX_UNITS], natt = 0, def[WR_MAX_UNITS], ndef = 0;
+    int battle_of[WL_MAX_UNITS];
+    int att[WL_MAX_UNITS], natt = 0, def[WL_MAX_UNITS], ndef = 0;
 
     for (int i = 0; i < n; i++) {
         battle_of[i] = -1;
-        if (g->units[i].where != WR_ON_BOARD || g->sc->units[i].type == WR_HQ)
+        if (g->units[i].where != WL_ON_BOARD || g->sc->units[i].type == WL_HQ)
             continue;
         int contact = 0;
         for (int j = 0; j < n && !contact; j++)
             contact = g->sc->units[j].side != g->sc->units[i].side &&
-                      g->sc->units[j].type != WR_HQ && adjacent(g, i, j);
+                      g->sc->units[j].type != WL_HQ && adjacent(g, i, j);
         if (!contact)
             continue;
         if (g->sc->units[i].side == side)
@@ -108,16 +108,16 @@ static void propose_declaration(const struct wr_game *g, struct wr_prng *rng, st
         def[k] = def[j];
         def[j] = t;
     }
-    c->type = WR_CMD_DECLARE;
+    c->type = WL_CMD_DECLARE;
     c->nbattles = 0;
     /* 1) Stars around defenders with their free adjacent attackers. */
     for (int k = 0; k < ndef; k++) {
         int d = def[k];
-        struct wr_cmd_battle *b = &c->battles[c->nbattles];
+        struct wl_cmd_battle *b = &c->battles[c->nbattles];
         b->nattackers = 0;
         for (int a = 0; a < natt; a++)
             if (battle_of[att[a]] < 0 && adjacent(g, att[a], d) &&
-                b->nattackers < WR_MAX_IN_BATTLE)
+                b->nattackers < WL_MAX_IN_BATTLE)
                 b->attackers[b->nattackers++] = (int16_t)att[a];
         if (b->nattackers == 0)
             continue;
@@ -134,8 +134,8 @@ static void propose_declaration(const struct wr_game *g, struct wr_prng *rng, st
         for (int k = 0; k < ndef; k++) {
             int bi = battle_of[def[k]];
             if (bi >= 0 && adjacent(g, att[a], def[k]) && c->battles[bi].ndefenders == 1 &&
-                c->battles[bi].nattackers < WR_MAX_IN_BATTLE) {
-                struct wr_cmd_battle *b = &c->battles[bi];
+                c->battles[bi].nattackers < WL_MAX_IN_BATTLE) {
+                struct wl_cmd_battle *b = &c->battles[bi];
                 b->attackers[b->nattackers++] = (int16_t)att[a];
                 battle_of[att[a]] = bi;
                 break;
@@ -152,17 +152,17 @@ static void propose_declaration(const struct wr_game *g, struct wr_prng *rng, st
             int bi = battle_of[att[a]];
             if (bi < 0 || !adjacent(g, att[a], d))
                 continue;
-            struct wr_cmd_battle *b = &c->battles[bi];
-            if (b->nattackers == 1 && b->ndefenders < WR_MAX_IN_BATTLE) {
+            struct wl_cmd_battle *b = &c->battles[bi];
+            if (b->nattackers == 1 && b->ndefenders < WL_MAX_IN_BATTLE) {
                 b->defenders[b->ndefenders++] = (int16_t)d;
                 battle_of[d] = bi;
-            } else if (b->nattackers > 1 && c->nbattles < WR_MAX_BATTLES) {
+            } else if (b->nattackers > 1 && c->nbattles < WL_MAX_BATTLES) {
                 for (int x = 0; x < b->nattackers; x++)
                     if (b->attackers[x] == att[a]) {
                         b->attackers[x] = b->attackers[--b->nattackers];
                         break;
                     }
-                struct wr_cmd_battle *nb = &c->battles[c->nbattles];
+                struct wl_cmd_battle *nb = &c->battles[c->nbattles];
                 nb->attackers[0] = (int16_t)att[a];
                 nb->nattackers = 1;
                 nb->defenders[0] = (int16_t)d;
@@ -178,51 +178,51 @@ static void propose_declaration(const struct wr_game *g, struct wr_prng *rng, st
 
 /* Units of `list` still on the board, chosen until their printed factors
  * reach need. */
-static void choose_losses(const struct wr_game *g, const int16_t *list, int n, int need,
-                          struct wr_cmd *c)
+static void choose_losses(const struct wl_game *g, const int16_t *list, int n, int need,
+                          struct wl_cmd *c)
 {
     int sum = 0;
     c->nunits = 0;
     for (int k = 0; k < n && sum < need; k++)
-        if (g->units[list[k]].where == WR_ON_BOARD) {
+        if (g->units[list[k]].where == WL_ON_BOARD) {
             c->units[c->nunits++] = list[k];
             sum += g->sc->units[list[k]].combat;
         }
 }
 
-int wr_autoplay_next(const struct wr_game *g, struct wr_prng *rng, struct wr_reach *reach,
-                     struct wr_cmd *c)
+int wl_autoplay_next(const struct wl_game *g, struct wr_prng *rng, struct wl_reach *reach,
+                     struct wl_cmd *c)
 {
-    memset(c, 0, offsetof(struct wr_cmd, battles));
+    memset(c, 0, offsetof(struct wl_cmd, battles));
     c->nbattles = 0;
-    c->to = WR_SQ_NONE;
+    c->to = WL_SQ_NONE;
     c->battle = -1;
     switch (g->await_what) {
-    case WR_AW_SETUP:
-        c->type = WR_CMD_END_SETUP;
+    case WL_AW_SETUP:
+        c->type = WL_CMD_END_SETUP;
         return 0;
-    case WR_AW_MOVE:
+    case WL_AW_MOVE:
         return propose_move(g, rng, reach, c);
-    case WR_AW_DECLARE:
+    case WL_AW_DECLARE:
         propose_declaration(g, rng, c);
         return 0;
-    case WR_AW_RESOLVE:
-        c->type = WR_CMD_RESOLVE;
+    case WL_AW_RESOLVE:
+        c->type = WL_CMD_RESOLVE;
         for (int i = 0; i < g->nbattles; i++)
-            if (g->battles[i].state == WR_B_DECLARED) {
+            if (g->battles[i].state == WL_B_DECLARED) {
                 c->battle = i;
                 break;
             }
         return 0;
-    case WR_AW_RETREAT:
+    case WL_AW_RETREAT:
         for (int i = 0; i < g->sc->nunits; i++)
             if (g->units[i].must_retreat) {
-                wr_sq paths[64][2];
-                int open = wr_combat_open_retreats(g, i, paths, 64);
+                wl_sq paths[64][2];
+                int open = wl_combat_open_retreats(g, i, paths, 64);
                 if (open > 64)
                     open = 64;
                 int p = open > 0 ? wr_prng_below(rng, open) : 0;
-                c->type = WR_CMD_RETREAT;
+                c->type = WL_CMD_RETREAT;
                 c->units[0] = (int16_t)i;
                 c->nunits = 1;
                 c->path[0] = paths[p][0];
@@ -231,46 +231,46 @@ int wr_autoplay_next(const struct wr_game *g, struct wr_prng *rng, struct wr_rea
                 return 0;
             }
         return -1;
-    case WR_AW_EXCHANGE: {
-        const struct wr_battle *b = &g->battles[g->current];
-        int attacker_side = g->phase == WR_PH_FRENCH_COMBAT ? WR_FRENCH : WR_ALLIED;
+    case WL_AW_EXCHANGE: {
+        const struct wl_battle *b = &g->battles[g->current];
+        int attacker_side = g->phase == WL_PH_FRENCH_COMBAT ? WL_FRENCH : WL_ALLIED;
         int mine_att = g->await_side == attacker_side;
         const int16_t *theirs = mine_att ? b->defenders : b->attackers;
         int ntheirs = mine_att ? b->ndefenders : b->nattackers, need = 0;
         for (int k = 0; k < ntheirs; k++)
             need += g->sc->units[theirs[k]].combat;
-        c->type = WR_CMD_EXCHANGE_LOSSES;
+        c->type = WL_CMD_EXCHANGE_LOSSES;
         choose_losses(g, mine_att ? b->attackers : b->defenders,
                       mine_att ? b->nattackers : b->ndefenders, need, c);
         return 0;
     }
-    case WR_AW_ADVANCE: {
-        const struct wr_battle *b = &g->battles[g->current];
+    case WL_AW_ADVANCE: {
+        const struct wl_battle *b = &g->battles[g->current];
         if (wr_prng_below(rng, 3) > 0)
             for (int k = 0; k < b->nattackers; k++)
                 for (int v = 0; v < b->nvacated; v++)
                     if (!g->units[b->attackers[k]].advanced &&
-                        wr_combat_check_advance(g, b, b->attackers[k], b->vacated[v], NULL) ==
+                        wl_combat_check_advance(g, b, b->attackers[k], b->vacated[v], NULL) ==
                             WR_R_OK) {
-                        c->type = WR_CMD_ADVANCE;
+                        c->type = WL_CMD_ADVANCE;
                         c->units[0] = b->attackers[k];
                         c->nunits = 1;
                         c->to = b->vacated[v];
                         return 0;
                     }
-        c->type = WR_CMD_NO_ADVANCE;
+        c->type = WL_CMD_NO_ADVANCE;
         return 0;
     }
-    case WR_AW_DEFECTION: {
+    case WL_AW_DEFECTION: {
         int sum = 0;
-        c->type = WR_CMD_DEFECT;
+        c->type = WL_CMD_DEFECT;
         c->nunits = 0;
         /* Those still to arrive first, then from the board. */
         for (int pass = 0; pass < 2 && sum < g->defection_owed; pass++)
             for (int i = 0; i < g->sc->nunits && sum < g->defection_owed; i++) {
-                const struct wr_unit *u = &g->units[i];
-                if (g->sc->units[i].side != WR_ALLIED || g->sc->units[i].type == WR_HQ ||
-                    u->where != (pass == 0 ? WR_PENDING : WR_ON_BOARD))
+                const struct wl_unit *u = &g->units[i];
+                if (g->sc->units[i].side != WL_ALLIED || g->sc->units[i].type == WL_HQ ||
+                    u->where != (pass == 0 ? WL_PENDING : WL_ON_BOARD))
                     continue;
                 c->units[c->nunits++] = (int16_t)i;
                 sum += g->sc->units[i].combat;
@@ -284,13 +284,13 @@ int wr_autoplay_next(const struct wr_game *g, struct wr_prng *rng, struct wr_rea
 
 /* --- commands as JSON ------------------------------------------------------ */
 
-static json_t *sq_json(wr_sq s)
+static json_t *sq_json(wl_sq s)
 {
-    char buf[WR_SQ_NAME_MAX];
-    return s == WR_PATH_OFF ? json_string("off") : json_string(wr_grid_name(s, buf));
+    char buf[WL_SQ_NAME_MAX];
+    return s == WL_PATH_OFF ? json_string("off") : json_string(wl_grid_name(s, buf));
 }
 
-static json_t *ids_json(const struct wr_game *g, const int16_t *u, int n)
+static json_t *ids_json(const struct wl_game *g, const int16_t *u, int n)
 {
     json_t *a = json_array();
     for (int i = 0; i < n; i++)
@@ -298,17 +298,17 @@ static json_t *ids_json(const struct wr_game *g, const int16_t *u, int n)
     return a;
 }
 
-json_t *wr_cmd_json(const struct wr_game *g, const struct wr_cmd *c)
+json_t *wl_cmd_json(const struct wl_game *g, const struct wl_cmd *c)
 {
     json_t *o = json_object();
-    json_object_set_new(o, "type", json_string(wr_cmd_name(c->type)));
+    json_object_set_new(o, "type", json_string(wl_cmd_name(c->type)));
     switch (c->type) {
-    case WR_CMD_PLACE:
+    case WL_CMD_PLACE:
         json_object_set_new(o, "unit", json_string(g->sc->units[c->units[0]].id));
         json_object_set_new(o, "at", sq_json(c->to));
         break;
-    case WR_CMD_MOVE:
-    case WR_CMD_RETREAT: {
+    case WL_CMD_MOVE:
+    case WL_CMD_RETREAT: {
         if (c->nunits == 1)
             json_object_set_new(o, "unit", json_string(g->sc->units[c->units[0]].id));
         else
@@ -319,18 +319,18 @@ json_t *wr_cmd_json(const struct wr_game *g, const struct wr_cmd *c)
         json_object_set_new(o, "path", p);
         break;
     }
-    case WR_CMD_ADVANCE:
+    case WL_CMD_ADVANCE:
         json_object_set_new(o, "unit", json_string(g->sc->units[c->units[0]].id));
         json_object_set_new(o, "to", sq_json(c->to));
         break;
-    case WR_CMD_RESOLVE:
+    case WL_CMD_RESOLVE:
         json_object_set_new(o, "battle", json_integer(c->battle));
         break;
-    case WR_CMD_EXCHANGE_LOSSES:
-    case WR_CMD_DEFECT:
+    case WL_CMD_EXCHANGE_LOSSES:
+    case WL_CMD_DEFECT:
         json_object_set_new(o, "units", ids_json(g, c->units, c->nunits));
         break;
-    case WR_CMD_DECLARE: {
+    case WL_CMD_DECLARE: {
         json_t *bs = json_array();
         for (int i = 0; i < c->nbattles; i++)
             json_array_append_new(bs, json_pack("{s:o, s:o}", "attackers",

@@ -16,7 +16,7 @@
 
 #include "dice.h"
 
-static const char *const cmd_names[WR_NCMDS] = {
+static const char *const cmd_names[WL_NCMDS] = {
     "place", "end_setup", "move", "end_phase", "declare", "resolve", "retreat",
     "exchange_losses", "advance", "no_advance", "defect",
 };
@@ -26,12 +26,12 @@ static const char *const await_names[] = {
     "advance", "defect",
 };
 
-const char *wr_cmd_name(int type)
+const char *wl_cmd_name(int type)
 {
-    return (type >= 0 && type < WR_NCMDS) ? cmd_names[type] : "?";
+    return (type >= 0 && type < WL_NCMDS) ? cmd_names[type] : "?";
 }
 
-const char *wr_await_name(int what)
+const char *wl_await_name(int what)
 {
     return (what >= 0 && (size_t)what < sizeof await_names / sizeof await_names[0])
                ? await_names[what] : "?";
@@ -39,20 +39,20 @@ const char *wr_await_name(int what)
 
 /* --- parsing --------------------------------------------------------------- */
 
-static enum wr_reason parse_unit(const struct wr_game *g, const json_t *j, const char *field,
+static enum wr_reason parse_unit(const struct wl_game *g, const json_t *j, const char *field,
                                  int16_t *out, struct wr_refusal *why)
 {
     const char *id = json_string_value(j);
     if (id == NULL)
         return wr_refuse(why, WR_R_BAD_COMMAND, "%s must be a unit id (a string)", field);
-    int i = wr_scenario_find_unit(g->sc, id);
+    int i = wl_scenario_find_unit(g->sc, id);
     if (i < 0)
         return wr_refuse(why, WR_R_UNKNOWN_UNIT, "%s: there is no unit '%.40s'", field, id);
     *out = (int16_t)i;
     return WR_R_OK;
 }
 
-static enum wr_reason parse_units(const struct wr_game *g, const json_t *arr, const char *field,
+static enum wr_reason parse_units(const struct wl_game *g, const json_t *arr, const char *field,
                                   int16_t *out, int max, int *n, struct wr_refusal *why)
 {
     if (!json_is_array(arr))
@@ -75,27 +75,27 @@ static enum wr_reason parse_units(const struct wr_game *g, const json_t *arr, co
 }
 
 static enum wr_reason parse_square(const json_t *j, const char *field, int allow_off,
-                                   wr_sq *out, struct wr_refusal *why)
+                                   wl_sq *out, struct wr_refusal *why)
 {
     const char *s = json_string_value(j);
     if (s == NULL)
         return wr_refuse(why, WR_R_BAD_COMMAND, "%s must be a square name like \"X-27\"", field);
     if (allow_off && strcmp(s, "off") == 0) {
-        *out = WR_PATH_OFF;
+        *out = WL_PATH_OFF;
         return WR_R_OK;
     }
-    if (wr_grid_parse(s, (size_t)-1, out) != 0 || !wr_grid_on_board(*out))
+    if (wl_grid_parse(s, (size_t)-1, out) != 0 || !wl_grid_on_board(*out))
         return wr_refuse(why, WR_R_BAD_SQUARE, "%s: '%.16s' is not a square of the board", field,
                          s);
     return WR_R_OK;
 }
 
-static enum wr_reason parse_path(const json_t *arr, struct wr_cmd *c, struct wr_refusal *why)
+static enum wr_reason parse_path(const json_t *arr, struct wl_cmd *c, struct wr_refusal *why)
 {
     if (!json_is_array(arr) || json_array_size(arr) == 0)
         return wr_refuse(why, WR_R_BAD_COMMAND, "path must be a non-empty list of squares");
-    if (json_array_size(arr) > WR_PATH_MAX)
-        return wr_refuse(why, WR_R_TOO_FAR, "a path has at most %d squares", WR_PATH_MAX);
+    if (json_array_size(arr) > WL_PATH_MAX)
+        return wr_refuse(why, WR_R_TOO_FAR, "a path has at most %d squares", WL_PATH_MAX);
     size_t k;
     json_t *v;
     json_array_foreach(arr, k, v) {
@@ -123,7 +123,7 @@ static enum wr_reason only_keys(const json_t *j, const char *const *keys, struct
     return WR_R_OK;
 }
 
-enum wr_reason wr_cmd_parse(const struct wr_game *g, const json_t *j, struct wr_cmd *c,
+enum wr_reason wl_cmd_parse(const struct wl_game *g, const json_t *j, struct wl_cmd *c,
                             struct wr_refusal *why)
 {
     static const char *const k_none[] = { NULL };
@@ -134,14 +134,14 @@ enum wr_reason wr_cmd_parse(const struct wr_game *g, const json_t *j, struct wr_
     static const char *const k_retreat[] = { "unit", "path", NULL };
     static const char *const k_units[] = { "units", NULL };
     static const char *const k_advance[] = { "unit", "to", NULL };
-    static const char *const *const keys[WR_NCMDS] = {
+    static const char *const *const keys[WL_NCMDS] = {
         k_place, k_none, k_move, k_none, k_declare, k_resolve, k_retreat, k_units,
         k_advance, k_none, k_units,
     };
 
-    memset(c, 0, offsetof(struct wr_cmd, battles));
+    memset(c, 0, offsetof(struct wl_cmd, battles));
     c->nbattles = 0;
-    c->to = WR_SQ_NONE;
+    c->to = WL_SQ_NONE;
     c->battle = -1;
     if (!json_is_object(j))
         return wr_refuse(why, WR_R_BAD_COMMAND, "a command is a JSON object with a \"type\"");
@@ -149,7 +149,7 @@ enum wr_reason wr_cmd_parse(const struct wr_game *g, const json_t *j, struct wr_
     if (type == NULL)
         return wr_refuse(why, WR_R_BAD_COMMAND, "the command has no \"type\"");
     c->type = -1;
-    for (int i = 0; i < WR_NCMDS; i++)
+    for (int i = 0; i < WL_NCMDS; i++)
         if (strcmp(type, cmd_names[i]) == 0)
             c->type = i;
     if (c->type < 0)
@@ -160,12 +160,12 @@ enum wr_reason wr_cmd_parse(const struct wr_game *g, const json_t *j, struct wr_
 
     json_t *unit = json_object_get(j, "unit");
     switch (c->type) {
-    case WR_CMD_PLACE:
+    case WL_CMD_PLACE:
         if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
             return r;
         c->nunits = 1;
         return parse_square(json_object_get(j, "at"), "at", 0, &c->to, why);
-    case WR_CMD_MOVE: {
+    case WL_CMD_MOVE: {
         json_t *units = json_object_get(j, "units");
         if ((unit == NULL) == (units == NULL))
             return wr_refuse(why, WR_R_BAD_COMMAND, "move names either \"unit\" or \"units\"");
@@ -173,7 +173,7 @@ enum wr_reason wr_cmd_parse(const struct wr_game *g, const json_t *j, struct wr_
             if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
                 return r;
             c->nunits = 1;
-        } else if ((r = parse_units(g, units, "units", c->units, WR_MAX_IN_BATTLE, &c->nunits,
+        } else if ((r = parse_units(g, units, "units", c->units, WL_MAX_IN_BATTLE, &c->nunits,
                                     why)) != WR_R_OK) {
             return r;
         }
@@ -181,34 +181,34 @@ enum wr_reason wr_cmd_parse(const struct wr_game *g, const json_t *j, struct wr_
             return wr_refuse(why, WR_R_BAD_COMMAND, "move names no unit");
         return parse_path(json_object_get(j, "path"), c, why);
     }
-    case WR_CMD_RETREAT:
+    case WL_CMD_RETREAT:
         if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
             return r;
         c->nunits = 1;
         return parse_path(json_object_get(j, "path"), c, why);
-    case WR_CMD_ADVANCE:
+    case WL_CMD_ADVANCE:
         if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
             return r;
         c->nunits = 1;
         return parse_square(json_object_get(j, "to"), "to", 0, &c->to, why);
-    case WR_CMD_EXCHANGE_LOSSES:
-    case WR_CMD_DEFECT:
-        return parse_units(g, json_object_get(j, "units"), "units", c->units, WR_MAX_UNITS,
+    case WL_CMD_EXCHANGE_LOSSES:
+    case WL_CMD_DEFECT:
+        return parse_units(g, json_object_get(j, "units"), "units", c->units, WL_MAX_UNITS,
                            &c->nunits, why);
-    case WR_CMD_RESOLVE: {
+    case WL_CMD_RESOLVE: {
         json_t *b = json_object_get(j, "battle");
         if (!json_is_integer(b))
             return wr_refuse(why, WR_R_BAD_COMMAND, "resolve needs \"battle\": a battle number");
         json_int_t v = json_integer_value(b);
-        c->battle = (v < 0 || v >= WR_MAX_BATTLES) ? WR_MAX_BATTLES : (int)v;
+        c->battle = (v < 0 || v >= WL_MAX_BATTLES) ? WL_MAX_BATTLES : (int)v;
         return WR_R_OK;
     }
-    case WR_CMD_DECLARE: {
+    case WL_CMD_DECLARE: {
         json_t *arr = json_object_get(j, "battles");
         if (!json_is_array(arr))
             return wr_refuse(why, WR_R_BAD_COMMAND, "declare needs \"battles\": a list");
-        if (json_array_size(arr) > WR_MAX_BATTLES)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "at most %d battles", WR_MAX_BATTLES);
+        if (json_array_size(arr) > WL_MAX_BATTLES)
+            return wr_refuse(why, WR_R_BAD_COMMAND, "at most %d battles", WL_MAX_BATTLES);
         size_t k;
         json_t *v;
         json_array_foreach(arr, k, v) {
@@ -219,14 +219,14 @@ enum wr_reason wr_cmd_parse(const struct wr_game *g, const json_t *j, struct wr_
                                  "battles[%zu] must be {attackers, defenders}", k);
             if ((r = only_keys(v, k_battle, why)) != WR_R_OK)
                 return r;
-            struct wr_cmd_battle *b = &c->battles[k];
+            struct wl_cmd_battle *b = &c->battles[k];
             snprintf(field, sizeof field, "battles[%zu].attackers", k);
             if ((r = parse_units(g, json_object_get(v, "attackers"), field, b->attackers,
-                                 WR_MAX_IN_BATTLE, &b->nattackers, why)) != WR_R_OK)
+                                 WL_MAX_IN_BATTLE, &b->nattackers, why)) != WR_R_OK)
                 return r;
             snprintf(field, sizeof field, "battles[%zu].defenders", k);
             if ((r = parse_units(g, json_object_get(v, "defenders"), field, b->defenders,
-                                 WR_MAX_IN_BATTLE, &b->ndefenders, why)) != WR_R_OK)
+                                 WL_MAX_IN_BATTLE, &b->ndefenders, why)) != WR_R_OK)
                 return r;
         }
         c->nbattles = (int)json_array_size(arr);
@@ -239,15 +239,15 @@ enum wr_reason wr_cmd_parse(const struct wr_game *g, const json_t *j, struct wr_
 
 /* --- output ---------------------------------------------------------------- */
 
-static json_t *square_json(wr_sq s)
+static json_t *square_json(wl_sq s)
 {
-    char buf[WR_SQ_NAME_MAX];
-    if (s == WR_PATH_OFF)
+    char buf[WL_SQ_NAME_MAX];
+    if (s == WL_PATH_OFF)
         return json_string("off");
-    return s == WR_SQ_NONE ? json_null() : json_string(wr_grid_name(s, buf));
+    return s == WL_SQ_NONE ? json_null() : json_string(wl_grid_name(s, buf));
 }
 
-static json_t *path_json(const wr_sq *p, int n)
+static json_t *path_json(const wl_sq *p, int n)
 {
     json_t *a = json_array();
     for (int i = 0; i < n; i++)
@@ -255,7 +255,7 @@ static json_t *path_json(const wr_sq *p, int n)
     return a;
 }
 
-static json_t *units_json(const struct wr_game *g, const int16_t *u, int n)
+static json_t *units_json(const struct wl_game *g, const int16_t *u, int n)
 {
     json_t *a = json_array();
     for (int i = 0; i < n; i++)
@@ -268,56 +268,56 @@ static const char *const event_names[] = {
     "eliminated", "retreated", "advanced", "defected", "defection_due", "game_over",
 };
 
-json_t *wr_event_json(const struct wr_game *g, const struct wr_event *e)
+json_t *wl_event_json(const struct wl_game *g, const struct wl_event *e)
 {
     json_t *o = json_object();
     json_object_set_new(o, "type", json_string(event_names[e->type]));
     if (e->unit >= 0)
         json_object_set_new(o, "unit", json_string(g->sc->units[e->unit].id));
     switch (e->type) {
-    case WR_EV_MOVED:
-    case WR_EV_ENTERED:
+    case WL_EV_MOVED:
+    case WL_EV_ENTERED:
         json_object_set_new(o, "units", units_json(g, e->units, e->nunits));
         json_object_set_new(o, "from", square_json(e->from));
         json_object_set_new(o, "path", path_json(e->path, e->npath));
         break;
-    case WR_EV_RETREATED:
+    case WL_EV_RETREATED:
         json_object_set_new(o, "from", square_json(e->from));
         json_object_set_new(o, "path", path_json(e->path, e->npath));
         break;
-    case WR_EV_PLACED:
-    case WR_EV_ADVANCED:
+    case WL_EV_PLACED:
+    case WL_EV_ADVANCED:
         json_object_set_new(o, "from", square_json(e->from));
         json_object_set_new(o, "to", square_json(e->to));
         break;
-    case WR_EV_ELIMINATED:
-    case WR_EV_DEFECTED:
+    case WL_EV_ELIMINATED:
+    case WL_EV_DEFECTED:
         json_object_set_new(o, "from", square_json(e->from));
         break;
-    case WR_EV_PHASE:
-        json_object_set_new(o, "phase", json_string(wr_phase_name(e->phase)));
+    case WL_EV_PHASE:
+        json_object_set_new(o, "phase", json_string(wl_phase_name(e->phase)));
         json_object_set_new(o, "turn", json_integer(e->turn));
         break;
-    case WR_EV_DECLARED:
+    case WL_EV_DECLARED:
         json_object_set_new(o, "battle", json_integer(e->battle));
         json_object_set_new(o, "odds", json_sprintf("%d-%d", e->attack, e->defence));
         json_object_set_new(o, "column", e->column < 0 ? json_string("A-Elim")
-                                                       : json_string(wr_crt_label(e->column)));
+                                                       : json_string(wl_crt_label(e->column)));
         break;
-    case WR_EV_ROLL:
+    case WL_EV_ROLL:
         json_object_set_new(o, "battle", json_integer(e->battle));
         json_object_set_new(o, "k", json_integer(e->k));
         json_object_set_new(o, "face", json_integer(e->face));
         break;
-    case WR_EV_RESULT:
+    case WL_EV_RESULT:
         json_object_set_new(o, "battle", json_integer(e->battle));
-        json_object_set_new(o, "result", json_string(wr_result_code(e->result)));
+        json_object_set_new(o, "result", json_string(wl_result_code(e->result)));
         break;
-    case WR_EV_DEFECTION_DUE:
+    case WL_EV_DEFECTION_DUE:
         json_object_set_new(o, "factors", json_integer(e->amount));
         break;
-    case WR_EV_GAME_OVER:
-        json_object_set_new(o, "winner", json_string(wr_side_name(e->side)));
+    case WL_EV_GAME_OVER:
+        json_object_set_new(o, "winner", json_string(wl_side_name(e->side)));
         json_object_set_new(o, "reason", json_string(g->win_reason));
         break;
     default:
@@ -326,38 +326,38 @@ json_t *wr_event_json(const struct wr_game *g, const struct wr_event *e)
     return o;
 }
 
-enum wr_reason wr_game_apply_json(struct wr_game *g, int side, const json_t *cmd,
+enum wr_reason wl_game_apply_json(struct wl_game *g, int side, const json_t *cmd,
                                   json_t **events, struct wr_refusal *why)
 {
     /* Both are large; the game is not re-entered, so they live on the heap
      * of the caller's choosing: here, one allocation per call. */
     struct {
-        struct wr_cmd c;
-        struct wr_events ev;
+        struct wl_cmd c;
+        struct wl_events ev;
     } *w = malloc(sizeof *w);
     *events = NULL;
     if (w == NULL)
         return wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
-    enum wr_reason r = wr_cmd_parse(g, cmd, &w->c, why);
+    enum wr_reason r = wl_cmd_parse(g, cmd, &w->c, why);
     if (r == WR_R_OK) {
         w->ev.n = 0;
-        r = wr_game_apply(g, side, &w->c, &w->ev, why);
+        r = wl_game_apply(g, side, &w->c, &w->ev, why);
         if (r == WR_R_OK) {
             *events = json_array();
             for (int i = 0; i < w->ev.n; i++)
-                json_array_append_new(*events, wr_event_json(g, &w->ev.ev[i]));
+                json_array_append_new(*events, wl_event_json(g, &w->ev.ev[i]));
         }
     }
     free(w);
     return r;
 }
 
-static json_t *unit_state(const struct wr_game *g, int i)
+static json_t *unit_state(const struct wl_game *g, int i)
 {
     static const char *const where[] = { NULL, "pending", "eliminated", "exited" };
-    const struct wr_unit *u = &g->units[i];
+    const struct wl_unit *u = &g->units[i];
     json_t *o = json_object();
-    json_object_set_new(o, "at", u->where == WR_ON_BOARD ? square_json(u->at)
+    json_object_set_new(o, "at", u->where == WL_ON_BOARD ? square_json(u->at)
                                                          : json_string(where[u->where]));
     if (u->moved)
         json_object_set_new(o, "moved", json_true());
@@ -371,9 +371,9 @@ static json_t *unit_state(const struct wr_game *g, int i)
 static const char *const battle_states[] = { "declared", "retreats", "exchange", "advance",
                                              "done" };
 
-json_t *wr_game_state_json(const struct wr_game *g)
+json_t *wl_game_state_json(const struct wl_game *g)
 {
-    const struct wr_scenario *sc = g->sc;
+    const struct wl_scenario *sc = g->sc;
     json_t *s = json_object();
     json_object_set_new(s, "ruleset", json_string("waterloo"));
     json_object_set_new(s, "scenario", json_string(sc->name));
@@ -381,13 +381,13 @@ json_t *wr_game_state_json(const struct wr_game *g)
     int t = g->turn - 1 < sc->nturns ? g->turn - 1 : sc->nturns - 1;
     json_object_set_new(s, "date", json_string(t >= 0 ? sc->turns[t].date : ""));
     json_object_set_new(s, "time", json_string(t >= 0 ? sc->turns[t].time : ""));
-    json_object_set_new(s, "phase", json_string(wr_phase_name(g->phase)));
-    if (g->await_what == WR_AW_NONE) {
+    json_object_set_new(s, "phase", json_string(wl_phase_name(g->phase)));
+    if (g->await_what == WL_AW_NONE) {
         json_object_set_new(s, "awaiting", json_null());
     } else {
-        json_t *aw = json_pack("{s:s, s:s}", "seat", wr_side_name(g->await_side), "what",
-                               wr_await_name(g->await_what));
-        if (g->await_what == WR_AW_DEFECTION)
+        json_t *aw = json_pack("{s:s, s:s}", "seat", wl_side_name(g->await_side), "what",
+                               wl_await_name(g->await_what));
+        if (g->await_what == WL_AW_DEFECTION)
             json_object_set_new(aw, "factors", json_integer(g->defection_owed));
         json_object_set_new(s, "awaiting", aw);
     }
@@ -397,18 +397,18 @@ json_t *wr_game_state_json(const struct wr_game *g)
     json_object_set_new(s, "units", units);
     json_t *battles = json_array();
     for (int i = 0; i < g->nbattles; i++) {
-        const struct wr_battle *b = &g->battles[i];
+        const struct wl_battle *b = &g->battles[i];
         json_t *o = json_object();
         json_object_set_new(o, "attackers", units_json(g, b->attackers, b->nattackers));
         json_object_set_new(o, "defenders", units_json(g, b->defenders, b->ndefenders));
         json_object_set_new(o, "odds", json_sprintf("%d-%d", b->attack, b->defence));
         json_object_set_new(o, "column", b->column < 0 ? json_string("A-Elim")
-                                                       : json_string(wr_crt_label(b->column)));
+                                                       : json_string(wl_crt_label(b->column)));
         json_object_set_new(o, "state", json_string(battle_states[b->state]));
-        if (b->state != WR_B_DECLARED) {
+        if (b->state != WL_B_DECLARED) {
             if (b->die)
                 json_object_set_new(o, "die", json_integer(b->die));
-            json_object_set_new(o, "result", json_string(wr_result_code(b->result)));
+            json_object_set_new(o, "result", json_string(wl_result_code(b->result)));
         }
         json_array_append_new(battles, o);
     }
@@ -417,7 +417,7 @@ json_t *wr_game_state_json(const struct wr_game *g)
         json_object_set_new(s, "current_battle", json_integer(g->current));
     json_object_set_new(s, "exited_factors", json_integer(g->exited_factors));
     json_object_set_new(s, "winner", g->winner < 0 ? json_null()
-                                                   : json_string(wr_side_name(g->winner)));
+                                                   : json_string(wl_side_name(g->winner)));
     if (g->winner >= 0)
         json_object_set_new(s, "result", json_string(g->win_reason));
     json_t *dice = json_object();
@@ -426,7 +426,7 @@ json_t *wr_game_state_json(const struct wr_game *g)
         wr_dice_commitment(g->seed, hex);
         json_object_set_new(dice, "commitment", json_string(hex));
         /* The seed is secret while the game runs, revealed when it ends. */
-        if (g->phase == WR_PH_OVER) {
+        if (g->phase == WL_PH_OVER) {
             wr_dice_seed_hex(g->seed, hex);
             json_object_set_new(dice, "seed", json_string(hex));
         }
@@ -468,20 +468,20 @@ static int int_in(const json_t *o, const char *key, int lo, int hi, int *out)
     return 0;
 }
 
-static int load_unit(struct wr_game *g, int i, const json_t *u, struct wr_refusal *why)
+static int load_unit(struct wl_game *g, int i, const json_t *u, struct wr_refusal *why)
 {
     static const char *const where[] = { "", "pending", "eliminated", "exited" };
     const char *id = g->sc->units[i].id;
-    struct wr_unit *un = &g->units[i];
+    struct wl_unit *un = &g->units[i];
     const char *at = json_string_value(json_object_get(u, "at"));
     if (!json_is_object(u) || at == NULL)
         return load_fail(why, "units.%.40s: \"at\" must be a square or a place", id);
     int w = name_index(at, where, 4);
     if (w > 0) {
         un->where = (uint8_t)w;
-        un->at = WR_SQ_NONE;
-    } else if (wr_grid_parse(at, (size_t)-1, &un->at) == 0 && wr_grid_on_board(un->at)) {
-        un->where = WR_ON_BOARD;
+        un->at = WL_SQ_NONE;
+    } else if (wl_grid_parse(at, (size_t)-1, &un->at) == 0 && wl_grid_on_board(un->at)) {
+        un->where = WL_ON_BOARD;
     } else {
         return load_fail(why, "units.%.40s: '%.16s' is not a square of the board", id, at);
     }
@@ -495,7 +495,7 @@ static int load_unit(struct wr_game *g, int i, const json_t *u, struct wr_refusa
         } else if (strcmp(key, "retreat") == 0 && json_is_true(v)) {
             un->must_retreat = 1;
         } else if (strcmp(key, "battle") == 0 && json_is_integer(v) &&
-                   json_integer_value(v) >= 0 && json_integer_value(v) < WR_MAX_BATTLES) {
+                   json_integer_value(v) >= 0 && json_integer_value(v) < WL_MAX_BATTLES) {
             un->battle = (int8_t)json_integer_value(v);
         } else {
             return load_fail(why, "units.%.40s: unexpected field or value '%.32s'", id, key);
@@ -504,15 +504,15 @@ static int load_unit(struct wr_game *g, int i, const json_t *u, struct wr_refusa
     return 0;
 }
 
-static int load_units(struct wr_game *g, const json_t *list, int16_t *out, int *n,
+static int load_units(struct wl_game *g, const json_t *list, int16_t *out, int *n,
                       const char *field, struct wr_refusal *why)
 {
-    if (!json_is_array(list) || json_array_size(list) > WR_MAX_IN_BATTLE)
+    if (!json_is_array(list) || json_array_size(list) > WL_MAX_IN_BATTLE)
         return load_fail(why, "battles: %s must be a list of at most 32 unit ids", field);
     size_t k;
     json_t *v;
     json_array_foreach(list, k, v) {
-        int i = json_string_value(v) ? wr_scenario_find_unit(g->sc, json_string_value(v)) : -1;
+        int i = json_string_value(v) ? wl_scenario_find_unit(g->sc, json_string_value(v)) : -1;
         if (i < 0)
             return load_fail(why, "battles: %s names '%.40s', not a unit", field,
                              json_string_value(v) ? json_string_value(v) : "?");
@@ -522,10 +522,10 @@ static int load_units(struct wr_game *g, const json_t *list, int16_t *out, int *
     return 0;
 }
 
-static int load_battle(struct wr_game *g, int i, const json_t *o, struct wr_refusal *why)
+static int load_battle(struct wl_game *g, int i, const json_t *o, struct wr_refusal *why)
 {
     static const char *const results[] = { "AE", "DE", "AB2", "DB2", "EX" };
-    struct wr_battle *b = &g->battles[i];
+    struct wl_battle *b = &g->battles[i];
     memset(b, 0, sizeof *b);
     if (!json_is_object(o))
         return load_fail(why, "battles[%d] must be an object", i);
@@ -542,7 +542,7 @@ static int load_battle(struct wr_game *g, int i, const json_t *o, struct wr_refu
         b->attack < 0 || b->defence < 0)
         return load_fail(why, "battles: odds '%.16s' are not 'attack-defence'",
                          odds ? odds : "?");
-    b->column = column && strcmp(column, "A-Elim") == 0 ? -1 : (column ? wr_crt_column(column)
+    b->column = column && strcmp(column, "A-Elim") == 0 ? -1 : (column ? wl_crt_column(column)
                                                                        : -2);
     if (b->column < -1)
         return load_fail(why, "battles: column '%.16s' is not a CRT column",
@@ -551,7 +551,7 @@ static int load_battle(struct wr_game *g, int i, const json_t *o, struct wr_refu
     if (b->state < 0)
         return load_fail(why, "battles: state '%.16s' is not a battle state",
                          state ? state : "?");
-    if (b->state != WR_B_DECLARED) {
+    if (b->state != WL_B_DECLARED) {
         b->result = name_index(json_string_value(json_object_get(o, "result")), results, 5);
         if (b->result < 0)
             return load_fail(why, "battles: a fought battle needs its result");
@@ -561,10 +561,10 @@ static int load_battle(struct wr_game *g, int i, const json_t *o, struct wr_refu
     return 0;
 }
 
-int wr_game_init_from_state(struct wr_game *g, const struct wr_scenario *sc,
+int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
                             const json_t *state, const char *game_id, struct wr_refusal *why)
 {
-    wr_game_init(g, sc, game_id, NULL);
+    wl_game_init(g, sc, game_id, NULL);
     if (!json_is_object(state))
         return load_fail(why, "a state is a JSON object");
     /* 1) the same ruleset and scenario */
@@ -580,8 +580,8 @@ int wr_game_init_from_state(struct wr_game *g, const struct wr_scenario *sc,
         return load_fail(why, "turn must be 1 to the scenario's last turn");
     const char *phase = json_string_value(json_object_get(state, "phase"));
     g->phase = -1;
-    for (int p = 0; phase && p < WR_NPHASES; p++)
-        if (strcmp(phase, wr_phase_name(p)) == 0)
+    for (int p = 0; phase && p < WL_NPHASES; p++)
+        if (strcmp(phase, wl_phase_name(p)) == 0)
             g->phase = p;
     if (g->phase < 0)
         return load_fail(why, "phase '%.32s' is not a phase", phase ? phase : "?");
@@ -589,15 +589,15 @@ int wr_game_init_from_state(struct wr_game *g, const struct wr_scenario *sc,
     const json_t *aw = json_object_get(state, "awaiting");
     if (json_is_null(aw)) {
         g->await_side = -1;
-        g->await_what = WR_AW_NONE;
+        g->await_what = WL_AW_NONE;
     } else {
         const char *seat = json_string_value(json_object_get(aw, "seat"));
-        g->await_side = seat ? wr_side_from_name(seat) : -1;
+        g->await_side = seat ? wl_side_from_name(seat) : -1;
         g->await_what = name_index(json_string_value(json_object_get(aw, "what")), await_names,
                                    (int)(sizeof await_names / sizeof await_names[0]));
-        if (g->await_side < 0 || g->await_what <= WR_AW_NONE)
+        if (g->await_side < 0 || g->await_what <= WL_AW_NONE)
             return load_fail(why, "awaiting must be null or {seat, what}");
-        if (g->await_what == WR_AW_DEFECTION &&
+        if (g->await_what == WL_AW_DEFECTION &&
             int_in(aw, "factors", 1, 10000, &g->defection_owed) != 0)
             return load_fail(why, "awaiting a defection needs its factors");
     }
@@ -614,7 +614,7 @@ int wr_game_init_from_state(struct wr_game *g, const struct wr_scenario *sc,
     }
     /* 5) the battles of the combat phase */
     const json_t *battles = json_object_get(state, "battles");
-    if (!json_is_array(battles) || json_array_size(battles) > WR_MAX_BATTLES)
+    if (!json_is_array(battles) || json_array_size(battles) > WL_MAX_BATTLES)
         return load_fail(why, "battles must be a list of at most 64 battles");
     for (size_t i = 0; i < json_array_size(battles); i++)
         if (load_battle(g, (int)i, json_array_get(battles, i), why) != 0)
@@ -627,14 +627,14 @@ int wr_game_init_from_state(struct wr_game *g, const struct wr_scenario *sc,
     if (json_object_get(state, "current_battle") &&
         int_in(state, "current_battle", 0, g->nbattles - 1, &g->current) != 0)
         return load_fail(why, "current_battle is not one of the battles");
-    g->declared = (g->phase == WR_PH_FRENCH_COMBAT || g->phase == WR_PH_ALLIED_COMBAT) &&
-                  g->await_what != WR_AW_DECLARE;
+    g->declared = (g->phase == WL_PH_FRENCH_COMBAT || g->phase == WL_PH_ALLIED_COMBAT) &&
+                  g->await_what != WL_AW_DECLARE;
     /* 6) exits, the winner, the dice */
     if (int_in(state, "exited_factors", 0, 10000, &g->exited_factors) != 0)
         return load_fail(why, "exited_factors must be a count");
     const json_t *winner = json_object_get(state, "winner");
     g->winner = json_is_null(winner) ? -1
-              : json_is_string(winner) ? wr_side_from_name(json_string_value(winner)) : -2;
+              : json_is_string(winner) ? wl_side_from_name(json_string_value(winner)) : -2;
     if (g->winner < -1)
         return load_fail(why, "winner must be null or a side");
     if (g->winner >= 0)
@@ -658,5 +658,5 @@ int wr_game_init_from_state(struct wr_game *g, const struct wr_scenario *sc,
             return load_fail(why, "dice.seed does not match dice.commitment");
     }
     /* 7) a game the turn machine could have made */
-    return wr_game_check(g, why) == 0 ? 0 : -1;
+    return wl_game_check(g, why) == 0 ? 0 : -1;
 }

@@ -11,48 +11,48 @@
 
 #include <string.h>
 
-#include "waterloo_move.h"               /* WR_PATH_OFF: a step off the board */
+#include "waterloo_move.h"               /* WL_PATH_OFF: a step off the board */
 
 /* CRT columns (waterloo_scenario.h): 0 = "1-6" .. 5 = "1-1", 6 = "2-1" .. 10 = "6-1". */
-enum { COL_1_6 = 0, COL_1_1 = 5, COL_2_1 = 6, COL_6_1 = WR_CRT_COLS - 1 };
+enum { COL_1_6 = 0, COL_1_1 = 5, COL_2_1 = 6, COL_6_1 = WL_CRT_COLS - 1 };
 
 /* The neighbour offsets of waterloo_grid.h (E (r, c-1), W (r, c+1), NE (r-1, c),
- * NW (r-1, c+1), SE (r+1, c-1), SW (r+1, c)), indexed by enum wr_dir. They
+ * NW (r-1, c+1), SE (r+1, c-1), SW (r+1, c)), indexed by enum wl_dir. They
  * are needed here for steps off the board, whose target may lie outside the
- * frame where wr_grid_neighbour() has no square to return. */
-static const int dir_dr[WR_NDIR] = { -1, 0, 1, 1, 0, -1 };
-static const int dir_dc[WR_NDIR] = { 0, -1, -1, 0, 1, 1 };
+ * frame where wl_grid_neighbour() has no square to return. */
+static const int dir_dr[WL_NDIR] = { -1, 0, 1, 1, 0, -1 };
+static const int dir_dc[WL_NDIR] = { 0, -1, -1, 0, 1, 1 };
 
 /* --- small helpers -------------------------------------------------------- */
 
-static int valid_unit(const struct wr_game *g, int u)
+static int valid_unit(const struct wl_game *g, int u)
 {
     return u >= 0 && u < g->sc->nunits;
 }
 
-static int on_board(const struct wr_game *g, int u)
+static int on_board(const struct wl_game *g, int u)
 {
-    return g->units[u].where == WR_ON_BOARD && g->units[u].at != WR_SQ_NONE;
+    return g->units[u].where == WL_ON_BOARD && g->units[u].at != WL_SQ_NONE;
 }
 
-static int is_hq(const struct wr_game *g, int u)
+static int is_hq(const struct wl_game *g, int u)
 {
-    return g->sc->units[u].type == WR_HQ;
+    return g->sc->units[u].type == WL_HQ;
 }
 
-static const char *unit_name(const struct wr_game *g, int u)
+static const char *unit_name(const struct wl_game *g, int u)
 {
     return g->sc->units[u].name;
 }
 
 /* A combat unit (not HQ) of side `side` on the board next to u, or -1. */
-static int adjacent_combat_unit(const struct wr_game *g, int u, int side)
+static int adjacent_combat_unit(const struct wl_game *g, int u, int side)
 {
-    wr_sq at = g->units[u].at;
+    wl_sq at = g->units[u].at;
     for (int i = 0; i < g->sc->nunits; i++) {
         if (g->sc->units[i].side != side || is_hq(g, i) || !on_board(g, i))
             continue;
-        if (wr_grid_distance(at, g->units[i].at) == 1)
+        if (wl_grid_distance(at, g->units[i].at) == 1)
             return i;
     }
     return -1;
@@ -60,7 +60,7 @@ static int adjacent_combat_unit(const struct wr_game *g, int u, int side)
 
 /* --- odds ----------------------------------------------------------------- */
 
-int wr_combat_column(int attack, int defence)
+int wl_combat_column(int attack, int defence)
 {
     if (defence <= 0)
         return COL_6_1;                 /* only HQ units defend */
@@ -91,9 +91,9 @@ int wr_combat_column(int attack, int defence)
  *      doubles; this covers footnote ** (attackers on hill tops that a
  *      river runs through)
  *   4) a), c), d), e): otherwise the printed factor */
-int wr_combat_defence_factor(const struct wr_game *g, int def, const int16_t *att, int natt)
+int wl_combat_defence_factor(const struct wl_game *g, int def, const int16_t *att, int natt)
 {
-    const struct wr_map *m = &g->sc->map;
+    const struct wl_map *m = &g->sc->map;
 
     if (!valid_unit(g, def))
         return 0;
@@ -103,14 +103,14 @@ int wr_combat_defence_factor(const struct wr_game *g, int def, const int16_t *at
         return 0;
     if (!on_board(g, def))
         return basic;
-    wr_sq ds = g->units[def].at;
+    wl_sq ds = g->units[def].at;
     int n = 0, from_river = 0, uphill = 0;
     for (int i = 0; i < natt; i++) {
         int a = att[i];
         if (!valid_unit(g, a) || !on_board(g, a))
             continue;
-        wr_sq as = g->units[a].at;
-        int d = wr_grid_dir_to(as, ds);
+        wl_sq as = g->units[a].at;
+        int d = wl_grid_dir_to(as, ds);
         n++;
         if (m->cell[as].river != 0)
             from_river++;
@@ -129,34 +129,34 @@ int wr_combat_defence_factor(const struct wr_game *g, int def, const int16_t *at
     return basic;
 }
 
-void wr_combat_odds(const struct wr_game *g, struct wr_battle *b)
+void wl_combat_odds(const struct wl_game *g, struct wl_battle *b)
 {
     int na = b->nattackers, nd = b->ndefenders;
     if (na < 0)
         na = 0;
-    if (na > WR_MAX_IN_BATTLE)
-        na = WR_MAX_IN_BATTLE;
+    if (na > WL_MAX_IN_BATTLE)
+        na = WL_MAX_IN_BATTLE;
     if (nd < 0)
         nd = 0;
-    if (nd > WR_MAX_IN_BATTLE)
-        nd = WR_MAX_IN_BATTLE;
+    if (nd > WL_MAX_IN_BATTLE)
+        nd = WL_MAX_IN_BATTLE;
 
     int attack = 0, defence = 0;
     for (int i = 0; i < na; i++)
         if (valid_unit(g, b->attackers[i]))
             attack += g->sc->units[b->attackers[i]].combat;
     for (int i = 0; i < nd; i++)
-        defence += wr_combat_defence_factor(g, b->defenders[i], b->attackers, na);
+        defence += wl_combat_defence_factor(g, b->defenders[i], b->attackers, na);
     b->attack = attack;
     b->defence = defence;
-    b->column = wr_combat_column(attack, defence);
+    b->column = wl_combat_column(attack, defence);
 }
 
 /* --- declaration ---------------------------------------------------------- */
 
 /* Rule 1 for one unit of a battle: it exists, belongs to the right side,
  * is on the board, and (attackers) is not an HQ unit. */
-static enum wr_reason check_member(const struct wr_game *g, int u, int attacking, int mover,
+static enum wr_reason check_member(const struct wl_game *g, int u, int attacking, int mover,
                                    int battle, struct wr_refusal *why)
 {
     if (!valid_unit(g, u))
@@ -194,30 +194,30 @@ static enum wr_reason check_member(const struct wr_game *g, int u, int attacking
  * Stacks may be split across battles and soak-offs are allowed: nothing
  * here looks at the odds. Enemy HQ units may be attacked (they have no
  * zone, so they need not be). */
-enum wr_reason wr_combat_check_declaration(const struct wr_game *g, const struct wr_battle *b,
+enum wr_reason wl_combat_check_declaration(const struct wl_game *g, const struct wl_battle *b,
                                            int nb, struct wr_refusal *why)
 {
-    const struct wr_scenario *sc = g->sc;
-    char a[WR_SQ_NAME_MAX], d[WR_SQ_NAME_MAX];
+    const struct wl_scenario *sc = g->sc;
+    char a[WL_SQ_NAME_MAX], d[WL_SQ_NAME_MAX];
     int mover;
     enum wr_reason r;
 
-    if (g->phase == WR_PH_FRENCH_COMBAT)
-        mover = WR_FRENCH;
-    else if (g->phase == WR_PH_ALLIED_COMBAT)
-        mover = WR_ALLIED;
+    if (g->phase == WL_PH_FRENCH_COMBAT)
+        mover = WL_FRENCH;
+    else if (g->phase == WL_PH_ALLIED_COMBAT)
+        mover = WL_ALLIED;
     else
         return wr_refuse(why, WR_R_WRONG_PHASE, "battles are declared in a combat phase, not in %s",
-                         wr_phase_name(g->phase));
-    if (nb < 0 || nb > WR_MAX_BATTLES || (nb > 0 && b == NULL))
+                         wl_phase_name(g->phase));
+    if (nb < 0 || nb > WL_MAX_BATTLES || (nb > 0 && b == NULL))
         return wr_refuse(why, WR_R_BAD_COMMAND, "a declaration holds 0 to %d battles, not %d",
-                         WR_MAX_BATTLES, nb);
+                         WL_MAX_BATTLES, nb);
     for (int i = 0; i < nb; i++)
-        if (b[i].nattackers < 0 || b[i].nattackers > WR_MAX_IN_BATTLE ||
-            b[i].ndefenders < 0 || b[i].ndefenders > WR_MAX_IN_BATTLE)
+        if (b[i].nattackers < 0 || b[i].nattackers > WL_MAX_IN_BATTLE ||
+            b[i].ndefenders < 0 || b[i].ndefenders > WL_MAX_IN_BATTLE)
             return wr_refuse(why, WR_R_BAD_COMMAND,
                              "battle %d: at most %d attackers and %d defenders", i + 1,
-                             WR_MAX_IN_BATTLE, WR_MAX_IN_BATTLE);
+                             WL_MAX_IN_BATTLE, WL_MAX_IN_BATTLE);
 
     /* 1) */
     for (int i = 0; i < nb; i++) {
@@ -240,14 +240,14 @@ enum wr_reason wr_combat_check_declaration(const struct wr_game *g, const struct
         for (int j = 0; j < b[i].nattackers; j++)
             for (int k = 0; k < b[i].ndefenders; k++) {
                 int at = b[i].attackers[j], df = b[i].defenders[k];
-                if (wr_grid_distance(g->units[at].at, g->units[df].at) != 1)
+                if (wl_grid_distance(g->units[at].at, g->units[df].at) != 1)
                     return wr_refuse(why, WR_R_NOT_IN_ZONE,
                                      "battle %d: %s on %s is not in the zone of %s on %s",
-                                     i + 1, unit_name(g, at), wr_grid_name(g->units[at].at, a),
-                                     unit_name(g, df), wr_grid_name(g->units[df].at, d));
+                                     i + 1, unit_name(g, at), wl_grid_name(g->units[at].at, a),
+                                     unit_name(g, df), wl_grid_name(g->units[df].at, d));
             }
     /* 4) */
-    int8_t battle_of[WR_MAX_UNITS];
+    int8_t battle_of[WL_MAX_UNITS];
     memset(battle_of, -1, sizeof battle_of);
     for (int i = 0; i < nb; i++) {
         for (int side = 0; side < 2; side++) {
@@ -274,7 +274,7 @@ enum wr_reason wr_combat_check_declaration(const struct wr_game *g, const struct
         int e = adjacent_combat_unit(g, u, 1 - mover);
         if (e >= 0)
             return wr_refuse(why, WR_R_MUST_ATTACK, "%s on %s is in the zone of %s and must attack",
-                             unit_name(g, u), wr_grid_name(g->units[u].at, a), unit_name(g, e));
+                             unit_name(g, u), wl_grid_name(g->units[u].at, a), unit_name(g, e));
     }
     /* 6) */
     for (int u = 0; u < sc->nunits; u++) {
@@ -284,7 +284,7 @@ enum wr_reason wr_combat_check_declaration(const struct wr_game *g, const struct
         if (e >= 0)
             return wr_refuse(why, WR_R_MUST_BE_ATTACKED,
                              "%s on %s has %s in its zone and must be attacked", unit_name(g, u),
-                             wr_grid_name(g->units[u].at, a), unit_name(g, e));
+                             wl_grid_name(g->units[u].at, a), unit_name(g, e));
     }
     return WR_R_OK;
 }
@@ -293,7 +293,7 @@ enum wr_reason wr_combat_check_declaration(const struct wr_game *g, const struct
 
 /* One step of a retreat. */
 struct step {
-    wr_sq to;                   /* the square entered, or WR_SQ_NONE when off the board */
+    wl_sq to;                   /* the square entered, or WL_SQ_NONE when off the board */
     int dir;                    /* hexside crossed, from the previous square */
     int off;                    /* the step leaves the playable board */
     int exit;                   /* ... by the road of a French exit square */
@@ -303,10 +303,10 @@ static int iabs(int v) { return v < 0 ? -v : v; }
 
 /* Distance from square s to the (possibly out-of-frame) neighbour of
  * square from in direction d. */
-static int distance_to_step(wr_sq s, wr_sq from, int d)
+static int distance_to_step(wl_sq s, wl_sq from, int d)
 {
-    int dr = wr_sq_row(from) + dir_dr[d] - wr_sq_row(s);
-    int dc = wr_sq_col(from) + dir_dc[d] - wr_sq_col(s);
+    int dr = wl_sq_row(from) + dir_dr[d] - wl_sq_row(s);
+    int dc = wl_sq_col(from) + dir_dc[d] - wl_sq_col(s);
     int m = iabs(dr);
     if (iabs(dc) > m)
         m = iabs(dc);
@@ -316,32 +316,32 @@ static int distance_to_step(wr_sq s, wr_sq from, int d)
 }
 
 /* Does hexside d of square from lead off the playable board? */
-static int off_board_side(wr_sq from, int d)
+static int off_board_side(wl_sq from, int d)
 {
-    wr_sq n = wr_grid_neighbour(from, d);
-    return n == WR_SQ_NONE || !wr_grid_playable(n);
+    wl_sq n = wl_grid_neighbour(from, d);
+    return n == WL_SQ_NONE || !wl_grid_playable(n);
 }
 
 /* The rulebook's EXCEPTION: a French unit leaving an exit square (A-39 ..
  * A-45) through the hexside its road crosses. */
-static int exit_side(const struct wr_game *g, int u, wr_sq from, int d)
+static int exit_side(const struct wl_game *g, int u, wl_sq from, int d)
 {
-    const struct wr_cell *c = &g->sc->map.cell[from];
-    return g->sc->units[u].side == WR_FRENCH && c->exit && c->road[d] != 0;
+    const struct wl_cell *c = &g->sc->map.cell[from];
+    return g->sc->units[u].side == WL_FRENCH && c->exit && c->road[d] != 0;
 }
 
-/* Resolve one step from `from` to `given` (a square, or WR_PATH_OFF: off the
+/* Resolve one step from `from` to `given` (a square, or WL_PATH_OFF: off the
  * board by whichever hexside fits, the exit road first). The last step must
  * end two squares from start. Returns 0, or -1 when it is not a step. */
-static int resolve_step(const struct wr_game *g, int u, wr_sq start, wr_sq from, wr_sq given,
+static int resolve_step(const struct wl_game *g, int u, wl_sq start, wl_sq from, wl_sq given,
                         int last, struct step *st)
 {
-    st->to = WR_SQ_NONE;
+    st->to = WL_SQ_NONE;
     st->dir = -1;
     st->off = 0;
     st->exit = 0;
-    if (given == WR_PATH_OFF) {
-        for (int d = 0; d < WR_NDIR; d++) {
+    if (given == WL_PATH_OFF) {
+        for (int d = 0; d < WL_NDIR; d++) {
             if (!off_board_side(from, d) || (last && distance_to_step(start, from, d) != 2))
                 continue;
             int ex = exit_side(g, u, from, d);
@@ -353,13 +353,13 @@ static int resolve_step(const struct wr_game *g, int u, wr_sq start, wr_sq from,
         st->off = 1;
         return st->dir >= 0 ? 0 : -1;
     }
-    int d = wr_grid_dir_to(from, given);
+    int d = wl_grid_dir_to(from, given);
     if (d < 0)
         return -1;
     if (last && distance_to_step(start, from, d) != 2)
         return -1;
     st->dir = d;
-    if (!wr_grid_playable(given)) {
+    if (!wl_grid_playable(given)) {
         st->off = 1;                    /* a partial square: off the board */
         st->exit = exit_side(g, u, from, d);
         return 0;
@@ -371,8 +371,8 @@ static int resolve_step(const struct wr_game *g, int u, wr_sq start, wr_sq from,
 /* Rules (Combat Results Explanation, BACK 2, a..f and the EXCEPTION):
  *   1) u is a unit on the board
  *   2) a retreat is two steps, each to a square touching the previous one
- *      or off the board (WR_PATH_OFF, or a partial square; after leaving
- *      the board only WR_PATH_OFF follows), never into a square held by
+ *      or off the board (WL_PATH_OFF, or a partial square; after leaving
+ *      the board only WL_PATH_OFF follows), never into a square held by
  *      the enemy, and it ends two squares from the start
  *   3) a) a square entered in an enemy zone of control eliminates
  *   4) b) a step off the board eliminates, except the EXCEPTION (8)
@@ -387,14 +387,14 @@ static int resolve_step(const struct wr_game *g, int u, wr_sq start, wr_sq from,
  *   8) EXCEPTION: a French unit stepping off the board from A-39..A-45
  *      through the hexside its road crosses exits (defections); otherwise
  *      the outcome is safe
- * wr_combat_retreat_outcome() and wr_combat_open_retreats() share it with
+ * wl_combat_retreat_outcome() and wl_combat_open_retreats() share it with
  * the occupancy built once. */
-static enum wr_reason classify_retreat(const struct wr_game *g, const struct wr_occupancy *occ,
-                                       int u, const wr_sq *path, int n, int *outcome,
+static enum wr_reason classify_retreat(const struct wl_game *g, const struct wl_occupancy *occ,
+                                       int u, const wl_sq *path, int n, int *outcome,
                                        struct wr_refusal *why)
 {
-    const struct wr_map *m = &g->sc->map;
-    char a[WR_SQ_NAME_MAX], b[WR_SQ_NAME_MAX];
+    const struct wl_map *m = &g->sc->map;
+    char a[WL_SQ_NAME_MAX], b[WL_SQ_NAME_MAX];
     struct step st[2];
 
     /* 1) */
@@ -402,47 +402,47 @@ static enum wr_reason classify_retreat(const struct wr_game *g, const struct wr_
         return wr_refuse(why, WR_R_UNKNOWN_UNIT, "there is no unit number %d", u);
     if (!on_board(g, u))
         return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board", unit_name(g, u));
-    wr_sq start = g->units[u].at;
+    wl_sq start = g->units[u].at;
     int side = g->sc->units[u].side, enemy = 1 - side;
 
     /* 2) */
     if (path == NULL || n != 2)
         return wr_refuse(why, WR_R_BAD_RETREAT, "a retreat of %s is two squares, not %d",
                          unit_name(g, u), path == NULL ? 0 : n);
-    wr_sq from = start;
+    wl_sq from = start;
     for (int i = 0; i < 2; i++) {
         if (i == 1 && st[0].off) {
-            if (path[1] != WR_PATH_OFF)
+            if (path[1] != WL_PATH_OFF)
                 return wr_refuse(why, WR_R_BAD_RETREAT,
                                  "%s has left the board; its retreat cannot go on to %s",
-                                 unit_name(g, u), wr_grid_name(path[1], a));
+                                 unit_name(g, u), wl_grid_name(path[1], a));
             st[1] = st[0];
             break;
         }
         if (resolve_step(g, u, start, from, path[i], i == 1, &st[i]) != 0) {
-            if (path[i] == WR_PATH_OFF)
+            if (path[i] == WL_PATH_OFF)
                 return wr_refuse(why, WR_R_BAD_RETREAT,
                                  "%s cannot step off the board from %s%s", unit_name(g, u),
-                                 wr_grid_name(from, a),
+                                 wl_grid_name(from, a),
                                  i == 1 ? " two squares from where it started" : "");
-            if (wr_grid_dir_to(from, path[i]) < 0)
+            if (wl_grid_dir_to(from, path[i]) < 0)
                 return wr_refuse(why, WR_R_BAD_RETREAT, "%s does not touch %s",
-                                 wr_grid_name(path[i], a), wr_grid_name(from, b));
+                                 wl_grid_name(path[i], a), wl_grid_name(from, b));
             return wr_refuse(why, WR_R_BAD_RETREAT,
                              "a retreat of %s from %s must end two squares away, not on %s",
-                             unit_name(g, u), wr_grid_name(start, a), wr_grid_name(path[i], b));
+                             unit_name(g, u), wl_grid_name(start, a), wl_grid_name(path[i], b));
         }
-        if (st[i].to != WR_SQ_NONE && occ->side[st[i].to] == enemy)
+        if (st[i].to != WL_SQ_NONE && occ->side[st[i].to] == enemy)
             return wr_refuse(why, WR_R_BAD_RETREAT, "%s may not retreat into %s, held by the enemy",
-                             unit_name(g, u), wr_grid_name(st[i].to, a));
-        if (st[i].to != WR_SQ_NONE)
+                             unit_name(g, u), wl_grid_name(st[i].to, a));
+        if (st[i].to != WL_SQ_NONE)
             from = st[i].to;
     }
 
     int elim = 0;
     /* 3) */
     for (int i = 0; i < 2 && !elim; i++)
-        if (st[i].to != WR_SQ_NONE && wr_game_in_zoc(g, occ, st[i].to, enemy))
+        if (st[i].to != WL_SQ_NONE && wl_game_in_zoc(g, occ, st[i].to, enemy))
             elim = 1;
     /* 4) */
     for (int i = 0; i < 2 && !elim; i++)
@@ -451,67 +451,67 @@ static enum wr_reason classify_retreat(const struct wr_game *g, const struct wr_
     /* 5) */
     int home_river = m->cell[start].river;
     for (int i = 0; i < 2 && !elim; i++) {
-        int river = st[i].to != WR_SQ_NONE ? m->cell[st[i].to].river : 0;
+        int river = st[i].to != WL_SQ_NONE ? m->cell[st[i].to].river : 0;
         if (river != 0 && river != home_river)
             elim = 1;
     }
     /* 6) */
-    if (!elim && st[0].to != WR_SQ_NONE && m->cell[st[0].to].woods) {
-        const struct wr_cell *w = &m->cell[st[0].to];
+    if (!elim && st[0].to != WL_SQ_NONE && m->cell[st[0].to].woods) {
+        const struct wl_cell *w = &m->cell[st[0].to];
         int road_in = m->cell[start].road[st[0].dir] != 0;
         int road_on = st[1].dir >= 0 && w->road[st[1].dir] != 0;
-        if (!wr_map_has_road(m, st[0].to) || !road_in || !road_on)
+        if (!wl_map_has_road(m, st[0].to) || !road_in || !road_on)
             elim = 1;
     }
     /* 7) */
-    if (!elim && st[1].to != WR_SQ_NONE &&
-        occ->factors[st[1].to] + g->sc->units[u].combat > WR_STACK_LIMIT)
+    if (!elim && st[1].to != WL_SQ_NONE &&
+        occ->factors[st[1].to] + g->sc->units[u].combat > WL_STACK_LIMIT)
         elim = 1;
     /* 8) */
     if (elim)
-        *outcome = WR_RET_ELIMINATED;
+        *outcome = WL_RET_ELIMINATED;
     else if (st[0].exit || st[1].exit)
-        *outcome = WR_RET_EXIT;
+        *outcome = WL_RET_EXIT;
     else
-        *outcome = WR_RET_SAFE;
+        *outcome = WL_RET_SAFE;
     return WR_R_OK;
 }
 
 /* The rules are those of classify_retreat(), above. */
-enum wr_reason wr_combat_retreat_outcome(const struct wr_game *g, int u, const wr_sq *path,
+enum wr_reason wl_combat_retreat_outcome(const struct wl_game *g, int u, const wl_sq *path,
                                          int n, int *outcome, struct wr_refusal *why)
 {
-    struct wr_occupancy occ;
+    struct wl_occupancy occ;
     int dummy;
-    wr_game_occupancy(g, &occ);
+    wl_game_occupancy(g, &occ);
     return classify_retreat(g, &occ, u, path, n, outcome ? outcome : &dummy, why);
 }
 
-int wr_combat_open_retreats(const struct wr_game *g, int u, wr_sq (*paths)[2], int max)
+int wl_combat_open_retreats(const struct wl_game *g, int u, wl_sq (*paths)[2], int max)
 {
-    struct wr_occupancy occ;
+    struct wl_occupancy occ;
     int count = 0;
 
     if (!valid_unit(g, u) || !on_board(g, u))
         return 0;
-    wr_game_occupancy(g, &occ);
-    wr_sq start = g->units[u].at;
+    wl_game_occupancy(g, &occ);
+    wl_sq start = g->units[u].at;
 
     /* Candidates: off the board at once, then every first square with
      * every second square, or off the board from the first square. */
-    wr_sq cand[1 + WR_NDIR * (WR_NDIR + 1)][2];
+    wl_sq cand[1 + WL_NDIR * (WL_NDIR + 1)][2];
     int nc = 0;
-    cand[nc][0] = WR_PATH_OFF;
-    cand[nc++][1] = WR_PATH_OFF;
-    for (int d1 = 0; d1 < WR_NDIR; d1++) {
-        wr_sq s1 = wr_grid_neighbour(start, d1);
-        if (s1 == WR_SQ_NONE || !wr_grid_playable(s1))
+    cand[nc][0] = WL_PATH_OFF;
+    cand[nc++][1] = WL_PATH_OFF;
+    for (int d1 = 0; d1 < WL_NDIR; d1++) {
+        wl_sq s1 = wl_grid_neighbour(start, d1);
+        if (s1 == WL_SQ_NONE || !wl_grid_playable(s1))
             continue;
         cand[nc][0] = s1;
-        cand[nc++][1] = WR_PATH_OFF;
-        for (int d2 = 0; d2 < WR_NDIR; d2++) {
-            wr_sq s2 = wr_grid_neighbour(s1, d2);
-            if (s2 == WR_SQ_NONE || !wr_grid_playable(s2))
+        cand[nc++][1] = WL_PATH_OFF;
+        for (int d2 = 0; d2 < WL_NDIR; d2++) {
+            wl_sq s2 = wl_grid_neighbour(s1, d2);
+            if (s2 == WL_SQ_NONE || !wl_grid_playable(s2))
                 continue;
             cand[nc][0] = s1;
             cand[nc++][1] = s2;
@@ -520,7 +520,7 @@ int wr_combat_open_retreats(const struct wr_game *g, int u, wr_sq (*paths)[2], i
     for (int i = 0; i < nc; i++) {
         int out;
         if (classify_retreat(g, &occ, u, cand[i], 2, &out, NULL) != WR_R_OK ||
-            out == WR_RET_ELIMINATED)
+            out == WL_RET_ELIMINATED)
             continue;
         if (paths != NULL && count < max) {
             paths[count][0] = cand[i][0];
@@ -542,41 +542,41 @@ int wr_combat_open_retreats(const struct wr_game *g, int u, wr_sq (*paths)[2], i
  *      slope square and to is a hill top; zones of control do not matter
  *   4) at most 15 combat factors end on to (attackers may advance onto it
  *      one after another) */
-enum wr_reason wr_combat_check_advance(const struct wr_game *g, const struct wr_battle *b,
-                                       int u, wr_sq to, struct wr_refusal *why)
+enum wr_reason wl_combat_check_advance(const struct wl_game *g, const struct wl_battle *b,
+                                       int u, wl_sq to, struct wr_refusal *why)
 {
-    const struct wr_map *m = &g->sc->map;
-    char a[WR_SQ_NAME_MAX], t[WR_SQ_NAME_MAX];
+    const struct wl_map *m = &g->sc->map;
+    char a[WL_SQ_NAME_MAX], t[WL_SQ_NAME_MAX];
 
     /* 1) */
     if (!valid_unit(g, u))
         return wr_refuse(why, WR_R_UNKNOWN_UNIT, "there is no unit number %d", u);
     int attacker = 0;
-    for (int i = 0; i < b->nattackers && i < WR_MAX_IN_BATTLE; i++)
+    for (int i = 0; i < b->nattackers && i < WL_MAX_IN_BATTLE; i++)
         if (b->attackers[i] == u)
             attacker = 1;
     if (!attacker)
         return wr_refuse(why, WR_R_NO_ADVANCE, "%s did not attack in this battle", unit_name(g, u));
     if (!on_board(g, u))
         return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board", unit_name(g, u));
-    wr_sq at = g->units[u].at;
+    wl_sq at = g->units[u].at;
 
     /* 2) */
     int vacated = 0;
-    for (int i = 0; i < b->nvacated && i < WR_MAX_IN_BATTLE; i++)
+    for (int i = 0; i < b->nvacated && i < WL_MAX_IN_BATTLE; i++)
         if (b->vacated[i] == to)
             vacated = 1;
-    if (!vacated || !wr_grid_playable(to))
+    if (!vacated || !wl_grid_playable(to))
         return wr_refuse(why, WR_R_NO_ADVANCE,
                          "%s may advance only onto a square the defeated units vacated, not %s",
-                         unit_name(g, u), wr_grid_name(to, t));
-    if (wr_grid_distance(at, to) != 1)
+                         unit_name(g, u), wl_grid_name(to, t));
+    if (wl_grid_distance(at, to) != 1)
         return wr_refuse(why, WR_R_NO_ADVANCE, "%s on %s does not touch %s", unit_name(g, u),
-                         wr_grid_name(at, a), wr_grid_name(to, t));
-    struct wr_occupancy occ;
-    wr_game_occupancy(g, &occ);
+                         wl_grid_name(at, a), wl_grid_name(to, t));
+    struct wl_occupancy occ;
+    wl_game_occupancy(g, &occ);
     if (occ.side[to] >= 0 && occ.side[to] != g->sc->units[u].side)
-        return wr_refuse(why, WR_R_ENEMY_SQUARE, "%s is held by the enemy", wr_grid_name(to, t));
+        return wr_refuse(why, WR_R_ENEMY_SQUARE, "%s is held by the enemy", wl_grid_name(to, t));
 
     /* 3) */
     int from_river = m->cell[at].river != 0;
@@ -586,17 +586,17 @@ enum wr_reason wr_combat_check_advance(const struct wr_game *g, const struct wr_
             return wr_refuse(why, WR_R_NO_ADVANCE,
                              "%s attacked from the slope %s; it may advance only onto a "
                              "vacated hill top, and %s is not one",
-                             unit_name(g, u), wr_grid_name(at, a), wr_grid_name(to, t));
+                             unit_name(g, u), wl_grid_name(at, a), wl_grid_name(to, t));
         return wr_refuse(why, WR_R_NO_ADVANCE,
                          "%s attacked from %s, neither a river nor a slope square, and may "
                          "not advance",
-                         unit_name(g, u), wr_grid_name(at, a));
+                         unit_name(g, u), wl_grid_name(at, a));
     }
 
     /* 4) */
     int total = occ.factors[to] + g->sc->units[u].combat;
-    if (total > WR_STACK_LIMIT)
+    if (total > WL_STACK_LIMIT)
         return wr_refuse(why, WR_R_STACKING, "%s on %s would make %d combat factors there",
-                         unit_name(g, u), wr_grid_name(to, t), total);
+                         unit_name(g, u), wl_grid_name(to, t), total);
     return WR_R_OK;
 }

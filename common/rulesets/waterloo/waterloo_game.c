@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-void wr_game_init(struct wr_game *g, const struct wr_scenario *sc, const char *game_id,
+void wl_game_init(struct wl_game *g, const struct wl_scenario *sc, const char *game_id,
                   const uint8_t seed[32])
 {
     memset(g, 0, sizeof *g);
@@ -18,15 +18,15 @@ void wr_game_init(struct wr_game *g, const struct wr_scenario *sc, const char *g
         g->has_seed = 1;
     }
     for (int i = 0; i < sc->nunits; i++) {
-        const struct wr_unit_def *d = &sc->units[i];
-        struct wr_unit *u = &g->units[i];
+        const struct wl_unit_def *d = &sc->units[i];
+        struct wl_unit *u = &g->units[i];
         u->battle = -1;
-        if (d->setup != WR_SQ_NONE) {
+        if (d->setup != WL_SQ_NONE) {
             u->at = d->setup;
-            u->where = WR_ON_BOARD;
+            u->where = WL_ON_BOARD;
         } else {
-            u->at = WR_SQ_NONE;
-            u->where = WR_PENDING;
+            u->at = WL_SQ_NONE;
+            u->where = WL_PENDING;
         }
     }
     g->turn = sc->start_turn > 0 ? sc->start_turn : 1;
@@ -34,34 +34,34 @@ void wr_game_init(struct wr_game *g, const struct wr_scenario *sc, const char *g
     g->current = -1;
     g->winner = -1;
     switch (g->phase) {
-    case WR_PH_SETUP_FRENCH:
-        g->await_side = WR_FRENCH;
-        g->await_what = WR_AW_SETUP;
+    case WL_PH_SETUP_FRENCH:
+        g->await_side = WL_FRENCH;
+        g->await_what = WL_AW_SETUP;
         break;
-    case WR_PH_SETUP_ALLIED:
-        g->await_side = WR_ALLIED;
-        g->await_what = WR_AW_SETUP;
+    case WL_PH_SETUP_ALLIED:
+        g->await_side = WL_ALLIED;
+        g->await_what = WL_AW_SETUP;
         break;
-    case WR_PH_ALLIED_MOVE:
-        g->await_side = WR_ALLIED;
-        g->await_what = WR_AW_MOVE;
+    case WL_PH_ALLIED_MOVE:
+        g->await_side = WL_ALLIED;
+        g->await_what = WL_AW_MOVE;
         break;
     default:
-        g->phase = WR_PH_FRENCH_MOVE;
-        g->await_side = WR_FRENCH;
-        g->await_what = WR_AW_MOVE;
+        g->phase = WL_PH_FRENCH_MOVE;
+        g->await_side = WL_FRENCH;
+        g->await_what = WL_AW_MOVE;
         break;
     }
 }
 
-void wr_game_occupancy(const struct wr_game *g, struct wr_occupancy *occ)
+void wl_game_occupancy(const struct wl_game *g, struct wl_occupancy *occ)
 {
     memset(occ->side, -1, sizeof occ->side);
     memset(occ->factors, 0, sizeof occ->factors);
     memset(occ->count, 0, sizeof occ->count);
     for (int i = 0; i < g->sc->nunits; i++) {
-        const struct wr_unit *u = &g->units[i];
-        if (u->where != WR_ON_BOARD)
+        const struct wl_unit *u = &g->units[i];
+        if (u->where != WL_ON_BOARD)
             continue;
         occ->side[u->at] = (int8_t)g->sc->units[i].side;
         occ->factors[u->at] = (uint8_t)(occ->factors[u->at] + g->sc->units[i].combat);
@@ -69,99 +69,99 @@ void wr_game_occupancy(const struct wr_game *g, struct wr_occupancy *occ)
     }
 }
 
-int wr_game_in_zoc(const struct wr_game *g, const struct wr_occupancy *occ, wr_sq s, int enemy)
+int wl_game_in_zoc(const struct wl_game *g, const struct wl_occupancy *occ, wl_sq s, int enemy)
 {
-    for (int d = 0; d < WR_NDIR; d++) {
-        wr_sq n = wr_grid_neighbour(s, d);
-        if (n == WR_SQ_NONE || occ->side[n] != enemy)
+    for (int d = 0; d < WL_NDIR; d++) {
+        wl_sq n = wl_grid_neighbour(s, d);
+        if (n == WL_SQ_NONE || occ->side[n] != enemy)
             continue;
         /* A square of enemy HQ units alone exerts no zone. */
         for (int i = 0; i < g->sc->nunits; i++)
-            if (g->units[i].where == WR_ON_BOARD && g->units[i].at == n &&
-                g->sc->units[i].type != WR_HQ)
+            if (g->units[i].where == WL_ON_BOARD && g->units[i].at == n &&
+                g->sc->units[i].type != WL_HQ)
                 return 1;
     }
     return 0;
 }
 
-int wr_side_from_name(const char *name)
+int wl_side_from_name(const char *name)
 {
     if (strcmp(name, "french") == 0)
-        return WR_FRENCH;
+        return WL_FRENCH;
     if (strcmp(name, "allied") == 0)
-        return WR_ALLIED;
+        return WL_ALLIED;
     return -1;
 }
 
-int wr_game_check(const struct wr_game *g, struct wr_refusal *why)
+int wl_game_check(const struct wl_game *g, struct wr_refusal *why)
 {
-    const struct wr_scenario *sc = g->sc;
-    struct wr_occupancy occ;
-    char a[WR_SQ_NAME_MAX];
+    const struct wl_scenario *sc = g->sc;
+    struct wl_occupancy occ;
+    char a[WL_SQ_NAME_MAX];
 
     /* 1) Every unit is in exactly one place, and on a playable square when on board. */
     for (int i = 0; i < sc->nunits; i++) {
-        const struct wr_unit *u = &g->units[i];
-        if (u->where > WR_EXITED)
+        const struct wl_unit *u = &g->units[i];
+        if (u->where > WL_EXITED)
             return wr_refuse(why, WR_R_BAD_COMMAND, "%s has no valid place", sc->units[i].id),
                    -1;
-        if ((u->where == WR_ON_BOARD) != (u->at != WR_SQ_NONE))
+        if ((u->where == WL_ON_BOARD) != (u->at != WL_SQ_NONE))
             return wr_refuse(why, WR_R_BAD_COMMAND, "%s: place and square disagree",
                              sc->units[i].id), -1;
-        if (u->where == WR_ON_BOARD && !wr_grid_playable(u->at))
+        if (u->where == WL_ON_BOARD && !wl_grid_playable(u->at))
             return wr_refuse(why, WR_R_NOT_PLAYABLE, "%s is on %s, not playable",
-                             sc->units[i].id, wr_grid_name(u->at, a)), -1;
+                             sc->units[i].id, wl_grid_name(u->at, a)), -1;
     }
     /* 2) No square holds both sides; the stacking limit holds outside the
      *    middle of a move (it is checked where a move or retreat ends). */
-    wr_game_occupancy(g, &occ);
+    wl_game_occupancy(g, &occ);
     for (int i = 0; i < sc->nunits; i++) {
-        const struct wr_unit *u = &g->units[i];
-        if (u->where != WR_ON_BOARD)
+        const struct wl_unit *u = &g->units[i];
+        if (u->where != WL_ON_BOARD)
             continue;
         if (occ.side[u->at] != sc->units[i].side)
             return wr_refuse(why, WR_R_ENEMY_SQUARE, "both sides on %s",
-                             wr_grid_name(u->at, a)), -1;
-        if (occ.factors[u->at] > WR_STACK_LIMIT)
+                             wl_grid_name(u->at, a)), -1;
+        if (occ.factors[u->at] > WL_STACK_LIMIT)
             return wr_refuse(why, WR_R_STACKING, "%d factors on %s", occ.factors[u->at],
-                             wr_grid_name(u->at, a)), -1;
+                             wl_grid_name(u->at, a)), -1;
     }
     /* 3) The awaited seat fits the phase. */
-    if (g->phase == WR_PH_OVER) {
-        if (g->await_what != WR_AW_NONE || g->winner < 0)
+    if (g->phase == WL_PH_OVER) {
+        if (g->await_what != WL_AW_NONE || g->winner < 0)
             return wr_refuse(why, WR_R_GAME_OVER, "game over but a seat is awaited"), -1;
         return 0;
     }
-    static const int side_of_phase[WR_NPHASES] = {
-        [WR_PH_SETUP_FRENCH] = WR_FRENCH, [WR_PH_SETUP_ALLIED] = WR_ALLIED,
-        [WR_PH_FRENCH_MOVE] = WR_FRENCH, [WR_PH_FRENCH_COMBAT] = WR_FRENCH,
-        [WR_PH_DEFECTION] = WR_ALLIED, [WR_PH_ALLIED_MOVE] = WR_ALLIED,
-        [WR_PH_ALLIED_COMBAT] = WR_ALLIED,
+    static const int side_of_phase[WL_NPHASES] = {
+        [WL_PH_SETUP_FRENCH] = WL_FRENCH, [WL_PH_SETUP_ALLIED] = WL_ALLIED,
+        [WL_PH_FRENCH_MOVE] = WL_FRENCH, [WL_PH_FRENCH_COMBAT] = WL_FRENCH,
+        [WL_PH_DEFECTION] = WL_ALLIED, [WL_PH_ALLIED_MOVE] = WL_ALLIED,
+        [WL_PH_ALLIED_COMBAT] = WL_ALLIED,
     };
     int mover = side_of_phase[g->phase];
     int ok;
     switch (g->await_what) {
-    case WR_AW_SETUP:
-        ok = (g->phase == WR_PH_SETUP_FRENCH || g->phase == WR_PH_SETUP_ALLIED) &&
+    case WL_AW_SETUP:
+        ok = (g->phase == WL_PH_SETUP_FRENCH || g->phase == WL_PH_SETUP_ALLIED) &&
              g->await_side == mover;
         break;
-    case WR_AW_MOVE:
-        ok = (g->phase == WR_PH_FRENCH_MOVE || g->phase == WR_PH_ALLIED_MOVE) &&
+    case WL_AW_MOVE:
+        ok = (g->phase == WL_PH_FRENCH_MOVE || g->phase == WL_PH_ALLIED_MOVE) &&
              g->await_side == mover;
         break;
-    case WR_AW_DECLARE:
-    case WR_AW_RESOLVE:
-        ok = (g->phase == WR_PH_FRENCH_COMBAT || g->phase == WR_PH_ALLIED_COMBAT) &&
+    case WL_AW_DECLARE:
+    case WL_AW_RESOLVE:
+        ok = (g->phase == WL_PH_FRENCH_COMBAT || g->phase == WL_PH_ALLIED_COMBAT) &&
              g->await_side == mover;
         break;
-    case WR_AW_RETREAT:
-    case WR_AW_EXCHANGE:
-    case WR_AW_ADVANCE:
-        ok = (g->phase == WR_PH_FRENCH_COMBAT || g->phase == WR_PH_ALLIED_COMBAT) &&
+    case WL_AW_RETREAT:
+    case WL_AW_EXCHANGE:
+    case WL_AW_ADVANCE:
+        ok = (g->phase == WL_PH_FRENCH_COMBAT || g->phase == WL_PH_ALLIED_COMBAT) &&
              g->current >= 0 && g->current < g->nbattles;
         break;
-    case WR_AW_DEFECTION:
-        ok = g->phase == WR_PH_DEFECTION && g->await_side == WR_ALLIED &&
+    case WL_AW_DEFECTION:
+        ok = g->phase == WL_PH_DEFECTION && g->await_side == WL_ALLIED &&
              g->defection_owed > 0;
         break;
     default:
@@ -169,6 +169,6 @@ int wr_game_check(const struct wr_game *g, struct wr_refusal *why)
     }
     if (!ok)
         return wr_refuse(why, WR_R_WRONG_PHASE, "awaiting %d of side %d in phase %s",
-                         g->await_what, g->await_side, wr_phase_name(g->phase)), -1;
+                         g->await_what, g->await_side, wl_phase_name(g->phase)), -1;
     return 0;
 }

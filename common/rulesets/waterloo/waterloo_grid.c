@@ -9,68 +9,68 @@
 #include <stdio.h>
 #include <string.h>
 
-static const int dir_dr[WR_NDIR] = { -1, 0, 1, 1, 0, -1 };
-static const int dir_dc[WR_NDIR] = { 0, -1, -1, 0, 1, 1 };
-static const char *const dir_names[WR_NDIR] = { "NE", "E", "SE", "SW", "W", "NW" };
+static const int dir_dr[WL_NDIR] = { -1, 0, 1, 1, 0, -1 };
+static const int dir_dc[WL_NDIR] = { 0, -1, -1, 0, 1, 1 };
+static const char *const dir_names[WL_NDIR] = { "NE", "E", "SE", "SW", "W", "NW" };
 
-int wr_grid_in_frame(int row, int col)
+int wl_grid_in_frame(int row, int col)
 {
-    return row >= 0 && row < WR_ROWS && col >= 1 && col < WR_COLS;
+    return row >= 0 && row < WL_ROWS && col >= 1 && col < WL_COLS;
 }
 
-static int sq_valid(wr_sq s)
+static int sq_valid(wl_sq s)
 {
-    return s >= 0 && s < WR_NSQ && wr_sq_col(s) >= 1;
+    return s >= 0 && s < WL_NSQ && wl_sq_col(s) >= 1;
 }
 
-int wr_grid_x(wr_sq s)
+int wl_grid_x(wl_sq s)
 {
-    return 2 * wr_sq_col(s) + wr_sq_row(s) - 51;
+    return 2 * wl_sq_col(s) + wl_sq_row(s) - 51;
 }
 
-int wr_grid_playable(wr_sq s)
+int wl_grid_playable(wl_sq s)
 {
-    if (!sq_valid(s) || wr_sq_row(s) < 1)
+    if (!sq_valid(s) || wl_sq_row(s) < 1)
         return 0;
-    int x = wr_grid_x(s);
+    int x = wl_grid_x(s);
     return x >= 1 && x <= 65;
 }
 
-int wr_grid_partial(wr_sq s)
+int wl_grid_partial(wl_sq s)
 {
     if (!sq_valid(s))
         return 0;
-    int r = wr_sq_row(s), c = wr_sq_col(s);
+    int r = wl_sq_row(s), c = wl_sq_col(s);
     if (r == 0) {
         /* Row 0 touches A-c (its SW neighbour) and A-(c-1) (its SE one). */
-        return wr_grid_playable(wr_sq_make(1, c)) ||
-               (c > 1 && wr_grid_playable(wr_sq_make(1, c - 1)));
+        return wl_grid_playable(wl_sq_make(1, c)) ||
+               (c > 1 && wl_grid_playable(wl_sq_make(1, c - 1)));
     }
-    int x = wr_grid_x(s);
+    int x = wl_grid_x(s);
     return (r % 2 == 1) && (x == 0 || x == 66);
 }
 
-int wr_grid_on_board(wr_sq s)
+int wl_grid_on_board(wl_sq s)
 {
-    return wr_grid_playable(s) || wr_grid_partial(s);
+    return wl_grid_playable(s) || wl_grid_partial(s);
 }
 
-wr_sq wr_grid_neighbour(wr_sq s, int d)
+wl_sq wl_grid_neighbour(wl_sq s, int d)
 {
-    if (!sq_valid(s) || d < 0 || d >= WR_NDIR)
-        return WR_SQ_NONE;
-    int r = wr_sq_row(s) + dir_dr[d], c = wr_sq_col(s) + dir_dc[d];
-    if (!wr_grid_in_frame(r, c))
-        return WR_SQ_NONE;
-    return wr_sq_make(r, c);
+    if (!sq_valid(s) || d < 0 || d >= WL_NDIR)
+        return WL_SQ_NONE;
+    int r = wl_sq_row(s) + dir_dr[d], c = wl_sq_col(s) + dir_dc[d];
+    if (!wl_grid_in_frame(r, c))
+        return WL_SQ_NONE;
+    return wl_sq_make(r, c);
 }
 
-int wr_grid_dir_to(wr_sq a, wr_sq b)
+int wl_grid_dir_to(wl_sq a, wl_sq b)
 {
     if (!sq_valid(a) || !sq_valid(b))
         return -1;
-    int dr = wr_sq_row(b) - wr_sq_row(a), dc = wr_sq_col(b) - wr_sq_col(a);
-    for (int d = 0; d < WR_NDIR; d++)
+    int dr = wl_sq_row(b) - wl_sq_row(a), dc = wl_sq_col(b) - wl_sq_col(a);
+    for (int d = 0; d < WL_NDIR; d++)
         if (dir_dr[d] == dr && dir_dc[d] == dc)
             return d;
     return -1;
@@ -78,9 +78,9 @@ int wr_grid_dir_to(wr_sq a, wr_sq b)
 
 static int iabs(int v) { return v < 0 ? -v : v; }
 
-int wr_grid_distance(wr_sq a, wr_sq b)
+int wl_grid_distance(wl_sq a, wl_sq b)
 {
-    int dr = wr_sq_row(b) - wr_sq_row(a), dc = wr_sq_col(b) - wr_sq_col(a);
+    int dr = wl_sq_row(b) - wl_sq_row(a), dc = wl_sq_col(b) - wl_sq_col(a);
     int m = iabs(dr);
     if (iabs(dc) > m)
         m = iabs(dc);
@@ -91,7 +91,7 @@ int wr_grid_distance(wr_sq a, wr_sq b)
 
 static int upper(int ch) { return (ch >= 'a' && ch <= 'z') ? ch - 'a' + 'A' : ch; }
 
-int wr_grid_parse(const char *text, size_t len, wr_sq *out)
+int wl_grid_parse(const char *text, size_t len, wl_sq *out)
 {
     if (text == NULL)
         return -1;
@@ -129,29 +129,29 @@ int wr_grid_parse(const char *text, size_t len, wr_sq *out)
             return -1;
         col = col * 10 + (text[i] - '0');
     }
-    if (i != len || !wr_grid_in_frame(row, col))
+    if (i != len || !wl_grid_in_frame(row, col))
         return -1;
-    *out = wr_sq_make(row, col);
+    *out = wl_sq_make(row, col);
     return 0;
 }
 
-char *wr_grid_name(wr_sq s, char *buf)
+char *wl_grid_name(wl_sq s, char *buf)
 {
     if (!sq_valid(s)) {
         strcpy(buf, "?");
         return buf;
     }
-    int r = wr_sq_row(s), c = wr_sq_col(s);
+    int r = wl_sq_row(s), c = wl_sq_col(s);
     if (r == 0)
-        snprintf(buf, WR_SQ_NAME_MAX, "0-%d", c);
+        snprintf(buf, WL_SQ_NAME_MAX, "0-%d", c);
     else if (r <= 26)
-        snprintf(buf, WR_SQ_NAME_MAX, "%c-%d", 'A' + r - 1, c);
+        snprintf(buf, WL_SQ_NAME_MAX, "%c-%d", 'A' + r - 1, c);
     else
-        snprintf(buf, WR_SQ_NAME_MAX, "%c%c-%d", 'A' + r - 27, 'A' + r - 27, c);
+        snprintf(buf, WL_SQ_NAME_MAX, "%c%c-%d", 'A' + r - 27, 'A' + r - 27, c);
     return buf;
 }
 
-const char *wr_dir_name(int d)
+const char *wl_dir_name(int d)
 {
-    return (d >= 0 && d < WR_NDIR) ? dir_names[d] : "?";
+    return (d >= 0 && d < WL_NDIR) ? dir_names[d] : "?";
 }

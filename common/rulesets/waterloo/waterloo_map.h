@@ -10,97 +10,97 @@
  * square adjacent to a high side). Bridges are derived: a river square that
  * a road passes through.
  */
-#ifndef WR_MAP_H
-#define WR_MAP_H
+#ifndef WL_MAP_H
+#define WL_MAP_H
 
 #include <stdint.h>
 
 #include "waterloo_grid.h"
 #include "reason.h"
 
-#define WR_MAX_ROADS 64
-#define WR_MAX_RIVERS 16
-#define WR_MAX_TOWNS 96
-#define WR_MAX_ENTRIES 16
-#define WR_NAME_MAX 48
+#define WL_MAX_ROADS 64
+#define WL_MAX_RIVERS 16
+#define WL_MAX_TOWNS 96
+#define WL_MAX_ENTRIES 16
+#define WL_NAME_MAX 48
 
-enum wr_road_kind { WR_ROAD_NONE = 0, WR_ROAD_SECONDARY = 1, WR_ROAD_PRIMARY = 2 };
+enum wl_road_kind { WL_ROAD_NONE = 0, WL_ROAD_SECONDARY = 1, WL_ROAD_PRIMARY = 2 };
 
-struct wr_cell {
+struct wl_cell {
     uint8_t woods;              /* 1: a woods square */
     uint8_t slope_high;         /* bit d: high side faces direction d; 0: not a slope */
     uint8_t hilltop;            /* derived: adjacent to the high side of a slope */
     uint8_t river;              /* river id 1..nrivers; 0: not a river square */
-    uint8_t road[WR_NDIR];      /* road id 1..nroads through hexside d; 0: none */
+    uint8_t road[WL_NDIR];      /* road id 1..nroads through hexside d; 0: none */
     uint8_t bridge;             /* derived: a road runs through this river square */
     uint8_t exit;               /* a French exit square (A-39..A-45) */
     int8_t town;                /* index into towns, or -1 */
     int8_t entry;               /* index into entries (partial squares), or -1 */
 };
 
-struct wr_road {
-    char name[WR_NAME_MAX];
-    uint8_t kind;               /* enum wr_road_kind */
+struct wl_road {
+    char name[WL_NAME_MAX];
+    uint8_t kind;               /* enum wl_road_kind */
 };
 
-struct wr_place {
-    char name[WR_NAME_MAX];
-    wr_sq at;
+struct wl_place {
+    char name[WL_NAME_MAX];
+    wl_sq at;
 };
 
-struct wr_map {
-    struct wr_cell cell[WR_NSQ];
-    struct wr_road roads[WR_MAX_ROADS + 1];     /* [0] unused */
+struct wl_map {
+    struct wl_cell cell[WL_NSQ];
+    struct wl_road roads[WL_MAX_ROADS + 1];     /* [0] unused */
     int nroads;
-    char rivers[WR_MAX_RIVERS + 1][WR_NAME_MAX]; /* [0] unused */
+    char rivers[WL_MAX_RIVERS + 1][WL_NAME_MAX]; /* [0] unused */
     int nrivers;
-    struct wr_place towns[WR_MAX_TOWNS];
+    struct wl_place towns[WL_MAX_TOWNS];
     int ntowns;
     /* Road entries at the board edge, in clockwise order around the board;
      * the "next unblocked road clockwise" of the reinforcement rule. */
-    struct wr_place entries[WR_MAX_ENTRIES];
+    struct wl_place entries[WL_MAX_ENTRIES];
     int nentries;
 };
 
 /* Empty map: all clear, no roads, rivers, towns or entries. */
-void wr_map_init(struct wr_map *m);
+void wl_map_init(struct wl_map *m);
 
 /* Add a road along path[0..n-1] (adjacent squares). Returns the road id
  * (1..), or -1 with why filled (non-adjacent step, too many roads). */
-int wr_map_add_road(struct wr_map *m, const char *name, enum wr_road_kind kind,
-                    const wr_sq *path, int n, struct wr_refusal *why);
+int wl_map_add_road(struct wl_map *m, const char *name, enum wl_road_kind kind,
+                    const wl_sq *path, int n, struct wr_refusal *why);
 
 /* Add a river; returns its id (1..) or -1. Squares already on another river
  * are an error (a square is on one river). */
-int wr_map_add_river(struct wr_map *m, const char *name, const wr_sq *squares, int n,
+int wl_map_add_river(struct wl_map *m, const char *name, const wl_sq *squares, int n,
                      struct wr_refusal *why);
 
-int wr_map_add_town(struct wr_map *m, const char *name, wr_sq at, struct wr_refusal *why);
+int wl_map_add_town(struct wl_map *m, const char *name, wl_sq at, struct wr_refusal *why);
 
 /* Entries must be added in clockwise order; at must be a partial square. */
-int wr_map_add_entry(struct wr_map *m, const char *name, wr_sq at, struct wr_refusal *why);
+int wl_map_add_entry(struct wl_map *m, const char *name, wl_sq at, struct wr_refusal *why);
 
 /* Derive hill tops and bridges. Call once after all terrain is in. */
-void wr_map_finish(struct wr_map *m);
+void wl_map_finish(struct wl_map *m);
 
 /* --- queries (all O(1)) --- */
 
-static inline int wr_map_is_river(const struct wr_map *m, wr_sq s)
+static inline int wl_map_is_river(const struct wl_map *m, wl_sq s)
 {
     return m->cell[s].river != 0;
 }
 
-/* Kind of the road crossing hexside d of s (enum wr_road_kind). */
-static inline int wr_map_road_kind(const struct wr_map *m, wr_sq s, int d)
+/* Kind of the road crossing hexside d of s (enum wl_road_kind). */
+static inline int wl_map_road_kind(const struct wl_map *m, wl_sq s, int d)
 {
     return m->roads[m->cell[s].road[d]].kind;
 }
 
 /* True when any road leaves s. */
-int wr_map_has_road(const struct wr_map *m, wr_sq s);
+int wl_map_has_road(const struct wl_map *m, wl_sq s);
 
 /* Index of the town or entry called name, or -1. */
-int wr_map_find_town(const struct wr_map *m, const char *name);
-int wr_map_find_entry(const struct wr_map *m, const char *name);
+int wl_map_find_town(const struct wl_map *m, const char *name);
+int wl_map_find_entry(const struct wl_map *m, const char *name);
 
 #endif

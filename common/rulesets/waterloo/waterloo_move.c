@@ -2,7 +2,7 @@
  * waterloo_move.c - movement (see waterloo_move.h). One step function, step(), decides
  * whether a unit in a given search state may take one step to a neighbour
  * square (or off the board), and gives the new state or the reason it may
- * not. wr_move_check() walks a submitted path through it; wr_move_reach()
+ * not. wl_move_check() walks a submitted path through it; wl_move_reach()
  * runs a breadth-first search over the same states. A road step may be paid
  * with a normal point or with a road-bonus point, so both keep every state
  * that no other state at the same square dominates (spending the bonus
@@ -41,7 +41,7 @@ enum {
 #define ROAD_DONE 255
 #define BONUS_MAX 4
 
-#define D_OFF WR_NDIR   /* the "direction" of leaving the board */
+#define D_OFF WL_NDIR   /* the "direction" of leaving the board */
 
 /* The search calls step() and search_add() a few thousand times per reach;
  * inlined they cost about a third less (GCC does not inline them itself). */
@@ -49,14 +49,14 @@ enum {
 enum { PAY_NORMAL, PAY_BONUS };
 
 /* States of the search pool. MF 6 + 4 needs a few hundred; a unit of
- * movement 20 on a board of roads (paths of up to WR_PATH_MAX squares)
+ * movement 20 on a board of roads (paths of up to WL_PATH_MAX squares)
  * about 1,800 (test_fast_unit). */
 #define POOL_MAX 8192
 #define SET_MAX 32      /* states kept per step of one given path */
 
 /* A search state: where the units are and what they have used. */
 struct lab {
-    wr_sq at;           /* square, or WR_PATH_OFF */
+    wl_sq at;           /* square, or WL_PATH_OFF */
     int16_t parent;     /* pool index of the previous state, -1 at the start */
     int16_t next;       /* next state on the same square (pool list) */
     uint8_t used;       /* normal movement points used */
@@ -68,8 +68,8 @@ struct lab {
 
 /* Everything a step needs, built once per call. */
 struct mv {
-    const struct wr_game *g;
-    const struct wr_map *m;
+    const struct wl_game *g;
+    const struct wl_map *m;
     const int *units;
     int nunits;
     int side;           /* side moving */
@@ -77,18 +77,18 @@ struct mv {
     int factors;        /* combat factors of the units moving */
     int pending;        /* 1: reinforcements entering at entry */
     int entry;          /* entry index used, or -1 */
-    wr_sq start;        /* start square, or the entry square */
+    wl_sq start;        /* start square, or the entry square */
     int may_exit;       /* French: may leave the board from exit squares */
-    uint8_t sq[WR_NSQ];     /* SQ_* */
-    uint8_t fac[WR_NSQ];    /* combat factors of friendly units not moving */
+    uint8_t sq[WL_NSQ];     /* SQ_* */
+    uint8_t fac[WL_NSQ];    /* combat factors of friendly units not moving */
 };
 
-/* wr_grid_neighbour() and wr_grid_playable() without calls or divisions:
+/* wl_grid_neighbour() and wl_grid_playable() without calls or divisions:
  * the search makes thousands of them. A neighbour is s + dir_delta[d]; the
  * frame has a column 0 that is never playable, so a step off the east or
  * west edge lands on a square that is not playable, never on a wrong one. */
-static const int dir_delta[WR_NDIR] = {
-    -WR_COLS, -1, WR_COLS - 1, WR_COLS, 1, -WR_COLS + 1,  /* NE E SE SW W NW */
+static const int dir_delta[WL_NDIR] = {
+    -WL_COLS, -1, WL_COLS - 1, WL_COLS, 1, -WL_COLS + 1,  /* NE E SE SW W NW */
 };
 
 /* Playable: rows A..WW with 1 <= x = 2c + r - 51 <= 65 (waterloo_grid.h). */
@@ -99,8 +99,8 @@ static const int dir_delta[WR_NDIR] = {
     PL(r, 50), PL(r, 51), PL(r, 52), PL(r, 53), PL(r, 54), PL(r, 55), PL(r, 56), PL(r, 57)
 #define PLROW10(r) PLROW(r), PLROW(r + 1), PLROW(r + 2), PLROW(r + 3), PLROW(r + 4), \
     PLROW(r + 5), PLROW(r + 6), PLROW(r + 7), PLROW(r + 8), PLROW(r + 9)
-_Static_assert(WR_ROWS == 50 && WR_COLS == 58, "the playable table assumes a 50 x 58 frame");
-static const uint8_t playable_sq[WR_NSQ] = {
+_Static_assert(WL_ROWS == 50 && WL_COLS == 58, "the playable table assumes a 50 x 58 frame");
+static const uint8_t playable_sq[WL_NSQ] = {
     PLROW10(0), PLROW10(10), PLROW10(20), PLROW10(30), PLROW10(40),
 };
 #undef PL
@@ -108,36 +108,36 @@ static const uint8_t playable_sq[WR_NSQ] = {
 #undef PLROW
 #undef PLROW10
 
-/* Neighbour of s in direction d: a square of the frame, or WR_SQ_NONE.
+/* Neighbour of s in direction d: a square of the frame, or WL_SQ_NONE.
  * (Column 0 results are possible: never playable.) */
-static inline wr_sq nb(wr_sq s, int d)
+static inline wl_sq nb(wl_sq s, int d)
 {
     int n = s + dir_delta[d];
-    return (n >= 0 && n < WR_NSQ) ? (wr_sq)n : WR_SQ_NONE;
+    return (n >= 0 && n < WL_NSQ) ? (wl_sq)n : WL_SQ_NONE;
 }
 
-static inline int playable(wr_sq s)
+static inline int playable(wl_sq s)
 {
-    return s >= 0 && s < WR_NSQ && playable_sq[s];
+    return s >= 0 && s < WL_NSQ && playable_sq[s];
 }
 
 /* Do playable squares a and b touch? (A wrapped offset would name a
  * column-0 square, which is not playable, so the offsets are exact.) */
-static inline int touch(wr_sq a, wr_sq b)
+static inline int touch(wl_sq a, wl_sq b)
 {
     int k = b - a;
     return k == dir_delta[0] || k == dir_delta[1] || k == dir_delta[2] || k == dir_delta[3] ||
            k == dir_delta[4] || k == dir_delta[5];
 }
 
-static inline int any_road(const struct wr_cell *cell)
+static inline int any_road(const struct wl_cell *cell)
 {
     return (cell->road[0] | cell->road[1] | cell->road[2] | cell->road[3] | cell->road[4] |
             cell->road[5]) != 0;
 }
 
 /* A road-woods square: woods with a road through it. */
-static inline int road_woods(const struct wr_cell *cell)
+static inline int road_woods(const struct wl_cell *cell)
 {
     return cell->woods && any_road(cell);
 }
@@ -145,9 +145,9 @@ static inline int road_woods(const struct wr_cell *cell)
 /* The road that leaves the board from s (a road hexside towards a square
  * that is not playable), or 0: leaving the board from s along it crosses a
  * road hexside. */
-static int exit_road(const struct wr_map *m, wr_sq s)
+static int exit_road(const struct wl_map *m, wl_sq s)
 {
-    for (int d = 0; d < WR_NDIR; d++) {
+    for (int d = 0; d < WL_NDIR; d++) {
         int r = m->cell[s].road[d];
         if (r != 0 && !playable(nb(s, d)))
             return r;
@@ -158,7 +158,7 @@ static int exit_road(const struct wr_map *m, wr_sq s)
 /*
  * One step of the units from state *from to square `to`, in direction d
  * from from->at (d < 0: not adjacent; d == D_OFF: leave the board, `to` is
- * WR_PATH_OFF), paid with a normal point or a bonus point (pay). Returns
+ * WL_PATH_OFF), paid with a normal point or a bonus point (pay). Returns
  * WR_R_OK and the new state in *out, or the reason the step is refused.
  * Rules, in the order of waterloo_move.h:
  *   1) `to` is a square, touches from->at and is playable (so a step from
@@ -169,7 +169,7 @@ static int exit_road(const struct wr_map *m, wr_sq s)
  *      road of the bonus, fewer than 4 used, never from the entry square
  *      (its first square is a basic point) nor off the board. A step that is
  *      not along the road of a bonus in use ends that bonus (rule b). At
- *      most WR_PATH_MAX path elements.
+ *      most WL_PATH_MAX path elements.
  *   4) a unit that entered a river square off the road steps only to a
  *      square of the same river
  *   5) a unit that entered woods off the road has stopped
@@ -184,11 +184,11 @@ static int exit_road(const struct wr_map *m, wr_sq s)
  * The new state stops (woods, zone) or is bound to a river as the square
  * entered and the hexside crossed say.
  */
-static HOT enum wr_reason step(const struct mv *c, const struct lab *from, wr_sq to, int d,
+static HOT enum wr_reason step(const struct mv *c, const struct lab *from, wl_sq to, int d,
                                int pay, struct lab *out)
 {
-    const struct wr_map *m = c->m;
-    const struct wr_cell *fc = &m->cell[from->at];
+    const struct wl_map *m = c->m;
+    const struct wl_cell *fc = &m->cell[from->at];
     int off = d == D_OFF;
     int rid;
 
@@ -196,10 +196,10 @@ static HOT enum wr_reason step(const struct mv *c, const struct lab *from, wr_sq
     if (off) {
         rid = exit_road(m, from->at);
     } else {
-        if (to < 0 || to >= WR_NSQ)
+        if (to < 0 || to >= WL_NSQ)
             return WR_R_BAD_SQUARE;
         if (d < 0)
-            return to % WR_COLS == 0 ? WR_R_BAD_SQUARE : WR_R_NOT_ADJACENT;
+            return to % WL_COLS == 0 ? WR_R_BAD_SQUARE : WR_R_NOT_ADJACENT;
         if (!playable_sq[to])
             return WR_R_NOT_PLAYABLE;
         rid = fc->road[d];
@@ -209,7 +209,7 @@ static HOT enum wr_reason step(const struct mv *c, const struct lab *from, wr_sq
         return WR_R_ENEMY_SQUARE;
     /* 3) */
     *out = *from;
-    if (from->len >= WR_PATH_MAX)
+    if (from->len >= WL_PATH_MAX)
         return WR_R_TOO_FAR;
     out->len++;
     if (pay == PAY_NORMAL) {
@@ -222,7 +222,7 @@ static HOT enum wr_reason step(const struct mv *c, const struct lab *from, wr_sq
         }
     } else {
         if (off || (from->flags & F_ENTRY) || rid == 0 ||
-            m->roads[rid].kind != WR_ROAD_PRIMARY || from->bonus >= BONUS_MAX ||
+            m->roads[rid].kind != WL_ROAD_PRIMARY || from->bonus >= BONUS_MAX ||
             (from->road != ROAD_UNUSED && from->road != rid))
             return WR_R_TOO_FAR;
         out->bonus++;
@@ -252,7 +252,7 @@ static HOT enum wr_reason step(const struct mv *c, const struct lab *from, wr_sq
 
     out->flags = 0;
     if (off) {
-        out->at = WR_PATH_OFF;
+        out->at = WL_PATH_OFF;
         return WR_R_OK;
     }
     out->at = to;
@@ -267,10 +267,10 @@ static HOT enum wr_reason step(const struct mv *c, const struct lab *from, wr_sq
     return WR_R_OK;
 }
 
-/* 8) The units may end on s: at most WR_STACK_LIMIT combat factors there. */
-static int end_ok(const struct mv *c, wr_sq s)
+/* 8) The units may end on s: at most WL_STACK_LIMIT combat factors there. */
+static int end_ok(const struct mv *c, wl_sq s)
 {
-    return s == WR_PATH_OFF || c->fac[s] + c->factors <= WR_STACK_LIMIT;
+    return s == WL_PATH_OFF || c->fac[s] + c->factors <= WL_STACK_LIMIT;
 }
 
 /* Bonus points x may still spend: on its road when in use, on any primary
@@ -308,7 +308,7 @@ static inline int dominates(const struct lab *a, const struct lab *b)
 
 static void stack_name(const struct mv *c, char *buf, size_t size)
 {
-    const struct wr_scenario *sc = c->g->sc;
+    const struct wl_scenario *sc = c->g->sc;
     const char *first = sc->units[c->units[0]].name;
     if (c->nunits == 1)
         snprintf(buf, size, "%s", first);
@@ -324,10 +324,10 @@ static const char *unit_name(const struct mv *c, int u)
 }
 
 /* An enemy unit on s (any), or -1. */
-static int enemy_on(const struct mv *c, wr_sq s)
+static int enemy_on(const struct mv *c, wl_sq s)
 {
     for (int i = 0; i < c->g->sc->nunits; i++)
-        if (c->g->units[i].where == WR_ON_BOARD && c->g->units[i].at == s &&
+        if (c->g->units[i].where == WL_ON_BOARD && c->g->units[i].at == s &&
             c->g->sc->units[i].side != c->side)
             return i;
     return -1;
@@ -335,15 +335,15 @@ static int enemy_on(const struct mv *c, wr_sq s)
 
 /* An enemy combat unit whose zone holds s (and, with started, whose zone
  * the units started in), or -1. */
-static int controller(const struct mv *c, wr_sq s, int started)
+static int controller(const struct mv *c, wl_sq s, int started)
 {
     for (int i = 0; i < c->g->sc->nunits; i++) {
-        const struct wr_unit *u = &c->g->units[i];
-        const struct wr_unit_def *def = &c->g->sc->units[i];
-        if (u->where != WR_ON_BOARD || def->side == c->side || def->type == WR_HQ ||
-            wr_grid_distance(u->at, s) != 1)
+        const struct wl_unit *u = &c->g->units[i];
+        const struct wl_unit_def *def = &c->g->sc->units[i];
+        if (u->where != WL_ON_BOARD || def->side == c->side || def->type == WL_HQ ||
+            wl_grid_distance(u->at, s) != 1)
             continue;
-        if (started && (c->pending || wr_grid_distance(u->at, c->start) != 1))
+        if (started && (c->pending || wl_grid_distance(u->at, c->start) != 1))
             continue;
         return i;
     }
@@ -352,19 +352,19 @@ static int controller(const struct mv *c, wr_sq s, int started)
 
 /* Fill why with the sentence for reason r of the step from *from to `to`. */
 static enum wr_reason explain(const struct mv *c, enum wr_reason r, const struct lab *from,
-                              wr_sq to, struct wr_refusal *why)
+                              wl_sq to, struct wr_refusal *why)
 {
-    char who[WR_REFUSAL_MSG_MAX / 2], a[WR_SQ_NAME_MAX], b[16];
-    const struct wr_map *m = c->m;
+    char who[WR_REFUSAL_MSG_MAX / 2], a[WL_SQ_NAME_MAX], b[16];
+    const struct wl_map *m = c->m;
 
     if (why == NULL)
         return r;
     stack_name(c, who, sizeof who);
-    wr_grid_name(from->at, a);
-    if (to == WR_PATH_OFF)
+    wl_grid_name(from->at, a);
+    if (to == WL_PATH_OFF)
         snprintf(b, sizeof b, "off the board");
     else
-        wr_grid_name(to, b);
+        wl_grid_name(to, b);
     switch (r) {
     case WR_R_BAD_SQUARE:
         return wr_refuse(why, r, "%s: the path names something that is not a square", who);
@@ -419,32 +419,32 @@ static enum wr_reason explain(const struct mv *c, enum wr_reason r, const struct
 
 static int side_moving(int phase)
 {
-    if (phase == WR_PH_FRENCH_MOVE)
-        return WR_FRENCH;
-    if (phase == WR_PH_ALLIED_MOVE)
-        return WR_ALLIED;
+    if (phase == WL_PH_FRENCH_MOVE)
+        return WL_FRENCH;
+    if (phase == WL_PH_ALLIED_MOVE)
+        return WL_ALLIED;
     return -1;
 }
 
 /* Is the partial entry square s in the zone of a combat unit of `enemy`? */
-static int entry_blocked(const struct wr_game *g, wr_sq s, int enemy)
+static int entry_blocked(const struct wl_game *g, wl_sq s, int enemy)
 {
     for (int i = 0; i < g->sc->nunits; i++)
-        if (g->units[i].where == WR_ON_BOARD && g->sc->units[i].side == enemy &&
-            g->sc->units[i].type != WR_HQ && wr_grid_distance(g->units[i].at, s) == 1)
+        if (g->units[i].where == WL_ON_BOARD && g->sc->units[i].side == enemy &&
+            g->sc->units[i].type != WL_HQ && wl_grid_distance(g->units[i].at, s) == 1)
             return 1;
     return 0;
 }
 
-int wr_move_entry_for(const struct wr_game *g, int unit)
+int wl_move_entry_for(const struct wl_game *g, int unit)
 {
-    const struct wr_map *m = &g->sc->map;
-    if (unit < 0 || unit >= g->sc->nunits || g->units[unit].where != WR_PENDING)
+    const struct wl_map *m = &g->sc->map;
+    if (unit < 0 || unit >= g->sc->nunits || g->units[unit].where != WL_PENDING)
         return -1;
-    const struct wr_unit_def *def = &g->sc->units[unit];
+    const struct wl_unit_def *def = &g->sc->units[unit];
     if (def->entry < 0 || def->entry >= m->nentries)
         return -1;
-    int enemy = def->side == WR_FRENCH ? WR_ALLIED : WR_FRENCH;
+    int enemy = def->side == WL_FRENCH ? WL_ALLIED : WL_FRENCH;
     for (int k = 0; k < m->nentries; k++) {
         int e = (def->entry + k) % m->nentries;
         if (!entry_blocked(g, m->entries[e].at, enemy))
@@ -455,7 +455,7 @@ int wr_move_entry_for(const struct wr_game *g, int unit)
 
 /*
  * Check the units and fill c. Rules:
- *   1) one to WR_MAX_UNITS known units, none twice
+ *   1) one to WL_MAX_UNITS known units, none twice
  *   2) a movement phase; every unit of the side moving
  *   3) none has moved this phase
  *   4) each on the board, or pending and due (arrival turn reached)
@@ -464,19 +464,19 @@ int wr_move_entry_for(const struct wr_game *g, int unit)
  * Then the squares are summarised: enemy units, enemy zones, the zones of
  * the enemy units next to the start, factors of friendly units staying.
  */
-static enum wr_reason setup(struct mv *c, const struct wr_game *g, const int *units, int nunits,
+static enum wr_reason setup(struct mv *c, const struct wl_game *g, const int *units, int nunits,
                             struct wr_refusal *why)
 {
-    const struct wr_scenario *sc = g->sc;
-    uint8_t mover[WR_MAX_UNITS];
+    const struct wl_scenario *sc = g->sc;
+    uint8_t mover[WL_MAX_UNITS];
 
     c->g = g;
     c->m = &sc->map;
     c->units = units;
     c->nunits = nunits;
     /* 1) */
-    if (units == NULL || nunits < 1 || nunits > WR_MAX_UNITS)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "a move names one to %d units", WR_MAX_UNITS);
+    if (units == NULL || nunits < 1 || nunits > WL_MAX_UNITS)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "a move names one to %d units", WL_MAX_UNITS);
     memset(mover, 0, sizeof mover);
     for (int k = 0; k < nunits; k++) {
         if (units[k] < 0 || units[k] >= sc->nunits)
@@ -490,22 +490,22 @@ static enum wr_reason setup(struct mv *c, const struct wr_game *g, const int *un
     c->side = side_moving(g->phase);
     if (c->side < 0)
         return wr_refuse(why, WR_R_WRONG_PHASE, "units move only in a movement phase, not in %s",
-                         wr_phase_name(g->phase));
+                         wl_phase_name(g->phase));
     c->mf = 255;
     c->factors = 0;
     for (int k = 0; k < nunits; k++) {
-        const struct wr_unit_def *def = &sc->units[units[k]];
-        const struct wr_unit *u = &g->units[units[k]];
+        const struct wl_unit_def *def = &sc->units[units[k]];
+        const struct wl_unit *u = &g->units[units[k]];
         if (def->side != c->side)
             return wr_refuse(why, WR_R_NOT_YOUR_UNIT, "%s belongs to the %s side, and the %s "
-                             "side is moving", def->name, wr_side_name(def->side),
-                             wr_side_name(c->side));
+                             "side is moving", def->name, wl_side_name(def->side),
+                             wl_side_name(c->side));
         /* 3) */
         if (u->moved)
             return wr_refuse(why, WR_R_ALREADY_MOVED, "%s has already moved this phase",
                              def->name);
         /* 4) */
-        if (u->where == WR_PENDING) {
+        if (u->where == WL_PENDING) {
             if (def->arrive_turn <= 0)
                 return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board and has "
                                  "no arrival turn", def->name);
@@ -514,24 +514,24 @@ static enum wr_reason setup(struct mv *c, const struct wr_game *g, const int *un
                                  "(this is turn %d)", def->name, def->arrive_turn, g->turn);
             if (def->entry < 0 || def->entry >= c->m->nentries)
                 return wr_refuse(why, WR_R_BAD_ENTRY, "%s has no entry square", def->name);
-        } else if (u->where != WR_ON_BOARD || !playable(u->at)) {
+        } else if (u->where != WL_ON_BOARD || !playable(u->at)) {
             return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board (%s)",
-                             def->name, u->where == WR_ELIMINATED ? "eliminated"
-                             : u->where == WR_EXITED ? "it left the board" : "no square");
+                             def->name, u->where == WL_ELIMINATED ? "eliminated"
+                             : u->where == WL_EXITED ? "it left the board" : "no square");
         }
         if (def->move < c->mf)
             c->mf = def->move;
         c->factors += def->combat;
     }
     /* 5) */
-    const struct wr_unit *u0 = &g->units[units[0]];
-    c->pending = u0->where == WR_PENDING;
-    c->entry = c->pending ? wr_move_entry_for(g, units[0]) : -1;
+    const struct wl_unit *u0 = &g->units[units[0]];
+    c->pending = u0->where == WL_PENDING;
+    c->entry = c->pending ? wl_move_entry_for(g, units[0]) : -1;
     for (int k = 1; k < nunits; k++) {
-        const struct wr_unit *u = &g->units[units[k]];
-        int same = c->pending ? (u->where == WR_PENDING &&
-                                 wr_move_entry_for(g, units[k]) == c->entry)
-                              : (u->where == WR_ON_BOARD && u->at == u0->at);
+        const struct wl_unit *u = &g->units[units[k]];
+        int same = c->pending ? (u->where == WL_PENDING &&
+                                 wl_move_entry_for(g, units[k]) == c->entry)
+                              : (u->where == WL_ON_BOARD && u->at == u0->at);
         if (!same)
             return wr_refuse(why, WR_R_BAD_COMMAND, "%s and %s are not in one stack: units "
                              "moved together start together", sc->units[units[0]].name,
@@ -545,14 +545,14 @@ static enum wr_reason setup(struct mv *c, const struct wr_game *g, const int *un
     } else {
         c->start = u0->at;
     }
-    c->may_exit = c->side == WR_FRENCH;
+    c->may_exit = c->side == WL_FRENCH;
 
     memset(c->sq, 0, sizeof c->sq);
     memset(c->fac, 0, sizeof c->fac);
     for (int i = 0; i < sc->nunits; i++) {
-        const struct wr_unit *u = &g->units[i];
-        const struct wr_unit_def *def = &sc->units[i];
-        if (u->where != WR_ON_BOARD || u->at < 0 || u->at >= WR_NSQ)
+        const struct wl_unit *u = &g->units[i];
+        const struct wl_unit_def *def = &sc->units[i];
+        if (u->where != WL_ON_BOARD || u->at < 0 || u->at >= WL_NSQ)
             continue;
         if (def->side == c->side) {
             if (!mover[i])
@@ -560,14 +560,14 @@ static enum wr_reason setup(struct mv *c, const struct wr_game *g, const int *un
             continue;
         }
         c->sq[u->at] |= SQ_ENEMY;
-        if (def->type == WR_HQ)
+        if (def->type == WL_HQ)
             continue;
         uint8_t mark = SQ_ZOC;
         if (!c->pending && touch(u->at, c->start))
             mark |= SQ_ZSTART;
-        for (int d = 0; d < WR_NDIR; d++) {
-            wr_sq n = nb(u->at, d);
-            if (n != WR_SQ_NONE)
+        for (int d = 0; d < WL_NDIR; d++) {
+            wl_sq n = nb(u->at, d);
+            if (n != WL_SQ_NONE)
                 c->sq[n] |= mark;
         }
     }
@@ -602,19 +602,19 @@ static void set_add(struct lab *s, int *n, const struct lab *l)
     *n = k;
 }
 
-enum wr_reason wr_move_check(const struct wr_game *g, const int *units, int nunits,
-                             const wr_sq *path, int n, struct wr_refusal *why)
+enum wr_reason wl_move_check(const struct wl_game *g, const int *units, int nunits,
+                             const wl_sq *path, int n, struct wr_refusal *why)
 {
     struct mv c;
     struct lab cur[SET_MAX], nxt[SET_MAX];
     int ncur = 1, nnxt;
-    char a[WR_SQ_NAME_MAX], b[WR_SQ_NAME_MAX];
+    char a[WL_SQ_NAME_MAX], b[WL_SQ_NAME_MAX];
     enum wr_reason r = setup(&c, g, units, nunits, why);
 
     if (r != WR_R_OK)
         return r;
-    if (path == NULL || n < 1 || n > WR_PATH_MAX)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "a path lists 1 to %d squares", WR_PATH_MAX);
+    if (path == NULL || n < 1 || n > WL_PATH_MAX)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "a path lists 1 to %d squares", WL_PATH_MAX);
     root(&c, &cur[0]);
     int i = 0;
     if (c.pending) {
@@ -624,24 +624,24 @@ enum wr_reason wr_move_check(const struct wr_game *g, const int *units, int nuni
             if (path[0] == c.m->entries[own].at)
                 return wr_refuse(why, WR_R_ENTRY_BLOCKED, "%s's entry %s is in an enemy zone "
                                  "of control: it enters at %s (%s), the next clockwise",
-                                 g->sc->units[units[0]].name, wr_grid_name(path[0], a),
-                                 wr_grid_name(c.start, b), c.m->entries[c.entry].name);
+                                 g->sc->units[units[0]].name, wl_grid_name(path[0], a),
+                                 wl_grid_name(c.start, b), c.m->entries[c.entry].name);
             return wr_refuse(why, WR_R_BAD_ENTRY, "%s enters at %s (%s), its path must begin "
-                             "there", g->sc->units[units[0]].name, wr_grid_name(c.start, a),
+                             "there", g->sc->units[units[0]].name, wl_grid_name(c.start, a),
                              c.m->entries[c.entry].name);
         }
         i = 1;
     }
     for (; i < n; i++) {
-        wr_sq to = path[i];
-        wr_sq at = cur[0].at;
+        wl_sq to = path[i];
+        wl_sq at = cur[0].at;
         int d;
-        if (to == WR_PATH_OFF) {
+        if (to == WL_PATH_OFF) {
             if (i != n - 1)
                 return wr_refuse(why, WR_R_BAD_COMMAND, "leaving the board must end the path");
             d = D_OFF;
         } else {
-            d = wr_grid_dir_to(at, to);
+            d = wl_grid_dir_to(at, to);
         }
         enum wr_reason worst = WR_R_TOO_FAR;
         const struct lab *failed = &cur[0];
@@ -664,16 +664,16 @@ enum wr_reason wr_move_check(const struct wr_game *g, const int *units, int nuni
         ncur = nnxt;
     }
     /* 8) */
-    wr_sq end = cur[0].at;
-    if (end != WR_PATH_OFF && !playable(end))
+    wl_sq end = cur[0].at;
+    if (end != WL_PATH_OFF && !playable(end))
         return wr_refuse(why, WR_R_NOT_PLAYABLE, "%s must move onto the board from %s",
-                         g->sc->units[units[0]].name, wr_grid_name(end, a));
+                         g->sc->units[units[0]].name, wl_grid_name(end, a));
     if (!end_ok(&c, end)) {
         char who[WR_REFUSAL_MSG_MAX / 2];
         stack_name(&c, who, sizeof who);
         return wr_refuse(why, WR_R_STACKING, "%s would make %d combat factors on %s, more than "
-                         "%d", who, c.fac[end] + c.factors, wr_grid_name(end, a),
-                         WR_STACK_LIMIT);
+                         "%d", who, c.fac[end] + c.factors, wl_grid_name(end, a),
+                         WL_STACK_LIMIT);
     }
     return WR_R_OK;
 }
@@ -682,22 +682,22 @@ enum wr_reason wr_move_check(const struct wr_game *g, const int *units, int nuni
  * one point, so the pool is its own queue), listed per square. */
 struct search {
     int n;
-    int16_t head[WR_NSQ];
+    int16_t head[WL_NSQ];
     struct lab pool[POOL_MAX];
 };
 
 /* Record a path to the state at pool index li (to end, which may be
- * WR_PATH_OFF after it) as reach entry out->n. */
-static void emit(const struct mv *c, const struct search *s, int li, wr_sq end,
-                 struct wr_reach *out)
+ * WL_PATH_OFF after it) as reach entry out->n. */
+static void emit(const struct mv *c, const struct search *s, int li, wl_sq end,
+                 struct wl_reach *out)
 {
     int k = out->n++;
-    int len = s->pool[li].len + (end == WR_PATH_OFF);
+    int len = s->pool[li].len + (end == WL_PATH_OFF);
     out->end[k] = end;
     out->path_len[k] = (uint8_t)len;
     int p = len;
-    if (end == WR_PATH_OFF)
-        out->path[k][--p] = WR_PATH_OFF;
+    if (end == WL_PATH_OFF)
+        out->path[k][--p] = WL_PATH_OFF;
     /* The root is on the path only when it is the entry square. */
     for (int j = li; j >= 0 && p > 0; j = s->pool[j].parent)
         out->path[k][--p] = s->pool[j].at;
@@ -707,7 +707,7 @@ static void emit(const struct mv *c, const struct search *s, int li, wr_sq end,
 /* Add state l, reached from pool state parent, to the search unless a
  * state on its square dominates it. Returns 0, or -1 when the pool is full. */
 static HOT int search_add(const struct mv *c, struct search *s, const struct lab *l, int parent,
-                          struct wr_reach *out)
+                          struct wl_reach *out)
 {
     int h = s->head[l->at];
     if (h >= 0 && (l->flags & F_STOP))
@@ -735,7 +735,7 @@ static HOT int search_add(const struct mv *c, struct search *s, const struct lab
  * left, and lengthens the path by one, so a state without restrictions that
  * has used no more than cur and covers cur's bonus does (see dominates()).
  * Saves the step on most moves back towards squares already searched. */
-static inline int covered(const struct search *s, wr_sq to, const struct lab *cur)
+static inline int covered(const struct search *s, wl_sq to, const struct lab *cur)
 {
     for (int j = s->head[to]; j >= 0; j = s->pool[j].next) {
         const struct lab *l = &s->pool[j];
@@ -748,8 +748,8 @@ static inline int covered(const struct search *s, wr_sq to, const struct lab *cu
     return 0;
 }
 
-enum wr_reason wr_move_reach(const struct wr_game *g, const int *units, int nunits,
-                             struct wr_reach *out, struct wr_refusal *why)
+enum wr_reason wl_move_reach(const struct wl_game *g, const int *units, int nunits,
+                             struct wl_reach *out, struct wr_refusal *why)
 {
     struct mv c;
     struct search s;
@@ -765,14 +765,14 @@ enum wr_reason wr_move_reach(const struct wr_game *g, const int *units, int nuni
     root(&c, &s.pool[0]);
     s.head[c.start] = 0;
 
-    const struct wr_map *m = c.m;
+    const struct wl_map *m = c.m;
     for (int q = 0; q < s.n; q++) {
         const struct lab cur = s.pool[q];
         if (cur.flags & (F_DEAD | F_STOP))
             continue;
-        const struct wr_cell *cell = &m->cell[cur.at];
-        for (int d = 0; d < WR_NDIR; d++) {
-            wr_sq to = nb(cur.at, d);
+        const struct wl_cell *cell = &m->cell[cur.at];
+        for (int d = 0; d < WL_NDIR; d++) {
+            wl_sq to = nb(cur.at, d);
             struct lab l;
             if (!playable(to) || covered(&s, to, &cur))
                 continue;
@@ -780,15 +780,15 @@ enum wr_reason wr_move_reach(const struct wr_game *g, const int *units, int nuni
                 search_add(&c, &s, &l, q, out) < 0)
                 goto full;
             int rid = cell->road[d];
-            if (rid != 0 && m->roads[rid].kind == WR_ROAD_PRIMARY &&
+            if (rid != 0 && m->roads[rid].kind == WL_ROAD_PRIMARY &&
                 step(&c, &cur, to, d, PAY_BONUS, &l) == WR_R_OK &&
                 search_add(&c, &s, &l, q, out) < 0)
                 goto full;
         }
         if (c.may_exit && cell->exit && !off_done) {
             struct lab l;
-            if (step(&c, &cur, WR_PATH_OFF, D_OFF, PAY_NORMAL, &l) == WR_R_OK) {
-                emit(&c, &s, q, WR_PATH_OFF, out);
+            if (step(&c, &cur, WL_PATH_OFF, D_OFF, PAY_NORMAL, &l) == WR_R_OK) {
+                emit(&c, &s, q, WL_PATH_OFF, out);
                 off_done = 1;
             }
         }

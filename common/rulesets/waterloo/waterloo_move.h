@@ -4,9 +4,9 @@
  * shown to a player and the paths the referee accepts can never disagree.
  *
  * A path lists the squares entered, in order (not the start square). The
- * last element may be WR_PATH_OFF: the unit leaves the board (French units,
+ * last element may be WL_PATH_OFF: the unit leaves the board (French units,
  * only from the exit squares A-39..A-45, at the cost of one movement point).
- * A reinforcement (unit WR_PENDING, due this turn or earlier) starts on the
+ * A reinforcement (unit WL_PENDING, due this turn or earlier) starts on the
  * partial entry square: its path begins with that entry square (its own
  * entry, or when that is blocked by an enemy zone the next unblocked entry
  * clockwise), which costs nothing; the first playable square costs one.
@@ -33,36 +33,36 @@
  *   8) stacking: at most 15 combat factors on the final square
  *   9) French exit only from A-39..A-45 (map cells marked exit)
  */
-#ifndef WR_MOVE_H
-#define WR_MOVE_H
+#ifndef WL_MOVE_H
+#define WL_MOVE_H
 
 #include "waterloo_game.h"
 
-#define WR_PATH_MAX 24
-#define WR_PATH_OFF ((wr_sq)-2)
+#define WL_PATH_MAX 24
+#define WL_PATH_OFF ((wl_sq)-2)
 
 /* Squares a unit (or a stack moving together) can end on, each with one
- * legal path. Caller-owned; fill with wr_move_reach(). */
-struct wr_reach {
+ * legal path. Caller-owned; fill with wl_move_reach(). */
+struct wl_reach {
     int n;                              /* reachable end squares */
-    wr_sq end[WR_NSQ];                  /* the squares (WR_PATH_OFF: may leave) */
-    uint8_t path_len[WR_NSQ];
-    wr_sq path[WR_NSQ][WR_PATH_MAX];    /* a legal path to end[i] */
+    wl_sq end[WL_NSQ];                  /* the squares (WL_PATH_OFF: may leave) */
+    uint8_t path_len[WL_NSQ];
+    wl_sq path[WL_NSQ][WL_PATH_MAX];    /* a legal path to end[i] */
 };
 
 /* Check moving units[0..nunits-1] (one stack, moved together: all on the
  * same square, the slowest sets the pace) along path[0..n-1] in the current
  * phase. Does not check the phase or whose turn it is (waterloo_turn.c does); does
  * check ownership by the side to move, "already moved", arrival turn. */
-enum wr_reason wr_move_check(const struct wr_game *g, const int *units, int nunits,
-                             const wr_sq *path, int n, struct wr_refusal *why);
+enum wr_reason wl_move_check(const struct wl_game *g, const int *units, int nunits,
+                             const wl_sq *path, int n, struct wr_refusal *why);
 
 /* Every square the units can legally end on (the start square excluded). */
-enum wr_reason wr_move_reach(const struct wr_game *g, const int *units, int nunits,
-                             struct wr_reach *out, struct wr_refusal *why);
+enum wr_reason wl_move_reach(const struct wl_game *g, const int *units, int nunits,
+                             struct wl_reach *out, struct wr_refusal *why);
 
 /* For a reinforcement: the entry it must use now (its own, or the next
  * unblocked clockwise), or -1 when every entry is blocked. */
-int wr_move_entry_for(const struct wr_game *g, int unit);
+int wl_move_entry_for(const struct wl_game *g, int unit);
 
 #endif

@@ -119,11 +119,11 @@ static int check_rolls(const json_t *events, const json_t *recorded, int lineno,
     return 0;
 }
 
-int wr_replay(const char *text, size_t len, const struct wr_replay_opts *opts,
+int wl_replay(const char *text, size_t len, const struct wl_replay_opts *opts,
               json_t **final_state, struct wr_refusal *why)
 {
-    struct wr_scenario *sc = NULL;
-    struct wr_game *g = NULL;
+    struct wl_scenario *sc = NULL;
+    struct wl_game *g = NULL;
     struct rolls rolls = { NULL, 0 };
     json_t *header = NULL, *line = NULL;
     int rc = -1, lineno = 1;
@@ -154,7 +154,7 @@ int wr_replay(const char *text, size_t len, const struct wr_replay_opts *opts,
         fail(why, 1, "not a version 1 warroom game record");
         goto out;
     }
-    if (game_id == NULL || strlen(game_id) >= WR_GAME_ID_MAX) {
+    if (game_id == NULL || strlen(game_id) >= WL_GAME_ID_MAX) {
         fail(why, 1, "\"game\" must be a game id (a string of at most 63 bytes)");
         goto out;
     }
@@ -179,7 +179,7 @@ int wr_replay(const char *text, size_t len, const struct wr_replay_opts *opts,
         goto out;
     }
     if (json_is_object(scen)) {
-        if (wr_scenario_load(sc, scen, opts->resolve, opts->resolve_ctx, why) != 0)
+        if (wl_scenario_load(sc, scen, opts->resolve, opts->resolve_ctx, why) != 0)
             goto out;
     } else if (json_is_string(scen) && opts->resolve != NULL) {
         json_t *sj = opts->resolve(json_string_value(scen), opts->resolve_ctx);
@@ -188,7 +188,7 @@ int wr_replay(const char *text, size_t len, const struct wr_replay_opts *opts,
                       json_string_value(scen));
             goto out;
         }
-        int lrc = wr_scenario_load(sc, sj, opts->resolve, opts->resolve_ctx, why);
+        int lrc = wl_scenario_load(sc, sj, opts->resolve, opts->resolve_ctx, why);
         json_decref(sj);
         if (lrc != 0)
             goto out;
@@ -196,7 +196,7 @@ int wr_replay(const char *text, size_t len, const struct wr_replay_opts *opts,
         fail(why, 1, "\"scenario\" must be a scenario name or an inline scenario");
         goto out;
     }
-    wr_game_init(g, sc, game_id, has_seed ? seed : NULL);
+    wl_game_init(g, sc, game_id, has_seed ? seed : NULL);
     if (!has_seed) {
         g->roll_source = recorded_roll;
         g->roll_ctx = &rolls;
@@ -214,7 +214,7 @@ int wr_replay(const char *text, size_t len, const struct wr_replay_opts *opts,
             goto out;
         }
         const char *seat = json_string_value(json_object_get(line, "seat"));
-        int side = seat ? wr_side_from_name(seat) : -1;
+        int side = seat ? wl_side_from_name(seat) : -1;
         json_t *cmd = json_object_get(line, "cmd");
         json_t *rec_rolls = json_object_get(line, "rolls");
         int nrolls;
@@ -226,7 +226,7 @@ int wr_replay(const char *text, size_t len, const struct wr_replay_opts *opts,
             goto out;
         struct wr_refusal verdict = { WR_R_OK, "" };
         json_t *events = NULL;
-        enum wr_reason r = wr_game_apply_json(g, side, cmd, &events, &verdict);
+        enum wr_reason r = wl_game_apply_json(g, side, cmd, &events, &verdict);
         if (opts->on_line)
             opts->on_line(opts->line_ctx, cmdno, r, &verdict, events);
         if (r != WR_R_OK) {
@@ -243,7 +243,7 @@ int wr_replay(const char *text, size_t len, const struct wr_replay_opts *opts,
         if (bad)
             goto out;
     }
-    *final_state = wr_game_state_json(g);
+    *final_state = wl_game_state_json(g);
     rc = 0;
 out:
     json_decref(line);

@@ -12,8 +12,8 @@
  * derived again and checked against the recorded one; without it the
  * recorded rolls are used.
  */
-#ifndef WR_RECORD_H
-#define WR_RECORD_H
+#ifndef WL_RECORD_H
+#define WL_RECORD_H
 
 #include <stddef.h>
 
@@ -24,14 +24,14 @@ struct json_t;
 
 /* Called once per command line: n is the 1-based command number; r is the
  * verdict (WR_R_OK with events, or a refusal in why). events is borrowed. */
-typedef void (*wr_replay_line_cb)(void *ctx, int n, enum wr_reason r,
+typedef void (*wl_replay_line_cb)(void *ctx, int n, enum wr_reason r,
                                   const struct wr_refusal *why, const struct json_t *events);
 
-struct wr_replay_opts {
-    wr_scenario_resolver resolve;   /* scenario by name (header "scenario": "name") */
+struct wl_replay_opts {
+    wl_scenario_resolver resolve;   /* scenario by name (header "scenario": "name") */
     void *resolve_ctx;
     int keep_going;                 /* report refused commands and go on */
-    wr_replay_line_cb on_line;      /* may be NULL */
+    wl_replay_line_cb on_line;      /* may be NULL */
     void *line_ctx;
 };
 
@@ -41,7 +41,7 @@ struct wr_replay_opts {
  * a malformed line ("line 7: ..."), an unknown scenario, a refused command
  * without keep_going, or a roll that differs from the seed's ("line 12:
  * roll 5 was recorded as 3, the seed gives 6"). */
-int wr_replay(const char *text, size_t len, const struct wr_replay_opts *opts,
+int wl_replay(const char *text, size_t len, const struct wl_replay_opts *opts,
               struct json_t **final_state, struct wr_refusal *why);
 
 #endif

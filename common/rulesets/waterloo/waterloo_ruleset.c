@@ -1,5 +1,5 @@
 /*
- * waterloo_ruleset.c - the Waterloo ruleset's glue: a wr_game with its own
+ * waterloo_ruleset.c - the Waterloo ruleset's glue: a wl_game with its own
  * copy of the scenario behind the generic interface of ruleset.h.
  */
 #include "ruleset.h"
@@ -11,8 +11,8 @@
 #include "waterloo_game.h"
 
 struct waterloo {
-    struct wr_scenario sc;
-    struct wr_game g;
+    struct wl_scenario sc;
+    struct wl_game g;
 };
 
 static const char *const waterloo_seats[] = { "french", "allied", NULL };
@@ -31,11 +31,11 @@ static void *waterloo_create(const json_t *scenario, const json_t *options,
         wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
         return NULL;
     }
-    if (wr_scenario_load(&w->sc, scenario, NULL, NULL, why) != 0) {
+    if (wl_scenario_load(&w->sc, scenario, NULL, NULL, why) != 0) {
         free(w);
         return NULL;
     }
-    wr_game_init(&w->g, &w->sc, game_id, seed);
+    wl_game_init(&w->g, &w->sc, game_id, seed);
     return w;
 }
 
@@ -48,11 +48,11 @@ static enum wr_reason waterloo_apply(void *game, const char *seat, const json_t 
                                      json_t **events, struct wr_refusal *why)
 {
     struct waterloo *w = game;
-    int side = seat ? wr_side_from_name(seat) : -1;
+    int side = seat ? wl_side_from_name(seat) : -1;
     *events = NULL;
     if (side < 0)
         return wr_refuse(why, WR_R_NOT_YOUR_TURN, "only the french and allied seats act");
-    return wr_game_apply_json(&w->g, side, cmd, events, why);
+    return wl_game_apply_json(&w->g, side, cmd, events, why);
 }
 
 /* Waterloo hides nothing from either side or from spectators: the seed
@@ -60,7 +60,7 @@ static enum wr_reason waterloo_apply(void *game, const char *seat, const json_t 
 static json_t *waterloo_project(void *game, const char *seat)
 {
     (void)seat;
-    return wr_game_state_json(&((struct waterloo *)game)->g);
+    return wl_game_state_json(&((struct waterloo *)game)->g);
 }
 
 /* Every seat sees every event: the events themselves, not a copy (a deep
@@ -75,23 +75,23 @@ static json_t *waterloo_project_events(void *game, const char *seat, const json_
 
 static const char *waterloo_awaited(void *game)
 {
-    const struct wr_game *g = &((struct waterloo *)game)->g;
-    return g->await_side < 0 ? NULL : wr_side_name(g->await_side);
+    const struct wl_game *g = &((struct waterloo *)game)->g;
+    return g->await_side < 0 ? NULL : wl_side_name(g->await_side);
 }
 
 static int waterloo_awaiting(void *game, struct wr_decision *out, int max)
 {
-    const struct wr_game *g = &((struct waterloo *)game)->g;
+    const struct wl_game *g = &((struct waterloo *)game)->g;
     if (g->await_side < 0 || max < 1)
         return 0;
-    out[0] = (struct wr_decision){ wr_side_name(g->await_side), wr_await_name(g->await_what) };
+    out[0] = (struct wr_decision){ wl_side_name(g->await_side), wl_await_name(g->await_what) };
     return 1;
 }
 
 static const char *waterloo_result(void *game)
 {
-    const struct wr_game *g = &((struct waterloo *)game)->g;
-    return g->winner < 0 ? NULL : wr_side_name(g->winner);
+    const struct wl_game *g = &((struct waterloo *)game)->g;
+    return g->winner < 0 ? NULL : wl_side_name(g->winner);
 }
 
 const struct wr_ruleset wr_ruleset_waterloo = {

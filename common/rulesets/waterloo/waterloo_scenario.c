@@ -1,9 +1,9 @@
 /*
  * waterloo_scenario.c - scenario JSON (docs/scenario-format.md, version 1) into
- * struct wr_scenario.
+ * struct wl_scenario.
  *
  * This is the one module of common/ that touches json_t for scenarios, and
- * wr_scenario_load_file() is the one place common/ reads a file (stdio
+ * wl_scenario_load_file() is the one place common/ reads a file (stdio
  * only). Loading has two steps. First the "effective" JSON is formed: a
  * scenario with a "base" is laid over its base (itself loaded and validated
  * first), key by key, with "units" optionally patched by id. Then the
@@ -38,13 +38,13 @@
 /* One pass of reading effective JSON into a scenario. Heap-allocated: the
  * scratch arrays are too big for small stacks. */
 struct ld {
-    struct wr_scenario *sc;
+    struct wl_scenario *sc;
     struct wr_refusal *why;
-    wr_sq sq[WR_NSQ];                   /* scratch list of squares */
-    uint16_t factors[WR_NSQ];           /* set-up: combat factors per square */
-    int8_t side_at[WR_NSQ];             /* set-up: side on a square, -1 none */
-    int8_t river_item[WR_NSQ];          /* rivers[] index of a river square */
-    int16_t slope_item[WR_NSQ];         /* slopes[] index + 1 of a slope */
+    wl_sq sq[WL_NSQ];                   /* scratch list of squares */
+    uint16_t factors[WL_NSQ];           /* set-up: combat factors per square */
+    int8_t side_at[WL_NSQ];             /* set-up: side on a square, -1 none */
+    int8_t river_item[WL_NSQ];          /* rivers[] index of a river square */
+    int16_t slope_item[WL_NSQ];         /* slopes[] index + 1 of a slope */
 };
 
 enum need { NEED_FRAME, NEED_BOARD, NEED_PLAYABLE };
@@ -191,7 +191,7 @@ static void copy_text(char *dst, size_t size, const char *src)
 /* Names (ids, places, roads): copied into fixed arrays, so bounded. */
 static int name_ok(const char *s)
 {
-    return strlen(s) < WR_NAME_MAX;
+    return strlen(s) < WL_NAME_MAX;
 }
 
 /* ------------------------------------------------------------------------
@@ -200,27 +200,27 @@ static int name_ok(const char *s)
 
 /* Is s good enough for need? Otherwise fail naming it (inside text when a
  * range). */
-static int check_need(struct ld *L, wr_sq s, enum need need, const char *where,
+static int check_need(struct ld *L, wl_sq s, enum need need, const char *where,
                       const char *text, int range)
 {
-    char a[WR_SQ_NAME_MAX];
+    char a[WL_SQ_NAME_MAX];
     const char *what = NULL;
-    if (need == NEED_BOARD && !wr_grid_on_board(s))
+    if (need == NEED_BOARD && !wl_grid_on_board(s))
         what = "on the board";
-    else if (need == NEED_PLAYABLE && !wr_grid_playable(s))
+    else if (need == NEED_PLAYABLE && !wl_grid_playable(s))
         what = "a playable square";
     if (what == NULL)
         return 0;
     if (range)
         return bad(L->why, "%s: '" SHOW "' includes %s, which is not %s", where, text,
-                   wr_grid_name(s, a), what);
+                   wl_grid_name(s, a), what);
     return bad(L->why, "%s: '" SHOW "' is not %s", where, text, what);
 }
 
 /* Append one list item, a square ("X-27") or a same-row range
  * ("B-41..B-45", inclusive, in the order written), to out[*n..cap). */
 static int add_item(struct ld *L, const json_t *v, const char *where, enum need need,
-                    wr_sq *out, int cap, int *n)
+                    wl_sq *out, int cap, int *n)
 {
     if (!json_is_string(v))
         return bad(L->why, "%s: a square must be a string like \"X-27\"", where);
@@ -230,8 +230,8 @@ static int add_item(struct ld *L, const json_t *v, const char *where, enum need 
     while (dots + 1 < len && !(t[dots] == '.' && t[dots + 1] == '.'))
         dots++;
     if (dots + 1 >= len) {
-        wr_sq s;
-        if (wr_grid_parse(t, len, &s) != 0)
+        wl_sq s;
+        if (wl_grid_parse(t, len, &s) != 0)
             return bad(L->why, "%s: unknown square '" SHOW "'", where, t);
         if (check_need(L, s, need, where, t, 0) != 0)
             return -1;
@@ -240,21 +240,21 @@ static int add_item(struct ld *L, const json_t *v, const char *where, enum need 
         out[(*n)++] = s;
         return 0;
     }
-    wr_sq a, b;
-    if (wr_grid_parse(t, dots, &a) != 0 || wr_grid_parse(t + dots + 2, len - dots - 2, &b) != 0)
+    wl_sq a, b;
+    if (wl_grid_parse(t, dots, &a) != 0 || wl_grid_parse(t + dots + 2, len - dots - 2, &b) != 0)
         return bad(L->why, "%s: '" SHOW "' is not a range of squares like \"B-41..B-45\"", where,
                    t);
-    if (wr_sq_row(a) != wr_sq_row(b))
+    if (wl_sq_row(a) != wl_sq_row(b))
         return bad(L->why, "%s: '" SHOW "': a range stays on one row", where, t);
-    int step = wr_sq_col(a) <= wr_sq_col(b) ? 1 : -1;
-    for (int c = wr_sq_col(a);; c += step) {
-        wr_sq s = wr_sq_make(wr_sq_row(a), c);
+    int step = wl_sq_col(a) <= wl_sq_col(b) ? 1 : -1;
+    for (int c = wl_sq_col(a);; c += step) {
+        wl_sq s = wl_sq_make(wl_sq_row(a), c);
         if (check_need(L, s, need, where, t, 1) != 0)
             return -1;
         if (*n >= cap)
             return bad(L->why, "%s: more than %d squares", where, cap);
         out[(*n)++] = s;
-        if (c == wr_sq_col(b))
+        if (c == wl_sq_col(b))
             break;
     }
     return 0;
@@ -266,23 +266,23 @@ static int list_to_scratch(struct ld *L, const json_t *arr, const char *where, e
 {
     *n = 0;
     for (size_t i = 0; i < json_array_size(arr); i++)
-        if (add_item(L, json_array_get(arr, i), where, need, L->sq, WR_NSQ, n) != 0)
+        if (add_item(L, json_array_get(arr, i), where, need, L->sq, WL_NSQ, n) != 0)
             return -1;
     return 0;
 }
 
 /* A single square at obj.key (no ranges). */
 static int get_sq(struct ld *L, const json_t *obj, const char *key, const char *where,
-                  enum need need, wr_sq *out)
+                  enum need need, wl_sq *out)
 {
     const char *t;
     if (get_str(L, obj, key, where, 1, 16, &t) != 0)
         return -1;
-    if (wr_grid_parse(t, (size_t)-1, out) != 0)
+    if (wl_grid_parse(t, (size_t)-1, out) != 0)
         return bad(L->why, "%s: unknown square '" SHOW "'", where, t);
-    if (need == NEED_PLAYABLE && !wr_grid_playable(*out))
+    if (need == NEED_PLAYABLE && !wl_grid_playable(*out))
         return bad(L->why, "%s: %s '" SHOW "' is not a playable square", where, key, t);
-    if (need == NEED_BOARD && !wr_grid_on_board(*out))
+    if (need == NEED_BOARD && !wl_grid_on_board(*out))
         return bad(L->why, "%s: %s '" SHOW "' is not on the board", where, key, t);
     return 0;
 }
@@ -299,7 +299,7 @@ static int named_item(struct ld *L, const json_t *obj, const char *list, size_t 
         return -1;
     if (!name_ok(*name))
         return bad(L->why, "%s: name '" SHOW "...' is longer than %d characters", where, *name,
-                   WR_NAME_MAX - 1);
+                   WL_NAME_MAX - 1);
     snprintf(where, WHERE_MAX, "%s[%zu] (%s)", list, i, *name);
     return check_keys(L, obj, where, keys);
 }
@@ -320,17 +320,17 @@ static int map_failed(struct ld *L, const char *where)
 static int parse_rivers(struct ld *L, const json_t *map)
 {
     static const char *const keys[] = { "name", "squares", NULL };
-    struct wr_map *m = &L->sc->map;
+    struct wl_map *m = &L->sc->map;
     json_t *arr, *squares;
-    char where[WHERE_MAX], a[WR_SQ_NAME_MAX];
+    char where[WHERE_MAX], a[WL_SQ_NAME_MAX];
     const char *name;
     int n;
-    if (get_array(L, map, "rivers", "map", 0, WR_MAX_RIVERS, "rivers", &arr) != 0)
+    if (get_array(L, map, "rivers", "map", 0, WL_MAX_RIVERS, "rivers", &arr) != 0)
         return -1;
     for (size_t i = 0; arr && i < json_array_size(arr); i++) {
         const json_t *r = json_array_get(arr, i);
         if (named_item(L, r, "rivers", i, keys, where, &name) != 0 ||
-            get_array(L, r, "squares", where, 1, WR_NSQ, "squares", &squares) != 0 ||
+            get_array(L, r, "squares", where, 1, WL_NSQ, "squares", &squares) != 0 ||
             list_to_scratch(L, squares, where, NEED_BOARD, &n) != 0)
             return -1;
         if (n == 0)
@@ -340,10 +340,10 @@ static int parse_rivers(struct ld *L, const json_t *map)
             if (other != 0) {
                 int j = L->river_item[L->sq[k]];
                 return bad(L->why, "%s: %s is already on rivers[%d] (%s)", where,
-                           wr_grid_name(L->sq[k], a), j, m->rivers[other]);
+                           wl_grid_name(L->sq[k], a), j, m->rivers[other]);
             }
         }
-        if (wr_map_add_river(m, name, L->sq, n, L->why) < 0)
+        if (wl_map_add_river(m, name, L->sq, n, L->why) < 0)
             return map_failed(L, where);
         for (int k = 0; k < n; k++)
             L->river_item[L->sq[k]] = (int8_t)i;
@@ -359,12 +359,12 @@ static int parse_flag_list(struct ld *L, const json_t *map, const char *key, int
     json_t *arr;
     char where[WHERE_MAX];
     int n;
-    if (get_array(L, map, key, "map", 0, WR_NSQ, "items", &arr) != 0)
+    if (get_array(L, map, key, "map", 0, WL_NSQ, "items", &arr) != 0)
         return -1;
     for (size_t i = 0; arr && i < json_array_size(arr); i++) {
         snprintf(where, sizeof where, "%s[%zu]", key, i);
         n = 0;
-        if (add_item(L, json_array_get(arr, i), where, need, L->sq, WR_NSQ, &n) != 0)
+        if (add_item(L, json_array_get(arr, i), where, need, L->sq, WL_NSQ, &n) != 0)
             return -1;
         for (int k = 0; k < n; k++)
             *((uint8_t *)&L->sc->map.cell[L->sq[k]] + flag_offset) = 1;
@@ -374,14 +374,14 @@ static int parse_flag_list(struct ld *L, const json_t *map, const char *key, int
 
 static int parse_woods(struct ld *L, const json_t *map)
 {
-    return parse_flag_list(L, map, "woods", NEED_BOARD, offsetof(struct wr_cell, woods));
+    return parse_flag_list(L, map, "woods", NEED_BOARD, offsetof(struct wl_cell, woods));
 }
 
 /* Direction named text (case-insensitive), or -1. */
 static int dir_from_name(const char *text)
 {
-    for (int d = 0; d < WR_NDIR; d++) {
-        const char *nm = wr_dir_name(d);
+    for (int d = 0; d < WL_NDIR; d++) {
+        const char *nm = wl_dir_name(d);
         size_t k = 0;
         while (nm[k] && text[k] && (text[k] == nm[k] || text[k] == nm[k] + ('a' - 'A')))
             k++;
@@ -395,9 +395,9 @@ static int parse_slopes(struct ld *L, const json_t *map)
 {
     static const char *const keys[] = { "at", "high", NULL };
     json_t *arr, *high;
-    char where[WHERE_MAX], a[WR_SQ_NAME_MAX];
-    wr_sq at;
-    if (get_array(L, map, "slopes", "map", 0, WR_NSQ, "slopes", &arr) != 0)
+    char where[WHERE_MAX], a[WL_SQ_NAME_MAX];
+    wl_sq at;
+    if (get_array(L, map, "slopes", "map", 0, WL_NSQ, "slopes", &arr) != 0)
         return -1;
     for (size_t i = 0; arr && i < json_array_size(arr); i++) {
         const json_t *s = json_array_get(arr, i);
@@ -406,11 +406,11 @@ static int parse_slopes(struct ld *L, const json_t *map)
             return bad(L->why, "%s: must be an object", where);
         if (check_keys(L, s, where, keys) != 0 || get_sq(L, s, "at", where, NEED_BOARD, &at) != 0)
             return -1;
-        snprintf(where, sizeof where, "slopes[%zu] (%s)", i, wr_grid_name(at, a));
+        snprintf(where, sizeof where, "slopes[%zu] (%s)", i, wl_grid_name(at, a));
         if (L->slope_item[at] != 0)
             return bad(L->why, "%s: %s is already a slope (slopes[%d])", where, a,
                        L->slope_item[at] - 1);
-        if (get_array(L, s, "high", where, 1, WR_NDIR, "directions", &high) != 0)
+        if (get_array(L, s, "high", where, 1, WL_NDIR, "directions", &high) != 0)
             return -1;
         if (json_array_size(high) == 0)
             return bad(L->why, "%s: high names no direction", where);
@@ -433,12 +433,12 @@ static int parse_roads(struct ld *L, const json_t *map)
 {
     static const char *const keys[] = { "name", "kind", "path", NULL };
     static const char *const kinds[] = { "none", "secondary", "primary", NULL };
-    struct wr_map *m = &L->sc->map;
+    struct wl_map *m = &L->sc->map;
     json_t *arr, *path;
-    char where[WHERE_MAX], a[WR_SQ_NAME_MAX], b[WR_SQ_NAME_MAX];
+    char where[WHERE_MAX], a[WL_SQ_NAME_MAX], b[WL_SQ_NAME_MAX];
     const char *name, *kind;
     int n;
-    if (get_array(L, map, "roads", "map", 0, WR_MAX_ROADS, "roads", &arr) != 0)
+    if (get_array(L, map, "roads", "map", 0, WL_MAX_ROADS, "roads", &arr) != 0)
         return -1;
     for (size_t i = 0; arr && i < json_array_size(arr); i++) {
         const json_t *r = json_array_get(arr, i);
@@ -446,18 +446,18 @@ static int parse_roads(struct ld *L, const json_t *map)
             get_str(L, r, "kind", where, 1, 16, &kind) != 0)
             return -1;
         int k = lookup(kinds, kind);
-        if (k < WR_ROAD_SECONDARY)
+        if (k < WL_ROAD_SECONDARY)
             return bad(L->why, "%s: kind '" SHOW "' is not primary or secondary", where, kind);
-        if (get_array(L, r, "path", where, 1, WR_NSQ, "squares", &path) != 0 ||
+        if (get_array(L, r, "path", where, 1, WL_NSQ, "squares", &path) != 0 ||
             list_to_scratch(L, path, where, NEED_BOARD, &n) != 0)
             return -1;
         if (n < 2)
             return bad(L->why, "%s: a road needs at least two squares", where);
         for (int s = 0; s + 1 < n; s++)
-            if (wr_grid_dir_to(L->sq[s], L->sq[s + 1]) < 0)
+            if (wl_grid_dir_to(L->sq[s], L->sq[s + 1]) < 0)
                 return bad(L->why, "%s: %s and %s are not adjacent", where,
-                           wr_grid_name(L->sq[s], a), wr_grid_name(L->sq[s + 1], b));
-        if (wr_map_add_road(m, name, (enum wr_road_kind)k, L->sq, n, L->why) < 0)
+                           wl_grid_name(L->sq[s], a), wl_grid_name(L->sq[s + 1], b));
+        if (wl_map_add_road(m, name, (enum wl_road_kind)k, L->sq, n, L->why) < 0)
             return map_failed(L, where);
     }
     return 0;
@@ -466,26 +466,26 @@ static int parse_roads(struct ld *L, const json_t *map)
 static int parse_towns(struct ld *L, const json_t *map)
 {
     static const char *const keys[] = { "name", "at", NULL };
-    struct wr_map *m = &L->sc->map;
+    struct wl_map *m = &L->sc->map;
     json_t *arr;
-    char where[WHERE_MAX], a[WR_SQ_NAME_MAX];
+    char where[WHERE_MAX], a[WL_SQ_NAME_MAX];
     const char *name;
-    wr_sq at;
-    if (get_array(L, map, "towns", "map", 0, WR_MAX_TOWNS, "towns", &arr) != 0)
+    wl_sq at;
+    if (get_array(L, map, "towns", "map", 0, WL_MAX_TOWNS, "towns", &arr) != 0)
         return -1;
     for (size_t i = 0; arr && i < json_array_size(arr); i++) {
         const json_t *t = json_array_get(arr, i);
         if (named_item(L, t, "towns", i, keys, where, &name) != 0 ||
             get_sq(L, t, "at", where, NEED_BOARD, &at) != 0)
             return -1;
-        int other = wr_map_find_town(m, name);
+        int other = wl_map_find_town(m, name);
         if (other >= 0)
             return bad(L->why, "%s: towns[%d] has the same name", where, other);
         other = m->cell[at].town;
         if (other >= 0)
             return bad(L->why, "%s: %s already holds towns[%d] (%s)", where,
-                       wr_grid_name(at, a), other, m->towns[other].name);
-        if (wr_map_add_town(m, name, at, L->why) < 0)
+                       wl_grid_name(at, a), other, m->towns[other].name);
+        if (wl_map_add_town(m, name, at, L->why) < 0)
             return map_failed(L, where);
     }
     return 0;
@@ -494,43 +494,43 @@ static int parse_towns(struct ld *L, const json_t *map)
 /* Position of a partial square along the board edge, clockwise from the
  * north-west corner: the north edge west to east, the east edge north to
  * south, the west edge south to north. */
-static int edge_key(wr_sq s)
+static int edge_key(wl_sq s)
 {
-    int r = wr_sq_row(s), x = wr_grid_x(s);
+    int r = wl_sq_row(s), x = wl_grid_x(s);
     if (r == 0)
         return 66 - x;
     if (x <= 0)
         return 100 + r;
-    return 300 + (WR_ROWS - r);
+    return 300 + (WL_ROWS - r);
 }
 
 static int parse_entries(struct ld *L, const json_t *map)
 {
     static const char *const keys[] = { "name", "at", NULL };
-    struct wr_map *m = &L->sc->map;
+    struct wl_map *m = &L->sc->map;
     json_t *arr;
-    char where[WHERE_MAX], a[WR_SQ_NAME_MAX];
+    char where[WHERE_MAX], a[WL_SQ_NAME_MAX];
     const char *name;
-    wr_sq at;
-    if (get_array(L, map, "entries", "map", 0, WR_MAX_ENTRIES, "entries", &arr) != 0)
+    wl_sq at;
+    if (get_array(L, map, "entries", "map", 0, WL_MAX_ENTRIES, "entries", &arr) != 0)
         return -1;
     for (size_t i = 0; arr && i < json_array_size(arr); i++) {
         const json_t *e = json_array_get(arr, i);
         if (named_item(L, e, "entries", i, keys, where, &name) != 0 ||
             get_sq(L, e, "at", where, NEED_FRAME, &at) != 0)
             return -1;
-        if (wr_map_find_entry(m, name) >= 0)
+        if (wl_map_find_entry(m, name) >= 0)
             return bad(L->why, "%s: entries[%d] has the same name", where,
-                       wr_map_find_entry(m, name));
+                       wl_map_find_entry(m, name));
         if (m->cell[at].entry >= 0)
-            return bad(L->why, "%s: %s is already entries[%d] (%s)", where, wr_grid_name(at, a),
+            return bad(L->why, "%s: %s is already entries[%d] (%s)", where, wl_grid_name(at, a),
                        m->cell[at].entry, m->entries[m->cell[at].entry].name);
-        if (!wr_grid_partial(at))
+        if (!wl_grid_partial(at))
             return bad(L->why, "%s: %s is not a partial edge square", where,
-                       wr_grid_name(at, a));
-        if (!wr_map_has_road(m, at))
-            return bad(L->why, "%s: no road runs into %s", where, wr_grid_name(at, a));
-        if (wr_map_add_entry(m, name, at, L->why) < 0)
+                       wl_grid_name(at, a));
+        if (!wl_map_has_road(m, at))
+            return bad(L->why, "%s: no road runs into %s", where, wl_grid_name(at, a));
+        if (wl_map_add_entry(m, name, at, L->why) < 0)
             return map_failed(L, where);
     }
     /* Clockwise: going round the list, the edge position falls back at most
@@ -554,31 +554,31 @@ static int parse_entries(struct ld *L, const json_t *map)
 
 static int parse_exits(struct ld *L, const json_t *map)
 {
-    return parse_flag_list(L, map, "exits", NEED_PLAYABLE, offsetof(struct wr_cell, exit));
+    return parse_flag_list(L, map, "exits", NEED_PLAYABLE, offsetof(struct wl_cell, exit));
 }
 
 /* "not_river" / "not_woods": facts the map must agree with. */
 static int parse_checks(struct ld *L, const json_t *map, const char *key, int woods)
 {
-    const struct wr_map *m = &L->sc->map;
+    const struct wl_map *m = &L->sc->map;
     json_t *arr;
-    char where[WHERE_MAX], a[WR_SQ_NAME_MAX];
+    char where[WHERE_MAX], a[WL_SQ_NAME_MAX];
     int n;
-    if (get_array(L, map, key, "map", 0, WR_NSQ, "items", &arr) != 0)
+    if (get_array(L, map, key, "map", 0, WL_NSQ, "items", &arr) != 0)
         return -1;
     for (size_t i = 0; arr && i < json_array_size(arr); i++) {
         snprintf(where, sizeof where, "%s[%zu]", key, i);
         n = 0;
-        if (add_item(L, json_array_get(arr, i), where, NEED_BOARD, L->sq, WR_NSQ, &n) != 0)
+        if (add_item(L, json_array_get(arr, i), where, NEED_BOARD, L->sq, WL_NSQ, &n) != 0)
             return -1;
         for (int k = 0; k < n; k++) {
-            const struct wr_cell *c = &m->cell[L->sq[k]];
+            const struct wl_cell *c = &m->cell[L->sq[k]];
             if (woods && c->woods)
                 return bad(L->why, "%s: %s is a woods square", where,
-                           wr_grid_name(L->sq[k], a));
+                           wl_grid_name(L->sq[k], a));
             if (!woods && c->river)
                 return bad(L->why, "%s: %s is on rivers[%d] (%s)", where,
-                           wr_grid_name(L->sq[k], a), L->river_item[L->sq[k]],
+                           wl_grid_name(L->sq[k], a), L->river_item[L->sq[k]],
                            m->rivers[c->river]);
         }
     }
@@ -596,12 +596,12 @@ static int parse_map(struct ld *L, const json_t *root)
         return bad(L->why, "map must be an object");
     if (check_keys(L, map, "map", keys) != 0)
         return -1;
-    wr_map_init(&L->sc->map);
+    wl_map_init(&L->sc->map);
     if (parse_rivers(L, map) != 0 || parse_woods(L, map) != 0 || parse_slopes(L, map) != 0 ||
         parse_roads(L, map) != 0 || parse_towns(L, map) != 0 || parse_entries(L, map) != 0 ||
         parse_exits(L, map) != 0)
         return -1;
-    wr_map_finish(&L->sc->map);
+    wl_map_finish(&L->sc->map);
     if (parse_checks(L, map, "not_river", 0) != 0 || parse_checks(L, map, "not_woods", 1) != 0)
         return -1;
     return 0;
@@ -634,30 +634,30 @@ static int parse_crt(struct ld *L, const json_t *root)
 
     if (get_array(L, crt, "columns", "crt", 1, 1000, "labels", &cols) != 0)
         return -1;
-    if (json_array_size(cols) != WR_CRT_COLS)
+    if (json_array_size(cols) != WL_CRT_COLS)
         return bad(L->why, "crt.columns: %zu labels, want the %d from 1-6 to 6-1",
-                   json_array_size(cols), WR_CRT_COLS);
-    for (int c = 0; c < WR_CRT_COLS; c++) {
+                   json_array_size(cols), WL_CRT_COLS);
+    for (int c = 0; c < WL_CRT_COLS; c++) {
         const json_t *v = json_array_get(cols, (size_t)c);
-        if (text_of(v) == NULL || wr_crt_column(text_of(v)) != c)
+        if (text_of(v) == NULL || wl_crt_column(text_of(v)) != c)
             return bad(L->why, "crt.columns[%d]: '" SHOW "', want '%s'", c,
                        json_is_string(v) ? json_string_value(v) : "(not a string)",
-                       wr_crt_label(c));
+                       wl_crt_label(c));
     }
 
     if (get_array(L, crt, "rows", "crt", 1, 1000, "rows", &rows) != 0)
         return -1;
-    if (json_array_size(rows) != WR_CRT_ROWS)
+    if (json_array_size(rows) != WL_CRT_ROWS)
         return bad(L->why, "crt.rows: %zu rows, want %d (die rolls 1 to 6)",
-                   json_array_size(rows), WR_CRT_ROWS);
-    for (int r = 0; r < WR_CRT_ROWS; r++) {
+                   json_array_size(rows), WL_CRT_ROWS);
+    for (int r = 0; r < WL_CRT_ROWS; r++) {
         const json_t *row = json_array_get(rows, (size_t)r);
         if (!json_is_array(row))
-            return bad(L->why, "crt.rows[%d]: must be a list of %d results", r, WR_CRT_COLS);
-        if (json_array_size(row) != WR_CRT_COLS)
+            return bad(L->why, "crt.rows[%d]: must be a list of %d results", r, WL_CRT_COLS);
+        if (json_array_size(row) != WL_CRT_COLS)
             return bad(L->why, "crt.rows[%d]: %zu entries, want %d", r, json_array_size(row),
-                       WR_CRT_COLS);
-        for (int c = 0; c < WR_CRT_COLS; c++) {
+                       WL_CRT_COLS);
+        for (int c = 0; c < WL_CRT_COLS; c++) {
             const json_t *v = json_array_get(row, (size_t)c);
             int res = lookup(results, text_of(v));
             if (res < 0)
@@ -721,15 +721,15 @@ static int parse_time_record(struct ld *L, const json_t *root)
 {
     static const char *const turn_keys[] = { "date", "time", NULL };
     static const char *const compact_keys[] = { "days", "times", NULL };
-    struct wr_scenario *sc = L->sc;
+    struct wl_scenario *sc = L->sc;
     const json_t *tr = json_object_get(root, "time_record");
     char where[WHERE_MAX];
     if (tr == NULL)
         return bad(L->why, "scenario: missing key 'time_record'");
     if (json_is_array(tr)) {
-        if (json_array_size(tr) > WR_MAX_TURNS)
+        if (json_array_size(tr) > WL_MAX_TURNS)
             return bad(L->why, "time_record: %zu turns, at most %d", json_array_size(tr),
-                       WR_MAX_TURNS);
+                       WL_MAX_TURNS);
         for (size_t i = 0; i < json_array_size(tr); i++) {
             const json_t *t = json_array_get(tr, i);
             snprintf(where, sizeof where, "time_record[%zu]", i);
@@ -746,13 +746,13 @@ static int parse_time_record(struct ld *L, const json_t *root)
     } else if (json_is_object(tr)) {
         json_t *days, *times;
         if (check_keys(L, tr, "time_record", compact_keys) != 0 ||
-            get_array(L, tr, "days", "time_record", 1, WR_MAX_TURNS, "days", &days) != 0 ||
-            get_array(L, tr, "times", "time_record", 1, WR_MAX_TURNS, "times", &times) != 0)
+            get_array(L, tr, "days", "time_record", 1, WL_MAX_TURNS, "days", &days) != 0 ||
+            get_array(L, tr, "times", "time_record", 1, WL_MAX_TURNS, "times", &times) != 0)
             return -1;
         size_t nd = json_array_size(days), nt = json_array_size(times);
-        if (nd * nt > WR_MAX_TURNS)
+        if (nd * nt > WL_MAX_TURNS)
             return bad(L->why, "time_record: %zu days x %zu times = %zu turns, at most %d", nd,
-                       nt, nd * nt, WR_MAX_TURNS);
+                       nt, nd * nt, WL_MAX_TURNS);
         for (size_t i = 0; i < nd; i++) {
             snprintf(where, sizeof where, "time_record.days[%zu]", i);
             if (check_date(L, json_array_get(days, i), where) != 0)
@@ -765,7 +765,7 @@ static int parse_time_record(struct ld *L, const json_t *root)
         }
         for (size_t i = 0; i < nd; i++)
             for (size_t k = 0; k < nt; k++) {
-                struct wr_turn_time *t = &sc->turns[sc->nturns++];
+                struct wl_turn_time *t = &sc->turns[sc->nturns++];
                 copy_text(t->date, sizeof t->date, json_string_value(json_array_get(days, i)));
                 copy_text(t->time, sizeof t->time, json_string_value(json_array_get(times, k)));
             }
@@ -776,7 +776,7 @@ static int parse_time_record(struct ld *L, const json_t *root)
     if (sc->nturns == 0)
         return bad(L->why, "time_record: 0 turns");
     for (int i = 1; i < sc->nturns; i++) {
-        const struct wr_turn_time *p = &sc->turns[i - 1], *t = &sc->turns[i];
+        const struct wl_turn_time *p = &sc->turns[i - 1], *t = &sc->turns[i];
         int c = strcmp(t->date, p->date);
         if (c < 0 || (c == 0 && strcmp(t->time, p->time) <= 0))
             return bad(L->why, "time_record: turn %d (%s %s) is not after turn %d (%s %s)",
@@ -801,20 +801,20 @@ static int parse_zones(struct ld *L, const json_t *root)
         if (check_keys(L, z, "setup_zones", keys) != 0)
             return -1;
     }
-    for (int side = 0; side < WR_NSIDES; side++) {
+    for (int side = 0; side < WL_NSIDES; side++) {
         json_t *arr = NULL;
-        if (z != NULL && get_array(L, z, keys[side], "setup_zones", 0, WR_NSQ, "items", &arr))
+        if (z != NULL && get_array(L, z, keys[side], "setup_zones", 0, WL_NSQ, "items", &arr))
             return -1;
         if (arr == NULL) {
             /* No zone given: a side may set up anywhere playable. */
-            for (int s = 0; s < WR_NSQ; s++)
-                L->sc->zone[side][s] = (uint8_t)wr_grid_playable((wr_sq)s);
+            for (int s = 0; s < WL_NSQ; s++)
+                L->sc->zone[side][s] = (uint8_t)wl_grid_playable((wl_sq)s);
             continue;
         }
         for (size_t i = 0; i < json_array_size(arr); i++) {
             snprintf(where, sizeof where, "setup_zones.%s[%zu]", keys[side], i);
             n = 0;
-            if (add_item(L, json_array_get(arr, i), where, NEED_PLAYABLE, L->sq, WR_NSQ, &n))
+            if (add_item(L, json_array_get(arr, i), where, NEED_PLAYABLE, L->sq, WL_NSQ, &n))
                 return -1;
             for (int k = 0; k < n; k++)
                 L->sc->zone[side][L->sq[k]] = 1;
@@ -841,9 +841,9 @@ static int parse_unit(struct ld *L, const json_t *u, size_t i)
     static const char *const nations[] = { "french", "prussian", "anglo-allied", NULL };
     static const char *const types[] = { "infantry", "cavalry", "artillery", "horse_artillery",
                                          "hq", NULL };
-    struct wr_scenario *sc = L->sc;
-    struct wr_unit_def *d = &sc->units[sc->nunits];
-    char where[WHERE_MAX], sub[WHERE_MAX + 16], a[WR_SQ_NAME_MAX];
+    struct wl_scenario *sc = L->sc;
+    struct wl_unit_def *d = &sc->units[sc->nunits];
+    char where[WHERE_MAX], sub[WHERE_MAX + 16], a[WL_SQ_NAME_MAX];
     const char *id, *name, *side, *nation, *type, *size, *entry;
     int combat = 0, move = 0, turn = 0;
 
@@ -852,17 +852,17 @@ static int parse_unit(struct ld *L, const json_t *u, size_t i)
         return bad(L->why, "%s: must be an object", where);
     if (get_str(L, u, "id", where, 1, 1000, &id) != 0)
         return -1;
-    if (strlen(id) >= WR_ID_MAX || !id_ok(id))
+    if (strlen(id) >= WL_ID_MAX || !id_ok(id))
         return bad(L->why, "%s: id '" SHOW "' is not 1 to %d letters, digits, '-', '_' or '.'",
-                   where, id, WR_ID_MAX - 1);
-    if (wr_scenario_find_unit(sc, id) >= 0)
+                   where, id, WL_ID_MAX - 1);
+    if (wl_scenario_find_unit(sc, id) >= 0)
         return bad(L->why, "%s: duplicate id '%s'", where, id);
     snprintf(where, sizeof where, "units[%zu] (%s)", i, id);
     if (check_keys(L, u, where, keys) != 0 || get_str(L, u, "name", where, 1, 1000, &name) != 0)
         return -1;
     if (!name_ok(name))
         return bad(L->why, "%s: name '" SHOW "...' is longer than %d characters", where, name,
-                   WR_NAME_MAX - 1);
+                   WL_NAME_MAX - 1);
 
     /* 1) side, nation and type are words from fixed lists; the nation
      *    belongs to the side. */
@@ -877,7 +877,7 @@ static int parse_unit(struct ld *L, const json_t *u, size_t i)
     if (ni < 0)
         return bad(L->why, "%s: nation '" SHOW "' is not french, prussian or anglo-allied", where,
                    nation);
-    if ((si == WR_FRENCH) != (ni == WR_NATION_FRENCH))
+    if ((si == WL_FRENCH) != (ni == WL_NATION_FRENCH))
         return bad(L->why, "%s: a %s unit is not on the %s side", where, nation, side);
     if (ti < 0)
         return bad(L->why,
@@ -885,19 +885,19 @@ static int parse_unit(struct ld *L, const json_t *u, size_t i)
                    where, type);
 
     /* 2) Printed factors: combat 1..15 (0 for HQ, which have none), move 1..12. */
-    if (get_int(L, u, "combat", where, 1, 0, WR_STACK_LIMIT, &combat) != 0 ||
+    if (get_int(L, u, "combat", where, 1, 0, WL_STACK_LIMIT, &combat) != 0 ||
         get_int(L, u, "move", where, 1, 1, 12, &move) != 0)
         return -1;
-    if (ti == WR_HQ && combat != 0)
+    if (ti == WL_HQ && combat != 0)
         return bad(L->why, "%s: HQ units have no combat factor (combat must be 0)", where);
-    if (ti != WR_HQ && combat == 0)
-        return bad(L->why, "%s: combat 0 is only for HQ units (1..%d)", where, WR_STACK_LIMIT);
+    if (ti != WL_HQ && combat == 0)
+        return bad(L->why, "%s: combat 0 is only for HQ units (1..%d)", where, WL_STACK_LIMIT);
 
     /* 3) team_hq marks HQ units used only when more than two play. */
     const json_t *team = json_object_get(u, "team_hq");
     if (team != NULL && !json_is_boolean(team))
         return bad(L->why, "%s: team_hq must be true or false", where);
-    if (json_is_true(team) && ti != WR_HQ)
+    if (json_is_true(team) && ti != WL_HQ)
         return bad(L->why, "%s: team_hq is only for HQ units", where);
 
     copy_text(d->id, sizeof d->id, id);
@@ -909,7 +909,7 @@ static int parse_unit(struct ld *L, const json_t *u, size_t i)
     d->combat = (uint8_t)combat;
     d->move = (uint8_t)move;
     d->team_hq = (uint8_t)json_is_true(team);
-    d->setup = WR_SQ_NONE;
+    d->setup = WL_SQ_NONE;
     d->arrive_turn = 0;
     d->entry = -1;
 
@@ -923,10 +923,10 @@ static int parse_unit(struct ld *L, const json_t *u, size_t i)
             return -1;
         if (!sc->zone[si][d->setup])
             return bad(L->why, "%s: %s is outside the %s set-up zone", where,
-                       wr_grid_name(d->setup, a), side);
+                       wl_grid_name(d->setup, a), side);
     } else {
         snprintf(sub, sizeof sub, "%s: arrive", where);
-        if (si != WR_ALLIED)
+        if (si != WL_ALLIED)
             return bad(L->why, "%s: only allied units arrive (the French set up every unit)",
                        where);
         if (!json_is_object(arrive))
@@ -939,7 +939,7 @@ static int parse_unit(struct ld *L, const json_t *u, size_t i)
             return bad(L->why, "%s: arrive.turn %d is after the last turn of the time record "
                                "(%d)",
                        where, turn, sc->nturns);
-        int e = wr_map_find_entry(&sc->map, entry);
+        int e = wl_map_find_entry(&sc->map, entry);
         if (e < 0)
             return bad(L->why, "%s: arrive.entry '" SHOW "' is not an entry", where, entry);
         d->arrive_turn = (int8_t)turn;
@@ -952,7 +952,7 @@ static int parse_unit(struct ld *L, const json_t *u, size_t i)
 static int parse_units(struct ld *L, const json_t *root)
 {
     const json_t *units = json_object_get(root, "units");
-    char a[WR_SQ_NAME_MAX];
+    char a[WL_SQ_NAME_MAX];
     if (units == NULL)
         return bad(L->why, "scenario: missing key 'units'");
     if (json_is_object(units))
@@ -960,9 +960,9 @@ static int parse_units(struct ld *L, const json_t *root)
                            "{\"replace\"} or {\"set\", \"remove\"}");
     if (!json_is_array(units))
         return bad(L->why, "units must be a list");
-    if (json_array_size(units) > WR_MAX_UNITS)
+    if (json_array_size(units) > WL_MAX_UNITS)
         return bad(L->why, "units: %zu units, at most %d", json_array_size(units),
-                   WR_MAX_UNITS);
+                   WL_MAX_UNITS);
     for (size_t i = 0; i < json_array_size(units); i++)
         if (parse_unit(L, json_array_get(units, i), i) != 0)
             return -1;
@@ -971,19 +971,19 @@ static int parse_units(struct ld *L, const json_t *root)
     memset(L->factors, 0, sizeof L->factors);
     memset(L->side_at, -1, sizeof L->side_at);
     for (int i = 0; i < L->sc->nunits; i++) {
-        const struct wr_unit_def *d = &L->sc->units[i];
-        if (d->setup == WR_SQ_NONE)
+        const struct wl_unit_def *d = &L->sc->units[i];
+        if (d->setup == WL_SQ_NONE)
             continue;
         if (L->side_at[d->setup] >= 0 && L->side_at[d->setup] != d->side)
             return bad(L->why, "set-up: %s holds both french and allied units (units[%d] %s)",
-                       wr_grid_name(d->setup, a), i, d->id);
+                       wl_grid_name(d->setup, a), i, d->id);
         L->side_at[d->setup] = (int8_t)d->side;
         L->factors[d->setup] = (uint16_t)(L->factors[d->setup] + d->combat);
     }
-    for (int s = 0; s < WR_NSQ; s++)
-        if (L->factors[s] > WR_STACK_LIMIT)
+    for (int s = 0; s < WL_NSQ; s++)
+        if (L->factors[s] > WL_STACK_LIMIT)
             return bad(L->why, "set-up: %d combat factors on %s (over the %d limit)",
-                       L->factors[s], wr_grid_name((wr_sq)s, a), WR_STACK_LIMIT);
+                       L->factors[s], wl_grid_name((wl_sq)s, a), WL_STACK_LIMIT);
     return 0;
 }
 
@@ -991,16 +991,16 @@ static int parse_start(struct ld *L, const json_t *root)
 {
     static const char *const keys[] = { "turn", "phase", NULL };
     static const struct { const char *name; int phase; } phases[] = {
-        { "setup_french", WR_PH_SETUP_FRENCH },
-        { "setup_allied", WR_PH_SETUP_ALLIED },
-        { "french_move", WR_PH_FRENCH_MOVE },
-        { "allied_move", WR_PH_ALLIED_MOVE },
+        { "setup_french", WL_PH_SETUP_FRENCH },
+        { "setup_allied", WL_PH_SETUP_ALLIED },
+        { "french_move", WL_PH_FRENCH_MOVE },
+        { "allied_move", WL_PH_ALLIED_MOVE },
     };
     const json_t *st = json_object_get(root, "start");
     const char *phase;
     int turn = 1;
     L->sc->start_turn = 1;
-    L->sc->start_phase = WR_PH_SETUP_FRENCH;
+    L->sc->start_phase = WL_PH_SETUP_FRENCH;
     if (st == NULL)
         return 0;
     if (!json_is_object(st))
@@ -1012,7 +1012,7 @@ static int parse_start(struct ld *L, const json_t *root)
     for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
         if (strcmp(phases[i].name, phase) != 0)
             continue;
-        if (phases[i].phase <= WR_PH_SETUP_ALLIED && turn != 1)
+        if (phases[i].phase <= WL_PH_SETUP_ALLIED && turn != 1)
             return bad(L->why, "start: %s is before turn 1, not turn %d", phase, turn);
         L->sc->start_turn = turn;
         L->sc->start_phase = phases[i].phase;
@@ -1054,7 +1054,7 @@ static int parse(struct ld *L, const json_t *root)
         return -1;
     if (!name_ok(name))
         return bad(L->why, "scenario: name '" SHOW "...' is longer than %d characters", name,
-                   WR_NAME_MAX - 1);
+                   WL_NAME_MAX - 1);
     if (strcmp(ruleset, "waterloo") != 0)
         return bad(L->why, "scenario: ruleset '" SHOW "' is not waterloo", ruleset);
     if (parse_map(L, root) != 0 || parse_crt(L, root) != 0 || parse_time_record(L, root) != 0 ||
@@ -1072,7 +1072,7 @@ static int parse(struct ld *L, const json_t *root)
  * '.' joined by '/'; ".." may go up a directory; no absolute paths. */
 static int base_name_ok(const char *s, size_t len)
 {
-    if (len == 0 || len >= WR_NAME_MAX || strlen(s) != len)
+    if (len == 0 || len >= WL_NAME_MAX || strlen(s) != len)
         return 0;
     size_t seg = 0;
     for (size_t i = 0; i <= len; i++) {
@@ -1200,12 +1200,12 @@ static int patch_units(json_t *out, const json_t *patch, struct wr_refusal *why)
 
 /* What the resolver is asked for, and where it may say why it failed. */
 struct resolving {
-    wr_scenario_resolver resolve;
+    wl_scenario_resolver resolve;
     void *ctx;
     const char *error;                  /* resolver's own message, or NULL */
 };
 
-static int load(struct wr_scenario *sc, const json_t *json, struct resolving *res, int depth,
+static int load(struct wl_scenario *sc, const json_t *json, struct resolving *res, int depth,
                 json_t **effective, struct wr_refusal *why);
 
 /* Form the effective JSON of json: *owned is NULL when json itself is
@@ -1225,7 +1225,7 @@ static int form_effective(const json_t *json, struct resolving *res, int depth, 
     if (!json_is_string(bv) || !base_name_ok(json_string_value(bv), json_string_length(bv)))
         return bad(why, "scenario: base must name a scenario (letters, digits, '-', '_', '.', "
                         "with '/' between directory names)");
-    char name[WR_NAME_MAX];
+    char name[WL_NAME_MAX];
     copy_text(name, sizeof name, json_string_value(bv));
     if (res->resolve == NULL)
         return bad(why, "base '%s': no way to find base scenarios here", name);
@@ -1241,7 +1241,7 @@ static int form_effective(const json_t *json, struct resolving *res, int depth, 
     }
     /* The base is a whole scenario: load and validate it first, so that
      * its errors are reported against it. */
-    struct wr_scenario *tmp = malloc(sizeof *tmp);
+    struct wl_scenario *tmp = malloc(sizeof *tmp);
     json_t *beff = NULL;
     int rc = tmp ? load(tmp, bj, res, depth + 1, &beff, why) : bad(why, "out of memory");
     free(tmp);
@@ -1287,7 +1287,7 @@ static int form_effective(const json_t *json, struct resolving *res, int depth, 
 
 /* Load json into sc; when effective is not NULL, hand back the effective
  * JSON (NULL when json itself is; caller releases). */
-static int load(struct wr_scenario *sc, const json_t *json, struct resolving *res, int depth,
+static int load(struct wl_scenario *sc, const json_t *json, struct resolving *res, int depth,
                 json_t **effective, struct wr_refusal *why)
 {
     json_t *owned = NULL;
@@ -1310,7 +1310,7 @@ static int load(struct wr_scenario *sc, const json_t *json, struct resolving *re
     return rc;
 }
 
-int wr_scenario_load(struct wr_scenario *sc, const json_t *json, wr_scenario_resolver resolve,
+int wl_scenario_load(struct wl_scenario *sc, const json_t *json, wl_scenario_resolver resolve,
                      void *ctx, struct wr_refusal *why)
 {
     struct wr_refusal local;
@@ -1406,7 +1406,7 @@ static json_t *read_json(const char *path, char *err, size_t errlen, int *missin
 static json_t *file_resolve(const char *name, void *vctx)
 {
     struct file_ctx *fc = vctx;
-    char path[PATH_MAX_LEN + WR_NAME_MAX + 32];
+    char path[PATH_MAX_LEN + WL_NAME_MAX + 32];
     int missing;
     for (int i = 0; i < 2; i++) {
         if (i == 0)
@@ -1427,7 +1427,7 @@ static json_t *file_resolve(const char *name, void *vctx)
     return NULL;
 }
 
-int wr_scenario_load_file(struct wr_scenario *sc, const char *path, struct wr_refusal *why)
+int wl_scenario_load_file(struct wl_scenario *sc, const char *path, struct wr_refusal *why)
 {
     struct wr_refusal local;
     int missing;

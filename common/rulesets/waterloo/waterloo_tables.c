@@ -5,14 +5,14 @@
 
 #include <string.h>
 
-static const char *const crt_labels[WR_CRT_COLS] = {
+static const char *const crt_labels[WL_CRT_COLS] = {
     "1-6", "1-5", "1-4", "1-3", "1-2", "1-1", "2-1", "3-1", "4-1", "5-1", "6-1",
 };
 static const char *const result_codes[] = { "AE", "DE", "AB2", "DB2", "EX" };
 static const char *const side_names[] = { "french", "allied" };
 static const char *const utype_names[] = { "infantry", "cavalry", "artillery",
                                            "horse_artillery", "hq" };
-static const char *const phase_names[WR_NPHASES] = {
+static const char *const phase_names[WL_NPHASES] = {
     "setup_french", "setup_allied", "french_move", "french_combat", "defection",
     "allied_move", "allied_combat", "over",
 };
@@ -20,21 +20,21 @@ static const char *const phase_names[WR_NPHASES] = {
 #define LOOKUP(table, i) \
     (((i) >= 0 && (size_t)(i) < sizeof(table) / sizeof(table)[0]) ? (table)[i] : "?")
 
-int wr_crt_column(const char *label)
+int wl_crt_column(const char *label)
 {
-    for (int i = 0; i < WR_CRT_COLS; i++)
+    for (int i = 0; i < WL_CRT_COLS; i++)
         if (strcmp(crt_labels[i], label) == 0)
             return i;
     return -1;
 }
 
-const char *wr_crt_label(int column) { return LOOKUP(crt_labels, column); }
-const char *wr_result_code(int r) { return LOOKUP(result_codes, r); }
-const char *wr_side_name(int side) { return LOOKUP(side_names, side); }
-const char *wr_utype_name(int type) { return LOOKUP(utype_names, type); }
-const char *wr_phase_name(int phase) { return LOOKUP(phase_names, phase); }
+const char *wl_crt_label(int column) { return LOOKUP(crt_labels, column); }
+const char *wl_result_code(int r) { return LOOKUP(result_codes, r); }
+const char *wl_side_name(int side) { return LOOKUP(side_names, side); }
+const char *wl_utype_name(int type) { return LOOKUP(utype_names, type); }
+const char *wl_phase_name(int phase) { return LOOKUP(phase_names, phase); }
 
-int wr_scenario_find_unit(const struct wr_scenario *sc, const char *id)
+int wl_scenario_find_unit(const struct wl_scenario *sc, const char *id)
 {
     for (int i = 0; i < sc->nunits; i++)
         if (strcmp(sc->units[i].id, id) == 0)

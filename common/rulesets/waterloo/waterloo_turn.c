@@ -21,76 +21,76 @@
 static int mover_of_phase(int phase)
 {
     switch (phase) {
-    case WR_PH_SETUP_FRENCH:
-    case WR_PH_FRENCH_MOVE:
-    case WR_PH_FRENCH_COMBAT:
-        return WR_FRENCH;
-    case WR_PH_OVER:
+    case WL_PH_SETUP_FRENCH:
+    case WL_PH_FRENCH_MOVE:
+    case WL_PH_FRENCH_COMBAT:
+        return WL_FRENCH;
+    case WL_PH_OVER:
         return -1;
     default:
-        return WR_ALLIED;
+        return WL_ALLIED;
     }
 }
 
-static struct wr_event *emit(struct wr_events *ev, int type)
+static struct wl_event *emit(struct wl_events *ev, int type)
 {
-    static const struct wr_event blank = { .unit = -1, .from = WR_SQ_NONE, .to = WR_SQ_NONE,
+    static const struct wl_event blank = { .unit = -1, .from = WL_SQ_NONE, .to = WL_SQ_NONE,
                                            .battle = -1, .side = -1 };
-    if (ev->n >= WR_MAX_EVENTS)
+    if (ev->n >= WL_MAX_EVENTS)
         return NULL;
-    struct wr_event *e = &ev->ev[ev->n++];
+    struct wl_event *e = &ev->ev[ev->n++];
     *e = blank;
     e->type = type;
     return e;
 }
 
-static void await(struct wr_game *g, int side, int what)
+static void await(struct wl_game *g, int side, int what)
 {
     g->await_side = side;
     g->await_what = what;
 }
 
-static int is_combat_unit(const struct wr_game *g, int i)
+static int is_combat_unit(const struct wl_game *g, int i)
 {
-    return g->sc->units[i].type != WR_HQ;
+    return g->sc->units[i].type != WL_HQ;
 }
 
-static void eliminate(struct wr_game *g, int i, struct wr_events *ev)
+static void eliminate(struct wl_game *g, int i, struct wl_events *ev)
 {
-    struct wr_event *e = emit(ev, WR_EV_ELIMINATED);
+    struct wl_event *e = emit(ev, WL_EV_ELIMINATED);
     if (e) {
         e->unit = i;
         e->from = g->units[i].at;
     }
-    g->units[i].where = WR_ELIMINATED;
-    g->units[i].at = WR_SQ_NONE;
+    g->units[i].where = WL_ELIMINATED;
+    g->units[i].at = WL_SQ_NONE;
     g->units[i].must_retreat = 0;
 }
 
 /* Combat factors of side still in the game: on the board and, when
  * with_pending, not yet arrived. */
-static int side_factors(const struct wr_game *g, int side, int with_pending)
+static int side_factors(const struct wl_game *g, int side, int with_pending)
 {
     int sum = 0;
     for (int i = 0; i < g->sc->nunits; i++) {
-        const struct wr_unit_def *d = &g->sc->units[i];
-        if (d->side != side || d->type == WR_HQ)
+        const struct wl_unit_def *d = &g->sc->units[i];
+        if (d->side != side || d->type == WL_HQ)
             continue;
-        if (g->units[i].where == WR_ON_BOARD ||
-            (with_pending && g->units[i].where == WR_PENDING))
+        if (g->units[i].where == WL_ON_BOARD ||
+            (with_pending && g->units[i].where == WL_PENDING))
             sum += d->combat > 0 ? d->combat : 1;   /* a 0-factor combat unit still counts */
     }
     return sum;
 }
 
-static void game_over(struct wr_game *g, int winner, const char *why, struct wr_events *ev)
+static void game_over(struct wl_game *g, int winner, const char *why, struct wl_events *ev)
 {
     g->winner = winner;
-    g->phase = WR_PH_OVER;
+    g->phase = WL_PH_OVER;
     snprintf(g->win_reason, sizeof g->win_reason, "%s", why);
-    await(g, -1, WR_AW_NONE);
+    await(g, -1, WL_AW_NONE);
     g->current = -1;
-    struct wr_event *e = emit(ev, WR_EV_GAME_OVER);
+    struct wl_event *e = emit(ev, WL_EV_GAME_OVER);
     if (e)
         e->side = winner;
 }
@@ -99,17 +99,17 @@ static void game_over(struct wr_game *g, int winner, const char *why, struct wr_
  * eliminated, on the board and awaiting arrival. P-A-A: every French combat
  * unit gone from the board (once no defection is outstanding), or the time
  * limit (end_of_turn), or clause c (checked at the start of P-A-A movement). */
-static int check_victory(struct wr_game *g, struct wr_events *ev)
+static int check_victory(struct wl_game *g, struct wl_events *ev)
 {
-    if (g->phase == WR_PH_OVER)
+    if (g->phase == WL_PH_OVER)
         return 1;
-    if (side_factors(g, WR_ALLIED, 1) == 0) {
-        game_over(g, WR_FRENCH, "every P-A-A combat unit is eliminated", ev);
+    if (side_factors(g, WL_ALLIED, 1) == 0) {
+        game_over(g, WL_FRENCH, "every P-A-A combat unit is eliminated", ev);
         return 1;
     }
     if (g->defection_owed == 0 && g->exited_factors == 0 &&
-        side_factors(g, WR_FRENCH, 0) == 0) {
-        game_over(g, WR_ALLIED, "no French combat unit is left on the board", ev);
+        side_factors(g, WL_FRENCH, 0) == 0) {
+        game_over(g, WL_ALLIED, "no French combat unit is left on the board", ev);
         return 1;
     }
     return 0;
@@ -118,27 +118,27 @@ static int check_victory(struct wr_game *g, struct wr_events *ev)
 /* Clause c: the P-A-A board is empty, the reinforcements cannot enter
  * because every entrance is blocked, and the French cannot exit enough
  * factors to remove them by defection. */
-static int check_clause_c(struct wr_game *g, struct wr_events *ev)
+static int check_clause_c(struct wl_game *g, struct wl_events *ev)
 {
-    if (side_factors(g, WR_ALLIED, 0) != 0)
+    if (side_factors(g, WL_ALLIED, 0) != 0)
         return 0;
-    int pending = side_factors(g, WR_ALLIED, 1);
+    int pending = side_factors(g, WL_ALLIED, 1);
     for (int i = 0; i < g->sc->nunits; i++)
-        if (g->units[i].where == WR_PENDING && g->sc->units[i].side == WR_ALLIED &&
-            wr_move_entry_for(g, i) >= 0)
+        if (g->units[i].where == WL_PENDING && g->sc->units[i].side == WL_ALLIED &&
+            wl_move_entry_for(g, i) >= 0)
             return 0;
-    if (2 * side_factors(g, WR_FRENCH, 0) >= pending)
+    if (2 * side_factors(g, WL_FRENCH, 0) >= pending)
         return 0;
-    game_over(g, WR_ALLIED, "clause c: every entrance is blocked and the French cannot "
+    game_over(g, WL_ALLIED, "clause c: every entrance is blocked and the French cannot "
               "exit enough units to win by defection", ev);
     return 1;
 }
 
-static void enter_phase(struct wr_game *g, int phase, struct wr_events *ev);
+static void enter_phase(struct wl_game *g, int phase, struct wl_events *ev);
 
-static void emit_phase(struct wr_game *g, struct wr_events *ev)
+static void emit_phase(struct wl_game *g, struct wl_events *ev)
 {
-    struct wr_event *e = emit(ev, WR_EV_PHASE);
+    struct wl_event *e = emit(ev, WL_EV_PHASE);
     if (e) {
         e->phase = g->phase;
         e->turn = g->turn;
@@ -147,34 +147,34 @@ static void emit_phase(struct wr_game *g, struct wr_events *ev)
 
 /* Does the mover have a battle it must or may fight? Any of its combat
  * units adjacent to an enemy unit on the board. */
-static int has_contact(const struct wr_game *g, int mover)
+static int has_contact(const struct wl_game *g, int mover)
 {
-    struct wr_occupancy occ;
-    wr_game_occupancy(g, &occ);
+    struct wl_occupancy occ;
+    wl_game_occupancy(g, &occ);
     for (int i = 0; i < g->sc->nunits; i++) {
-        if (g->units[i].where != WR_ON_BOARD || g->sc->units[i].side != mover ||
+        if (g->units[i].where != WL_ON_BOARD || g->sc->units[i].side != mover ||
             !is_combat_unit(g, i))
             continue;
-        for (int d = 0; d < WR_NDIR; d++) {
-            wr_sq n = wr_grid_neighbour(g->units[i].at, d);
-            if (n != WR_SQ_NONE && occ.side[n] == 1 - mover)
+        for (int d = 0; d < WL_NDIR; d++) {
+            wl_sq n = wl_grid_neighbour(g->units[i].at, d);
+            if (n != WL_SQ_NONE && occ.side[n] == 1 - mover)
                 return 1;
         }
     }
     return 0;
 }
 
-static void end_of_turn(struct wr_game *g, struct wr_events *ev)
+static void end_of_turn(struct wl_game *g, struct wl_events *ev)
 {
     if (g->turn >= g->sc->nturns) {
-        game_over(g, WR_ALLIED, "the French did not win by the end of the time record", ev);
+        game_over(g, WL_ALLIED, "the French did not win by the end of the time record", ev);
         return;
     }
     g->turn++;
-    enter_phase(g, WR_PH_FRENCH_MOVE, ev);
+    enter_phase(g, WL_PH_FRENCH_MOVE, ev);
 }
 
-static void after_combat(struct wr_game *g, struct wr_events *ev)
+static void after_combat(struct wl_game *g, struct wl_events *ev)
 {
     g->nbattles = 0;
     g->current = -1;
@@ -183,62 +183,62 @@ static void after_combat(struct wr_game *g, struct wr_events *ev)
         g->units[i].battle = -1;
         g->units[i].advanced = 0;
     }
-    if (g->phase == WR_PH_FRENCH_COMBAT)
-        enter_phase(g, g->exited_factors > 0 ? WR_PH_DEFECTION : WR_PH_ALLIED_MOVE, ev);
+    if (g->phase == WL_PH_FRENCH_COMBAT)
+        enter_phase(g, g->exited_factors > 0 ? WL_PH_DEFECTION : WL_PH_ALLIED_MOVE, ev);
     else
         end_of_turn(g, ev);
 }
 
-static void enter_phase(struct wr_game *g, int phase, struct wr_events *ev)
+static void enter_phase(struct wl_game *g, int phase, struct wl_events *ev)
 {
     g->phase = phase;
     if (check_victory(g, ev))
         return;
     emit_phase(g, ev);
     switch (phase) {
-    case WR_PH_SETUP_ALLIED:
-        await(g, WR_ALLIED, WR_AW_SETUP);
+    case WL_PH_SETUP_ALLIED:
+        await(g, WL_ALLIED, WL_AW_SETUP);
         break;
-    case WR_PH_FRENCH_MOVE:
-    case WR_PH_ALLIED_MOVE:
+    case WL_PH_FRENCH_MOVE:
+    case WL_PH_ALLIED_MOVE:
         for (int i = 0; i < g->sc->nunits; i++)
             g->units[i].moved = 0;
-        await(g, mover_of_phase(phase), WR_AW_MOVE);
-        if (phase == WR_PH_ALLIED_MOVE)
+        await(g, mover_of_phase(phase), WL_AW_MOVE);
+        if (phase == WL_PH_ALLIED_MOVE)
             check_clause_c(g, ev);
         break;
-    case WR_PH_FRENCH_COMBAT:
-    case WR_PH_ALLIED_COMBAT:
+    case WL_PH_FRENCH_COMBAT:
+    case WL_PH_ALLIED_COMBAT:
         g->nbattles = 0;
         g->current = -1;
         g->declared = 0;
         if (has_contact(g, mover_of_phase(phase)))
-            await(g, mover_of_phase(phase), WR_AW_DECLARE);
+            await(g, mover_of_phase(phase), WL_AW_DECLARE);
         else
             after_combat(g, ev);
         break;
-    case WR_PH_DEFECTION: {
+    case WL_PH_DEFECTION: {
         g->defection_owed = 2 * g->exited_factors;
         g->exited_factors = 0;
-        struct wr_event *e = emit(ev, WR_EV_DEFECTION_DUE);
+        struct wl_event *e = emit(ev, WL_EV_DEFECTION_DUE);
         if (e)
             e->amount = g->defection_owed;
-        if (side_factors(g, WR_ALLIED, 1) <= g->defection_owed) {
+        if (side_factors(g, WL_ALLIED, 1) <= g->defection_owed) {
             /* Nothing to choose: every P-A-A combat unit defects. */
             for (int i = 0; i < g->sc->nunits; i++)
-                if (g->sc->units[i].side == WR_ALLIED && is_combat_unit(g, i) &&
-                    (g->units[i].where == WR_ON_BOARD || g->units[i].where == WR_PENDING)) {
-                    struct wr_event *d = emit(ev, WR_EV_DEFECTED);
+                if (g->sc->units[i].side == WL_ALLIED && is_combat_unit(g, i) &&
+                    (g->units[i].where == WL_ON_BOARD || g->units[i].where == WL_PENDING)) {
+                    struct wl_event *d = emit(ev, WL_EV_DEFECTED);
                     if (d)
                         d->unit = i;
-                    g->units[i].where = WR_ELIMINATED;
-                    g->units[i].at = WR_SQ_NONE;
+                    g->units[i].where = WL_ELIMINATED;
+                    g->units[i].at = WL_SQ_NONE;
                 }
             g->defection_owed = 0;
             check_victory(g, ev);
             return;
         }
-        await(g, WR_ALLIED, WR_AW_DEFECTION);
+        await(g, WL_ALLIED, WL_AW_DEFECTION);
         break;
     }
     default:
@@ -248,34 +248,34 @@ static void enter_phase(struct wr_game *g, int phase, struct wr_events *ev)
 
 /* --- set-up ---------------------------------------------------------------- */
 
-static enum wr_reason do_place(struct wr_game *g, int side, const struct wr_cmd *c,
-                               struct wr_events *ev, struct wr_refusal *why)
+static enum wr_reason do_place(struct wl_game *g, int side, const struct wl_cmd *c,
+                               struct wl_events *ev, struct wr_refusal *why)
 {
-    char a[WR_SQ_NAME_MAX];
+    char a[WL_SQ_NAME_MAX];
     if (c->nunits != 1)
         return wr_refuse(why, WR_R_BAD_COMMAND, "place names exactly one unit");
     int i = c->units[0];
     if (g->sc->units[i].side != side)
         return wr_refuse(why, WR_R_NOT_YOUR_UNIT, "%s is not yours to place", NAME(g, i));
-    if (g->units[i].where != WR_ON_BOARD)
+    if (g->units[i].where != WL_ON_BOARD)
         return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD,
                          "%s arrives later and is not placed at set-up", NAME(g, i));
-    if (!wr_grid_playable(c->to))
+    if (!wl_grid_playable(c->to))
         return wr_refuse(why, WR_R_NOT_PLAYABLE, "%s is not a playable square",
-                         wr_grid_name(c->to, a));
+                         wl_grid_name(c->to, a));
     /* A side without a zone in the scenario keeps its printed set-up. */
     if (!g->sc->zone[side][c->to])
         return wr_refuse(why, WR_R_OUTSIDE_SETUP_ZONE, "%s is outside the %s set-up zone",
-                         wr_grid_name(c->to, a), wr_side_name(side));
-    struct wr_occupancy occ;
-    wr_game_occupancy(g, &occ);
+                         wl_grid_name(c->to, a), wl_side_name(side));
+    struct wl_occupancy occ;
+    wl_game_occupancy(g, &occ);
     if (occ.side[c->to] == 1 - side)
-        return wr_refuse(why, WR_R_ENEMY_SQUARE, "%s holds enemy units", wr_grid_name(c->to, a));
+        return wr_refuse(why, WR_R_ENEMY_SQUARE, "%s holds enemy units", wl_grid_name(c->to, a));
     int f = occ.factors[c->to] + (g->units[i].at == c->to ? 0 : g->sc->units[i].combat);
-    if (f > WR_STACK_LIMIT)
+    if (f > WL_STACK_LIMIT)
         return wr_refuse(why, WR_R_STACKING, "%s would bring %d combat factors onto %s",
-                         NAME(g, i), f, wr_grid_name(c->to, a));
-    struct wr_event *e = emit(ev, WR_EV_PLACED);
+                         NAME(g, i), f, wl_grid_name(c->to, a));
+    struct wl_event *e = emit(ev, WL_EV_PLACED);
     if (e) {
         e->unit = i;
         e->from = g->units[i].at;
@@ -287,45 +287,45 @@ static enum wr_reason do_place(struct wr_game *g, int side, const struct wr_cmd 
 
 /* --- movement -------------------------------------------------------------- */
 
-static enum wr_reason do_move(struct wr_game *g, int side, const struct wr_cmd *c,
-                              struct wr_events *ev, struct wr_refusal *why)
+static enum wr_reason do_move(struct wl_game *g, int side, const struct wl_cmd *c,
+                              struct wl_events *ev, struct wr_refusal *why)
 {
-    int units[WR_MAX_UNITS];
+    int units[WL_MAX_UNITS];
     for (int k = 0; k < c->nunits; k++)
         units[k] = c->units[k];
-    enum wr_reason r = wr_move_check(g, units, c->nunits, c->path, c->npath, why);
+    enum wr_reason r = wl_move_check(g, units, c->nunits, c->path, c->npath, why);
     if (r != WR_R_OK)
         return r;
     int first = c->units[0];
-    int pending = g->units[first].where == WR_PENDING;
-    wr_sq from = pending ? c->path[0] : g->units[first].at;
-    int leaves = c->path[c->npath - 1] == WR_PATH_OFF;
-    wr_sq to = leaves ? WR_SQ_NONE : c->path[c->npath - 1];
+    int pending = g->units[first].where == WL_PENDING;
+    wl_sq from = pending ? c->path[0] : g->units[first].at;
+    int leaves = c->path[c->npath - 1] == WL_PATH_OFF;
+    wl_sq to = leaves ? WL_SQ_NONE : c->path[c->npath - 1];
 
-    struct wr_event *e = emit(ev, pending ? WR_EV_ENTERED : WR_EV_MOVED);
+    struct wl_event *e = emit(ev, pending ? WL_EV_ENTERED : WL_EV_MOVED);
     if (e) {
-        e->nunits = c->nunits < WR_MAX_IN_BATTLE ? c->nunits : WR_MAX_IN_BATTLE;
+        e->nunits = c->nunits < WL_MAX_IN_BATTLE ? c->nunits : WL_MAX_IN_BATTLE;
         for (int k = 0; k < e->nunits; k++)
             e->units[k] = c->units[k];
         e->unit = first;
         e->from = from;
         e->to = to;
         e->npath = c->npath;
-        memcpy(e->path, c->path, sizeof(wr_sq) * (size_t)c->npath);
+        memcpy(e->path, c->path, sizeof(wl_sq) * (size_t)c->npath);
     }
     for (int k = 0; k < c->nunits; k++) {
-        struct wr_unit *u = &g->units[c->units[k]];
+        struct wl_unit *u = &g->units[c->units[k]];
         u->moved = 1;
         if (leaves) {
-            u->where = WR_EXITED;
-            u->at = WR_SQ_NONE;
+            u->where = WL_EXITED;
+            u->at = WL_SQ_NONE;
             if (is_combat_unit(g, c->units[k]))
                 g->exited_factors += g->sc->units[c->units[k]].combat;
-            struct wr_event *x = emit(ev, WR_EV_EXITED);
+            struct wl_event *x = emit(ev, WL_EV_EXITED);
             if (x)
                 x->unit = c->units[k];
         } else {
-            u->where = WR_ON_BOARD;
+            u->where = WL_ON_BOARD;
             u->at = to;
         }
     }
@@ -335,44 +335,44 @@ static enum wr_reason do_move(struct wr_game *g, int side, const struct wr_cmd *
 
 /* --- combat ---------------------------------------------------------------- */
 
-static void open_advances(struct wr_game *g, struct wr_battle *b, int *count)
+static void open_advances(struct wl_game *g, struct wl_battle *b, int *count)
 {
     *count = 0;
     for (int k = 0; k < b->nattackers; k++) {
         int u = b->attackers[k];
-        if (g->units[u].where != WR_ON_BOARD || g->units[u].advanced)
+        if (g->units[u].where != WL_ON_BOARD || g->units[u].advanced)
             continue;
         for (int v = 0; v < b->nvacated; v++)
-            if (wr_combat_check_advance(g, b, u, b->vacated[v], NULL) == WR_R_OK)
+            if (wl_combat_check_advance(g, b, u, b->vacated[v], NULL) == WR_R_OK)
                 (*count)++;
     }
 }
 
-static void finish_battle(struct wr_game *g, struct wr_events *ev);
+static void finish_battle(struct wl_game *g, struct wl_events *ev);
 
 /* The attacker won a battle: offer the advance if anyone may take it. */
-static void attacker_won(struct wr_game *g, struct wr_battle *b, struct wr_events *ev)
+static void attacker_won(struct wl_game *g, struct wl_battle *b, struct wl_events *ev)
 {
     int n;
     open_advances(g, b, &n);
     if (n > 0) {
-        b->state = WR_B_ADVANCE;
-        await(g, mover_of_phase(g->phase), WR_AW_ADVANCE);
+        b->state = WL_B_ADVANCE;
+        await(g, mover_of_phase(g->phase), WL_AW_ADVANCE);
     } else {
         finish_battle(g, ev);
     }
 }
 
-static void finish_battle(struct wr_game *g, struct wr_events *ev)
+static void finish_battle(struct wl_game *g, struct wl_events *ev)
 {
-    struct wr_battle *b = &g->battles[g->current];
-    b->state = WR_B_DONE;
+    struct wl_battle *b = &g->battles[g->current];
+    b->state = WL_B_DONE;
     g->current = -1;
     if (check_victory(g, ev))
         return;
     for (int i = 0; i < g->nbattles; i++)
-        if (g->battles[i].state != WR_B_DONE) {
-            await(g, mover_of_phase(g->phase), WR_AW_RESOLVE);
+        if (g->battles[i].state != WL_B_DONE) {
+            await(g, mover_of_phase(g->phase), WL_AW_RESOLVE);
             return;
         }
     after_combat(g, ev);
@@ -380,17 +380,17 @@ static void finish_battle(struct wr_game *g, struct wr_events *ev)
 
 /* Losers of a Back-2: units with no open retreat are eliminated at once;
  * the rest wait for the winner's choice. Returns the number waiting. */
-static int start_retreats(struct wr_game *g, struct wr_battle *b, int defenders,
-                          struct wr_events *ev)
+static int start_retreats(struct wl_game *g, struct wl_battle *b, int defenders,
+                          struct wl_events *ev)
 {
     const int16_t *losers = defenders ? b->defenders : b->attackers;
     int n = defenders ? b->ndefenders : b->nattackers;
     int waiting = 0;
     for (int k = 0; k < n; k++) {
         int u = losers[k];
-        if (g->units[u].where != WR_ON_BOARD)
+        if (g->units[u].where != WL_ON_BOARD)
             continue;
-        if (wr_combat_open_retreats(g, u, NULL, 0) == 0) {
+        if (wl_combat_open_retreats(g, u, NULL, 0) == 0) {
             if (defenders)
                 b->vacated[b->nvacated++] = g->units[u].at;
             eliminate(g, u, ev);
@@ -402,11 +402,11 @@ static int start_retreats(struct wr_game *g, struct wr_battle *b, int defenders,
     return waiting;
 }
 
-static int printed_total(const struct wr_game *g, const int16_t *u, int n)
+static int printed_total(const struct wl_game *g, const int16_t *u, int n)
 {
     int sum = 0;
     for (int k = 0; k < n; k++)
-        if (g->units[u[k]].where == WR_ON_BOARD)
+        if (g->units[u[k]].where == WL_ON_BOARD)
             sum += g->sc->units[u[k]].combat;
     return sum;
 }
@@ -414,7 +414,7 @@ static int printed_total(const struct wr_game *g, const int16_t *u, int n)
 /* Exchange: the side with the smaller printed total loses all; the other
  * loses at least that total, chosen by its owner (automatic when every
  * unit must go). Returns 1 when a choice is awaited. */
-static int start_exchange(struct wr_game *g, struct wr_battle *b, struct wr_events *ev)
+static int start_exchange(struct wl_game *g, struct wl_battle *b, struct wl_events *ev)
 {
     int pa = printed_total(g, b->attackers, b->nattackers);
     int pd = printed_total(g, b->defenders, b->ndefenders);
@@ -426,7 +426,7 @@ static int start_exchange(struct wr_game *g, struct wr_battle *b, struct wr_even
     int large_total = pa <= pd ? pd : pa;
 
     for (int k = 0; k < nsmall; k++)
-        if (g->units[small[k]].where == WR_ON_BOARD) {
+        if (g->units[small[k]].where == WL_ON_BOARD) {
             if (small == b->defenders)
                 b->vacated[b->nvacated++] = g->units[small[k]].at;
             eliminate(g, small[k], ev);
@@ -434,25 +434,25 @@ static int start_exchange(struct wr_game *g, struct wr_battle *b, struct wr_even
     /* Every unit must go when dropping the weakest would fall short. */
     int weakest = 1 << 30;
     for (int k = 0; k < nlarge; k++)
-        if (g->units[large[k]].where == WR_ON_BOARD && g->sc->units[large[k]].combat < weakest)
+        if (g->units[large[k]].where == WL_ON_BOARD && g->sc->units[large[k]].combat < weakest)
             weakest = g->sc->units[large[k]].combat;
     if (need == 0)
         return 0;
     if (large_total - weakest < need) {
         for (int k = 0; k < nlarge; k++)
-            if (g->units[large[k]].where == WR_ON_BOARD) {
+            if (g->units[large[k]].where == WL_ON_BOARD) {
                 if (large == b->defenders)
                     b->vacated[b->nvacated++] = g->units[large[k]].at;
                 eliminate(g, large[k], ev);
             }
         return 0;
     }
-    b->state = WR_B_EXCHANGE;
-    await(g, g->sc->units[large[0]].side, WR_AW_EXCHANGE);
+    b->state = WL_B_EXCHANGE;
+    await(g, g->sc->units[large[0]].side, WL_AW_EXCHANGE);
     return 1;
 }
 
-static int roll_die(struct wr_game *g, uint32_t *k)
+static int roll_die(struct wl_game *g, uint32_t *k)
 {
     *k = g->rolls;
     int face = g->roll_source ? g->roll_source(g->roll_ctx, g->rolls)
@@ -463,13 +463,13 @@ static int roll_die(struct wr_game *g, uint32_t *k)
     return face;
 }
 
-static enum wr_reason do_resolve(struct wr_game *g, const struct wr_cmd *c,
-                                 struct wr_events *ev, struct wr_refusal *why)
+static enum wr_reason do_resolve(struct wl_game *g, const struct wl_cmd *c,
+                                 struct wl_events *ev, struct wr_refusal *why)
 {
     if (c->battle < 0 || c->battle >= g->nbattles)
         return wr_refuse(why, WR_R_NO_SUCH_BATTLE, "there is no battle %d", c->battle);
-    struct wr_battle *b = &g->battles[c->battle];
-    if (b->state != WR_B_DECLARED)
+    struct wl_battle *b = &g->battles[c->battle];
+    if (b->state != WL_B_DECLARED)
         return wr_refuse(why, WR_R_BATTLE_DONE, "battle %d is already resolved", c->battle);
 
     /* 1) HQ units are eliminated when attacked. */
@@ -482,9 +482,9 @@ static enum wr_reason do_resolve(struct wr_game *g, const struct wr_cmd *c,
     uint32_t k = 0;
     int result;
     if (b->column < 0) {
-        result = WR_AE;                 /* worse than 1-6: automatic A-Elim */
+        result = WL_AE;                 /* worse than 1-6: automatic A-Elim */
     } else if (combat_defenders == 0) {
-        result = WR_DE;                 /* only HQ units: eliminated */
+        result = WL_DE;                 /* only HQ units: eliminated */
     } else {
         face = roll_die(g, &k);
         if (face == 0)
@@ -495,56 +495,56 @@ static enum wr_reason do_resolve(struct wr_game *g, const struct wr_cmd *c,
     g->current = c->battle;
     b->die = face;
     b->result = result;
-    b->state = WR_B_RETREATS;
+    b->state = WL_B_RETREATS;
     if (face) {
-        struct wr_event *e = emit(ev, WR_EV_ROLL);
+        struct wl_event *e = emit(ev, WL_EV_ROLL);
         if (e) {
             e->battle = c->battle;
             e->k = k;
             e->face = face;
         }
     }
-    struct wr_event *e = emit(ev, WR_EV_RESULT);
+    struct wl_event *e = emit(ev, WL_EV_RESULT);
     if (e) {
         e->battle = c->battle;
         e->result = result;
         e->column = b->column;
     }
     for (int j = 0; j < b->ndefenders; j++)
-        if (!is_combat_unit(g, b->defenders[j]) && g->units[b->defenders[j]].where == WR_ON_BOARD) {
+        if (!is_combat_unit(g, b->defenders[j]) && g->units[b->defenders[j]].where == WL_ON_BOARD) {
             b->vacated[b->nvacated++] = g->units[b->defenders[j]].at;
             eliminate(g, b->defenders[j], ev);
         }
 
     int mover = mover_of_phase(g->phase);
     switch (result) {
-    case WR_AE:
+    case WL_AE:
         for (int j = 0; j < b->nattackers; j++)
-            if (g->units[b->attackers[j]].where == WR_ON_BOARD)
+            if (g->units[b->attackers[j]].where == WL_ON_BOARD)
                 eliminate(g, b->attackers[j], ev);
         finish_battle(g, ev);
         break;
-    case WR_DE:
+    case WL_DE:
         for (int j = 0; j < b->ndefenders; j++)
-            if (g->units[b->defenders[j]].where == WR_ON_BOARD) {
+            if (g->units[b->defenders[j]].where == WL_ON_BOARD) {
                 b->vacated[b->nvacated++] = g->units[b->defenders[j]].at;
                 eliminate(g, b->defenders[j], ev);
             }
         attacker_won(g, b, ev);
         break;
-    case WR_DB2:
+    case WL_DB2:
         if (start_retreats(g, b, 1, ev) > 0)
-            await(g, mover, WR_AW_RETREAT);
+            await(g, mover, WL_AW_RETREAT);
         else
             attacker_won(g, b, ev);
         break;
-    case WR_AB2:
+    case WL_AB2:
         if (start_retreats(g, b, 0, ev) > 0)
-            await(g, 1 - mover, WR_AW_RETREAT);
+            await(g, 1 - mover, WL_AW_RETREAT);
         else
             finish_battle(g, ev);
         break;
-    case WR_EX:
+    case WL_EX:
         if (!start_exchange(g, b, ev)) {
             if (printed_total(g, b->attackers, b->nattackers) > 0)
                 attacker_won(g, b, ev);
@@ -564,40 +564,40 @@ static int find_in(const int16_t *list, int n, int u)
     return -1;
 }
 
-static enum wr_reason do_retreat(struct wr_game *g, const struct wr_cmd *c,
-                                 struct wr_events *ev, struct wr_refusal *why)
+static enum wr_reason do_retreat(struct wl_game *g, const struct wl_cmd *c,
+                                 struct wl_events *ev, struct wr_refusal *why)
 {
-    struct wr_battle *b = &g->battles[g->current];
+    struct wl_battle *b = &g->battles[g->current];
     if (c->nunits != 1)
         return wr_refuse(why, WR_R_BAD_COMMAND, "retreat names exactly one unit");
     int u = c->units[0];
     if (!g->units[u].must_retreat)
         return wr_refuse(why, WR_R_NOT_LOSING, "%s has no retreat to take", NAME(g, u));
     int outcome;
-    enum wr_reason r = wr_combat_retreat_outcome(g, u, c->path, c->npath, &outcome, why);
+    enum wr_reason r = wl_combat_retreat_outcome(g, u, c->path, c->npath, &outcome, why);
     if (r != WR_R_OK)
         return r;
-    if (outcome == WR_RET_ELIMINATED)
+    if (outcome == WL_RET_ELIMINATED)
         return wr_refuse(why, WR_R_RETREAT_AVOIDABLE,
                          "that retreat would destroy %s while an open route exists",
                          NAME(g, u));
-    struct wr_event *e = emit(ev, WR_EV_RETREATED);
+    struct wl_event *e = emit(ev, WL_EV_RETREATED);
     if (e) {
         e->unit = u;
         e->from = g->units[u].at;
         e->npath = c->npath;
-        memcpy(e->path, c->path, sizeof(wr_sq) * (size_t)c->npath);
+        memcpy(e->path, c->path, sizeof(wl_sq) * (size_t)c->npath);
     }
     int defender = find_in(b->defenders, b->ndefenders, u) >= 0;
     if (defender)
         b->vacated[b->nvacated++] = g->units[u].at;
     g->units[u].must_retreat = 0;
-    if (outcome == WR_RET_EXIT) {
-        g->units[u].where = WR_EXITED;
-        g->units[u].at = WR_SQ_NONE;
+    if (outcome == WL_RET_EXIT) {
+        g->units[u].where = WL_EXITED;
+        g->units[u].at = WL_SQ_NONE;
         if (is_combat_unit(g, u))
             g->exited_factors += g->sc->units[u].combat;
-        struct wr_event *x = emit(ev, WR_EV_EXITED);
+        struct wl_event *x = emit(ev, WL_EV_EXITED);
         if (x)
             x->unit = u;
     } else {
@@ -608,7 +608,7 @@ static enum wr_reason do_retreat(struct wr_game *g, const struct wr_cmd *c,
     int waiting = 0;
     for (int k = 0; k < g->sc->nunits; k++)
         if (g->units[k].must_retreat) {
-            if (wr_combat_open_retreats(g, k, NULL, 0) == 0) {
+            if (wl_combat_open_retreats(g, k, NULL, 0) == 0) {
                 g->units[k].must_retreat = 0;
                 if (find_in(b->defenders, b->ndefenders, k) >= 0)
                     b->vacated[b->nvacated++] = g->units[k].at;
@@ -618,7 +618,7 @@ static enum wr_reason do_retreat(struct wr_game *g, const struct wr_cmd *c,
             }
         }
     if (waiting == 0) {
-        if (b->result == WR_DB2)
+        if (b->result == WL_DB2)
             attacker_won(g, b, ev);
         else
             finish_battle(g, ev);
@@ -626,10 +626,10 @@ static enum wr_reason do_retreat(struct wr_game *g, const struct wr_cmd *c,
     return WR_R_OK;
 }
 
-static enum wr_reason do_exchange(struct wr_game *g, int side, const struct wr_cmd *c,
-                                  struct wr_events *ev, struct wr_refusal *why)
+static enum wr_reason do_exchange(struct wl_game *g, int side, const struct wl_cmd *c,
+                                  struct wl_events *ev, struct wr_refusal *why)
 {
-    struct wr_battle *b = &g->battles[g->current];
+    struct wl_battle *b = &g->battles[g->current];
     const int16_t *mine = side == mover_of_phase(g->phase) ? b->attackers : b->defenders;
     int nmine = side == mover_of_phase(g->phase) ? b->nattackers : b->ndefenders;
     /* The smaller side is already gone; its printed total was recorded as
@@ -642,7 +642,7 @@ static enum wr_reason do_exchange(struct wr_game *g, int side, const struct wr_c
     int sum = 0;
     for (int k = 0; k < c->nunits; k++) {
         int u = c->units[k];
-        if (find_in(mine, nmine, u) < 0 || g->units[u].where != WR_ON_BOARD)
+        if (find_in(mine, nmine, u) < 0 || g->units[u].where != WL_ON_BOARD)
             return wr_refuse(why, WR_R_NOT_LOSING, "%s did not fight in this battle",
                              NAME(g, u));
         for (int j = 0; j < k; j++)
@@ -668,11 +668,11 @@ static enum wr_reason do_exchange(struct wr_game *g, int side, const struct wr_c
     return WR_R_OK;
 }
 
-static enum wr_reason do_advance(struct wr_game *g, const struct wr_cmd *c,
-                                 struct wr_events *ev, struct wr_refusal *why)
+static enum wr_reason do_advance(struct wl_game *g, const struct wl_cmd *c,
+                                 struct wl_events *ev, struct wr_refusal *why)
 {
-    struct wr_battle *b = &g->battles[g->current];
-    if (c->type == WR_CMD_NO_ADVANCE) {
+    struct wl_battle *b = &g->battles[g->current];
+    if (c->type == WL_CMD_NO_ADVANCE) {
         finish_battle(g, ev);
         return WR_R_OK;
     }
@@ -681,10 +681,10 @@ static enum wr_reason do_advance(struct wr_game *g, const struct wr_cmd *c,
     int u = c->units[0];
     if (g->units[u].advanced)
         return wr_refuse(why, WR_R_NO_ADVANCE, "%s has already advanced", NAME(g, u));
-    enum wr_reason r = wr_combat_check_advance(g, b, u, c->to, why);
+    enum wr_reason r = wl_combat_check_advance(g, b, u, c->to, why);
     if (r != WR_R_OK)
         return r;
-    struct wr_event *e = emit(ev, WR_EV_ADVANCED);
+    struct wl_event *e = emit(ev, WL_EV_ADVANCED);
     if (e) {
         e->unit = u;
         e->from = g->units[u].at;
@@ -699,11 +699,11 @@ static enum wr_reason do_advance(struct wr_game *g, const struct wr_cmd *c,
     return WR_R_OK;
 }
 
-static enum wr_reason do_declare(struct wr_game *g, const struct wr_cmd *c,
-                                 struct wr_events *ev, struct wr_refusal *why)
+static enum wr_reason do_declare(struct wl_game *g, const struct wl_cmd *c,
+                                 struct wl_events *ev, struct wr_refusal *why)
 {
-    struct wr_battle bs[WR_MAX_BATTLES];
-    memset(bs, 0, sizeof(struct wr_battle) * (size_t)c->nbattles);
+    struct wl_battle bs[WL_MAX_BATTLES];
+    memset(bs, 0, sizeof(struct wl_battle) * (size_t)c->nbattles);
     for (int i = 0; i < c->nbattles; i++) {
         bs[i].nattackers = c->battles[i].nattackers;
         bs[i].ndefenders = c->battles[i].ndefenders;
@@ -712,18 +712,18 @@ static enum wr_reason do_declare(struct wr_game *g, const struct wr_cmd *c,
         memcpy(bs[i].defenders, c->battles[i].defenders,
                sizeof(int16_t) * (size_t)c->battles[i].ndefenders);
     }
-    enum wr_reason r = wr_combat_check_declaration(g, bs, c->nbattles, why);
+    enum wr_reason r = wl_combat_check_declaration(g, bs, c->nbattles, why);
     if (r != WR_R_OK)
         return r;
     for (int i = 0; i < c->nbattles; i++) {
-        wr_combat_odds(g, &bs[i]);
-        bs[i].state = WR_B_DECLARED;
+        wl_combat_odds(g, &bs[i]);
+        bs[i].state = WL_B_DECLARED;
         g->battles[i] = bs[i];
         for (int k = 0; k < bs[i].nattackers; k++)
             g->units[bs[i].attackers[k]].battle = (int8_t)i;
         for (int k = 0; k < bs[i].ndefenders; k++)
             g->units[bs[i].defenders[k]].battle = (int8_t)i;
-        struct wr_event *e = emit(ev, WR_EV_DECLARED);
+        struct wl_event *e = emit(ev, WL_EV_DECLARED);
         if (e) {
             e->battle = i;
             e->attack = bs[i].attack;
@@ -736,21 +736,21 @@ static enum wr_reason do_declare(struct wr_game *g, const struct wr_cmd *c,
     if (g->nbattles == 0)
         after_combat(g, ev);
     else
-        await(g, mover_of_phase(g->phase), WR_AW_RESOLVE);
+        await(g, mover_of_phase(g->phase), WL_AW_RESOLVE);
     return WR_R_OK;
 }
 
 /* --- defection -------------------------------------------------------------- */
 
-static enum wr_reason do_defect(struct wr_game *g, const struct wr_cmd *c,
-                                struct wr_events *ev, struct wr_refusal *why)
+static enum wr_reason do_defect(struct wl_game *g, const struct wl_cmd *c,
+                                struct wl_events *ev, struct wr_refusal *why)
 {
     int sum = 0;
     for (int k = 0; k < c->nunits; k++) {
         int u = c->units[k];
-        if (g->sc->units[u].side != WR_ALLIED)
+        if (g->sc->units[u].side != WL_ALLIED)
             return wr_refuse(why, WR_R_NOT_YOUR_UNIT, "%s is not a P-A-A unit", NAME(g, u));
-        if (g->units[u].where != WR_ON_BOARD && g->units[u].where != WR_PENDING)
+        if (g->units[u].where != WL_ON_BOARD && g->units[u].where != WL_PENDING)
             return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is no longer in the game",
                              NAME(g, u));
         for (int j = 0; j < k; j++)
@@ -765,16 +765,16 @@ static enum wr_reason do_defect(struct wr_game *g, const struct wr_cmd *c,
                          g->defection_owed / 2, g->defection_owed, sum);
     for (int k = 0; k < c->nunits; k++) {
         int u = c->units[k];
-        struct wr_event *e = emit(ev, WR_EV_DEFECTED);
+        struct wl_event *e = emit(ev, WL_EV_DEFECTED);
         if (e) {
             e->unit = u;
             e->from = g->units[u].at;
         }
-        g->units[u].where = WR_ELIMINATED;
-        g->units[u].at = WR_SQ_NONE;
+        g->units[u].where = WL_ELIMINATED;
+        g->units[u].at = WL_SQ_NONE;
     }
     g->defection_owed = 0;
-    enter_phase(g, WR_PH_ALLIED_MOVE, ev);
+    enter_phase(g, WL_PH_ALLIED_MOVE, ev);
     return WR_R_OK;
 }
 
@@ -784,65 +784,65 @@ static enum wr_reason do_defect(struct wr_game *g, const struct wr_cmd *c,
 static int allowed(int what, int type)
 {
     switch (what) {
-    case WR_AW_SETUP:
-        return type == WR_CMD_PLACE || type == WR_CMD_END_SETUP;
-    case WR_AW_MOVE:
-        return type == WR_CMD_MOVE || type == WR_CMD_END_PHASE;
-    case WR_AW_DECLARE:
-        return type == WR_CMD_DECLARE;
-    case WR_AW_RESOLVE:
-        return type == WR_CMD_RESOLVE;
-    case WR_AW_RETREAT:
-        return type == WR_CMD_RETREAT;
-    case WR_AW_EXCHANGE:
-        return type == WR_CMD_EXCHANGE_LOSSES;
-    case WR_AW_ADVANCE:
-        return type == WR_CMD_ADVANCE || type == WR_CMD_NO_ADVANCE;
-    case WR_AW_DEFECTION:
-        return type == WR_CMD_DEFECT;
+    case WL_AW_SETUP:
+        return type == WL_CMD_PLACE || type == WL_CMD_END_SETUP;
+    case WL_AW_MOVE:
+        return type == WL_CMD_MOVE || type == WL_CMD_END_PHASE;
+    case WL_AW_DECLARE:
+        return type == WL_CMD_DECLARE;
+    case WL_AW_RESOLVE:
+        return type == WL_CMD_RESOLVE;
+    case WL_AW_RETREAT:
+        return type == WL_CMD_RETREAT;
+    case WL_AW_EXCHANGE:
+        return type == WL_CMD_EXCHANGE_LOSSES;
+    case WL_AW_ADVANCE:
+        return type == WL_CMD_ADVANCE || type == WL_CMD_NO_ADVANCE;
+    case WL_AW_DEFECTION:
+        return type == WL_CMD_DEFECT;
     }
     return 0;
 }
 
-enum wr_reason wr_game_apply(struct wr_game *g, int side, const struct wr_cmd *c,
-                             struct wr_events *ev, struct wr_refusal *why)
+enum wr_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *c,
+                             struct wl_events *ev, struct wr_refusal *why)
 {
     /* 1) The game is running and this seat is the awaited one. */
-    if (g->phase == WR_PH_OVER)
+    if (g->phase == WL_PH_OVER)
         return wr_refuse(why, WR_R_GAME_OVER, "the game is over: %s", g->win_reason);
     if (side != g->await_side)
         return wr_refuse(why, WR_R_NOT_YOUR_TURN, "the %s player is awaited (%s)",
-                         wr_side_name(g->await_side), wr_await_name(g->await_what));
+                         wl_side_name(g->await_side), wl_await_name(g->await_what));
     /* 2) The command answers what is awaited. */
     if (!allowed(g->await_what, c->type))
         return wr_refuse(why, WR_R_WRONG_PHASE, "%s is not allowed now: the game awaits %s",
-                         wr_cmd_name(c->type), wr_await_name(g->await_what));
+                         wl_cmd_name(c->type), wl_await_name(g->await_what));
     /* 3) The command itself. */
     switch (c->type) {
-    case WR_CMD_PLACE:
+    case WL_CMD_PLACE:
         return do_place(g, side, c, ev, why);
-    case WR_CMD_END_SETUP:
-        enter_phase(g, g->phase == WR_PH_SETUP_FRENCH ? WR_PH_SETUP_ALLIED : WR_PH_FRENCH_MOVE,
+    case WL_CMD_END_SETUP:
+        enter_phase(g, g->phase == WL_PH_SETUP_FRENCH ? WL_PH_SETUP_ALLIED : WL_PH_FRENCH_MOVE,
                     ev);
         return WR_R_OK;
-    case WR_CMD_MOVE:
+    case WL_CMD_MOVE:
         return do_move(g, side, c, ev, why);
-    case WR_CMD_END_PHASE:
-        enter_phase(g, g->phase == WR_PH_FRENCH_MOVE ? WR_PH_FRENCH_COMBAT : WR_PH_ALLIED_COMBAT,
+    case WL_CMD_END_PHASE:
+        enter_phase(g, g->phase == WL_PH_FRENCH_MOVE ? WL_PH_FRENCH_COMBAT : WL_PH_ALLIED_COMBAT,
                     ev);
         return WR_R_OK;
-    case WR_CMD_DECLARE:
+    case WL_CMD_DECLARE:
         return do_declare(g, c, ev, why);
-    case WR_CMD_RESOLVE:
+    case WL_CMD_RESOLVE:
         return do_resolve(g, c, ev, why);
-    case WR_CMD_RETREAT:
+    case WL_CMD_RETREAT:
         return do_retreat(g, c, ev, why);
-    case WR_CMD_EXCHANGE_LOSSES:
+    case WL_CMD_EXCHANGE_LOSSES:
         return do_exchange(g, side, c, ev, why);
-    case WR_CMD_ADVANCE:
-    case WR_CMD_NO_ADVANCE:
+    case WL_CMD_ADVANCE:
+    case WL_CMD_NO_ADVANCE:
         return do_advance(g, c, ev, why);
-    case WR_CMD_DEFECT:
+    case WL_CMD_DEFECT:
         return do_defect(g, c, ev, why);
     }
     return wr_refuse(why, WR_R_BAD_COMMAND, "unknown command");
