@@ -35,7 +35,7 @@
  *   report          attacker, defender      victory points of the tabletop battle
  *   settle          attacker, defender      the referee, on a disputed report
  *
- * The phase machine (phase, command, next phase, handler in campaign.c):
+ * The phase machine (phase, command, next phase, handler in campaign_game.c):
  *
  *   START     start            DRAFT                          do_start
  *   DRAFT     choose_town      DRAFT, or ATTACK when all      do_choose_town

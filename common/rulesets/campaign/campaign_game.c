@@ -1,5 +1,5 @@
 /*
- * campaign.c - the map campaign ruleset (campaign.h): the tables, the
+ * campaign_game.c - the map campaign ruleset (campaign.h): the tables, the
  * command parser, the phase machine, the sealed choices and the per-seat
  * projection.
  *
