@@ -572,35 +572,35 @@ static void test_command_shapes(void **state)
 
 static const struct {
     int row;
-    enum wr_tactic blue, red;   /* attacker, defender */
-    enum wr_tactics_kind kind;
+    enum wr_campaign_tactic blue, red;   /* attacker, defender */
+    enum wr_campaign_tactics_kind kind;
     enum wr_campaign_actor actor;
 } cells[25] = {
-    { 1, WR_T_MARCH, WR_T_MARCH, WR_K_MEETING, WR_A_BOTH },
-    { 2, WR_T_MARCH, WR_T_COUNTER_MARCH, WR_K_AMBUSH, WR_A_RED },
-    { 3, WR_T_MARCH, WR_T_ATTACK, WR_K_SURPRISE, WR_A_RED },
-    { 4, WR_T_MARCH, WR_T_DEFEND, WR_K_NO_BATTLE, WR_A_NONE },
-    { 5, WR_T_MARCH, WR_T_REGROUP, WR_K_BREAK_THROUGH, WR_A_RED },
-    { 6, WR_T_COUNTER_MARCH, WR_T_MARCH, WR_K_AMBUSH, WR_A_BLUE },
-    { 7, WR_T_COUNTER_MARCH, WR_T_COUNTER_MARCH, WR_K_NO_BATTLE, WR_A_NONE },
-    { 8, WR_T_COUNTER_MARCH, WR_T_ATTACK, WR_K_NO_BATTLE, WR_A_NONE },
-    { 9, WR_T_COUNTER_MARCH, WR_T_DEFEND, WR_K_FLANK_MARCH, WR_A_BLUE },
-    { 10, WR_T_COUNTER_MARCH, WR_T_REGROUP, WR_K_REINFORCE, WR_A_RED },
-    { 11, WR_T_ATTACK, WR_T_MARCH, WR_K_SURPRISE, WR_A_BLUE },
-    { 12, WR_T_ATTACK, WR_T_COUNTER_MARCH, WR_K_NO_BATTLE, WR_A_NONE },
-    { 13, WR_T_ATTACK, WR_T_ATTACK, WR_K_OPEN, WR_A_BOTH },
-    { 14, WR_T_ATTACK, WR_T_DEFEND, WR_K_ATTACKS_DEFENCES, WR_A_BLUE },
-    { 15, WR_T_ATTACK, WR_T_REGROUP, WR_K_LAST_STAND, WR_A_RED },
-    { 16, WR_T_DEFEND, WR_T_MARCH, WR_K_NO_BATTLE, WR_A_NONE },
-    { 17, WR_T_DEFEND, WR_T_COUNTER_MARCH, WR_K_FLANK_MARCH, WR_A_RED },
-    { 18, WR_T_DEFEND, WR_T_ATTACK, WR_K_ATTACKS_DEFENCES, WR_A_RED },
-    { 19, WR_T_DEFEND, WR_T_DEFEND, WR_K_SKIRMISH, WR_A_BOTH },
-    { 20, WR_T_DEFEND, WR_T_REGROUP, WR_K_REINFORCE, WR_A_RED },
-    { 21, WR_T_REGROUP, WR_T_MARCH, WR_K_BREAK_THROUGH, WR_A_BLUE },
-    { 22, WR_T_REGROUP, WR_T_COUNTER_MARCH, WR_K_REINFORCE, WR_A_BLUE },
-    { 23, WR_T_REGROUP, WR_T_ATTACK, WR_K_LAST_STAND, WR_A_BLUE },
-    { 24, WR_T_REGROUP, WR_T_DEFEND, WR_K_REINFORCE, WR_A_BLUE },
-    { 25, WR_T_REGROUP, WR_T_REGROUP, WR_K_REINFORCE, WR_A_BOTH },
+    { 1, WR_CT_MARCH, WR_CT_MARCH, WR_CK_MEETING, WR_CA_BOTH },
+    { 2, WR_CT_MARCH, WR_CT_COUNTER_MARCH, WR_CK_AMBUSH, WR_CA_RED },
+    { 3, WR_CT_MARCH, WR_CT_ATTACK, WR_CK_SURPRISE, WR_CA_RED },
+    { 4, WR_CT_MARCH, WR_CT_DEFEND, WR_CK_NO_BATTLE, WR_CA_NONE },
+    { 5, WR_CT_MARCH, WR_CT_REGROUP, WR_CK_BREAK_THROUGH, WR_CA_RED },
+    { 6, WR_CT_COUNTER_MARCH, WR_CT_MARCH, WR_CK_AMBUSH, WR_CA_BLUE },
+    { 7, WR_CT_COUNTER_MARCH, WR_CT_COUNTER_MARCH, WR_CK_NO_BATTLE, WR_CA_NONE },
+    { 8, WR_CT_COUNTER_MARCH, WR_CT_ATTACK, WR_CK_NO_BATTLE, WR_CA_NONE },
+    { 9, WR_CT_COUNTER_MARCH, WR_CT_DEFEND, WR_CK_FLANK_MARCH, WR_CA_BLUE },
+    { 10, WR_CT_COUNTER_MARCH, WR_CT_REGROUP, WR_CK_REINFORCE, WR_CA_RED },
+    { 11, WR_CT_ATTACK, WR_CT_MARCH, WR_CK_SURPRISE, WR_CA_BLUE },
+    { 12, WR_CT_ATTACK, WR_CT_COUNTER_MARCH, WR_CK_NO_BATTLE, WR_CA_NONE },
+    { 13, WR_CT_ATTACK, WR_CT_ATTACK, WR_CK_OPEN, WR_CA_BOTH },
+    { 14, WR_CT_ATTACK, WR_CT_DEFEND, WR_CK_ATTACKS_DEFENCES, WR_CA_BLUE },
+    { 15, WR_CT_ATTACK, WR_CT_REGROUP, WR_CK_LAST_STAND, WR_CA_RED },
+    { 16, WR_CT_DEFEND, WR_CT_MARCH, WR_CK_NO_BATTLE, WR_CA_NONE },
+    { 17, WR_CT_DEFEND, WR_CT_COUNTER_MARCH, WR_CK_FLANK_MARCH, WR_CA_RED },
+    { 18, WR_CT_DEFEND, WR_CT_ATTACK, WR_CK_ATTACKS_DEFENCES, WR_CA_RED },
+    { 19, WR_CT_DEFEND, WR_CT_DEFEND, WR_CK_SKIRMISH, WR_CA_BOTH },
+    { 20, WR_CT_DEFEND, WR_CT_REGROUP, WR_CK_REINFORCE, WR_CA_RED },
+    { 21, WR_CT_REGROUP, WR_CT_MARCH, WR_CK_BREAK_THROUGH, WR_CA_BLUE },
+    { 22, WR_CT_REGROUP, WR_CT_COUNTER_MARCH, WR_CK_REINFORCE, WR_CA_BLUE },
+    { 23, WR_CT_REGROUP, WR_CT_ATTACK, WR_CK_LAST_STAND, WR_CA_BLUE },
+    { 24, WR_CT_REGROUP, WR_CT_DEFEND, WR_CK_REINFORCE, WR_CA_BLUE },
+    { 25, WR_CT_REGROUP, WR_CT_REGROUP, WR_CK_REINFORCE, WR_CA_BOTH },
 };
 
 /* The table as data, and its mirror symmetry: swapping the two choices
@@ -609,19 +609,21 @@ static void test_tactics_table(void **state)
 {
     (void)state;
     for (int i = 0; i < 25; i++) {
-        const struct wr_tactics_cell *cell = wr_campaign_tactics(cells[i].blue, cells[i].red);
+        const struct wr_campaign_tactics_cell *cell =
+            wr_campaign_tactics(cells[i].blue, cells[i].red);
         assert_non_null(cell);
         if (cell->kind != cells[i].kind || cell->actor != cells[i].actor)
             fail_msg("row %d: %s by %d, want %s by %d", cells[i].row,
                      wr_campaign_kind_name(cell->kind), cell->actor,
                      wr_campaign_kind_name(cells[i].kind), cells[i].actor);
-        const struct wr_tactics_cell *mirror = wr_campaign_tactics(cells[i].red, cells[i].blue);
-        int flipped = cell->actor == WR_A_BLUE ? WR_A_RED : cell->actor == WR_A_RED ? WR_A_BLUE
-                                                                                  : cell->actor;
+        const struct wr_campaign_tactics_cell *mirror =
+            wr_campaign_tactics(cells[i].red, cells[i].blue);
+        int flipped = cell->actor == WR_CA_BLUE ? WR_CA_RED : cell->actor == WR_CA_RED ? WR_CA_BLUE
+                                                                                    : cell->actor;
         if (mirror->kind != cell->kind || (int)mirror->actor != flipped)
             fail_msg("row %d: the mirror cell differs", cells[i].row);
     }
-    assert_null(wr_campaign_tactics(WR_T_COUNT, WR_T_MARCH));
+    assert_null(wr_campaign_tactics(WR_CT_COUNT, WR_CT_MARCH));
 }
 
 /* Each of the 25 cells played: both choose, the result is shown, and the
@@ -643,11 +645,11 @@ static void test_tactics_cells_played(void **state)
         if (t == NULL)
             fail_msg("row %d: no tactics event", row);
         const char *by = str(t, "by");
-        const char *want_by = cells[i].actor == WR_A_BLUE ? "p1"
-                            : cells[i].actor == WR_A_RED ? "p2" : NULL;
+        const char *want_by = cells[i].actor == WR_CA_BLUE ? "p1"
+                            : cells[i].actor == WR_CA_RED ? "p2" : NULL;
         if (strcmp(str(t, "result"), wr_campaign_kind_name(cells[i].kind)) != 0)
             fail_msg("row %d: result %s", row, str(t, "result"));
-        if (cells[i].kind != WR_K_REINFORCE &&
+        if (cells[i].kind != WR_CK_REINFORCE &&
             ((by == NULL) != (want_by == NULL) || (by && strcmp(by, want_by) != 0)))
             fail_msg("row %d: by %s, want %s", row, by ? by : "nobody",
                      want_by ? want_by : "nobody");
@@ -655,7 +657,7 @@ static void test_tactics_cells_played(void **state)
                             wr_campaign_tactic_name(cells[i].blue));
         assert_string_equal(str(json_object_get(t, "defender"), "choice"),
                             wr_campaign_tactic_name(cells[i].red));
-        int battle = cells[i].kind != WR_K_NO_BATTLE && cells[i].kind != WR_K_REINFORCE;
+        int battle = cells[i].kind != WR_CK_NO_BATTLE && cells[i].kind != WR_CK_REINFORCE;
         if (battle) {
             if (c->phase != WR_CP_BATTLE)
                 fail_msg("row %d: phase %d, want the battle", row, c->phase);
@@ -663,7 +665,7 @@ static void test_tactics_cells_played(void **state)
             json_t *b = json_object_get(json_object_get(st, "attack"), "battle");
             assert_string_equal(str(b, "result"), wr_campaign_kind_name(cells[i].kind));
             assert_int_equal(json_integer_value(json_object_get(b, "points")), 1000);
-            if (cells[i].kind == WR_K_ATTACKS_DEFENCES) {
+            if (cells[i].kind == WR_CK_ATTACKS_DEFENCES) {
                 assert_int_equal(json_integer_value(json_object_get(b, "walls_inches")), 24);
                 assert_string_equal(str(b, "walls_for"), want_by[1] == '1' ? "p2" : "p1");
             }
@@ -676,10 +678,10 @@ static void test_tactics_cells_played(void **state)
             assert_int_equal(c->at.nrounds, 1);
             int p1 = count_events(ev, "strategy", "seat", "p1"),
                 p2 = count_events(ev, "strategy", "seat", "p2");
-            int want1 = cells[i].kind == WR_K_REINFORCE &&
-                        (cells[i].actor == WR_A_BLUE || cells[i].actor == WR_A_BOTH);
-            int want2 = cells[i].kind == WR_K_REINFORCE &&
-                        (cells[i].actor == WR_A_RED || cells[i].actor == WR_A_BOTH);
+            int want1 = cells[i].kind == WR_CK_REINFORCE &&
+                        (cells[i].actor == WR_CA_BLUE || cells[i].actor == WR_CA_BOTH);
+            int want2 = cells[i].kind == WR_CK_REINFORCE &&
+                        (cells[i].actor == WR_CA_RED || cells[i].actor == WR_CA_BOTH);
             if (p1 != want1 || p2 != want2)
                 fail_msg("row %d: free strategy rolls p1 %d p2 %d, want %d %d", row, p1, p2,
                          want1, want2);
@@ -1461,7 +1463,7 @@ static void bot_command(const struct wr_campaign *c, const char *seat, const cha
                  what[0] == 'a' ? "target" : "town", name);
     } else if (strcmp(what, "choose_strategy") == 0) {
         snprintf(text, n, "{\"type\":\"choose_strategy\",\"strategy\":\"%s\"}",
-                 wr_campaign_strategy_name((enum wr_strategy)(1 + next_rand(rnd) % 5)));
+                 wr_campaign_strategy_name((enum wr_campaign_strategy)(1 + next_rand(rnd) % 5)));
     } else if (strcmp(what, "tactic") == 0) {
         /* A third of the choices go through a commitment: the choice and
          * salt are derived from the position, so the reveal that follows
@@ -1470,22 +1472,23 @@ static void bot_command(const struct wr_campaign *c, const char *seat, const cha
         int last = c->at.nrounds > 0 ? c->at.rounds[c->at.nrounds - 1].side[side].choice : -1;
         int det = (int)((c->rolls * 31u + (unsigned)c->at.nrounds * 7u + (unsigned)side) % 5u);
         if (det == last)
-            det = (det + 1) % WR_T_COUNT;
+            det = (det + 1) % WR_CT_COUNT;
         char salt[64], h[65];
         snprintf(salt, sizeof salt, "d%u-%d-%d", c->rolls, c->at.nrounds, side);
         if (c->at.tactic[side].committed) {
             snprintf(text, n, "{\"type\":\"tactic\",\"choice\":\"%s\",\"salt\":\"%s\"}",
-                     wr_campaign_tactic_name((enum wr_tactic)det), salt);
+                     wr_campaign_tactic_name((enum wr_campaign_tactic)det), salt);
         } else if (next_rand(rnd) % 3 == 0) {
-            assert_int_equal(wr_campaign_commitment(wr_campaign_tactic_name((enum wr_tactic)det),
-                                                    salt, h), 0);
+            assert_int_equal(wr_campaign_commitment(
+                                 wr_campaign_tactic_name((enum wr_campaign_tactic)det), salt, h),
+                             0);
             snprintf(text, n, "{\"type\":\"commit\",\"commitment\":\"%s\"}", h);
         } else {
             do
-                t = (int)(next_rand(rnd) % WR_T_COUNT);
+                t = (int)(next_rand(rnd) % WR_CT_COUNT);
             while (t == last);
             snprintf(text, n, "{\"type\":\"tactic\",\"choice\":\"%s\",\"salt\":\"s%u\"}",
-                     wr_campaign_tactic_name((enum wr_tactic)t), next_rand(rnd));
+                     wr_campaign_tactic_name((enum wr_campaign_tactic)t), next_rand(rnd));
         }
     } else if (strcmp(what, "seal_ambush") == 0) {
         snprintf(text, n, "{\"type\":\"seal_ambush\",\"note\":\"behind the hill\"}");

@@ -71,6 +71,10 @@
 
 struct json_t;
 
+/* Every name of the campaign says so: wr_campaign_* and WR_CAMPAIGN_* for
+ * types, functions and limits; enum values WR_C<letter>_ (CP phase, CC
+ * command, CT tactic, CS strategy, CK tactics result, CA actor). */
+
 #define WR_CAMPAIGN_PLAYERS_MIN 2
 #define WR_CAMPAIGN_PLAYERS_MAX 8
 #define WR_CAMPAIGN_ROUNDS_MAX 20       /* largest max_rounds */
@@ -96,59 +100,60 @@ enum wr_campaign_phase {
 };
 
 /* The tactics, in the order of the rulebook's table. */
-enum wr_tactic { WR_T_MARCH, WR_T_COUNTER_MARCH, WR_T_ATTACK, WR_T_DEFEND, WR_T_REGROUP,
-                 WR_T_COUNT };
+enum wr_campaign_tactic { WR_CT_MARCH, WR_CT_COUNTER_MARCH, WR_CT_ATTACK, WR_CT_DEFEND,
+                          WR_CT_REGROUP, WR_CT_COUNT };
 
 /* The strategy table, by the roll (1..6). */
-enum wr_strategy {
-    WR_S_NONE,
-    WR_S_FLANK_MARCH,           /* 1 */
-    WR_S_HIDDEN_AMBUSH,         /* 2 */
-    WR_S_SCOUTS,                /* 3 */
-    WR_S_RAPID_DEPLOYMENT,      /* 4 */
-    WR_S_GOOD_PLANNING,         /* 5 */
-    WR_S_BRILLIANT_GENERALSHIP, /* 6: choose one of 1..5 */
+enum wr_campaign_strategy {
+    WR_CS_NONE,
+    WR_CS_FLANK_MARCH,          /* 1 */
+    WR_CS_HIDDEN_AMBUSH,        /* 2 */
+    WR_CS_SCOUTS,               /* 3 */
+    WR_CS_RAPID_DEPLOYMENT,     /* 4 */
+    WR_CS_GOOD_PLANNING,        /* 5 */
+    WR_CS_BRILLIANT_GENERALSHIP, /* 6: choose one of 1..5 */
 };
 
 /* Results of the tactics table. */
-enum wr_tactics_kind {
-    WR_K_NO_BATTLE,
-    WR_K_REINFORCE,             /* no battle; the actor (or both) reinforces */
-    WR_K_OPEN,
-    WR_K_MEETING,
-    WR_K_SKIRMISH,
-    WR_K_AMBUSH,                /* actor ambushes the other */
-    WR_K_SURPRISE,              /* actor surprises the other */
-    WR_K_BREAK_THROUGH,         /* actor attempts to break through the other */
-    WR_K_ATTACKS_DEFENCES,      /* actor attacks the other's defences (24" of walls) */
-    WR_K_FLANK_MARCH,           /* actor turns the other's flank */
-    WR_K_LAST_STAND,            /* actor makes a last stand */
+enum wr_campaign_tactics_kind {
+    WR_CK_NO_BATTLE,
+    WR_CK_REINFORCE,            /* no battle; the actor (or both) reinforces */
+    WR_CK_OPEN,
+    WR_CK_MEETING,
+    WR_CK_SKIRMISH,
+    WR_CK_AMBUSH,               /* actor ambushes the other */
+    WR_CK_SURPRISE,             /* actor surprises the other */
+    WR_CK_BREAK_THROUGH,        /* actor attempts to break through the other */
+    WR_CK_ATTACKS_DEFENCES,     /* actor attacks the other's defences (24" of walls) */
+    WR_CK_FLANK_MARCH,          /* actor turns the other's flank */
+    WR_CK_LAST_STAND,           /* actor makes a last stand */
 };
 
 /* Who a result is about: blue is the attacker, red the defender (C7). */
-enum wr_campaign_actor { WR_A_NONE = -1, WR_A_BLUE = 0, WR_A_RED = 1, WR_A_BOTH = 2 };
+enum wr_campaign_actor { WR_CA_NONE = -1, WR_CA_BLUE = 0, WR_CA_RED = 1, WR_CA_BOTH = 2 };
 
-struct wr_tactics_cell {
-    enum wr_tactics_kind kind;
+struct wr_campaign_tactics_cell {
+    enum wr_campaign_tactics_kind kind;
     enum wr_campaign_actor actor;
     const char *why;            /* the table's first sentence ("Red anticipates blue's route.") */
 };
 
 /* The cell of the tactics table for blue's (the attacker's) and red's (the
  * defender's) choices; both valid tactics. Borrowed, static. */
-const struct wr_tactics_cell *wr_campaign_tactics(enum wr_tactic blue, enum wr_tactic red);
+const struct wr_campaign_tactics_cell *wr_campaign_tactics(enum wr_campaign_tactic blue,
+                                                          enum wr_campaign_tactic red);
 
-/* The strategy of a strategy-table roll 1..6 (WR_S_NONE otherwise). */
-enum wr_strategy wr_campaign_strategy_of_roll(int face);
+/* The strategy of a strategy-table roll 1..6 (WR_CS_NONE otherwise). */
+enum wr_campaign_strategy wr_campaign_strategy_of_roll(int face);
 
 /* Wire names: "march", "counter_march", ...; "flank_march", ...; "open",
  * "break_through", ... NULL out of range. The parsers return -1 for an
  * unknown name. */
-const char *wr_campaign_tactic_name(enum wr_tactic t);
+const char *wr_campaign_tactic_name(enum wr_campaign_tactic t);
 int wr_campaign_tactic_parse(const char *name);
-const char *wr_campaign_strategy_name(enum wr_strategy s);
+const char *wr_campaign_strategy_name(enum wr_campaign_strategy s);
 int wr_campaign_strategy_parse(const char *name);
-const char *wr_campaign_kind_name(enum wr_tactics_kind k);
+const char *wr_campaign_kind_name(enum wr_campaign_tactics_kind k);
 
 /* The commitment of a tactic: lowercase hex SHA-256 of the bytes of choice
  * followed by the bytes of salt ("march" + "x7" hashes "marchx7"), with a
@@ -177,9 +182,9 @@ enum wr_campaign_cmd_type {
 struct wr_campaign_cmd {
     enum wr_campaign_cmd_type type;
     const char *town;           /* choose_town, attack (target), counter */
-    int strategy;               /* choose_strategy: enum wr_strategy 1..5 */
+    int strategy;               /* choose_strategy: enum wr_campaign_strategy 1..5 */
     const char *commitment;     /* commit: 64 lowercase hex digits */
-    int tactic;                 /* tactic: enum wr_tactic */
+    int tactic;                 /* tactic: enum wr_campaign_tactic */
     const char *salt;           /* tactic: NULL when absent */
     const char *note;           /* seal_ambush */
     const char *seat;           /* reveal_ambush: NULL when absent */
@@ -198,7 +203,8 @@ enum wr_reason wr_campaign_parse_command(const struct json_t *cmd, struct wr_cam
 struct wr_campaign_strategy_won {
     int side;                   /* 0 attacker, 1 defender */
     int roll;                   /* the strategy-table roll, 1..6 */
-    int strategy;               /* enum wr_strategy: the table's, or the one chosen after a 6 */
+    int strategy;               /* enum wr_campaign_strategy: the table's, or the one chosen
+                                 * after a 6 */
     int pending;                /* 1: a 6 whose strategy is not chosen yet */
     int reinforcement;          /* 1: a free roll from a reinforce result, 0: the dice contest */
 };
@@ -207,7 +213,7 @@ struct wr_campaign_side_tactic {
     int committed;
     char commitment[65];
     int chosen;                 /* the choice is in */
-    int choice;                 /* enum wr_tactic */
+    int choice;                 /* enum wr_campaign_tactic */
     int has_salt;
     char salt[WR_CAMPAIGN_SALT_MAX + 1];
 };
@@ -251,8 +257,8 @@ struct wr_campaign_past {
     int turn;
     int attacker, defender, target, counter;
     int battle;                 /* 1 fought, 0 called off or no battle */
-    int kind;                   /* enum wr_tactics_kind of the battle */
-    int actor;                  /* its actor, as a side (WR_A_*) */
+    int kind;                   /* enum wr_campaign_tactics_kind of the battle */
+    int actor;                  /* its actor, as a side (WR_CA_*) */
     int vp[2];
     int winner;                 /* side that took both towns, -1 none */
     int settled;                /* the referee settled it */

@@ -23,7 +23,7 @@
 
 /* --- tables ---------------------------------------------------------------- */
 
-static const char *const tactic_names[WR_T_COUNT] = { "march", "counter_march", "attack",
+static const char *const tactic_names[WR_CT_COUNT] = { "march", "counter_march", "attack",
                                                       "defend", "regroup" };
 
 static const char *const strategy_names[] = { "none", "flank_march", "hidden_ambush", "scouts",
@@ -37,85 +37,86 @@ static const char *const kind_names[] = { "no_battle", "reinforce", "open", "mee
 /* The tactics table of the rulebook, row = blue's (the attacker's) choice,
  * column = red's (the defender's), both in the order March, Counter-march,
  * Attack, Defend, Regroup. Each cell is its two sentences: why, and what. */
-static const struct wr_tactics_cell tactics_table[WR_T_COUNT][WR_T_COUNT] = {
+static const struct wr_campaign_tactics_cell tactics_table[WR_CT_COUNT][WR_CT_COUNT] = {
     /* blue March */
-    { { WR_K_MEETING, WR_A_BOTH, "Both sides engage from the march." },
-      { WR_K_AMBUSH, WR_A_RED, "Red anticipates blue's route." },
-      { WR_K_SURPRISE, WR_A_RED, "Red's aggression catches blue unawares." },
-      { WR_K_NO_BATTLE, WR_A_NONE, "Red's position is too strong." },
-      { WR_K_BREAK_THROUGH, WR_A_RED, "Blue blocks red's line of retreat." } },
+    { { WR_CK_MEETING, WR_CA_BOTH, "Both sides engage from the march." },
+      { WR_CK_AMBUSH, WR_CA_RED, "Red anticipates blue's route." },
+      { WR_CK_SURPRISE, WR_CA_RED, "Red's aggression catches blue unawares." },
+      { WR_CK_NO_BATTLE, WR_CA_NONE, "Red's position is too strong." },
+      { WR_CK_BREAK_THROUGH, WR_CA_RED, "Blue blocks red's line of retreat." } },
     /* blue Counter-march */
-    { { WR_K_AMBUSH, WR_A_BLUE, "Blue anticipates red's route." },
-      { WR_K_NO_BATTLE, WR_A_NONE, "Both sides march all day seeking advantage." },
-      { WR_K_NO_BATTLE, WR_A_NONE, "Blue withdraws ahead of red's attack." },
-      { WR_K_FLANK_MARCH, WR_A_BLUE, "Blue's march forces red out of their position." },
-      { WR_K_REINFORCE, WR_A_RED, "Red breaks clean away." } },
+    { { WR_CK_AMBUSH, WR_CA_BLUE, "Blue anticipates red's route." },
+      { WR_CK_NO_BATTLE, WR_CA_NONE, "Both sides march all day seeking advantage." },
+      { WR_CK_NO_BATTLE, WR_CA_NONE, "Blue withdraws ahead of red's attack." },
+      { WR_CK_FLANK_MARCH, WR_CA_BLUE, "Blue's march forces red out of their position." },
+      { WR_CK_REINFORCE, WR_CA_RED, "Red breaks clean away." } },
     /* blue Attack */
-    { { WR_K_SURPRISE, WR_A_BLUE, "Blue's aggression catches red unawares." },
-      { WR_K_NO_BATTLE, WR_A_NONE, "Red withdraws ahead of blue's attack." },
-      { WR_K_OPEN, WR_A_BOTH, "Both sides prepare for battle." },
-      { WR_K_ATTACKS_DEFENCES, WR_A_BLUE, "Red's preparations pay off." },
-      { WR_K_LAST_STAND, WR_A_RED, "Blue attacks red's rearguard." } },
+    { { WR_CK_SURPRISE, WR_CA_BLUE, "Blue's aggression catches red unawares." },
+      { WR_CK_NO_BATTLE, WR_CA_NONE, "Red withdraws ahead of blue's attack." },
+      { WR_CK_OPEN, WR_CA_BOTH, "Both sides prepare for battle." },
+      { WR_CK_ATTACKS_DEFENCES, WR_CA_BLUE, "Red's preparations pay off." },
+      { WR_CK_LAST_STAND, WR_CA_RED, "Blue attacks red's rearguard." } },
     /* blue Defend */
-    { { WR_K_NO_BATTLE, WR_A_NONE, "Blue's position is too strong." },
-      { WR_K_FLANK_MARCH, WR_A_RED, "Red's march forces blue out of their position." },
-      { WR_K_ATTACKS_DEFENCES, WR_A_RED, "Blue's preparations pay off." },
-      { WR_K_SKIRMISH, WR_A_BOTH, "Both sides send out patrols." },
-      { WR_K_REINFORCE, WR_A_RED, "Red breaks clean away." } },
+    { { WR_CK_NO_BATTLE, WR_CA_NONE, "Blue's position is too strong." },
+      { WR_CK_FLANK_MARCH, WR_CA_RED, "Red's march forces blue out of their position." },
+      { WR_CK_ATTACKS_DEFENCES, WR_CA_RED, "Blue's preparations pay off." },
+      { WR_CK_SKIRMISH, WR_CA_BOTH, "Both sides send out patrols." },
+      { WR_CK_REINFORCE, WR_CA_RED, "Red breaks clean away." } },
     /* blue Regroup */
-    { { WR_K_BREAK_THROUGH, WR_A_BLUE, "Red blocks blue's line of retreat." },
-      { WR_K_REINFORCE, WR_A_BLUE, "Blue breaks clean away." },
-      { WR_K_LAST_STAND, WR_A_BLUE, "Red attacks blue's rearguard." },
-      { WR_K_REINFORCE, WR_A_BLUE, "Blue breaks clean away." },
-      { WR_K_REINFORCE, WR_A_BOTH, "Both sides wait for more troops." } },
+    { { WR_CK_BREAK_THROUGH, WR_CA_BLUE, "Red blocks blue's line of retreat." },
+      { WR_CK_REINFORCE, WR_CA_BLUE, "Blue breaks clean away." },
+      { WR_CK_LAST_STAND, WR_CA_BLUE, "Red attacks blue's rearguard." },
+      { WR_CK_REINFORCE, WR_CA_BLUE, "Blue breaks clean away." },
+      { WR_CK_REINFORCE, WR_CA_BOTH, "Both sides wait for more troops." } },
 };
 
-const struct wr_tactics_cell *wr_campaign_tactics(enum wr_tactic blue, enum wr_tactic red)
+const struct wr_campaign_tactics_cell *wr_campaign_tactics(enum wr_campaign_tactic blue,
+                                                          enum wr_campaign_tactic red)
 {
-    if ((int)blue < 0 || blue >= WR_T_COUNT || (int)red < 0 || red >= WR_T_COUNT)
+    if ((int)blue < 0 || blue >= WR_CT_COUNT || (int)red < 0 || red >= WR_CT_COUNT)
         return NULL;
     return &tactics_table[blue][red];
 }
 
-enum wr_strategy wr_campaign_strategy_of_roll(int face)
+enum wr_campaign_strategy wr_campaign_strategy_of_roll(int face)
 {
-    return face >= 1 && face <= 6 ? (enum wr_strategy)face : WR_S_NONE;
+    return face >= 1 && face <= 6 ? (enum wr_campaign_strategy)face : WR_CS_NONE;
 }
 
-const char *wr_campaign_tactic_name(enum wr_tactic t)
+const char *wr_campaign_tactic_name(enum wr_campaign_tactic t)
 {
-    return (int)t >= 0 && t < WR_T_COUNT ? tactic_names[t] : NULL;
+    return (int)t >= 0 && t < WR_CT_COUNT ? tactic_names[t] : NULL;
 }
 
 int wr_campaign_tactic_parse(const char *name)
 {
-    for (int i = 0; name && i < WR_T_COUNT; i++)
+    for (int i = 0; name && i < WR_CT_COUNT; i++)
         if (strcmp(tactic_names[i], name) == 0)
             return i;
     return -1;
 }
 
-const char *wr_campaign_strategy_name(enum wr_strategy s)
+const char *wr_campaign_strategy_name(enum wr_campaign_strategy s)
 {
-    return (int)s >= 0 && s <= WR_S_BRILLIANT_GENERALSHIP ? strategy_names[s] : NULL;
+    return (int)s >= 0 && s <= WR_CS_BRILLIANT_GENERALSHIP ? strategy_names[s] : NULL;
 }
 
 int wr_campaign_strategy_parse(const char *name)
 {
-    for (int i = WR_S_FLANK_MARCH; name && i <= WR_S_BRILLIANT_GENERALSHIP; i++)
+    for (int i = WR_CS_FLANK_MARCH; name && i <= WR_CS_BRILLIANT_GENERALSHIP; i++)
         if (strcmp(strategy_names[i], name) == 0)
             return i;
     return -1;
 }
 
-const char *wr_campaign_kind_name(enum wr_tactics_kind k)
+const char *wr_campaign_kind_name(enum wr_campaign_tactics_kind k)
 {
-    return (int)k >= 0 && k <= WR_K_LAST_STAND ? kind_names[k] : NULL;
+    return (int)k >= 0 && k <= WR_CK_LAST_STAND ? kind_names[k] : NULL;
 }
 
-static int is_battle(enum wr_tactics_kind k)
+static int is_battle(enum wr_campaign_tactics_kind k)
 {
-    return k != WR_K_NO_BATTLE && k != WR_K_REINFORCE;
+    return k != WR_CK_NO_BATTLE && k != WR_CK_REINFORCE;
 }
 
 int wr_campaign_commitment(const char *choice, const char *salt, char hex[65])
@@ -217,7 +218,7 @@ static enum wr_reason parse_field(const struct cmd_shape *sh, const struct field
         out->town = s;
     } else if (strcmp(k, "strategy") == 0) {
         int st = wr_campaign_strategy_parse(s);
-        if (st < WR_S_FLANK_MARCH || st > WR_S_GOOD_PLANNING)
+        if (st < WR_CS_FLANK_MARCH || st > WR_CS_GOOD_PLANNING)
             return wr_refuse(why, WR_R_BAD_COMMAND, "choose_strategy: \"strategy\" is one of "
                              "flank_march, hidden_ambush, scouts, rapid_deployment, "
                              "good_planning");
@@ -673,9 +674,9 @@ static void add_strategy(struct wr_campaign *c, json_t *ev, int side, int reinfo
     s->side = side;
     s->roll = face;
     s->strategy = wr_campaign_strategy_of_roll(face);
-    s->pending = s->strategy == WR_S_BRILLIANT_GENERALSHIP;
+    s->pending = s->strategy == WR_CS_BRILLIANT_GENERALSHIP;
     s->reinforcement = reinforcement;
-    if (s->strategy == WR_S_HIDDEN_AMBUSH)
+    if (s->strategy == WR_CS_HIDDEN_AMBUSH)
         c->at.note[side].needed = 1;
     event(ev, json_pack("{s:s, s:s, s:i, s:s, s:s}", "type", "strategy", "seat",
                         pname(side_player(c, side)), "roll", face, "strategy",
@@ -756,7 +757,7 @@ static enum wr_reason do_choose_strategy(struct wr_campaign *c, const char *seat
         if (s->pending && s->side == side) {
             s->pending = 0;
             s->strategy = k->strategy;
-            if (k->strategy == WR_S_HIDDEN_AMBUSH)
+            if (k->strategy == WR_CS_HIDDEN_AMBUSH)
                 c->at.note[side].needed = 1;
             break;
         }
@@ -799,47 +800,48 @@ static json_t *side_tactic_json(const struct wr_campaign_side_tactic *t)
 }
 
 /* The outcome of a cell between attacker and defender, as JSON fields. */
-static void outcome_json(const struct wr_campaign *c, json_t *o, const struct wr_tactics_cell *cell)
+static void outcome_json(const struct wr_campaign *c, json_t *o,
+                         const struct wr_campaign_tactics_cell *cell)
 {
     const char *blue = pname(c->at.attacker), *red = pname(c->at.defender);
-    const char *by = cell->actor == WR_A_BLUE ? blue : cell->actor == WR_A_RED ? red : NULL;
-    const char *other = cell->actor == WR_A_BLUE ? red : cell->actor == WR_A_RED ? blue : NULL;
+    const char *by = cell->actor == WR_CA_BLUE ? blue : cell->actor == WR_CA_RED ? red : NULL;
+    const char *other = cell->actor == WR_CA_BLUE ? red : cell->actor == WR_CA_RED ? blue : NULL;
     char text[160] = "";
     switch (cell->kind) {
-    case WR_K_NO_BATTLE: snprintf(text, sizeof text, "No battle"); break;
-    case WR_K_REINFORCE:
+    case WR_CK_NO_BATTLE: snprintf(text, sizeof text, "No battle"); break;
+    case WR_CK_REINFORCE:
         if (by)
             snprintf(text, sizeof text, "%s reinforces", by);
         else
             snprintf(text, sizeof text, "Both reinforce");
         break;
-    case WR_K_OPEN: snprintf(text, sizeof text, "Open battle"); break;
-    case WR_K_MEETING: snprintf(text, sizeof text, "Meeting battle"); break;
-    case WR_K_SKIRMISH: snprintf(text, sizeof text, "Skirmish battle"); break;
-    case WR_K_AMBUSH: snprintf(text, sizeof text, "%s ambushes %s", by, other); break;
-    case WR_K_SURPRISE: snprintf(text, sizeof text, "%s surprises %s", by, other); break;
-    case WR_K_BREAK_THROUGH:
+    case WR_CK_OPEN: snprintf(text, sizeof text, "Open battle"); break;
+    case WR_CK_MEETING: snprintf(text, sizeof text, "Meeting battle"); break;
+    case WR_CK_SKIRMISH: snprintf(text, sizeof text, "Skirmish battle"); break;
+    case WR_CK_AMBUSH: snprintf(text, sizeof text, "%s ambushes %s", by, other); break;
+    case WR_CK_SURPRISE: snprintf(text, sizeof text, "%s surprises %s", by, other); break;
+    case WR_CK_BREAK_THROUGH:
         snprintf(text, sizeof text, "%s attempts to break through %s", by, other);
         break;
-    case WR_K_ATTACKS_DEFENCES:
+    case WR_CK_ATTACKS_DEFENCES:
         snprintf(text, sizeof text, "%s attacks %s's defences", by, other);
         break;
-    case WR_K_FLANK_MARCH: snprintf(text, sizeof text, "%s turns %s's flank", by, other); break;
-    case WR_K_LAST_STAND: snprintf(text, sizeof text, "%s makes a last stand", by); break;
+    case WR_CK_FLANK_MARCH: snprintf(text, sizeof text, "%s turns %s's flank", by, other); break;
+    case WR_CK_LAST_STAND: snprintf(text, sizeof text, "%s makes a last stand", by); break;
     }
     json_object_set_new(o, "result", json_string(kind_names[cell->kind]));
-    if (cell->kind == WR_K_REINFORCE) {
+    if (cell->kind == WR_CK_REINFORCE) {
         json_t *r = json_array();
-        if (cell->actor == WR_A_BLUE || cell->actor == WR_A_BOTH)
+        if (cell->actor == WR_CA_BLUE || cell->actor == WR_CA_BOTH)
             json_array_append_new(r, json_string(blue));
-        if (cell->actor == WR_A_RED || cell->actor == WR_A_BOTH)
+        if (cell->actor == WR_CA_RED || cell->actor == WR_CA_BOTH)
             json_array_append_new(r, json_string(red));
         json_object_set_new(o, "reinforces", r);
     } else if (by) {
         json_object_set_new(o, "by", json_string(by));
         json_object_set_new(o, "against", json_string(other));
     }
-    if (cell->kind == WR_K_ATTACKS_DEFENCES) {
+    if (cell->kind == WR_CK_ATTACKS_DEFENCES) {
         json_object_set_new(o, "walls_inches", json_integer(24));
         json_object_set_new(o, "walls_for", json_string(other));
     }
@@ -869,8 +871,8 @@ static void end_attack(struct wr_campaign *c, json_t *ev, int winner_side, const
     h->counter = c->at.counter;
     h->battle = c->at.battle;
     if (c->at.battle) {
-        const struct wr_tactics_cell *cell = &tactics_table[c->at.battle_cell / WR_T_COUNT]
-                                                           [c->at.battle_cell % WR_T_COUNT];
+        const struct wr_campaign_tactics_cell *cell =
+            &tactics_table[c->at.battle_cell / WR_CT_COUNT][c->at.battle_cell % WR_CT_COUNT];
         h->kind = cell->kind;
         h->actor = cell->actor;
         h->vp[0] = vp[0];
@@ -889,8 +891,9 @@ static void resolve_round(struct wr_campaign *c, json_t *ev)
     struct wr_campaign_round *r = &c->at.rounds[c->at.nrounds++];
     r->side[0] = c->at.tactic[0];
     r->side[1] = c->at.tactic[1];
-    r->result = r->side[0].choice * WR_T_COUNT + r->side[1].choice;
-    const struct wr_tactics_cell *cell = &tactics_table[r->side[0].choice][r->side[1].choice];
+    r->result = r->side[0].choice * WR_CT_COUNT + r->side[1].choice;
+    const struct wr_campaign_tactics_cell *cell =
+        &tactics_table[r->side[0].choice][r->side[1].choice];
     memset(c->at.tactic, 0, sizeof c->at.tactic);
     /* Both choices are in: now, and only now, they are shown. */
     json_t *e = json_pack("{s:s, s:i, s:o, s:o}", "type", "tactics", "round", c->at.nrounds,
@@ -914,12 +917,12 @@ static void resolve_round(struct wr_campaign *c, json_t *ev)
         end_attack(c, ev, -1, vp, 0);
         return;
     }
-    if (cell->kind == WR_K_REINFORCE) {
+    if (cell->kind == WR_CK_REINFORCE) {
         /* "If you regroup successfully, you get another draft of
          * reinforcements allowing you a free roll on the strategy table." */
-        if (cell->actor == WR_A_BLUE || cell->actor == WR_A_BOTH)
+        if (cell->actor == WR_CA_BLUE || cell->actor == WR_CA_BOTH)
             add_strategy(c, ev, 0, 1);
-        if (cell->actor == WR_A_RED || cell->actor == WR_A_BOTH)
+        if (cell->actor == WR_CA_RED || cell->actor == WR_CA_BOTH)
             add_strategy(c, ev, 1, 1);
     }
     c->phase = strategy_pending(c, -1) ? WR_CP_STRATEGY : WR_CP_TACTICS;
@@ -1294,7 +1297,7 @@ static json_t *attack_json(const struct wr_campaign *c, int viewer_side)
         json_t *ro = json_pack("{s:i, s:o, s:o}", "round", i + 1, "attacker",
                                side_tactic_json(&r->side[0]), "defender",
                                side_tactic_json(&r->side[1]));
-        outcome_json(c, ro, &tactics_table[r->result / WR_T_COUNT][r->result % WR_T_COUNT]);
+        outcome_json(c, ro, &tactics_table[r->result / WR_CT_COUNT][r->result % WR_CT_COUNT]);
         json_array_append_new(rounds, ro);
     }
     json_object_set_new(o, "rounds", rounds);
@@ -1304,8 +1307,8 @@ static json_t *attack_json(const struct wr_campaign *c, int viewer_side)
     json_object_set_new(o, "tactics", tactics);
     if (a->battle) {
         json_t *b = json_pack("{s:i}", "points", WR_CAMPAIGN_POINTS);
-        outcome_json(c, b, &tactics_table[a->battle_cell / WR_T_COUNT]
-                                          [a->battle_cell % WR_T_COUNT]);
+        outcome_json(c, b, &tactics_table[a->battle_cell / WR_CT_COUNT]
+                                           [a->battle_cell % WR_CT_COUNT]);
         json_object_set_new(o, "battle", b);
     } else {
         json_object_set_new(o, "battle", json_null());
@@ -1343,8 +1346,8 @@ static json_t *history_json(const struct wr_campaign *c)
                               pname(h->defender), "target", c->map.towns[h->target].name,
                               "counter", c->map.towns[h->counter].name, "rounds", h->rounds);
         if (h->battle) {
-            const char *by = h->actor == WR_A_BLUE ? pname(h->attacker)
-                           : h->actor == WR_A_RED ? pname(h->defender) : NULL;
+            const char *by = h->actor == WR_CA_BLUE ? pname(h->attacker)
+                           : h->actor == WR_CA_RED ? pname(h->defender) : NULL;
             json_object_set_new(o, "battle", json_string(kind_names[h->kind]));
             json_object_set_new(o, "by", by ? json_string(by) : json_null());
             json_object_set_new(o, "vp", json_pack("{s:i, s:i}", "attacker", h->vp[0],
