@@ -1,5 +1,5 @@
 /*
- * test_campaign_rules.c - the campaign ruleset (campaign_game.c, campaign_map.c)
+ * test_campaign_rules.c - the campaign ruleset (common/rulesets/campaign/)
  * against the rules before "Counter charge" in
  * shared/seeds/wab-campaign-and-battle-rules.txt and docs/rules-notes.md
  * ("Campaign"): the map loader and its errors, the 25 cells of the tactics

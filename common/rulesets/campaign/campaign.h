@@ -35,27 +35,29 @@
  *   report          attacker, defender      victory points of the tabletop battle
  *   settle          attacker, defender      the referee, on a disputed report
  *
- * The phase machine (phase, command, next phase, handler in campaign_game.c):
+ * The phase machine (phase, command, next phase, handler; the table is in
+ * campaign_game.c, the handlers in campaign_draft.c, campaign_attack.c and
+ * campaign_battle.c):
  *
- *   START     start            DRAFT                          do_start
- *   DRAFT     choose_town      DRAFT, or ATTACK when all      do_choose_town
+ *   START     start            DRAFT                          cp_do_start
+ *   DRAFT     choose_town      DRAFT, or ATTACK when all      cp_do_choose_town
  *                              towns are taken (or OVER)
- *   ATTACK    attack           COUNTER                        do_attack
- *   COUNTER   counter          STRATEGY on a Brilliant        do_counter
+ *   ATTACK    attack           COUNTER                        cp_do_attack
+ *   COUNTER   counter          STRATEGY on a Brilliant        cp_do_counter
  *                              Generalship, else TACTICS
- *   STRATEGY  choose_strategy  STRATEGY while one is left,    do_choose_strategy
+ *   STRATEGY  choose_strategy  STRATEGY while one is left,    cp_do_choose_strategy
  *                              else TACTICS
  *   STRATEGY, TACTICS, BATTLE
- *             seal_ambush      (same)                         do_seal_ambush
- *   TACTICS   commit           TACTICS                        do_commit
- *   TACTICS   tactic           TACTICS (one side in, or no    do_tactic
+ *             seal_ambush      (same)                         cp_do_seal_ambush
+ *   TACTICS   commit           TACTICS                        cp_do_commit
+ *   TACTICS   tactic           TACTICS (one side in, or no    cp_do_tactic
  *                              battle), STRATEGY (a reinforce
  *                              rolled 6), BATTLE, or ATTACK/
  *                              OVER (round limit)
- *   BATTLE    reveal_ambush    BATTLE                         do_reveal_ambush
- *   BATTLE    report           BATTLE (one report in, or a    do_report
+ *   BATTLE    reveal_ambush    BATTLE                         cp_do_reveal_ambush
+ *   BATTLE    report           BATTLE (one report in, or a    cp_do_report
  *                              dispute), ATTACK or OVER
- *   BATTLE    settle           ATTACK or OVER                 do_settle
+ *   BATTLE    settle           ATTACK or OVER                 cp_do_settle
  *
  * A player with no town to attack is passed over automatically (event
  * "passed"); an attack ends in ATTACK for the next player, or OVER.
