@@ -92,14 +92,6 @@ void cp_add_strategy(struct wr_campaign *c, json_t *ev, int side, int reinforcem
                            reinforcement ? "reinforcement" : "dice"));
 }
 
-int cp_strategy_pending(const struct wr_campaign *c, int side)
-{
-    for (int i = 0; i < c->at.nstrategies; i++)
-        if (c->at.strategies[i].pending && (side < 0 || c->at.strategies[i].side == side))
-            return 1;
-    return 0;
-}
-
 enum wr_reason cp_do_counter(struct wr_campaign *c, const char *seat,
                              const struct wr_campaign_cmd *k, json_t *ev,
                              struct wr_refusal *why)

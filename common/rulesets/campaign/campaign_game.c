@@ -1,8 +1,7 @@
 /*
- * campaign_game.c - one campaign's life: the seats and the towns they
- * hold, the options and the creation of the state, the phase machine that
- * applies a command (the table of campaign.h, as data), and the
- * invariants checked after every command.
+ * campaign_game.c - one campaign's life: the phase machine that applies a
+ * command (the table of campaign.h, as data), the invariants checked after
+ * every command, and the options and the creation of the state.
  *
  * Everything a seat may not see is filtered in campaign_project.c and only
  * there: the server diffs each seat's projection (hidden_info = 1), so a
@@ -20,90 +19,6 @@
 #include <string.h>
 
 #include "dice.h"
-
-/* --- seats, allies, towns ----------------------------------------------------------- */
-
-static const char *const seat_names[WR_CAMPAIGN_PLAYERS_MAX] = { "p1", "p2", "p3", "p4",
-                                                                 "p5", "p6", "p7", "p8" };
-
-int wr_campaign_player(const struct wr_campaign *c, const char *seat)
-{
-    for (int i = 0; seat && i < c->nplayers; i++)
-        if (strcmp(seat_names[i], seat) == 0)
-            return i;
-    return -1;
-}
-
-int cp_is_referee(const struct wr_campaign *c, const char *seat)
-{
-    return c->has_referee && seat && strcmp(seat, "referee") == 0;
-}
-
-const char *cp_pname(int p)
-{
-    return p >= 0 && p < WR_CAMPAIGN_PLAYERS_MAX ? seat_names[p] : NULL;
-}
-
-int cp_allies(const struct wr_campaign *c, int a, int b)
-{
-    return c->group[a] == c->group[b];
-}
-
-uint64_t cp_towns_of(const struct wr_campaign *c, int player)
-{
-    uint64_t m = 0;
-    for (int t = 0; t < c->map.ntowns; t++)
-        if (c->owner[t] == player)
-            m |= (uint64_t)1 << t;
-    return m;
-}
-
-/* Towns adjacent to any town of mask. */
-uint64_t cp_neighbours(const struct wr_campaign *c, uint64_t mask)
-{
-    uint64_t n = 0;
-    for (int t = 0; t < c->map.ntowns; t++)
-        if (mask >> t & 1u)
-            n |= c->map.towns[t].adj;
-    return n;
-}
-
-/* The side (0 attacker, 1 defender) of seat in the attack, or -1. */
-int cp_side_of(const struct wr_campaign *c, const char *seat)
-{
-    if (c->phase < WR_CP_COUNTER || c->phase > WR_CP_BATTLE)
-        return -1;
-    int p = wr_campaign_player(c, seat);
-    if (p < 0)
-        return -1;
-    if (p == c->at.attacker)
-        return 0;
-    if (p == c->at.defender)
-        return 1;
-    return -1;
-}
-
-int cp_side_player(const struct wr_campaign *c, int side)
-{
-    return side == 0 ? c->at.attacker : c->at.defender;
-}
-
-/* --- the phase machine ----------------------------------------------------------- */
-
-enum wr_reason cp_not_yours(const struct wr_campaign *c, struct wr_refusal *why,
-                            const char *what)
-{
-    const char *aw = wr_campaign_awaited(c);
-    return wr_refuse(why, WR_R_NOT_YOUR_TURN, "%s is for %s", what, aw ? aw : "nobody");
-}
-
-int cp_town_or_refuse(const struct wr_campaign *c, const char *name, struct wr_refusal *why)
-{
-    int t = wr_campaign_map_find(&c->map, name);
-    if (t < 0)
-        wr_refuse(why, WR_R_UNKNOWN_TOWN, "there is no town '%.60s' on %s", name, c->map.name);
-    return t;
-}
 
 /* The phase machine of campaign.h, as data: which command each phase takes. */
 static const struct transition {
@@ -125,9 +40,6 @@ static const struct transition {
     { WR_CP_BATTLE, WR_CC_REPORT, cp_do_report },
     { WR_CP_BATTLE, WR_CC_SETTLE, cp_do_settle },
 };
-
-const char *const cp_phase_names[] = { "start", "draft", "attack", "counter", "strategy",
-                                       "tactics", "battle", "over" };
 
 enum wr_reason wr_campaign_apply(struct wr_campaign *c, const char *seat, const json_t *cmd,
                                  json_t **events, struct wr_refusal *why)
@@ -347,7 +259,7 @@ struct wr_campaign *wr_campaign_new(const struct wr_campaign_map *map, const jso
     }
     int s = 0;
     for (; s < c->nplayers; s++)
-        c->seats[s] = seat_names[s];
+        c->seats[s] = cp_pname(s);
     if (c->has_referee)
         c->seats[s++] = "referee";
     c->seats[s] = NULL;

@@ -11,6 +11,7 @@
 #include "campaign_internal.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dice.h"
@@ -70,7 +71,74 @@ const char *wr_campaign_awaited(const struct wr_campaign *c)
     return w.n ? w.seat[0] : NULL;
 }
 
+enum wr_reason cp_not_yours(const struct wr_campaign *c, struct wr_refusal *why,
+                            const char *what)
+{
+    const char *aw = wr_campaign_awaited(c);
+    return wr_refuse(why, WR_R_NOT_YOUR_TURN, "%s is for %s", what, aw ? aw : "nobody");
+}
+
 /* --- projection ---------------------------------------------------------------------- */
+
+json_t *cp_side_tactic_json(const struct wr_campaign_side_tactic *t)
+{
+    json_t *o = json_pack("{s:s}", "choice", cp_tactic_names[t->choice]);
+    if (t->has_salt)
+        json_object_set_new(o, "salt", json_string(t->salt));
+    if (t->committed)
+        json_object_set_new(o, "commitment", json_string(t->commitment));
+    return o;
+}
+
+/* The outcome of a cell between attacker and defender, as JSON fields. */
+void cp_outcome_json(const struct wr_campaign *c, json_t *o,
+                     const struct wr_campaign_tactics_cell *cell)
+{
+    const char *blue = cp_pname(c->at.attacker), *red = cp_pname(c->at.defender);
+    const char *by = cell->actor == WR_CA_BLUE ? blue : cell->actor == WR_CA_RED ? red : NULL;
+    const char *other = cell->actor == WR_CA_BLUE ? red : cell->actor == WR_CA_RED ? blue : NULL;
+    char text[160] = "";
+    switch (cell->kind) {
+    case WR_CK_NO_BATTLE: snprintf(text, sizeof text, "No battle"); break;
+    case WR_CK_REINFORCE:
+        if (by)
+            snprintf(text, sizeof text, "%s reinforces", by);
+        else
+            snprintf(text, sizeof text, "Both reinforce");
+        break;
+    case WR_CK_OPEN: snprintf(text, sizeof text, "Open battle"); break;
+    case WR_CK_MEETING: snprintf(text, sizeof text, "Meeting battle"); break;
+    case WR_CK_SKIRMISH: snprintf(text, sizeof text, "Skirmish battle"); break;
+    case WR_CK_AMBUSH: snprintf(text, sizeof text, "%s ambushes %s", by, other); break;
+    case WR_CK_SURPRISE: snprintf(text, sizeof text, "%s surprises %s", by, other); break;
+    case WR_CK_BREAK_THROUGH:
+        snprintf(text, sizeof text, "%s attempts to break through %s", by, other);
+        break;
+    case WR_CK_ATTACKS_DEFENCES:
+        snprintf(text, sizeof text, "%s attacks %s's defences", by, other);
+        break;
+    case WR_CK_FLANK_MARCH: snprintf(text, sizeof text, "%s turns %s's flank", by, other); break;
+    case WR_CK_LAST_STAND: snprintf(text, sizeof text, "%s makes a last stand", by); break;
+    }
+    json_object_set_new(o, "result", json_string(cp_kind_names[cell->kind]));
+    if (cell->kind == WR_CK_REINFORCE) {
+        json_t *r = json_array();
+        if (cell->actor == WR_CA_BLUE || cell->actor == WR_CA_BOTH)
+            json_array_append_new(r, json_string(blue));
+        if (cell->actor == WR_CA_RED || cell->actor == WR_CA_BOTH)
+            json_array_append_new(r, json_string(red));
+        json_object_set_new(o, "reinforces", r);
+    } else if (by) {
+        json_object_set_new(o, "by", json_string(by));
+        json_object_set_new(o, "against", json_string(other));
+    }
+    if (cell->kind == WR_CK_ATTACKS_DEFENCES) {
+        json_object_set_new(o, "walls_inches", json_integer(24));
+        json_object_set_new(o, "walls_for", json_string(other));
+    }
+    json_object_set_new(o, "why", json_string(cell->why));
+    json_object_set_new(o, "text", json_string(text));
+}
 
 static int count_bits(uint64_t m)
 {

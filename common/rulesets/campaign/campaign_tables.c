@@ -21,6 +21,9 @@ const char *const cp_kind_names[] = { "no_battle", "reinforce", "open", "meeting
                                       "skirmish", "ambush", "surprise", "break_through",
                                       "attacks_defences", "flank_march", "last_stand" };
 
+const char *const cp_phase_names[] = { "start", "draft", "attack", "counter", "strategy",
+                                       "tactics", "battle", "over" };
+
 /* The tactics table of the rulebook, row = blue's (the attacker's) choice,
  * column = red's (the defender's), both in the order March, Counter-march,
  * Attack, Defend, Regroup. Each cell is its two sentences: why, and what. */
