@@ -7,11 +7,12 @@
  * with --state, first the campaign's status (phase, turn, towns held, the
  * attack under way, who is awaited) and the command each awaited seat sends
  * next, with the towns it may name (checked with the rules' own functions,
- * common/campaign.h). With --svg, draws the map: towns at their "x", "y",
- * a line for each adjacency, each town coloured by its owner.
+ * common/rulesets/campaign/campaign.h). With --svg, draws the map: towns
+ * at their "x", "y", a line for each adjacency, each town coloured by its
+ * owner.
  *
  * The state is what the server sends: a `state` message, or its "state"
- * object (a campaign state, see common/campaign.h).
+ * object (a campaign state, see common/rulesets/campaign/campaign.h).
  */
 #include "commands.h"
 

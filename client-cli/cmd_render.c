@@ -7,7 +7,7 @@
  * A scenario is a file (a path that exists, or that ends in ".json") or a
  * name, looked up as scenarios.h says ($WARROOM_SCENARIOS, ./scenarios, then
  * the installed share directory). The default is the 1815 scenario. The state
- * is either a state object (wr_game_state_json: what the server sends, or
+ * is either a state object (wl_game_state_json: what the server sends, or
  * a game's final state) or a game record (NDJSON, replayed to its end; its
  * header then names the scenario unless --scenario is given).
  */
@@ -21,9 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record.h"
+#include "waterloo_record.h"
 #include "render.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 #include "scenarios.h"
 
 
@@ -223,13 +223,13 @@ static int write_file(const char *path, const struct wr_strbuf *b)
 
 /* Load the scenario (by --scenario, or as the record names it, or the
  * default) into sc. Returns 0 or 1 (message printed). */
-static int load_scenario(struct wr_scenario *sc, const char *arg, const json_t *header)
+static int load_scenario(struct wl_scenario *sc, const char *arg, const json_t *header)
 {
     struct wr_refusal why;
     char path[PATH_MAX_LEN], err[1024];
     const json_t *named = header ? json_object_get(header, "scenario") : NULL;
     if (arg == NULL && json_is_object(named)) {
-        if (wr_scenario_load(sc, named, resolve_by_name, NULL, &why) != 0) {
+        if (wl_scenario_load(sc, named, resolve_by_name, NULL, &why) != 0) {
             fprintf(stderr, "%s: the scenario in the game record: %s\n", prog, why.message);
             return 1;
         }
@@ -243,7 +243,7 @@ static int load_scenario(struct wr_scenario *sc, const char *arg, const json_t *
         fprintf(stderr, "%s: %s\n", prog, err);
         return 1;
     }
-    if (wr_scenario_load_file(sc, path, &why) != 0) {
+    if (wl_scenario_load_file(sc, path, &why) != 0) {
         fprintf(stderr, "%s: %s\n", prog, why.message);
         return 1;
     }
@@ -272,8 +272,8 @@ static int state_json(const char *path, const char *text, size_t len, const json
 {
     if (header) {
         struct wr_refusal why;
-        struct wr_replay_opts ro = { resolve_by_name, NULL, 0, NULL, NULL };
-        if (wr_replay(text, len, &ro, state, &why) != 0) {
+        struct wl_replay_opts ro = { resolve_by_name, NULL, 0, NULL, NULL };
+        if (wl_replay(text, len, &ro, state, &why) != 0) {
             fprintf(stderr, "%s: replaying '%s': %s\n", prog, path, why.message);
             return 1;
         }
@@ -295,15 +295,15 @@ int wr_cli_render(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? 0 : rc;
 
-    wr_sq centre = WR_SQ_NONE;
-    if (o.center && (wr_grid_parse(o.center, (size_t)-1, &centre) != 0 ||
-                     !wr_grid_on_board(centre))) {
+    wl_sq centre = WL_SQ_NONE;
+    if (o.center && (wl_grid_parse(o.center, (size_t)-1, &centre) != 0 ||
+                     !wl_grid_on_board(centre))) {
         fprintf(stderr, "%s: --center '%s' is not a square of the board (squares are "
                         "written like X-27, AA-25 or 0-46)\n", prog, o.center);
         return 2;
     }
 
-    struct wr_scenario *sc = malloc(sizeof *sc);
+    struct wl_scenario *sc = malloc(sizeof *sc);
     struct wr_render_view *view = malloc(sizeof *view);
     json_t *header = NULL, *state = NULL;
     char *text = NULL;

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "combat.h"
-#include "command.h"
+#include "waterloo_combat.h"
+#include "waterloo_command.h"
 #include "scenarios.h"
 #include "track.h"
 
@@ -29,13 +29,13 @@ void wrc_local_release(struct wrc_local *l)
 int wrc_local_load_scenario(struct wrc_local *l, const json_t *scenario, char *err,
                             size_t errlen)
 {
-    struct wr_scenario *sc = malloc(sizeof *sc);
+    struct wl_scenario *sc = malloc(sizeof *sc);
     struct wr_refusal why;
     if (sc == NULL) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (wr_scenario_load(sc, scenario, wrc_scenario_resolve, NULL, &why) != 0) {
+    if (wl_scenario_load(sc, scenario, wrc_scenario_resolve, NULL, &why) != 0) {
         snprintf(err, errlen, "the game's scenario: %s", why.message);
         free(sc);
         return -1;
@@ -59,7 +59,7 @@ int wrc_local_sync(struct wrc_local *l, const struct wrc_game *game, struct wr_r
         return -1;
     }
     l->version = -1;
-    if (wr_game_init_from_state(l->g, l->sc, game->state, game->id, why) != 0)
+    if (wl_game_init_from_state(l->g, l->sc, game->state, game->id, why) != 0)
         return -1;
     l->version = game->version;
     snprintf(l->game, sizeof l->game, "%s", game->id);
@@ -80,18 +80,18 @@ enum wr_reason wrc_local_check(struct wrc_local *l, const struct wrc_game *game,
 {
     *checked = 0;
     const char *type = json_string_value(json_object_get(cmd, "type"));
-    int side = game->seat[0] ? wr_side_from_name(game->seat) : -1;
+    int side = game->seat[0] ? wl_side_from_name(game->seat) : -1;
     if (side < 0 || (type && strcmp(type, "advance") == 0))
         return WR_R_OK;
     if (wrc_local_sync(l, game, why) != 0)
         return WR_R_OK;             /* cannot judge: the server will */
-    struct wr_game *copy = malloc(sizeof *copy);
+    struct wl_game *copy = malloc(sizeof *copy);
     if (copy == NULL)
         return WR_R_OK;
     *copy = *l->g;
     copy->roll_source = any_face;
     json_t *events = NULL;
-    enum wr_reason r = wr_game_apply_json(copy, side, cmd, &events, why);
+    enum wr_reason r = wl_game_apply_json(copy, side, cmd, &events, why);
     json_decref(events);
     free(copy);
     *checked = 1;
@@ -99,7 +99,7 @@ enum wr_reason wrc_local_check(struct wrc_local *l, const struct wrc_game *game,
 }
 
 /* Unit indices from ids separated by commas or spaces. */
-static int parse_units(const struct wr_scenario *sc, const char *text, int *out, int max,
+static int parse_units(const struct wl_scenario *sc, const char *text, int *out, int max,
                        struct wr_refusal *why)
 {
     char buf[1024];
@@ -107,7 +107,7 @@ static int parse_units(const struct wr_scenario *sc, const char *text, int *out,
     snprintf(buf, sizeof buf, "%s", text);
     char *save = NULL;
     for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
-        int i = wr_scenario_find_unit(sc, t);
+        int i = wl_scenario_find_unit(sc, t);
         if (i < 0) {
             wr_refuse(why, WR_R_UNKNOWN_UNIT, "there is no unit '%.40s'", t);
             return -1;
@@ -125,39 +125,39 @@ static int parse_units(const struct wr_scenario *sc, const char *text, int *out,
     return n;
 }
 
-int wrc_local_reach(struct wrc_local *l, const char *units, uint8_t *highlight, wr_sq *from,
+int wrc_local_reach(struct wrc_local *l, const char *units, uint8_t *highlight, wl_sq *from,
                     struct wr_strbuf *out, struct wr_refusal *why)
 {
-    int idx[WR_MAX_IN_BATTLE];
-    memset(highlight, 0, WR_NSQ);
-    *from = WR_SQ_NONE;
+    int idx[WL_MAX_IN_BATTLE];
+    memset(highlight, 0, WL_NSQ);
+    *from = WL_SQ_NONE;
     if (l->g == NULL) {
         wr_refuse(why, WR_R_BAD_SCENARIO, "no game state yet");
         return -1;
     }
-    int n = parse_units(l->sc, units, idx, WR_MAX_IN_BATTLE, why);
+    int n = parse_units(l->sc, units, idx, WL_MAX_IN_BATTLE, why);
     if (n < 0)
         return -1;
-    struct wr_reach *reach = malloc(sizeof *reach);
+    struct wl_reach *reach = malloc(sizeof *reach);
     if (reach == NULL) {
         wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
         return -1;
     }
-    enum wr_reason r = wr_move_reach(l->g, idx, n, reach, why);
+    enum wr_reason r = wl_move_reach(l->g, idx, n, reach, why);
     if (r != WR_R_OK) {
         free(reach);
         return -1;
     }
     *from = l->g->units[idx[0]].at;
-    char name[WR_SQ_NAME_MAX];
+    char name[WL_SQ_NAME_MAX];
     wr_strbuf_printf(out, "%s can reach %d square%s:", units, reach->n, reach->n == 1 ? "" : "s");
     for (int i = 0; i < reach->n; i++) {
-        if (reach->end[i] == WR_PATH_OFF) {
+        if (reach->end[i] == WL_PATH_OFF) {
             wr_strbuf_puts(out, " off (leave the board)");
             continue;
         }
         highlight[reach->end[i]] = 1;
-        wr_strbuf_printf(out, " %s", wr_grid_name(reach->end[i], name));
+        wr_strbuf_printf(out, " %s", wl_grid_name(reach->end[i], name));
     }
     free(reach);
     return 0;
@@ -166,53 +166,53 @@ int wrc_local_reach(struct wrc_local *l, const char *units, uint8_t *highlight, 
 int wrc_local_odds(struct wrc_local *l, const char *attackers, const char *defenders,
                    struct wr_strbuf *out, struct wr_refusal *why)
 {
-    int a[WR_MAX_IN_BATTLE], d[WR_MAX_IN_BATTLE];
+    int a[WL_MAX_IN_BATTLE], d[WL_MAX_IN_BATTLE];
     if (l->g == NULL) {
         wr_refuse(why, WR_R_BAD_SCENARIO, "no game state yet");
         return -1;
     }
-    int na = parse_units(l->sc, attackers, a, WR_MAX_IN_BATTLE, why);
-    int nd = na < 0 ? -1 : parse_units(l->sc, defenders, d, WR_MAX_IN_BATTLE, why);
+    int na = parse_units(l->sc, attackers, a, WL_MAX_IN_BATTLE, why);
+    int nd = na < 0 ? -1 : parse_units(l->sc, defenders, d, WL_MAX_IN_BATTLE, why);
     if (na < 0 || nd < 0)
         return -1;
-    struct wr_battle b;
+    struct wl_battle b;
     memset(&b, 0, sizeof b);
     for (int i = 0; i < na; i++)
         b.attackers[b.nattackers++] = (int16_t)a[i];
     for (int i = 0; i < nd; i++) {
-        if (l->g->units[d[i]].where != WR_ON_BOARD) {
+        if (l->g->units[d[i]].where != WL_ON_BOARD) {
             wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board",
                       l->sc->units[d[i]].name);
             return -1;
         }
         b.defenders[b.ndefenders++] = (int16_t)d[i];
     }
-    wr_combat_odds(l->g, &b);
+    wl_combat_odds(l->g, &b);
     wr_strbuf_printf(out, "attack %d against defence %d: ", b.attack, b.defence);
     if (b.column < 0) {
         wr_strbuf_puts(out, "worse than 1-6, the attackers are eliminated (A-Elim)");
     } else {
-        wr_strbuf_printf(out, "column %s; die 1-6:", wr_crt_label(b.column));
-        for (int f = 0; f < WR_CRT_ROWS; f++)
-            wr_strbuf_printf(out, " %d=%s", f + 1, wr_result_code(l->sc->crt[f][b.column]));
+        wr_strbuf_printf(out, "column %s; die 1-6:", wl_crt_label(b.column));
+        for (int f = 0; f < WL_CRT_ROWS; f++)
+            wr_strbuf_printf(out, " %d=%s", f + 1, wl_result_code(l->sc->crt[f][b.column]));
     }
     wr_strbuf_puts(out, "\n  defenders:");
     for (int i = 0; i < nd; i++) {
-        int f = wr_combat_defence_factor(l->g, d[i], b.attackers, b.nattackers);
+        int f = wl_combat_defence_factor(l->g, d[i], b.attackers, b.nattackers);
         wr_strbuf_printf(out, " %s %d%s", l->sc->units[d[i]].id, f,
                          f > l->sc->units[d[i]].combat ? " (doubled by terrain)" : "");
     }
     return 0;
 }
 
-/* The square of the event's action, or WR_SQ_NONE. */
-static wr_sq event_square(const struct wrc_local *l, const struct wrc_game *game,
+/* The square of the event's action, or WL_SQ_NONE. */
+static wl_sq event_square(const struct wrc_local *l, const struct wrc_game *game,
                           const json_t *e)
 {
     const char *type = json_string_value(json_object_get(e, "type"));
     const char *at = NULL;
     if (type == NULL)
-        return WR_SQ_NONE;
+        return WL_SQ_NONE;
     if (strcmp(type, "moved") == 0 || strcmp(type, "entered") == 0 ||
         strcmp(type, "retreated") == 0) {
         const json_t *path = json_object_get(e, "path");
@@ -229,24 +229,24 @@ static wr_sq event_square(const struct wrc_local *l, const struct wrc_game *game
         const json_t *b = json_array_get(json_object_get(game->state, "battles"),
                                          (size_t)json_integer_value(json_object_get(e, "battle")));
         const char *def = json_string_value(json_array_get(json_object_get(b, "defenders"), 0));
-        int u = def && l->g ? wr_scenario_find_unit(l->sc, def) : -1;
-        if (u >= 0 && l->g->units[u].where == WR_ON_BOARD)
+        int u = def && l->g ? wl_scenario_find_unit(l->sc, def) : -1;
+        if (u >= 0 && l->g->units[u].where == WL_ON_BOARD)
             return l->g->units[u].at;
     }
-    wr_sq s;
-    if (at && wr_grid_parse(at, (size_t)-1, &s) == 0 && wr_grid_on_board(s))
+    wl_sq s;
+    if (at && wl_grid_parse(at, (size_t)-1, &s) == 0 && wl_grid_on_board(s))
         return s;
-    return WR_SQ_NONE;
+    return WL_SQ_NONE;
 }
 
-wr_sq wrc_local_focus(const struct wrc_local *l, const struct wrc_game *game)
+wl_sq wrc_local_focus(const struct wrc_local *l, const struct wrc_game *game)
 {
     if (l->g == NULL)
-        return WR_SQ_NONE;
+        return WL_SQ_NONE;
     for (size_t i = json_array_size(game->log); i > 0; i--) {
-        wr_sq s = event_square(l, game, json_object_get(json_array_get(game->log, i - 1),
+        wl_sq s = event_square(l, game, json_object_get(json_array_get(game->log, i - 1),
                                                         "event"));
-        if (s != WR_SQ_NONE)
+        if (s != WL_SQ_NONE)
             return s;
     }
     /* The middle of the awaited side's units (or of all of them). */
@@ -254,10 +254,10 @@ wr_sq wrc_local_focus(const struct wrc_local *l, const struct wrc_game *game)
     for (int pass = 0; pass < 2; pass++) {
         long rows = 0, xs = 0, n = 0;
         for (int i = 0; i < l->sc->nunits; i++)
-            if (l->g->units[i].where == WR_ON_BOARD &&
+            if (l->g->units[i].where == WL_ON_BOARD &&
                 (pass == 1 || side < 0 || l->sc->units[i].side == side)) {
-                rows += wr_sq_row(l->g->units[i].at);
-                xs += wr_grid_x(l->g->units[i].at);
+                rows += wl_sq_row(l->g->units[i].at);
+                xs += wl_grid_x(l->g->units[i].at);
                 n++;
             }
         if (n == 0)
@@ -265,14 +265,14 @@ wr_sq wrc_local_focus(const struct wrc_local *l, const struct wrc_game *game)
         int r = (int)((rows + n / 2) / n), x = (int)((xs + n / 2) / n);
         if (((x + r) & 1) == 0)
             x++;                    /* x and r differ in parity */
-        wr_sq s = wr_sq_make(r, (x - r + 51) / 2);
-        if (wr_grid_in_frame(r, (x - r + 51) / 2) && wr_grid_on_board(s))
+        wl_sq s = wl_sq_make(r, (x - r + 51) / 2);
+        if (wl_grid_in_frame(r, (x - r + 51) / 2) && wl_grid_on_board(s))
             return s;
     }
-    return WR_SQ_NONE;
+    return WL_SQ_NONE;
 }
 
-int wrc_local_board(const struct wrc_local *l, const struct wrc_game *game, wr_sq centre,
+int wrc_local_board(const struct wrc_local *l, const struct wrc_game *game, wl_sq centre,
                     int radius, const uint8_t *highlight, int color, struct wr_strbuf *out)
 {
     struct wr_render_view *v = malloc(sizeof *v);
@@ -285,10 +285,10 @@ int wrc_local_board(const struct wrc_local *l, const struct wrc_game *game, wr_s
         return 0;
     }
     if (highlight)
-        memcpy(v->highlight, highlight, WR_NSQ);
+        memcpy(v->highlight, highlight, WL_NSQ);
     v->show_ids = 1;            /* orders name units by id */
     struct wr_text_window w;
-    if (centre == WR_SQ_NONE || wr_render_window_around(&w, centre, radius) != 0)
+    if (centre == WL_SQ_NONE || wr_render_window_around(&w, centre, radius) != 0)
         wr_render_window_all(&w);
     int rc = wr_render_text(out, l->sc, v, &w, color);
     free(v);

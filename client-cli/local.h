@@ -1,7 +1,7 @@
 /*
  * local.h - what the client works out itself for a Waterloo game, with the
- * same rules library the server referees with: the scenario, a wr_game
- * rebuilt from the state the server sent (wr_game_init_from_state), and on
+ * same rules library the server referees with: the scenario, a wl_game
+ * rebuilt from the state the server sent (wl_game_init_from_state), and on
  * it the check of an order before it is sent (the same reason code the
  * server would give), the squares a unit can reach, the odds of a battle,
  * and the picture of the board around the action.
@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "move.h"
+#include "waterloo_move.h"
 #include "reason.h"
 #include "render.h"
 #include "strbuf.h"
@@ -24,8 +24,8 @@ struct json_t;
 struct wrc_game;
 
 struct wrc_local {
-    struct wr_scenario *sc;     /* owned; NULL until a scenario is loaded */
-    struct wr_game *g;          /* owned; the game at version `version` */
+    struct wl_scenario *sc;     /* owned; NULL until a scenario is loaded */
+    struct wl_game *g;          /* owned; the game at version `version` */
     int64_t version;            /* -1: not rebuilt yet */
     char game[64];              /* the game g was rebuilt for */
 };
@@ -51,10 +51,10 @@ enum wr_reason wrc_local_check(struct wrc_local *l, const struct wrc_game *game,
                                struct wr_refusal *why);
 
 /* Where units (ids separated by commas) can move now: marks the squares in
- * highlight (WR_NSQ bytes, caller's; cleared first) and lists them in out.
+ * highlight (WL_NSQ bytes, caller's; cleared first) and lists them in out.
  * 0, or -1 with why (unknown unit, not on the board, ...). *from is the
- * units' square (WR_SQ_NONE for reinforcements). */
-int wrc_local_reach(struct wrc_local *l, const char *units, uint8_t *highlight, wr_sq *from,
+ * units' square (WL_SQ_NONE for reinforcements). */
+int wrc_local_reach(struct wrc_local *l, const char *units, uint8_t *highlight, wl_sq *from,
                     struct wr_strbuf *out, struct wr_refusal *why);
 
 /* The odds of attackers against defenders (ids separated by commas or
@@ -65,11 +65,11 @@ int wrc_local_odds(struct wrc_local *l, const char *attackers, const char *defen
 
 /* The square the action is at: where the last event of the game's log
  * happened, else the middle of the awaited side's units. */
-wr_sq wrc_local_focus(const struct wrc_local *l, const struct wrc_game *game);
+wl_sq wrc_local_focus(const struct wrc_local *l, const struct wrc_game *game);
 
 /* The board around centre (radius squares) as text, with highlight (may be
  * NULL) and ANSI colours when color is set. 0, or -1 (out of memory). */
-int wrc_local_board(const struct wrc_local *l, const struct wrc_game *game, wr_sq centre,
+int wrc_local_board(const struct wrc_local *l, const struct wrc_game *game, wl_sq centre,
                     int radius, const uint8_t *highlight, int color, struct wr_strbuf *out);
 
 /* Unit ids of the scenario, NULL after the last (for completion). */

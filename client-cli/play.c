@@ -49,11 +49,11 @@ struct play {
     int signals;
     char *msgs[MSG_KEEP];
     int nmsgs;
-    uint8_t highlight[WR_NSQ];
+    uint8_t highlight[WL_NSQ];
     int highlighting;
     int show_board;             /* not a terminal: print the board at the next draw */
-    wr_sq focus;                /* reach: the unit's square */
-    wr_sq view;                 /* `view SQ`: fixed centre, else WR_SQ_NONE */
+    wl_sq focus;                /* reach: the unit's square */
+    wl_sq view;                 /* `view SQ`: fixed centre, else WL_SQ_NONE */
     int radius;                 /* -1: fit the terminal */
     int quitting;
     int pending;                /* orders sent, not yet answered */
@@ -147,8 +147,8 @@ static void draw(struct play *p)
     if (p->rules && p->rules->picture) {
         p->rules->picture(g->state, p->color, &pic);
     } else if (p->cl.local.sc && wrc_local_sync(&p->cl.local, g, NULL) == 0) {
-        wr_sq c = p->view != WR_SQ_NONE ? p->view
-                : p->highlighting && p->focus != WR_SQ_NONE ? p->focus
+        wl_sq c = p->view != WL_SQ_NONE ? p->view
+                : p->highlighting && p->focus != WL_SQ_NONE ? p->focus
                 : wrc_local_focus(&p->cl.local, g);
         int r = p->radius >= 0 ? p->radius : room >= 34 ? 6 : room >= 26 ? 4 : 3;
         if (8 * r + 16 > p->cols)
@@ -266,7 +266,7 @@ static void cmd_reach(struct play *p, const char *args)
         say(p, "reach: %s: %s", wr_reason_code(why.reason), why.message);
     } else {
         p->highlighting = 1;
-        p->view = WR_SQ_NONE;
+        p->view = WL_SQ_NONE;
         say(p, "%s (marked *)", b.s ? b.s : "");
     }
     wr_strbuf_release(&b);
@@ -299,13 +299,13 @@ static void cmd_view(struct play *p, const char *args)
     char sq[16] = "";
     int radius = -1;
     if (sscanf(args, "%15s %d", sq, &radius) < 1) {
-        p->view = WR_SQ_NONE;
+        p->view = WL_SQ_NONE;
         p->radius = -1;
         say(p, "view: following the action");
         return;
     }
-    wr_sq s;
-    if (wr_grid_parse(sq, (size_t)-1, &s) != 0 || !wr_grid_on_board(s)) {
+    wl_sq s;
+    if (wl_grid_parse(sq, (size_t)-1, &s) != 0 || !wl_grid_on_board(s)) {
         say(p, "view: '%s' is not a square of the board", sq);
         return;
     }
@@ -424,16 +424,16 @@ static void on_line(void *ctx, const char *line)
 
 /* --- completion ---------------------------------------------------------------------------- */
 
-static int is_square(const char *w, wr_sq *s)
+static int is_square(const char *w, wl_sq *s)
 {
-    return wr_grid_parse(w, (size_t)-1, s) == 0 && wr_grid_on_board(*s);
+    return wl_grid_parse(w, (size_t)-1, s) == 0 && wl_grid_on_board(*s);
 }
 
 static void complete(void *ctx, char *const *words, int nwords, const char *word,
                      struct wrc_cands *out)
 {
     struct play *p = ctx;
-    char name[WR_SQ_NAME_MAX];
+    char name[WL_SQ_NAME_MAX];
     if (nwords == 0) {
         for (int i = 0; own_words[i]; i++)
             wrc_cands_add(out, own_words[i]);
@@ -456,17 +456,17 @@ static void complete(void *ctx, char *const *words, int nwords, const char *word
     if (strcmp(words[0], "attack") == 0 || strcmp(words[0], "odds") == 0)
         wrc_cands_add(out, "vs");
     /* After a unit or a square, an empty word: the squares next to it. */
-    wr_sq last = WR_SQ_NONE;
-    int u = wr_scenario_find_unit(l->sc, words[nwords - 1]);
-    if (u >= 0 && l->g && l->g->units[u].where == WR_ON_BOARD)
+    wl_sq last = WL_SQ_NONE;
+    int u = wl_scenario_find_unit(l->sc, words[nwords - 1]);
+    if (u >= 0 && l->g && l->g->units[u].where == WL_ON_BOARD)
         last = l->g->units[u].at;
     else if (nwords >= 2)
         is_square(words[nwords - 1], &last);
-    if (word[0] == '\0' && last != WR_SQ_NONE && nwords >= 2) {
-        for (int d = 0; d < WR_NDIR; d++) {
-            wr_sq n = wr_grid_neighbour(last, d);
-            if (n != WR_SQ_NONE && wr_grid_playable(n))
-                wrc_cands_add(out, wr_grid_name(n, name));
+    if (word[0] == '\0' && last != WL_SQ_NONE && nwords >= 2) {
+        for (int d = 0; d < WL_NDIR; d++) {
+            wl_sq n = wl_grid_neighbour(last, d);
+            if (n != WL_SQ_NONE && wl_grid_playable(n))
+                wrc_cands_add(out, wl_grid_name(n, name));
         }
         return;
     }
@@ -474,10 +474,10 @@ static void complete(void *ctx, char *const *words, int nwords, const char *word
         wrc_cands_add(out, wrc_local_unit_id(l, i));
     if (word[0] == '\0')
         return;                 /* thousands of squares: only once a letter is typed */
-    for (int r = 1; r < WR_ROWS; r++)
-        for (int c = 1; c < WR_COLS; c++)
-            if (wr_grid_in_frame(r, c) && wr_grid_playable(wr_sq_make(r, c)))
-                wrc_cands_add(out, wr_grid_name(wr_sq_make(r, c), name));
+    for (int r = 1; r < WL_ROWS; r++)
+        for (int c = 1; c < WL_COLS; c++)
+            if (wl_grid_in_frame(r, c) && wl_grid_playable(wl_sq_make(r, c)))
+                wrc_cands_add(out, wl_grid_name(wl_sq_make(r, c), name));
 }
 
 /* --- life cycle -------------------------------------------------------------------------------- */
@@ -544,7 +544,7 @@ static int run(const struct wrc_opts *go, int argc, char **argv, int watching)
     if (p == NULL)
         return WRC_EXIT_REFUSED;
     p->watching = watching;
-    p->view = p->focus = WR_SQ_NONE;
+    p->view = p->focus = WL_SQ_NONE;
     p->radius = -1;
     int rc;
     if ((rc = wrc_client_init(&p->cl, &o, id)) != 0 ||

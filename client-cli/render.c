@@ -24,8 +24,8 @@
 
 /* --- geometry ------------------------------------------------------------- */
 
-static const int dir_dr[WR_NDIR] = { -1, 0, 1, 1, 0, -1 };
-static const int dir_dc[WR_NDIR] = { 0, -1, -1, 0, 1, 1 };
+static const int dir_dr[WL_NDIR] = { -1, 0, 1, 1, 0, -1 };
+static const int dir_dc[WL_NDIR] = { 0, -1, -1, 0, 1, 1 };
 
 static int x_rc(int r, int c) { return 2 * c + r - 51; }
 
@@ -35,13 +35,13 @@ static void centre_rc(int r, int c, double *x, double *y)
     *y = WR_SVG_ORIGIN_Y + r * WR_SVG_ROW_H;
 }
 
-void wr_render_svg_centre(wr_sq s, double *x, double *y)
+void wr_render_svg_centre(wl_sq s, double *x, double *y)
 {
-    centre_rc(wr_sq_row(s), wr_sq_col(s), x, y);
+    centre_rc(wl_sq_row(s), wl_sq_col(s), x, y);
 }
 
 /* Corner k of the hex around (cx, cy): 0 top, then clockwise. Hexside d
- * (enum wr_dir) runs from corner d to corner d + 1. */
+ * (enum wl_dir) runs from corner d to corner d + 1. */
 static void corner(double cx, double cy, int k, double *x, double *y)
 {
     static const double fx[6] = { 0, 1, 1, 0, -1, -1 };
@@ -52,9 +52,9 @@ static void corner(double cx, double cy, int k, double *x, double *y)
 
 /* Middle of hexside d of square s (half way to the neighbour's centre),
  * or, with f = 1, the neighbour's centre itself (in or out of the frame). */
-static void towards(wr_sq s, int d, double f, double *x, double *y)
+static void towards(wl_sq s, int d, double f, double *x, double *y)
 {
-    int r = wr_sq_row(s), c = wr_sq_col(s);
+    int r = wl_sq_row(s), c = wl_sq_col(s);
     double ax, ay, bx, by;
     centre_rc(r, c, &ax, &ay);
     centre_rc(r + dir_dr[d], c + dir_dc[d], &bx, &by);
@@ -74,26 +74,26 @@ static void towards(wr_sq s, int d, double f, double *x, double *y)
  * the line runs from s through hexside d; ext[s] has bit d set when it is
  * carried on from s through hexside d to the board edge. */
 struct links {
-    uint8_t road[3][WR_NSQ];    /* [kind] */
-    uint8_t river[WR_NSQ];
-    uint8_t join[WR_NSQ];       /* a tributary's end to the river it meets */
-    uint8_t pin_road[WR_NSQ];   /* squares a road passes exactly through */
-    uint8_t pin_river[WR_NSQ];  /* squares a river passes exactly through */
-    uint8_t seen[WR_NSQ];       /* scratch for river_links */
-    wr_sq queue[WR_NSQ];
+    uint8_t road[3][WL_NSQ];    /* [kind] */
+    uint8_t river[WL_NSQ];
+    uint8_t join[WL_NSQ];       /* a tributary's end to the river it meets */
+    uint8_t pin_road[WL_NSQ];   /* squares a road passes exactly through */
+    uint8_t pin_river[WL_NSQ];  /* squares a river passes exactly through */
+    uint8_t seen[WL_NSQ];       /* scratch for river_links */
+    wl_sq queue[WL_NSQ];
 };
 
 static int popcount6(unsigned m)
 {
     int n = 0;
-    for (int d = 0; d < WR_NDIR; d++)
+    for (int d = 0; d < WL_NDIR; d++)
         n += (m >> d) & 1;
     return n;
 }
 
 static int first_dir(unsigned m)
 {
-    for (int d = 0; d < WR_NDIR; d++)
+    for (int d = 0; d < WL_NDIR; d++)
         if (m & (1u << d))
             return d;
     return -1;
@@ -102,23 +102,23 @@ static int first_dir(unsigned m)
 /* Spanning tree of each river (breadth first from an end square, the one
  * with the fewest river neighbours), so a river crossing a clump of three
  * mutually adjacent squares is still drawn as one line. */
-static void river_links(const struct wr_map *m, struct links *L)
+static void river_links(const struct wl_map *m, struct links *L)
 {
     uint8_t *seen = L->seen;
-    wr_sq *queue = L->queue;
+    wl_sq *queue = L->queue;
     memset(L->seen, 0, sizeof L->seen);
     for (;;) {
         /* an unvisited river square with the fewest same-river neighbours */
-        wr_sq start = WR_SQ_NONE;
+        wl_sq start = WL_SQ_NONE;
         int best = 7;
-        for (wr_sq s = 0; s < WR_NSQ; s++) {
+        for (wl_sq s = 0; s < WL_NSQ; s++) {
             int id = m->cell[s].river;
-            if (!id || seen[s] || !wr_grid_on_board(s))
+            if (!id || seen[s] || !wl_grid_on_board(s))
                 continue;
             int n = 0;
-            for (int d = 0; d < WR_NDIR; d++) {
-                wr_sq t = wr_grid_neighbour(s, d);
-                if (t != WR_SQ_NONE && wr_grid_on_board(t) && m->cell[t].river == id)
+            for (int d = 0; d < WL_NDIR; d++) {
+                wl_sq t = wl_grid_neighbour(s, d);
+                if (t != WL_SQ_NONE && wl_grid_on_board(t) && m->cell[t].river == id)
                     n++;
             }
             if (n < best) {
@@ -126,33 +126,33 @@ static void river_links(const struct wr_map *m, struct links *L)
                 start = s;
             }
         }
-        if (start == WR_SQ_NONE)
+        if (start == WL_SQ_NONE)
             break;
         int head = 0, tail = 0;
         queue[tail++] = start;
         seen[start] = 1;
         while (head < tail) {
-            wr_sq s = queue[head++];
-            for (int d = 0; d < WR_NDIR; d++) {
-                wr_sq t = wr_grid_neighbour(s, d);
-                if (t == WR_SQ_NONE || !wr_grid_on_board(t) || seen[t] ||
+            wl_sq s = queue[head++];
+            for (int d = 0; d < WL_NDIR; d++) {
+                wl_sq t = wl_grid_neighbour(s, d);
+                if (t == WL_SQ_NONE || !wl_grid_on_board(t) || seen[t] ||
                     m->cell[t].river != m->cell[s].river)
                     continue;
                 seen[t] = 1;
                 queue[tail++] = t;
                 L->river[s] |= (uint8_t)(1u << d);
-                L->river[t] |= (uint8_t)(1u << wr_dir_opposite(d));
+                L->river[t] |= (uint8_t)(1u << wl_dir_opposite(d));
             }
         }
     }
     /* A river that ends beside another river flows into it. */
-    for (wr_sq s = 0; s < WR_NSQ; s++) {
+    for (wl_sq s = 0; s < WL_NSQ; s++) {
         int id = m->cell[s].river;
-        if (!id || !wr_grid_on_board(s) || popcount6(L->river[s]) > 1)
+        if (!id || !wl_grid_on_board(s) || popcount6(L->river[s]) > 1)
             continue;
-        for (int d = 0; d < WR_NDIR; d++) {
-            wr_sq t = wr_grid_neighbour(s, d);
-            if (t != WR_SQ_NONE && wr_grid_on_board(t) && m->cell[t].river &&
+        for (int d = 0; d < WL_NDIR; d++) {
+            wl_sq t = wl_grid_neighbour(s, d);
+            if (t != WL_SQ_NONE && wl_grid_on_board(t) && m->cell[t].river &&
                 m->cell[t].river != id) {
                 L->join[s] |= (uint8_t)(1u << d);
                 break;
@@ -161,26 +161,26 @@ static void river_links(const struct wr_map *m, struct links *L)
     }
 }
 
-static void build_links(const struct wr_map *m, struct links *L)
+static void build_links(const struct wl_map *m, struct links *L)
 {
     memset(L, 0, sizeof *L);
-    for (wr_sq s = 0; s < WR_NSQ; s++) {
-        if (!wr_grid_on_board(s))
+    for (wl_sq s = 0; s < WL_NSQ; s++) {
+        if (!wl_grid_on_board(s))
             continue;
-        for (int d = 0; d < WR_NDIR; d++) {
-            int k = wr_map_road_kind(m, s, d);
+        for (int d = 0; d < WL_NDIR; d++) {
+            int k = wl_map_road_kind(m, s, d);
             if (k > 0 && k < 3)
                 L->road[k][s] |= (uint8_t)(1u << d);
         }
     }
     river_links(m, L);
-    for (wr_sq s = 0; s < WR_NSQ; s++) {
-        const struct wr_cell *c = &m->cell[s];
+    for (wl_sq s = 0; s < WL_NSQ; s++) {
+        const struct wl_cell *c = &m->cell[s];
         int fixed = c->town >= 0 || c->bridge;
         L->pin_road[s] = (uint8_t)(fixed || (L->road[1][s] && L->road[2][s]));
         L->pin_river[s] = (uint8_t)(L->pin_river[s] || fixed);
         if (L->join[s]) {
-            wr_sq t = wr_grid_neighbour(s, first_dir(L->join[s]));
+            wl_sq t = wl_grid_neighbour(s, first_dir(L->join[s]));
             L->pin_river[t] = 1;
         }
     }
@@ -189,13 +189,13 @@ static void build_links(const struct wr_map *m, struct links *L)
 /* Where a line that ends on s (one link, through hexside d) goes on to the
  * edge: the opposite hexside, when the square beyond it is not playable.
  * Returns the direction, or -1. */
-static int edge_extension(wr_sq s, unsigned mask)
+static int edge_extension(wl_sq s, unsigned mask)
 {
     if (popcount6(mask) != 1)
         return -1;
-    int e = wr_dir_opposite(first_dir(mask));
-    wr_sq t = wr_grid_neighbour(s, e);
-    if (wr_grid_playable(s) && t != WR_SQ_NONE && wr_grid_playable(t))
+    int e = wl_dir_opposite(first_dir(mask));
+    wl_sq t = wl_grid_neighbour(s, e);
+    if (wl_grid_playable(s) && t != WL_SQ_NONE && wl_grid_playable(t))
         return -1;
     return e;
 }
@@ -211,15 +211,15 @@ static int edge_extension(wr_sq s, unsigned mask)
  * A chain ending on the board edge is carried on to the edge; a chain
  * ending at join[s] runs on into the other river. */
 struct chain {
-    double x[WR_NSQ + 4], y[WR_NSQ + 4];
-    double sx[WR_NSQ + 4], sy[WR_NSQ + 4];      /* smoothed */
-    uint8_t fixed[WR_NSQ + 4];
+    double x[WL_NSQ + 4], y[WL_NSQ + 4];
+    double sx[WL_NSQ + 4], sy[WL_NSQ + 4];      /* smoothed */
+    uint8_t fixed[WL_NSQ + 4];
     int n;
 };
 
 static void chain_add(struct chain *ch, double x, double y, int fixed)
 {
-    if (ch->n >= WR_NSQ + 4)
+    if (ch->n >= WL_NSQ + 4)
         return;
     ch->x[ch->n] = x;
     ch->y[ch->n] = y;
@@ -255,7 +255,7 @@ static void chain_draw(struct wr_strbuf *b, struct chain *ch)
 
 /* The end of a chain at square s: carried on to the edge, or into the
  * river it joins (the point is appended). */
-static void chain_end(struct chain *ch, wr_sq s, const uint8_t *mask, const uint8_t *join)
+static void chain_end(struct chain *ch, wl_sq s, const uint8_t *mask, const uint8_t *join)
 {
     double x, y;
     if (join && join[s]) {
@@ -272,7 +272,7 @@ static void chain_end(struct chain *ch, wr_sq s, const uint8_t *mask, const uint
 
 /* Walk from s through hexside d until the line branches, ends or comes
  * back to s; used[] marks the hexsides walked. */
-static void walk(struct wr_strbuf *b, struct chain *ch, wr_sq s, int d, const uint8_t *mask,
+static void walk(struct wr_strbuf *b, struct chain *ch, wl_sq s, int d, const uint8_t *mask,
                  const uint8_t *pin, const uint8_t *join, uint8_t *used)
 {
     double x, y;
@@ -281,26 +281,26 @@ static void walk(struct wr_strbuf *b, struct chain *ch, wr_sq s, int d, const ui
         chain_end(ch, s, mask, join);   /* the outer end first */
     wr_render_svg_centre(s, &x, &y);
     chain_add(ch, x, y, 1);
-    wr_sq cur = s, end = WR_SQ_NONE;
+    wl_sq cur = s, end = WL_SQ_NONE;
     for (;;) {
         used[cur] |= (uint8_t)(1u << d);
-        wr_sq nxt = wr_grid_neighbour(cur, d);
-        if (nxt == WR_SQ_NONE)
+        wl_sq nxt = wl_grid_neighbour(cur, d);
+        if (nxt == WL_SQ_NONE)
             break;
-        used[nxt] |= (uint8_t)(1u << wr_dir_opposite(d));
+        used[nxt] |= (uint8_t)(1u << wl_dir_opposite(d));
         wr_render_svg_centre(nxt, &x, &y);
         int deg = popcount6(mask[nxt]);
         chain_add(ch, x, y, nxt == s || deg != 2 || pin[nxt]);
         end = nxt;
         if (nxt == s || deg != 2)
             break;
-        int nd = first_dir(mask[nxt] & ~(1u << wr_dir_opposite(d)));
+        int nd = first_dir(mask[nxt] & ~(1u << wl_dir_opposite(d)));
         if (nd < 0 || (used[nxt] & (1u << nd)))
             break;
         cur = nxt;
         d = nd;
     }
-    if (end != WR_SQ_NONE && end != s && popcount6(mask[end]) == 1)
+    if (end != WL_SQ_NONE && end != s && popcount6(mask[end]) == 1)
         chain_end(ch, end, mask, join);
     chain_draw(b, ch);
 }
@@ -309,7 +309,7 @@ static void line_chains(struct wr_strbuf *b, const uint8_t *mask, const uint8_t 
                         const uint8_t *join)
 {
     struct chain *ch = malloc(sizeof *ch);
-    uint8_t *used = calloc(WR_NSQ, 1);
+    uint8_t *used = calloc(WL_NSQ, 1);
     if (ch == NULL || used == NULL) {
         free(ch);
         free(used);
@@ -318,17 +318,17 @@ static void line_chains(struct wr_strbuf *b, const uint8_t *mask, const uint8_t 
     }
     /* chains from every end or branch, then the closed loops left */
     for (int pass = 0; pass < 2; pass++) {
-        for (wr_sq s = 0; s < WR_NSQ; s++) {
+        for (wl_sq s = 0; s < WL_NSQ; s++) {
             int deg = popcount6(mask[s]);
             if (!deg || (pass == 0 && deg == 2))
                 continue;
-            for (int d = 0; d < WR_NDIR; d++)
+            for (int d = 0; d < WL_NDIR; d++)
                 if ((mask[s] & (1u << d)) && !(used[s] & (1u << d)))
                     walk(b, ch, s, d, mask, pin, join, used);
         }
     }
     /* A river of one square, or a lone square joining another river. */
-    for (wr_sq s = 0; join && s < WR_NSQ; s++) {
+    for (wl_sq s = 0; join && s < WL_NSQ; s++) {
         if (mask[s] || !join[s])
             continue;
         double x, y;
@@ -347,17 +347,17 @@ static void line_chains(struct wr_strbuf *b, const uint8_t *mask, const uint8_t 
 /* Units on each square, in scenario order: stack[s] starts a list through
  * next[] (-1 ends it). */
 struct stacks {
-    int16_t first[WR_NSQ];
-    int16_t next[WR_MAX_UNITS];
-    uint8_t count[WR_NSQ];
-    uint8_t factors[WR_NSQ];
+    int16_t first[WL_NSQ];
+    int16_t next[WL_MAX_UNITS];
+    uint8_t count[WL_NSQ];
+    uint8_t factors[WL_NSQ];
 };
 
-static void build_stacks(const struct wr_scenario *sc, const struct wr_render_view *v,
+static void build_stacks(const struct wl_scenario *sc, const struct wr_render_view *v,
                          struct stacks *st)
 {
-    int16_t last[WR_NSQ];
-    for (int s = 0; s < WR_NSQ; s++) {
+    int16_t last[WL_NSQ];
+    for (int s = 0; s < WL_NSQ; s++) {
         st->first[s] = -1;
         last[s] = -1;
         st->count[s] = 0;
@@ -365,8 +365,8 @@ static void build_stacks(const struct wr_scenario *sc, const struct wr_render_vi
     }
     for (int i = 0; i < sc->nunits; i++) {
         st->next[i] = -1;
-        wr_sq s = v->at[i];
-        if (s == WR_SQ_NONE || s < 0 || s >= WR_NSQ)
+        wl_sq s = v->at[i];
+        if (s == WL_SQ_NONE || s < 0 || s >= WL_NSQ)
             continue;
         if (last[s] < 0)
             st->first[s] = (int16_t)i;
@@ -379,24 +379,24 @@ static void build_stacks(const struct wr_scenario *sc, const struct wr_render_vi
     }
 }
 
-/* "horse artillery" for people, where wr_utype_name says "horse_artillery". */
+/* "horse artillery" for people, where wl_utype_name says "horse_artillery". */
 static const char *type_words(int type)
 {
-    return type == WR_HORSE_ARTILLERY ? "horse artillery" : wr_utype_name(type);
+    return type == WL_HORSE_ARTILLERY ? "horse artillery" : wl_utype_name(type);
 }
 
 static char nation_letter(int nation)
 {
     switch (nation) {
-    case WR_NATION_FRENCH: return 'F';
-    case WR_NATION_PRUSSIAN: return 'P';
+    case WL_NATION_FRENCH: return 'F';
+    case WL_NATION_PRUSSIAN: return 'P';
     default: return 'A';
     }
 }
 
 /* --- views ------------------------------------------------------------------ */
 
-static void caption_for_turn(const struct wr_scenario *sc, int turn, char *out, size_t n,
+static void caption_for_turn(const struct wl_scenario *sc, int turn, char *out, size_t n,
                              const char *what)
 {
     if (turn >= 1 && turn <= sc->nturns)
@@ -406,26 +406,26 @@ static void caption_for_turn(const struct wr_scenario *sc, int turn, char *out, 
         snprintf(out, n, "%s", what);
 }
 
-void wr_render_view_setup(struct wr_render_view *v, const struct wr_scenario *sc)
+void wr_render_view_setup(struct wr_render_view *v, const struct wl_scenario *sc)
 {
     memset(v, 0, sizeof *v);
-    for (int i = 0; i < WR_MAX_UNITS; i++)
-        v->at[i] = WR_SQ_NONE;
+    for (int i = 0; i < WL_MAX_UNITS; i++)
+        v->at[i] = WL_SQ_NONE;
     for (int i = 0; i < sc->nunits; i++) {
         v->at[i] = sc->units[i].setup;
-        if (v->at[i] == WR_SQ_NONE)
+        if (v->at[i] == WL_SQ_NONE)
             v->pending++;
     }
     caption_for_turn(sc, sc->start_turn > 0 ? sc->start_turn : 1, v->caption,
                      sizeof v->caption, "Set-up");
 }
 
-int wr_render_view_from_state(struct wr_render_view *v, const struct wr_scenario *sc,
+int wr_render_view_from_state(struct wr_render_view *v, const struct wl_scenario *sc,
                               const json_t *state, struct wr_refusal *why)
 {
     memset(v, 0, sizeof *v);
-    for (int i = 0; i < WR_MAX_UNITS; i++)
-        v->at[i] = WR_SQ_NONE;
+    for (int i = 0; i < WL_MAX_UNITS; i++)
+        v->at[i] = WL_SQ_NONE;
     if (!json_is_object(state)) {
         wr_refuse(why, WR_R_BAD_COMMAND, "the state is not a JSON object");
         return -1;
@@ -438,7 +438,7 @@ int wr_render_view_from_state(struct wr_render_view *v, const struct wr_scenario
     const char *id;
     json_t *u;
     json_object_foreach(units, id, u) {
-        int i = wr_scenario_find_unit(sc, id);
+        int i = wl_scenario_find_unit(sc, id);
         if (i < 0) {
             wr_refuse(why, WR_R_UNKNOWN_UNIT, "the state names unit '%.40s', which scenario "
                       "'%.47s' does not have", id, sc->name);
@@ -456,8 +456,8 @@ int wr_render_view_from_state(struct wr_render_view *v, const struct wr_scenario
         } else if (strcmp(at, "exited") == 0) {
             v->exited++;
         } else {
-            wr_sq s;
-            if (wr_grid_parse(at, (size_t)-1, &s) != 0 || !wr_grid_on_board(s)) {
+            wl_sq s;
+            if (wl_grid_parse(at, (size_t)-1, &s) != 0 || !wl_grid_on_board(s)) {
                 wr_refuse(why, WR_R_BAD_SQUARE, "units.%.40s: '%.20s' is not a square of "
                           "the board", id, at);
                 return -1;
@@ -530,10 +530,10 @@ static void hex_polygon(struct wr_strbuf *b, double cx, double cy, const char *c
     hex_path(b, cx, cy, 1.0, cls);
 }
 
-static const char *terrain_class(const struct wr_map *m, wr_sq s)
+static const char *terrain_class(const struct wl_map *m, wl_sq s)
 {
-    const struct wr_cell *c = &m->cell[s];
-    if (wr_grid_partial(s))
+    const struct wl_cell *c = &m->cell[s];
+    if (wl_grid_partial(s))
         return "pt";
     if (c->woods)
         return "wd";
@@ -547,7 +547,7 @@ static const char *terrain_class(const struct wr_map *m, wr_sq s)
 /* The counter's type symbol, centred at (0, -4) in counter coordinates. */
 static void counter_symbol(struct wr_strbuf *b, int type)
 {
-    if (type == WR_HQ) {
+    if (type == WL_HQ) {
         /* a flag on a staff */
         wr_strbuf_puts(b, "<path class=\"cs\" d=\"M-4 -1V-9\"/>"
                           "<path fill=\"#fff\" d=\"M-4 -9H5L3 -6.5L5 -4H-4Z\"/>");
@@ -555,13 +555,13 @@ static void counter_symbol(struct wr_strbuf *b, int type)
     }
     wr_strbuf_puts(b, "<rect class=\"cs\" x=\"-7\" y=\"-8.5\" width=\"14\" height=\"8\"/>");
     switch (type) {
-    case WR_INFANTRY:
+    case WL_INFANTRY:
         wr_strbuf_puts(b, "<path class=\"cs\" d=\"M-7 -8.5L7 -0.5M-7 -0.5L7 -8.5\"/>");
         break;
-    case WR_CAVALRY:
+    case WL_CAVALRY:
         wr_strbuf_puts(b, "<path class=\"cs\" d=\"M-7 -0.5L7 -8.5\"/>");
         break;
-    case WR_ARTILLERY:
+    case WL_ARTILLERY:
         wr_strbuf_puts(b, "<circle fill=\"#fff\" cx=\"0\" cy=\"-4.5\" r=\"2\"/>");
         break;
     default: /* horse artillery: cavalry slash and gun dot */
@@ -574,42 +574,42 @@ static void counter_symbol(struct wr_strbuf *b, int type)
 static const char *nation_class(int nation)
 {
     switch (nation) {
-    case WR_NATION_FRENCH: return "fr";
-    case WR_NATION_PRUSSIAN: return "pr";
+    case WL_NATION_FRENCH: return "fr";
+    case WL_NATION_PRUSSIAN: return "pr";
     default: return "aa";
     }
 }
 
-static void counter(struct wr_strbuf *b, const struct wr_unit_def *u, wr_sq at, double x,
+static void counter(struct wr_strbuf *b, const struct wl_unit_def *u, wl_sq at, double x,
                     double y)
 {
-    char sqname[WR_SQ_NAME_MAX];
+    char sqname[WL_SQ_NAME_MAX];
     wr_strbuf_puts(b, "<g class=\"unit\" id=\"u-");
     wr_strbuf_xml(b, u->id);
     wr_strbuf_printf(b, "\" transform=\"translate(%.2f %.2f)\"><title>", x, y);
     wr_strbuf_xml(b, u->name);
-    if (u->type == WR_HQ)
-        wr_strbuf_printf(b, " (HQ, move %d) %s", u->move, wr_grid_name(at, sqname));
+    if (u->type == WL_HQ)
+        wr_strbuf_printf(b, " (HQ, move %d) %s", u->move, wl_grid_name(at, sqname));
     else
         wr_strbuf_printf(b, " (%s %d-%d) %s", type_words(u->type), u->combat, u->move,
-                         wr_grid_name(at, sqname));
+                         wl_grid_name(at, sqname));
     double h = WR_SVG_COUNTER / 2;
     wr_strbuf_printf(b, "</title><rect class=\"cb %s\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
                         "height=\"%.0f\" rx=\"1.5\"/>",
                      nation_class(u->nation), -h, -h, WR_SVG_COUNTER, WR_SVG_COUNTER);
     counter_symbol(b, u->type);
-    if (u->type == WR_HQ)
+    if (u->type == WL_HQ)
         wr_strbuf_puts(b, "<text class=\"ct\" y=\"8.5\">HQ</text>");
     else
         wr_strbuf_printf(b, "<text class=\"ct\" y=\"8.5\">%d-%d</text>", u->combat, u->move);
     wr_strbuf_puts(b, "</g>\n");
 }
 
-static void svg_units(struct wr_strbuf *b, const struct wr_scenario *sc,
+static void svg_units(struct wr_strbuf *b, const struct wl_scenario *sc,
                       const struct stacks *st)
 {
     wr_strbuf_puts(b, "<g id=\"units\">\n");
-    for (wr_sq s = 0; s < WR_NSQ; s++) {
+    for (wl_sq s = 0; s < WL_NSQ; s++) {
         int n = st->count[s];
         if (n == 0)
             continue;
@@ -624,9 +624,9 @@ static void svg_units(struct wr_strbuf *b, const struct wr_scenario *sc,
     wr_strbuf_puts(b, "</g>\n");
 }
 
-static void svg_board(struct wr_strbuf *b, const struct wr_scenario *sc, const struct links *L)
+static void svg_board(struct wr_strbuf *b, const struct wl_scenario *sc, const struct links *L)
 {
-    const struct wr_map *m = &sc->map;
+    const struct wl_map *m = &sc->map;
     wr_strbuf_printf(b, "<defs><clipPath id=\"board\"><rect x=\"%.1f\" y=\"%.1f\" "
                         "width=\"%.1f\" height=\"%.1f\"/></clipPath></defs>\n",
                      BOARD_LEFT, BOARD_TOP, BOARD_RIGHT - BOARD_LEFT, BOARD_BOTTOM - BOARD_TOP);
@@ -634,8 +634,8 @@ static void svg_board(struct wr_strbuf *b, const struct wr_scenario *sc, const s
                         "fill=\"#e2e2de\"/>\n",
                      BOARD_LEFT, BOARD_TOP, BOARD_RIGHT - BOARD_LEFT, BOARD_BOTTOM - BOARD_TOP);
     wr_strbuf_puts(b, "<g clip-path=\"url(#board)\">\n<g id=\"terrain\">\n");
-    for (wr_sq s = 0; s < WR_NSQ; s++) {
-        if (!wr_grid_on_board(s))
+    for (wl_sq s = 0; s < WL_NSQ; s++) {
+        if (!wl_grid_on_board(s))
             continue;
         double cx, cy;
         wr_render_svg_centre(s, &cx, &cy);
@@ -645,13 +645,13 @@ static void svg_board(struct wr_strbuf *b, const struct wr_scenario *sc, const s
 
     /* The high hexsides of slopes. */
     wr_strbuf_puts(b, "<path class=\"hs\" d=\"");
-    for (wr_sq s = 0; s < WR_NSQ; s++) {
+    for (wl_sq s = 0; s < WL_NSQ; s++) {
         unsigned hi = m->cell[s].slope_high;
-        if (!hi || !wr_grid_on_board(s))
+        if (!hi || !wl_grid_on_board(s))
             continue;
         double cx, cy, x0, y0, x1, y1;
         wr_render_svg_centre(s, &cx, &cy);
-        for (int d = 0; d < WR_NDIR; d++) {
+        for (int d = 0; d < WL_NDIR; d++) {
             if (!(hi & (1u << d)))
                 continue;
             corner(cx, cy, d, &x0, &y0);
@@ -670,11 +670,11 @@ static void svg_board(struct wr_strbuf *b, const struct wr_scenario *sc, const s
     wr_strbuf_puts(b, "<path id=\"rivers\" class=\"rv\" d=\"");
     line_chains(b, L->river, L->pin_river, L->join);
     wr_strbuf_puts(b, "\"/>\n<path id=\"roads-secondary\" class=\"r1\" d=\"");
-    line_chains(b, L->road[WR_ROAD_SECONDARY], L->pin_road, NULL);
+    line_chains(b, L->road[WL_ROAD_SECONDARY], L->pin_road, NULL);
     wr_strbuf_puts(b, "\"/>\n");
     struct wr_strbuf prim;
     wr_strbuf_init(&prim);
-    line_chains(&prim, L->road[WR_ROAD_PRIMARY], L->pin_road, NULL);
+    line_chains(&prim, L->road[WL_ROAD_PRIMARY], L->pin_road, NULL);
     wr_strbuf_printf(b, "<path id=\"roads-primary\" class=\"r2a\" d=\"%s\"/>\n"
                         "<path class=\"r2b\" d=\"%s\"/>\n",
                      prim.s ? prim.s : "", prim.s ? prim.s : "");
@@ -684,8 +684,8 @@ static void svg_board(struct wr_strbuf *b, const struct wr_scenario *sc, const s
 
     /* Bridges: a pair of parapets along the road, across the river. */
     wr_strbuf_puts(b, "<path id=\"bridges\" class=\"br\" d=\"");
-    for (wr_sq s = 0; s < WR_NSQ; s++) {
-        if (!m->cell[s].bridge || !wr_grid_on_board(s))
+    for (wl_sq s = 0; s < WL_NSQ; s++) {
+        if (!m->cell[s].bridge || !wl_grid_on_board(s))
             continue;
         unsigned rm = L->road[1][s] | L->road[2][s];
         int d = first_dir(rm);
@@ -710,7 +710,7 @@ static void svg_board(struct wr_strbuf *b, const struct wr_scenario *sc, const s
 
     /* French exit squares. */
     wr_strbuf_puts(b, "<g id=\"exits\">\n");
-    for (wr_sq s = 0; s < WR_NSQ; s++) {
+    for (wl_sq s = 0; s < WL_NSQ; s++) {
         if (!m->cell[s].exit)
             continue;
         double cx, cy;
@@ -733,11 +733,11 @@ static void svg_board(struct wr_strbuf *b, const struct wr_scenario *sc, const s
     /* Entry markers: an arrow into the board on the partial square. */
     wr_strbuf_puts(b, "<g id=\"entry-marks\">\n");
     for (int i = 0; i < m->nentries; i++) {
-        wr_sq s = m->entries[i].at;
+        wl_sq s = m->entries[i].at;
         double cx, cy;
         wr_render_svg_centre(s, &cx, &cy);
-        int x = wr_grid_x(s);
-        if (wr_sq_row(s) == 0)          /* north edge: arrow pointing south */
+        int x = wl_grid_x(s);
+        if (wl_sq_row(s) == 0)          /* north edge: arrow pointing south */
             wr_strbuf_printf(b, "<path class=\"em\" d=\"M%.1f %.1fl-7 -9h14z\"/>\n", cx,
                              cy + 10);
         else if (x >= NXMAX)            /* west edge: pointing east */
@@ -779,13 +779,13 @@ static void svg_coordinates(struct wr_strbuf *b)
     /* North: every diagonal with a square in row A; south: in row WW. */
     for (int c = 1; c <= 57; c++) {
         const double dy_n = -16, dy_s = WR_SVG_HEX_R / 2 + 18;
-        if (wr_grid_on_board(wr_sq_make(1, c))) {
+        if (wl_grid_on_board(wl_sq_make(1, c))) {
             double rr = dy_n / WR_SVG_ROW_H;    /* rows, from row 0 */
             double x = WR_SVG_ORIGIN_X + (NXMAX - (2 * c + rr - 51)) * WR_SVG_HALF_W;
             wr_strbuf_printf(b, "<text class=\"co\" x=\"%.1f\" y=\"%.1f\">%d</text>\n", x,
                              WR_SVG_ORIGIN_Y + dy_n + 4, c);
         }
-        if (wr_grid_on_board(wr_sq_make(49, c))) {
+        if (wl_grid_on_board(wl_sq_make(49, c))) {
             double rr = 49 + dy_s / WR_SVG_ROW_H;
             double x = WR_SVG_ORIGIN_X + (NXMAX - (2 * c + rr - 51)) * WR_SVG_HALF_W;
             wr_strbuf_printf(b, "<text class=\"co\" x=\"%.1f\" y=\"%.1f\">%d</text>\n", x,
@@ -820,15 +820,15 @@ static int utf8_chars(const char *s)
     return n;
 }
 
-static void svg_labels(struct wr_strbuf *b, const struct wr_map *m, const struct stacks *st)
+static void svg_labels(struct wr_strbuf *b, const struct wl_map *m, const struct stacks *st)
 {
-    int cap = WR_NSQ + 2 * WR_MAX_TOWNS, nob = 0;
+    int cap = WL_NSQ + 2 * WL_MAX_TOWNS, nob = 0;
     struct box *ob = malloc((size_t)cap * sizeof *ob);
     if (ob == NULL) {
         b->failed = 1;
         return;
     }
-    for (wr_sq s = 0; s < WR_NSQ; s++) {
+    for (wl_sq s = 0; s < WL_NSQ; s++) {
         if (!st->count[s])
             continue;
         double cx, cy, h = WR_SVG_COUNTER / 2 + (st->count[s] - 1) / 2.0 * WR_SVG_STACK_STEP;
@@ -885,13 +885,13 @@ static void svg_labels(struct wr_strbuf *b, const struct wr_map *m, const struct
     free(ob);
     wr_strbuf_puts(b, "</g>\n<g id=\"entries\">\n");
     for (int i = 0; i < m->nentries; i++) {
-        wr_sq s = m->entries[i].at;
+        wl_sq s = m->entries[i].at;
         double cx, cy;
         wr_render_svg_centre(s, &cx, &cy);
-        int x = wr_grid_x(s);
-        char sqname[WR_SQ_NAME_MAX];
-        wr_grid_name(s, sqname);
-        if (wr_sq_row(s) == 0) {
+        int x = wl_grid_x(s);
+        char sqname[WL_SQ_NAME_MAX];
+        wl_grid_name(s, sqname);
+        if (wl_sq_row(s) == 0) {
             wr_strbuf_printf(b, "<text class=\"en\" text-anchor=\"middle\" x=\"%.1f\" "
                                 "y=\"%.1f\">", cx, WR_SVG_ORIGIN_Y - 36);
             wr_strbuf_xml(b, m->entries[i].name);
@@ -911,7 +911,7 @@ static void svg_labels(struct wr_strbuf *b, const struct wr_map *m, const struct
 }
 
 /* The legend's contents, from (x, y) down; returns the y below them. */
-static double legend_items(struct wr_strbuf *b, const struct wr_scenario *sc,
+static double legend_items(struct wr_strbuf *b, const struct wl_scenario *sc,
                            const struct wr_render_view *v, double x, double y)
 {
     wr_strbuf_printf(b, "<text class=\"lh\" x=\"%.1f\" y=\"%.1f\">Terrain</text>\n", x,
@@ -971,8 +971,8 @@ static double legend_items(struct wr_strbuf *b, const struct wr_scenario *sc,
     wr_strbuf_printf(b, "<text class=\"lh\" x=\"%.1f\" y=\"%.1f\">Units</text>\n", x, y);
     y += 26;
     static const struct { int nation; const char *text; } na[] = {
-        { WR_NATION_FRENCH, "French" }, { WR_NATION_PRUSSIAN, "Prussian" },
-        { WR_NATION_ANGLO_ALLIED, "Anglo-Allied" },
+        { WL_NATION_FRENCH, "French" }, { WL_NATION_PRUSSIAN, "Prussian" },
+        { WL_NATION_ANGLO_ALLIED, "Anglo-Allied" },
     };
     for (size_t i = 0; i < 3; i++, y += 28) {
         wr_strbuf_printf(b, "<rect class=\"cb %s\" x=\"%.1f\" y=\"%.1f\" width=\"22\" "
@@ -981,24 +981,24 @@ static double legend_items(struct wr_strbuf *b, const struct wr_scenario *sc,
                          nation_class(na[i].nation), x + 1, y - 11, x + 36, y + 4, na[i].text);
     }
     static const struct { int type; const char *text; } ty[] = {
-        { WR_INFANTRY, "infantry" }, { WR_CAVALRY, "cavalry" }, { WR_ARTILLERY, "artillery" },
-        { WR_HORSE_ARTILLERY, "horse artillery" }, { WR_HQ, "headquarters (HQ)" },
+        { WL_INFANTRY, "infantry" }, { WL_CAVALRY, "cavalry" }, { WL_ARTILLERY, "artillery" },
+        { WL_HORSE_ARTILLERY, "horse artillery" }, { WL_HQ, "headquarters (HQ)" },
     };
     for (size_t i = 0; i < sizeof ty / sizeof ty[0]; i++, y += 28) {
-        struct wr_unit_def u;
+        struct wl_unit_def u;
         memset(&u, 0, sizeof u);
         snprintf(u.id, sizeof u.id, "legend-%d", ty[i].type);
         snprintf(u.name, sizeof u.name, "%s", ty[i].text);
         u.type = (uint8_t)ty[i].type;
-        u.nation = WR_NATION_FRENCH;
-        u.combat = ty[i].type == WR_HQ ? 0 : 6;
-        u.move = ty[i].type == WR_CAVALRY || ty[i].type == WR_HORSE_ARTILLERY ? 6 : 4;
+        u.nation = WL_NATION_FRENCH;
+        u.combat = ty[i].type == WL_HQ ? 0 : 6;
+        u.move = ty[i].type == WL_CAVALRY || ty[i].type == WL_HORSE_ARTILLERY ? 6 : 4;
         /* not a "unit" group: the legend's samples are not on the board */
         wr_strbuf_printf(b, "<g transform=\"translate(%.1f %.1f)\"><rect class=\"cb fr\" "
                             "x=\"-11\" y=\"-11\" width=\"22\" height=\"22\" rx=\"1.5\"/>",
                          x + 12, y);
         counter_symbol(b, u.type);
-        if (u.type == WR_HQ)
+        if (u.type == WL_HQ)
             wr_strbuf_puts(b, "<text class=\"ct\" y=\"8.5\">HQ</text>");
         else
             wr_strbuf_printf(b, "<text class=\"ct\" y=\"8.5\">%d-%d</text>", u.combat, u.move);
@@ -1014,7 +1014,7 @@ static double legend_items(struct wr_strbuf *b, const struct wr_scenario *sc,
     y += 26;
     int onboard = 0;
     for (int i = 0; i < sc->nunits; i++)
-        onboard += v->at[i] != WR_SQ_NONE;
+        onboard += v->at[i] != WL_SQ_NONE;
     wr_strbuf_printf(b, "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">On the board: %d "
                         "units</text>\n", x, y, onboard);
     y += 18;
@@ -1029,7 +1029,7 @@ static double legend_items(struct wr_strbuf *b, const struct wr_scenario *sc,
     return y;
 }
 
-static void svg_legend(struct wr_strbuf *b, const struct wr_scenario *sc,
+static void svg_legend(struct wr_strbuf *b, const struct wl_scenario *sc,
                        const struct wr_render_view *v)
 {
     struct wr_strbuf items;
@@ -1047,7 +1047,7 @@ static void svg_legend(struct wr_strbuf *b, const struct wr_scenario *sc,
     wr_strbuf_puts(b, "</g>\n");
 }
 
-int wr_render_svg(struct wr_strbuf *out, const struct wr_scenario *sc,
+int wr_render_svg(struct wr_strbuf *out, const struct wl_scenario *sc,
                   const struct wr_render_view *v)
 {
     struct wr_render_view *setup = NULL;
@@ -1116,11 +1116,11 @@ void wr_render_window_all(struct wr_text_window *w)
     w->x_max = NXMAX;
 }
 
-int wr_render_window_around(struct wr_text_window *w, wr_sq centre, int radius)
+int wr_render_window_around(struct wr_text_window *w, wl_sq centre, int radius)
 {
-    if (radius < 0 || centre == WR_SQ_NONE || !wr_grid_on_board(centre))
+    if (radius < 0 || centre == WL_SQ_NONE || !wl_grid_on_board(centre))
         return -1;
-    int r = wr_sq_row(centre), x = wr_grid_x(centre);
+    int r = wl_sq_row(centre), x = wl_grid_x(centre);
     w->row_min = r - radius < 0 ? 0 : r - radius;
     w->row_max = r + radius > 49 ? 49 : r + radius;
     w->x_min = x - 2 * radius < 0 ? 0 : x - 2 * radius;
@@ -1136,16 +1136,16 @@ struct cell {
     int bold;
 };
 
-static void cell_of(const struct wr_scenario *sc, const struct stacks *st, wr_sq s,
+static void cell_of(const struct wl_scenario *sc, const struct stacks *st, wl_sq s,
                     struct cell *out)
 {
-    const struct wr_map *m = &sc->map;
-    const struct wr_cell *c = &m->cell[s];
+    const struct wl_map *m = &sc->map;
+    const struct wl_cell *c = &m->cell[s];
     char t = ' ';
     out->bg = BG_CLEAR;
     out->fg = FG_DIM;
     out->bold = 0;
-    if (wr_grid_partial(s)) {
+    if (wl_grid_partial(s)) {
         t = ':';
         out->bg = BG_PARTIAL;
     } else if (c->woods) {
@@ -1159,14 +1159,14 @@ static void cell_of(const struct wr_scenario *sc, const struct stacks *st, wr_sq
         out->bg = BG_HILL;
     }
     int road = 0;
-    for (int d = 0; d < WR_NDIR; d++) {
-        int k = wr_map_road_kind(m, s, d);
+    for (int d = 0; d < WL_NDIR; d++) {
+        int k = wl_map_road_kind(m, s, d);
         if (k > road)
             road = k;
     }
     char f = t == ' ' ? '.' : t;
     if (c->river && road) {
-        f = road == WR_ROAD_PRIMARY ? '=' : '-';
+        f = road == WL_ROAD_PRIMARY ? '=' : '-';
         if (t == ' ')
             t = '~';
         out->fg = FG_RIVER;
@@ -1178,11 +1178,11 @@ static void cell_of(const struct wr_scenario *sc, const struct stacks *st, wr_sq
         out->fg = FG_RIVER;
         out->bold = 1;
     } else if (road) {
-        f = road == WR_ROAD_PRIMARY ? '=' : '-';
+        f = road == WL_ROAD_PRIMARY ? '=' : '-';
         if (t == ' ')
             t = f;
-        out->fg = road == WR_ROAD_PRIMARY ? FG_ROAD2 : FG_ROAD1;
-        out->bold = road == WR_ROAD_PRIMARY;
+        out->fg = road == WL_ROAD_PRIMARY ? FG_ROAD2 : FG_ROAD1;
+        out->bold = road == WL_ROAD_PRIMARY;
     } else if (c->exit) {
         f = 'x';
         out->fg = FG_EXIT;
@@ -1210,7 +1210,7 @@ static void cell_of(const struct wr_scenario *sc, const struct stacks *st, wr_sq
         out->bold = 1;
     }
     if (st->count[s]) {
-        const struct wr_unit_def *u = &sc->units[st->first[s]];
+        const struct wl_unit_def *u = &sc->units[st->first[s]];
         char txt[8];
         if (st->factors[s])
             snprintf(txt, sizeof txt, "%c%-2u", nation_letter(u->nation),
@@ -1219,8 +1219,8 @@ static void cell_of(const struct wr_scenario *sc, const struct stacks *st, wr_sq
             snprintf(txt, sizeof txt, "%cHQ", nation_letter(u->nation));
         memcpy(out->ch, txt, 3);
         out->ch[3] = '\0';
-        out->bg = u->nation == WR_NATION_FRENCH ? BG_FR
-                : u->nation == WR_NATION_PRUSSIAN ? BG_PR : BG_AA;
+        out->bg = u->nation == WL_NATION_FRENCH ? BG_FR
+                : u->nation == WL_NATION_PRUSSIAN ? BG_PR : BG_AA;
         out->fg = FG_UNIT;
         out->bold = 1;
     }
@@ -1262,7 +1262,7 @@ static void number_line(struct wr_strbuf *b, const struct wr_text_window *w, int
         for (int rr = r; rr == r || (r == 0 && dr < 0 && rr == 1); rr++) {
             int x = x_rc(rr, c);
             if (x >= w->x_min && x <= w->x_max && rr <= w->row_max &&
-                wr_grid_on_board(wr_sq_make(rr, c)))
+                wl_grid_on_board(wl_sq_make(rr, c)))
                 found = 1;
         }
         if (!found)
@@ -1281,7 +1281,7 @@ static void number_line(struct wr_strbuf *b, const struct wr_text_window *w, int
     wr_strbuf_puts(b, "\n");
 }
 
-int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
+int wr_render_text(struct wr_strbuf *out, const struct wl_scenario *sc,
                    const struct wr_render_view *v, const struct wr_text_window *win, int color)
 {
     struct wr_text_window all;
@@ -1295,7 +1295,7 @@ int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
         return -1;
     }
     build_stacks(sc, v, st);
-    const struct wr_map *m = &sc->map;
+    const struct wl_map *m = &sc->map;
     int top = win->row_min, bottom = win->row_max;
 
     number_line(out, win, top, -1);
@@ -1312,13 +1312,13 @@ int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
             int c = c2 / 2;
             if (c < 1 || c > 57)
                 continue;
-            wr_sq s = wr_sq_make(r, c);
+            wl_sq s = wl_sq_make(r, c);
             int start = WR_TEXT_LABEL_W + 2 * (win->x_max - x);
             while (col < start) {
                 wr_strbuf_puts(out, " ");
                 col++;
             }
-            if (!wr_grid_on_board(s)) {
+            if (!wl_grid_on_board(s)) {
                 wr_strbuf_puts(out, "    ");
                 col += 4;
                 continue;
@@ -1359,7 +1359,7 @@ int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
                         "     w woods  ^ slope  n hill top  : partial square  ~ river  "
                         "= primary road  - secondary road\n"
                         "     ~=~ ~-~ bridge  x French exit  >E< entry  Abc town (below)\n");
-    for (int s = 0; s < WR_NSQ; s++)
+    for (int s = 0; s < WL_NSQ; s++)
         if (v->highlight[s]) {
             wr_strbuf_puts(out, "     * marked square\n");
             break;
@@ -1369,9 +1369,9 @@ int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
     int any = 0, group = -1;
     for (int i = 0; i < m->ntowns + m->nentries; i++) {
         int g = i < m->ntowns ? 0 : 1;
-        const struct wr_place *pl = g == 0 ? &m->towns[i] : &m->entries[i - m->ntowns];
-        wr_sq s = pl->at;
-        int r = wr_sq_row(s), x = wr_grid_x(s);
+        const struct wl_place *pl = g == 0 ? &m->towns[i] : &m->entries[i - m->ntowns];
+        wl_sq s = pl->at;
+        int r = wl_sq_row(s), x = wl_grid_x(s);
         if (r < top || r > bottom || x < win->x_min || x > win->x_max)
             continue;
         if (g != group) {
@@ -1384,8 +1384,8 @@ int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
         } else {
             wr_strbuf_puts(out, ",");
         }
-        char sqname[WR_SQ_NAME_MAX];
-        wr_grid_name(s, sqname);
+        char sqname[WL_SQ_NAME_MAX];
+        wl_grid_name(s, sqname);
         if (out->len - line_start + strlen(sqname) + strlen(pl->name) + 2 > 100) {
             wr_strbuf_puts(out, "\n   ");
             line_start = out->len - 3;
@@ -1402,19 +1402,19 @@ int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
                 int c2 = x - r + 51;
                 if ((c2 & 1) || c2 / 2 < 1 || c2 / 2 > 57)
                     continue;
-                wr_sq s = wr_sq_make(r, c2 / 2);
+                wl_sq s = wl_sq_make(r, c2 / 2);
                 if (!st->count[s])
                     continue;
                 struct cell ce;
-                char sqname[WR_SQ_NAME_MAX];
+                char sqname[WL_SQ_NAME_MAX];
                 cell_of(sc, st, s, &ce);
                 wr_strbuf_printf(out, "%s  %-6s %-4s", any ? "" : "units:\n",
-                                 wr_grid_name(s, sqname), ce.ch);
+                                 wl_grid_name(s, sqname), ce.ch);
                 any = 1;
                 const char *sep = "";
                 for (int i = st->first[s]; i >= 0; i = st->next[i]) {
-                    const struct wr_unit_def *u = &sc->units[i];
-                    if (u->type == WR_HQ)
+                    const struct wl_unit_def *u = &sc->units[i];
+                    if (u->type == WL_HQ)
                         wr_strbuf_printf(out, "%s%s HQ", sep, u->name);
                     else
                         wr_strbuf_printf(out, "%s%s %d-%d %s", sep, u->name, u->combat,

@@ -42,7 +42,7 @@
 #define WR_RENDER_H
 
 #include "reason.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 #include "strbuf.h"
 
 struct json_t;
@@ -62,34 +62,34 @@ struct json_t;
 
 /* What the picture shows of a game: where each unit stands and a caption. */
 struct wr_render_view {
-    wr_sq at[WR_MAX_UNITS];     /* square of unit i on the board, or WR_SQ_NONE */
+    wl_sq at[WL_MAX_UNITS];     /* square of unit i on the board, or WL_SQ_NONE */
     int pending;                /* units not yet arrived */
     int eliminated;
     int exited;
     char caption[160];          /* "Turn 3, 1815-06-16 11:00, french_move" */
-    uint8_t highlight[WR_NSQ];  /* text only: squares to mark (e.g. where a unit may go) */
+    uint8_t highlight[WL_NSQ];  /* text only: squares to mark (e.g. where a unit may go) */
     int show_ids;               /* text only: give each unit's id in the list of units */
 };
 
 /* The scenario's start: set-up units at their set-up squares, arrivals
  * pending, nothing highlighted. */
-void wr_render_view_setup(struct wr_render_view *v, const struct wr_scenario *sc);
+void wr_render_view_setup(struct wr_render_view *v, const struct wl_scenario *sc);
 
-/* Units placed as a state says (the JSON of wr_game_state_json, borrowed):
+/* Units placed as a state says (the JSON of wl_game_state_json, borrowed):
  * "units" maps unit ids to {"at": square | "pending" | "eliminated" |
  * "exited"}. Units the state leaves out are not drawn. Returns 0, or -1
  * with why (may be NULL) naming the problem: not an object, a unit the
  * scenario does not have, a square that is not on the board. */
-int wr_render_view_from_state(struct wr_render_view *v, const struct wr_scenario *sc,
+int wr_render_view_from_state(struct wr_render_view *v, const struct wl_scenario *sc,
                               const struct json_t *state, struct wr_refusal *why);
 
 /* Centre of square s in the SVG (any s in the frame). */
-void wr_render_svg_centre(wr_sq s, double *x, double *y);
+void wr_render_svg_centre(wl_sq s, double *x, double *y);
 
 /* The whole board as one SVG document (starts with "<svg", ends with
  * "</svg>\n"). v may be NULL for the set-up. Returns 0, or -1 when memory
  * ran out (out->failed). */
-int wr_render_svg(struct wr_strbuf *out, const struct wr_scenario *sc,
+int wr_render_svg(struct wr_strbuf *out, const struct wl_scenario *sc,
                   const struct wr_render_view *v);
 
 /* A rectangle of the board for the text picture: rows row_min..row_max and
@@ -105,7 +105,7 @@ void wr_render_window_all(struct wr_text_window *w);
 /* radius squares around centre in every direction (rows centre-radius ..
  * centre+radius, x within 2 * radius), cut to the board. Returns 0, or -1
  * when centre is not on the board or radius is negative. */
-int wr_render_window_around(struct wr_text_window *w, wr_sq centre, int radius);
+int wr_render_window_around(struct wr_text_window *w, wl_sq centre, int radius);
 
 /* The window w (NULL: the whole board) as text lines ending in "\n", with
  * ANSI colours when color is non-zero, and a key below: the caption, the
@@ -116,7 +116,7 @@ int wr_render_window_around(struct wr_text_window *w, wr_sq centre, int radius);
  * HQs alone. Without colour the output has no ESC byte (the map cells are
  * ASCII; names are copied from the scenario as they are).
  * Returns 0, or -1 when memory ran out. */
-int wr_render_text(struct wr_strbuf *out, const struct wr_scenario *sc,
+int wr_render_text(struct wr_strbuf *out, const struct wl_scenario *sc,
                    const struct wr_render_view *v, const struct wr_text_window *w, int color);
 
 #endif

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "waterloo_record.h"
 #include "scenarios.h"
 
 static void print_line(void *ctx, int n, enum wr_reason r, const struct wr_refusal *why,
@@ -71,11 +71,11 @@ int wrc_cmd_replay(int argc, char **argv)
         fprintf(stderr, "warroom replay: cannot read %s\n", argv[optind]);
         return 1;
     }
-    struct wr_replay_opts o = { wrc_scenario_resolve, NULL, keep_going,
+    struct wl_replay_opts o = { wrc_scenario_resolve, NULL, keep_going,
                                 quiet ? NULL : print_line, NULL };
     struct wr_refusal why;
     json_t *state = NULL;
-    int rc = wr_replay(text, len, &o, &state, &why);
+    int rc = wl_replay(text, len, &o, &state, &why);
     free(text);
     if (rc != 0) {
         fprintf(stderr, "warroom replay: %s\n", why.message);

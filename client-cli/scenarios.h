@@ -22,7 +22,7 @@ int wrc_scenario_path(const char *name, char *buf, size_t len);
  * Caller frees. */
 char *wrc_slurp(const char *path, size_t max, size_t *len);
 
-/* A wr_scenario_resolver: the scenario JSON (new reference) or NULL. */
+/* A wl_scenario_resolver: the scenario JSON (new reference) or NULL. */
 struct json_t *wrc_scenario_resolve(const char *name, void *ctx);
 
 #endif

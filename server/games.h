@@ -4,7 +4,7 @@
  * client's message to a durable, acknowledged, broadcast change, and the
  * restore of every game from the store at start-up.
  *
- * No game rule lives here: a game is a ruleset value (common/ruleset.h)
+ * No game rule lives here: a game is a ruleset value (common/core/ruleset.h)
  * driven through its table of functions.
  */
 #ifndef WRD_GAMES_H

@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "scenario.json")
 
 # --------------------------------------------------------------------------------------
-# The grid (shared/reference/waterloo-board.md section 1; common/grid.c)
+# The grid (shared/reference/waterloo-board.md section 1; common/rulesets/waterloo/waterloo_grid.c)
 
 NROWS = 49          # A..WW; row 0 is the partial row north of A
 NCOLS = 57

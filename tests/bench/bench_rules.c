@@ -12,9 +12,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "autoplay.h"
+#include "waterloo_autoplay.h"
 #include "dice.h"
-#include "record.h"
+#include "waterloo_record.h"
 
 static double now_us(void)
 {
@@ -48,19 +48,19 @@ static json_t *resolve(const char *name, void *ctx)
 
 /* Spread every unit over the board: French in the south half, P-A-A in the
  * north, one unit per square, on playable squares. Returns units placed. */
-static int spread(struct wr_game *g, struct wr_prng *rng)
+static int spread(struct wl_game *g, struct wr_prng *rng)
 {
     int placed = 0;
-    uint8_t used[WR_NSQ] = { 0 };
+    uint8_t used[WL_NSQ] = { 0 };
     for (int i = 0; i < g->sc->nunits && placed < 150; i++) {
         for (int tries = 0; tries < 1000; tries++) {
-            int french = g->sc->units[i].side == WR_FRENCH;
+            int french = g->sc->units[i].side == WL_FRENCH;
             int r = french ? 26 + wr_prng_below(rng, 23) : 1 + wr_prng_below(rng, 23);
-            wr_sq s = wr_sq_make(r, 1 + wr_prng_below(rng, 57));
-            if (!wr_grid_playable(s) || used[s])
+            wl_sq s = wl_sq_make(r, 1 + wr_prng_below(rng, 57));
+            if (!wl_grid_playable(s) || used[s])
                 continue;
             used[s] = 1;
-            g->units[i].where = WR_ON_BOARD;
+            g->units[i].where = WL_ON_BOARD;
             g->units[i].at = s;
             placed++;
             break;
@@ -72,13 +72,13 @@ static int spread(struct wr_game *g, struct wr_prng *rng)
 int main(int argc, char **argv)
 {
     dir = argc > 1 ? argv[1] : "scenarios";
-    struct wr_scenario *sc = calloc(1, sizeof *sc);
-    struct wr_game *g = malloc(sizeof *g);
-    struct wr_reach *reach = malloc(sizeof *reach);
-    struct wr_cmd *cmd = malloc(sizeof *cmd);
+    struct wl_scenario *sc = calloc(1, sizeof *sc);
+    struct wl_game *g = malloc(sizeof *g);
+    struct wl_reach *reach = malloc(sizeof *reach);
+    struct wl_cmd *cmd = malloc(sizeof *cmd);
     struct wr_refusal why;
     json_t *sj = resolve("waterloo-1815", NULL);
-    if (sj == NULL || wr_scenario_load(sc, sj, NULL, NULL, &why) != 0) {
+    if (sj == NULL || wl_scenario_load(sc, sj, NULL, NULL, &why) != 0) {
         fprintf(stderr, "bench_rules: cannot load waterloo-1815 from %s\n", dir);
         return 1;
     }
@@ -93,15 +93,15 @@ int main(int argc, char **argv)
     struct wr_prng rng;
     wr_prng_seed(&rng, 1);
     for (int pos = 0; pos < 50; pos++) {
-        wr_game_init(g, sc, "bench", seed);
+        wl_game_init(g, sc, "bench", seed);
         on_board = spread(g, &rng);
         for (int i = 0; i < sc->nunits; i++) {
-            if (g->units[i].where != WR_ON_BOARD || sc->units[i].type == WR_HQ)
+            if (g->units[i].where != WL_ON_BOARD || sc->units[i].type == WL_HQ)
                 continue;
-            g->phase = sc->units[i].side == WR_FRENCH ? WR_PH_FRENCH_MOVE : WR_PH_ALLIED_MOVE;
+            g->phase = sc->units[i].side == WL_FRENCH ? WL_PH_FRENCH_MOVE : WL_PH_ALLIED_MOVE;
             int one = i;
             double t0 = now_us();
-            wr_move_reach(g, &one, 1, reach, NULL);
+            wl_move_reach(g, &one, 1, reach, NULL);
             double dt = now_us() - t0;
             squares += reach->n;
             if (sc->units[i].move >= 6 && n_cav < SAMPLES)
@@ -112,7 +112,7 @@ int main(int argc, char **argv)
     }
 
     /* 2) A 30-turn game of random legal play, recorded, then replayed. */
-    wr_game_init(g, sc, "bench-game", seed);
+    wl_game_init(g, sc, "bench-game", seed);
     wr_prng_seed(&rng, 7);
     size_t cap = 1 << 20, len = 0;
     char *rec = malloc(cap);
@@ -122,20 +122,20 @@ int main(int argc, char **argv)
                             "\"bench-game\",\"ruleset\":\"waterloo\",\"scenario\":"
                             "\"waterloo-1815\",\"seed\":\"%s\"}\n", hex);
     int commands = 0;
-    struct wr_events *ev = malloc(sizeof *ev);
+    struct wl_events *ev = malloc(sizeof *ev);
     double t_play0 = now_us();
-    while (g->phase != WR_PH_OVER) {
-        wr_autoplay_next(g, &rng, reach, cmd);
-        json_t *line = json_pack("{s:s, s:o}", "seat", wr_side_name(g->await_side), "cmd",
-                                 wr_cmd_json(g, cmd));
+    while (g->phase != WL_PH_OVER) {
+        wl_autoplay_next(g, &rng, reach, cmd);
+        json_t *line = json_pack("{s:s, s:o}", "seat", wl_side_name(g->await_side), "cmd",
+                                 wl_cmd_json(g, cmd));
         ev->n = 0;
-        if (wr_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK) {
+        if (wl_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK) {
             fprintf(stderr, "bench_rules: random player refused: %s\n", why.message);
             return 1;
         }
         json_t *rolls = json_array();
         for (int e = 0; e < ev->n; e++)
-            if (ev->ev[e].type == WR_EV_ROLL)
+            if (ev->ev[e].type == WL_EV_ROLL)
                 json_array_append_new(rolls, json_pack("[i, i]", (int)ev->ev[e].k, ev->ev[e].face));
         if (json_array_size(rolls))
             json_object_set_new(line, "rolls", rolls);
@@ -157,13 +157,13 @@ int main(int argc, char **argv)
 
     enum { RUNS = 15 };
     double t_replay[RUNS];
-    struct wr_replay_opts o = { resolve, NULL, 0, NULL, NULL };
+    struct wl_replay_opts o = { resolve, NULL, 0, NULL, NULL };
     int fails = 0;
     for (int r = 0; r < RUNS; r++) {
         json_t *st = NULL;
         double t0 = now_us();
         /* The seed is in the header: every roll is derived again and checked. */
-        if (wr_replay(rec, len, &o, &st, &why) != 0)
+        if (wl_replay(rec, len, &o, &st, &why) != 0)
             fails++;
         t_replay[r] = (now_us() - t0) / 1e3;
         json_decref(st);
@@ -175,16 +175,16 @@ int main(int argc, char **argv)
     double t_games0 = now_us();
     for (int s = 1; s <= 100; s++) {
         uint8_t s32[32] = { (uint8_t)s, (uint8_t)(s >> 8), 0x44 };
-        wr_game_init(g, sc, "selfplay", s32);
+        wl_game_init(g, sc, "selfplay", s32);
         wr_prng_seed(&rng, (uint64_t)s * 104729);
-        while (g->phase != WR_PH_OVER) {
-            wr_autoplay_next(g, &rng, reach, cmd);
+        while (g->phase != WL_PH_OVER) {
+            wl_autoplay_next(g, &rng, reach, cmd);
             ev->n = 0;
-            if (wr_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK) {
+            if (wl_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK) {
                 fprintf(stderr, "bench_rules: selfplay %d refused: %s\n", s, why.message);
                 return 1;
             }
-            battles += cmd->type == WR_CMD_RESOLVE;
+            battles += cmd->type == WL_CMD_RESOLVE;
             cmds++;
         }
         wins[g->winner]++;

@@ -99,8 +99,8 @@ static int next_command(const struct wr_campaign *c, char *seat, char *text, siz
          * (red attacks blue's defences). */
         int side = p == c->at.attacker ? 0 : 1;
         int last = c->at.nrounds ? c->at.rounds[c->at.nrounds - 1].side[side].choice : -1;
-        const char *choice = side == 0 ? (last == WR_T_MARCH ? "defend" : "march")
-                                       : (last == WR_T_DEFEND ? "attack" : "defend");
+        const char *choice = side == 0 ? (last == WR_CT_MARCH ? "defend" : "march")
+                                       : (last == WR_CT_DEFEND ? "attack" : "defend");
         snprintf(text, n, "{\"type\":\"tactic\",\"choice\":\"%s\",\"salt\":\"s\"}", choice);
     } else if (strcmp(what, "seal_ambush") == 0)
         snprintf(text, n, "{\"type\":\"seal_ambush\",\"note\":\"by the river\"}");

@@ -11,7 +11,7 @@
  * game ends (POSITIONS in all). The first byte of an
  * input picks a position; the rest is a command in JSON, tried from both
  * seats on a copy of it. A refused command must leave the state unchanged;
- * an accepted one must keep the invariants (wr_game_check).
+ * an accepted one must keep the invariants (wl_game_check).
  *
  * FUZZ_COMMAND_SEEDS=DIR writes one seed per position into DIR at start-up
  * (the byte of the position, then the command the random player would
@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "autoplay.h"
-#include "command.h"
+#include "waterloo_autoplay.h"
+#include "waterloo_command.h"
 
 #ifndef FUZZ_SCENARIO
 #error "FUZZ_SCENARIO (a scenario file) must be defined by the build"
@@ -39,19 +39,19 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static struct wr_scenario *sc;
-static struct wr_game *positions;   /* POSITIONS games, by value */
+static struct wl_scenario *sc;
+static struct wl_game *positions;   /* POSITIONS games, by value */
 static int npositions;
 
 /* Write the seed of position i (its byte, then the random player's next
  * command there) into dir. */
-static void write_seed(const char *dir, int i, struct wr_prng *rng, struct wr_reach *reach,
-                       struct wr_cmd *cmd)
+static void write_seed(const char *dir, int i, struct wr_prng *rng, struct wl_reach *reach,
+                       struct wl_cmd *cmd)
 {
-    const struct wr_game *g = &positions[i];
-    if (wr_autoplay_next(g, rng, reach, cmd) != 0)
+    const struct wl_game *g = &positions[i];
+    if (wl_autoplay_next(g, rng, reach, cmd) != 0)
         return;
-    json_t *j = wr_cmd_json(g, cmd);
+    json_t *j = wl_cmd_json(g, cmd);
     char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
     char path[1024];
     snprintf(path, sizeof path, "%s/pos%03d", dir, i);
@@ -72,12 +72,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     struct wr_refusal why;
     sc = calloc(1, sizeof *sc);
     positions = calloc(POSITIONS, sizeof *positions);
-    struct wr_game *g = malloc(sizeof *g);
-    struct wr_reach *reach = malloc(sizeof *reach);
-    struct wr_cmd *cmd = malloc(sizeof *cmd);
-    struct wr_events *ev = malloc(sizeof *ev);
+    struct wl_game *g = malloc(sizeof *g);
+    struct wl_reach *reach = malloc(sizeof *reach);
+    struct wl_cmd *cmd = malloc(sizeof *cmd);
+    struct wl_events *ev = malloc(sizeof *ev);
     if (sc == NULL || positions == NULL || g == NULL || reach == NULL || cmd == NULL ||
-        ev == NULL || wr_scenario_load_file(sc, FUZZ_SCENARIO, &why) != 0) {
+        ev == NULL || wl_scenario_load_file(sc, FUZZ_SCENARIO, &why) != 0) {
         fprintf(stderr, "fuzz_command: cannot load %s\n", FUZZ_SCENARIO);
         abort();
     }
@@ -89,17 +89,17 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     struct wr_prng rng;
     int share = POSITIONS / FUZZ_GAMES, every = 1;
     for (uint64_t seed = 1; seed <= FUZZ_GAMES; seed++) {
-        struct wr_game *mine = positions + npositions;
+        struct wl_game *mine = positions + npositions;
         int kept = 0, n = 0;
         every = 1;
         wr_prng_seed(&rng, seed);
-        wr_game_init(g, sc, "fuzz", dice);
+        wl_game_init(g, sc, "fuzz", dice);
         mine[kept++] = *g;
-        while (g->phase != WR_PH_OVER && wr_autoplay_next(g, &rng, reach, cmd) == 0) {
+        while (g->phase != WL_PH_OVER && wl_autoplay_next(g, &rng, reach, cmd) == 0) {
             ev->n = 0;
-            if (wr_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK)
+            if (wl_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK)
                 abort();    /* the random player proposed an illegal command */
-            if (++n % every != 0 && n > FIXED && g->phase != WR_PH_OVER)
+            if (++n % every != 0 && n > FIXED && g->phase != WL_PH_OVER)
                 continue;
             if (kept == share) {
                 /* The first FIXED (the set-ups) stay; of the rest, every
@@ -141,18 +141,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *j = json_loadb((const char *)data + 1, size - 1, 0, NULL);
     if (j == NULL)
         return 0;
-    struct wr_game *g = malloc(sizeof *g);
+    struct wl_game *g = malloc(sizeof *g);
     if (g == NULL)
         abort();
     for (int side = 0; side < 2; side++) {
         *g = positions[data[0] % npositions];
-        json_t *before = wr_game_state_json(g), *events = NULL;
+        json_t *before = wl_game_state_json(g), *events = NULL;
         struct wr_refusal why;
-        enum wr_reason r = wr_game_apply_json(g, side, j, &events, &why);
-        json_t *after = wr_game_state_json(g);
+        enum wr_reason r = wl_game_apply_json(g, side, j, &events, &why);
+        json_t *after = wl_game_state_json(g);
         if (r != WR_R_OK && !json_equal(before, after))
             abort();    /* a refusal changed the game */
-        if (r == WR_R_OK && wr_game_check(g, &why) != 0)
+        if (r == WR_R_OK && wl_game_check(g, &why) != 0)
             abort();    /* an accepted command broke an invariant */
         json_decref(before);
         json_decref(after);

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "waterloo_record.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
@@ -31,11 +31,11 @@ static json_t *resolve(const char *name, void *ctx)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct wr_replay_opts o = { resolve, NULL, (int)(size & 1), NULL, NULL };
+    struct wl_replay_opts o = { resolve, NULL, (int)(size & 1), NULL, NULL };
     struct wr_refusal why;
     json_t *st = NULL;
     memset(&why, 0, sizeof why);
-    int rc = wr_replay((const char *)data, size, &o, &st, &why);
+    int rc = wl_replay((const char *)data, size, &o, &st, &why);
     /* Success gives a state object; failure gives no state and a reason a
      * person can read (it ends up in `warroom replay`'s output). */
     if (rc == 0 && !json_is_object(st))

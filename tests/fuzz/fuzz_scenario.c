@@ -11,59 +11,59 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenario.h"
+#include "waterloo_scenario.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The bounds a loaded scenario promises to rule code. */
-static void check(const struct wr_scenario *sc)
+static void check(const struct wl_scenario *sc)
 {
-    const struct wr_map *m = &sc->map;
-    if (sc->nunits < 0 || sc->nunits > WR_MAX_UNITS || sc->nturns < 1 ||
-        sc->nturns > WR_MAX_TURNS || m->nroads > WR_MAX_ROADS || m->nrivers > WR_MAX_RIVERS ||
-        m->ntowns > WR_MAX_TOWNS || m->nentries > WR_MAX_ENTRIES)
+    const struct wl_map *m = &sc->map;
+    if (sc->nunits < 0 || sc->nunits > WL_MAX_UNITS || sc->nturns < 1 ||
+        sc->nturns > WL_MAX_TURNS || m->nroads > WL_MAX_ROADS || m->nrivers > WL_MAX_RIVERS ||
+        m->ntowns > WL_MAX_TOWNS || m->nentries > WL_MAX_ENTRIES)
         abort();
     if (sc->start_turn < 1 || sc->start_turn > sc->nturns || sc->start_phase < 0 ||
-        sc->start_phase >= WR_NPHASES || memchr(sc->name, '\0', sizeof sc->name) == NULL)
+        sc->start_phase >= WL_NPHASES || memchr(sc->name, '\0', sizeof sc->name) == NULL)
         abort();
-    for (int r = 0; r < WR_CRT_ROWS; r++)
-        for (int c = 0; c < WR_CRT_COLS; c++)
-            if (sc->crt[r][c] > WR_EX)
+    for (int r = 0; r < WL_CRT_ROWS; r++)
+        for (int c = 0; c < WL_CRT_COLS; c++)
+            if (sc->crt[r][c] > WL_EX)
                 abort();
     for (int i = 0; i < sc->nunits; i++) {
-        const struct wr_unit_def *d = &sc->units[i];
-        if (d->combat > WR_STACK_LIMIT || d->move < 1 || d->move > 12 ||
-            (d->type == WR_HQ) != (d->combat == 0) || d->side >= WR_NSIDES)
+        const struct wl_unit_def *d = &sc->units[i];
+        if (d->combat > WL_STACK_LIMIT || d->move < 1 || d->move > 12 ||
+            (d->type == WL_HQ) != (d->combat == 0) || d->side >= WL_NSIDES)
             abort();
-        if (d->setup != WR_SQ_NONE) {
-            if (!wr_grid_playable(d->setup) || !sc->zone[d->side][d->setup] ||
+        if (d->setup != WL_SQ_NONE) {
+            if (!wl_grid_playable(d->setup) || !sc->zone[d->side][d->setup] ||
                 d->arrive_turn != 0 || d->entry != -1)
                 abort();
         } else if (d->arrive_turn < 1 || d->arrive_turn > sc->nturns || d->entry < 0 ||
-                   d->entry >= m->nentries || d->side != WR_ALLIED) {
+                   d->entry >= m->nentries || d->side != WL_ALLIED) {
             abort();
         }
-        if (wr_scenario_find_unit(sc, d->id) != i)
+        if (wl_scenario_find_unit(sc, d->id) != i)
             abort();
     }
-    for (int s = 0; s < WR_NSQ; s++) {
-        const struct wr_cell *c = &m->cell[s];
+    for (int s = 0; s < WL_NSQ; s++) {
+        const struct wl_cell *c = &m->cell[s];
         if (c->river > m->nrivers || c->town >= m->ntowns || c->entry >= m->nentries)
             abort();
-        for (int d = 0; d < WR_NDIR; d++) {
+        for (int d = 0; d < WL_NDIR; d++) {
             if (c->road[d] > m->nroads)
                 abort();
             /* A road leaves through a hexside and enters the neighbour
              * through the opposite one. */
             if (c->road[d]) {
-                wr_sq n = wr_grid_neighbour((wr_sq)s, d);
-                if (n == WR_SQ_NONE || m->cell[n].road[wr_dir_opposite(d)] != c->road[d])
+                wl_sq n = wl_grid_neighbour((wl_sq)s, d);
+                if (n == WL_SQ_NONE || m->cell[n].road[wl_dir_opposite(d)] != c->road[d])
                     abort();
             }
         }
     }
     for (int e = 0; e < m->nentries; e++)
-        if (!wr_grid_partial(m->entries[e].at))
+        if (!wl_grid_partial(m->entries[e].at))
             abort();
 }
 
@@ -73,12 +73,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *json = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &err);
     if (json == NULL)
         return 0;
-    struct wr_scenario *sc = malloc(sizeof *sc);
+    struct wl_scenario *sc = malloc(sizeof *sc);
     struct wr_refusal why;
     if (sc == NULL)
         abort();
     memset(&why, 0, sizeof why);
-    if (wr_scenario_load(sc, json, NULL, NULL, &why) == 0)
+    if (wl_scenario_load(sc, json, NULL, NULL, &why) == 0)
         check(sc);
     else if (why.reason != WR_R_BAD_SCENARIO || why.message[0] == '\0' ||
              memchr(why.message, '\0', sizeof why.message) == NULL)

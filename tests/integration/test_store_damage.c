@@ -45,10 +45,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "autoplay.h"
-#include "game.h"
+#include "waterloo_autoplay.h"
+#include "waterloo_game.h"
 #include "proc.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 #include "wsclient.h"
 
 #ifndef WARROOM_SCENARIO_DIR
@@ -270,8 +270,8 @@ static void tictactoe(int port, const char *options, const int *cells, int ncell
 
 /* Waterloo: the random legal player on a replica that follows the server's dice. */
 struct replica {
-    struct wr_game g;
-    struct wr_cmd cmd;
+    struct wl_game g;
+    struct wl_cmd cmd;
     int k[64], face[64], nrolls;
 };
 
@@ -284,7 +284,7 @@ static int replica_roll(void *ctx, uint32_t k)
     return 0;
 }
 
-static void waterloo(int port, const struct wr_scenario *sc, int moves, uint64_t seed)
+static void waterloo(int port, const struct wl_scenario *sc, int moves, uint64_t seed)
 {
     struct wt_client c[2];
     assert_int_equal(wt_open(&c[0], "french", port), 0);
@@ -300,20 +300,20 @@ static void waterloo(int port, const struct wr_scenario *sc, int moves, uint64_t
     json_decref(created);
     json_decref(expect_ok(&c[1], "claimed"));
     struct replica *r = calloc(1, sizeof *r);
-    struct wr_reach *reach = malloc(sizeof *reach);
-    struct wr_events *ev = malloc(sizeof *ev);
+    struct wl_reach *reach = malloc(sizeof *reach);
+    struct wl_events *ev = malloc(sizeof *ev);
     assert_true(r && reach && ev);
-    wr_game_init(&r->g, sc, id, NULL);
+    wl_game_init(&r->g, sc, id, NULL);
     r->g.roll_source = replica_roll;
     r->g.roll_ctx = r;
     struct wr_prng rng;
     wr_prng_seed(&rng, seed);
     int seq[2] = { 0, 0 };
     for (int i = 0; i < moves && r->g.await_side >= 0; i++) {
-        if (wr_autoplay_next(&r->g, &rng, reach, &r->cmd) != 0)
+        if (wl_autoplay_next(&r->g, &rng, reach, &r->cmd) != 0)
             break;
-        int side = r->g.await_side, who = side == WR_FRENCH ? 0 : 1;
-        json_t *cmd = wr_cmd_json(&r->g, &r->cmd);
+        int side = r->g.await_side, who = side == WL_FRENCH ? 0 : 1;
+        json_t *cmd = wl_cmd_json(&r->g, &r->cmd);
         wt_send(&c[who], "{s:s, s:s, s:i, s:o}", "type", "command", "game", id, "seq",
                 ++seq[who], "cmd", cmd);
         json_t *ack = expect_ok(&c[who], "ack");
@@ -331,7 +331,7 @@ static void waterloo(int port, const struct wr_scenario *sc, int moves, uint64_t
         json_decref(ack);
         struct wr_refusal why;
         ev->n = 0;
-        if (wr_game_apply(&r->g, side, &r->cmd, ev, &why) != WR_R_OK)
+        if (wl_game_apply(&r->g, side, &r->cmd, ev, &why) != WR_R_OK)
             fail_msg("game %s: the replica refuses what the server took at %d", id, i + 1);
     }
     free(r);
@@ -503,9 +503,9 @@ static void test_damage_page_by_page(void **state)
     }
     /* ... and Waterloo games: five played to their end, one part of the
      * way, one not started. */
-    struct wr_scenario *sc = calloc(1, sizeof *sc);
+    struct wl_scenario *sc = calloc(1, sizeof *sc);
     struct wr_refusal why;
-    assert_int_equal(wr_scenario_load_file(sc, WARROOM_SCENARIO_DIR "/test/small.json", &why), 0);
+    assert_int_equal(wl_scenario_load_file(sc, WARROOM_SCENARIO_DIR "/test/small.json", &why), 0);
     for (int i = 0; i < 7; i++)
         waterloo(s.port, sc, i < 5 ? 1000 : i == 5 ? 60 : 0, (uint64_t)i + 1);
     char why_text[512];

@@ -23,9 +23,9 @@
  * to 127.0.0.0/8 only.
  *
  * Waterloo games are played with the rules library: each game has a local
- * replica (common/game.h) kept in step by applying every acknowledged
+ * replica (common/rulesets/waterloo/waterloo_game.h) kept in step by applying every acknowledged
  * command with the dice faces the server's ack reported, and the next
- * command is chosen by the random legal player of common/autoplay.h.
+ * command is chosen by the random legal player of common/rulesets/waterloo/waterloo_autoplay.h.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -47,11 +47,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "autoplay.h"
-#include "command.h"
-#include "game.h"
+#include "waterloo_autoplay.h"
+#include "waterloo_command.h"
+#include "waterloo_game.h"
 #include "jscan.h"
-#include "scenario.h"
+#include "waterloo_scenario.h"
 #include "wsc.h"
 
 #ifndef WARROOM_SCENARIO_DIR
@@ -524,8 +524,8 @@ struct slot {
     int heap_pos;               /* in the pacing heap, or -1 */
     struct gamerec *rec;
     /* waterloo replica */
-    struct wr_game *wg;
-    struct wr_cmd *wcmd;
+    struct wl_game *wg;
+    struct wl_cmd *wcmd;
     int rolls_k[64], rolls_face[64], nrolls;
 };
 
@@ -553,9 +553,9 @@ static struct {
 } run;
 
 /* waterloo */
-static struct wr_scenario *scenario;
-static struct wr_reach *reach;
-static struct wr_events *events_scratch;
+static struct wl_scenario *scenario;
+static struct wl_reach *reach;
+static struct wl_events *events_scratch;
 
 static const char *seat_name(int seat)
 {
@@ -871,17 +871,17 @@ static int wl_roll(void *ctx, uint32_t k)
 
 static void wl_move(struct slot *s, double now)
 {
-    struct wr_game *g = s->wg;
-    if (g->phase == WR_PH_OVER || g->await_side < 0 ||
-        wr_autoplay_next(g, &rng, reach, s->wcmd) != 0) {
+    struct wl_game *g = s->wg;
+    if (g->phase == WL_PH_OVER || g->await_side < 0 ||
+        wl_autoplay_next(g, &rng, reach, s->wcmd) != 0) {
         s->over = 1;
         return;
     }
-    int seat = g->await_side == WR_FRENCH ? 0 : 1;
+    int seat = g->await_side == WL_FRENCH ? 0 : 1;
     struct pend *p = &s->pend[seat];
     *p = (struct pend){ .active = 1, .seq = ++s->seq[seat], .cell = -1, .t = now,
                         .in_window = !run.stopping };
-    json_t *j = wr_cmd_json(g, s->wcmd);
+    json_t *j = wl_cmd_json(g, s->wcmd);
     char *text = json_dumps(j, JSON_COMPACT);
     json_decref(j);
     if (text)
@@ -907,15 +907,15 @@ static int wl_acked(struct slot *s, int seat, const char *msg, size_t len, int64
     json_decref(m);
     struct wr_refusal why;
     events_scratch->n = 0;
-    int side = seat == 0 ? WR_FRENCH : WR_ALLIED;
+    int side = seat == 0 ? WL_FRENCH : WL_ALLIED;
     if (version != s->version + 1 ||
-        wr_game_apply(s->wg, side, s->wcmd, events_scratch, &why) != WR_R_OK) {
+        wl_game_apply(s->wg, side, s->wcmd, events_scratch, &why) != WR_R_OK) {
         complain("game %s: the replica does not follow the server at version %lld", s->game,
                  (long long)version);
         return -1;
     }
     s->version = version;
-    if (s->wg->phase == WR_PH_OVER || s->wg->await_side < 0)
+    if (s->wg->phase == WL_PH_OVER || s->wg->await_side < 0)
         s->over = 1;
     return 0;
 }
@@ -938,7 +938,7 @@ static void maybe_move(struct slot *s)
             s->over = 1;
             return;
         }
-        seat = s->wg->await_side == WR_FRENCH ? 0 : 1;
+        seat = s->wg->await_side == WL_FRENCH ? 0 : 1;
     } else {
         seat = (int)(s->version % 2);
     }
@@ -1190,7 +1190,7 @@ static void on_created(struct client *c, const struct wl_jv *f)
     if (opt.crash)
         s->rec = new_rec(s->game);
     if (opt.waterloo) {
-        wr_game_init(s->wg, scenario, s->game, NULL);
+        wl_game_init(s->wg, scenario, s->game, NULL);
         s->wg->roll_source = wl_roll;
         s->wg->roll_ctx = s;
     }
@@ -1768,7 +1768,7 @@ static int load_scenario(void)
         snprintf(path, sizeof path, i == 0 ? "%s/%s.json" : "%s/%s/scenario.json", opt.scenarios,
                  opt.scenario);
         if (access(path, R_OK) == 0) {
-            if (wr_scenario_load_file(scenario, path, &why) != 0) {
+            if (wl_scenario_load_file(scenario, path, &why) != 0) {
                 fprintf(stderr, "warroom-load: %s\n", why.message);
                 return -1;
             }

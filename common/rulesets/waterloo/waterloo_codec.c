@@ -1,0 +1,662 @@
+/*
+ * waterloo_codec.c - Waterloo commands, events and state to and from JSON.
+ *
+ * Every field of a command is checked for type and range here, with a
+ * sentence naming the field, before the turn machine sees the command.
+ * jansson: json_object_set_new / json_array_append_new steal the value.
+ */
+#include "waterloo_command.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dice.h"
+
+static const char *const cmd_names[WL_NCMDS] = {
+    "place", "end_setup", "move", "end_phase", "declare", "resolve", "retreat",
+    "exchange_losses", "advance", "no_advance", "defect",
+};
+
+static const char *const await_names[] = {
+    "nothing", "setup", "move", "declare", "resolve", "retreat", "exchange_losses",
+    "advance", "defect",
+};
+
+const char *wl_cmd_name(int type)
+{
+    return (type >= 0 && type < WL_NCMDS) ? cmd_names[type] : "?";
+}
+
+const char *wl_await_name(int what)
+{
+    return (what >= 0 && (size_t)what < sizeof await_names / sizeof await_names[0])
+               ? await_names[what] : "?";
+}
+
+/* --- parsing --------------------------------------------------------------- */
+
+static enum wr_reason parse_unit(const struct wl_game *g, const json_t *j, const char *field,
+                                 int16_t *out, struct wr_refusal *why)
+{
+    const char *id = json_string_value(j);
+    if (id == NULL)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "%s must be a unit id (a string)", field);
+    int i = wl_scenario_find_unit(g->sc, id);
+    if (i < 0)
+        return wr_refuse(why, WR_R_UNKNOWN_UNIT, "%s: there is no unit '%.40s'", field, id);
+    *out = (int16_t)i;
+    return WR_R_OK;
+}
+
+static enum wr_reason parse_units(const struct wl_game *g, const json_t *arr, const char *field,
+                                  int16_t *out, int max, int *n, struct wr_refusal *why)
+{
+    if (!json_is_array(arr))
+        return wr_refuse(why, WR_R_BAD_COMMAND, "%s must be a list of unit ids", field);
+    if ((int)json_array_size(arr) > max)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "%s names more than %d units", field, max);
+    size_t k;
+    json_t *v;
+    json_array_foreach(arr, k, v) {
+        enum wr_reason r = parse_unit(g, v, field, &out[k], why);
+        if (r != WR_R_OK)
+            return r;
+        for (size_t j = 0; j < k; j++)
+            if (out[j] == out[k])
+                return wr_refuse(why, WR_R_BAD_COMMAND, "%s names %s twice", field,
+                                 g->sc->units[out[k]].name);
+    }
+    *n = (int)json_array_size(arr);
+    return WR_R_OK;
+}
+
+static enum wr_reason parse_square(const json_t *j, const char *field, int allow_off,
+                                   wl_sq *out, struct wr_refusal *why)
+{
+    const char *s = json_string_value(j);
+    if (s == NULL)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "%s must be a square name like \"X-27\"", field);
+    if (allow_off && strcmp(s, "off") == 0) {
+        *out = WL_PATH_OFF;
+        return WR_R_OK;
+    }
+    if (wl_grid_parse(s, (size_t)-1, out) != 0 || !wl_grid_on_board(*out))
+        return wr_refuse(why, WR_R_BAD_SQUARE, "%s: '%.16s' is not a square of the board", field,
+                         s);
+    return WR_R_OK;
+}
+
+static enum wr_reason parse_path(const json_t *arr, struct wl_cmd *c, struct wr_refusal *why)
+{
+    if (!json_is_array(arr) || json_array_size(arr) == 0)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "path must be a non-empty list of squares");
+    if (json_array_size(arr) > WL_PATH_MAX)
+        return wr_refuse(why, WR_R_TOO_FAR, "a path has at most %d squares", WL_PATH_MAX);
+    size_t k;
+    json_t *v;
+    json_array_foreach(arr, k, v) {
+        enum wr_reason r = parse_square(v, "path", k + 1 == json_array_size(arr), &c->path[k],
+                                        why);
+        if (r != WR_R_OK)
+            return r;
+    }
+    c->npath = (int)json_array_size(arr);
+    return WR_R_OK;
+}
+
+/* Reject keys the command does not have: a typo must not be ignored. */
+static enum wr_reason only_keys(const json_t *j, const char *const *keys, struct wr_refusal *why)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)j, key, v) {
+        int ok = strcmp(key, "type") == 0;
+        for (int i = 0; keys[i] && !ok; i++)
+            ok = strcmp(key, keys[i]) == 0;
+        if (!ok)
+            return wr_refuse(why, WR_R_BAD_COMMAND, "unknown field '%.32s'", key);
+    }
+    return WR_R_OK;
+}
+
+enum wr_reason wl_cmd_parse(const struct wl_game *g, const json_t *j, struct wl_cmd *c,
+                            struct wr_refusal *why)
+{
+    static const char *const k_none[] = { NULL };
+    static const char *const k_place[] = { "unit", "at", NULL };
+    static const char *const k_move[] = { "unit", "units", "path", NULL };
+    static const char *const k_declare[] = { "battles", NULL };
+    static const char *const k_resolve[] = { "battle", NULL };
+    static const char *const k_retreat[] = { "unit", "path", NULL };
+    static const char *const k_units[] = { "units", NULL };
+    static const char *const k_advance[] = { "unit", "to", NULL };
+    static const char *const *const keys[WL_NCMDS] = {
+        k_place, k_none, k_move, k_none, k_declare, k_resolve, k_retreat, k_units,
+        k_advance, k_none, k_units,
+    };
+
+    memset(c, 0, offsetof(struct wl_cmd, battles));
+    c->nbattles = 0;
+    c->to = WL_SQ_NONE;
+    c->battle = -1;
+    if (!json_is_object(j))
+        return wr_refuse(why, WR_R_BAD_COMMAND, "a command is a JSON object with a \"type\"");
+    const char *type = json_string_value(json_object_get(j, "type"));
+    if (type == NULL)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "the command has no \"type\"");
+    c->type = -1;
+    for (int i = 0; i < WL_NCMDS; i++)
+        if (strcmp(type, cmd_names[i]) == 0)
+            c->type = i;
+    if (c->type < 0)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "unknown command type '%.32s'", type);
+    enum wr_reason r = only_keys(j, keys[c->type], why);
+    if (r != WR_R_OK)
+        return r;
+
+    json_t *unit = json_object_get(j, "unit");
+    switch (c->type) {
+    case WL_CMD_PLACE:
+        if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
+            return r;
+        c->nunits = 1;
+        return parse_square(json_object_get(j, "at"), "at", 0, &c->to, why);
+    case WL_CMD_MOVE: {
+        json_t *units = json_object_get(j, "units");
+        if ((unit == NULL) == (units == NULL))
+            return wr_refuse(why, WR_R_BAD_COMMAND, "move names either \"unit\" or \"units\"");
+        if (unit) {
+            if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
+                return r;
+            c->nunits = 1;
+        } else if ((r = parse_units(g, units, "units", c->units, WL_MAX_IN_BATTLE, &c->nunits,
+                                    why)) != WR_R_OK) {
+            return r;
+        }
+        if (c->nunits == 0)
+            return wr_refuse(why, WR_R_BAD_COMMAND, "move names no unit");
+        return parse_path(json_object_get(j, "path"), c, why);
+    }
+    case WL_CMD_RETREAT:
+        if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
+            return r;
+        c->nunits = 1;
+        return parse_path(json_object_get(j, "path"), c, why);
+    case WL_CMD_ADVANCE:
+        if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
+            return r;
+        c->nunits = 1;
+        return parse_square(json_object_get(j, "to"), "to", 0, &c->to, why);
+    case WL_CMD_EXCHANGE_LOSSES:
+    case WL_CMD_DEFECT:
+        return parse_units(g, json_object_get(j, "units"), "units", c->units, WL_MAX_UNITS,
+                           &c->nunits, why);
+    case WL_CMD_RESOLVE: {
+        json_t *b = json_object_get(j, "battle");
+        if (!json_is_integer(b))
+            return wr_refuse(why, WR_R_BAD_COMMAND, "resolve needs \"battle\": a battle number");
+        json_int_t v = json_integer_value(b);
+        c->battle = (v < 0 || v >= WL_MAX_BATTLES) ? WL_MAX_BATTLES : (int)v;
+        return WR_R_OK;
+    }
+    case WL_CMD_DECLARE: {
+        json_t *arr = json_object_get(j, "battles");
+        if (!json_is_array(arr))
+            return wr_refuse(why, WR_R_BAD_COMMAND, "declare needs \"battles\": a list");
+        if (json_array_size(arr) > WL_MAX_BATTLES)
+            return wr_refuse(why, WR_R_BAD_COMMAND, "at most %d battles", WL_MAX_BATTLES);
+        size_t k;
+        json_t *v;
+        json_array_foreach(arr, k, v) {
+            static const char *const k_battle[] = { "attackers", "defenders", NULL };
+            char field[48];
+            if (!json_is_object(v))
+                return wr_refuse(why, WR_R_BAD_COMMAND,
+                                 "battles[%zu] must be {attackers, defenders}", k);
+            if ((r = only_keys(v, k_battle, why)) != WR_R_OK)
+                return r;
+            struct wl_cmd_battle *b = &c->battles[k];
+            snprintf(field, sizeof field, "battles[%zu].attackers", k);
+            if ((r = parse_units(g, json_object_get(v, "attackers"), field, b->attackers,
+                                 WL_MAX_IN_BATTLE, &b->nattackers, why)) != WR_R_OK)
+                return r;
+            snprintf(field, sizeof field, "battles[%zu].defenders", k);
+            if ((r = parse_units(g, json_object_get(v, "defenders"), field, b->defenders,
+                                 WL_MAX_IN_BATTLE, &b->ndefenders, why)) != WR_R_OK)
+                return r;
+        }
+        c->nbattles = (int)json_array_size(arr);
+        return WR_R_OK;
+    }
+    default:
+        return WR_R_OK;
+    }
+}
+
+/* --- output ---------------------------------------------------------------- */
+
+static json_t *square_json(wl_sq s)
+{
+    char buf[WL_SQ_NAME_MAX];
+    if (s == WL_PATH_OFF)
+        return json_string("off");
+    return s == WL_SQ_NONE ? json_null() : json_string(wl_grid_name(s, buf));
+}
+
+static json_t *path_json(const wl_sq *p, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, square_json(p[i]));
+    return a;
+}
+
+static json_t *units_json(const struct wl_game *g, const int16_t *u, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, json_string(g->sc->units[u[i]].id));
+    return a;
+}
+
+static const char *const event_names[] = {
+    "placed", "moved", "entered", "exited", "phase", "declared", "roll", "result",
+    "eliminated", "retreated", "advanced", "defected", "defection_due", "game_over",
+};
+
+json_t *wl_event_json(const struct wl_game *g, const struct wl_event *e)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "type", json_string(event_names[e->type]));
+    if (e->unit >= 0)
+        json_object_set_new(o, "unit", json_string(g->sc->units[e->unit].id));
+    switch (e->type) {
+    case WL_EV_MOVED:
+    case WL_EV_ENTERED:
+        json_object_set_new(o, "units", units_json(g, e->units, e->nunits));
+        json_object_set_new(o, "from", square_json(e->from));
+        json_object_set_new(o, "path", path_json(e->path, e->npath));
+        break;
+    case WL_EV_RETREATED:
+        json_object_set_new(o, "from", square_json(e->from));
+        json_object_set_new(o, "path", path_json(e->path, e->npath));
+        break;
+    case WL_EV_PLACED:
+    case WL_EV_ADVANCED:
+        json_object_set_new(o, "from", square_json(e->from));
+        json_object_set_new(o, "to", square_json(e->to));
+        break;
+    case WL_EV_ELIMINATED:
+    case WL_EV_DEFECTED:
+        json_object_set_new(o, "from", square_json(e->from));
+        break;
+    case WL_EV_PHASE:
+        json_object_set_new(o, "phase", json_string(wl_phase_name(e->phase)));
+        json_object_set_new(o, "turn", json_integer(e->turn));
+        break;
+    case WL_EV_DECLARED:
+        json_object_set_new(o, "battle", json_integer(e->battle));
+        json_object_set_new(o, "odds", json_sprintf("%d-%d", e->attack, e->defence));
+        json_object_set_new(o, "column", e->column < 0 ? json_string("A-Elim")
+                                                       : json_string(wl_crt_label(e->column)));
+        break;
+    case WL_EV_ROLL:
+        json_object_set_new(o, "battle", json_integer(e->battle));
+        json_object_set_new(o, "k", json_integer(e->k));
+        json_object_set_new(o, "face", json_integer(e->face));
+        break;
+    case WL_EV_RESULT:
+        json_object_set_new(o, "battle", json_integer(e->battle));
+        json_object_set_new(o, "result", json_string(wl_result_code(e->result)));
+        break;
+    case WL_EV_DEFECTION_DUE:
+        json_object_set_new(o, "factors", json_integer(e->amount));
+        break;
+    case WL_EV_GAME_OVER:
+        json_object_set_new(o, "winner", json_string(wl_side_name(e->side)));
+        json_object_set_new(o, "reason", json_string(g->win_reason));
+        break;
+    default:
+        break;
+    }
+    return o;
+}
+
+enum wr_reason wl_game_apply_json(struct wl_game *g, int side, const json_t *cmd,
+                                  json_t **events, struct wr_refusal *why)
+{
+    /* Both are large; the game is not re-entered, so they live on the heap
+     * of the caller's choosing: here, one allocation per call. */
+    struct {
+        struct wl_cmd c;
+        struct wl_events ev;
+    } *w = malloc(sizeof *w);
+    *events = NULL;
+    if (w == NULL)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
+    enum wr_reason r = wl_cmd_parse(g, cmd, &w->c, why);
+    if (r == WR_R_OK) {
+        w->ev.n = 0;
+        r = wl_game_apply(g, side, &w->c, &w->ev, why);
+        if (r == WR_R_OK) {
+            *events = json_array();
+            for (int i = 0; i < w->ev.n; i++)
+                json_array_append_new(*events, wl_event_json(g, &w->ev.ev[i]));
+        }
+    }
+    free(w);
+    return r;
+}
+
+static json_t *unit_state(const struct wl_game *g, int i)
+{
+    static const char *const where[] = { NULL, "pending", "eliminated", "exited" };
+    const struct wl_unit *u = &g->units[i];
+    json_t *o = json_object();
+    json_object_set_new(o, "at", u->where == WL_ON_BOARD ? square_json(u->at)
+                                                         : json_string(where[u->where]));
+    if (u->moved)
+        json_object_set_new(o, "moved", json_true());
+    if (u->battle >= 0)
+        json_object_set_new(o, "battle", json_integer(u->battle));
+    if (u->must_retreat)
+        json_object_set_new(o, "retreat", json_true());
+    return o;
+}
+
+static const char *const battle_states[] = { "declared", "retreats", "exchange", "advance",
+                                             "done" };
+
+json_t *wl_game_state_json(const struct wl_game *g)
+{
+    const struct wl_scenario *sc = g->sc;
+    json_t *s = json_object();
+    json_object_set_new(s, "ruleset", json_string("waterloo"));
+    json_object_set_new(s, "scenario", json_string(sc->name));
+    json_object_set_new(s, "turn", json_integer(g->turn));
+    int t = g->turn - 1 < sc->nturns ? g->turn - 1 : sc->nturns - 1;
+    json_object_set_new(s, "date", json_string(t >= 0 ? sc->turns[t].date : ""));
+    json_object_set_new(s, "time", json_string(t >= 0 ? sc->turns[t].time : ""));
+    json_object_set_new(s, "phase", json_string(wl_phase_name(g->phase)));
+    if (g->await_what == WL_AW_NONE) {
+        json_object_set_new(s, "awaiting", json_null());
+    } else {
+        json_t *aw = json_pack("{s:s, s:s}", "seat", wl_side_name(g->await_side), "what",
+                               wl_await_name(g->await_what));
+        if (g->await_what == WL_AW_DEFECTION)
+            json_object_set_new(aw, "factors", json_integer(g->defection_owed));
+        json_object_set_new(s, "awaiting", aw);
+    }
+    json_t *units = json_object();
+    for (int i = 0; i < sc->nunits; i++)
+        json_object_set_new(units, sc->units[i].id, unit_state(g, i));
+    json_object_set_new(s, "units", units);
+    json_t *battles = json_array();
+    for (int i = 0; i < g->nbattles; i++) {
+        const struct wl_battle *b = &g->battles[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "attackers", units_json(g, b->attackers, b->nattackers));
+        json_object_set_new(o, "defenders", units_json(g, b->defenders, b->ndefenders));
+        json_object_set_new(o, "odds", json_sprintf("%d-%d", b->attack, b->defence));
+        json_object_set_new(o, "column", b->column < 0 ? json_string("A-Elim")
+                                                       : json_string(wl_crt_label(b->column)));
+        json_object_set_new(o, "state", json_string(battle_states[b->state]));
+        if (b->state != WL_B_DECLARED) {
+            if (b->die)
+                json_object_set_new(o, "die", json_integer(b->die));
+            json_object_set_new(o, "result", json_string(wl_result_code(b->result)));
+        }
+        json_array_append_new(battles, o);
+    }
+    json_object_set_new(s, "battles", battles);
+    if (g->current >= 0)
+        json_object_set_new(s, "current_battle", json_integer(g->current));
+    json_object_set_new(s, "exited_factors", json_integer(g->exited_factors));
+    json_object_set_new(s, "winner", g->winner < 0 ? json_null()
+                                                   : json_string(wl_side_name(g->winner)));
+    if (g->winner >= 0)
+        json_object_set_new(s, "result", json_string(g->win_reason));
+    json_t *dice = json_object();
+    if (g->has_seed) {
+        char hex[65];
+        wr_dice_commitment(g->seed, hex);
+        json_object_set_new(dice, "commitment", json_string(hex));
+        /* The seed is secret while the game runs, revealed when it ends. */
+        if (g->phase == WL_PH_OVER) {
+            wr_dice_seed_hex(g->seed, hex);
+            json_object_set_new(dice, "seed", json_string(hex));
+        }
+    }
+    json_object_set_new(dice, "rolls", json_integer(g->rolls));
+    json_object_set_new(s, "dice", dice);
+    return s;
+}
+
+/* --- a game from its state ---------------------------------------------------- */
+
+/* Index of name in table[0..n), or -1. */
+static int name_index(const char *name, const char *const *table, int n)
+{
+    for (int i = 0; name && i < n; i++)
+        if (strcmp(name, table[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* Refuse as bad_command with a printf-style sentence; returns -1. */
+__attribute__((format(printf, 2, 3)))
+static int load_fail(struct wr_refusal *why, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    wr_vrefuse(why, WR_R_BAD_COMMAND, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* An integer member in lo..hi, or -1 (missing or out of range). */
+static int int_in(const json_t *o, const char *key, int lo, int hi, int *out)
+{
+    const json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return -1;
+    *out = (int)json_integer_value(v);
+    return 0;
+}
+
+static int load_unit(struct wl_game *g, int i, const json_t *u, struct wr_refusal *why)
+{
+    static const char *const where[] = { "", "pending", "eliminated", "exited" };
+    const char *id = g->sc->units[i].id;
+    struct wl_unit *un = &g->units[i];
+    const char *at = json_string_value(json_object_get(u, "at"));
+    if (!json_is_object(u) || at == NULL)
+        return load_fail(why, "units.%.40s: \"at\" must be a square or a place", id);
+    int w = name_index(at, where, 4);
+    if (w > 0) {
+        un->where = (uint8_t)w;
+        un->at = WL_SQ_NONE;
+    } else if (wl_grid_parse(at, (size_t)-1, &un->at) == 0 && wl_grid_on_board(un->at)) {
+        un->where = WL_ON_BOARD;
+    } else {
+        return load_fail(why, "units.%.40s: '%.16s' is not a square of the board", id, at);
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)u, key, v) {
+        if (strcmp(key, "at") == 0)
+            continue;
+        if (strcmp(key, "moved") == 0 && json_is_true(v)) {
+            un->moved = 1;
+        } else if (strcmp(key, "retreat") == 0 && json_is_true(v)) {
+            un->must_retreat = 1;
+        } else if (strcmp(key, "battle") == 0 && json_is_integer(v) &&
+                   json_integer_value(v) >= 0 && json_integer_value(v) < WL_MAX_BATTLES) {
+            un->battle = (int8_t)json_integer_value(v);
+        } else {
+            return load_fail(why, "units.%.40s: unexpected field or value '%.32s'", id, key);
+        }
+    }
+    return 0;
+}
+
+static int load_units(struct wl_game *g, const json_t *list, int16_t *out, int *n,
+                      const char *field, struct wr_refusal *why)
+{
+    if (!json_is_array(list) || json_array_size(list) > WL_MAX_IN_BATTLE)
+        return load_fail(why, "battles: %s must be a list of at most 32 unit ids", field);
+    size_t k;
+    json_t *v;
+    json_array_foreach(list, k, v) {
+        int i = json_string_value(v) ? wl_scenario_find_unit(g->sc, json_string_value(v)) : -1;
+        if (i < 0)
+            return load_fail(why, "battles: %s names '%.40s', not a unit", field,
+                             json_string_value(v) ? json_string_value(v) : "?");
+        out[k] = (int16_t)i;
+    }
+    *n = (int)json_array_size(list);
+    return 0;
+}
+
+static int load_battle(struct wl_game *g, int i, const json_t *o, struct wr_refusal *why)
+{
+    static const char *const results[] = { "AE", "DE", "AB2", "DB2", "EX" };
+    struct wl_battle *b = &g->battles[i];
+    memset(b, 0, sizeof *b);
+    if (!json_is_object(o))
+        return load_fail(why, "battles[%d] must be an object", i);
+    if (load_units(g, json_object_get(o, "attackers"), b->attackers, &b->nattackers,
+                   "attackers", why) != 0 ||
+        load_units(g, json_object_get(o, "defenders"), b->defenders, &b->ndefenders,
+                   "defenders", why) != 0)
+        return -1;
+    const char *odds = json_string_value(json_object_get(o, "odds"));
+    const char *column = json_string_value(json_object_get(o, "column"));
+    const char *state = json_string_value(json_object_get(o, "state"));
+    char tail;
+    if (odds == NULL || sscanf(odds, "%d-%d%c", &b->attack, &b->defence, &tail) != 2 ||
+        b->attack < 0 || b->defence < 0)
+        return load_fail(why, "battles: odds '%.16s' are not 'attack-defence'",
+                         odds ? odds : "?");
+    b->column = column && strcmp(column, "A-Elim") == 0 ? -1 : (column ? wl_crt_column(column)
+                                                                       : -2);
+    if (b->column < -1)
+        return load_fail(why, "battles: column '%.16s' is not a CRT column",
+                         column ? column : "?");
+    b->state = name_index(state, battle_states, 5);
+    if (b->state < 0)
+        return load_fail(why, "battles: state '%.16s' is not a battle state",
+                         state ? state : "?");
+    if (b->state != WL_B_DECLARED) {
+        b->result = name_index(json_string_value(json_object_get(o, "result")), results, 5);
+        if (b->result < 0)
+            return load_fail(why, "battles: a fought battle needs its result");
+        if (json_object_get(o, "die") && int_in(o, "die", 1, 6, &b->die) != 0)
+            return load_fail(why, "battles: die must be 1 to 6");
+    }
+    return 0;
+}
+
+int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
+                            const json_t *state, const char *game_id, struct wr_refusal *why)
+{
+    wl_game_init(g, sc, game_id, NULL);
+    if (!json_is_object(state))
+        return load_fail(why, "a state is a JSON object");
+    /* 1) the same ruleset and scenario */
+    const char *rs = json_string_value(json_object_get(state, "ruleset"));
+    const char *name = json_string_value(json_object_get(state, "scenario"));
+    if (rs && strcmp(rs, "waterloo") != 0)
+        return load_fail(why, "the state is of ruleset '%.32s', not waterloo", rs);
+    if (name == NULL || strcmp(name, sc->name) != 0)
+        return load_fail(why, "the state is of scenario '%.40s', not '%.40s'",
+                         name ? name : "?", sc->name);
+    /* 2) turn and phase */
+    if (int_in(state, "turn", 1, sc->nturns > 0 ? sc->nturns : 1, &g->turn) != 0)
+        return load_fail(why, "turn must be 1 to the scenario's last turn");
+    const char *phase = json_string_value(json_object_get(state, "phase"));
+    g->phase = -1;
+    for (int p = 0; phase && p < WL_NPHASES; p++)
+        if (strcmp(phase, wl_phase_name(p)) == 0)
+            g->phase = p;
+    if (g->phase < 0)
+        return load_fail(why, "phase '%.32s' is not a phase", phase ? phase : "?");
+    /* 3) what is awaited of whom */
+    const json_t *aw = json_object_get(state, "awaiting");
+    if (json_is_null(aw)) {
+        g->await_side = -1;
+        g->await_what = WL_AW_NONE;
+    } else {
+        const char *seat = json_string_value(json_object_get(aw, "seat"));
+        g->await_side = seat ? wl_side_from_name(seat) : -1;
+        g->await_what = name_index(json_string_value(json_object_get(aw, "what")), await_names,
+                                   (int)(sizeof await_names / sizeof await_names[0]));
+        if (g->await_side < 0 || g->await_what <= WL_AW_NONE)
+            return load_fail(why, "awaiting must be null or {seat, what}");
+        if (g->await_what == WL_AW_DEFECTION &&
+            int_in(aw, "factors", 1, 10000, &g->defection_owed) != 0)
+            return load_fail(why, "awaiting a defection needs its factors");
+    }
+    /* 4) every unit of the scenario, and no other */
+    const json_t *units = json_object_get(state, "units");
+    if (!json_is_object(units) || (int)json_object_size(units) != sc->nunits)
+        return load_fail(why, "units must hold every unit of scenario '%.40s'", sc->name);
+    for (int i = 0; i < sc->nunits; i++) {
+        const json_t *u = json_object_get(units, sc->units[i].id);
+        if (u == NULL)
+            return load_fail(why, "units: unit '%.40s' is missing", sc->units[i].id);
+        if (load_unit(g, i, u, why) != 0)
+            return -1;
+    }
+    /* 5) the battles of the combat phase */
+    const json_t *battles = json_object_get(state, "battles");
+    if (!json_is_array(battles) || json_array_size(battles) > WL_MAX_BATTLES)
+        return load_fail(why, "battles must be a list of at most 64 battles");
+    for (size_t i = 0; i < json_array_size(battles); i++)
+        if (load_battle(g, (int)i, json_array_get(battles, i), why) != 0)
+            return -1;
+    g->nbattles = (int)json_array_size(battles);
+    for (int i = 0; i < sc->nunits; i++)
+        if (g->units[i].battle >= g->nbattles)
+            return load_fail(why, "units.%.40s: its battle does not exist", sc->units[i].id);
+    g->current = -1;
+    if (json_object_get(state, "current_battle") &&
+        int_in(state, "current_battle", 0, g->nbattles - 1, &g->current) != 0)
+        return load_fail(why, "current_battle is not one of the battles");
+    g->declared = (g->phase == WL_PH_FRENCH_COMBAT || g->phase == WL_PH_ALLIED_COMBAT) &&
+                  g->await_what != WL_AW_DECLARE;
+    /* 6) exits, the winner, the dice */
+    if (int_in(state, "exited_factors", 0, 10000, &g->exited_factors) != 0)
+        return load_fail(why, "exited_factors must be a count");
+    const json_t *winner = json_object_get(state, "winner");
+    g->winner = json_is_null(winner) ? -1
+              : json_is_string(winner) ? wl_side_from_name(json_string_value(winner)) : -2;
+    if (g->winner < -1)
+        return load_fail(why, "winner must be null or a side");
+    if (g->winner >= 0)
+        snprintf(g->win_reason, sizeof g->win_reason, "%s",
+                 json_string_value(json_object_get(state, "result")) ?
+                 json_string_value(json_object_get(state, "result")) : "");
+    const json_t *dice = json_object_get(state, "dice");
+    int rolls;
+    if (!json_is_object(dice) || int_in(dice, "rolls", 0, 1 << 30, &rolls) != 0)
+        return load_fail(why, "dice must be {rolls, ...}");
+    g->rolls = (uint32_t)rolls;
+    const char *seed = json_string_value(json_object_get(dice, "seed"));
+    if (seed) {
+        if (wr_dice_parse_seed(seed, g->seed) != 0)
+            return load_fail(why, "dice.seed is not 64 hex digits");
+        g->has_seed = 1;
+        char hex[65];
+        const char *commitment = json_string_value(json_object_get(dice, "commitment"));
+        wr_dice_commitment(g->seed, hex);
+        if (commitment && strcmp(commitment, hex) != 0)
+            return load_fail(why, "dice.seed does not match dice.commitment");
+    }
+    /* 7) a game the turn machine could have made */
+    return wl_game_check(g, why) == 0 ? 0 : -1;
+}

@@ -1,0 +1,145 @@
+/*
+ * waterloo_command.h - Waterloo commands and events as plain structs, and their
+ * JSON form (waterloo_codec.c is the only module of the turn machine that touches
+ * json_t; waterloo_turn.c works on these structs).
+ *
+ * Commands (JSON objects with a "type"):
+ *   place          {unit, at}                       set-up
+ *   end_setup      {}
+ *   move           {unit | units, path: [squares]}  path ends with "off" to leave the board
+ *   end_phase      {}                               end of a movement phase
+ *   declare        {battles: [{attackers: [ids], defenders: [ids]}]}
+ *   resolve        {battle: index}
+ *   retreat        {unit, path: [sq, sq]}           chosen by the winner
+ *   exchange_losses{units: [ids]}                   chosen by the larger side
+ *   advance        {unit, to}  /  no_advance {}
+ *   defect         {units: [ids]}                   P-A-A removal for French exits
+ */
+#ifndef WL_COMMAND_H
+#define WL_COMMAND_H
+
+#include "waterloo_game.h"
+#include "waterloo_move.h"
+
+struct json_t;
+
+enum wl_cmd_type {
+    WL_CMD_PLACE,
+    WL_CMD_END_SETUP,
+    WL_CMD_MOVE,
+    WL_CMD_END_PHASE,
+    WL_CMD_DECLARE,
+    WL_CMD_RESOLVE,
+    WL_CMD_RETREAT,
+    WL_CMD_EXCHANGE_LOSSES,
+    WL_CMD_ADVANCE,
+    WL_CMD_NO_ADVANCE,
+    WL_CMD_DEFECT,
+    WL_NCMDS
+};
+
+struct wl_cmd_battle {
+    int16_t attackers[WL_MAX_IN_BATTLE];
+    int nattackers;
+    int16_t defenders[WL_MAX_IN_BATTLE];
+    int ndefenders;
+};
+
+struct wl_cmd {
+    int type;                           /* enum wl_cmd_type */
+    int16_t units[WL_MAX_UNITS];        /* unit / units */
+    int nunits;
+    wl_sq path[WL_PATH_MAX];            /* move, retreat (WL_PATH_OFF for "off") */
+    int npath;
+    wl_sq to;                           /* place.at, advance.to */
+    int battle;                         /* resolve */
+    struct wl_cmd_battle battles[WL_MAX_BATTLES];
+    int nbattles;
+};
+
+enum wl_event_type {
+    WL_EV_PLACED,       /* unit, to */
+    WL_EV_MOVED,        /* units, from, path */
+    WL_EV_ENTERED,      /* unit arrived from entry (from = entry square) */
+    WL_EV_EXITED,       /* unit left the board (French exit) */
+    WL_EV_PHASE,        /* phase, turn */
+    WL_EV_DECLARED,     /* battle index, attack, defence, column */
+    WL_EV_ROLL,         /* battle, k, face */
+    WL_EV_RESULT,       /* battle, result */
+    WL_EV_ELIMINATED,   /* unit, from */
+    WL_EV_RETREATED,    /* unit, from, path */
+    WL_EV_ADVANCED,     /* unit, from, to */
+    WL_EV_DEFECTED,     /* unit */
+    WL_EV_DEFECTION_DUE,/* amount */
+    WL_EV_GAME_OVER     /* side (winner), text */
+};
+
+struct wl_event {
+    int type;
+    int unit;
+    int16_t units[WL_MAX_IN_BATTLE];
+    int nunits;
+    wl_sq from, to;
+    wl_sq path[WL_PATH_MAX];
+    int npath;
+    int battle;
+    int phase, turn;
+    uint32_t k;
+    int face, result, column, attack, defence, amount, side;
+};
+
+#define WL_MAX_EVENTS 512
+
+struct wl_events {
+    struct wl_event ev[WL_MAX_EVENTS];
+    int n;
+};
+
+/* Parse a command (JSON borrowed) against the game's scenario (unit ids,
+ * squares). Shape errors give bad_command / unknown_unit / bad_square with
+ * a sentence naming the field. */
+enum wr_reason wl_cmd_parse(const struct wl_game *g, const struct json_t *json,
+                            struct wl_cmd *cmd, struct wr_refusal *why);
+
+/* Validate and apply a command from side (enum wl_side). On success
+ * returns WR_R_OK and appends to ev (ev->n is not reset); on refusal the
+ * game is unchanged. */
+enum wr_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *cmd,
+                             struct wl_events *ev, struct wr_refusal *why);
+
+/* Parse then apply, with events as a JSON array (new reference in *events
+ * on success, NULL on refusal). */
+enum wr_reason wl_game_apply_json(struct wl_game *g, int side, const struct json_t *cmd,
+                                  struct json_t **events, struct wr_refusal *why);
+
+/* The state as JSON (new reference): units keyed by id with "at", turn,
+ * date, time, phase, awaiting {seat, what}, battles, winner, dice. */
+struct json_t *wl_game_state_json(const struct wl_game *g);
+
+/* Fill g from a state of wl_game_state_json (borrowed) for scenario sc
+ * (borrowed; must outlive g): units (at, moved, battle, retreat), turn,
+ * phase, awaiting (with the defection factors), battles (units, odds,
+ * column, state, die, result), current battle, exited factors, winner and
+ * result, and the dice (rolls; the seed once revealed, with game_id, which
+ * may be NULL, as the game id of its rolls). What the state does not carry
+ * is left at its start value: the squares the defenders of a battle vacated
+ * and the units that advanced (so an advance cannot be judged on such a
+ * game), and the seed while it is secret (such a game cannot roll; a
+ * caller that only checks orders may supply roll_source). The state must
+ * name sc, know every unit of it and no other, and give a game that passes
+ * wl_game_check(). Returns 0, or -1 with why (may be NULL) naming the
+ * field at fault; g is then unusable.
+ * Round trip: wl_game_state_json(g) equals state, except that without the
+ * seed the dice commitment is missing. */
+int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
+                            const struct json_t *state, const char *game_id,
+                            struct wr_refusal *why);
+
+/* One event as JSON (new reference). */
+struct json_t *wl_event_json(const struct wl_game *g, const struct wl_event *e);
+
+/* Name of the awaited thing ("move", "retreat", ...) and of a command type. */
+const char *wl_await_name(int what);
+const char *wl_cmd_name(int type);
+
+#endif

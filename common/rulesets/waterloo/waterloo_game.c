@@ -1,0 +1,174 @@
+/*
+ * waterloo_game.c - the game value: start position, occupancy, zones of control and
+ * the invariant check. The turn machine and commands are in waterloo_turn.c.
+ */
+#include "waterloo_game.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void wl_game_init(struct wl_game *g, const struct wl_scenario *sc, const char *game_id,
+                  const uint8_t seed[32])
+{
+    memset(g, 0, sizeof *g);
+    g->sc = sc;
+    snprintf(g->id, sizeof g->id, "%s", game_id ? game_id : "");
+    if (seed != NULL) {
+        memcpy(g->seed, seed, 32);
+        g->has_seed = 1;
+    }
+    for (int i = 0; i < sc->nunits; i++) {
+        const struct wl_unit_def *d = &sc->units[i];
+        struct wl_unit *u = &g->units[i];
+        u->battle = -1;
+        if (d->setup != WL_SQ_NONE) {
+            u->at = d->setup;
+            u->where = WL_ON_BOARD;
+        } else {
+            u->at = WL_SQ_NONE;
+            u->where = WL_PENDING;
+        }
+    }
+    g->turn = sc->start_turn > 0 ? sc->start_turn : 1;
+    g->phase = sc->start_phase;
+    g->current = -1;
+    g->winner = -1;
+    switch (g->phase) {
+    case WL_PH_SETUP_FRENCH:
+        g->await_side = WL_FRENCH;
+        g->await_what = WL_AW_SETUP;
+        break;
+    case WL_PH_SETUP_ALLIED:
+        g->await_side = WL_ALLIED;
+        g->await_what = WL_AW_SETUP;
+        break;
+    case WL_PH_ALLIED_MOVE:
+        g->await_side = WL_ALLIED;
+        g->await_what = WL_AW_MOVE;
+        break;
+    default:
+        g->phase = WL_PH_FRENCH_MOVE;
+        g->await_side = WL_FRENCH;
+        g->await_what = WL_AW_MOVE;
+        break;
+    }
+}
+
+void wl_game_occupancy(const struct wl_game *g, struct wl_occupancy *occ)
+{
+    memset(occ->side, -1, sizeof occ->side);
+    memset(occ->factors, 0, sizeof occ->factors);
+    memset(occ->count, 0, sizeof occ->count);
+    for (int i = 0; i < g->sc->nunits; i++) {
+        const struct wl_unit *u = &g->units[i];
+        if (u->where != WL_ON_BOARD)
+            continue;
+        occ->side[u->at] = (int8_t)g->sc->units[i].side;
+        occ->factors[u->at] = (uint8_t)(occ->factors[u->at] + g->sc->units[i].combat);
+        occ->count[u->at]++;
+    }
+}
+
+int wl_game_in_zoc(const struct wl_game *g, const struct wl_occupancy *occ, wl_sq s, int enemy)
+{
+    for (int d = 0; d < WL_NDIR; d++) {
+        wl_sq n = wl_grid_neighbour(s, d);
+        if (n == WL_SQ_NONE || occ->side[n] != enemy)
+            continue;
+        /* A square of enemy HQ units alone exerts no zone. */
+        for (int i = 0; i < g->sc->nunits; i++)
+            if (g->units[i].where == WL_ON_BOARD && g->units[i].at == n &&
+                g->sc->units[i].type != WL_HQ)
+                return 1;
+    }
+    return 0;
+}
+
+int wl_side_from_name(const char *name)
+{
+    if (strcmp(name, "french") == 0)
+        return WL_FRENCH;
+    if (strcmp(name, "allied") == 0)
+        return WL_ALLIED;
+    return -1;
+}
+
+int wl_game_check(const struct wl_game *g, struct wr_refusal *why)
+{
+    const struct wl_scenario *sc = g->sc;
+    struct wl_occupancy occ;
+    char a[WL_SQ_NAME_MAX];
+
+    /* 1) Every unit is in exactly one place, and on a playable square when on board. */
+    for (int i = 0; i < sc->nunits; i++) {
+        const struct wl_unit *u = &g->units[i];
+        if (u->where > WL_EXITED)
+            return wr_refuse(why, WR_R_BAD_COMMAND, "%s has no valid place", sc->units[i].id),
+                   -1;
+        if ((u->where == WL_ON_BOARD) != (u->at != WL_SQ_NONE))
+            return wr_refuse(why, WR_R_BAD_COMMAND, "%s: place and square disagree",
+                             sc->units[i].id), -1;
+        if (u->where == WL_ON_BOARD && !wl_grid_playable(u->at))
+            return wr_refuse(why, WR_R_NOT_PLAYABLE, "%s is on %s, not playable",
+                             sc->units[i].id, wl_grid_name(u->at, a)), -1;
+    }
+    /* 2) No square holds both sides; the stacking limit holds outside the
+     *    middle of a move (it is checked where a move or retreat ends). */
+    wl_game_occupancy(g, &occ);
+    for (int i = 0; i < sc->nunits; i++) {
+        const struct wl_unit *u = &g->units[i];
+        if (u->where != WL_ON_BOARD)
+            continue;
+        if (occ.side[u->at] != sc->units[i].side)
+            return wr_refuse(why, WR_R_ENEMY_SQUARE, "both sides on %s",
+                             wl_grid_name(u->at, a)), -1;
+        if (occ.factors[u->at] > WL_STACK_LIMIT)
+            return wr_refuse(why, WR_R_STACKING, "%d factors on %s", occ.factors[u->at],
+                             wl_grid_name(u->at, a)), -1;
+    }
+    /* 3) The awaited seat fits the phase. */
+    if (g->phase == WL_PH_OVER) {
+        if (g->await_what != WL_AW_NONE || g->winner < 0)
+            return wr_refuse(why, WR_R_GAME_OVER, "game over but a seat is awaited"), -1;
+        return 0;
+    }
+    static const int side_of_phase[WL_NPHASES] = {
+        [WL_PH_SETUP_FRENCH] = WL_FRENCH, [WL_PH_SETUP_ALLIED] = WL_ALLIED,
+        [WL_PH_FRENCH_MOVE] = WL_FRENCH, [WL_PH_FRENCH_COMBAT] = WL_FRENCH,
+        [WL_PH_DEFECTION] = WL_ALLIED, [WL_PH_ALLIED_MOVE] = WL_ALLIED,
+        [WL_PH_ALLIED_COMBAT] = WL_ALLIED,
+    };
+    int mover = side_of_phase[g->phase];
+    int ok;
+    switch (g->await_what) {
+    case WL_AW_SETUP:
+        ok = (g->phase == WL_PH_SETUP_FRENCH || g->phase == WL_PH_SETUP_ALLIED) &&
+             g->await_side == mover;
+        break;
+    case WL_AW_MOVE:
+        ok = (g->phase == WL_PH_FRENCH_MOVE || g->phase == WL_PH_ALLIED_MOVE) &&
+             g->await_side == mover;
+        break;
+    case WL_AW_DECLARE:
+    case WL_AW_RESOLVE:
+        ok = (g->phase == WL_PH_FRENCH_COMBAT || g->phase == WL_PH_ALLIED_COMBAT) &&
+             g->await_side == mover;
+        break;
+    case WL_AW_RETREAT:
+    case WL_AW_EXCHANGE:
+    case WL_AW_ADVANCE:
+        ok = (g->phase == WL_PH_FRENCH_COMBAT || g->phase == WL_PH_ALLIED_COMBAT) &&
+             g->current >= 0 && g->current < g->nbattles;
+        break;
+    case WL_AW_DEFECTION:
+        ok = g->phase == WL_PH_DEFECTION && g->await_side == WL_ALLIED &&
+             g->defection_owed > 0;
+        break;
+    default:
+        ok = 0;
+    }
+    if (!ok)
+        return wr_refuse(why, WR_R_WRONG_PHASE, "awaiting %d of side %d in phase %s",
+                         g->await_what, g->await_side, wl_phase_name(g->phase)), -1;
+    return 0;
+}

@@ -1,0 +1,139 @@
+/*
+ * waterloo_game.h - the state of one Waterloo game and the turn machine.
+ *
+ * A game is a value: the scenario (borrowed, read-only, shared by games),
+ * the position of every unit, the turn and phase, the battles of the
+ * current combat phase, what is awaited of which seat, and the dice. It
+ * changes only through wl_game_apply(), which validates a command against
+ * the rules and either refuses it with a reason or applies it and appends
+ * events. Deterministic: the same scenario, seed and commands give the
+ * same states, byte for byte.
+ *
+ * Turn machine (phase, event -> next phase):
+ *   setup_french   end_setup            -> setup_allied
+ *   setup_allied   end_setup            -> french_move
+ *   french_move    end_phase            -> french_combat
+ *   french_combat  all battles done     -> defection (if French units left
+ *                                          the board this turn) or allied_move
+ *   defection      defect               -> allied_move
+ *   allied_move    end_phase            -> allied_combat
+ *   allied_combat  all battles done     -> french_move of the next turn, or
+ *                                          over after the last turn
+ *   any            victory condition    -> over
+ */
+#ifndef WL_GAME_H
+#define WL_GAME_H
+
+#include <stdint.h>
+
+#include "reason.h"
+#include "waterloo_scenario.h"
+
+#define WL_MAX_BATTLES 64
+#define WL_MAX_IN_BATTLE 32
+#define WL_GAME_ID_MAX 64
+
+enum wl_where { WL_ON_BOARD, WL_PENDING, WL_ELIMINATED, WL_EXITED };
+
+struct wl_unit {
+    wl_sq at;                   /* square when on board, else WL_SQ_NONE */
+    uint8_t where;              /* enum wl_where */
+    uint8_t moved;              /* moved in the current movement phase */
+    int8_t battle;              /* battle index in the current combat phase, or -1 */
+    uint8_t must_retreat;       /* lost a Back-2 and awaits its retreat */
+    uint8_t advanced;           /* advanced after combat this phase */
+};
+
+enum wl_battle_state {
+    WL_B_DECLARED,              /* waiting to be resolved */
+    WL_B_RETREATS,              /* losers' retreats being chosen by the winner */
+    WL_B_EXCHANGE,              /* the larger side chooses its exchange losses */
+    WL_B_ADVANCE,               /* the attacker may advance */
+    WL_B_DONE
+};
+
+struct wl_battle {
+    int16_t attackers[WL_MAX_IN_BATTLE];
+    int nattackers;
+    int16_t defenders[WL_MAX_IN_BATTLE];
+    int ndefenders;
+    int attack, defence;        /* totals, defence after terrain doubling */
+    int column;                 /* CRT column, or -1 for automatic A-Elim */
+    int die;                    /* 0 until rolled */
+    int result;                 /* enum wl_result, valid once rolled */
+    int state;                  /* enum wl_battle_state */
+    wl_sq vacated[WL_MAX_IN_BATTLE];    /* squares defenders left (advance) */
+    int nvacated;
+};
+
+/* What the game waits for, and from whom. */
+enum wl_await {
+    WL_AW_NONE,                 /* game over */
+    WL_AW_SETUP,                /* place / end_setup */
+    WL_AW_MOVE,                 /* move / end_phase */
+    WL_AW_DECLARE,              /* declare (battles) */
+    WL_AW_RESOLVE,              /* resolve the next battle */
+    WL_AW_RETREAT,              /* retreat for a losing unit, chosen by the winner */
+    WL_AW_EXCHANGE,             /* exchange_losses */
+    WL_AW_ADVANCE,              /* advance / no_advance */
+    WL_AW_DEFECTION             /* defect */
+};
+
+struct wl_game {
+    const struct wl_scenario *sc;       /* borrowed; must outlive the game */
+    char id[WL_GAME_ID_MAX];
+    uint8_t seed[32];
+    int has_seed;
+    uint32_t rolls;                     /* k of the next die roll */
+    /* Where dice come from: the seed (when roll_source is NULL) or, to
+     * replay the record of a running game whose seed is still secret, the
+     * recorded faces. Returns 1..6, or 0 when it has no face for k. */
+    int (*roll_source)(void *ctx, uint32_t k);
+    void *roll_ctx;
+
+    struct wl_unit units[WL_MAX_UNITS];
+    int turn;                           /* 1-based */
+    int phase;                          /* enum wl_phase */
+    int declared;                       /* battles declared this combat phase */
+    struct wl_battle battles[WL_MAX_BATTLES];
+    int nbattles;
+    int current;                        /* battle being worked on, or -1 */
+
+    int await_side;                     /* side awaited, -1 when over */
+    int await_what;                     /* enum wl_await */
+
+    int exited_factors;                 /* French combat factors off the board this turn */
+    int defection_owed;                 /* P-A-A factors still to remove */
+    int winner;                         /* -1 none yet, else enum wl_side */
+    char win_reason[96];
+};
+
+/* Which side is on which square, and stacked factors: derived from units,
+ * rebuilt on demand (wl_game_occupancy). */
+struct wl_occupancy {
+    int8_t side[WL_NSQ];                /* -1 empty, else enum wl_side */
+    uint8_t factors[WL_NSQ];            /* stacked combat factors */
+    uint8_t count[WL_NSQ];              /* units on the square */
+};
+
+/* Start a game of sc at its start point (default: French set-up, turn 1),
+ * with the scenario's set-up positions. seed may be NULL (no dice audit:
+ * rolls must then come from roll_source, for replays of a running game). */
+void wl_game_init(struct wl_game *g, const struct wl_scenario *sc, const char *game_id,
+                  const uint8_t seed[32]);
+
+void wl_game_occupancy(const struct wl_game *g, struct wl_occupancy *occ);
+
+/* Zone of control: is square s controlled by a combat unit of side
+ * `enemy` on the board (HQ units have none)? */
+int wl_game_in_zoc(const struct wl_game *g, const struct wl_occupancy *occ, wl_sq s,
+                   int enemy);
+
+/* Stable side of a seat name ("french"/"allied"), or -1. */
+int wl_side_from_name(const char *name);
+
+/* Check the invariants (stacking, one place per unit, awaited seat
+ * consistent with phase and battles). Returns 0, or -1 with why filled. */
+int wl_game_check(const struct wl_game *g, struct wr_refusal *why);
+
+#endif

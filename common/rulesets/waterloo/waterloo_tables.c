@@ -1,0 +1,43 @@
+/*
+ * waterloo_tables.c - names of sides, unit types, phases, CRT columns and results.
+ */
+#include "waterloo_scenario.h"
+
+#include <string.h>
+
+static const char *const crt_labels[WL_CRT_COLS] = {
+    "1-6", "1-5", "1-4", "1-3", "1-2", "1-1", "2-1", "3-1", "4-1", "5-1", "6-1",
+};
+static const char *const result_codes[] = { "AE", "DE", "AB2", "DB2", "EX" };
+static const char *const side_names[] = { "french", "allied" };
+static const char *const utype_names[] = { "infantry", "cavalry", "artillery",
+                                           "horse_artillery", "hq" };
+static const char *const phase_names[WL_NPHASES] = {
+    "setup_french", "setup_allied", "french_move", "french_combat", "defection",
+    "allied_move", "allied_combat", "over",
+};
+
+#define LOOKUP(table, i) \
+    (((i) >= 0 && (size_t)(i) < sizeof(table) / sizeof(table)[0]) ? (table)[i] : "?")
+
+int wl_crt_column(const char *label)
+{
+    for (int i = 0; i < WL_CRT_COLS; i++)
+        if (strcmp(crt_labels[i], label) == 0)
+            return i;
+    return -1;
+}
+
+const char *wl_crt_label(int column) { return LOOKUP(crt_labels, column); }
+const char *wl_result_code(int r) { return LOOKUP(result_codes, r); }
+const char *wl_side_name(int side) { return LOOKUP(side_names, side); }
+const char *wl_utype_name(int type) { return LOOKUP(utype_names, type); }
+const char *wl_phase_name(int phase) { return LOOKUP(phase_names, phase); }
+
+int wl_scenario_find_unit(const struct wl_scenario *sc, const char *id)
+{
+    for (int i = 0; i < sc->nunits; i++)
+        if (strcmp(sc->units[i].id, id) == 0)
+            return i;
+    return -1;
+}

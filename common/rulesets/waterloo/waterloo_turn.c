@@ -1,0 +1,849 @@
+/*
+ * waterloo_turn.c - the turn machine of Waterloo: applies commands to a game.
+ *
+ * Every command is checked completely before anything changes, so a
+ * refused command leaves the game exactly as it was. The phase table is in
+ * waterloo_game.h; the order of a turn is the rulebook's "How to Play": French
+ * movement, French combat, defection removal, P-A-A reinforcements and
+ * movement, P-A-A combat, time record.
+ */
+#include "waterloo_command.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "waterloo_combat.h"
+#include "dice.h"
+#include "waterloo_move.h"
+
+#define NAME(g, i) ((g)->sc->units[i].name)
+
+static int mover_of_phase(int phase)
+{
+    switch (phase) {
+    case WL_PH_SETUP_FRENCH:
+    case WL_PH_FRENCH_MOVE:
+    case WL_PH_FRENCH_COMBAT:
+        return WL_FRENCH;
+    case WL_PH_OVER:
+        return -1;
+    default:
+        return WL_ALLIED;
+    }
+}
+
+static struct wl_event *emit(struct wl_events *ev, int type)
+{
+    static const struct wl_event blank = { .unit = -1, .from = WL_SQ_NONE, .to = WL_SQ_NONE,
+                                           .battle = -1, .side = -1 };
+    if (ev->n >= WL_MAX_EVENTS)
+        return NULL;
+    struct wl_event *e = &ev->ev[ev->n++];
+    *e = blank;
+    e->type = type;
+    return e;
+}
+
+static void await(struct wl_game *g, int side, int what)
+{
+    g->await_side = side;
+    g->await_what = what;
+}
+
+static int is_combat_unit(const struct wl_game *g, int i)
+{
+    return g->sc->units[i].type != WL_HQ;
+}
+
+static void eliminate(struct wl_game *g, int i, struct wl_events *ev)
+{
+    struct wl_event *e = emit(ev, WL_EV_ELIMINATED);
+    if (e) {
+        e->unit = i;
+        e->from = g->units[i].at;
+    }
+    g->units[i].where = WL_ELIMINATED;
+    g->units[i].at = WL_SQ_NONE;
+    g->units[i].must_retreat = 0;
+}
+
+/* Combat factors of side still in the game: on the board and, when
+ * with_pending, not yet arrived. */
+static int side_factors(const struct wl_game *g, int side, int with_pending)
+{
+    int sum = 0;
+    for (int i = 0; i < g->sc->nunits; i++) {
+        const struct wl_unit_def *d = &g->sc->units[i];
+        if (d->side != side || d->type == WL_HQ)
+            continue;
+        if (g->units[i].where == WL_ON_BOARD ||
+            (with_pending && g->units[i].where == WL_PENDING))
+            sum += d->combat > 0 ? d->combat : 1;   /* a 0-factor combat unit still counts */
+    }
+    return sum;
+}
+
+static void game_over(struct wl_game *g, int winner, const char *why, struct wl_events *ev)
+{
+    g->winner = winner;
+    g->phase = WL_PH_OVER;
+    snprintf(g->win_reason, sizeof g->win_reason, "%s", why);
+    await(g, -1, WL_AW_NONE);
+    g->current = -1;
+    struct wl_event *e = emit(ev, WL_EV_GAME_OVER);
+    if (e)
+        e->side = winner;
+}
+
+/* Victory (rulebook "How to Win"). French: every P-A-A combat unit
+ * eliminated, on the board and awaiting arrival. P-A-A: every French combat
+ * unit gone from the board (once no defection is outstanding), or the time
+ * limit (end_of_turn), or clause c (checked at the start of P-A-A movement). */
+static int check_victory(struct wl_game *g, struct wl_events *ev)
+{
+    if (g->phase == WL_PH_OVER)
+        return 1;
+    if (side_factors(g, WL_ALLIED, 1) == 0) {
+        game_over(g, WL_FRENCH, "every P-A-A combat unit is eliminated", ev);
+        return 1;
+    }
+    if (g->defection_owed == 0 && g->exited_factors == 0 &&
+        side_factors(g, WL_FRENCH, 0) == 0) {
+        game_over(g, WL_ALLIED, "no French combat unit is left on the board", ev);
+        return 1;
+    }
+    return 0;
+}
+
+/* Clause c: the P-A-A board is empty, the reinforcements cannot enter
+ * because every entrance is blocked, and the French cannot exit enough
+ * factors to remove them by defection. */
+static int check_clause_c(struct wl_game *g, struct wl_events *ev)
+{
+    if (side_factors(g, WL_ALLIED, 0) != 0)
+        return 0;
+    int pending = side_factors(g, WL_ALLIED, 1);
+    for (int i = 0; i < g->sc->nunits; i++)
+        if (g->units[i].where == WL_PENDING && g->sc->units[i].side == WL_ALLIED &&
+            wl_move_entry_for(g, i) >= 0)
+            return 0;
+    if (2 * side_factors(g, WL_FRENCH, 0) >= pending)
+        return 0;
+    game_over(g, WL_ALLIED, "clause c: every entrance is blocked and the French cannot "
+              "exit enough units to win by defection", ev);
+    return 1;
+}
+
+static void enter_phase(struct wl_game *g, int phase, struct wl_events *ev);
+
+static void emit_phase(struct wl_game *g, struct wl_events *ev)
+{
+    struct wl_event *e = emit(ev, WL_EV_PHASE);
+    if (e) {
+        e->phase = g->phase;
+        e->turn = g->turn;
+    }
+}
+
+/* Does the mover have a battle it must or may fight? Any of its combat
+ * units adjacent to an enemy unit on the board. */
+static int has_contact(const struct wl_game *g, int mover)
+{
+    struct wl_occupancy occ;
+    wl_game_occupancy(g, &occ);
+    for (int i = 0; i < g->sc->nunits; i++) {
+        if (g->units[i].where != WL_ON_BOARD || g->sc->units[i].side != mover ||
+            !is_combat_unit(g, i))
+            continue;
+        for (int d = 0; d < WL_NDIR; d++) {
+            wl_sq n = wl_grid_neighbour(g->units[i].at, d);
+            if (n != WL_SQ_NONE && occ.side[n] == 1 - mover)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+static void end_of_turn(struct wl_game *g, struct wl_events *ev)
+{
+    if (g->turn >= g->sc->nturns) {
+        game_over(g, WL_ALLIED, "the French did not win by the end of the time record", ev);
+        return;
+    }
+    g->turn++;
+    enter_phase(g, WL_PH_FRENCH_MOVE, ev);
+}
+
+static void after_combat(struct wl_game *g, struct wl_events *ev)
+{
+    g->nbattles = 0;
+    g->current = -1;
+    g->declared = 0;
+    for (int i = 0; i < g->sc->nunits; i++) {
+        g->units[i].battle = -1;
+        g->units[i].advanced = 0;
+    }
+    if (g->phase == WL_PH_FRENCH_COMBAT)
+        enter_phase(g, g->exited_factors > 0 ? WL_PH_DEFECTION : WL_PH_ALLIED_MOVE, ev);
+    else
+        end_of_turn(g, ev);
+}
+
+static void enter_phase(struct wl_game *g, int phase, struct wl_events *ev)
+{
+    g->phase = phase;
+    if (check_victory(g, ev))
+        return;
+    emit_phase(g, ev);
+    switch (phase) {
+    case WL_PH_SETUP_ALLIED:
+        await(g, WL_ALLIED, WL_AW_SETUP);
+        break;
+    case WL_PH_FRENCH_MOVE:
+    case WL_PH_ALLIED_MOVE:
+        for (int i = 0; i < g->sc->nunits; i++)
+            g->units[i].moved = 0;
+        await(g, mover_of_phase(phase), WL_AW_MOVE);
+        if (phase == WL_PH_ALLIED_MOVE)
+            check_clause_c(g, ev);
+        break;
+    case WL_PH_FRENCH_COMBAT:
+    case WL_PH_ALLIED_COMBAT:
+        g->nbattles = 0;
+        g->current = -1;
+        g->declared = 0;
+        if (has_contact(g, mover_of_phase(phase)))
+            await(g, mover_of_phase(phase), WL_AW_DECLARE);
+        else
+            after_combat(g, ev);
+        break;
+    case WL_PH_DEFECTION: {
+        g->defection_owed = 2 * g->exited_factors;
+        g->exited_factors = 0;
+        struct wl_event *e = emit(ev, WL_EV_DEFECTION_DUE);
+        if (e)
+            e->amount = g->defection_owed;
+        if (side_factors(g, WL_ALLIED, 1) <= g->defection_owed) {
+            /* Nothing to choose: every P-A-A combat unit defects. */
+            for (int i = 0; i < g->sc->nunits; i++)
+                if (g->sc->units[i].side == WL_ALLIED && is_combat_unit(g, i) &&
+                    (g->units[i].where == WL_ON_BOARD || g->units[i].where == WL_PENDING)) {
+                    struct wl_event *d = emit(ev, WL_EV_DEFECTED);
+                    if (d)
+                        d->unit = i;
+                    g->units[i].where = WL_ELIMINATED;
+                    g->units[i].at = WL_SQ_NONE;
+                }
+            g->defection_owed = 0;
+            check_victory(g, ev);
+            return;
+        }
+        await(g, WL_ALLIED, WL_AW_DEFECTION);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* --- set-up ---------------------------------------------------------------- */
+
+static enum wr_reason do_place(struct wl_game *g, int side, const struct wl_cmd *c,
+                               struct wl_events *ev, struct wr_refusal *why)
+{
+    char a[WL_SQ_NAME_MAX];
+    if (c->nunits != 1)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "place names exactly one unit");
+    int i = c->units[0];
+    if (g->sc->units[i].side != side)
+        return wr_refuse(why, WR_R_NOT_YOUR_UNIT, "%s is not yours to place", NAME(g, i));
+    if (g->units[i].where != WL_ON_BOARD)
+        return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD,
+                         "%s arrives later and is not placed at set-up", NAME(g, i));
+    if (!wl_grid_playable(c->to))
+        return wr_refuse(why, WR_R_NOT_PLAYABLE, "%s is not a playable square",
+                         wl_grid_name(c->to, a));
+    /* A side without a zone in the scenario keeps its printed set-up. */
+    if (!g->sc->zone[side][c->to])
+        return wr_refuse(why, WR_R_OUTSIDE_SETUP_ZONE, "%s is outside the %s set-up zone",
+                         wl_grid_name(c->to, a), wl_side_name(side));
+    struct wl_occupancy occ;
+    wl_game_occupancy(g, &occ);
+    if (occ.side[c->to] == 1 - side)
+        return wr_refuse(why, WR_R_ENEMY_SQUARE, "%s holds enemy units", wl_grid_name(c->to, a));
+    int f = occ.factors[c->to] + (g->units[i].at == c->to ? 0 : g->sc->units[i].combat);
+    if (f > WL_STACK_LIMIT)
+        return wr_refuse(why, WR_R_STACKING, "%s would bring %d combat factors onto %s",
+                         NAME(g, i), f, wl_grid_name(c->to, a));
+    struct wl_event *e = emit(ev, WL_EV_PLACED);
+    if (e) {
+        e->unit = i;
+        e->from = g->units[i].at;
+        e->to = c->to;
+    }
+    g->units[i].at = c->to;
+    return WR_R_OK;
+}
+
+/* --- movement -------------------------------------------------------------- */
+
+static enum wr_reason do_move(struct wl_game *g, int side, const struct wl_cmd *c,
+                              struct wl_events *ev, struct wr_refusal *why)
+{
+    int units[WL_MAX_UNITS];
+    for (int k = 0; k < c->nunits; k++)
+        units[k] = c->units[k];
+    enum wr_reason r = wl_move_check(g, units, c->nunits, c->path, c->npath, why);
+    if (r != WR_R_OK)
+        return r;
+    int first = c->units[0];
+    int pending = g->units[first].where == WL_PENDING;
+    wl_sq from = pending ? c->path[0] : g->units[first].at;
+    int leaves = c->path[c->npath - 1] == WL_PATH_OFF;
+    wl_sq to = leaves ? WL_SQ_NONE : c->path[c->npath - 1];
+
+    struct wl_event *e = emit(ev, pending ? WL_EV_ENTERED : WL_EV_MOVED);
+    if (e) {
+        e->nunits = c->nunits < WL_MAX_IN_BATTLE ? c->nunits : WL_MAX_IN_BATTLE;
+        for (int k = 0; k < e->nunits; k++)
+            e->units[k] = c->units[k];
+        e->unit = first;
+        e->from = from;
+        e->to = to;
+        e->npath = c->npath;
+        memcpy(e->path, c->path, sizeof(wl_sq) * (size_t)c->npath);
+    }
+    for (int k = 0; k < c->nunits; k++) {
+        struct wl_unit *u = &g->units[c->units[k]];
+        u->moved = 1;
+        if (leaves) {
+            u->where = WL_EXITED;
+            u->at = WL_SQ_NONE;
+            if (is_combat_unit(g, c->units[k]))
+                g->exited_factors += g->sc->units[c->units[k]].combat;
+            struct wl_event *x = emit(ev, WL_EV_EXITED);
+            if (x)
+                x->unit = c->units[k];
+        } else {
+            u->where = WL_ON_BOARD;
+            u->at = to;
+        }
+    }
+    (void)side;
+    return WR_R_OK;
+}
+
+/* --- combat ---------------------------------------------------------------- */
+
+static void open_advances(struct wl_game *g, struct wl_battle *b, int *count)
+{
+    *count = 0;
+    for (int k = 0; k < b->nattackers; k++) {
+        int u = b->attackers[k];
+        if (g->units[u].where != WL_ON_BOARD || g->units[u].advanced)
+            continue;
+        for (int v = 0; v < b->nvacated; v++)
+            if (wl_combat_check_advance(g, b, u, b->vacated[v], NULL) == WR_R_OK)
+                (*count)++;
+    }
+}
+
+static void finish_battle(struct wl_game *g, struct wl_events *ev);
+
+/* The attacker won a battle: offer the advance if anyone may take it. */
+static void attacker_won(struct wl_game *g, struct wl_battle *b, struct wl_events *ev)
+{
+    int n;
+    open_advances(g, b, &n);
+    if (n > 0) {
+        b->state = WL_B_ADVANCE;
+        await(g, mover_of_phase(g->phase), WL_AW_ADVANCE);
+    } else {
+        finish_battle(g, ev);
+    }
+}
+
+static void finish_battle(struct wl_game *g, struct wl_events *ev)
+{
+    struct wl_battle *b = &g->battles[g->current];
+    b->state = WL_B_DONE;
+    g->current = -1;
+    if (check_victory(g, ev))
+        return;
+    for (int i = 0; i < g->nbattles; i++)
+        if (g->battles[i].state != WL_B_DONE) {
+            await(g, mover_of_phase(g->phase), WL_AW_RESOLVE);
+            return;
+        }
+    after_combat(g, ev);
+}
+
+/* Losers of a Back-2: units with no open retreat are eliminated at once;
+ * the rest wait for the winner's choice. Returns the number waiting. */
+static int start_retreats(struct wl_game *g, struct wl_battle *b, int defenders,
+                          struct wl_events *ev)
+{
+    const int16_t *losers = defenders ? b->defenders : b->attackers;
+    int n = defenders ? b->ndefenders : b->nattackers;
+    int waiting = 0;
+    for (int k = 0; k < n; k++) {
+        int u = losers[k];
+        if (g->units[u].where != WL_ON_BOARD)
+            continue;
+        if (wl_combat_open_retreats(g, u, NULL, 0) == 0) {
+            if (defenders)
+                b->vacated[b->nvacated++] = g->units[u].at;
+            eliminate(g, u, ev);
+        } else {
+            g->units[u].must_retreat = 1;
+            waiting++;
+        }
+    }
+    return waiting;
+}
+
+static int printed_total(const struct wl_game *g, const int16_t *u, int n)
+{
+    int sum = 0;
+    for (int k = 0; k < n; k++)
+        if (g->units[u[k]].where == WL_ON_BOARD)
+            sum += g->sc->units[u[k]].combat;
+    return sum;
+}
+
+/* Exchange: the side with the smaller printed total loses all; the other
+ * loses at least that total, chosen by its owner (automatic when every
+ * unit must go). Returns 1 when a choice is awaited. */
+static int start_exchange(struct wl_game *g, struct wl_battle *b, struct wl_events *ev)
+{
+    int pa = printed_total(g, b->attackers, b->nattackers);
+    int pd = printed_total(g, b->defenders, b->ndefenders);
+    const int16_t *small = pa <= pd ? b->attackers : b->defenders;
+    int nsmall = pa <= pd ? b->nattackers : b->ndefenders;
+    const int16_t *large = pa <= pd ? b->defenders : b->attackers;
+    int nlarge = pa <= pd ? b->ndefenders : b->nattackers;
+    int need = pa <= pd ? pa : pd;
+    int large_total = pa <= pd ? pd : pa;
+
+    for (int k = 0; k < nsmall; k++)
+        if (g->units[small[k]].where == WL_ON_BOARD) {
+            if (small == b->defenders)
+                b->vacated[b->nvacated++] = g->units[small[k]].at;
+            eliminate(g, small[k], ev);
+        }
+    /* Every unit must go when dropping the weakest would fall short. */
+    int weakest = 1 << 30;
+    for (int k = 0; k < nlarge; k++)
+        if (g->units[large[k]].where == WL_ON_BOARD && g->sc->units[large[k]].combat < weakest)
+            weakest = g->sc->units[large[k]].combat;
+    if (need == 0)
+        return 0;
+    if (large_total - weakest < need) {
+        for (int k = 0; k < nlarge; k++)
+            if (g->units[large[k]].where == WL_ON_BOARD) {
+                if (large == b->defenders)
+                    b->vacated[b->nvacated++] = g->units[large[k]].at;
+                eliminate(g, large[k], ev);
+            }
+        return 0;
+    }
+    b->state = WL_B_EXCHANGE;
+    await(g, g->sc->units[large[0]].side, WL_AW_EXCHANGE);
+    return 1;
+}
+
+static int roll_die(struct wl_game *g, uint32_t *k)
+{
+    *k = g->rolls;
+    int face = g->roll_source ? g->roll_source(g->roll_ctx, g->rolls)
+                              : (g->has_seed ? wr_dice_roll(g->seed, g->id, g->rolls) : 0);
+    if (face < 1 || face > 6)
+        return 0;
+    g->rolls++;
+    return face;
+}
+
+static enum wr_reason do_resolve(struct wl_game *g, const struct wl_cmd *c,
+                                 struct wl_events *ev, struct wr_refusal *why)
+{
+    if (c->battle < 0 || c->battle >= g->nbattles)
+        return wr_refuse(why, WR_R_NO_SUCH_BATTLE, "there is no battle %d", c->battle);
+    struct wl_battle *b = &g->battles[c->battle];
+    if (b->state != WL_B_DECLARED)
+        return wr_refuse(why, WR_R_BATTLE_DONE, "battle %d is already resolved", c->battle);
+
+    /* 1) HQ units are eliminated when attacked. */
+    int combat_defenders = 0;
+    for (int k = 0; k < b->ndefenders; k++)
+        if (is_combat_unit(g, b->defenders[k]))
+            combat_defenders++;
+
+    int face = 0;
+    uint32_t k = 0;
+    int result;
+    if (b->column < 0) {
+        result = WL_AE;                 /* worse than 1-6: automatic A-Elim */
+    } else if (combat_defenders == 0) {
+        result = WL_DE;                 /* only HQ units: eliminated */
+    } else {
+        face = roll_die(g, &k);
+        if (face == 0)
+            return wr_refuse(why, WR_R_BAD_COMMAND, "no die roll is available for roll %u "
+                             "(a replay without the seed needs the recorded rolls)", g->rolls);
+        result = g->sc->crt[face - 1][b->column];
+    }
+    g->current = c->battle;
+    b->die = face;
+    b->result = result;
+    b->state = WL_B_RETREATS;
+    if (face) {
+        struct wl_event *e = emit(ev, WL_EV_ROLL);
+        if (e) {
+            e->battle = c->battle;
+            e->k = k;
+            e->face = face;
+        }
+    }
+    struct wl_event *e = emit(ev, WL_EV_RESULT);
+    if (e) {
+        e->battle = c->battle;
+        e->result = result;
+        e->column = b->column;
+    }
+    for (int j = 0; j < b->ndefenders; j++)
+        if (!is_combat_unit(g, b->defenders[j]) && g->units[b->defenders[j]].where == WL_ON_BOARD) {
+            b->vacated[b->nvacated++] = g->units[b->defenders[j]].at;
+            eliminate(g, b->defenders[j], ev);
+        }
+
+    int mover = mover_of_phase(g->phase);
+    switch (result) {
+    case WL_AE:
+        for (int j = 0; j < b->nattackers; j++)
+            if (g->units[b->attackers[j]].where == WL_ON_BOARD)
+                eliminate(g, b->attackers[j], ev);
+        finish_battle(g, ev);
+        break;
+    case WL_DE:
+        for (int j = 0; j < b->ndefenders; j++)
+            if (g->units[b->defenders[j]].where == WL_ON_BOARD) {
+                b->vacated[b->nvacated++] = g->units[b->defenders[j]].at;
+                eliminate(g, b->defenders[j], ev);
+            }
+        attacker_won(g, b, ev);
+        break;
+    case WL_DB2:
+        if (start_retreats(g, b, 1, ev) > 0)
+            await(g, mover, WL_AW_RETREAT);
+        else
+            attacker_won(g, b, ev);
+        break;
+    case WL_AB2:
+        if (start_retreats(g, b, 0, ev) > 0)
+            await(g, 1 - mover, WL_AW_RETREAT);
+        else
+            finish_battle(g, ev);
+        break;
+    case WL_EX:
+        if (!start_exchange(g, b, ev)) {
+            if (printed_total(g, b->attackers, b->nattackers) > 0)
+                attacker_won(g, b, ev);
+            else
+                finish_battle(g, ev);
+        }
+        break;
+    }
+    return WR_R_OK;
+}
+
+static int find_in(const int16_t *list, int n, int u)
+{
+    for (int k = 0; k < n; k++)
+        if (list[k] == u)
+            return k;
+    return -1;
+}
+
+static enum wr_reason do_retreat(struct wl_game *g, const struct wl_cmd *c,
+                                 struct wl_events *ev, struct wr_refusal *why)
+{
+    struct wl_battle *b = &g->battles[g->current];
+    if (c->nunits != 1)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "retreat names exactly one unit");
+    int u = c->units[0];
+    if (!g->units[u].must_retreat)
+        return wr_refuse(why, WR_R_NOT_LOSING, "%s has no retreat to take", NAME(g, u));
+    int outcome;
+    enum wr_reason r = wl_combat_retreat_outcome(g, u, c->path, c->npath, &outcome, why);
+    if (r != WR_R_OK)
+        return r;
+    if (outcome == WL_RET_ELIMINATED)
+        return wr_refuse(why, WR_R_RETREAT_AVOIDABLE,
+                         "that retreat would destroy %s while an open route exists",
+                         NAME(g, u));
+    struct wl_event *e = emit(ev, WL_EV_RETREATED);
+    if (e) {
+        e->unit = u;
+        e->from = g->units[u].at;
+        e->npath = c->npath;
+        memcpy(e->path, c->path, sizeof(wl_sq) * (size_t)c->npath);
+    }
+    int defender = find_in(b->defenders, b->ndefenders, u) >= 0;
+    if (defender)
+        b->vacated[b->nvacated++] = g->units[u].at;
+    g->units[u].must_retreat = 0;
+    if (outcome == WL_RET_EXIT) {
+        g->units[u].where = WL_EXITED;
+        g->units[u].at = WL_SQ_NONE;
+        if (is_combat_unit(g, u))
+            g->exited_factors += g->sc->units[u].combat;
+        struct wl_event *x = emit(ev, WL_EV_EXITED);
+        if (x)
+            x->unit = u;
+    } else {
+        g->units[u].at = c->path[c->npath - 1];
+    }
+    /* Later retreats are judged on the position after this one; a loser
+     * that is now boxed in is eliminated. */
+    int waiting = 0;
+    for (int k = 0; k < g->sc->nunits; k++)
+        if (g->units[k].must_retreat) {
+            if (wl_combat_open_retreats(g, k, NULL, 0) == 0) {
+                g->units[k].must_retreat = 0;
+                if (find_in(b->defenders, b->ndefenders, k) >= 0)
+                    b->vacated[b->nvacated++] = g->units[k].at;
+                eliminate(g, k, ev);
+            } else {
+                waiting++;
+            }
+        }
+    if (waiting == 0) {
+        if (b->result == WL_DB2)
+            attacker_won(g, b, ev);
+        else
+            finish_battle(g, ev);
+    }
+    return WR_R_OK;
+}
+
+static enum wr_reason do_exchange(struct wl_game *g, int side, const struct wl_cmd *c,
+                                  struct wl_events *ev, struct wr_refusal *why)
+{
+    struct wl_battle *b = &g->battles[g->current];
+    const int16_t *mine = side == mover_of_phase(g->phase) ? b->attackers : b->defenders;
+    int nmine = side == mover_of_phase(g->phase) ? b->nattackers : b->ndefenders;
+    /* The smaller side is already gone; its printed total was recorded as
+     * the factors of the eliminated units of the other list. */
+    int need = 0;
+    const int16_t *theirs = mine == b->attackers ? b->defenders : b->attackers;
+    int ntheirs = mine == b->attackers ? b->ndefenders : b->nattackers;
+    for (int k = 0; k < ntheirs; k++)
+        need += g->sc->units[theirs[k]].combat;
+    int sum = 0;
+    for (int k = 0; k < c->nunits; k++) {
+        int u = c->units[k];
+        if (find_in(mine, nmine, u) < 0 || g->units[u].where != WL_ON_BOARD)
+            return wr_refuse(why, WR_R_NOT_LOSING, "%s did not fight in this battle",
+                             NAME(g, u));
+        for (int j = 0; j < k; j++)
+            if (c->units[j] == u)
+                return wr_refuse(why, WR_R_BAD_COMMAND, "%s is named twice", NAME(g, u));
+        sum += g->sc->units[u].combat;
+    }
+    if (sum < need)
+        return wr_refuse(why, WR_R_EXCHANGE_SHORT,
+                         "the exchange demands at least %d printed factors; the units "
+                         "chosen have %d", need, sum);
+    for (int k = 0; k < c->nunits; k++) {
+        int u = c->units[k];
+        if (mine == b->defenders)
+            b->vacated[b->nvacated++] = g->units[u].at;
+        eliminate(g, u, ev);
+    }
+    if (printed_total(g, b->attackers, b->nattackers) > 0 &&
+        printed_total(g, b->defenders, b->ndefenders) == 0)
+        attacker_won(g, b, ev);
+    else
+        finish_battle(g, ev);
+    return WR_R_OK;
+}
+
+static enum wr_reason do_advance(struct wl_game *g, const struct wl_cmd *c,
+                                 struct wl_events *ev, struct wr_refusal *why)
+{
+    struct wl_battle *b = &g->battles[g->current];
+    if (c->type == WL_CMD_NO_ADVANCE) {
+        finish_battle(g, ev);
+        return WR_R_OK;
+    }
+    if (c->nunits != 1)
+        return wr_refuse(why, WR_R_BAD_COMMAND, "advance names exactly one unit");
+    int u = c->units[0];
+    if (g->units[u].advanced)
+        return wr_refuse(why, WR_R_NO_ADVANCE, "%s has already advanced", NAME(g, u));
+    enum wr_reason r = wl_combat_check_advance(g, b, u, c->to, why);
+    if (r != WR_R_OK)
+        return r;
+    struct wl_event *e = emit(ev, WL_EV_ADVANCED);
+    if (e) {
+        e->unit = u;
+        e->from = g->units[u].at;
+        e->to = c->to;
+    }
+    g->units[u].at = c->to;
+    g->units[u].advanced = 1;
+    int n;
+    open_advances(g, b, &n);
+    if (n == 0)
+        finish_battle(g, ev);
+    return WR_R_OK;
+}
+
+static enum wr_reason do_declare(struct wl_game *g, const struct wl_cmd *c,
+                                 struct wl_events *ev, struct wr_refusal *why)
+{
+    struct wl_battle bs[WL_MAX_BATTLES];
+    memset(bs, 0, sizeof(struct wl_battle) * (size_t)c->nbattles);
+    for (int i = 0; i < c->nbattles; i++) {
+        bs[i].nattackers = c->battles[i].nattackers;
+        bs[i].ndefenders = c->battles[i].ndefenders;
+        memcpy(bs[i].attackers, c->battles[i].attackers,
+               sizeof(int16_t) * (size_t)c->battles[i].nattackers);
+        memcpy(bs[i].defenders, c->battles[i].defenders,
+               sizeof(int16_t) * (size_t)c->battles[i].ndefenders);
+    }
+    enum wr_reason r = wl_combat_check_declaration(g, bs, c->nbattles, why);
+    if (r != WR_R_OK)
+        return r;
+    for (int i = 0; i < c->nbattles; i++) {
+        wl_combat_odds(g, &bs[i]);
+        bs[i].state = WL_B_DECLARED;
+        g->battles[i] = bs[i];
+        for (int k = 0; k < bs[i].nattackers; k++)
+            g->units[bs[i].attackers[k]].battle = (int8_t)i;
+        for (int k = 0; k < bs[i].ndefenders; k++)
+            g->units[bs[i].defenders[k]].battle = (int8_t)i;
+        struct wl_event *e = emit(ev, WL_EV_DECLARED);
+        if (e) {
+            e->battle = i;
+            e->attack = bs[i].attack;
+            e->defence = bs[i].defence;
+            e->column = bs[i].column;
+        }
+    }
+    g->nbattles = c->nbattles;
+    g->declared = 1;
+    if (g->nbattles == 0)
+        after_combat(g, ev);
+    else
+        await(g, mover_of_phase(g->phase), WL_AW_RESOLVE);
+    return WR_R_OK;
+}
+
+/* --- defection -------------------------------------------------------------- */
+
+static enum wr_reason do_defect(struct wl_game *g, const struct wl_cmd *c,
+                                struct wl_events *ev, struct wr_refusal *why)
+{
+    int sum = 0;
+    for (int k = 0; k < c->nunits; k++) {
+        int u = c->units[k];
+        if (g->sc->units[u].side != WL_ALLIED)
+            return wr_refuse(why, WR_R_NOT_YOUR_UNIT, "%s is not a P-A-A unit", NAME(g, u));
+        if (g->units[u].where != WL_ON_BOARD && g->units[u].where != WL_PENDING)
+            return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is no longer in the game",
+                             NAME(g, u));
+        for (int j = 0; j < k; j++)
+            if (c->units[j] == u)
+                return wr_refuse(why, WR_R_BAD_COMMAND, "%s is named twice", NAME(g, u));
+        sum += g->sc->units[u].combat;
+    }
+    if (sum < g->defection_owed)
+        return wr_refuse(why, WR_R_DEFECTION_SHORT,
+                         "French units worth %d factors left the board: P-A-A units "
+                         "totalling at least %d must be removed; the units chosen have %d",
+                         g->defection_owed / 2, g->defection_owed, sum);
+    for (int k = 0; k < c->nunits; k++) {
+        int u = c->units[k];
+        struct wl_event *e = emit(ev, WL_EV_DEFECTED);
+        if (e) {
+            e->unit = u;
+            e->from = g->units[u].at;
+        }
+        g->units[u].where = WL_ELIMINATED;
+        g->units[u].at = WL_SQ_NONE;
+    }
+    g->defection_owed = 0;
+    enter_phase(g, WL_PH_ALLIED_MOVE, ev);
+    return WR_R_OK;
+}
+
+/* --- dispatch ---------------------------------------------------------------- */
+
+/* Which command answers which awaited thing. */
+static int allowed(int what, int type)
+{
+    switch (what) {
+    case WL_AW_SETUP:
+        return type == WL_CMD_PLACE || type == WL_CMD_END_SETUP;
+    case WL_AW_MOVE:
+        return type == WL_CMD_MOVE || type == WL_CMD_END_PHASE;
+    case WL_AW_DECLARE:
+        return type == WL_CMD_DECLARE;
+    case WL_AW_RESOLVE:
+        return type == WL_CMD_RESOLVE;
+    case WL_AW_RETREAT:
+        return type == WL_CMD_RETREAT;
+    case WL_AW_EXCHANGE:
+        return type == WL_CMD_EXCHANGE_LOSSES;
+    case WL_AW_ADVANCE:
+        return type == WL_CMD_ADVANCE || type == WL_CMD_NO_ADVANCE;
+    case WL_AW_DEFECTION:
+        return type == WL_CMD_DEFECT;
+    }
+    return 0;
+}
+
+enum wr_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *c,
+                             struct wl_events *ev, struct wr_refusal *why)
+{
+    /* 1) The game is running and this seat is the awaited one. */
+    if (g->phase == WL_PH_OVER)
+        return wr_refuse(why, WR_R_GAME_OVER, "the game is over: %s", g->win_reason);
+    if (side != g->await_side)
+        return wr_refuse(why, WR_R_NOT_YOUR_TURN, "the %s player is awaited (%s)",
+                         wl_side_name(g->await_side), wl_await_name(g->await_what));
+    /* 2) The command answers what is awaited. */
+    if (!allowed(g->await_what, c->type))
+        return wr_refuse(why, WR_R_WRONG_PHASE, "%s is not allowed now: the game awaits %s",
+                         wl_cmd_name(c->type), wl_await_name(g->await_what));
+    /* 3) The command itself. */
+    switch (c->type) {
+    case WL_CMD_PLACE:
+        return do_place(g, side, c, ev, why);
+    case WL_CMD_END_SETUP:
+        enter_phase(g, g->phase == WL_PH_SETUP_FRENCH ? WL_PH_SETUP_ALLIED : WL_PH_FRENCH_MOVE,
+                    ev);
+        return WR_R_OK;
+    case WL_CMD_MOVE:
+        return do_move(g, side, c, ev, why);
+    case WL_CMD_END_PHASE:
+        enter_phase(g, g->phase == WL_PH_FRENCH_MOVE ? WL_PH_FRENCH_COMBAT : WL_PH_ALLIED_COMBAT,
+                    ev);
+        return WR_R_OK;
+    case WL_CMD_DECLARE:
+        return do_declare(g, c, ev, why);
+    case WL_CMD_RESOLVE:
+        return do_resolve(g, c, ev, why);
+    case WL_CMD_RETREAT:
+        return do_retreat(g, c, ev, why);
+    case WL_CMD_EXCHANGE_LOSSES:
+        return do_exchange(g, side, c, ev, why);
+    case WL_CMD_ADVANCE:
+    case WL_CMD_NO_ADVANCE:
+        return do_advance(g, c, ev, why);
+    case WL_CMD_DEFECT:
+        return do_defect(g, c, ev, why);
+    }
+    return wr_refuse(why, WR_R_BAD_COMMAND, "unknown command");
+}

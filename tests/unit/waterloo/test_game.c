@@ -1,0 +1,479 @@
+/*
+ * test_game.c - the turn machine on the small test scenario: set-up,
+ * phases, refusals that change nothing, battles with forced dice
+ * (exchange, retreat, HQ), defection, victory, and random legal games with
+ * the invariants checked after every command.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "waterloo_autoplay.h"
+#include "waterloo_command.h"
+#include "waterloo_game.h"
+#include "jsonpatch.h"
+#include "waterloo_scenario.h"
+
+#ifndef WARROOM_SCENARIO_DIR
+#error "WARROOM_SCENARIO_DIR must be defined by the build"
+#endif
+
+struct fixture {
+    struct wl_scenario sc;
+    struct wl_game g;
+    int faces[64];          /* forced dice, consumed in order */
+    int nfaces, used;
+};
+
+static int forced_roll(void *ctx, uint32_t k)
+{
+    struct fixture *f = ctx;
+    (void)k;
+    return f->used < f->nfaces ? f->faces[f->used++] : 0;
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    struct wr_refusal why;
+    if (f == NULL ||
+        wl_scenario_load_file(&f->sc, WARROOM_SCENARIO_DIR "/test/small.json", &why) != 0) {
+        fprintf(stderr, "cannot load small.json: %s\n", f ? why.message : "oom");
+        free(f);
+        return -1;
+    }
+    static const uint8_t seed[32] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+    wl_game_init(&f->g, &f->sc, "test-game", seed);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    free(*state);
+    return 0;
+}
+
+static int unit(const struct fixture *f, const char *id)
+{
+    int i = wl_scenario_find_unit(&f->sc, id);
+    if (i < 0)
+        fail_msg("test data: no unit %s", id);
+    return i;
+}
+
+static wl_sq sq(const char *name)
+{
+    wl_sq s;
+    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
+        fail_msg("test data: bad square %s", name);
+    return s;
+}
+
+/* Apply a command given as JSON text; returns the reason. On refusal the
+ * state must be exactly what it was. */
+static enum wr_reason run(struct fixture *f, int side, const char *text, struct wr_refusal *why)
+{
+    json_error_t jerr;
+    json_t *cmd = json_loads(text, 0, &jerr);
+    if (cmd == NULL)
+        fail_msg("test data: bad JSON %s: %s", text, jerr.text);
+    json_t *before = wl_game_state_json(&f->g);
+    char *b = json_dumps(before, JSON_SORT_KEYS);
+    json_t *events = NULL;
+    enum wr_reason r = wl_game_apply_json(&f->g, side, cmd, &events, why);
+    json_t *after = wl_game_state_json(&f->g);
+    char *a = json_dumps(after, JSON_SORT_KEYS);
+    if (r != WR_R_OK && strcmp(a, b) != 0)
+        fail_msg("refused command %s changed the state", text);
+    struct wr_refusal inv;
+    if (wl_game_check(&f->g, &inv) != 0)
+        fail_msg("after %s: invariant broken: %s", text, inv.message);
+    free(a);
+    free(b);
+    json_decref(before);
+    json_decref(after);
+    json_decref(events);
+    json_decref(cmd);
+    return r;
+}
+
+static void expect(struct fixture *f, int row, int side, const char *text, enum wr_reason want)
+{
+    struct wr_refusal why = { WR_R_OK, "" };
+    enum wr_reason r = run(f, side, text, &why);
+    if (r != want)
+        fail_msg("row %d: %s gave %s (%s), want %s", row, text, wr_reason_code(r), why.message,
+                 wr_reason_code(want));
+}
+
+/* Take every unit off the board but the named ones: a clean field. */
+static void only(struct fixture *f, const char *const *ids, const char *const *at)
+{
+    for (int i = 0; i < f->sc.nunits; i++) {
+        f->g.units[i].where = WL_ELIMINATED;
+        f->g.units[i].at = WL_SQ_NONE;
+    }
+    for (int k = 0; ids[k]; k++) {
+        int i = unit(f, ids[k]);
+        f->g.units[i].where = WL_ON_BOARD;
+        f->g.units[i].at = sq(at[k]);
+    }
+}
+
+static void combat_phase(struct fixture *f, int side)
+{
+    f->g.phase = side == WL_FRENCH ? WL_PH_FRENCH_COMBAT : WL_PH_ALLIED_COMBAT;
+    f->g.await_side = side;
+    f->g.await_what = WL_AW_DECLARE;
+    f->g.roll_source = forced_roll;
+    f->g.roll_ctx = f;
+}
+
+static void test_setup_and_phases(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(f->g.phase, WL_PH_SETUP_FRENCH);
+    expect(f, 1, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-jerome\",\"at\":\"L-42\"}",
+           WR_R_OK);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-jerome\",\"at\":\"N-42\"}",
+           WR_R_OUTSIDE_SETUP_ZONE);
+    expect(f, 3, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"aa-picton\",\"at\":\"L-42\"}",
+           WR_R_NOT_YOUR_UNIT);
+    expect(f, 4, WL_ALLIED, "{\"type\":\"end_setup\"}", WR_R_NOT_YOUR_TURN);
+    expect(f, 5, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_WRONG_PHASE);
+    expect(f, 6, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-nobody\",\"at\":\"L-42\"}",
+           WR_R_UNKNOWN_UNIT);
+    expect(f, 7, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-jerome\",\"at\":\"ZZ-99\"}",
+           WR_R_BAD_SQUARE);
+    expect(f, 8, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-jerome\",\"at\":\"L-42\","
+                            "\"extra\":1}", WR_R_BAD_COMMAND);
+    expect(f, 9, WL_FRENCH, "{\"type\":\"fly\"}", WR_R_BAD_COMMAND);
+    expect(f, 10, WL_FRENCH, "[1,2]", WR_R_BAD_COMMAND);
+    /* Stacking at set-up: Foy 5 + Jerome 6 + Pire 4 = 15 fits, +3 does not. */
+    expect(f, 11, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-foy\",\"at\":\"L-42\"}", WR_R_OK);
+    expect(f, 12, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-pire\",\"at\":\"L-42\"}", WR_R_OK);
+    expect(f, 13, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-guard-ha\",\"at\":\"L-42\"}",
+           WR_R_STACKING);
+    expect(f, 14, WL_FRENCH, "{\"type\":\"end_setup\"}", WR_R_OK);
+    assert_int_equal(f->g.phase, WL_PH_SETUP_ALLIED);
+    assert_int_equal(f->g.await_side, WL_ALLIED);
+    expect(f, 15, WL_ALLIED, "{\"type\":\"end_setup\"}", WR_R_OK);
+    assert_int_equal(f->g.phase, WL_PH_FRENCH_MOVE);
+    assert_int_equal(f->g.turn, 1);
+}
+
+/* The whole time record with nobody moving: the P-A-A wins on time. */
+static void test_time_limit(void **state)
+{
+    struct fixture *f = *state;
+    expect(f, 1, WL_FRENCH, "{\"type\":\"end_setup\"}", WR_R_OK);
+    expect(f, 2, WL_ALLIED, "{\"type\":\"end_setup\"}", WR_R_OK);
+    /* Pull the armies apart so no combat is forced. */
+    static const char *const ids[] = { "fr-jerome", "aa-picton", NULL };
+    static const char *const at[] = { "P-40", "E-42" };
+    only(f, ids, at);
+    for (int t = 1; t <= f->sc.nturns; t++) {
+        assert_int_equal(f->g.turn, t);
+        json_t *s = wl_game_state_json(&f->g);
+        assert_string_equal(json_string_value(json_object_get(s, "time")), f->sc.turns[t - 1].time);
+        json_decref(s);
+        expect(f, 10 + t, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_OK);
+        assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
+        expect(f, 20 + t, WL_ALLIED, "{\"type\":\"end_phase\"}", WR_R_OK);
+    }
+    assert_int_equal(f->g.phase, WL_PH_OVER);
+    assert_int_equal(f->g.winner, WL_ALLIED);
+    expect(f, 99, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_GAME_OVER);
+}
+
+/* Exchange at 1-1: equal printed totals, both sides lose everything. */
+static void test_exchange_equal(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-jerome", "aa-picton", "aa-cooke", NULL };
+    static const char *const at[] = { "N-42", "M-42", "E-42" };
+    only(f, ids, at);
+    combat_phase(f, WL_FRENCH);
+    f->faces[f->nfaces++] = 6;  /* 1-1, die 6: EX */
+    expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[]}", WR_R_MUST_ATTACK);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
+                            "\"defenders\":[\"aa-picton\"]}]}", WR_R_OK);
+    expect(f, 3, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":1}", WR_R_NO_SUCH_BATTLE);
+    expect(f, 4, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WR_R_OK);
+    assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[unit(f, "aa-picton")].where, WL_ELIMINATED);
+    /* No French combat unit is left: the P-A-A wins (clause b). */
+    assert_int_equal(f->g.winner, WL_ALLIED);
+}
+
+/* Exchange at 11-6 (1-1): Picton (6) is lost; the French lose at least 6
+ * printed factors, of their own choosing. */
+static void test_exchange_choice(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-jerome", "fr-foy", "aa-picton", "aa-cooke", NULL };
+    static const char *const at[] = { "N-42", "N-43", "M-43", "E-42" };
+    only(f, ids, at);
+    combat_phase(f, WL_FRENCH);
+    f->faces[f->nfaces++] = 6;
+    expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\","
+                            "\"fr-foy\"],\"defenders\":[\"aa-picton\"]}]}", WR_R_OK);
+    assert_int_equal(f->g.battles[0].attack, 11);
+    assert_int_equal(f->g.battles[0].defence, 6);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WR_R_OK);
+    assert_int_equal(f->g.await_what, WL_AW_EXCHANGE);
+    assert_int_equal(f->g.await_side, WL_FRENCH);
+    expect(f, 3, WL_FRENCH, "{\"type\":\"exchange_losses\",\"units\":[\"fr-foy\"]}",
+           WR_R_EXCHANGE_SHORT);
+    expect(f, 4, WL_FRENCH, "{\"type\":\"exchange_losses\",\"units\":[\"aa-cooke\"]}",
+           WR_R_NOT_LOSING);
+    expect(f, 5, WL_FRENCH, "{\"type\":\"exchange_losses\",\"units\":[\"fr-jerome\"]}", WR_R_OK);
+    assert_int_equal(f->g.units[unit(f, "fr-foy")].where, WL_ON_BOARD);
+    assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[unit(f, "aa-picton")].where, WL_ELIMINATED);
+    /* The battle is over; the turn goes on to the P-A-A. */
+    assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
+}
+
+/* D-Back-2 chosen by the winner; a deadly route is refused while an open
+ * one exists; Jerome's zone makes M-41/M-43 deadly. */
+static void test_defender_retreat(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-jerome", "aa-picton", "aa-cooke", NULL };
+    static const char *const at[] = { "N-42", "M-42", "E-42" };
+    only(f, ids, at);
+    combat_phase(f, WL_FRENCH);
+    f->faces[f->nfaces++] = 2;  /* 1-1, die 2: DB2 */
+    expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
+                            "\"defenders\":[\"aa-picton\"]}]}", WR_R_OK);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WR_R_OK);
+    assert_int_equal(f->g.await_what, WL_AW_RETREAT);
+    assert_int_equal(f->g.await_side, WL_FRENCH);     /* the winner chooses */
+    expect(f, 3, WL_ALLIED, "{\"type\":\"retreat\",\"unit\":\"aa-picton\",\"path\":[\"L-42\","
+                            "\"K-42\"]}", WR_R_NOT_YOUR_TURN);
+    expect(f, 4, WL_FRENCH, "{\"type\":\"retreat\",\"unit\":\"aa-picton\",\"path\":[\"M-43\","
+                            "\"L-44\"]}", WR_R_RETREAT_AVOIDABLE);
+    expect(f, 5, WL_FRENCH, "{\"type\":\"retreat\",\"unit\":\"aa-picton\",\"path\":[\"L-42\"]}",
+           WR_R_BAD_RETREAT);
+    expect(f, 6, WL_FRENCH, "{\"type\":\"retreat\",\"unit\":\"aa-picton\",\"path\":[\"L-42\","
+                            "\"K-42\"]}", WR_R_OK);
+    assert_int_equal(f->g.units[unit(f, "aa-picton")].at, sq("K-42"));
+    /* Plain attackers do not advance: the battle and the phase are over. */
+    assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
+}
+
+/* "HQ Units are automatically eliminated when attacked": no die is rolled. */
+static void test_hq_attacked(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-jerome", "aa-wellington", "aa-cooke", NULL };
+    static const char *const at[] = { "N-42", "M-42", "E-42" };
+    only(f, ids, at);
+    combat_phase(f, WL_FRENCH);
+    uint32_t rolls = f->g.rolls;
+    expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"aa-wellington\"],"
+                            "\"defenders\":[\"fr-jerome\"]}]}", WR_R_NOT_YOUR_UNIT);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
+                            "\"defenders\":[\"aa-wellington\"]}]}", WR_R_OK);
+    expect(f, 3, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WR_R_OK);
+    assert_int_equal(f->g.units[unit(f, "aa-wellington")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.rolls, rolls);
+    assert_int_equal(f->used, 0);
+}
+
+/* Defection: French units of 6 factors leave; the P-A-A must remove at
+ * least 12. The rulebook example (15 factors force 30) is row 4: with 25
+ * P-A-A factors left in the whole game, everything defects. */
+static void test_defection(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-jerome", "fr-foy", "fr-pire", "aa-picton",
+                                       "aa-cooke", "aa-uxbridge", "aa-ross", NULL };
+    static const char *const at[] = { "A-40", "A-41", "A-42", "E-40", "E-41", "E-42", "E-43" };
+    only(f, ids, at);
+    f->g.units[unit(f, "aa-wissel")].where = WL_PENDING;
+    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
+    f->g.phase = WL_PH_FRENCH_MOVE;
+    f->g.await_side = WL_FRENCH;
+    f->g.await_what = WL_AW_MOVE;
+    expect(f, 1, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-jerome\",\"path\":[\"off\"]}",
+           WR_R_OK);
+    assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_EXITED);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_OK);
+    /* No contact: combat passes; the P-A-A owes 12. */
+    assert_int_equal(f->g.phase, WL_PH_DEFECTION);
+    assert_int_equal(f->g.defection_owed, 12);
+    expect(f, 3, WL_ALLIED, "{\"type\":\"defect\",\"units\":[\"aa-uxbridge\",\"aa-ross\","
+                            "\"aa-wissel\"]}", WR_R_DEFECTION_SHORT);
+    expect(f, 4, WL_ALLIED, "{\"type\":\"defect\",\"units\":[\"aa-picton\",\"pr-15\"]}", WR_R_OK);
+    assert_int_equal(f->g.units[unit(f, "pr-15")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
+}
+
+static void test_defection_example(void **state)
+{
+    struct fixture *f = *state;
+    /* Jerome 6 + Foy 5 + Pire 4 = 15 factors leave: 30 must defect, more
+     * than the P-A-A has (6+6+4+1 on the board, 2+6 to come: 25). */
+    static const char *const ids[] = { "fr-jerome", "fr-foy", "fr-pire", "fr-ii-art",
+                                       "aa-picton", "aa-cooke", "aa-uxbridge", "aa-ross", NULL };
+    static const char *const at[] = { "A-40", "A-41", "A-42", "P-40", "E-40", "E-41", "E-42",
+                                      "E-43" };
+    only(f, ids, at);
+    f->g.units[unit(f, "aa-wissel")].where = WL_PENDING;
+    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
+    f->g.phase = WL_PH_FRENCH_MOVE;
+    f->g.await_side = WL_FRENCH;
+    f->g.await_what = WL_AW_MOVE;
+    expect(f, 1, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-jerome\",\"path\":[\"off\"]}", WR_R_OK);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-foy\",\"path\":[\"off\"]}", WR_R_OK);
+    expect(f, 3, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-pire\",\"path\":[\"off\"]}", WR_R_OK);
+    assert_int_equal(f->g.exited_factors, 15);
+    expect(f, 4, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_OK);
+    assert_int_equal(f->g.phase, WL_PH_OVER);
+    assert_int_equal(f->g.winner, WL_FRENCH);
+}
+
+/* Advance after combat: an attacker on a river square that defeats its
+ * enemy may take the vacated square (rulebook "Movement After Combat"). */
+static void test_advance_from_river(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-jerome", "aa-ross", "aa-cooke", NULL };
+    static const char *const at[] = { "E-55", "E-54", "N-42" };
+    only(f, ids, at);
+    combat_phase(f, WL_FRENCH);
+    f->faces[f->nfaces++] = 1;  /* 6 against 1 doubled (river attack) = 6-2, 3-1: die 1 DE */
+    expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
+                            "\"defenders\":[\"aa-ross\"]}]}", WR_R_OK);
+    assert_int_equal(f->g.battles[0].defence, 2);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WR_R_OK);
+    assert_int_equal(f->g.units[unit(f, "aa-ross")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.await_what, WL_AW_ADVANCE);
+    expect(f, 3, WL_FRENCH, "{\"type\":\"advance\",\"unit\":\"fr-jerome\",\"to\":\"D-54\"}",
+           WR_R_NO_ADVANCE);
+    expect(f, 4, WL_FRENCH, "{\"type\":\"advance\",\"unit\":\"fr-jerome\",\"to\":\"E-54\"}",
+           WR_R_OK);
+    assert_int_equal(f->g.units[unit(f, "fr-jerome")].at, sq("E-54"));
+    assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
+}
+
+/* Clause c: no P-A-A unit on the board, every entrance blocked by French
+ * zones, and the French cannot exit enough to win by defection. */
+static void test_clause_c(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-guard-ha", "fr-ii-art", NULL };
+    static const char *const at[] = { "A-45", "C-56" };
+    only(f, ids, at);
+    f->g.units[unit(f, "aa-wissel")].where = WL_PENDING;
+    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
+    /* 2 x (3 + 4) = 14 < 2 + 15 still to come. */
+    f->sc.units[unit(f, "pr-15")].combat = 15;
+    f->g.phase = WL_PH_FRENCH_MOVE;
+    f->g.await_side = WL_FRENCH;
+    f->g.await_what = WL_AW_MOVE;
+    expect(f, 1, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_OK);
+    assert_int_equal(f->g.phase, WL_PH_OVER);
+    assert_int_equal(f->g.winner, WL_ALLIED);
+    assert_non_null(strstr(f->g.win_reason, "clause c"));
+}
+
+/* Clause c does not apply while one entrance is open. */
+static void test_clause_c_open_entry(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-guard-ha", "fr-ii-art", NULL };
+    static const char *const at[] = { "A-45", "P-40" };
+    only(f, ids, at);
+    f->g.units[unit(f, "aa-wissel")].where = WL_PENDING;
+    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
+    f->sc.units[unit(f, "pr-15")].combat = 15;
+    f->g.phase = WL_PH_FRENCH_MOVE;
+    f->g.await_side = WL_FRENCH;
+    f->g.await_what = WL_AW_MOVE;
+    expect(f, 1, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_OK);
+    assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
+    assert_int_equal(f->g.winner, -1);
+}
+
+/* Random legal games: every proposal of the random player is accepted,
+ * the invariants hold after every command, and every game ends. */
+static void test_random_games(void **state)
+{
+    struct fixture *f = *state;
+    struct wl_reach *reach = malloc(sizeof *reach);
+    struct wl_cmd *cmd = malloc(sizeof *cmd);
+    struct wl_events *ev = malloc(sizeof *ev);
+    int wins[2] = { 0, 0 };
+    for (int seed = 1; seed <= 40; seed++) {
+        uint8_t s32[32] = { (uint8_t)seed };
+        wl_game_init(&f->g, &f->sc, "random", s32);
+        struct wr_prng rng;
+        wr_prng_seed(&rng, (uint64_t)seed);
+        int n = 0;
+        while (f->g.phase != WL_PH_OVER) {
+            if (++n > 5000)
+                fail_msg("seed %d: the game did not end in 5000 commands", seed);
+            assert_int_equal(wl_autoplay_next(&f->g, &rng, reach, cmd), 0);
+            struct wr_refusal why;
+            ev->n = 0;
+            json_t *before = wl_game_state_json(&f->g);
+            enum wr_reason r = wl_game_apply(&f->g, f->g.await_side, cmd, ev, &why);
+            if (r != WR_R_OK) {
+                json_t *j = wl_cmd_json(&f->g, cmd);
+                char *t = json_dumps(j, 0);
+                fail_msg("seed %d command %d %s refused: %s %s", seed, n, t, wr_reason_code(r),
+                         why.message);
+            }
+            if (wl_game_check(&f->g, &why) != 0)
+                fail_msg("seed %d command %d: %s", seed, n, why.message);
+            /* The server's patches: diff(before, after) applied to before
+             * must give after, for every command of every game. */
+            json_t *after = wl_game_state_json(&f->g), *patched = NULL;
+            json_t *ops = wr_jsonpatch_diff(before, after);
+            char err[256];
+            if (ops == NULL || wr_jsonpatch_apply(before, ops, &patched, err, sizeof err) != 0 ||
+                !json_equal(patched, after))
+                fail_msg("seed %d command %d: the patch does not rebuild the state", seed, n);
+            json_decref(before);
+            json_decref(after);
+            json_decref(patched);
+            json_decref(ops);
+        }
+        assert_true(f->g.winner == WL_FRENCH || f->g.winner == WL_ALLIED);
+        wins[f->g.winner]++;
+    }
+    assert_int_equal(wins[0] + wins[1], 40);
+    free(reach);
+    free(cmd);
+    free(ev);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_setup_and_phases, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_time_limit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exchange_equal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exchange_choice, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_defender_retreat, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hq_attacked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_defection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_defection_example, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_advance_from_river, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clause_c, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clause_c_open_entry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_random_games, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
