@@ -194,14 +194,14 @@ static void next_command(struct wr_strbuf *b, const struct wr_campaign_map *m,
     int p = c ? wr_campaign_player(c, seat) : -1;
     uint64_t legal = 0;
     for (int t = 0; c && t < m->ntowns; t++) {
-        enum wr_reason r = WR_R_BAD_COMMAND;
+        enum wr_campaign_reason r = WR_CR_BAD_COMMAND;
         if (strcmp(what, "choose_town") == 0)
             r = wr_campaign_check_draft(c, p, t, NULL);
         else if (strcmp(what, "attack") == 0)
             r = wr_campaign_check_attack(c, p, t, NULL);
         else if (strcmp(what, "counter") == 0 && c->at.attacker >= 0 && c->at.target >= 0)
             r = wr_campaign_check_counter(c, c->at.attacker, c->at.target, t, NULL);
-        if (r == WR_R_OK)
+        if (r == WR_CR_OK)
             legal |= (uint64_t)1 << t;
     }
     wr_strbuf_printf(b, "  %s: ", seat);

@@ -49,13 +49,13 @@ int wrc_local_load_scenario(struct wrc_local *l, const json_t *scenario, char *e
 int wrc_local_sync(struct wrc_local *l, const struct wrc_game *game, struct wr_refusal *why)
 {
     if (l->sc == NULL || game->state == NULL) {
-        wr_refuse(why, WR_R_BAD_SCENARIO, "the game's scenario is not loaded");
+        wl_refuse(why, WL_R_BAD_SCENARIO, "the game's scenario is not loaded");
         return -1;
     }
     if (l->g && l->version == game->version && strcmp(l->game, game->id) == 0)
         return 0;
     if (l->g == NULL && (l->g = malloc(sizeof *l->g)) == NULL) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
+        wl_refuse(why, WL_R_BAD_COMMAND, "out of memory");
         return -1;
     }
     l->version = -1;
@@ -75,23 +75,23 @@ static int any_face(void *ctx, uint32_t k)
     return 1;
 }
 
-enum wr_reason wrc_local_check(struct wrc_local *l, const struct wrc_game *game,
+enum wl_reason wrc_local_check(struct wrc_local *l, const struct wrc_game *game,
                                const json_t *cmd, int *checked, struct wr_refusal *why)
 {
     *checked = 0;
     const char *type = json_string_value(json_object_get(cmd, "type"));
     int side = game->seat[0] ? wl_side_from_name(game->seat) : -1;
     if (side < 0 || (type && strcmp(type, "advance") == 0))
-        return WR_R_OK;
+        return WL_R_OK;
     if (wrc_local_sync(l, game, why) != 0)
-        return WR_R_OK;             /* cannot judge: the server will */
+        return WL_R_OK;             /* cannot judge: the server will */
     struct wl_game *copy = malloc(sizeof *copy);
     if (copy == NULL)
-        return WR_R_OK;
+        return WL_R_OK;
     *copy = *l->g;
     copy->roll_source = any_face;
     json_t *events = NULL;
-    enum wr_reason r = wl_game_apply_json(copy, side, cmd, &events, why);
+    enum wl_reason r = wl_game_apply_json(copy, side, cmd, &events, why);
     json_decref(events);
     free(copy);
     *checked = 1;
@@ -109,17 +109,17 @@ static int parse_units(const struct wl_scenario *sc, const char *text, int *out,
     for (char *t = strtok_r(buf, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
         int i = wl_scenario_find_unit(sc, t);
         if (i < 0) {
-            wr_refuse(why, WR_R_UNKNOWN_UNIT, "there is no unit '%.40s'", t);
+            wl_refuse(why, WL_R_UNKNOWN_UNIT, "there is no unit '%.40s'", t);
             return -1;
         }
         if (n == max) {
-            wr_refuse(why, WR_R_BAD_COMMAND, "at most %d units", max);
+            wl_refuse(why, WL_R_BAD_COMMAND, "at most %d units", max);
             return -1;
         }
         out[n++] = i;
     }
     if (n == 0) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "name at least one unit");
+        wl_refuse(why, WL_R_BAD_COMMAND, "name at least one unit");
         return -1;
     }
     return n;
@@ -132,7 +132,7 @@ int wrc_local_reach(struct wrc_local *l, const char *units, uint8_t *highlight, 
     memset(highlight, 0, WL_NSQ);
     *from = WL_SQ_NONE;
     if (l->g == NULL) {
-        wr_refuse(why, WR_R_BAD_SCENARIO, "no game state yet");
+        wl_refuse(why, WL_R_BAD_SCENARIO, "no game state yet");
         return -1;
     }
     int n = parse_units(l->sc, units, idx, WL_MAX_IN_BATTLE, why);
@@ -140,11 +140,11 @@ int wrc_local_reach(struct wrc_local *l, const char *units, uint8_t *highlight, 
         return -1;
     struct wl_reach *reach = malloc(sizeof *reach);
     if (reach == NULL) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
+        wl_refuse(why, WL_R_BAD_COMMAND, "out of memory");
         return -1;
     }
-    enum wr_reason r = wl_move_reach(l->g, idx, n, reach, why);
-    if (r != WR_R_OK) {
+    enum wl_reason r = wl_move_reach(l->g, idx, n, reach, why);
+    if (r != WL_R_OK) {
         free(reach);
         return -1;
     }
@@ -168,7 +168,7 @@ int wrc_local_odds(struct wrc_local *l, const char *attackers, const char *defen
 {
     int a[WL_MAX_IN_BATTLE], d[WL_MAX_IN_BATTLE];
     if (l->g == NULL) {
-        wr_refuse(why, WR_R_BAD_SCENARIO, "no game state yet");
+        wl_refuse(why, WL_R_BAD_SCENARIO, "no game state yet");
         return -1;
     }
     int na = parse_units(l->sc, attackers, a, WL_MAX_IN_BATTLE, why);
@@ -181,7 +181,7 @@ int wrc_local_odds(struct wrc_local *l, const char *attackers, const char *defen
         b.attackers[b.nattackers++] = (int16_t)a[i];
     for (int i = 0; i < nd; i++) {
         if (l->g->units[d[i]].where != WL_ON_BOARD) {
-            wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board",
+            wl_refuse(why, WL_R_UNIT_NOT_ON_BOARD, "%s is not on the board",
                       l->sc->units[d[i]].name);
             return -1;
         }

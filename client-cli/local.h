@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "waterloo_move.h"
-#include "reason.h"
+#include "waterloo_reason.h"
 #include "render.h"
 #include "strbuf.h"
 
@@ -42,11 +42,11 @@ int wrc_local_load_scenario(struct wrc_local *l, const struct json_t *scenario, 
  * why (the state does not fit the scenario). */
 int wrc_local_sync(struct wrc_local *l, const struct wrc_game *game, struct wr_refusal *why);
 
-/* Check cmd (borrowed) as game->seat would send it now. Returns WR_R_OK
+/* Check cmd (borrowed) as game->seat would send it now. Returns WL_R_OK
  * when the rules accept it, or when it cannot be judged here (*checked is
  * then 0: an advance, or a seat that is not a side); else the reason, with
  * why filled exactly as the server would. */
-enum wr_reason wrc_local_check(struct wrc_local *l, const struct wrc_game *game,
+enum wl_reason wrc_local_check(struct wrc_local *l, const struct wrc_game *game,
                                const struct json_t *cmd, int *checked,
                                struct wr_refusal *why);
 

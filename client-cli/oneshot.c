@@ -440,10 +440,10 @@ int wrc_cmd_do(const struct wrc_opts *go, int argc, char **argv)
     if (!no_check && strcmp(g->ruleset, "waterloo") == 0 && wrc_client_scenario(&cl, g) == 0) {
         struct wr_refusal why;
         int checked;
-        enum wr_reason r = wrc_local_check(&cl.local, g, cmd, &checked, &why);
-        if (r != WR_R_OK) {
+        enum wl_reason r = wrc_local_check(&cl.local, g, cmd, &checked, &why);
+        if (r != WL_R_OK) {
             json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", "error", "game", id,
-                                  "code", wr_reason_code(r), "message", why.message, "checked",
+                                  "code", why.code, "message", why.message, "checked",
                                   "local");
             rc = print_error(e, o.json, "refused (checked here, not sent): ");
             json_decref(e);

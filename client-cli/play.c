@@ -263,7 +263,7 @@ static void cmd_reach(struct play *p, const char *args)
     if (p->cl.local.sc == NULL || wrc_local_sync(&p->cl.local, p->g, &why) != 0) {
         say(p, "reach: only for Waterloo games");
     } else if (wrc_local_reach(&p->cl.local, args, p->highlight, &p->focus, &b, &why) != 0) {
-        say(p, "reach: %s: %s", wr_reason_code(why.reason), why.message);
+        say(p, "reach: %s: %s", why.code, why.message);
     } else {
         p->highlighting = 1;
         p->view = WL_SQ_NONE;
@@ -288,7 +288,7 @@ static void cmd_odds(struct play *p, const char *args)
     if (p->cl.local.sc == NULL || wrc_local_sync(&p->cl.local, p->g, &why) != 0)
         say(p, "odds: only for Waterloo games");
     else if (wrc_local_odds(&p->cl.local, buf, vs + 4, &b, &why) != 0)
-        say(p, "odds: %s: %s", wr_reason_code(why.reason), why.message);
+        say(p, "odds: %s: %s", why.code, why.message);
     else
         say(p, "%s", b.s ? b.s : "");
     wr_strbuf_release(&b);
@@ -352,9 +352,9 @@ static void order(struct play *p, const char *line)
     if (p->cl.local.sc) {
         struct wr_refusal why;
         int checked;
-        enum wr_reason r = wrc_local_check(&p->cl.local, p->g, cmd, &checked, &why);
-        if (r != WR_R_OK) {
-            say(p, "refused (checked here, not sent): %s: %s", wr_reason_code(r), why.message);
+        enum wl_reason r = wrc_local_check(&p->cl.local, p->g, cmd, &checked, &why);
+        if (r != WL_R_OK) {
+            say(p, "refused (checked here, not sent): %s: %s", why.code, why.message);
             json_decref(cmd);
             return;
         }

@@ -427,12 +427,12 @@ int wr_render_view_from_state(struct wr_render_view *v, const struct wl_scenario
     for (int i = 0; i < WL_MAX_UNITS; i++)
         v->at[i] = WL_SQ_NONE;
     if (!json_is_object(state)) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "the state is not a JSON object");
+        wl_refuse(why, WL_R_BAD_COMMAND, "the state is not a JSON object");
         return -1;
     }
     json_t *units = json_object_get(state, "units");
     if (!json_is_object(units)) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "the state has no \"units\" object");
+        wl_refuse(why, WL_R_BAD_COMMAND, "the state has no \"units\" object");
         return -1;
     }
     const char *id;
@@ -440,13 +440,13 @@ int wr_render_view_from_state(struct wr_render_view *v, const struct wl_scenario
     json_object_foreach(units, id, u) {
         int i = wl_scenario_find_unit(sc, id);
         if (i < 0) {
-            wr_refuse(why, WR_R_UNKNOWN_UNIT, "the state names unit '%.40s', which scenario "
+            wl_refuse(why, WL_R_UNKNOWN_UNIT, "the state names unit '%.40s', which scenario "
                       "'%.47s' does not have", id, sc->name);
             return -1;
         }
         const char *at = json_string_value(json_object_get(u, "at"));
         if (at == NULL) {
-            wr_refuse(why, WR_R_BAD_COMMAND, "units.%.40s: \"at\" is not a string", id);
+            wl_refuse(why, WL_R_BAD_COMMAND, "units.%.40s: \"at\" is not a string", id);
             return -1;
         }
         if (strcmp(at, "pending") == 0) {
@@ -458,7 +458,7 @@ int wr_render_view_from_state(struct wr_render_view *v, const struct wl_scenario
         } else {
             wl_sq s;
             if (wl_grid_parse(at, (size_t)-1, &s) != 0 || !wl_grid_on_board(s)) {
-                wr_refuse(why, WR_R_BAD_SQUARE, "units.%.40s: '%.20s' is not a square of "
+                wl_refuse(why, WL_R_BAD_SQUARE, "units.%.40s: '%.20s' is not a square of "
                           "the board", id, at);
                 return -1;
             }

@@ -41,7 +41,7 @@
 #ifndef WR_RENDER_H
 #define WR_RENDER_H
 
-#include "reason.h"
+#include "waterloo_reason.h"
 #include "waterloo_scenario.h"
 #include "strbuf.h"
 

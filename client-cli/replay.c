@@ -14,14 +14,14 @@
 #include "waterloo_record.h"
 #include "scenarios.h"
 
-static void print_line(void *ctx, int n, enum wr_reason r, const struct wr_refusal *why,
+static void print_line(void *ctx, int n, enum wl_reason r, const struct wr_refusal *why,
                        const json_t *events)
 {
     (void)ctx;
-    json_t *o = r == WR_R_OK
+    json_t *o = r == WL_R_OK
                     ? json_pack("{s:i, s:b, s:O}", "n", n, "ok", 1, "events", events)
                     : json_pack("{s:i, s:b, s:s, s:s}", "n", n, "ok", 0, "error",
-                                wr_reason_code(r), "message", why->message);
+                                why->code, "message", why->message);
     char *s = json_dumps(o, JSON_COMPACT);
     if (s)
         puts(s);

@@ -478,7 +478,7 @@ static struct wrd_game *game_new(struct wrd_server *srv, const struct wr_ruleset
                                  const char *id,
                                  const char *scenario_name, const char *scenario_text,
                                  json_t *options, const uint8_t seed[32], char *err, size_t errlen,
-                                 enum wr_reason *reason)
+                                 int *reason)
 {
     struct wrd_game *g = calloc(1, sizeof *g);
     if (g == NULL) {
@@ -506,7 +506,7 @@ static struct wrd_game *game_new(struct wrd_server *srv, const struct wr_ruleset
             return NULL;
         }
     }
-    struct wr_refusal why = { WR_R_BAD_SCENARIO, "" };
+    struct wr_refusal why = { WR_R_BAD_SCENARIO, "bad_scenario", "" };
     g->g = rs->create(scenario, options, g->id, seed, &why);
     json_decref(scenario);
     if (g->g == NULL) {
@@ -907,8 +907,7 @@ static void on_deadline(uv_timer_t *t)
 static int apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **events,
                  struct wr_refusal *why)
 {
-    enum wr_reason r = g->rs->apply(g->g, g->seats[seat].name, cmd, events, why);
-    if (r != WR_R_OK)
+    if (g->rs->apply(g->g, g->seats[seat].name, cmd, events, why) != WR_R_OK)
         return -1;
     g->version++;
     add_line(g, record_line(g->seats[seat].name, cmd, *events));
@@ -1048,7 +1047,7 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     json_t *events = NULL;
     struct wr_refusal why;
     if (apply(g, m->seat, cmd, &events, &why) != 0) {
-        struct wrd_msg *a = wrd_refusal_msg(wr_reason_code(why.reason), why.message, id, jseq,
+        struct wrd_msg *a = wrd_refusal_msg(why.code, why.message, id, jseq,
                                           jid);
         remember(s, seq, a);
         defer_direct(gs, c, a);
@@ -1266,7 +1265,7 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     }
     snprintf(id, sizeof id, "g-%s", rnd);
     json_t *opts = options ? json_deep_copy(options) : json_object();
-    enum wr_reason why = WR_R_BAD_SCENARIO;
+    int why = WR_R_BAD_SCENARIO;
     struct wrd_game *g = game_new(srv, rs, id, scen, scenario_text, opts, seed, err, sizeof err,
                                   &why);
     free(scenario_text);
@@ -2057,7 +2056,8 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
     int seat = seat_index(g, r->seat);
     json_t *cmd = json_loads(r->cmd_json, 0, NULL);
     json_t *events = NULL;
-    struct wr_refusal why = { WR_R_BAD_COMMAND, "unknown seat or unreadable command" };
+    struct wr_refusal why = { WR_R_BAD_COMMAND, "bad_command",
+                              "unknown seat or unreadable command" };
     int rc = seat >= 0 && cmd ? apply(g, seat, cmd, &events, &why) : -1;
     json_decref(cmd);
     if (rc != 0) {

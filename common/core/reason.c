@@ -6,26 +6,25 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static const char *const codes[] = {
-#define WR_REASON_CODE(id, code, text) code,
-    WR_REASON_MAP(WR_REASON_CODE)
-#undef WR_REASON_CODE
+static const struct wr_reason_info core_rows[] = {
+    WR_CORE_REASONS(WR_REASON_ROW)
 };
 
-static const char *const texts[] = {
-#define WR_REASON_TEXT(id, code, text) text,
-    WR_REASON_MAP(WR_REASON_TEXT)
-#undef WR_REASON_TEXT
-};
+const struct wr_reason_table wr_core_reasons = { core_rows, WR_R_CORE_COUNT };
+
+const char *wr_reason_code_in(const struct wr_reason_table *t, int r)
+{
+    return r >= 0 && r < t->count ? t->rows[r].code : "unknown";
+}
+
+const char *wr_reason_text_in(const struct wr_reason_table *t, int r)
+{
+    return r >= 0 && r < t->count ? t->rows[r].text : "unknown reason";
+}
 
 const char *wr_reason_code(enum wr_reason r)
 {
-    return (r >= 0 && r < WR_R_COUNT) ? codes[r] : "unknown";
-}
-
-const char *wr_reason_text(enum wr_reason r)
-{
-    return (r >= 0 && r < WR_R_COUNT) ? texts[r] : "unknown reason";
+    return wr_reason_code_in(&wr_core_reasons, r);
 }
 
 /* Length of the valid UTF-8 sequence at s, or 0. */
@@ -65,17 +64,24 @@ void wr_utf8_clean(char *text)
     }
 }
 
-enum wr_reason wr_vrefuse(struct wr_refusal *why, enum wr_reason r, const char *fmt, va_list ap)
+int wr_vrefuse_in(struct wr_refusal *why, const struct wr_reason_table *t, int r,
+                  const char *fmt, va_list ap)
 {
     if (why == NULL)
         return r;
     why->reason = r;
+    why->code = wr_reason_code_in(t, r);
     if (fmt == NULL)
-        snprintf(why->message, sizeof why->message, "%s", wr_reason_text(r));
+        snprintf(why->message, sizeof why->message, "%s", wr_reason_text_in(t, r));
     else
         vsnprintf(why->message, sizeof why->message, fmt, ap);
     wr_utf8_clean(why->message);
     return r;
+}
+
+enum wr_reason wr_vrefuse(struct wr_refusal *why, enum wr_reason r, const char *fmt, va_list ap)
+{
+    return (enum wr_reason)wr_vrefuse_in(why, &wr_core_reasons, r, fmt, ap);
 }
 
 enum wr_reason wr_refuse(struct wr_refusal *why, enum wr_reason r, const char *fmt, ...)

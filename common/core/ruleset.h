@@ -52,7 +52,7 @@ struct wr_ruleset {
     /* Validate a command from seat and apply it. On success *events is the
      * list of events (unprojected; pass it through project_events). On
      * refusal the game is unchanged and *events is NULL. */
-    enum wr_reason (*apply)(void *game, const char *seat, const struct json_t *cmd,
+    int (*apply)(void *game, const char *seat, const struct json_t *cmd,
                             struct json_t **events, struct wr_refusal *why);
 
     /* The state as seat may see it; seat NULL is the public view

@@ -129,7 +129,7 @@ int main(int argc, char **argv)
         json_t *line = json_pack("{s:s, s:o}", "seat", wl_side_name(g->await_side), "cmd",
                                  wl_cmd_json(g, cmd));
         ev->n = 0;
-        if (wl_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK) {
+        if (wl_game_apply(g, g->await_side, cmd, ev, &why) != WL_R_OK) {
             fprintf(stderr, "bench_rules: random player refused: %s\n", why.message);
             return 1;
         }
@@ -180,7 +180,7 @@ int main(int argc, char **argv)
         while (g->phase != WL_PH_OVER) {
             wl_autoplay_next(g, &rng, reach, cmd);
             ev->n = 0;
-            if (wl_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK) {
+            if (wl_game_apply(g, g->await_side, cmd, ev, &why) != WL_R_OK) {
                 fprintf(stderr, "bench_rules: selfplay %d refused: %s\n", s, why.message);
                 return 1;
             }

@@ -75,14 +75,14 @@ static int next_command(const struct wr_campaign *c, char *seat, char *text, siz
     snprintf(seat, 16, "%s", s);
     int p = wr_campaign_player(c, s), town = -1;
     for (int t = 0; t < c->map.ntowns && town < 0; t++) {
-        enum wr_reason r = WR_R_BAD_COMMAND;
+        enum wr_campaign_reason r = WR_CR_BAD_COMMAND;
         if (strcmp(what, "choose_town") == 0)
             r = wr_campaign_check_draft(c, p, t, NULL);
         else if (strcmp(what, "attack") == 0)
             r = wr_campaign_check_attack(c, p, t, NULL);
         else if (strcmp(what, "counter") == 0)
             r = wr_campaign_check_counter(c, c->at.attacker, c->at.target, t, NULL);
-        if (r == WR_R_OK)
+        if (r == WR_CR_OK)
             town = t;
     }
     const char *name = town >= 0 ? c->map.towns[town].name : "";
@@ -137,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (next_command(c, seat, text, sizeof text) != 0)
             break;
         json_t *cmd = json_loads(text, 0, NULL);
-        if (wr_campaign_apply(c, seat, cmd, &ev, &why) != WR_R_OK)
+        if (wr_campaign_apply(c, seat, cmd, &ev, &why) != WR_CR_OK)
             abort();        /* the scripted player proposed an illegal command */
         json_decref(cmd);
         json_decref(ev);
@@ -148,8 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_t *before[4], *events = NULL;
         for (int v = 0; v < 4; v++)
             before[v] = wr_campaign_project(c, seats[v]);
-        enum wr_reason r = wr_campaign_apply(c, seats[s], j, &events, &why);
-        if (r != WR_R_OK) {
+        enum wr_campaign_reason r = wr_campaign_apply(c, seats[s], j, &events, &why);
+        if (r != WR_CR_OK) {
             for (int v = 0; v < 4; v++) {
                 json_t *after = wr_campaign_project(c, seats[v]);
                 if (!json_equal(before[v], after))

@@ -97,7 +97,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         mine[kept++] = *g;
         while (g->phase != WL_PH_OVER && wl_autoplay_next(g, &rng, reach, cmd) == 0) {
             ev->n = 0;
-            if (wl_game_apply(g, g->await_side, cmd, ev, &why) != WR_R_OK)
+            if (wl_game_apply(g, g->await_side, cmd, ev, &why) != WL_R_OK)
                 abort();    /* the random player proposed an illegal command */
             if (++n % every != 0 && n > FIXED && g->phase != WL_PH_OVER)
                 continue;
@@ -148,11 +148,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         *g = positions[data[0] % npositions];
         json_t *before = wl_game_state_json(g), *events = NULL;
         struct wr_refusal why;
-        enum wr_reason r = wl_game_apply_json(g, side, j, &events, &why);
+        enum wl_reason r = wl_game_apply_json(g, side, j, &events, &why);
         json_t *after = wl_game_state_json(g);
-        if (r != WR_R_OK && !json_equal(before, after))
+        if (r != WL_R_OK && !json_equal(before, after))
             abort();    /* a refusal changed the game */
-        if (r == WR_R_OK && wl_game_check(g, &why) != 0)
+        if (r == WL_R_OK && wl_game_check(g, &why) != 0)
             abort();    /* an accepted command broke an invariant */
         json_decref(before);
         json_decref(after);

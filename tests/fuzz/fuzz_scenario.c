@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&why, 0, sizeof why);
     if (wl_scenario_load(sc, json, NULL, NULL, &why) == 0)
         check(sc);
-    else if (why.reason != WR_R_BAD_SCENARIO || why.message[0] == '\0' ||
+    else if (why.reason != WL_R_BAD_SCENARIO || why.message[0] == '\0' ||
              memchr(why.message, '\0', sizeof why.message) == NULL)
         abort();
     else {

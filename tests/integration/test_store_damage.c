@@ -331,7 +331,7 @@ static void waterloo(int port, const struct wl_scenario *sc, int moves, uint64_t
         json_decref(ack);
         struct wr_refusal why;
         ev->n = 0;
-        if (wl_game_apply(&r->g, side, &r->cmd, ev, &why) != WR_R_OK)
+        if (wl_game_apply(&r->g, side, &r->cmd, ev, &why) != WL_R_OK)
             fail_msg("game %s: the replica refuses what the server took at %d", id, i + 1);
     }
     free(r);

@@ -909,7 +909,7 @@ static int wl_acked(struct slot *s, int seat, const char *msg, size_t len, int64
     events_scratch->n = 0;
     int side = seat == 0 ? WL_FRENCH : WL_ALLIED;
     if (version != s->version + 1 ||
-        wl_game_apply(s->wg, side, s->wcmd, events_scratch, &why) != WR_R_OK) {
+        wl_game_apply(s->wg, side, s->wcmd, events_scratch, &why) != WL_R_OK) {
         complain("game %s: the replica does not follow the server at version %lld", s->game,
                  (long long)version);
         return -1;

@@ -68,7 +68,7 @@
 #include <stdint.h>
 
 #include "campaign_map.h"
-#include "reason.h"
+#include "campaign_reason.h"
 #include "ruleset.h"
 
 struct json_t;
@@ -194,10 +194,10 @@ struct wr_campaign_cmd {
 };
 
 /* Parse cmd (borrowed) by its shape alone: the type, the keys it must and
- * may have, their types and lengths. Returns WR_R_OK with out filled, or
- * WR_R_BAD_COMMAND (or WR_R_UNKNOWN_TOWN never: names are checked against
+ * may have, their types and lengths. Returns WR_CR_OK with out filled, or
+ * WR_CR_BAD_COMMAND (or WR_CR_UNKNOWN_TOWN never: names are checked against
  * the map by the rules) with why filled. */
-enum wr_reason wr_campaign_parse_command(const struct json_t *cmd, struct wr_campaign_cmd *out,
+enum wr_campaign_reason wr_campaign_parse_command(const struct json_t *cmd, struct wr_campaign_cmd *out,
                                          struct wr_refusal *why);
 
 /* --- the game ---------------------------------------------------------------- */
@@ -292,14 +292,14 @@ struct wr_campaign {
 
 /* A new campaign on map (copied) with options (borrowed JSON object or
  * NULL), the game's id (at most 63 bytes) and its dice seed. Returns NULL
- * with why filled (WR_R_BAD_OPTIONS). Caller frees with wr_campaign_free(). */
+ * with why filled (WR_CR_BAD_OPTIONS). Caller frees with wr_campaign_free(). */
 struct wr_campaign *wr_campaign_new(const struct wr_campaign_map *map,
                                     const struct json_t *options, const char *game_id,
                                     const uint8_t seed[32], struct wr_refusal *why);
 void wr_campaign_free(struct wr_campaign *c);
 
 /* Validate cmd from seat and apply it (the ruleset's apply). */
-enum wr_reason wr_campaign_apply(struct wr_campaign *c, const char *seat,
+enum wr_campaign_reason wr_campaign_apply(struct wr_campaign *c, const char *seat,
                                  const struct json_t *cmd, struct json_t **events,
                                  struct wr_refusal *why);
 
@@ -320,18 +320,18 @@ int wr_campaign_player(const struct wr_campaign *c, const char *seat);
 
 /* May player choose town in the draft?  1) it is free, 2) when a free town
  * is adjacent to one of player's towns, town is one of those. */
-enum wr_reason wr_campaign_check_draft(const struct wr_campaign *c, int player, int town,
+enum wr_campaign_reason wr_campaign_check_draft(const struct wr_campaign *c, int player, int town,
                                        struct wr_refusal *why);
 
 /* May player attack target?  1) target belongs to another player, 2) not
  * an ally, 3) target is adjacent to one of player's towns. */
-enum wr_reason wr_campaign_check_attack(const struct wr_campaign *c, int player, int target,
+enum wr_campaign_reason wr_campaign_check_attack(const struct wr_campaign *c, int player, int target,
                                         struct wr_refusal *why);
 
 /* May the defender put the attacker's town at stake against target?
  * 1) it is the attacker's, 2) when an attacker's town is adjacent to
  * target, it is one of those. */
-enum wr_reason wr_campaign_check_counter(const struct wr_campaign *c, int attacker, int target,
+enum wr_campaign_reason wr_campaign_check_counter(const struct wr_campaign *c, int attacker, int target,
                                          int town, struct wr_refusal *why);
 
 /* Can player attack anyone? */

@@ -8,43 +8,43 @@
 #include <jansson.h>
 #include <string.h>
 
-enum wr_reason wr_campaign_check_attack(const struct wr_campaign *c, int player, int target,
+enum wr_campaign_reason wr_campaign_check_attack(const struct wr_campaign *c, int player, int target,
                                         struct wr_refusal *why)
 {
     int o = c->owner[target];
     /* 1) another player's town */
     if (o < 0 || o == player)
-        return wr_refuse(why, WR_R_NOT_ENEMY_TOWN, "%s is %s", c->map.towns[target].name,
+        return wr_campaign_refuse(why, WR_CR_NOT_ENEMY_TOWN, "%s is %s", c->map.towns[target].name,
                          o < 0 ? "nobody's" : "your own");
     /* 2) not an ally's */
     if (cp_allies(c, o, player))
-        return wr_refuse(why, WR_R_NOT_ENEMY_TOWN, "%s belongs to your ally %s",
+        return wr_campaign_refuse(why, WR_CR_NOT_ENEMY_TOWN, "%s belongs to your ally %s",
                          c->map.towns[target].name, cp_pname(o));
     /* 3) adjacent to one of the attacker's towns */
     if (!(c->map.towns[target].adj & cp_towns_of(c, player)))
-        return wr_refuse(why, WR_R_TARGET_NOT_ADJACENT, "%s is not adjacent to any town of "
+        return wr_campaign_refuse(why, WR_CR_TARGET_NOT_ADJACENT, "%s is not adjacent to any town of "
                          "yours", c->map.towns[target].name);
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
-enum wr_reason wr_campaign_check_counter(const struct wr_campaign *c, int attacker, int target,
+enum wr_campaign_reason wr_campaign_check_counter(const struct wr_campaign *c, int attacker, int target,
                                          int town, struct wr_refusal *why)
 {
     /* 1) one of the attacker's towns */
     if (c->owner[town] != attacker)
-        return wr_refuse(why, WR_R_NOT_ATTACKERS_TOWN, "%s is not a town of %s",
+        return wr_campaign_refuse(why, WR_CR_NOT_ATTACKERS_TOWN, "%s is not a town of %s",
                          c->map.towns[town].name, cp_pname(attacker));
     /* 2) "one of your towns adjacent to the town you are attacking (or
      *    anywhere else if none are adjacent)" */
     uint64_t near = c->map.towns[target].adj & cp_towns_of(c, attacker);
     if (near && !(near >> town & 1u))
-        return wr_refuse(why, WR_R_COUNTER_NOT_ADJACENT, "%s is not adjacent to %s, and %s "
+        return wr_campaign_refuse(why, WR_CR_COUNTER_NOT_ADJACENT, "%s is not adjacent to %s, and %s "
                          "has towns that are", c->map.towns[town].name,
                          c->map.towns[target].name, cp_pname(attacker));
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
-enum wr_reason cp_do_attack(struct wr_campaign *c, const char *seat,
+enum wr_campaign_reason cp_do_attack(struct wr_campaign *c, const char *seat,
                             const struct wr_campaign_cmd *k, json_t *ev,
                             struct wr_refusal *why)
 {
@@ -54,9 +54,9 @@ enum wr_reason cp_do_attack(struct wr_campaign *c, const char *seat,
         return cp_not_yours(c, why, "this attack");
     int t = cp_town_or_refuse(c, k->town, why);
     if (t < 0)
-        return WR_R_UNKNOWN_TOWN;
-    enum wr_reason r = wr_campaign_check_attack(c, p, t, why);
-    if (r != WR_R_OK)
+        return WR_CR_UNKNOWN_TOWN;
+    enum wr_campaign_reason r = wr_campaign_check_attack(c, p, t, why);
+    if (r != WR_CR_OK)
         return r;
     memset(&c->at, 0, sizeof c->at);
     c->at.attacker = p;
@@ -67,7 +67,7 @@ enum wr_reason cp_do_attack(struct wr_campaign *c, const char *seat,
     c->phase = WR_CP_COUNTER;
     cp_event(ev, json_pack("{s:s, s:s, s:s, s:s}", "type", "attack", "seat", seat, "defender",
                            cp_pname(c->at.defender), "target", c->map.towns[t].name));
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
 /* A strategy-table roll for side: listed, a 6 waits for a choice, a
@@ -92,7 +92,7 @@ void cp_add_strategy(struct wr_campaign *c, json_t *ev, int side, int reinforcem
                            reinforcement ? "reinforcement" : "dice"));
 }
 
-enum wr_reason cp_do_counter(struct wr_campaign *c, const char *seat,
+enum wr_campaign_reason cp_do_counter(struct wr_campaign *c, const char *seat,
                              const struct wr_campaign_cmd *k, json_t *ev,
                              struct wr_refusal *why)
 {
@@ -101,9 +101,9 @@ enum wr_reason cp_do_counter(struct wr_campaign *c, const char *seat,
         return cp_not_yours(c, why, "the choice of the attacker's town");
     int t = cp_town_or_refuse(c, k->town, why);
     if (t < 0)
-        return WR_R_UNKNOWN_TOWN;
-    enum wr_reason r = wr_campaign_check_counter(c, c->at.attacker, c->at.target, t, why);
-    if (r != WR_R_OK)
+        return WR_CR_UNKNOWN_TOWN;
+    enum wr_campaign_reason r = wr_campaign_check_counter(c, c->at.attacker, c->at.target, t, why);
+    if (r != WR_CR_OK)
         return r;
     c->at.counter = t;
     cp_event(ev, json_pack("{s:s, s:s, s:s}", "type", "counter", "seat", seat, "town",
@@ -143,10 +143,10 @@ enum wr_reason cp_do_counter(struct wr_campaign *c, const char *seat,
     if (c->at.contest_winner >= 0)
         cp_add_strategy(c, ev, c->at.contest_winner, 0);
     c->phase = cp_strategy_pending(c, -1) ? WR_CP_STRATEGY : WR_CP_TACTICS;
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
-enum wr_reason cp_do_choose_strategy(struct wr_campaign *c, const char *seat,
+enum wr_campaign_reason cp_do_choose_strategy(struct wr_campaign *c, const char *seat,
                                      const struct wr_campaign_cmd *k, json_t *ev,
                                      struct wr_refusal *why)
 {
@@ -168,5 +168,5 @@ enum wr_reason cp_do_choose_strategy(struct wr_campaign *c, const char *seat,
                            cp_strategy_names[k->strategy]));
     if (!cp_strategy_pending(c, -1))
         c->phase = WR_CP_TACTICS;
-    return WR_R_OK;
+    return WR_CR_OK;
 }

@@ -15,7 +15,7 @@ static int is_battle(enum wr_campaign_tactics_kind k)
     return k != WR_CK_NO_BATTLE && k != WR_CK_REINFORCE;
 }
 
-enum wr_reason cp_do_commit(struct wr_campaign *c, const char *seat,
+enum wr_campaign_reason cp_do_commit(struct wr_campaign *c, const char *seat,
                             const struct wr_campaign_cmd *k, json_t *ev,
                             struct wr_refusal *why)
 {
@@ -25,14 +25,14 @@ enum wr_reason cp_do_commit(struct wr_campaign *c, const char *seat,
     if (side < 0)
         return cp_not_yours(c, why, "a tactic");
     if (c->at.tactic[side].chosen)
-        return wr_refuse(why, WR_R_ALREADY_CHOSEN, "your tactic for round %d is already in",
+        return wr_campaign_refuse(why, WR_CR_ALREADY_CHOSEN, "your tactic for round %d is already in",
                          c->at.nrounds + 1);
     struct wr_campaign_side_tactic *st = &c->at.tactic[side];
     st->committed = 1;
     memcpy(st->commitment, k->commitment, 65);
     cp_event(ev, json_pack("{s:s, s:s, s:i, s:s}", "type", "tactic_committed", "seat", seat,
                            "round", c->at.nrounds + 1, "commitment", k->commitment));
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
 /* Record of an attack that ends; the sealed notes of the attack are shown
@@ -115,7 +115,7 @@ static void resolve_round(struct wr_campaign *c, json_t *ev)
     c->phase = cp_strategy_pending(c, -1) ? WR_CP_STRATEGY : WR_CP_TACTICS;
 }
 
-enum wr_reason cp_do_tactic(struct wr_campaign *c, const char *seat,
+enum wr_campaign_reason cp_do_tactic(struct wr_campaign *c, const char *seat,
                             const struct wr_campaign_cmd *k, json_t *ev,
                             struct wr_refusal *why)
 {
@@ -126,20 +126,20 @@ enum wr_reason cp_do_tactic(struct wr_campaign *c, const char *seat,
         return cp_not_yours(c, why, "a tactic");
     struct wr_campaign_side_tactic *st = &c->at.tactic[side];
     if (st->chosen)
-        return wr_refuse(why, WR_R_ALREADY_CHOSEN, "your tactic for round %d is already in",
+        return wr_campaign_refuse(why, WR_CR_ALREADY_CHOSEN, "your tactic for round %d is already in",
                          c->at.nrounds + 1);
     if (c->at.nrounds > 0 && c->at.rounds[c->at.nrounds - 1].side[side].choice == k->tactic)
-        return wr_refuse(why, WR_R_SAME_TACTIC, "you chose %s in round %d: after no battle "
+        return wr_campaign_refuse(why, WR_CR_SAME_TACTIC, "you chose %s in round %d: after no battle "
                          "each side chooses differently from its last choice",
                          cp_tactic_names[k->tactic], c->at.nrounds);
     if (st->committed) {
         char h[65];
         if (k->salt == NULL)
-            return wr_refuse(why, WR_R_COMMITMENT_MISMATCH, "you committed to a hash: send "
+            return wr_campaign_refuse(why, WR_CR_COMMITMENT_MISMATCH, "you committed to a hash: send "
                              "the choice with its salt");
         if (wr_campaign_commitment(cp_tactic_names[k->tactic], k->salt, h) != 0 ||
             strcmp(h, st->commitment) != 0)
-            return wr_refuse(why, WR_R_COMMITMENT_MISMATCH, "SHA-256 of \"%s\" and the salt is "
+            return wr_campaign_refuse(why, WR_CR_COMMITMENT_MISMATCH, "SHA-256 of \"%s\" and the salt is "
                              "%.12s..., not the commitment %.12s...", cp_tactic_names[k->tactic], h,
                              st->commitment);
     }
@@ -154,28 +154,28 @@ enum wr_reason cp_do_tactic(struct wr_campaign *c, const char *seat,
     cp_event(ev, e);
     if (c->at.tactic[1 - side].chosen)
         resolve_round(c, ev);
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
-enum wr_reason cp_do_seal_ambush(struct wr_campaign *c, const char *seat,
+enum wr_campaign_reason cp_do_seal_ambush(struct wr_campaign *c, const char *seat,
                                  const struct wr_campaign_cmd *k, json_t *ev,
                                  struct wr_refusal *why)
 {
     int side = cp_side_of(c, seat);
     /* 1) a side with a Hidden Ambush Force, 2) its note not yet written */
     if (side < 0 || !c->at.note[side].needed)
-        return wr_refuse(why, WR_R_NO_AMBUSH, "you have no hidden ambush force in this battle");
+        return wr_campaign_refuse(why, WR_CR_NO_AMBUSH, "you have no hidden ambush force in this battle");
     struct wr_campaign_note *n = &c->at.note[side];
     if (n->sealed)
-        return wr_refuse(why, WR_R_AMBUSH_SEALED, "your ambush note is already written");
+        return wr_campaign_refuse(why, WR_CR_AMBUSH_SEALED, "your ambush note is already written");
     n->sealed = 1;
     snprintf(n->text, sizeof n->text, "%s", k->note);
     cp_event(ev, json_pack("{s:s, s:s, s:s}", "type", "ambush_sealed", "seat", seat, "note",
                            k->note));
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
-enum wr_reason cp_do_reveal_ambush(struct wr_campaign *c, const char *seat,
+enum wr_campaign_reason cp_do_reveal_ambush(struct wr_campaign *c, const char *seat,
                                    const struct wr_campaign_cmd *k, json_t *ev,
                                    struct wr_refusal *why)
 {
@@ -186,10 +186,10 @@ enum wr_reason cp_do_reveal_ambush(struct wr_campaign *c, const char *seat,
         int p = wr_campaign_player(c, k->seat);
         side = p < 0 ? -1 : p == c->at.attacker ? 0 : p == c->at.defender ? 1 : -1;
         if (side < 0)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "%.16s is not a side of this battle",
+            return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "%.16s is not a side of this battle",
                              k->seat);
         if (own != side && !cp_is_referee(c, seat))
-            return wr_refuse(why, WR_R_NOT_YOUR_TURN, "only the ambusher or the referee shows "
+            return wr_campaign_refuse(why, WR_CR_NOT_YOUR_TURN, "only the ambusher or the referee shows "
                              "an ambush note");
     } else if (own >= 0) {
         side = own;
@@ -198,22 +198,22 @@ enum wr_reason cp_do_reveal_ambush(struct wr_campaign *c, const char *seat,
             if (c->at.note[s].sealed && !c->at.note[s].revealed)
                 side = side < 0 ? s : 2;
         if (side == 2)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "both sides have a sealed note: name the "
+            return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "both sides have a sealed note: name the "
                              "\"seat\"");
         if (side < 0)
-            return wr_refuse(why, WR_R_NO_AMBUSH, "there is no sealed ambush note");
+            return wr_campaign_refuse(why, WR_CR_NO_AMBUSH, "there is no sealed ambush note");
     } else {
-        return wr_refuse(why, WR_R_NOT_YOUR_TURN, "only the ambusher or the referee shows an "
+        return wr_campaign_refuse(why, WR_CR_NOT_YOUR_TURN, "only the ambusher or the referee shows an "
                          "ambush note");
     }
     struct wr_campaign_note *n = &c->at.note[side];
     if (!n->sealed || n->revealed)
-        return wr_refuse(why, WR_R_NO_AMBUSH, "%s has no sealed ambush note to show",
+        return wr_campaign_refuse(why, WR_CR_NO_AMBUSH, "%s has no sealed ambush note to show",
                          cp_pname(cp_side_player(c, side)));
     n->revealed = 1;
     cp_event(ev, json_pack("{s:s, s:s, s:s, s:s}", "type", "ambush_revealed", "seat",
                            cp_pname(cp_side_player(c, side)), "note", n->text, "by", seat));
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
 /* Apply the agreed (or settled) victory points (C11). */
@@ -240,7 +240,7 @@ static void finish_battle(struct wr_campaign *c, json_t *ev, const int vp[2], in
     end_attack(c, ev, takes ? winner : -1, vp, settled);
 }
 
-enum wr_reason cp_do_report(struct wr_campaign *c, const char *seat,
+enum wr_campaign_reason cp_do_report(struct wr_campaign *c, const char *seat,
                             const struct wr_campaign_cmd *k, json_t *ev,
                             struct wr_refusal *why)
 {
@@ -251,7 +251,7 @@ enum wr_reason cp_do_report(struct wr_campaign *c, const char *seat,
         return cp_not_yours(c, why, "reporting this battle");
     for (int s = 0; s < 2; s++)
         if (c->at.note[s].needed && !c->at.note[s].sealed)
-            return wr_refuse(why, WR_R_AMBUSH_NOTE_MISSING, "%s has not written down the "
+            return wr_campaign_refuse(why, WR_CR_AMBUSH_NOTE_MISSING, "%s has not written down the "
                              "hidden ambush force yet", cp_pname(cp_side_player(c, s)));
     c->at.reported[side] = 1;
     c->at.report[side][0] = k->vp[0];
@@ -259,30 +259,30 @@ enum wr_reason cp_do_report(struct wr_campaign *c, const char *seat,
     cp_event(ev, json_pack("{s:s, s:s, s:i, s:i}", "type", "report", "seat", seat, "attacker",
                            k->vp[0], "defender", k->vp[1]));
     if (!c->at.reported[0] || !c->at.reported[1])
-        return WR_R_OK;
+        return WR_CR_OK;
     if (c->at.report[0][0] == c->at.report[1][0] && c->at.report[0][1] == c->at.report[1][1]) {
         c->at.disputed = 0;
         finish_battle(c, ev, c->at.report[0], 0);
-        return WR_R_OK;
+        return WR_CR_OK;
     }
     c->at.disputed = 1;
     cp_event(ev, json_pack("{s:s, s:s?}", "type", "disputed", "referee",
                            c->has_referee ? "referee" : NULL));
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
-enum wr_reason cp_do_settle(struct wr_campaign *c, const char *seat,
+enum wr_campaign_reason cp_do_settle(struct wr_campaign *c, const char *seat,
                             const struct wr_campaign_cmd *k, json_t *ev,
                             struct wr_refusal *why)
 {
     /* 1) the referee, 2) on a disputed result */
     if (!cp_is_referee(c, seat))
-        return wr_refuse(why, WR_R_NOT_YOUR_TURN, "only the referee settles a dispute");
+        return wr_campaign_refuse(why, WR_CR_NOT_YOUR_TURN, "only the referee settles a dispute");
     if (!c->at.disputed)
-        return wr_refuse(why, WR_R_NOT_DISPUTED, "the reports do not disagree");
+        return wr_campaign_refuse(why, WR_CR_NOT_DISPUTED, "the reports do not disagree");
     cp_event(ev, json_pack("{s:s, s:s, s:i, s:i}", "type", "settled", "seat", seat, "attacker",
                            k->vp[0], "defender", k->vp[1]));
     c->at.disputed = 0;
     finish_battle(c, ev, k->vp, 1);
-    return WR_R_OK;
+    return WR_CR_OK;
 }

@@ -48,35 +48,35 @@ static int is_lower_hex64(const char *s)
 }
 
 /* Check one field of cmd against f; store it in out. */
-static enum wr_reason parse_field(const struct cmd_shape *sh, const struct field *f,
+static enum wr_campaign_reason parse_field(const struct cmd_shape *sh, const struct field *f,
                                   const json_t *v, struct wr_campaign_cmd *out,
                                   struct wr_refusal *why)
 {
     if (v == NULL) {
         if (f->required)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "%s needs \"%s\"", sh->name, f->key);
-        return WR_R_OK;
+            return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "%s needs \"%s\"", sh->name, f->key);
+        return WR_CR_OK;
     }
     const char *s = NULL;
     json_int_t n = 0;
     if (f->kind == F_VP) {
         if (!json_is_integer(v) || (n = json_integer_value(v)) < 0 || n > WR_CAMPAIGN_VP_MAX)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "%s: \"%s\" is a whole number of victory "
+            return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "%s: \"%s\" is a whole number of victory "
                              "points from 0 to %d", sh->name, f->key, WR_CAMPAIGN_VP_MAX);
     } else {
         if (!json_is_string(v))
-            return wr_refuse(why, WR_R_BAD_COMMAND, "%s: \"%s\" must be a string", sh->name,
+            return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "%s: \"%s\" must be a string", sh->name,
                              f->key);
         s = json_string_value(v);
         size_t len = json_string_length(v);
         if (strlen(s) != len)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "%s: \"%s\" contains a NUL character",
+            return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "%s: \"%s\" contains a NUL character",
                              sh->name, f->key);
         if (len < f->min || len > f->max)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "%s: \"%s\" must be %zu to %zu bytes",
+            return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "%s: \"%s\" must be %zu to %zu bytes",
                              sh->name, f->key, f->min, f->max);
         if (f->kind == F_HEX64 && !is_lower_hex64(s))
-            return wr_refuse(why, WR_R_BAD_COMMAND, "%s: \"%s\" must be 64 lowercase hex "
+            return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "%s: \"%s\" must be 64 lowercase hex "
                              "digits (SHA-256 of the choice and the salt)", sh->name, f->key);
     }
     const char *k = f->key;
@@ -85,7 +85,7 @@ static enum wr_reason parse_field(const struct cmd_shape *sh, const struct field
     } else if (strcmp(k, "strategy") == 0) {
         int st = wr_campaign_strategy_parse(s);
         if (st < WR_CS_FLANK_MARCH || st > WR_CS_GOOD_PLANNING)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "choose_strategy: \"strategy\" is one of "
+            return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "choose_strategy: \"strategy\" is one of "
                              "flank_march, hidden_ambush, scouts, rapid_deployment, "
                              "good_planning");
         out->strategy = st;
@@ -94,7 +94,7 @@ static enum wr_reason parse_field(const struct cmd_shape *sh, const struct field
     } else if (strcmp(k, "choice") == 0) {
         out->tactic = wr_campaign_tactic_parse(s);
         if (out->tactic < 0)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "tactic: \"choice\" is one of march, "
+            return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "tactic: \"choice\" is one of march, "
                              "counter_march, attack, defend, regroup");
     } else if (strcmp(k, "salt") == 0) {
         out->salt = s;
@@ -107,10 +107,10 @@ static enum wr_reason parse_field(const struct cmd_shape *sh, const struct field
     } else if (strcmp(k, "defender") == 0) {
         out->vp[1] = (int)n;
     }
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
-enum wr_reason wr_campaign_parse_command(const json_t *cmd, struct wr_campaign_cmd *out,
+enum wr_campaign_reason wr_campaign_parse_command(const json_t *cmd, struct wr_campaign_cmd *out,
                                          struct wr_refusal *why)
 {
     memset(out, 0, sizeof *out);
@@ -118,13 +118,13 @@ enum wr_reason wr_campaign_parse_command(const json_t *cmd, struct wr_campaign_c
     /* 1) an object with a known "type" */
     const char *type = json_string_value(json_object_get(cmd, "type"));
     if (!json_is_object(cmd) || type == NULL)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "a command is an object with a \"type\"");
+        return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "a command is an object with a \"type\"");
     const struct cmd_shape *sh = NULL;
     for (int i = 0; i < WR_CC_COUNT && !sh; i++)
         if (strcmp(shapes[i].name, type) == 0)
             sh = &shapes[i];
     if (sh == NULL)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "unknown campaign command '%.40s'", type);
+        return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "unknown campaign command '%.40s'", type);
     out->type = sh->type;
     /* 2) no key but the type's */
     const char *key;
@@ -134,16 +134,16 @@ enum wr_reason wr_campaign_parse_command(const json_t *cmd, struct wr_campaign_c
         for (int i = 0; i < 3 && sh->fields[i].key && !known; i++)
             known = strcmp(sh->fields[i].key, key) == 0;
         if (!known)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "%s: unknown key '%.40s'", sh->name, key);
+            return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "%s: unknown key '%.40s'", sh->name, key);
     }
     /* 3) each field of the right type and size */
     for (int i = 0; i < 3 && sh->fields[i].key; i++) {
-        enum wr_reason r = parse_field(sh, &sh->fields[i], json_object_get(cmd, sh->fields[i].key),
+        enum wr_campaign_reason r = parse_field(sh, &sh->fields[i], json_object_get(cmd, sh->fields[i].key),
                                        out, why);
-        if (r != WR_R_OK)
+        if (r != WR_CR_OK)
             return r;
     }
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
 const char *cp_command_name(enum wr_campaign_cmd_type type)

@@ -6,12 +6,12 @@
 
 #include <jansson.h>
 
-enum wr_reason wr_campaign_check_draft(const struct wr_campaign *c, int player, int town,
+enum wr_campaign_reason wr_campaign_check_draft(const struct wr_campaign *c, int player, int town,
                                        struct wr_refusal *why)
 {
     /* 1) the town is free */
     if (c->owner[town] >= 0)
-        return wr_refuse(why, WR_R_TOWN_TAKEN, "%s has already been chosen by %s",
+        return wr_campaign_refuse(why, WR_CR_TOWN_TAKEN, "%s has already been chosen by %s",
                          c->map.towns[town].name, cp_pname(c->owner[town]));
     /* 2) "If possible, towns selected should be adjacent to one of your
      *    previous selections" (C2) */
@@ -23,16 +23,16 @@ enum wr_reason wr_campaign_check_draft(const struct wr_campaign *c, int player, 
         int example = 0;
         while (!(free_near >> example & 1u))
             example++;
-        return wr_refuse(why, WR_R_DRAFT_NOT_ADJACENT, "%s is not adjacent to a town of yours, "
+        return wr_campaign_refuse(why, WR_CR_DRAFT_NOT_ADJACENT, "%s is not adjacent to a town of yours, "
                          "and %s (for one) is free and adjacent", c->map.towns[town].name,
                          c->map.towns[example].name);
     }
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
 /* start: the first choice goes to the highest of one die per player;
  * the tied roll again (C1). */
-enum wr_reason cp_do_start(struct wr_campaign *c, const char *seat,
+enum wr_campaign_reason cp_do_start(struct wr_campaign *c, const char *seat,
                            const struct wr_campaign_cmd *k, json_t *ev,
                            struct wr_refusal *why)
 {
@@ -63,10 +63,10 @@ enum wr_reason cp_do_start(struct wr_campaign *c, const char *seat,
     c->first = c->active = first;
     c->phase = WR_CP_DRAFT;
     cp_event(ev, json_pack("{s:s, s:s}", "type", "first_choice", "seat", cp_pname(first)));
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
-enum wr_reason cp_do_choose_town(struct wr_campaign *c, const char *seat,
+enum wr_campaign_reason cp_do_choose_town(struct wr_campaign *c, const char *seat,
                                  const struct wr_campaign_cmd *k, json_t *ev,
                                  struct wr_refusal *why)
 {
@@ -76,9 +76,9 @@ enum wr_reason cp_do_choose_town(struct wr_campaign *c, const char *seat,
         return cp_not_yours(c, why, "this choice");
     int t = cp_town_or_refuse(c, k->town, why);
     if (t < 0)
-        return WR_R_UNKNOWN_TOWN;
-    enum wr_reason r = wr_campaign_check_draft(c, p, t, why);
-    if (r != WR_R_OK)
+        return WR_CR_UNKNOWN_TOWN;
+    enum wr_campaign_reason r = wr_campaign_check_draft(c, p, t, why);
+    if (r != WR_CR_OK)
         return r;
     c->owner[t] = p;
     cp_event(ev, json_pack("{s:s, s:s, s:s}", "type", "town_chosen", "seat", seat, "town",
@@ -86,10 +86,10 @@ enum wr_reason cp_do_choose_town(struct wr_campaign *c, const char *seat,
     for (int i = 0; i < c->map.ntowns; i++)
         if (c->owner[i] < 0) {
             c->active = (p + 1) % c->nplayers;
-            return WR_R_OK;
+            return WR_CR_OK;
         }
     cp_event(ev, json_pack("{s:s}", "type", "draft_over"));
     if (!cp_check_conquest(c, ev))
         cp_start_campaign(c, ev);
-    return WR_R_OK;
+    return WR_CR_OK;
 }

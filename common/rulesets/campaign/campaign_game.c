@@ -41,7 +41,7 @@ static const struct transition {
     { WR_CP_BATTLE, WR_CC_SETTLE, cp_do_settle },
 };
 
-enum wr_reason wr_campaign_apply(struct wr_campaign *c, const char *seat, const json_t *cmd,
+enum wr_campaign_reason wr_campaign_apply(struct wr_campaign *c, const char *seat, const json_t *cmd,
                                  json_t **events, struct wr_refusal *why)
 {
     struct wr_campaign_cmd k;
@@ -49,25 +49,25 @@ enum wr_reason wr_campaign_apply(struct wr_campaign *c, const char *seat, const 
     /* 1) the game runs, 2) the command is well formed, 3) this phase takes
      *    it; then the handler checks the seat and the rules. */
     if (c->phase == WR_CP_OVER)
-        return wr_refuse(why, WR_R_GAME_OVER, "the campaign is over");
-    enum wr_reason r = wr_campaign_parse_command(cmd, &k, why);
-    if (r != WR_R_OK)
+        return wr_campaign_refuse(why, WR_CR_GAME_OVER, "the campaign is over");
+    enum wr_campaign_reason r = wr_campaign_parse_command(cmd, &k, why);
+    if (r != WR_CR_OK)
         return r;
     const struct transition *tr = NULL;
     for (size_t i = 0; i < sizeof transitions / sizeof transitions[0] && !tr; i++)
         if (transitions[i].phase == c->phase && transitions[i].cmd == k.type)
             tr = &transitions[i];
     if (tr == NULL)
-        return wr_refuse(why, WR_R_WRONG_PHASE, "%s is not taken in the %s phase",
+        return wr_campaign_refuse(why, WR_CR_WRONG_PHASE, "%s is not taken in the %s phase",
                          cp_command_name(k.type), cp_phase_names[c->phase]);
     if (wr_campaign_player(c, seat) < 0 && !cp_is_referee(c, seat))
-        return wr_refuse(why, WR_R_NOT_YOUR_TURN, "'%.16s' is not a seat of this campaign",
+        return wr_campaign_refuse(why, WR_CR_NOT_YOUR_TURN, "'%.16s' is not a seat of this campaign",
                          seat ? seat : "(none)");
     json_t *ev = json_array();
     if (ev == NULL)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
+        return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "out of memory");
     r = tr->run(c, seat, &k, ev, why);
-    if (r != WR_R_OK) {
+    if (r != WR_CR_OK) {
         json_decref(ev);
         return r;
     }
@@ -77,14 +77,14 @@ enum wr_reason wr_campaign_apply(struct wr_campaign *c, const char *seat, const 
         assert(!"campaign invariant broken after a command (see wr_campaign_check)");
 #endif
     *events = ev;
-    return WR_R_OK;
+    return WR_CR_OK;
 }
 
 /* --- invariants ------------------------------------------------------------------------ */
 
 static int broken(struct wr_refusal *why, const char *what)
 {
-    wr_refuse(why, WR_R_BAD_COMMAND, "campaign invariant: %s", what);
+    wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "campaign invariant: %s", what);
     return -1;
 }
 
@@ -160,7 +160,7 @@ static int bad_option(struct wr_refusal *why, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    wr_vrefuse(why, WR_R_BAD_OPTIONS, fmt, ap);
+    wr_campaign_vrefuse(why, WR_CR_BAD_OPTIONS, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -242,12 +242,12 @@ struct wr_campaign *wr_campaign_new(const struct wr_campaign_map *map, const jso
 {
     if (game_id == NULL || strlen(game_id) > WR_DICE_ID_MAX ||
         wr_dice_roll(seed, game_id, 0) < 1) {
-        wr_refuse(why, WR_R_BAD_OPTIONS, "the game id must be 1 to 63 bytes");
+        wr_campaign_refuse(why, WR_CR_BAD_OPTIONS, "the game id must be 1 to 63 bytes");
         return NULL;
     }
     struct wr_campaign *c = calloc(1, sizeof *c);
     if (c == NULL) {
-        wr_refuse(why, WR_R_BAD_OPTIONS, "out of memory");
+        wr_campaign_refuse(why, WR_CR_BAD_OPTIONS, "out of memory");
         return NULL;
     }
     c->map = *map;

@@ -69,7 +69,7 @@ struct cp_waiting {
 
 void cp_waiting(const struct wr_campaign *c, struct cp_waiting *w);
 /* Refuse a command from a seat that is not awaited for it. */
-enum wr_reason cp_not_yours(const struct wr_campaign *c, struct wr_refusal *why,
+enum wr_campaign_reason cp_not_yours(const struct wr_campaign *c, struct wr_refusal *why,
                             const char *what);
 /* A revealed tactic as JSON, a new reference. */
 json_t *cp_side_tactic_json(const struct wr_campaign_side_tactic *t);
@@ -94,7 +94,7 @@ void cp_start_campaign(struct wr_campaign *c, json_t *ev);
 
 /* One command of its phase: checks the seat and the rules, then applies
  * it and appends its events to ev; on a refusal nothing has changed. */
-typedef enum wr_reason cp_handler(struct wr_campaign *c, const char *seat,
+typedef enum wr_campaign_reason cp_handler(struct wr_campaign *c, const char *seat,
                                   const struct wr_campaign_cmd *k, json_t *ev,
                                   struct wr_refusal *why);
 

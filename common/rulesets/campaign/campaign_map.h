@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "reason.h"
+#include "campaign_reason.h"
 
 struct json_t;
 
@@ -43,7 +43,7 @@ struct wr_campaign_map {
 };
 
 /* Read the campaign scenario j (borrowed) into m. Returns 0, or -1 with why
- * filled (reason WR_R_BAD_SCENARIO, the message naming the entry); m is
+ * filled (reason WR_CR_BAD_SCENARIO, the message naming the entry); m is
  * then unspecified. */
 int wr_campaign_map_load(struct wr_campaign_map *m, const struct json_t *j,
                          struct wr_refusal *why);

@@ -71,11 +71,11 @@ const char *wr_campaign_awaited(const struct wr_campaign *c)
     return w.n ? w.seat[0] : NULL;
 }
 
-enum wr_reason cp_not_yours(const struct wr_campaign *c, struct wr_refusal *why,
+enum wr_campaign_reason cp_not_yours(const struct wr_campaign *c, struct wr_refusal *why,
                             const char *what)
 {
     const char *aw = wr_campaign_awaited(c);
-    return wr_refuse(why, WR_R_NOT_YOUR_TURN, "%s is for %s", what, aw ? aw : "nobody");
+    return wr_campaign_refuse(why, WR_CR_NOT_YOUR_TURN, "%s is for %s", what, aw ? aw : "nobody");
 }
 
 /* --- projection ---------------------------------------------------------------------- */

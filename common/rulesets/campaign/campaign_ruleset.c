@@ -21,12 +21,12 @@ static void *cr_create(const json_t *scenario, const json_t *options, const char
                        const uint8_t seed[32], struct wr_refusal *why)
 {
     if (scenario == NULL) {
-        wr_refuse(why, WR_R_BAD_SCENARIO, "a campaign needs a scenario: its map");
+        wr_campaign_refuse(why, WR_CR_BAD_SCENARIO, "a campaign needs a scenario: its map");
         return NULL;
     }
     struct wr_campaign_map *m = malloc(sizeof *m);
     if (m == NULL) {
-        wr_refuse(why, WR_R_BAD_SCENARIO, "out of memory");
+        wr_campaign_refuse(why, WR_CR_BAD_SCENARIO, "out of memory");
         return NULL;
     }
     struct wr_campaign *c = NULL;
@@ -41,7 +41,7 @@ static void cr_destroy(void *game)
     wr_campaign_free(game);
 }
 
-static enum wr_reason cr_apply(void *game, const char *seat, const json_t *cmd, json_t **events,
+static int cr_apply(void *game, const char *seat, const json_t *cmd, json_t **events,
                                struct wr_refusal *why)
 {
     return wr_campaign_apply(game, seat, cmd, events, why);

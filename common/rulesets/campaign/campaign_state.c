@@ -77,7 +77,7 @@ int cp_town_or_refuse(const struct wr_campaign *c, const char *name, struct wr_r
 {
     int t = wr_campaign_map_find(&c->map, name);
     if (t < 0)
-        wr_refuse(why, WR_R_UNKNOWN_TOWN, "there is no town '%.60s' on %s", name, c->map.name);
+        wr_campaign_refuse(why, WR_CR_UNKNOWN_TOWN, "there is no town '%.60s' on %s", name, c->map.name);
     return t;
 }
 

@@ -9,6 +9,7 @@
 #include "ruleset.h"
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,37 @@ struct ttt {
 
 static const char *const seats[] = { "x", "o", NULL };
 
+/* Tictactoe's own reasons (core/reason.h explains the scheme). The wire
+ * codes are those the protocol has always sent for a cell out of range
+ * and a cell already marked. */
+#define TTT_REASON_MAP(X) \
+    X(BAD_CELL, "bad_square", "a cell is 0..8") \
+    X(CELL_TAKEN, "enemy_square", "that cell is already marked")
+
+enum ttt_reason {
+#define TTT_REASON_CORE(id, code, text) TTT_R_##id = WR_R_##id,
+    WR_CORE_REASONS(TTT_REASON_CORE)
+#undef TTT_REASON_CORE
+#define TTT_REASON_OWN(id, code, text) TTT_R_##id,
+    TTT_REASON_MAP(TTT_REASON_OWN)
+#undef TTT_REASON_OWN
+    TTT_R_COUNT
+};
+
+static const struct wr_reason_info ttt_reason_rows[] = { WR_REASON_ROWS(TTT_REASON_MAP) };
+static const struct wr_reason_table ttt_reasons = { ttt_reason_rows, TTT_R_COUNT };
+
+static int ttt_refuse(struct wr_refusal *why, enum ttt_reason r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int ttt_refuse(struct wr_refusal *why, enum ttt_reason r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    wr_vrefuse_in(why, &ttt_reasons, r, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
 static void *ttt_create(const json_t *scenario, const json_t *options, const char *game_id,
                         const uint8_t seed[32], struct wr_refusal *why)
 {
@@ -29,7 +61,7 @@ static void *ttt_create(const json_t *scenario, const json_t *options, const cha
     (void)seed;
     struct ttt *t = calloc(1, sizeof *t);
     if (t == NULL) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
+        ttt_refuse(why, TTT_R_NO_MEMORY, "out of memory");
         return NULL;
     }
     memset(t->board, '.', 9);
@@ -69,27 +101,27 @@ static int ttt_awaiting(void *game, struct wr_decision *out, int max)
     return 1;
 }
 
-static enum wr_reason ttt_apply(void *game, const char *seat, const json_t *cmd,
+static int ttt_apply(void *game, const char *seat, const json_t *cmd,
                                 json_t **events, struct wr_refusal *why)
 {
     struct ttt *t = game;
     *events = NULL;
     /* 1) game running, 2) this seat's turn, 3) well-formed mark, 4) empty cell */
     if (t->winner)
-        return wr_refuse(why, WR_R_GAME_OVER, "the game is over");
+        return ttt_refuse(why, TTT_R_GAME_OVER, "the game is over");
     const char *aw = ttt_awaited(t);
     if (seat == NULL || strcmp(seat, aw) != 0)
-        return wr_refuse(why, WR_R_NOT_YOUR_TURN, "it is %s's turn", aw);
+        return ttt_refuse(why, TTT_R_NOT_YOUR_TURN, "it is %s's turn", aw);
     const char *type = json_string_value(json_object_get(cmd, "type"));
     json_t *cell = json_object_get(cmd, "cell");
     if (!json_is_object(cmd) || type == NULL || strcmp(type, "mark") != 0 ||
         !json_is_integer(cell) || json_object_size(cmd) != 2)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "a command is {\"type\":\"mark\",\"cell\":0..8}");
+        return ttt_refuse(why, TTT_R_BAD_COMMAND, "a command is {\"type\":\"mark\",\"cell\":0..8}");
     json_int_t c = json_integer_value(cell);
     if (c < 0 || c > 8)
-        return wr_refuse(why, WR_R_BAD_SQUARE, "cell must be 0..8");
+        return ttt_refuse(why, TTT_R_BAD_CELL, "cell must be 0..8");
     if (t->board[c] != '.')
-        return wr_refuse(why, WR_R_ENEMY_SQUARE, "cell %d is taken", (int)c);
+        return ttt_refuse(why, TTT_R_CELL_TAKEN, "cell %d is taken", (int)c);
     t->board[c] = seat[0];
     t->moves++;
     *events = json_array();
@@ -101,7 +133,7 @@ static enum wr_reason ttt_apply(void *game, const char *seat, const json_t *cmd,
         json_array_append_new(*events, json_pack("{s:s, s:s}", "type", "game_over", "winner",
                                                  w ? (w == 'x' ? "x" : "o") : "draw"));
     }
-    return WR_R_OK;
+    return TTT_R_OK;
 }
 
 static const char *ttt_result(void *game)

@@ -56,7 +56,7 @@ static int propose_move(const struct wl_game *g, struct wr_prng *rng, struct wl_
         if (wr_prng_below(rng, 5) == 0)
             continue;
         int one = i;
-        if (wl_move_reach(g, &one, 1, reach, NULL) != WR_R_OK || reach->n == 0)
+        if (wl_move_reach(g, &one, 1, reach, NULL) != WL_R_OK || reach->n == 0)
             continue;
         int pick = wr_prng_below(rng, reach->n);
         if (wr_prng_below(rng, 2) == 0) {
@@ -251,7 +251,7 @@ int wl_autoplay_next(const struct wl_game *g, struct wr_prng *rng, struct wl_rea
                 for (int v = 0; v < b->nvacated; v++)
                     if (!g->units[b->attackers[k]].advanced &&
                         wl_combat_check_advance(g, b, b->attackers[k], b->vacated[v], NULL) ==
-                            WR_R_OK) {
+                            WL_R_OK) {
                         c->type = WL_CMD_ADVANCE;
                         c->units[0] = b->attackers[k];
                         c->nunits = 1;

@@ -39,77 +39,77 @@ const char *wl_await_name(int what)
 
 /* --- parsing --------------------------------------------------------------- */
 
-static enum wr_reason parse_unit(const struct wl_game *g, const json_t *j, const char *field,
+static enum wl_reason parse_unit(const struct wl_game *g, const json_t *j, const char *field,
                                  int16_t *out, struct wr_refusal *why)
 {
     const char *id = json_string_value(j);
     if (id == NULL)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "%s must be a unit id (a string)", field);
+        return wl_refuse(why, WL_R_BAD_COMMAND, "%s must be a unit id (a string)", field);
     int i = wl_scenario_find_unit(g->sc, id);
     if (i < 0)
-        return wr_refuse(why, WR_R_UNKNOWN_UNIT, "%s: there is no unit '%.40s'", field, id);
+        return wl_refuse(why, WL_R_UNKNOWN_UNIT, "%s: there is no unit '%.40s'", field, id);
     *out = (int16_t)i;
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
-static enum wr_reason parse_units(const struct wl_game *g, const json_t *arr, const char *field,
+static enum wl_reason parse_units(const struct wl_game *g, const json_t *arr, const char *field,
                                   int16_t *out, int max, int *n, struct wr_refusal *why)
 {
     if (!json_is_array(arr))
-        return wr_refuse(why, WR_R_BAD_COMMAND, "%s must be a list of unit ids", field);
+        return wl_refuse(why, WL_R_BAD_COMMAND, "%s must be a list of unit ids", field);
     if ((int)json_array_size(arr) > max)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "%s names more than %d units", field, max);
+        return wl_refuse(why, WL_R_BAD_COMMAND, "%s names more than %d units", field, max);
     size_t k;
     json_t *v;
     json_array_foreach(arr, k, v) {
-        enum wr_reason r = parse_unit(g, v, field, &out[k], why);
-        if (r != WR_R_OK)
+        enum wl_reason r = parse_unit(g, v, field, &out[k], why);
+        if (r != WL_R_OK)
             return r;
         for (size_t j = 0; j < k; j++)
             if (out[j] == out[k])
-                return wr_refuse(why, WR_R_BAD_COMMAND, "%s names %s twice", field,
+                return wl_refuse(why, WL_R_BAD_COMMAND, "%s names %s twice", field,
                                  g->sc->units[out[k]].name);
     }
     *n = (int)json_array_size(arr);
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
-static enum wr_reason parse_square(const json_t *j, const char *field, int allow_off,
+static enum wl_reason parse_square(const json_t *j, const char *field, int allow_off,
                                    wl_sq *out, struct wr_refusal *why)
 {
     const char *s = json_string_value(j);
     if (s == NULL)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "%s must be a square name like \"X-27\"", field);
+        return wl_refuse(why, WL_R_BAD_COMMAND, "%s must be a square name like \"X-27\"", field);
     if (allow_off && strcmp(s, "off") == 0) {
         *out = WL_PATH_OFF;
-        return WR_R_OK;
+        return WL_R_OK;
     }
     if (wl_grid_parse(s, (size_t)-1, out) != 0 || !wl_grid_on_board(*out))
-        return wr_refuse(why, WR_R_BAD_SQUARE, "%s: '%.16s' is not a square of the board", field,
+        return wl_refuse(why, WL_R_BAD_SQUARE, "%s: '%.16s' is not a square of the board", field,
                          s);
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
-static enum wr_reason parse_path(const json_t *arr, struct wl_cmd *c, struct wr_refusal *why)
+static enum wl_reason parse_path(const json_t *arr, struct wl_cmd *c, struct wr_refusal *why)
 {
     if (!json_is_array(arr) || json_array_size(arr) == 0)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "path must be a non-empty list of squares");
+        return wl_refuse(why, WL_R_BAD_COMMAND, "path must be a non-empty list of squares");
     if (json_array_size(arr) > WL_PATH_MAX)
-        return wr_refuse(why, WR_R_TOO_FAR, "a path has at most %d squares", WL_PATH_MAX);
+        return wl_refuse(why, WL_R_TOO_FAR, "a path has at most %d squares", WL_PATH_MAX);
     size_t k;
     json_t *v;
     json_array_foreach(arr, k, v) {
-        enum wr_reason r = parse_square(v, "path", k + 1 == json_array_size(arr), &c->path[k],
+        enum wl_reason r = parse_square(v, "path", k + 1 == json_array_size(arr), &c->path[k],
                                         why);
-        if (r != WR_R_OK)
+        if (r != WL_R_OK)
             return r;
     }
     c->npath = (int)json_array_size(arr);
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
 /* Reject keys the command does not have: a typo must not be ignored. */
-static enum wr_reason only_keys(const json_t *j, const char *const *keys, struct wr_refusal *why)
+static enum wl_reason only_keys(const json_t *j, const char *const *keys, struct wr_refusal *why)
 {
     const char *key;
     json_t *v;
@@ -118,12 +118,12 @@ static enum wr_reason only_keys(const json_t *j, const char *const *keys, struct
         for (int i = 0; keys[i] && !ok; i++)
             ok = strcmp(key, keys[i]) == 0;
         if (!ok)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "unknown field '%.32s'", key);
+            return wl_refuse(why, WL_R_BAD_COMMAND, "unknown field '%.32s'", key);
     }
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
-enum wr_reason wl_cmd_parse(const struct wl_game *g, const json_t *j, struct wl_cmd *c,
+enum wl_reason wl_cmd_parse(const struct wl_game *g, const json_t *j, struct wl_cmd *c,
                             struct wr_refusal *why)
 {
     static const char *const k_none[] = { NULL };
@@ -144,50 +144,50 @@ enum wr_reason wl_cmd_parse(const struct wl_game *g, const json_t *j, struct wl_
     c->to = WL_SQ_NONE;
     c->battle = -1;
     if (!json_is_object(j))
-        return wr_refuse(why, WR_R_BAD_COMMAND, "a command is a JSON object with a \"type\"");
+        return wl_refuse(why, WL_R_BAD_COMMAND, "a command is a JSON object with a \"type\"");
     const char *type = json_string_value(json_object_get(j, "type"));
     if (type == NULL)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "the command has no \"type\"");
+        return wl_refuse(why, WL_R_BAD_COMMAND, "the command has no \"type\"");
     c->type = -1;
     for (int i = 0; i < WL_NCMDS; i++)
         if (strcmp(type, cmd_names[i]) == 0)
             c->type = i;
     if (c->type < 0)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "unknown command type '%.32s'", type);
-    enum wr_reason r = only_keys(j, keys[c->type], why);
-    if (r != WR_R_OK)
+        return wl_refuse(why, WL_R_BAD_COMMAND, "unknown command type '%.32s'", type);
+    enum wl_reason r = only_keys(j, keys[c->type], why);
+    if (r != WL_R_OK)
         return r;
 
     json_t *unit = json_object_get(j, "unit");
     switch (c->type) {
     case WL_CMD_PLACE:
-        if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
+        if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WL_R_OK)
             return r;
         c->nunits = 1;
         return parse_square(json_object_get(j, "at"), "at", 0, &c->to, why);
     case WL_CMD_MOVE: {
         json_t *units = json_object_get(j, "units");
         if ((unit == NULL) == (units == NULL))
-            return wr_refuse(why, WR_R_BAD_COMMAND, "move names either \"unit\" or \"units\"");
+            return wl_refuse(why, WL_R_BAD_COMMAND, "move names either \"unit\" or \"units\"");
         if (unit) {
-            if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
+            if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WL_R_OK)
                 return r;
             c->nunits = 1;
         } else if ((r = parse_units(g, units, "units", c->units, WL_MAX_IN_BATTLE, &c->nunits,
-                                    why)) != WR_R_OK) {
+                                    why)) != WL_R_OK) {
             return r;
         }
         if (c->nunits == 0)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "move names no unit");
+            return wl_refuse(why, WL_R_BAD_COMMAND, "move names no unit");
         return parse_path(json_object_get(j, "path"), c, why);
     }
     case WL_CMD_RETREAT:
-        if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
+        if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WL_R_OK)
             return r;
         c->nunits = 1;
         return parse_path(json_object_get(j, "path"), c, why);
     case WL_CMD_ADVANCE:
-        if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WR_R_OK)
+        if ((r = parse_unit(g, unit, "unit", &c->units[0], why)) != WL_R_OK)
             return r;
         c->nunits = 1;
         return parse_square(json_object_get(j, "to"), "to", 0, &c->to, why);
@@ -198,42 +198,42 @@ enum wr_reason wl_cmd_parse(const struct wl_game *g, const json_t *j, struct wl_
     case WL_CMD_RESOLVE: {
         json_t *b = json_object_get(j, "battle");
         if (!json_is_integer(b))
-            return wr_refuse(why, WR_R_BAD_COMMAND, "resolve needs \"battle\": a battle number");
+            return wl_refuse(why, WL_R_BAD_COMMAND, "resolve needs \"battle\": a battle number");
         json_int_t v = json_integer_value(b);
         c->battle = (v < 0 || v >= WL_MAX_BATTLES) ? WL_MAX_BATTLES : (int)v;
-        return WR_R_OK;
+        return WL_R_OK;
     }
     case WL_CMD_DECLARE: {
         json_t *arr = json_object_get(j, "battles");
         if (!json_is_array(arr))
-            return wr_refuse(why, WR_R_BAD_COMMAND, "declare needs \"battles\": a list");
+            return wl_refuse(why, WL_R_BAD_COMMAND, "declare needs \"battles\": a list");
         if (json_array_size(arr) > WL_MAX_BATTLES)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "at most %d battles", WL_MAX_BATTLES);
+            return wl_refuse(why, WL_R_BAD_COMMAND, "at most %d battles", WL_MAX_BATTLES);
         size_t k;
         json_t *v;
         json_array_foreach(arr, k, v) {
             static const char *const k_battle[] = { "attackers", "defenders", NULL };
             char field[48];
             if (!json_is_object(v))
-                return wr_refuse(why, WR_R_BAD_COMMAND,
+                return wl_refuse(why, WL_R_BAD_COMMAND,
                                  "battles[%zu] must be {attackers, defenders}", k);
-            if ((r = only_keys(v, k_battle, why)) != WR_R_OK)
+            if ((r = only_keys(v, k_battle, why)) != WL_R_OK)
                 return r;
             struct wl_cmd_battle *b = &c->battles[k];
             snprintf(field, sizeof field, "battles[%zu].attackers", k);
             if ((r = parse_units(g, json_object_get(v, "attackers"), field, b->attackers,
-                                 WL_MAX_IN_BATTLE, &b->nattackers, why)) != WR_R_OK)
+                                 WL_MAX_IN_BATTLE, &b->nattackers, why)) != WL_R_OK)
                 return r;
             snprintf(field, sizeof field, "battles[%zu].defenders", k);
             if ((r = parse_units(g, json_object_get(v, "defenders"), field, b->defenders,
-                                 WL_MAX_IN_BATTLE, &b->ndefenders, why)) != WR_R_OK)
+                                 WL_MAX_IN_BATTLE, &b->ndefenders, why)) != WL_R_OK)
                 return r;
         }
         c->nbattles = (int)json_array_size(arr);
-        return WR_R_OK;
+        return WL_R_OK;
     }
     default:
-        return WR_R_OK;
+        return WL_R_OK;
     }
 }
 
@@ -326,7 +326,7 @@ json_t *wl_event_json(const struct wl_game *g, const struct wl_event *e)
     return o;
 }
 
-enum wr_reason wl_game_apply_json(struct wl_game *g, int side, const json_t *cmd,
+enum wl_reason wl_game_apply_json(struct wl_game *g, int side, const json_t *cmd,
                                   json_t **events, struct wr_refusal *why)
 {
     /* Both are large; the game is not re-entered, so they live on the heap
@@ -337,12 +337,12 @@ enum wr_reason wl_game_apply_json(struct wl_game *g, int side, const json_t *cmd
     } *w = malloc(sizeof *w);
     *events = NULL;
     if (w == NULL)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
-    enum wr_reason r = wl_cmd_parse(g, cmd, &w->c, why);
-    if (r == WR_R_OK) {
+        return wl_refuse(why, WL_R_BAD_COMMAND, "out of memory");
+    enum wl_reason r = wl_cmd_parse(g, cmd, &w->c, why);
+    if (r == WL_R_OK) {
         w->ev.n = 0;
         r = wl_game_apply(g, side, &w->c, &w->ev, why);
-        if (r == WR_R_OK) {
+        if (r == WL_R_OK) {
             *events = json_array();
             for (int i = 0; i < w->ev.n; i++)
                 json_array_append_new(*events, wl_event_json(g, &w->ev.ev[i]));
@@ -453,7 +453,7 @@ static int load_fail(struct wr_refusal *why, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    wr_vrefuse(why, WR_R_BAD_COMMAND, fmt, ap);
+    wl_vrefuse(why, WL_R_BAD_COMMAND, fmt, ap);
     va_end(ap);
     return -1;
 }

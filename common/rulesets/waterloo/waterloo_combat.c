@@ -156,29 +156,29 @@ void wl_combat_odds(const struct wl_game *g, struct wl_battle *b)
 
 /* Rule 1 for one unit of a battle: it exists, belongs to the right side,
  * is on the board, and (attackers) is not an HQ unit. */
-static enum wr_reason check_member(const struct wl_game *g, int u, int attacking, int mover,
+static enum wl_reason check_member(const struct wl_game *g, int u, int attacking, int mover,
                                    int battle, struct wr_refusal *why)
 {
     if (!valid_unit(g, u))
-        return wr_refuse(why, WR_R_UNKNOWN_UNIT, "battle %d: there is no unit number %d",
+        return wl_refuse(why, WL_R_UNKNOWN_UNIT, "battle %d: there is no unit number %d",
                          battle + 1, u);
     int side = g->sc->units[u].side;
     if (attacking && side != mover)
-        return wr_refuse(why, WR_R_NOT_YOUR_UNIT,
+        return wl_refuse(why, WL_R_NOT_YOUR_UNIT,
                          "battle %d: %s belongs to the other side and cannot attack",
                          battle + 1, unit_name(g, u));
     if (!attacking && side == mover)
-        return wr_refuse(why, WR_R_NOT_YOUR_UNIT,
+        return wl_refuse(why, WL_R_NOT_YOUR_UNIT,
                          "battle %d: %s is your own unit and cannot be attacked", battle + 1,
                          unit_name(g, u));
     if (!on_board(g, u))
-        return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "battle %d: %s is not on the board",
+        return wl_refuse(why, WL_R_UNIT_NOT_ON_BOARD, "battle %d: %s is not on the board",
                          battle + 1, unit_name(g, u));
     if (attacking && is_hq(g, u))
-        return wr_refuse(why, WR_R_HQ_CANNOT_ATTACK,
+        return wl_refuse(why, WL_R_HQ_CANNOT_ATTACK,
                          "battle %d: %s is an HQ unit; HQ units are not allowed to attack",
                          battle + 1, unit_name(g, u));
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
 /* Rules (waterloo_combat.h; "How to Have Combat", "Attacking", "Multiple Unit Battles"):
@@ -194,46 +194,46 @@ static enum wr_reason check_member(const struct wl_game *g, int u, int attacking
  * Stacks may be split across battles and soak-offs are allowed: nothing
  * here looks at the odds. Enemy HQ units may be attacked (they have no
  * zone, so they need not be). */
-enum wr_reason wl_combat_check_declaration(const struct wl_game *g, const struct wl_battle *b,
+enum wl_reason wl_combat_check_declaration(const struct wl_game *g, const struct wl_battle *b,
                                            int nb, struct wr_refusal *why)
 {
     const struct wl_scenario *sc = g->sc;
     char a[WL_SQ_NAME_MAX], d[WL_SQ_NAME_MAX];
     int mover;
-    enum wr_reason r;
+    enum wl_reason r;
 
     if (g->phase == WL_PH_FRENCH_COMBAT)
         mover = WL_FRENCH;
     else if (g->phase == WL_PH_ALLIED_COMBAT)
         mover = WL_ALLIED;
     else
-        return wr_refuse(why, WR_R_WRONG_PHASE, "battles are declared in a combat phase, not in %s",
+        return wl_refuse(why, WL_R_WRONG_PHASE, "battles are declared in a combat phase, not in %s",
                          wl_phase_name(g->phase));
     if (nb < 0 || nb > WL_MAX_BATTLES || (nb > 0 && b == NULL))
-        return wr_refuse(why, WR_R_BAD_COMMAND, "a declaration holds 0 to %d battles, not %d",
+        return wl_refuse(why, WL_R_BAD_COMMAND, "a declaration holds 0 to %d battles, not %d",
                          WL_MAX_BATTLES, nb);
     for (int i = 0; i < nb; i++)
         if (b[i].nattackers < 0 || b[i].nattackers > WL_MAX_IN_BATTLE ||
             b[i].ndefenders < 0 || b[i].ndefenders > WL_MAX_IN_BATTLE)
-            return wr_refuse(why, WR_R_BAD_COMMAND,
+            return wl_refuse(why, WL_R_BAD_COMMAND,
                              "battle %d: at most %d attackers and %d defenders", i + 1,
                              WL_MAX_IN_BATTLE, WL_MAX_IN_BATTLE);
 
     /* 1) */
     for (int i = 0; i < nb; i++) {
         for (int j = 0; j < b[i].nattackers; j++)
-            if ((r = check_member(g, b[i].attackers[j], 1, mover, i, why)) != WR_R_OK)
+            if ((r = check_member(g, b[i].attackers[j], 1, mover, i, why)) != WL_R_OK)
                 return r;
         for (int j = 0; j < b[i].ndefenders; j++)
-            if ((r = check_member(g, b[i].defenders[j], 0, mover, i, why)) != WR_R_OK)
+            if ((r = check_member(g, b[i].defenders[j], 0, mover, i, why)) != WL_R_OK)
                 return r;
     }
     /* 2) */
     for (int i = 0; i < nb; i++) {
         if (b[i].nattackers == 0)
-            return wr_refuse(why, WR_R_EMPTY_BATTLE, "battle %d has no attackers", i + 1);
+            return wl_refuse(why, WL_R_EMPTY_BATTLE, "battle %d has no attackers", i + 1);
         if (b[i].ndefenders == 0)
-            return wr_refuse(why, WR_R_EMPTY_BATTLE, "battle %d has no defenders", i + 1);
+            return wl_refuse(why, WL_R_EMPTY_BATTLE, "battle %d has no defenders", i + 1);
     }
     /* 3) */
     for (int i = 0; i < nb; i++)
@@ -241,7 +241,7 @@ enum wr_reason wl_combat_check_declaration(const struct wl_game *g, const struct
             for (int k = 0; k < b[i].ndefenders; k++) {
                 int at = b[i].attackers[j], df = b[i].defenders[k];
                 if (wl_grid_distance(g->units[at].at, g->units[df].at) != 1)
-                    return wr_refuse(why, WR_R_NOT_IN_ZONE,
+                    return wl_refuse(why, WL_R_NOT_IN_ZONE,
                                      "battle %d: %s on %s is not in the zone of %s on %s",
                                      i + 1, unit_name(g, at), wl_grid_name(g->units[at].at, a),
                                      unit_name(g, df), wl_grid_name(g->units[df].at, d));
@@ -256,10 +256,10 @@ enum wr_reason wl_combat_check_declaration(const struct wl_game *g, const struct
             for (int j = 0; j < n; j++) {
                 int u = list[j];
                 if (battle_of[u] == i)
-                    return wr_refuse(why, WR_R_ONE_BATTLE, "%s is named twice in battle %d",
+                    return wl_refuse(why, WL_R_ONE_BATTLE, "%s is named twice in battle %d",
                                      unit_name(g, u), i + 1);
                 if (battle_of[u] >= 0)
-                    return wr_refuse(why, WR_R_ONE_BATTLE,
+                    return wl_refuse(why, WL_R_ONE_BATTLE,
                                      "%s is in battles %d and %d; no unit may fight more "
                                      "than one battle per turn",
                                      unit_name(g, u), battle_of[u] + 1, i + 1);
@@ -273,7 +273,7 @@ enum wr_reason wl_combat_check_declaration(const struct wl_game *g, const struct
             continue;
         int e = adjacent_combat_unit(g, u, 1 - mover);
         if (e >= 0)
-            return wr_refuse(why, WR_R_MUST_ATTACK, "%s on %s is in the zone of %s and must attack",
+            return wl_refuse(why, WL_R_MUST_ATTACK, "%s on %s is in the zone of %s and must attack",
                              unit_name(g, u), wl_grid_name(g->units[u].at, a), unit_name(g, e));
     }
     /* 6) */
@@ -282,11 +282,11 @@ enum wr_reason wl_combat_check_declaration(const struct wl_game *g, const struct
             continue;
         int e = adjacent_combat_unit(g, u, mover);
         if (e >= 0)
-            return wr_refuse(why, WR_R_MUST_BE_ATTACKED,
+            return wl_refuse(why, WL_R_MUST_BE_ATTACKED,
                              "%s on %s has %s in its zone and must be attacked", unit_name(g, u),
                              wl_grid_name(g->units[u].at, a), unit_name(g, e));
     }
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
 /* --- retreats ------------------------------------------------------------- */
@@ -389,7 +389,7 @@ static int resolve_step(const struct wl_game *g, int u, wl_sq start, wl_sq from,
  *      the outcome is safe
  * wl_combat_retreat_outcome() and wl_combat_open_retreats() share it with
  * the occupancy built once. */
-static enum wr_reason classify_retreat(const struct wl_game *g, const struct wl_occupancy *occ,
+static enum wl_reason classify_retreat(const struct wl_game *g, const struct wl_occupancy *occ,
                                        int u, const wl_sq *path, int n, int *outcome,
                                        struct wr_refusal *why)
 {
@@ -399,21 +399,21 @@ static enum wr_reason classify_retreat(const struct wl_game *g, const struct wl_
 
     /* 1) */
     if (!valid_unit(g, u))
-        return wr_refuse(why, WR_R_UNKNOWN_UNIT, "there is no unit number %d", u);
+        return wl_refuse(why, WL_R_UNKNOWN_UNIT, "there is no unit number %d", u);
     if (!on_board(g, u))
-        return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board", unit_name(g, u));
+        return wl_refuse(why, WL_R_UNIT_NOT_ON_BOARD, "%s is not on the board", unit_name(g, u));
     wl_sq start = g->units[u].at;
     int side = g->sc->units[u].side, enemy = 1 - side;
 
     /* 2) */
     if (path == NULL || n != 2)
-        return wr_refuse(why, WR_R_BAD_RETREAT, "a retreat of %s is two squares, not %d",
+        return wl_refuse(why, WL_R_BAD_RETREAT, "a retreat of %s is two squares, not %d",
                          unit_name(g, u), path == NULL ? 0 : n);
     wl_sq from = start;
     for (int i = 0; i < 2; i++) {
         if (i == 1 && st[0].off) {
             if (path[1] != WL_PATH_OFF)
-                return wr_refuse(why, WR_R_BAD_RETREAT,
+                return wl_refuse(why, WL_R_BAD_RETREAT,
                                  "%s has left the board; its retreat cannot go on to %s",
                                  unit_name(g, u), wl_grid_name(path[1], a));
             st[1] = st[0];
@@ -421,19 +421,19 @@ static enum wr_reason classify_retreat(const struct wl_game *g, const struct wl_
         }
         if (resolve_step(g, u, start, from, path[i], i == 1, &st[i]) != 0) {
             if (path[i] == WL_PATH_OFF)
-                return wr_refuse(why, WR_R_BAD_RETREAT,
+                return wl_refuse(why, WL_R_BAD_RETREAT,
                                  "%s cannot step off the board from %s%s", unit_name(g, u),
                                  wl_grid_name(from, a),
                                  i == 1 ? " two squares from where it started" : "");
             if (wl_grid_dir_to(from, path[i]) < 0)
-                return wr_refuse(why, WR_R_BAD_RETREAT, "%s does not touch %s",
+                return wl_refuse(why, WL_R_BAD_RETREAT, "%s does not touch %s",
                                  wl_grid_name(path[i], a), wl_grid_name(from, b));
-            return wr_refuse(why, WR_R_BAD_RETREAT,
+            return wl_refuse(why, WL_R_BAD_RETREAT,
                              "a retreat of %s from %s must end two squares away, not on %s",
                              unit_name(g, u), wl_grid_name(start, a), wl_grid_name(path[i], b));
         }
         if (st[i].to != WL_SQ_NONE && occ->side[st[i].to] == enemy)
-            return wr_refuse(why, WR_R_BAD_RETREAT, "%s may not retreat into %s, held by the enemy",
+            return wl_refuse(why, WL_R_BAD_RETREAT, "%s may not retreat into %s, held by the enemy",
                              unit_name(g, u), wl_grid_name(st[i].to, a));
         if (st[i].to != WL_SQ_NONE)
             from = st[i].to;
@@ -474,11 +474,11 @@ static enum wr_reason classify_retreat(const struct wl_game *g, const struct wl_
         *outcome = WL_RET_EXIT;
     else
         *outcome = WL_RET_SAFE;
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
 /* The rules are those of classify_retreat(), above. */
-enum wr_reason wl_combat_retreat_outcome(const struct wl_game *g, int u, const wl_sq *path,
+enum wl_reason wl_combat_retreat_outcome(const struct wl_game *g, int u, const wl_sq *path,
                                          int n, int *outcome, struct wr_refusal *why)
 {
     struct wl_occupancy occ;
@@ -519,7 +519,7 @@ int wl_combat_open_retreats(const struct wl_game *g, int u, wl_sq (*paths)[2], i
     }
     for (int i = 0; i < nc; i++) {
         int out;
-        if (classify_retreat(g, &occ, u, cand[i], 2, &out, NULL) != WR_R_OK ||
+        if (classify_retreat(g, &occ, u, cand[i], 2, &out, NULL) != WL_R_OK ||
             out == WL_RET_ELIMINATED)
             continue;
         if (paths != NULL && count < max) {
@@ -542,7 +542,7 @@ int wl_combat_open_retreats(const struct wl_game *g, int u, wl_sq (*paths)[2], i
  *      slope square and to is a hill top; zones of control do not matter
  *   4) at most 15 combat factors end on to (attackers may advance onto it
  *      one after another) */
-enum wr_reason wl_combat_check_advance(const struct wl_game *g, const struct wl_battle *b,
+enum wl_reason wl_combat_check_advance(const struct wl_game *g, const struct wl_battle *b,
                                        int u, wl_sq to, struct wr_refusal *why)
 {
     const struct wl_map *m = &g->sc->map;
@@ -550,15 +550,15 @@ enum wr_reason wl_combat_check_advance(const struct wl_game *g, const struct wl_
 
     /* 1) */
     if (!valid_unit(g, u))
-        return wr_refuse(why, WR_R_UNKNOWN_UNIT, "there is no unit number %d", u);
+        return wl_refuse(why, WL_R_UNKNOWN_UNIT, "there is no unit number %d", u);
     int attacker = 0;
     for (int i = 0; i < b->nattackers && i < WL_MAX_IN_BATTLE; i++)
         if (b->attackers[i] == u)
             attacker = 1;
     if (!attacker)
-        return wr_refuse(why, WR_R_NO_ADVANCE, "%s did not attack in this battle", unit_name(g, u));
+        return wl_refuse(why, WL_R_NO_ADVANCE, "%s did not attack in this battle", unit_name(g, u));
     if (!on_board(g, u))
-        return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board", unit_name(g, u));
+        return wl_refuse(why, WL_R_UNIT_NOT_ON_BOARD, "%s is not on the board", unit_name(g, u));
     wl_sq at = g->units[u].at;
 
     /* 2) */
@@ -567,27 +567,27 @@ enum wr_reason wl_combat_check_advance(const struct wl_game *g, const struct wl_
         if (b->vacated[i] == to)
             vacated = 1;
     if (!vacated || !wl_grid_playable(to))
-        return wr_refuse(why, WR_R_NO_ADVANCE,
+        return wl_refuse(why, WL_R_NO_ADVANCE,
                          "%s may advance only onto a square the defeated units vacated, not %s",
                          unit_name(g, u), wl_grid_name(to, t));
     if (wl_grid_distance(at, to) != 1)
-        return wr_refuse(why, WR_R_NO_ADVANCE, "%s on %s does not touch %s", unit_name(g, u),
+        return wl_refuse(why, WL_R_NO_ADVANCE, "%s on %s does not touch %s", unit_name(g, u),
                          wl_grid_name(at, a), wl_grid_name(to, t));
     struct wl_occupancy occ;
     wl_game_occupancy(g, &occ);
     if (occ.side[to] >= 0 && occ.side[to] != g->sc->units[u].side)
-        return wr_refuse(why, WR_R_ENEMY_SQUARE, "%s is held by the enemy", wl_grid_name(to, t));
+        return wl_refuse(why, WL_R_ENEMY_SQUARE, "%s is held by the enemy", wl_grid_name(to, t));
 
     /* 3) */
     int from_river = m->cell[at].river != 0;
     int slope_to_hill = m->cell[at].slope_high != 0 && m->cell[to].hilltop;
     if (!from_river && !slope_to_hill) {
         if (m->cell[at].slope_high != 0)
-            return wr_refuse(why, WR_R_NO_ADVANCE,
+            return wl_refuse(why, WL_R_NO_ADVANCE,
                              "%s attacked from the slope %s; it may advance only onto a "
                              "vacated hill top, and %s is not one",
                              unit_name(g, u), wl_grid_name(at, a), wl_grid_name(to, t));
-        return wr_refuse(why, WR_R_NO_ADVANCE,
+        return wl_refuse(why, WL_R_NO_ADVANCE,
                          "%s attacked from %s, neither a river nor a slope square, and may "
                          "not advance",
                          unit_name(g, u), wl_grid_name(at, a));
@@ -596,7 +596,7 @@ enum wr_reason wl_combat_check_advance(const struct wl_game *g, const struct wl_
     /* 4) */
     int total = occ.factors[to] + g->sc->units[u].combat;
     if (total > WL_STACK_LIMIT)
-        return wr_refuse(why, WR_R_STACKING, "%s on %s would make %d combat factors there",
+        return wl_refuse(why, WL_R_STACKING, "%s on %s would make %d combat factors there",
                          unit_name(g, u), wl_grid_name(to, t), total);
-    return WR_R_OK;
+    return WL_R_OK;
 }

@@ -38,7 +38,7 @@ void wl_combat_odds(const struct wl_game *g, struct wl_battle *b);
  *   5) every mover's combat unit in an enemy zone attacks
  *   6) every enemy combat unit with a mover's combat unit in its zone is attacked
  * Stacks may be split across battles; soak-offs are allowed. */
-enum wr_reason wl_combat_check_declaration(const struct wl_game *g, const struct wl_battle *b,
+enum wl_reason wl_combat_check_declaration(const struct wl_game *g, const struct wl_battle *b,
                                            int nb, struct wr_refusal *why);
 
 enum wl_retreat_outcome {
@@ -49,10 +49,10 @@ enum wl_retreat_outcome {
 };
 
 /* Classify a two-square retreat path for losing unit u (path[1] may be
- * WL_PATH_OFF). Returns WR_R_OK with *outcome set, or a refusal when the
+ * WL_PATH_OFF). Returns WL_R_OK with *outcome set, or a refusal when the
  * path is not a retreat at all (not two adjacent steps, through an enemy
  * square, not ending two squares away). */
-enum wr_reason wl_combat_retreat_outcome(const struct wl_game *g, int u, const wl_sq *path,
+enum wl_reason wl_combat_retreat_outcome(const struct wl_game *g, int u, const wl_sq *path,
                                          int n, int *outcome, struct wr_refusal *why);
 
 /* Count the retreat paths of u that are not eliminating (SAFE or EXIT); the
@@ -64,7 +64,7 @@ int wl_combat_open_retreats(const struct wl_game *g, int u, wl_sq (*paths)[2], i
  * take any vacated square they attacked; attackers from a slope square may
  * take a vacated hill-top square (the defeated unit was on top of the hill).
  * Zones of control do not matter; stacking does. */
-enum wr_reason wl_combat_check_advance(const struct wl_game *g, const struct wl_battle *b,
+enum wl_reason wl_combat_check_advance(const struct wl_game *g, const struct wl_battle *b,
                                        int u, wl_sq to, struct wr_refusal *why);
 
 #endif

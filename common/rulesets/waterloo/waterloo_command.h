@@ -98,18 +98,18 @@ struct wl_events {
 /* Parse a command (JSON borrowed) against the game's scenario (unit ids,
  * squares). Shape errors give bad_command / unknown_unit / bad_square with
  * a sentence naming the field. */
-enum wr_reason wl_cmd_parse(const struct wl_game *g, const struct json_t *json,
+enum wl_reason wl_cmd_parse(const struct wl_game *g, const struct json_t *json,
                             struct wl_cmd *cmd, struct wr_refusal *why);
 
 /* Validate and apply a command from side (enum wl_side). On success
- * returns WR_R_OK and appends to ev (ev->n is not reset); on refusal the
+ * returns WL_R_OK and appends to ev (ev->n is not reset); on refusal the
  * game is unchanged. */
-enum wr_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *cmd,
+enum wl_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *cmd,
                              struct wl_events *ev, struct wr_refusal *why);
 
 /* Parse then apply, with events as a JSON array (new reference in *events
  * on success, NULL on refusal). */
-enum wr_reason wl_game_apply_json(struct wl_game *g, int side, const struct json_t *cmd,
+enum wl_reason wl_game_apply_json(struct wl_game *g, int side, const struct json_t *cmd,
                                   struct json_t **events, struct wr_refusal *why);
 
 /* The state as JSON (new reference): units keyed by id with "at", turn,

@@ -103,13 +103,13 @@ int wl_game_check(const struct wl_game *g, struct wr_refusal *why)
     for (int i = 0; i < sc->nunits; i++) {
         const struct wl_unit *u = &g->units[i];
         if (u->where > WL_EXITED)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "%s has no valid place", sc->units[i].id),
+            return wl_refuse(why, WL_R_BAD_COMMAND, "%s has no valid place", sc->units[i].id),
                    -1;
         if ((u->where == WL_ON_BOARD) != (u->at != WL_SQ_NONE))
-            return wr_refuse(why, WR_R_BAD_COMMAND, "%s: place and square disagree",
+            return wl_refuse(why, WL_R_BAD_COMMAND, "%s: place and square disagree",
                              sc->units[i].id), -1;
         if (u->where == WL_ON_BOARD && !wl_grid_playable(u->at))
-            return wr_refuse(why, WR_R_NOT_PLAYABLE, "%s is on %s, not playable",
+            return wl_refuse(why, WL_R_NOT_PLAYABLE, "%s is on %s, not playable",
                              sc->units[i].id, wl_grid_name(u->at, a)), -1;
     }
     /* 2) No square holds both sides; the stacking limit holds outside the
@@ -120,16 +120,16 @@ int wl_game_check(const struct wl_game *g, struct wr_refusal *why)
         if (u->where != WL_ON_BOARD)
             continue;
         if (occ.side[u->at] != sc->units[i].side)
-            return wr_refuse(why, WR_R_ENEMY_SQUARE, "both sides on %s",
+            return wl_refuse(why, WL_R_ENEMY_SQUARE, "both sides on %s",
                              wl_grid_name(u->at, a)), -1;
         if (occ.factors[u->at] > WL_STACK_LIMIT)
-            return wr_refuse(why, WR_R_STACKING, "%d factors on %s", occ.factors[u->at],
+            return wl_refuse(why, WL_R_STACKING, "%d factors on %s", occ.factors[u->at],
                              wl_grid_name(u->at, a)), -1;
     }
     /* 3) The awaited seat fits the phase. */
     if (g->phase == WL_PH_OVER) {
         if (g->await_what != WL_AW_NONE || g->winner < 0)
-            return wr_refuse(why, WR_R_GAME_OVER, "game over but a seat is awaited"), -1;
+            return wl_refuse(why, WL_R_GAME_OVER, "game over but a seat is awaited"), -1;
         return 0;
     }
     static const int side_of_phase[WL_NPHASES] = {
@@ -168,7 +168,7 @@ int wl_game_check(const struct wl_game *g, struct wr_refusal *why)
         ok = 0;
     }
     if (!ok)
-        return wr_refuse(why, WR_R_WRONG_PHASE, "awaiting %d of side %d in phase %s",
+        return wl_refuse(why, WL_R_WRONG_PHASE, "awaiting %d of side %d in phase %s",
                          g->await_what, g->await_side, wl_phase_name(g->phase)), -1;
     return 0;
 }

@@ -26,7 +26,7 @@
 
 #include <stdint.h>
 
-#include "reason.h"
+#include "waterloo_reason.h"
 #include "waterloo_scenario.h"
 
 #define WL_MAX_BATTLES 64

@@ -28,16 +28,16 @@ int wl_map_add_road(struct wl_map *m, const char *name, enum wl_road_kind kind,
 {
     char a[WL_SQ_NAME_MAX], b[WL_SQ_NAME_MAX];
     if (m->nroads >= WL_MAX_ROADS) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "road %s: more than %d roads", name, WL_MAX_ROADS);
+        wl_refuse(why, WL_R_BAD_COMMAND, "road %s: more than %d roads", name, WL_MAX_ROADS);
         return -1;
     }
     if (n < 2) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "road %s: a road needs at least two squares", name);
+        wl_refuse(why, WL_R_BAD_COMMAND, "road %s: a road needs at least two squares", name);
         return -1;
     }
     for (int i = 0; i + 1 < n; i++) {
         if (wl_grid_dir_to(path[i], path[i + 1]) < 0) {
-            wr_refuse(why, WR_R_NOT_ADJACENT, "road %s: %s and %s are not adjacent", name,
+            wl_refuse(why, WL_R_NOT_ADJACENT, "road %s: %s and %s are not adjacent", name,
                       wl_grid_name(path[i], a), wl_grid_name(path[i + 1], b));
             return -1;
         }
@@ -63,13 +63,13 @@ int wl_map_add_river(struct wl_map *m, const char *name, const wl_sq *squares, i
 {
     char a[WL_SQ_NAME_MAX];
     if (m->nrivers >= WL_MAX_RIVERS) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "river %s: more than %d rivers", name, WL_MAX_RIVERS);
+        wl_refuse(why, WL_R_BAD_COMMAND, "river %s: more than %d rivers", name, WL_MAX_RIVERS);
         return -1;
     }
     for (int i = 0; i < n; i++) {
         int r = m->cell[squares[i]].river;
         if (r != 0) {
-            wr_refuse(why, WR_R_BAD_COMMAND, "river %s: %s is already on the %s", name,
+            wl_refuse(why, WL_R_BAD_COMMAND, "river %s: %s is already on the %s", name,
                       wl_grid_name(squares[i], a), m->rivers[r]);
             return -1;
         }
@@ -85,11 +85,11 @@ int wl_map_add_town(struct wl_map *m, const char *name, wl_sq at, struct wr_refu
 {
     char a[WL_SQ_NAME_MAX];
     if (m->ntowns >= WL_MAX_TOWNS) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "town %s: more than %d towns", name, WL_MAX_TOWNS);
+        wl_refuse(why, WL_R_BAD_COMMAND, "town %s: more than %d towns", name, WL_MAX_TOWNS);
         return -1;
     }
     if (m->cell[at].town >= 0) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "town %s: %s already holds %s", name,
+        wl_refuse(why, WL_R_BAD_COMMAND, "town %s: %s already holds %s", name,
                   wl_grid_name(at, a), m->towns[m->cell[at].town].name);
         return -1;
     }
@@ -103,12 +103,12 @@ int wl_map_add_entry(struct wl_map *m, const char *name, wl_sq at, struct wr_ref
 {
     char a[WL_SQ_NAME_MAX];
     if (m->nentries >= WL_MAX_ENTRIES) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "entry %s: more than %d entries", name,
+        wl_refuse(why, WL_R_BAD_COMMAND, "entry %s: more than %d entries", name,
                   WL_MAX_ENTRIES);
         return -1;
     }
     if (!wl_grid_partial(at)) {
-        wr_refuse(why, WR_R_BAD_ENTRY, "entry %s: %s is not a partial edge square", name,
+        wl_refuse(why, WL_R_BAD_ENTRY, "entry %s: %s is not a partial edge square", name,
                   wl_grid_name(at, a));
         return -1;
     }

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "waterloo_grid.h"
-#include "reason.h"
+#include "waterloo_reason.h"
 
 #define WL_MAX_ROADS 64
 #define WL_MAX_RIVERS 16

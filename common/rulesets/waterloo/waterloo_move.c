@@ -159,7 +159,7 @@ static int exit_road(const struct wl_map *m, wl_sq s)
  * One step of the units from state *from to square `to`, in direction d
  * from from->at (d < 0: not adjacent; d == D_OFF: leave the board, `to` is
  * WL_PATH_OFF), paid with a normal point or a bonus point (pay). Returns
- * WR_R_OK and the new state in *out, or the reason the step is refused.
+ * WL_R_OK and the new state in *out, or the reason the step is refused.
  * Rules, in the order of waterloo_move.h:
  *   1) `to` is a square, touches from->at and is playable (so a step from
  *      the partial entry square goes onto the board, never along the edge)
@@ -184,7 +184,7 @@ static int exit_road(const struct wl_map *m, wl_sq s)
  * The new state stops (woods, zone) or is bound to a river as the square
  * entered and the hexside crossed say.
  */
-static HOT enum wr_reason step(const struct mv *c, const struct lab *from, wl_sq to, int d,
+static HOT enum wl_reason step(const struct mv *c, const struct lab *from, wl_sq to, int d,
                                int pay, struct lab *out)
 {
     const struct wl_map *m = c->m;
@@ -197,24 +197,24 @@ static HOT enum wr_reason step(const struct mv *c, const struct lab *from, wl_sq
         rid = exit_road(m, from->at);
     } else {
         if (to < 0 || to >= WL_NSQ)
-            return WR_R_BAD_SQUARE;
+            return WL_R_BAD_SQUARE;
         if (d < 0)
-            return to % WL_COLS == 0 ? WR_R_BAD_SQUARE : WR_R_NOT_ADJACENT;
+            return to % WL_COLS == 0 ? WL_R_BAD_SQUARE : WL_R_NOT_ADJACENT;
         if (!playable_sq[to])
-            return WR_R_NOT_PLAYABLE;
+            return WL_R_NOT_PLAYABLE;
         rid = fc->road[d];
     }
     /* 2) */
     if (!off && (c->sq[to] & SQ_ENEMY))
-        return WR_R_ENEMY_SQUARE;
+        return WL_R_ENEMY_SQUARE;
     /* 3) */
     *out = *from;
     if (from->len >= WL_PATH_MAX)
-        return WR_R_TOO_FAR;
+        return WL_R_TOO_FAR;
     out->len++;
     if (pay == PAY_NORMAL) {
         if (from->used >= c->mf)
-            return WR_R_TOO_FAR;
+            return WL_R_TOO_FAR;
         out->used++;
         if (from->road != ROAD_UNUSED && from->road != ROAD_DONE && from->road != rid) {
             out->road = ROAD_DONE;
@@ -224,36 +224,36 @@ static HOT enum wr_reason step(const struct mv *c, const struct lab *from, wl_sq
         if (off || (from->flags & F_ENTRY) || rid == 0 ||
             m->roads[rid].kind != WL_ROAD_PRIMARY || from->bonus >= BONUS_MAX ||
             (from->road != ROAD_UNUSED && from->road != rid))
-            return WR_R_TOO_FAR;
+            return WL_R_TOO_FAR;
         out->bonus++;
         out->road = out->bonus >= BONUS_MAX ? ROAD_DONE : (uint8_t)rid;
     }
     /* 4) */
     if ((from->flags & F_PEND) && (off || m->cell[to].river != fc->river))
-        return WR_R_RIVER_STOP;
+        return WL_R_RIVER_STOP;
     /* 5) */
     if (from->flags & F_STOP_WOODS)
-        return WR_R_WOODS_STOP;
+        return WL_R_WOODS_STOP;
     /* 6) */
     if (rid == 0 && !(from->flags & F_FIRST) && road_woods(fc))
-        return WR_R_ROAD_WOODS_EXIT;
+        return WL_R_ROAD_WOODS_EXIT;
     /* 7) */
     if (from->flags & F_STOP_ZOC)
-        return WR_R_ZOC_STOP;
+        return WL_R_ZOC_STOP;
     if (!off && (c->sq[to] & SQ_ZOC)) {
         if (c->sq[from->at] & SQ_ZOC)
-            return (c->sq[to] & SQ_ZSTART) ? WR_R_ZOC_SAME_UNIT : WR_R_ZOC_TO_ZOC;
+            return (c->sq[to] & SQ_ZSTART) ? WL_R_ZOC_SAME_UNIT : WL_R_ZOC_TO_ZOC;
         if (c->sq[to] & SQ_ZSTART)
-            return WR_R_ZOC_REENTER;
+            return WL_R_ZOC_REENTER;
     }
     /* 9) */
     if (off && !(c->may_exit && fc->exit))
-        return WR_R_EXIT_NOT_ALLOWED;
+        return WL_R_EXIT_NOT_ALLOWED;
 
     out->flags = 0;
     if (off) {
         out->at = WL_PATH_OFF;
-        return WR_R_OK;
+        return WL_R_OK;
     }
     out->at = to;
     if (rid == 0) {
@@ -264,7 +264,7 @@ static HOT enum wr_reason step(const struct mv *c, const struct lab *from, wl_sq
     }
     if (c->sq[to] & SQ_ZOC)
         out->flags |= F_STOP_ZOC;
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
 /* 8) The units may end on s: at most WL_STACK_LIMIT combat factors there. */
@@ -351,7 +351,7 @@ static int controller(const struct mv *c, wl_sq s, int started)
 }
 
 /* Fill why with the sentence for reason r of the step from *from to `to`. */
-static enum wr_reason explain(const struct mv *c, enum wr_reason r, const struct lab *from,
+static enum wl_reason explain(const struct mv *c, enum wl_reason r, const struct lab *from,
                               wl_sq to, struct wr_refusal *why)
 {
     char who[WR_REFUSAL_MSG_MAX / 2], a[WL_SQ_NAME_MAX], b[16];
@@ -366,52 +366,52 @@ static enum wr_reason explain(const struct mv *c, enum wr_reason r, const struct
     else
         wl_grid_name(to, b);
     switch (r) {
-    case WR_R_BAD_SQUARE:
-        return wr_refuse(why, r, "%s: the path names something that is not a square", who);
-    case WR_R_NOT_ADJACENT:
-        return wr_refuse(why, r, "%s: %s does not touch %s", who, b, a);
-    case WR_R_NOT_PLAYABLE:
-        return wr_refuse(why, r, "%s may not enter %s: only squares showing all six sides are "
+    case WL_R_BAD_SQUARE:
+        return wl_refuse(why, r, "%s: the path names something that is not a square", who);
+    case WL_R_NOT_ADJACENT:
+        return wl_refuse(why, r, "%s: %s does not touch %s", who, b, a);
+    case WL_R_NOT_PLAYABLE:
+        return wl_refuse(why, r, "%s may not enter %s: only squares showing all six sides are "
                          "playable", who, b);
-    case WR_R_ENEMY_SQUARE:
-        return wr_refuse(why, r, "%s may not enter %s: it is held by %s", who, b,
+    case WL_R_ENEMY_SQUARE:
+        return wl_refuse(why, r, "%s may not enter %s: it is held by %s", who, b,
                          unit_name(c, enemy_on(c, to)));
-    case WR_R_TOO_FAR:
-        return wr_refuse(why, r, "%s cannot go on from %s to %s: its movement factor of %d is "
+    case WL_R_TOO_FAR:
+        return wl_refuse(why, r, "%s cannot go on from %s to %s: its movement factor of %d is "
                          "spent and no primary-road bonus is left for that step", who, a, b,
                          c->mf);
-    case WR_R_RIVER_STOP:
-        return wr_refuse(why, r, "%s must stop on %s: it entered the %s there off the road, "
+    case WL_R_RIVER_STOP:
+        return wl_refuse(why, r, "%s must stop on %s: it entered the %s there off the road, "
                          "and %s is not along that river", who, a,
                          m->rivers[m->cell[from->at].river], b);
-    case WR_R_WOODS_STOP:
-        return wr_refuse(why, r, "%s must stop on entering the woods at %s off the road", who,
+    case WL_R_WOODS_STOP:
+        return wl_refuse(why, r, "%s must stop on entering the woods at %s off the road", who,
                          a);
-    case WR_R_ROAD_WOODS_EXIT:
-        return wr_refuse(why, r, "%s travelled by road into the woods at %s and may leave it "
+    case WL_R_ROAD_WOODS_EXIT:
+        return wl_refuse(why, r, "%s travelled by road into the woods at %s and may leave it "
                          "only along the road, not to %s", who, a, b);
-    case WR_R_ZOC_STOP:
-        return wr_refuse(why, r, "%s must stop on entering the zone of %s at %s", who,
+    case WL_R_ZOC_STOP:
+        return wl_refuse(why, r, "%s must stop on entering the zone of %s at %s", who,
                          unit_name(c, controller(c, from->at, 0)), a);
-    case WR_R_ZOC_TO_ZOC:
-        return wr_refuse(why, r, "%s may not move from the zone of %s at %s straight into the "
+    case WL_R_ZOC_TO_ZOC:
+        return wl_refuse(why, r, "%s may not move from the zone of %s at %s straight into the "
                          "zone of %s at %s", who, unit_name(c, controller(c, from->at, 0)), a,
                          unit_name(c, controller(c, to, 0)), b);
-    case WR_R_ZOC_SAME_UNIT:
-        return wr_refuse(why, r, "%s began its turn in the zone of %s and may not move to %s, "
+    case WL_R_ZOC_SAME_UNIT:
+        return wl_refuse(why, r, "%s began its turn in the zone of %s and may not move to %s, "
                          "another square of that zone", who,
                          unit_name(c, controller(c, to, 1)), b);
-    case WR_R_ZOC_REENTER:
-        return wr_refuse(why, r, "%s left the zone of %s this turn and may not re-enter it at "
+    case WL_R_ZOC_REENTER:
+        return wl_refuse(why, r, "%s left the zone of %s this turn and may not re-enter it at "
                          "%s", who, unit_name(c, controller(c, to, 1)), b);
-    case WR_R_EXIT_NOT_ALLOWED:
+    case WL_R_EXIT_NOT_ALLOWED:
         if (!c->may_exit)
-            return wr_refuse(why, r, "%s may not leave the board: only French units leave it",
+            return wl_refuse(why, r, "%s may not leave the board: only French units leave it",
                              who);
-        return wr_refuse(why, r, "%s may leave the board only from A-39 to A-45, not from %s",
+        return wl_refuse(why, r, "%s may leave the board only from A-39 to A-45, not from %s",
                          who, a);
     default:
-        return wr_refuse(why, r, "%s: %s", who, wr_reason_text(r));
+        return wl_refuse(why, r, "%s: %s", who, wl_reason_text(r));
     }
 }
 
@@ -464,7 +464,7 @@ int wl_move_entry_for(const struct wl_game *g, int unit)
  * Then the squares are summarised: enemy units, enemy zones, the zones of
  * the enemy units next to the start, factors of friendly units staying.
  */
-static enum wr_reason setup(struct mv *c, const struct wl_game *g, const int *units, int nunits,
+static enum wl_reason setup(struct mv *c, const struct wl_game *g, const int *units, int nunits,
                             struct wr_refusal *why)
 {
     const struct wl_scenario *sc = g->sc;
@@ -476,20 +476,20 @@ static enum wr_reason setup(struct mv *c, const struct wl_game *g, const int *un
     c->nunits = nunits;
     /* 1) */
     if (units == NULL || nunits < 1 || nunits > WL_MAX_UNITS)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "a move names one to %d units", WL_MAX_UNITS);
+        return wl_refuse(why, WL_R_BAD_COMMAND, "a move names one to %d units", WL_MAX_UNITS);
     memset(mover, 0, sizeof mover);
     for (int k = 0; k < nunits; k++) {
         if (units[k] < 0 || units[k] >= sc->nunits)
-            return wr_refuse(why, WR_R_UNKNOWN_UNIT, "no unit number %d", units[k]);
+            return wl_refuse(why, WL_R_UNKNOWN_UNIT, "no unit number %d", units[k]);
         if (mover[units[k]])
-            return wr_refuse(why, WR_R_BAD_COMMAND, "%s is named twice in one move",
+            return wl_refuse(why, WL_R_BAD_COMMAND, "%s is named twice in one move",
                              sc->units[units[k]].name);
         mover[units[k]] = 1;
     }
     /* 2) */
     c->side = side_moving(g->phase);
     if (c->side < 0)
-        return wr_refuse(why, WR_R_WRONG_PHASE, "units move only in a movement phase, not in %s",
+        return wl_refuse(why, WL_R_WRONG_PHASE, "units move only in a movement phase, not in %s",
                          wl_phase_name(g->phase));
     c->mf = 255;
     c->factors = 0;
@@ -497,25 +497,25 @@ static enum wr_reason setup(struct mv *c, const struct wl_game *g, const int *un
         const struct wl_unit_def *def = &sc->units[units[k]];
         const struct wl_unit *u = &g->units[units[k]];
         if (def->side != c->side)
-            return wr_refuse(why, WR_R_NOT_YOUR_UNIT, "%s belongs to the %s side, and the %s "
+            return wl_refuse(why, WL_R_NOT_YOUR_UNIT, "%s belongs to the %s side, and the %s "
                              "side is moving", def->name, wl_side_name(def->side),
                              wl_side_name(c->side));
         /* 3) */
         if (u->moved)
-            return wr_refuse(why, WR_R_ALREADY_MOVED, "%s has already moved this phase",
+            return wl_refuse(why, WL_R_ALREADY_MOVED, "%s has already moved this phase",
                              def->name);
         /* 4) */
         if (u->where == WL_PENDING) {
             if (def->arrive_turn <= 0)
-                return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board and has "
+                return wl_refuse(why, WL_R_UNIT_NOT_ON_BOARD, "%s is not on the board and has "
                                  "no arrival turn", def->name);
             if (def->arrive_turn > g->turn)
-                return wr_refuse(why, WR_R_NOT_ARRIVED, "%s arrives on turn %d, not before "
+                return wl_refuse(why, WL_R_NOT_ARRIVED, "%s arrives on turn %d, not before "
                                  "(this is turn %d)", def->name, def->arrive_turn, g->turn);
             if (def->entry < 0 || def->entry >= c->m->nentries)
-                return wr_refuse(why, WR_R_BAD_ENTRY, "%s has no entry square", def->name);
+                return wl_refuse(why, WL_R_BAD_ENTRY, "%s has no entry square", def->name);
         } else if (u->where != WL_ON_BOARD || !playable(u->at)) {
-            return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is not on the board (%s)",
+            return wl_refuse(why, WL_R_UNIT_NOT_ON_BOARD, "%s is not on the board (%s)",
                              def->name, u->where == WL_ELIMINATED ? "eliminated"
                              : u->where == WL_EXITED ? "it left the board" : "no square");
         }
@@ -533,13 +533,13 @@ static enum wr_reason setup(struct mv *c, const struct wl_game *g, const int *un
                                  wl_move_entry_for(g, units[k]) == c->entry)
                               : (u->where == WL_ON_BOARD && u->at == u0->at);
         if (!same)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "%s and %s are not in one stack: units "
+            return wl_refuse(why, WL_R_BAD_COMMAND, "%s and %s are not in one stack: units "
                              "moved together start together", sc->units[units[0]].name,
                              sc->units[units[k]].name);
     }
     if (c->pending) {
         if (c->entry < 0)
-            return wr_refuse(why, WR_R_ENTRY_BLOCKED, "%s cannot enter: every entry is in an "
+            return wl_refuse(why, WL_R_ENTRY_BLOCKED, "%s cannot enter: every entry is in an "
                              "enemy zone of control", sc->units[units[0]].name);
         c->start = c->m->entries[c->entry].at;
     } else {
@@ -571,7 +571,7 @@ static enum wr_reason setup(struct mv *c, const struct wl_game *g, const int *un
                 c->sq[n] |= mark;
         }
     }
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
 /* The state the units start in. */
@@ -602,19 +602,19 @@ static void set_add(struct lab *s, int *n, const struct lab *l)
     *n = k;
 }
 
-enum wr_reason wl_move_check(const struct wl_game *g, const int *units, int nunits,
+enum wl_reason wl_move_check(const struct wl_game *g, const int *units, int nunits,
                              const wl_sq *path, int n, struct wr_refusal *why)
 {
     struct mv c;
     struct lab cur[SET_MAX], nxt[SET_MAX];
     int ncur = 1, nnxt;
     char a[WL_SQ_NAME_MAX], b[WL_SQ_NAME_MAX];
-    enum wr_reason r = setup(&c, g, units, nunits, why);
+    enum wl_reason r = setup(&c, g, units, nunits, why);
 
-    if (r != WR_R_OK)
+    if (r != WL_R_OK)
         return r;
     if (path == NULL || n < 1 || n > WL_PATH_MAX)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "a path lists 1 to %d squares", WL_PATH_MAX);
+        return wl_refuse(why, WL_R_BAD_COMMAND, "a path lists 1 to %d squares", WL_PATH_MAX);
     root(&c, &cur[0]);
     int i = 0;
     if (c.pending) {
@@ -622,11 +622,11 @@ enum wr_reason wl_move_check(const struct wl_game *g, const int *units, int nuni
         int own = g->sc->units[units[0]].entry;
         if (path[0] != c.start) {
             if (path[0] == c.m->entries[own].at)
-                return wr_refuse(why, WR_R_ENTRY_BLOCKED, "%s's entry %s is in an enemy zone "
+                return wl_refuse(why, WL_R_ENTRY_BLOCKED, "%s's entry %s is in an enemy zone "
                                  "of control: it enters at %s (%s), the next clockwise",
                                  g->sc->units[units[0]].name, wl_grid_name(path[0], a),
                                  wl_grid_name(c.start, b), c.m->entries[c.entry].name);
-            return wr_refuse(why, WR_R_BAD_ENTRY, "%s enters at %s (%s), its path must begin "
+            return wl_refuse(why, WL_R_BAD_ENTRY, "%s enters at %s (%s), its path must begin "
                              "there", g->sc->units[units[0]].name, wl_grid_name(c.start, a),
                              c.m->entries[c.entry].name);
         }
@@ -638,21 +638,21 @@ enum wr_reason wl_move_check(const struct wl_game *g, const int *units, int nuni
         int d;
         if (to == WL_PATH_OFF) {
             if (i != n - 1)
-                return wr_refuse(why, WR_R_BAD_COMMAND, "leaving the board must end the path");
+                return wl_refuse(why, WL_R_BAD_COMMAND, "leaving the board must end the path");
             d = D_OFF;
         } else {
             d = wl_grid_dir_to(at, to);
         }
-        enum wr_reason worst = WR_R_TOO_FAR;
+        enum wl_reason worst = WL_R_TOO_FAR;
         const struct lab *failed = &cur[0];
         nnxt = 0;
         for (int k = 0; k < ncur; k++) {
             for (int pay = PAY_NORMAL; pay <= PAY_BONUS; pay++) {
                 struct lab l;
                 r = step(&c, &cur[k], to, d, pay, &l);
-                if (r == WR_R_OK)
+                if (r == WL_R_OK)
                     set_add(nxt, &nnxt, &l);
-                else if (r != WR_R_TOO_FAR && worst == WR_R_TOO_FAR) {
+                else if (r != WL_R_TOO_FAR && worst == WL_R_TOO_FAR) {
                     worst = r;
                     failed = &cur[k];
                 }
@@ -666,16 +666,16 @@ enum wr_reason wl_move_check(const struct wl_game *g, const int *units, int nuni
     /* 8) */
     wl_sq end = cur[0].at;
     if (end != WL_PATH_OFF && !playable(end))
-        return wr_refuse(why, WR_R_NOT_PLAYABLE, "%s must move onto the board from %s",
+        return wl_refuse(why, WL_R_NOT_PLAYABLE, "%s must move onto the board from %s",
                          g->sc->units[units[0]].name, wl_grid_name(end, a));
     if (!end_ok(&c, end)) {
         char who[WR_REFUSAL_MSG_MAX / 2];
         stack_name(&c, who, sizeof who);
-        return wr_refuse(why, WR_R_STACKING, "%s would make %d combat factors on %s, more than "
+        return wl_refuse(why, WL_R_STACKING, "%s would make %d combat factors on %s, more than "
                          "%d", who, c.fac[end] + c.factors, wl_grid_name(end, a),
                          WL_STACK_LIMIT);
     }
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
 /* The search: a pool of states in breadth-first order (every step costs
@@ -748,17 +748,17 @@ static inline int covered(const struct search *s, wl_sq to, const struct lab *cu
     return 0;
 }
 
-enum wr_reason wl_move_reach(const struct wl_game *g, const int *units, int nunits,
+enum wl_reason wl_move_reach(const struct wl_game *g, const int *units, int nunits,
                              struct wl_reach *out, struct wr_refusal *why)
 {
     struct mv c;
     struct search s;
     int off_done = 0;
-    enum wr_reason r;
+    enum wl_reason r;
 
     out->n = 0;
     r = setup(&c, g, units, nunits, why);
-    if (r != WR_R_OK)
+    if (r != WL_R_OK)
         return r;
     memset(s.head, -1, sizeof s.head);
     s.n = 1;
@@ -776,26 +776,26 @@ enum wr_reason wl_move_reach(const struct wl_game *g, const int *units, int nuni
             struct lab l;
             if (!playable(to) || covered(&s, to, &cur))
                 continue;
-            if (step(&c, &cur, to, d, PAY_NORMAL, &l) == WR_R_OK &&
+            if (step(&c, &cur, to, d, PAY_NORMAL, &l) == WL_R_OK &&
                 search_add(&c, &s, &l, q, out) < 0)
                 goto full;
             int rid = cell->road[d];
             if (rid != 0 && m->roads[rid].kind == WL_ROAD_PRIMARY &&
-                step(&c, &cur, to, d, PAY_BONUS, &l) == WR_R_OK &&
+                step(&c, &cur, to, d, PAY_BONUS, &l) == WL_R_OK &&
                 search_add(&c, &s, &l, q, out) < 0)
                 goto full;
         }
         if (c.may_exit && cell->exit && !off_done) {
             struct lab l;
-            if (step(&c, &cur, WL_PATH_OFF, D_OFF, PAY_NORMAL, &l) == WR_R_OK) {
+            if (step(&c, &cur, WL_PATH_OFF, D_OFF, PAY_NORMAL, &l) == WL_R_OK) {
                 emit(&c, &s, q, WL_PATH_OFF, out);
                 off_done = 1;
             }
         }
     }
-    return WR_R_OK;
+    return WL_R_OK;
 full:
     out->n = 0;
-    return wr_refuse(why, WR_R_BAD_COMMAND, "movement of %s too large to search",
+    return wl_refuse(why, WL_R_BAD_COMMAND, "movement of %s too large to search",
                      g->sc->units[units[0]].name);
 }

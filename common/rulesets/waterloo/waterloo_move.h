@@ -54,11 +54,11 @@ struct wl_reach {
  * same square, the slowest sets the pace) along path[0..n-1] in the current
  * phase. Does not check the phase or whose turn it is (waterloo_turn.c does); does
  * check ownership by the side to move, "already moved", arrival turn. */
-enum wr_reason wl_move_check(const struct wl_game *g, const int *units, int nunits,
+enum wl_reason wl_move_check(const struct wl_game *g, const int *units, int nunits,
                              const wl_sq *path, int n, struct wr_refusal *why);
 
 /* Every square the units can legally end on (the start square excluded). */
-enum wr_reason wl_move_reach(const struct wl_game *g, const int *units, int nunits,
+enum wl_reason wl_move_reach(const struct wl_game *g, const int *units, int nunits,
                              struct wl_reach *out, struct wr_refusal *why);
 
 /* For a reinforcement: the entry it must use now (its own, or the next

@@ -45,7 +45,7 @@ static long next_line(const char *text, size_t len, size_t *pos, const char **li
 
 static int fail(struct wr_refusal *why, int lineno, const char *what)
 {
-    wr_refuse(why, WR_R_BAD_COMMAND, "line %d: %s", lineno, what);
+    wl_refuse(why, WL_R_BAD_COMMAND, "line %d: %s", lineno, what);
     return -1;
 }
 
@@ -98,21 +98,21 @@ static int check_rolls(const json_t *events, const json_t *recorded, int lineno,
         json_int_t face = json_integer_value(json_object_get(e, "face"));
         json_t *rec = json_array_get(recorded, seen++);
         if (rec == NULL) {
-            wr_refuse(why, WR_R_BAD_COMMAND, "line %d: roll %lld (face %lld) is not in the record",
+            wl_refuse(why, WL_R_BAD_COMMAND, "line %d: roll %lld (face %lld) is not in the record",
                       lineno, (long long)k, (long long)face);
             return -1;
         }
         json_int_t rk = json_integer_value(json_array_get(rec, 0));
         json_int_t rf = json_integer_value(json_array_get(rec, 1));
         if (rk != k || rf != face) {
-            wr_refuse(why, WR_R_BAD_COMMAND,
+            wl_refuse(why, WL_R_BAD_COMMAND,
                       "line %d: roll %lld was recorded as %lld, the seed gives %lld", lineno,
                       (long long)rk, (long long)rf, (long long)face);
             return -1;
         }
     }
     if (seen != json_array_size(recorded)) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "line %d: the record has %zu rolls, the game made %zu",
+        wl_refuse(why, WL_R_BAD_COMMAND, "line %d: the record has %zu rolls, the game made %zu",
                   lineno, json_array_size(recorded), seen);
         return -1;
     }
@@ -184,7 +184,7 @@ int wl_replay(const char *text, size_t len, const struct wl_replay_opts *opts,
     } else if (json_is_string(scen) && opts->resolve != NULL) {
         json_t *sj = opts->resolve(json_string_value(scen), opts->resolve_ctx);
         if (sj == NULL) {
-            wr_refuse(why, WR_R_BAD_COMMAND, "line 1: unknown scenario '%.64s'",
+            wl_refuse(why, WL_R_BAD_COMMAND, "line 1: unknown scenario '%.64s'",
                       json_string_value(scen));
             goto out;
         }
@@ -224,14 +224,14 @@ int wl_replay(const char *text, size_t len, const struct wl_replay_opts *opts,
         }
         if (read_rolls(rec_rolls, &rolls, lineno, &nrolls, why) != 0)
             goto out;
-        struct wr_refusal verdict = { WR_R_OK, "" };
+        struct wr_refusal verdict = { WL_R_OK, "ok", "" };
         json_t *events = NULL;
-        enum wr_reason r = wl_game_apply_json(g, side, cmd, &events, &verdict);
+        enum wl_reason r = wl_game_apply_json(g, side, cmd, &events, &verdict);
         if (opts->on_line)
             opts->on_line(opts->line_ctx, cmdno, r, &verdict, events);
-        if (r != WR_R_OK) {
+        if (r != WL_R_OK) {
             if (!opts->keep_going) {
-                wr_refuse(why, r, "line %d: %s", lineno, verdict.message);
+                wl_refuse(why, r, "line %d: %s", lineno, verdict.message);
                 goto out;
             }
             continue;

@@ -17,14 +17,14 @@
 
 #include <stddef.h>
 
-#include "reason.h"
+#include "waterloo_reason.h"
 #include "waterloo_scenario.h"
 
 struct json_t;
 
 /* Called once per command line: n is the 1-based command number; r is the
- * verdict (WR_R_OK with events, or a refusal in why). events is borrowed. */
-typedef void (*wl_replay_line_cb)(void *ctx, int n, enum wr_reason r,
+ * verdict (WL_R_OK with events, or a refusal in why). events is borrowed. */
+typedef void (*wl_replay_line_cb)(void *ctx, int n, enum wl_reason r,
                                   const struct wr_refusal *why, const struct json_t *events);
 
 struct wl_replay_opts {

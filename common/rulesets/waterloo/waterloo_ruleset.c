@@ -23,12 +23,12 @@ static void *waterloo_create(const json_t *scenario, const json_t *options,
 {
     (void)options;
     if (scenario == NULL) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "waterloo needs a scenario");
+        wl_refuse(why, WL_R_BAD_COMMAND, "waterloo needs a scenario");
         return NULL;
     }
     struct waterloo *w = calloc(1, sizeof *w);
     if (w == NULL) {
-        wr_refuse(why, WR_R_BAD_COMMAND, "out of memory");
+        wl_refuse(why, WL_R_BAD_COMMAND, "out of memory");
         return NULL;
     }
     if (wl_scenario_load(&w->sc, scenario, NULL, NULL, why) != 0) {
@@ -44,14 +44,14 @@ static void waterloo_destroy(void *game)
     free(game);
 }
 
-static enum wr_reason waterloo_apply(void *game, const char *seat, const json_t *cmd,
+static int waterloo_apply(void *game, const char *seat, const json_t *cmd,
                                      json_t **events, struct wr_refusal *why)
 {
     struct waterloo *w = game;
     int side = seat ? wl_side_from_name(seat) : -1;
     *events = NULL;
     if (side < 0)
-        return wr_refuse(why, WR_R_NOT_YOUR_TURN, "only the french and allied seats act");
+        return wl_refuse(why, WL_R_NOT_YOUR_TURN, "only the french and allied seats act");
     return wl_game_apply_json(&w->g, side, cmd, events, why);
 }
 

@@ -56,7 +56,7 @@ static int bad(struct wr_refusal *why, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    wr_vrefuse(why, WR_R_BAD_SCENARIO, fmt, ap);
+    wl_vrefuse(why, WL_R_BAD_SCENARIO, fmt, ap);
     va_end(ap);
     return -1;
 }

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "waterloo_map.h"
-#include "reason.h"
+#include "waterloo_reason.h"
 
 #define WL_MAX_UNITS 256
 #define WL_MAX_TURNS 64
@@ -111,7 +111,7 @@ typedef struct json_t *(*wl_scenario_resolver)(const char *name, void *ctx);
 /* Fill sc from scenario JSON (borrowed: only read, its reference count is
  * not touched). A scenario naming a "base" is loaded on top of that base
  * (resolve may be NULL: then "base" is an error). Validates everything; on
- * error returns -1 with why (may be NULL) holding WR_R_BAD_SCENARIO and a
+ * error returns -1 with why (may be NULL) holding WL_R_BAD_SCENARIO and a
  * message naming the offending entry (e.g. "roads[2] (Nivelles-Namur):
  * X-27 and X-29 are not adjacent"), always valid UTF-8; sc then holds no
  * usable scenario. sc is zeroed first and owns no pointers (nothing to

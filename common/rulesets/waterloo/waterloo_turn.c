@@ -248,32 +248,32 @@ static void enter_phase(struct wl_game *g, int phase, struct wl_events *ev)
 
 /* --- set-up ---------------------------------------------------------------- */
 
-static enum wr_reason do_place(struct wl_game *g, int side, const struct wl_cmd *c,
+static enum wl_reason do_place(struct wl_game *g, int side, const struct wl_cmd *c,
                                struct wl_events *ev, struct wr_refusal *why)
 {
     char a[WL_SQ_NAME_MAX];
     if (c->nunits != 1)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "place names exactly one unit");
+        return wl_refuse(why, WL_R_BAD_COMMAND, "place names exactly one unit");
     int i = c->units[0];
     if (g->sc->units[i].side != side)
-        return wr_refuse(why, WR_R_NOT_YOUR_UNIT, "%s is not yours to place", NAME(g, i));
+        return wl_refuse(why, WL_R_NOT_YOUR_UNIT, "%s is not yours to place", NAME(g, i));
     if (g->units[i].where != WL_ON_BOARD)
-        return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD,
+        return wl_refuse(why, WL_R_UNIT_NOT_ON_BOARD,
                          "%s arrives later and is not placed at set-up", NAME(g, i));
     if (!wl_grid_playable(c->to))
-        return wr_refuse(why, WR_R_NOT_PLAYABLE, "%s is not a playable square",
+        return wl_refuse(why, WL_R_NOT_PLAYABLE, "%s is not a playable square",
                          wl_grid_name(c->to, a));
     /* A side without a zone in the scenario keeps its printed set-up. */
     if (!g->sc->zone[side][c->to])
-        return wr_refuse(why, WR_R_OUTSIDE_SETUP_ZONE, "%s is outside the %s set-up zone",
+        return wl_refuse(why, WL_R_OUTSIDE_SETUP_ZONE, "%s is outside the %s set-up zone",
                          wl_grid_name(c->to, a), wl_side_name(side));
     struct wl_occupancy occ;
     wl_game_occupancy(g, &occ);
     if (occ.side[c->to] == 1 - side)
-        return wr_refuse(why, WR_R_ENEMY_SQUARE, "%s holds enemy units", wl_grid_name(c->to, a));
+        return wl_refuse(why, WL_R_ENEMY_SQUARE, "%s holds enemy units", wl_grid_name(c->to, a));
     int f = occ.factors[c->to] + (g->units[i].at == c->to ? 0 : g->sc->units[i].combat);
     if (f > WL_STACK_LIMIT)
-        return wr_refuse(why, WR_R_STACKING, "%s would bring %d combat factors onto %s",
+        return wl_refuse(why, WL_R_STACKING, "%s would bring %d combat factors onto %s",
                          NAME(g, i), f, wl_grid_name(c->to, a));
     struct wl_event *e = emit(ev, WL_EV_PLACED);
     if (e) {
@@ -282,19 +282,19 @@ static enum wr_reason do_place(struct wl_game *g, int side, const struct wl_cmd 
         e->to = c->to;
     }
     g->units[i].at = c->to;
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
 /* --- movement -------------------------------------------------------------- */
 
-static enum wr_reason do_move(struct wl_game *g, int side, const struct wl_cmd *c,
+static enum wl_reason do_move(struct wl_game *g, int side, const struct wl_cmd *c,
                               struct wl_events *ev, struct wr_refusal *why)
 {
     int units[WL_MAX_UNITS];
     for (int k = 0; k < c->nunits; k++)
         units[k] = c->units[k];
-    enum wr_reason r = wl_move_check(g, units, c->nunits, c->path, c->npath, why);
-    if (r != WR_R_OK)
+    enum wl_reason r = wl_move_check(g, units, c->nunits, c->path, c->npath, why);
+    if (r != WL_R_OK)
         return r;
     int first = c->units[0];
     int pending = g->units[first].where == WL_PENDING;
@@ -330,7 +330,7 @@ static enum wr_reason do_move(struct wl_game *g, int side, const struct wl_cmd *
         }
     }
     (void)side;
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
 /* --- combat ---------------------------------------------------------------- */
@@ -343,7 +343,7 @@ static void open_advances(struct wl_game *g, struct wl_battle *b, int *count)
         if (g->units[u].where != WL_ON_BOARD || g->units[u].advanced)
             continue;
         for (int v = 0; v < b->nvacated; v++)
-            if (wl_combat_check_advance(g, b, u, b->vacated[v], NULL) == WR_R_OK)
+            if (wl_combat_check_advance(g, b, u, b->vacated[v], NULL) == WL_R_OK)
                 (*count)++;
     }
 }
@@ -463,14 +463,14 @@ static int roll_die(struct wl_game *g, uint32_t *k)
     return face;
 }
 
-static enum wr_reason do_resolve(struct wl_game *g, const struct wl_cmd *c,
+static enum wl_reason do_resolve(struct wl_game *g, const struct wl_cmd *c,
                                  struct wl_events *ev, struct wr_refusal *why)
 {
     if (c->battle < 0 || c->battle >= g->nbattles)
-        return wr_refuse(why, WR_R_NO_SUCH_BATTLE, "there is no battle %d", c->battle);
+        return wl_refuse(why, WL_R_NO_SUCH_BATTLE, "there is no battle %d", c->battle);
     struct wl_battle *b = &g->battles[c->battle];
     if (b->state != WL_B_DECLARED)
-        return wr_refuse(why, WR_R_BATTLE_DONE, "battle %d is already resolved", c->battle);
+        return wl_refuse(why, WL_R_BATTLE_DONE, "battle %d is already resolved", c->battle);
 
     /* 1) HQ units are eliminated when attacked. */
     int combat_defenders = 0;
@@ -488,7 +488,7 @@ static enum wr_reason do_resolve(struct wl_game *g, const struct wl_cmd *c,
     } else {
         face = roll_die(g, &k);
         if (face == 0)
-            return wr_refuse(why, WR_R_BAD_COMMAND, "no die roll is available for roll %u "
+            return wl_refuse(why, WL_R_BAD_COMMAND, "no die roll is available for roll %u "
                              "(a replay without the seed needs the recorded rolls)", g->rolls);
         result = g->sc->crt[face - 1][b->column];
     }
@@ -553,7 +553,7 @@ static enum wr_reason do_resolve(struct wl_game *g, const struct wl_cmd *c,
         }
         break;
     }
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
 static int find_in(const int16_t *list, int n, int u)
@@ -564,21 +564,21 @@ static int find_in(const int16_t *list, int n, int u)
     return -1;
 }
 
-static enum wr_reason do_retreat(struct wl_game *g, const struct wl_cmd *c,
+static enum wl_reason do_retreat(struct wl_game *g, const struct wl_cmd *c,
                                  struct wl_events *ev, struct wr_refusal *why)
 {
     struct wl_battle *b = &g->battles[g->current];
     if (c->nunits != 1)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "retreat names exactly one unit");
+        return wl_refuse(why, WL_R_BAD_COMMAND, "retreat names exactly one unit");
     int u = c->units[0];
     if (!g->units[u].must_retreat)
-        return wr_refuse(why, WR_R_NOT_LOSING, "%s has no retreat to take", NAME(g, u));
+        return wl_refuse(why, WL_R_NOT_LOSING, "%s has no retreat to take", NAME(g, u));
     int outcome;
-    enum wr_reason r = wl_combat_retreat_outcome(g, u, c->path, c->npath, &outcome, why);
-    if (r != WR_R_OK)
+    enum wl_reason r = wl_combat_retreat_outcome(g, u, c->path, c->npath, &outcome, why);
+    if (r != WL_R_OK)
         return r;
     if (outcome == WL_RET_ELIMINATED)
-        return wr_refuse(why, WR_R_RETREAT_AVOIDABLE,
+        return wl_refuse(why, WL_R_RETREAT_AVOIDABLE,
                          "that retreat would destroy %s while an open route exists",
                          NAME(g, u));
     struct wl_event *e = emit(ev, WL_EV_RETREATED);
@@ -623,10 +623,10 @@ static enum wr_reason do_retreat(struct wl_game *g, const struct wl_cmd *c,
         else
             finish_battle(g, ev);
     }
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
-static enum wr_reason do_exchange(struct wl_game *g, int side, const struct wl_cmd *c,
+static enum wl_reason do_exchange(struct wl_game *g, int side, const struct wl_cmd *c,
                                   struct wl_events *ev, struct wr_refusal *why)
 {
     struct wl_battle *b = &g->battles[g->current];
@@ -643,15 +643,15 @@ static enum wr_reason do_exchange(struct wl_game *g, int side, const struct wl_c
     for (int k = 0; k < c->nunits; k++) {
         int u = c->units[k];
         if (find_in(mine, nmine, u) < 0 || g->units[u].where != WL_ON_BOARD)
-            return wr_refuse(why, WR_R_NOT_LOSING, "%s did not fight in this battle",
+            return wl_refuse(why, WL_R_NOT_LOSING, "%s did not fight in this battle",
                              NAME(g, u));
         for (int j = 0; j < k; j++)
             if (c->units[j] == u)
-                return wr_refuse(why, WR_R_BAD_COMMAND, "%s is named twice", NAME(g, u));
+                return wl_refuse(why, WL_R_BAD_COMMAND, "%s is named twice", NAME(g, u));
         sum += g->sc->units[u].combat;
     }
     if (sum < need)
-        return wr_refuse(why, WR_R_EXCHANGE_SHORT,
+        return wl_refuse(why, WL_R_EXCHANGE_SHORT,
                          "the exchange demands at least %d printed factors; the units "
                          "chosen have %d", need, sum);
     for (int k = 0; k < c->nunits; k++) {
@@ -665,24 +665,24 @@ static enum wr_reason do_exchange(struct wl_game *g, int side, const struct wl_c
         attacker_won(g, b, ev);
     else
         finish_battle(g, ev);
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
-static enum wr_reason do_advance(struct wl_game *g, const struct wl_cmd *c,
+static enum wl_reason do_advance(struct wl_game *g, const struct wl_cmd *c,
                                  struct wl_events *ev, struct wr_refusal *why)
 {
     struct wl_battle *b = &g->battles[g->current];
     if (c->type == WL_CMD_NO_ADVANCE) {
         finish_battle(g, ev);
-        return WR_R_OK;
+        return WL_R_OK;
     }
     if (c->nunits != 1)
-        return wr_refuse(why, WR_R_BAD_COMMAND, "advance names exactly one unit");
+        return wl_refuse(why, WL_R_BAD_COMMAND, "advance names exactly one unit");
     int u = c->units[0];
     if (g->units[u].advanced)
-        return wr_refuse(why, WR_R_NO_ADVANCE, "%s has already advanced", NAME(g, u));
-    enum wr_reason r = wl_combat_check_advance(g, b, u, c->to, why);
-    if (r != WR_R_OK)
+        return wl_refuse(why, WL_R_NO_ADVANCE, "%s has already advanced", NAME(g, u));
+    enum wl_reason r = wl_combat_check_advance(g, b, u, c->to, why);
+    if (r != WL_R_OK)
         return r;
     struct wl_event *e = emit(ev, WL_EV_ADVANCED);
     if (e) {
@@ -696,10 +696,10 @@ static enum wr_reason do_advance(struct wl_game *g, const struct wl_cmd *c,
     open_advances(g, b, &n);
     if (n == 0)
         finish_battle(g, ev);
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
-static enum wr_reason do_declare(struct wl_game *g, const struct wl_cmd *c,
+static enum wl_reason do_declare(struct wl_game *g, const struct wl_cmd *c,
                                  struct wl_events *ev, struct wr_refusal *why)
 {
     struct wl_battle bs[WL_MAX_BATTLES];
@@ -712,8 +712,8 @@ static enum wr_reason do_declare(struct wl_game *g, const struct wl_cmd *c,
         memcpy(bs[i].defenders, c->battles[i].defenders,
                sizeof(int16_t) * (size_t)c->battles[i].ndefenders);
     }
-    enum wr_reason r = wl_combat_check_declaration(g, bs, c->nbattles, why);
-    if (r != WR_R_OK)
+    enum wl_reason r = wl_combat_check_declaration(g, bs, c->nbattles, why);
+    if (r != WL_R_OK)
         return r;
     for (int i = 0; i < c->nbattles; i++) {
         wl_combat_odds(g, &bs[i]);
@@ -737,29 +737,29 @@ static enum wr_reason do_declare(struct wl_game *g, const struct wl_cmd *c,
         after_combat(g, ev);
     else
         await(g, mover_of_phase(g->phase), WL_AW_RESOLVE);
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
 /* --- defection -------------------------------------------------------------- */
 
-static enum wr_reason do_defect(struct wl_game *g, const struct wl_cmd *c,
+static enum wl_reason do_defect(struct wl_game *g, const struct wl_cmd *c,
                                 struct wl_events *ev, struct wr_refusal *why)
 {
     int sum = 0;
     for (int k = 0; k < c->nunits; k++) {
         int u = c->units[k];
         if (g->sc->units[u].side != WL_ALLIED)
-            return wr_refuse(why, WR_R_NOT_YOUR_UNIT, "%s is not a P-A-A unit", NAME(g, u));
+            return wl_refuse(why, WL_R_NOT_YOUR_UNIT, "%s is not a P-A-A unit", NAME(g, u));
         if (g->units[u].where != WL_ON_BOARD && g->units[u].where != WL_PENDING)
-            return wr_refuse(why, WR_R_UNIT_NOT_ON_BOARD, "%s is no longer in the game",
+            return wl_refuse(why, WL_R_UNIT_NOT_ON_BOARD, "%s is no longer in the game",
                              NAME(g, u));
         for (int j = 0; j < k; j++)
             if (c->units[j] == u)
-                return wr_refuse(why, WR_R_BAD_COMMAND, "%s is named twice", NAME(g, u));
+                return wl_refuse(why, WL_R_BAD_COMMAND, "%s is named twice", NAME(g, u));
         sum += g->sc->units[u].combat;
     }
     if (sum < g->defection_owed)
-        return wr_refuse(why, WR_R_DEFECTION_SHORT,
+        return wl_refuse(why, WL_R_DEFECTION_SHORT,
                          "French units worth %d factors left the board: P-A-A units "
                          "totalling at least %d must be removed; the units chosen have %d",
                          g->defection_owed / 2, g->defection_owed, sum);
@@ -775,7 +775,7 @@ static enum wr_reason do_defect(struct wl_game *g, const struct wl_cmd *c,
     }
     g->defection_owed = 0;
     enter_phase(g, WL_PH_ALLIED_MOVE, ev);
-    return WR_R_OK;
+    return WL_R_OK;
 }
 
 /* --- dispatch ---------------------------------------------------------------- */
@@ -804,18 +804,18 @@ static int allowed(int what, int type)
     return 0;
 }
 
-enum wr_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *c,
+enum wl_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *c,
                              struct wl_events *ev, struct wr_refusal *why)
 {
     /* 1) The game is running and this seat is the awaited one. */
     if (g->phase == WL_PH_OVER)
-        return wr_refuse(why, WR_R_GAME_OVER, "the game is over: %s", g->win_reason);
+        return wl_refuse(why, WL_R_GAME_OVER, "the game is over: %s", g->win_reason);
     if (side != g->await_side)
-        return wr_refuse(why, WR_R_NOT_YOUR_TURN, "the %s player is awaited (%s)",
+        return wl_refuse(why, WL_R_NOT_YOUR_TURN, "the %s player is awaited (%s)",
                          wl_side_name(g->await_side), wl_await_name(g->await_what));
     /* 2) The command answers what is awaited. */
     if (!allowed(g->await_what, c->type))
-        return wr_refuse(why, WR_R_WRONG_PHASE, "%s is not allowed now: the game awaits %s",
+        return wl_refuse(why, WL_R_WRONG_PHASE, "%s is not allowed now: the game awaits %s",
                          wl_cmd_name(c->type), wl_await_name(g->await_what));
     /* 3) The command itself. */
     switch (c->type) {
@@ -824,13 +824,13 @@ enum wr_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *c
     case WL_CMD_END_SETUP:
         enter_phase(g, g->phase == WL_PH_SETUP_FRENCH ? WL_PH_SETUP_ALLIED : WL_PH_FRENCH_MOVE,
                     ev);
-        return WR_R_OK;
+        return WL_R_OK;
     case WL_CMD_MOVE:
         return do_move(g, side, c, ev, why);
     case WL_CMD_END_PHASE:
         enter_phase(g, g->phase == WL_PH_FRENCH_MOVE ? WL_PH_FRENCH_COMBAT : WL_PH_ALLIED_COMBAT,
                     ev);
-        return WR_R_OK;
+        return WL_R_OK;
     case WL_CMD_DECLARE:
         return do_declare(g, c, ev, why);
     case WL_CMD_RESOLVE:
@@ -845,5 +845,5 @@ enum wr_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *c
     case WL_CMD_DEFECT:
         return do_defect(g, c, ev, why);
     }
-    return wr_refuse(why, WR_R_BAD_COMMAND, "unknown command");
+    return wl_refuse(why, WL_R_BAD_COMMAND, "unknown command");
 }

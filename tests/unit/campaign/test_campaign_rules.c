@@ -72,7 +72,7 @@ static json_t *jq(const char *text)
 static struct wr_campaign *make(const char *map_text, const char *opts_text)
 {
     struct wr_campaign_map map;
-    struct wr_refusal why = { WR_R_OK, "" };
+    struct wr_refusal why = { WR_CR_OK, "ok", "" };
     json_t *m = jq(map_text);
     if (wr_campaign_map_load(&map, m, &why) != 0)
         fail_msg("test map: %s", why.message);
@@ -124,13 +124,13 @@ static void to_attack(struct wr_campaign *c, int active)
 }
 
 /* Apply text from seat: the reason; events kept in *events when asked. */
-static enum wr_reason send(struct wr_campaign *c, const char *seat, const char *text,
+static enum wr_campaign_reason send(struct wr_campaign *c, const char *seat, const char *text,
                            json_t **events, struct wr_refusal *why)
 {
     json_t *cmd = jq(text), *ev = NULL;
-    enum wr_reason r = wr_campaign_apply(c, seat, cmd, &ev, why);
+    enum wr_campaign_reason r = wr_campaign_apply(c, seat, cmd, &ev, why);
     json_decref(cmd);
-    if (r == WR_R_OK) {
+    if (r == WR_CR_OK) {
         assert_non_null(ev);
         invariants(c);
     } else {
@@ -145,11 +145,11 @@ static enum wr_reason send(struct wr_campaign *c, const char *seat, const char *
 
 static json_t *ok_ev(struct wr_campaign *c, const char *seat, const char *text, int row)
 {
-    struct wr_refusal why = { WR_R_OK, "" };
+    struct wr_refusal why = { WR_CR_OK, "ok", "" };
     json_t *ev = NULL;
-    enum wr_reason r = send(c, seat, text, &ev, &why);
-    if (r != WR_R_OK)
-        fail_msg("row %d: %s from %s refused: %s (%s)", row, text, seat, wr_reason_code(r),
+    enum wr_campaign_reason r = send(c, seat, text, &ev, &why);
+    if (r != WR_CR_OK)
+        fail_msg("row %d: %s from %s refused: %s (%s)", row, text, seat, wr_campaign_reason_code(r),
                  why.message);
     return ev;
 }
@@ -160,14 +160,14 @@ static void ok(struct wr_campaign *c, const char *seat, const char *text, int ro
 }
 
 static void refused(struct wr_campaign *c, const char *seat, const char *text,
-                    enum wr_reason want, int row)
+                    enum wr_campaign_reason want, int row)
 {
-    struct wr_refusal why = { WR_R_OK, "" };
+    struct wr_refusal why = { WR_CR_OK, "ok", "" };
     json_t *before = wr_campaign_project(c, "p1");
-    enum wr_reason r = send(c, seat, text, NULL, &why);
+    enum wr_campaign_reason r = send(c, seat, text, NULL, &why);
     if (r != want)
-        fail_msg("row %d: %s from %s gave %s (%s), want %s", row, text, seat, wr_reason_code(r),
-                 why.message, wr_reason_code(want));
+        fail_msg("row %d: %s from %s gave %s (%s), want %s", row, text, seat, wr_campaign_reason_code(r),
+                 why.message, wr_campaign_reason_code(want));
     /* A refusal leaves the game as it was. */
     json_t *after = wr_campaign_project(c, "p1");
     if (!json_equal(before, after))
@@ -344,11 +344,11 @@ static void test_map_errors(void **state)
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         struct wr_campaign_map m;
-        struct wr_refusal why = { WR_R_OK, "" };
+        struct wr_refusal why = { WR_CR_OK, "ok", "" };
         json_t *j = jq(t[i].text);
         if (wr_campaign_map_load(&m, j, &why) == 0)
             fail_msg("row %d: the map loaded", t[i].row);
-        if (why.reason != WR_R_BAD_SCENARIO || strcmp(why.message, t[i].want) != 0)
+        if (why.reason != WR_CR_BAD_SCENARIO || strcmp(why.message, t[i].want) != 0)
             fail_msg("row %d: '%s', want '%s'", t[i].row, why.message, t[i].want);
         json_decref(j);
     }
@@ -364,7 +364,7 @@ static void test_map_errors(void **state)
         json_array_append_new(towns, json_pack("{s:s, s:[s, s]}", "name", n, "adjacent", a, b));
     }
     struct wr_campaign_map m;
-    struct wr_refusal why = { WR_R_OK, "" };
+    struct wr_refusal why = { WR_CR_OK, "ok", "" };
     assert_int_equal(wr_campaign_map_load(&m, j, &why), -1);
     assert_string_equal(why.message, "towns: 65 towns, a campaign map has 4 to 64");
     /* ... and 64 of them load. */
@@ -407,7 +407,7 @@ static void load_maps(const char *dir, int *n)
         if (!is_map)
             continue;
         struct wr_campaign_map m;
-        struct wr_refusal why = { WR_R_OK, "" };
+        struct wr_refusal why = { WR_CR_OK, "ok", "" };
         if (wr_campaign_map_load_file(&m, path, &why) != 0)
             fail_msg("%s: %s", path, why.message);
         for (int t = 0; t < m.ntowns; t++)
@@ -425,7 +425,7 @@ static void test_shipped_maps(void **state)
     load_maps(WARROOM_SCENARIO_DIR, &n);
     assert_true(n >= 2);
     struct wr_campaign_map m;
-    struct wr_refusal why = { WR_R_OK, "" };
+    struct wr_refusal why = { WR_CR_OK, "ok", "" };
     assert_int_equal(wr_campaign_map_load_file(
                          &m, WARROOM_SCENARIO_DIR "/campaign/low-countries-1815.json", &why), 0);
     assert_int_equal(m.ntowns, 40);
@@ -478,13 +478,13 @@ static void test_options(void **state)
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         struct wr_campaign_map map;
-        struct wr_refusal why = { WR_R_OK, "" };
+        struct wr_refusal why = { WR_CR_OK, "ok", "" };
         json_t *m = jq(LINE4), *o = jq(t[i].opts);
         assert_int_equal(wr_campaign_map_load(&map, m, &why), 0);
         struct wr_campaign *c = wr_campaign_new(&map, o, "g-test", SEED, &why);
         if (t[i].want == NULL && c == NULL)
             fail_msg("row %d: refused: %s", t[i].row, why.message);
-        if (t[i].want && (c != NULL || why.reason != WR_R_BAD_OPTIONS ||
+        if (t[i].want && (c != NULL || why.reason != WR_CR_BAD_OPTIONS ||
                           strcmp(why.message, t[i].want) != 0))
             fail_msg("row %d: %s, want '%s'", t[i].row, c ? "accepted" : why.message, t[i].want);
         wr_campaign_free(c);
@@ -509,7 +509,7 @@ static void test_options(void **state)
     /* Through the ruleset: no scenario, a broken one. */
     struct wr_refusal why;
     assert_null(wr_ruleset_campaign.create(NULL, NULL, "g", SEED, &why));
-    assert_int_equal(why.reason, WR_R_BAD_SCENARIO);
+    assert_int_equal(why.reason, WR_CR_BAD_SCENARIO);
     json_t *bad = jq("{'warroom':'scenario','version':1,'ruleset':'campaign','name':'M'}");
     assert_null(wr_ruleset_campaign.create(bad, NULL, "g", SEED, &why));
     assert_string_equal(why.message, "scenario: missing key 'towns'");
@@ -524,45 +524,45 @@ static void test_command_shapes(void **state)
     static const struct {
         int row;
         const char *cmd;
-        enum wr_reason want;
+        enum wr_campaign_reason want;
     } t[] = {
-        { 1, "{'type':'start'}", WR_R_OK },
-        { 2, "{'type':'start','x':1}", WR_R_BAD_COMMAND },
-        { 3, "{'type':'dance'}", WR_R_BAD_COMMAND },
-        { 4, "{'town':'A'}", WR_R_BAD_COMMAND },
-        { 5, "{'type':'choose_town'}", WR_R_BAD_COMMAND },
-        { 6, "{'type':'choose_town','town':7}", WR_R_BAD_COMMAND },
-        { 7, "{'type':'tactic','choice':'charge'}", WR_R_BAD_COMMAND },
-        { 8, "{'type':'tactic','choice':'march','salt':''}", WR_R_OK },
+        { 1, "{'type':'start'}", WR_CR_OK },
+        { 2, "{'type':'start','x':1}", WR_CR_BAD_COMMAND },
+        { 3, "{'type':'dance'}", WR_CR_BAD_COMMAND },
+        { 4, "{'town':'A'}", WR_CR_BAD_COMMAND },
+        { 5, "{'type':'choose_town'}", WR_CR_BAD_COMMAND },
+        { 6, "{'type':'choose_town','town':7}", WR_CR_BAD_COMMAND },
+        { 7, "{'type':'tactic','choice':'charge'}", WR_CR_BAD_COMMAND },
+        { 8, "{'type':'tactic','choice':'march','salt':''}", WR_CR_OK },
         { 9, "{'type':'commit','commitment':"
              "'0B2068D67A950D7CD497F54CE5068CC3D9E4229190ADD5A553A0E6492A6B103E'}",
-          WR_R_BAD_COMMAND },
+          WR_CR_BAD_COMMAND },
         { 10, "{'type':'commit','commitment':"
               "'0b2068d67a950d7cd497f54ce5068cc3d9e4229190add5a553a0e6492a6b103'}",
-          WR_R_BAD_COMMAND },
+          WR_CR_BAD_COMMAND },
         { 11, "{'type':'commit','commitment':"
               "'0b2068d67a950d7cd497f54ce5068cc3d9e4229190add5a553a0e6492a6b103e'}",
-          WR_R_OK },
-        { 12, "{'type':'report','attacker':-1,'defender':0}", WR_R_BAD_COMMAND },
-        { 13, "{'type':'report','attacker':1000001,'defender':0}", WR_R_BAD_COMMAND },
-        { 14, "{'type':'report','attacker':1500}", WR_R_BAD_COMMAND },
-        { 15, "{'type':'settle','attacker':1500,'defender':900}", WR_R_OK },
-        { 16, "{'type':'choose_strategy','strategy':'brilliant_generalship'}", WR_R_BAD_COMMAND },
-        { 17, "{'type':'choose_strategy','strategy':'hidden_ambush'}", WR_R_OK },
-        { 18, "{'type':'seal_ambush','note':''}", WR_R_BAD_COMMAND },
-        { 19, "{'type':'reveal_ambush'}", WR_R_OK },
-        { 20, "{'type':'reveal_ambush','seat':'p1'}", WR_R_OK },
-        { 21, "[]", WR_R_BAD_COMMAND },
-        { 22, "{'type':'attack','town':'A'}", WR_R_BAD_COMMAND },
-        { 23, "{'type':'report','attacker':1.5,'defender':0}", WR_R_BAD_COMMAND },
+          WR_CR_OK },
+        { 12, "{'type':'report','attacker':-1,'defender':0}", WR_CR_BAD_COMMAND },
+        { 13, "{'type':'report','attacker':1000001,'defender':0}", WR_CR_BAD_COMMAND },
+        { 14, "{'type':'report','attacker':1500}", WR_CR_BAD_COMMAND },
+        { 15, "{'type':'settle','attacker':1500,'defender':900}", WR_CR_OK },
+        { 16, "{'type':'choose_strategy','strategy':'brilliant_generalship'}", WR_CR_BAD_COMMAND },
+        { 17, "{'type':'choose_strategy','strategy':'hidden_ambush'}", WR_CR_OK },
+        { 18, "{'type':'seal_ambush','note':''}", WR_CR_BAD_COMMAND },
+        { 19, "{'type':'reveal_ambush'}", WR_CR_OK },
+        { 20, "{'type':'reveal_ambush','seat':'p1'}", WR_CR_OK },
+        { 21, "[]", WR_CR_BAD_COMMAND },
+        { 22, "{'type':'attack','town':'A'}", WR_CR_BAD_COMMAND },
+        { 23, "{'type':'report','attacker':1.5,'defender':0}", WR_CR_BAD_COMMAND },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         struct wr_campaign_cmd k;
-        struct wr_refusal why = { WR_R_OK, "" };
+        struct wr_refusal why = { WR_CR_OK, "ok", "" };
         json_t *j = jq(t[i].cmd);
-        enum wr_reason r = wr_campaign_parse_command(j, &k, &why);
+        enum wr_campaign_reason r = wr_campaign_parse_command(j, &k, &why);
         if (r != t[i].want)
-            fail_msg("row %d: %s gave %s (%s)", t[i].row, t[i].cmd, wr_reason_code(r),
+            fail_msg("row %d: %s gave %s (%s)", t[i].row, t[i].cmd, wr_campaign_reason_code(r),
                      why.message);
         json_decref(j);
     }
@@ -744,8 +744,8 @@ static void test_strategy_results(void **state)
                 /* Brilliant Generalship: the winner, only, chooses. */
                 assert_string_equal(wr_campaign_awaited(c), ws);
                 refused(c, winner ? "p1" : "p2", "{'type':'choose_strategy','strategy':'scouts'}",
-                        WR_R_NOT_YOUR_TURN, t[i].row);
-                refused(c, ws, "{'type':'tactic','choice':'march'}", WR_R_WRONG_PHASE, t[i].row);
+                        WR_CR_NOT_YOUR_TURN, t[i].row);
+                refused(c, ws, "{'type':'tactic','choice':'march'}", WR_CR_WRONG_PHASE, t[i].row);
                 ok(c, ws, "{'type':'choose_strategy','strategy':'hidden_ambush'}", t[i].row);
                 assert_int_equal(c->phase, WR_CP_TACTICS);
                 assert_int_equal(c->at.note[winner].needed, 1);
@@ -819,19 +819,19 @@ static void test_draft_rule(void **state)
         int row;
         const char *owners;     /* A..F before the choice */
         const char *seat, *town;
-        enum wr_reason want;
+        enum wr_campaign_reason want;
     } t[] = {
-        { 1, "......", "p1", "C", WR_R_OK },                   /* the first choice: anywhere */
-        { 2, "1...2.", "p1", "C", WR_R_DRAFT_NOT_ADJACENT },   /* B and D are free and next to A */
-        { 3, "1...2.", "p1", "B", WR_R_OK },
-        { 4, "1...2.", "p1", "D", WR_R_OK },
-        { 5, "12.2..", "p1", "F", WR_R_OK },                   /* nothing next to A is free */
-        { 6, "12.2..", "p1", "B", WR_R_TOWN_TAKEN },
-        { 7, "1...2.", "p1", "Z", WR_R_UNKNOWN_TOWN },
-        { 8, "1...2.", "p2", "B", WR_R_NOT_YOUR_TURN },
-        { 9, "12.2..", "p1", "A", WR_R_TOWN_TAKEN },            /* one's own town */
-        { 10, "1.2.2.", "p1", "D", WR_R_OK },                  /* next to A: B and D */
-        { 11, "1.2.2.", "p1", "F", WR_R_DRAFT_NOT_ADJACENT },  /* F is next to C and E only */
+        { 1, "......", "p1", "C", WR_CR_OK },                   /* the first choice: anywhere */
+        { 2, "1...2.", "p1", "C", WR_CR_DRAFT_NOT_ADJACENT },   /* B and D are free and next to A */
+        { 3, "1...2.", "p1", "B", WR_CR_OK },
+        { 4, "1...2.", "p1", "D", WR_CR_OK },
+        { 5, "12.2..", "p1", "F", WR_CR_OK },                   /* nothing next to A is free */
+        { 6, "12.2..", "p1", "B", WR_CR_TOWN_TAKEN },
+        { 7, "1...2.", "p1", "Z", WR_CR_UNKNOWN_TOWN },
+        { 8, "1...2.", "p2", "B", WR_CR_NOT_YOUR_TURN },
+        { 9, "12.2..", "p1", "A", WR_CR_TOWN_TAKEN },            /* one's own town */
+        { 10, "1.2.2.", "p1", "D", WR_CR_OK },                  /* next to A: B and D */
+        { 11, "1.2.2.", "p1", "F", WR_CR_DRAFT_NOT_ADJACENT },  /* F is next to C and E only */
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         struct wr_campaign *c = make(GRID6, NULL);
@@ -839,7 +839,7 @@ static void test_draft_rule(void **state)
         to_draft(c, 0);
         char text[96];
         snprintf(text, sizeof text, "{'type':'choose_town','town':'%s'}", t[i].town);
-        if (t[i].want == WR_R_OK) {
+        if (t[i].want == WR_CR_OK) {
             ok(c, t[i].seat, text, t[i].row);
             assert_int_equal(c->owner[wr_campaign_map_find(&c->map, t[i].town)], 0);
             assert_int_equal(c->active, 1);     /* then the next player */
@@ -857,8 +857,8 @@ static void test_draft_played(void **state)
     (void)state;
     struct wr_campaign *c = make(GRID6, "{'players':3}");
     assert_string_equal(wr_campaign_awaited(c), "p1");
-    refused(c, "p2", "{'type':'start'}", WR_R_NOT_YOUR_TURN, 1);
-    refused(c, "p1", "{'type':'choose_town','town':'A'}", WR_R_WRONG_PHASE, 2);
+    refused(c, "p2", "{'type':'start'}", WR_CR_NOT_YOUR_TURN, 1);
+    refused(c, "p1", "{'type':'choose_town','town':'A'}", WR_CR_WRONG_PHASE, 2);
     json_t *ev = ok_ev(c, "p1", "{'type':'start'}", 3);
     /* One die each (ties roll again): the highest chooses first. */
     int n = (int)json_array_size(ev) - 1;
@@ -880,7 +880,7 @@ static void test_draft_played(void **state)
         assert_int_equal(p, (first + pick) % 3);
         int town = -1;
         for (int t = 0; t < 6 && town < 0; t++)
-            if (wr_campaign_check_draft(c, p, t, NULL) == WR_R_OK)
+            if (wr_campaign_check_draft(c, p, t, NULL) == WR_CR_OK)
                 town = t;
         char text[96];
         snprintf(text, sizeof text, "{'type':'choose_town','town':'%s'}", c->map.towns[town].name);
@@ -900,14 +900,14 @@ static void test_attack_and_counter_rules(void **state)
     static const struct {
         int row;
         const char *target;
-        enum wr_reason want;
+        enum wr_campaign_reason want;
     } t[] = {
-        { 1, "B", WR_R_OK },
-        { 2, "D", WR_R_NOT_ENEMY_TOWN },        /* the ally's */
-        { 3, "E", WR_R_NOT_ENEMY_TOWN },        /* one's own */
-        { 4, "C", WR_R_TARGET_NOT_ADJACENT },   /* next to B and F only */
-        { 5, "F", WR_R_OK },
-        { 6, "Q", WR_R_UNKNOWN_TOWN },
+        { 1, "B", WR_CR_OK },
+        { 2, "D", WR_CR_NOT_ENEMY_TOWN },        /* the ally's */
+        { 3, "E", WR_CR_NOT_ENEMY_TOWN },        /* one's own */
+        { 4, "C", WR_CR_TARGET_NOT_ADJACENT },   /* next to B and F only */
+        { 5, "F", WR_CR_OK },
+        { 6, "Q", WR_CR_UNKNOWN_TOWN },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         struct wr_campaign *c = make(GRID6, "{'players':3,'alliances':[['p1','p3']]}");
@@ -915,8 +915,8 @@ static void test_attack_and_counter_rules(void **state)
         to_attack(c, 0);
         char text[96];
         snprintf(text, sizeof text, "{'type':'attack','target':'%s'}", t[i].target);
-        refused(c, "p2", text, WR_R_NOT_YOUR_TURN, t[i].row);
-        if (t[i].want == WR_R_OK)
+        refused(c, "p2", text, WR_CR_NOT_YOUR_TURN, t[i].row);
+        if (t[i].want == WR_CR_OK)
             ok(c, "p1", text, t[i].row);
         else
             refused(c, "p1", text, t[i].want, t[i].row);
@@ -926,14 +926,14 @@ static void test_attack_and_counter_rules(void **state)
     static const struct {
         int row;
         const char *seat, *town;
-        enum wr_reason want;
+        enum wr_campaign_reason want;
     } u[] = {
-        { 11, "p1", "A", WR_R_NOT_YOUR_TURN },
-        { 12, "p2", "D", WR_R_NOT_ATTACKERS_TOWN },
-        { 13, "p2", "C", WR_R_NOT_ATTACKERS_TOWN },
-        { 14, "p2", "A", WR_R_OK },
-        { 15, "p2", "E", WR_R_OK },
-        { 16, "p3", "A", WR_R_NOT_YOUR_TURN },
+        { 11, "p1", "A", WR_CR_NOT_YOUR_TURN },
+        { 12, "p2", "D", WR_CR_NOT_ATTACKERS_TOWN },
+        { 13, "p2", "C", WR_CR_NOT_ATTACKERS_TOWN },
+        { 14, "p2", "A", WR_CR_OK },
+        { 15, "p2", "E", WR_CR_OK },
+        { 16, "p3", "A", WR_CR_NOT_YOUR_TURN },
     };
     for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
         struct wr_campaign *c = make(GRID6, "{'players':3,'alliances':[['p1','p3']]}");
@@ -942,7 +942,7 @@ static void test_attack_and_counter_rules(void **state)
         ok(c, "p1", "{'type':'attack','target':'B'}", u[i].row);
         char text[96];
         snprintf(text, sizeof text, "{'type':'counter','town':'%s'}", u[i].town);
-        if (u[i].want == WR_R_OK)
+        if (u[i].want == WR_CR_OK)
             ok(c, u[i].seat, text, u[i].row);
         else
             refused(c, u[i].seat, text, u[i].want, u[i].row);
@@ -955,11 +955,11 @@ static void test_attack_and_counter_rules(void **state)
     struct wr_campaign *c = make(GRID6, NULL);
     own(c, "122222");
     to_attack(c, 0);
-    assert_int_equal(wr_campaign_check_counter(c, 0, 2, 0, NULL), WR_R_OK);       /* C, far */
-    assert_int_equal(wr_campaign_check_counter(c, 0, 2, 1, NULL), WR_R_NOT_ATTACKERS_TOWN);
+    assert_int_equal(wr_campaign_check_counter(c, 0, 2, 0, NULL), WR_CR_OK);       /* C, far */
+    assert_int_equal(wr_campaign_check_counter(c, 0, 2, 1, NULL), WR_CR_NOT_ATTACKERS_TOWN);
     own(c, "112222");
-    assert_int_equal(wr_campaign_check_counter(c, 0, 2, 0, NULL), WR_R_COUNTER_NOT_ADJACENT);
-    assert_int_equal(wr_campaign_check_counter(c, 0, 2, 1, NULL), WR_R_OK);
+    assert_int_equal(wr_campaign_check_counter(c, 0, 2, 0, NULL), WR_CR_COUNTER_NOT_ADJACENT);
+    assert_int_equal(wr_campaign_check_counter(c, 0, 2, 1, NULL), WR_CR_OK);
     wr_campaign_free(c);
 }
 
@@ -973,15 +973,15 @@ static void test_no_battle_rechoice(void **state)
     tactic(c, "p2", "defend", 2);          /* Red's position is too strong. No battle. */
     assert_int_equal(c->phase, WR_CP_TACTICS);
     assert_int_equal(c->at.nrounds, 1);
-    refused(c, "p1", "{'type':'tactic','choice':'march'}", WR_R_SAME_TACTIC, 3);
-    refused(c, "p2", "{'type':'tactic','choice':'defend'}", WR_R_SAME_TACTIC, 4);
+    refused(c, "p1", "{'type':'tactic','choice':'march'}", WR_CR_SAME_TACTIC, 3);
+    refused(c, "p2", "{'type':'tactic','choice':'defend'}", WR_CR_SAME_TACTIC, 4);
     /* A commitment cannot hide a repeat: the reveal is refused, and a new
      * commitment may replace the one that cannot be kept. */
     char h[65], text[256];
     assert_int_equal(wr_campaign_commitment("march", "salt-1", h), 0);
     snprintf(text, sizeof text, "{'type':'commit','commitment':'%s'}", h);
     ok(c, "p1", text, 5);
-    refused(c, "p1", "{'type':'tactic','choice':'march','salt':'salt-1'}", WR_R_SAME_TACTIC, 6);
+    refused(c, "p1", "{'type':'tactic','choice':'march','salt':'salt-1'}", WR_CR_SAME_TACTIC, 6);
     assert_int_equal(wr_campaign_commitment("attack", "salt-2", h), 0);
     snprintf(text, sizeof text, "{'type':'commit','commitment':'%s'}", h);
     ok(c, "p1", text, 7);
@@ -1060,14 +1060,14 @@ static void test_commitments(void **state)
     snprintf(text, sizeof text, "{'type':'commit','commitment':'%s'}", h);
     ok(c, "p1", text, 0);
     refused(c, "p1", "{'type':'tactic','choice':'counter_march','salt':'salt'}",
-            WR_R_COMMITMENT_MISMATCH, 1);
-    refused(c, "p1", "{'type':'tactic','choice':'counter_march'}", WR_R_COMMITMENT_MISMATCH, 2);
+            WR_CR_COMMITMENT_MISMATCH, 1);
+    refused(c, "p1", "{'type':'tactic','choice':'counter_march'}", WR_CR_COMMITMENT_MISMATCH, 2);
     refused(c, "p1", "{'type':'tactic','choice':'march','salt':'pepper'}",
-            WR_R_COMMITMENT_MISMATCH, 2);
+            WR_CR_COMMITMENT_MISMATCH, 2);
     assert_int_equal(c->phase, WR_CP_TACTICS);
     ok(c, "p1", "{'type':'tactic','choice':'counter_march','salt':'pepper'}", 3);
-    refused(c, "p1", text, WR_R_ALREADY_CHOSEN, 4);
-    refused(c, "p1", "{'type':'tactic','choice':'attack'}", WR_R_ALREADY_CHOSEN, 4);
+    refused(c, "p1", text, WR_CR_ALREADY_CHOSEN, 4);
+    refused(c, "p1", "{'type':'tactic','choice':'attack'}", WR_CR_ALREADY_CHOSEN, 4);
     /* Row 5: the other side reveals without any commitment, with or
      * without a salt. */
     json_t *ev = ok_ev(c, "p2", "{'type':'tactic','choice':'march'}", 5);
@@ -1084,7 +1084,7 @@ static void test_commitments(void **state)
     c = line_battle(NULL, 1);
     ok(c, "p2", "{'type':'tactic','choice':'defend','salt':'any salt, no commitment'}", 6);
     /* Row 7: only the sides of the battle choose. */
-    refused(c, "p3", "{'type':'tactic','choice':'defend'}", WR_R_NOT_YOUR_TURN, 7);
+    refused(c, "p3", "{'type':'tactic','choice':'defend'}", WR_CR_NOT_YOUR_TURN, 7);
     wr_campaign_free(c);
 }
 
@@ -1189,15 +1189,15 @@ static void test_sealed_projection(void **state)
         hidden_from(c, i < 3 ? others[i] : NULL, NULL, s3, 7);   /* the note stays sealed */
 
     /* Only the ambusher or the referee shows the note. */
-    refused(c, "p2", "{'type':'reveal_ambush','seat':'p1'}", WR_R_NOT_YOUR_TURN, 8);
-    refused(c, "p2", "{'type':'reveal_ambush'}", WR_R_NO_AMBUSH, 8);
-    refused(c, "p3", "{'type':'reveal_ambush','seat':'p1'}", WR_R_NOT_YOUR_TURN, 8);
-    refused(c, "referee", "{'type':'reveal_ambush','seat':'p3'}", WR_R_BAD_COMMAND, 8);
+    refused(c, "p2", "{'type':'reveal_ambush','seat':'p1'}", WR_CR_NOT_YOUR_TURN, 8);
+    refused(c, "p2", "{'type':'reveal_ambush'}", WR_CR_NO_AMBUSH, 8);
+    refused(c, "p3", "{'type':'reveal_ambush','seat':'p1'}", WR_CR_NOT_YOUR_TURN, 8);
+    refused(c, "referee", "{'type':'reveal_ambush','seat':'p3'}", WR_CR_BAD_COMMAND, 8);
     ev = ok_ev(c, "referee", "{'type':'reveal_ambush'}", 9);
     for (int i = 0; i < 4; i++)
         seen_by(c, i < 3 ? others[i] : NULL, ev, note, 9);
     json_decref(ev);
-    refused(c, "p1", "{'type':'reveal_ambush'}", WR_R_NO_AMBUSH, 10);  /* already shown */
+    refused(c, "p1", "{'type':'reveal_ambush'}", WR_CR_NO_AMBUSH, 10);  /* already shown */
     wr_campaign_free(c);
 
     /* The ambusher may show it too; spectators never see a sealed note
@@ -1211,12 +1211,12 @@ static void test_sealed_projection(void **state)
     tactic(c, "p1", "attack", 11);
     tactic(c, "p2", "attack", 11);
     /* Reports wait for the note. */
-    refused(c, "p2", "{'type':'report','attacker':900,'defender':1200}", WR_R_AMBUSH_NOTE_MISSING,
+    refused(c, "p2", "{'type':'report','attacker':900,'defender':1200}", WR_CR_AMBUSH_NOTE_MISSING,
             12);
     snprintf(text, sizeof text, "{'type':'seal_ambush','note':'%s'}", note);
     ok(c, "p1", text, 13);
-    refused(c, "p1", text, WR_R_AMBUSH_SEALED, 13);
-    refused(c, "p2", "{'type':'seal_ambush','note':'mine'}", WR_R_NO_AMBUSH, 13);
+    refused(c, "p1", text, WR_CR_AMBUSH_SEALED, 13);
+    refused(c, "p2", "{'type':'seal_ambush','note':'mine'}", WR_CR_NO_AMBUSH, 13);
     hidden_from(c, NULL, NULL, s3, 14);
     ok(c, "p1", "{'type':'reveal_ambush'}", 15);
     seen_by(c, NULL, NULL, note, 15);
@@ -1282,14 +1282,14 @@ static void test_disputes(void **state)
     (void)state;
     /* Row 1: with a referee, a disagreement waits for the referee. */
     struct wr_campaign *c = line_fought("{'referee':true}");
-    refused(c, "referee", "{'type':'settle','attacker':1,'defender':2}", WR_R_NOT_DISPUTED, 1);
+    refused(c, "referee", "{'type':'settle','attacker':1,'defender':2}", WR_CR_NOT_DISPUTED, 1);
     ok(c, "p1", "{'type':'report','attacker':1500,'defender':1000}", 1);
     json_t *ev = ok_ev(c, "p2", "{'type':'report','attacker':1000,'defender':1500}", 1);
     assert_non_null(find_event(ev, "disputed", 0));
     json_decref(ev);
     assert_true(c->at.disputed);
     assert_string_equal(wr_campaign_awaited(c), "referee");
-    refused(c, "p1", "{'type':'settle','attacker':1500,'defender':1000}", WR_R_NOT_YOUR_TURN, 2);
+    refused(c, "p1", "{'type':'settle','attacker':1500,'defender':1000}", WR_CR_NOT_YOUR_TURN, 2);
     ev = ok_ev(c, "referee", "{'type':'settle','attacker':1500,'defender':1000}", 3);
     assert_true(json_is_true(json_object_get(find_event(ev, "battle_result", 0), "settled")));
     json_decref(ev);
@@ -1306,7 +1306,7 @@ static void test_disputes(void **state)
     ok(c, "p1", "{'type':'report','attacker':1500,'defender':1000}", 4);
     ok(c, "p2", "{'type':'report','attacker':1400,'defender':1000}", 4);
     assert_true(c->at.disputed);
-    refused(c, "p1", "{'type':'settle','attacker':1500,'defender':1000}", WR_R_NOT_YOUR_TURN, 5);
+    refused(c, "p1", "{'type':'settle','attacker':1500,'defender':1000}", WR_CR_NOT_YOUR_TURN, 5);
     ok(c, "p1", "{'type':'report','attacker':1400,'defender':1000}", 6);
     assert_int_equal(c->phase, WR_CP_ATTACK);
     assert_int_equal(c->owner[2], 0);
@@ -1337,7 +1337,7 @@ static void test_conquest(void **state)
     assert_int_equal(c->phase, WR_CP_OVER);
     assert_null(wr_campaign_awaited(c));
     assert_string_equal(wr_ruleset_campaign.result(c), "p1");
-    refused(c, "p1", "{'type':'attack','target':'A'}", WR_R_GAME_OVER, 2);
+    refused(c, "p1", "{'type':'attack','target':'A'}", WR_CR_GAME_OVER, 2);
     /* The seed is shown once the campaign is over. */
     json_t *st = wr_campaign_project(c, NULL);
     assert_int_equal(strlen(str(json_object_get(st, "dice"), "seed")), 64);
@@ -1351,7 +1351,7 @@ static void test_conquest(void **state)
     c->first = 1;
     ok(c, "p2", "{'type':'attack','target':'C'}", 3);
     c->rolls = find_k(c, 1, 2, -1, 0);     /* D against B C: a tie */
-    refused(c, "p3", "{'type':'counter','town':'D'}", WR_R_NOT_YOUR_TURN, 3);  /* an ally */
+    refused(c, "p3", "{'type':'counter','town':'D'}", WR_CR_NOT_YOUR_TURN, 3);  /* an ally */
     ok(c, "p1", "{'type':'counter','town':'D'}", 3);
     tactic(c, "p2", "attack", 3);
     tactic(c, "p1", "attack", 3);
@@ -1447,14 +1447,14 @@ static void bot_command(const struct wr_campaign *c, const char *seat, const cha
                strcmp(what, "counter") == 0) {
         int legal[WR_CAMPAIGN_TOWNS_MAX], nl = 0;
         for (int t = 0; t < c->map.ntowns; t++) {
-            enum wr_reason r;
+            enum wr_campaign_reason r;
             if (strcmp(what, "choose_town") == 0)
                 r = wr_campaign_check_draft(c, p, t, NULL);
             else if (strcmp(what, "attack") == 0)
                 r = wr_campaign_check_attack(c, p, t, NULL);
             else
                 r = wr_campaign_check_counter(c, c->at.attacker, c->at.target, t, NULL);
-            if (r == WR_R_OK)
+            if (r == WR_CR_OK)
                 legal[nl++] = t;
         }
         assert_true(nl > 0);
@@ -1513,7 +1513,7 @@ static void bot_command(const struct wr_campaign *c, const char *seat, const cha
 static json_t *play(const char *map_path, const char *opts, unsigned seed, int *commands)
 {
     struct wr_campaign_map map;
-    struct wr_refusal why = { WR_R_OK, "" };
+    struct wr_refusal why = { WR_CR_OK, "ok", "" };
     if (wr_campaign_map_load_file(&map, map_path, &why) != 0)
         fail_msg("%s: %s", map_path, why.message);
     json_t *o = opts ? jq(opts) : NULL;
@@ -1545,8 +1545,8 @@ static json_t *play(const char *map_path, const char *opts, unsigned seed, int *
         char text[512];
         bot_command(c, seat, what, &rnd, text, sizeof text);
         json_t *cmd = json_loads(text, 0, NULL), *ev = NULL;
-        enum wr_reason r = wr_campaign_apply(c, seat, cmd, &ev, &why);
-        if (r != WR_R_OK)
+        enum wr_campaign_reason r = wr_campaign_apply(c, seat, cmd, &ev, &why);
+        if (r != WR_CR_OK)
             fail_msg("seed %u: %s from %s refused: %s", seed, text, seat, why.message);
         invariants(c);
         size_t k;
@@ -1615,7 +1615,7 @@ static void test_golden_state(void **state)
 {
     (void)state;
     struct wr_campaign_map m;
-    struct wr_refusal why = { WR_R_OK, "" };
+    struct wr_refusal why = { WR_CR_OK, "ok", "" };
     assert_int_equal(wr_campaign_map_load_file(
                          &m, WARROOM_SCENARIO_DIR "/campaign/ancient-world.json", &why), 0);
     json_t *o = jq("{'players':3,'alliances':[['p1','p3']],'max_turns':4}");
@@ -1627,7 +1627,7 @@ static void test_golden_state(void **state)
     while (c->phase == WR_CP_DRAFT || c->phase == WR_CP_ATTACK) {
         int attack = c->phase == WR_CP_ATTACK, t = 0;
         while ((attack ? wr_campaign_check_attack(c, c->active, t, NULL)
-                       : wr_campaign_check_draft(c, c->active, t, NULL)) != WR_R_OK)
+                       : wr_campaign_check_draft(c, c->active, t, NULL)) != WR_CR_OK)
             t++;
         char text[128];
         snprintf(text, sizeof text, attack ? "{'type':'attack','target':'%s'}"

@@ -94,15 +94,15 @@ static void same_verdict(struct fixture *f, int side, const struct wl_cmd *cmd, 
     f->b = f->back;
     f->b.roll_source = any_face;
     f->ev.n = 0;
-    enum wr_reason ra = wl_game_apply(&f->a, side, cmd, &f->ev, &wa);
+    enum wl_reason ra = wl_game_apply(&f->a, side, cmd, &f->ev, &wa);
     f->ev.n = 0;
-    enum wr_reason rb = wl_game_apply(&f->b, side, cmd, &f->ev, &wb);
+    enum wl_reason rb = wl_game_apply(&f->b, side, cmd, &f->ev, &wb);
     if (ra != rb) {
         json_t *j = wl_cmd_json(&f->g, cmd);
         char *t = json_dumps(j, JSON_COMPACT);
         fail_msg("%s seed %d command %d: %s from %s: original says %s (%s), rebuilt says %s "
-                 "(%s)", what, seed, n, t, wl_side_name(side), wr_reason_code(ra), wa.message,
-                 wr_reason_code(rb), wb.message);
+                 "(%s)", what, seed, n, t, wl_side_name(side), wl_reason_code(ra), wa.message,
+                 wl_reason_code(rb), wb.message);
     }
 }
 
@@ -159,7 +159,7 @@ static void random_games(const char *file, const char *what, int seeds, int max_
             }
             struct wr_refusal why;
             f->ev.n = 0;
-            if (wl_game_apply(&f->g, side, &f->cmd, &f->ev, &why) != WR_R_OK)
+            if (wl_game_apply(&f->g, side, &f->cmd, &f->ev, &why) != WL_R_OK)
                 fail_msg("%s seed %d: the random player was refused: %s", what, seed,
                          why.message);
             n++;
@@ -261,7 +261,7 @@ static void test_seed_revealed(void **state)
     while (f->g.phase != WL_PH_OVER) {
         assert_int_equal(wl_autoplay_next(&f->g, &rng, &f->reach, &f->cmd), 0);
         f->ev.n = 0;
-        assert_int_equal(wl_game_apply(&f->g, f->g.await_side, &f->cmd, &f->ev, NULL), WR_R_OK);
+        assert_int_equal(wl_game_apply(&f->g, f->g.await_side, &f->cmd, &f->ev, NULL), WL_R_OK);
     }
     json_t *st = wl_game_state_json(&f->g);
     struct wr_refusal why;

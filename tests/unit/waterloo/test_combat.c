@@ -492,143 +492,143 @@ static const struct decl_row {
     int pos;
     int phase;
     const char *battles;
-    enum wr_reason want;
+    enum wl_reason want;
     const char *odds;           /* NULL: not checked */
     const char *msg;            /* a part of the refusal sentence, or NULL */
 } decl_rows[] = {
     /* Combat -- When Defense Factors Increase, 1: "Blue-A attacks Red-A at 4-4, Blue-B
      * attacks Red-B at 6-2, and Blue-C attacks Red-C at 6-2 ... Blue-A & B attacking Red-A
      * at 10-4 and Blue-C attacking Red-B & C at 6-4" */
-    { 1, P_DFI_RIVER, PDEF, "Blue-A>Red-A|Blue-B>Red-B|Blue-C>Red-C", WR_R_OK,
+    { 1, P_DFI_RIVER, PDEF, "Blue-A>Red-A|Blue-B>Red-B|Blue-C>Red-C", WL_R_OK,
       "4-4=1-1,6-2=3-1,6-2=3-1", NULL },
-    { 2, P_DFI_RIVER, PDEF, "Blue-A,Blue-B>Red-A|Blue-C>Red-B,Red-C", WR_R_OK,
+    { 2, P_DFI_RIVER, PDEF, "Blue-A,Blue-B>Red-A|Blue-C>Red-B,Red-C", WL_R_OK,
       "10-4=2-1,6-4=1-1", NULL },
-    { 3, P_DFI_RIVER, PDEF, "Blue-A>Red-A|Blue-B>Red-B|Blue-C>Red-C,Red-A", WR_R_NOT_IN_ZONE,
+    { 3, P_DFI_RIVER, PDEF, "Blue-A>Red-A|Blue-B>Red-B|Blue-C>Red-C,Red-A", WL_R_NOT_IN_ZONE,
       NULL, "Blue-C on M-29 is not in the zone of Red-A on L-31" },
     /* 2: "Blue-A attacks Red-A at 4-2, Blue-B attacks Red-B at 4-1, and Blue-C attacks Red-C
      * down slope at 6-2" */
-    { 4, P_DFI_PLAIN, PDEF, "Blue-A>Red-A|Blue-B>Red-B|Blue-C>Red-C", WR_R_OK,
+    { 4, P_DFI_PLAIN, PDEF, "Blue-A>Red-A|Blue-B>Red-B|Blue-C>Red-C", WL_R_OK,
       "4-2=2-1,4-1=4-1,6-2=3-1", NULL },
     /* 3: "Blue-A & B attack at 8-2" */
-    { 5, P_DFI_MIXED, PDEF, "Blue-A,Blue-B>Red", WR_R_OK, "8-2=4-1", NULL },
-    { 6, P_DFI_MIXED, PDEF, "Blue-A>Red|Blue-B>Red", WR_R_ONE_BATTLE, NULL,
+    { 5, P_DFI_MIXED, PDEF, "Blue-A,Blue-B>Red", WL_R_OK, "8-2=4-1", NULL },
+    { 6, P_DFI_MIXED, PDEF, "Blue-A>Red|Blue-B>Red", WL_R_ONE_BATTLE, NULL,
       "Red is in battles 1 and 2" },
-    { 7, P_DFI_MIXED, PDEF, "Blue-A>Red", WR_R_MUST_ATTACK, NULL,
+    { 7, P_DFI_MIXED, PDEF, "Blue-A>Red", WL_R_MUST_ATTACK, NULL,
       "Blue-B on M-31 is in the zone of Red and must attack" },
     /* 4: "Blue-A attacks Red-A at 6-2, Blue-B attacks Red-B at 4-1" */
-    { 8, P_DFI_RIVERDEF, PDEF, "Blue-A>Red-A|Blue-B>Red-B", WR_R_OK, "6-2=3-1,4-1=4-1", NULL },
+    { 8, P_DFI_RIVERDEF, PDEF, "Blue-A>Red-A|Blue-B>Red-B", WL_R_OK, "6-2=3-1,4-1=4-1", NULL },
     /* 5: "Blue-A & B attack at 10-2 ... Red would be attacked by Blue-A at 4-4 ... Red would
      * be attacked by Blue-B at 6-2" */
-    { 9, P_DFI_HILL, PDEF, "Blue-A,Blue-B>Red", WR_R_OK, "10-2=5-1", NULL },
-    { 10, P_DFI_HILL_A, PDEF, "Blue-A>Red", WR_R_OK, "4-4=1-1", NULL },
-    { 11, P_DFI_HILL_B, PDEF, "Blue-B>Red", WR_R_OK, "6-2=3-1", NULL },
+    { 9, P_DFI_HILL, PDEF, "Blue-A,Blue-B>Red", WL_R_OK, "10-2=5-1", NULL },
+    { 10, P_DFI_HILL_A, PDEF, "Blue-A>Red", WL_R_OK, "4-4=1-1", NULL },
+    { 11, P_DFI_HILL_B, PDEF, "Blue-B>Red", WL_R_OK, "6-2=3-1", NULL },
     /* River Combat: "Blue attacks at 4 to 4", "at 4 to 2", "Blue-A & B at 8 to 2" */
-    { 12, P_RC1, PDEF, "Blue>Red", WR_R_OK, "4-4=1-1", NULL },
-    { 13, P_RC2, PDEF, "Blue>Red", WR_R_OK, "4-2=2-1", NULL },
-    { 14, P_RC3, PDEF, "Blue-A,Blue-B>Red", WR_R_OK, "8-2=4-1", NULL },
+    { 12, P_RC1, PDEF, "Blue>Red", WL_R_OK, "4-4=1-1", NULL },
+    { 13, P_RC2, PDEF, "Blue>Red", WL_R_OK, "4-2=2-1", NULL },
+    { 14, P_RC3, PDEF, "Blue-A,Blue-B>Red", WL_R_OK, "8-2=4-1", NULL },
     /* Hilltop Combat: "attacked at 8 to 4", "Blue attacks Red-A & B at 4 to 6" */
-    { 15, P_HC1, PDEF, "Blue-A,Blue-B>Red", WR_R_OK, "8-4=2-1", NULL },
-    { 16, P_HC_STAR, PDEF, "Blue-A,Blue-B>Red", WR_R_OK, "8-4=2-1", NULL },
-    { 17, P_HC2, PDEF, "Blue>Red-A,Red-B", WR_R_OK, "4-6=1-2", NULL },
-    { 18, P_HC2, PDEF, "Blue>Red-A", WR_R_MUST_BE_ATTACKED, NULL,
+    { 15, P_HC1, PDEF, "Blue-A,Blue-B>Red", WL_R_OK, "8-4=2-1", NULL },
+    { 16, P_HC_STAR, PDEF, "Blue-A,Blue-B>Red", WL_R_OK, "8-4=2-1", NULL },
+    { 17, P_HC2, PDEF, "Blue>Red-A,Red-B", WL_R_OK, "4-6=1-2", NULL },
+    { 18, P_HC2, PDEF, "Blue>Red-A", WL_R_MUST_BE_ATTACKED, NULL,
       "Red-B on M-31 has Blue in its zone and must be attacked" },
-    { 19, P_HC_STAR2, PDEF, "Blue>Red", WR_R_OK, "4-4=1-1", NULL },
-    { 20, P_HILL_SIDE, PDEF, "Blue>Red", WR_R_OK, "4-2=2-1", NULL },
-    { 21, P_HILL_PLAIN, PDEF, "Blue>Red", WR_R_OK, "4-2=2-1", NULL },
-    { 22, P_HILL_RIVERTOP, PDEF, "Blue>Red", WR_R_OK, "4-4=1-1", NULL },
+    { 19, P_HC_STAR2, PDEF, "Blue>Red", WL_R_OK, "4-4=1-1", NULL },
+    { 20, P_HILL_SIDE, PDEF, "Blue>Red", WL_R_OK, "4-2=2-1", NULL },
+    { 21, P_HILL_PLAIN, PDEF, "Blue>Red", WL_R_OK, "4-2=2-1", NULL },
+    { 22, P_HILL_RIVERTOP, PDEF, "Blue>Red", WL_R_OK, "4-4=1-1", NULL },
     /* Miscellaneous 1: "Blue-A attacks Red-A at 5-5 ... Blue-B attacks Red-B at 6-4"; the
      * only possible way */
-    { 23, P_MISC1, PDEF, "Blue-A>Red-A|Blue-B>Red-B", WR_R_OK, "5-5=1-1,6-4=1-1", NULL },
-    { 24, P_MISC1, PDEF, "Blue-A>Red-B|Blue-B>Red-A", WR_R_NOT_IN_ZONE, NULL, NULL },
-    { 25, P_MISC1, PDEF, "Blue-A,Blue-B>Red-A,Red-B", WR_R_NOT_IN_ZONE, NULL, NULL },
+    { 23, P_MISC1, PDEF, "Blue-A>Red-A|Blue-B>Red-B", WL_R_OK, "5-5=1-1,6-4=1-1", NULL },
+    { 24, P_MISC1, PDEF, "Blue-A>Red-B|Blue-B>Red-A", WL_R_NOT_IN_ZONE, NULL, NULL },
+    { 25, P_MISC1, PDEF, "Blue-A,Blue-B>Red-A,Red-B", WL_R_NOT_IN_ZONE, NULL, NULL },
     /* Miscellaneous 2: "a. 19-11 ... b. 11-14 ... 8-4 c. 11-7 ... 8-4 d. 14-7" */
-    { 26, P_MISC2, PDEF, "Blue-A,Blue-B,Blue-C,Blue-D>Red-A,Red-B", WR_R_OK, "19-11=1-1",
+    { 26, P_MISC2, PDEF, "Blue-A,Blue-B,Blue-C,Blue-D>Red-A,Red-B", WL_R_OK, "19-11=1-1",
       NULL },
-    { 27, P_MISC2, PDEF, "Blue-A,Blue-B>Red-A|Blue-C,Blue-D>Red-B", WR_R_OK,
+    { 27, P_MISC2, PDEF, "Blue-A,Blue-B>Red-A|Blue-C,Blue-D>Red-B", WL_R_OK,
       "11-14=1-2,8-4=2-1", NULL },
-    { 28, P_MISC2, PDEF, "Blue-A,Blue-C>Red-A|Blue-B,Blue-D>Red-B", WR_R_OK,
+    { 28, P_MISC2, PDEF, "Blue-A,Blue-C>Red-A|Blue-B,Blue-D>Red-B", WL_R_OK,
       "11-7=1-1,8-4=2-1", NULL },
-    { 29, P_MISC2, PDEF, "Blue-A,Blue-B,Blue-D>Red-A|Blue-C>Red-B", WR_R_OK,
+    { 29, P_MISC2, PDEF, "Blue-A,Blue-B,Blue-D>Red-A|Blue-C>Red-B", WL_R_OK,
       "14-7=2-1,5-4=1-1", NULL },
     /* Multiple Unit Battles 1: "Blue-A and B attack Red-A at 8-4; Blue-C attacks Red-B at
      * 5-2; and Blue-D attacks Red-C at 3-4"; option a (printed garbled, "... at 3-6")
      * read as A, B, C against Red-A at 13-4 and D against Red-B and C at 3-6 */
-    { 30, P_MU1, PDEF, "Blue-A,Blue-B>Red-A|Blue-C>Red-B|Blue-D>Red-C", WR_R_OK,
+    { 30, P_MU1, PDEF, "Blue-A,Blue-B>Red-A|Blue-C>Red-B|Blue-D>Red-C", WL_R_OK,
       "8-4=2-1,5-2=2-1,3-4=1-2", NULL },
-    { 31, P_MU1, PDEF, "Blue-A,Blue-B,Blue-C>Red-A|Blue-D>Red-B,Red-C", WR_R_OK,
+    { 31, P_MU1, PDEF, "Blue-A,Blue-B,Blue-C>Red-A|Blue-D>Red-B,Red-C", WL_R_OK,
       "13-4=3-1,3-6=1-2", NULL },
     /* "Blue-A and B are not in Red-B and Red-C's zones. Therefore, combat cannot exist
      * between those Units" */
-    { 32, P_MU1, PDEF, "Blue-A,Blue-B,Blue-C>Red-A,Red-B|Blue-D>Red-C", WR_R_NOT_IN_ZONE, NULL,
+    { 32, P_MU1, PDEF, "Blue-A,Blue-B,Blue-C>Red-A,Red-B|Blue-D>Red-C", WL_R_NOT_IN_ZONE, NULL,
       "Blue-A on M-30 is not in the zone of Red-B on L-29" },
-    { 33, P_MU1, PDEF, "Blue-A,Blue-B>Red-A|Blue-C>Red-B|Blue-D>Red-A", WR_R_NOT_IN_ZONE, NULL,
+    { 33, P_MU1, PDEF, "Blue-A,Blue-B>Red-A|Blue-C>Red-B|Blue-D>Red-A", WL_R_NOT_IN_ZONE, NULL,
       "Blue-D" },
-    { 34, P_MU1, PDEF, "Blue-A,Blue-B>Red-A|Blue-C>Red-B", WR_R_MUST_ATTACK, NULL,
+    { 34, P_MU1, PDEF, "Blue-A,Blue-B>Red-A|Blue-C>Red-B", WL_R_MUST_ATTACK, NULL,
       "Blue-D on M-28 is in the zone of Red-B and must attack" },
-    { 35, P_MU1, PDEF, "Blue-A,Blue-B>Red-A|Blue-C,Blue-D>Red-B", WR_R_MUST_BE_ATTACKED, NULL,
+    { 35, P_MU1, PDEF, "Blue-A,Blue-B>Red-A|Blue-C,Blue-D>Red-B", WL_R_MUST_BE_ATTACKED, NULL,
       "Red-C on L-28 has Blue-D in its zone and must be attacked" },
     { 36, P_MU1, PDEF, "Blue-A,Blue-B>Red-A|Blue-C>Red-B|Blue-D>Red-C|Blue-D>Red-B",
-      WR_R_ONE_BATTLE, NULL, "Blue-D is in battles 3 and 4" },
-    { 37, P_MU1, PDEF, "Blue-A,Blue-B>Red-A|Blue-C>Red-B|Blue-D>Red-B,Red-C", WR_R_ONE_BATTLE,
+      WL_R_ONE_BATTLE, NULL, "Blue-D is in battles 3 and 4" },
+    { 37, P_MU1, PDEF, "Blue-A,Blue-B>Red-A|Blue-C>Red-B|Blue-D>Red-B,Red-C", WL_R_ONE_BATTLE,
       NULL, "Red-B is in battles 2 and 3" },
-    { 38, P_MU1, PDEF, "Blue-A,Blue-B,Blue-A>Red-A|Blue-C>Red-B|Blue-D>Red-C", WR_R_ONE_BATTLE,
+    { 38, P_MU1, PDEF, "Blue-A,Blue-B,Blue-A>Red-A|Blue-C>Red-B|Blue-D>Red-C", WL_R_ONE_BATTLE,
       NULL, "Blue-A is named twice in battle 1" },
-    { 39, P_MU1, PDEF, "Red-A>Blue-A|Blue-C>Red-B|Blue-D>Red-C", WR_R_NOT_YOUR_UNIT, NULL,
+    { 39, P_MU1, PDEF, "Red-A>Blue-A|Blue-C>Red-B|Blue-D>Red-C", WL_R_NOT_YOUR_UNIT, NULL,
       "Red-A belongs to the other side" },
-    { 40, P_MU1, PDEF, "Blue-A,Blue-B>Blue-C", WR_R_NOT_YOUR_UNIT, NULL,
+    { 40, P_MU1, PDEF, "Blue-A,Blue-B>Blue-C", WL_R_NOT_YOUR_UNIT, NULL,
       "Blue-C is your own unit" },
-    { 41, P_MU1, PDEF, "Blue-A,Blue-B>", WR_R_EMPTY_BATTLE, NULL, "battle 1 has no defenders" },
-    { 42, P_MU1, PDEF, ">Red-A", WR_R_EMPTY_BATTLE, NULL, "battle 1 has no attackers" },
-    { 43, P_MU1, PDEF, "", WR_R_MUST_ATTACK, NULL, NULL },
+    { 41, P_MU1, PDEF, "Blue-A,Blue-B>", WL_R_EMPTY_BATTLE, NULL, "battle 1 has no defenders" },
+    { 42, P_MU1, PDEF, ">Red-A", WL_R_EMPTY_BATTLE, NULL, "battle 1 has no attackers" },
+    { 43, P_MU1, PDEF, "", WL_R_MUST_ATTACK, NULL, NULL },
     /* "The attacker may divide combat against stacked Units on the same square ...
      * a. 8-8 b. 4-2; 4-6 c. 4-4; 4-4", with the attackers apart and stacked */
-    { 44, P_MU2A, PDEF, "Blue-A,Blue-B>Red-A,Red-B,Red-C", WR_R_OK, "8-8=1-1", NULL },
-    { 45, P_MU2A, PDEF, "Blue-A>Red-A|Blue-B>Red-B,Red-C", WR_R_OK, "4-2=2-1,4-6=1-2", NULL },
-    { 46, P_MU2A, PDEF, "Blue-A>Red-A,Red-B|Blue-B>Red-C", WR_R_OK, "4-4=1-1,4-4=1-1", NULL },
-    { 47, P_MU2A, PDEF, "Blue-A>Red-A,Red-B", WR_R_MUST_ATTACK, NULL, "Blue-B" },
-    { 48, P_MU2B, PDEF, "Blue-A,Blue-B>Red-A,Red-B,Red-C", WR_R_OK, "8-8=1-1", NULL },
-    { 49, P_MU2B, PDEF, "Blue-A>Red-A|Blue-B>Red-B,Red-C", WR_R_OK, "4-2=2-1,4-6=1-2", NULL },
-    { 50, P_MU2B, PDEF, "Blue-A>Red-A,Red-B|Blue-B>Red-C", WR_R_OK, "4-4=1-1,4-4=1-1", NULL },
-    { 51, P_MU2B, PDEF, "Blue-A,Blue-B>Red-A,Red-B", WR_R_MUST_BE_ATTACKED, NULL, "Red-C" },
+    { 44, P_MU2A, PDEF, "Blue-A,Blue-B>Red-A,Red-B,Red-C", WL_R_OK, "8-8=1-1", NULL },
+    { 45, P_MU2A, PDEF, "Blue-A>Red-A|Blue-B>Red-B,Red-C", WL_R_OK, "4-2=2-1,4-6=1-2", NULL },
+    { 46, P_MU2A, PDEF, "Blue-A>Red-A,Red-B|Blue-B>Red-C", WL_R_OK, "4-4=1-1,4-4=1-1", NULL },
+    { 47, P_MU2A, PDEF, "Blue-A>Red-A,Red-B", WL_R_MUST_ATTACK, NULL, "Blue-B" },
+    { 48, P_MU2B, PDEF, "Blue-A,Blue-B>Red-A,Red-B,Red-C", WL_R_OK, "8-8=1-1", NULL },
+    { 49, P_MU2B, PDEF, "Blue-A>Red-A|Blue-B>Red-B,Red-C", WL_R_OK, "4-2=2-1,4-6=1-2", NULL },
+    { 50, P_MU2B, PDEF, "Blue-A>Red-A,Red-B|Blue-B>Red-C", WL_R_OK, "4-4=1-1,4-4=1-1", NULL },
+    { 51, P_MU2B, PDEF, "Blue-A,Blue-B>Red-A,Red-B", WL_R_MUST_BE_ATTACKED, NULL, "Red-C" },
     /* "Stacked Units that are attacking from one square may divide combat ... a. 9-6
      * b. 5-2; 4-4 c. [Blue-A] attacks Red-B at 5-4; Blue-B attacks Red-A at 4-2" */
-    { 52, P_MU3, PDEF, "Blue-A,Blue-B>Red-A,Red-B", WR_R_OK, "9-6=1-1", NULL },
-    { 53, P_MU3, PDEF, "Blue-A>Red-A|Blue-B>Red-B", WR_R_OK, "5-2=2-1,4-4=1-1", NULL },
-    { 54, P_MU3, PDEF, "Blue-A>Red-B|Blue-B>Red-A", WR_R_OK, "5-4=1-1,4-2=2-1", NULL },
-    { 55, P_MU3, PDEF, "Blue-A,Blue-B>Red-A", WR_R_MUST_BE_ATTACKED, NULL, "Red-B" },
+    { 52, P_MU3, PDEF, "Blue-A,Blue-B>Red-A,Red-B", WL_R_OK, "9-6=1-1", NULL },
+    { 53, P_MU3, PDEF, "Blue-A>Red-A|Blue-B>Red-B", WL_R_OK, "5-2=2-1,4-4=1-1", NULL },
+    { 54, P_MU3, PDEF, "Blue-A>Red-B|Blue-B>Red-A", WL_R_OK, "5-4=1-1,4-2=2-1", NULL },
+    { 55, P_MU3, PDEF, "Blue-A,Blue-B>Red-A", WL_R_MUST_BE_ATTACKED, NULL, "Red-B" },
     /* Soaking Off 1: "Blue-A, B, C, D & F attack Red-A at 24 to 6. Blue-E soaks off
      * against Red-B, C & D at 2 to 18" */
     { 56, P_SOAK1, PDEF, "Blue-A,Blue-B,Blue-C,Blue-D,Blue-F>Red-A|Blue-E>Red-B,Red-C,Red-D",
-      WR_R_OK, "24-6=4-1,2-18=AE", NULL },
-    { 57, P_SOAK1, PDEF, "Blue-A,Blue-B,Blue-C,Blue-D,Blue-F>Red-A", WR_R_MUST_ATTACK, NULL,
+      WL_R_OK, "24-6=4-1,2-18=AE", NULL },
+    { 57, P_SOAK1, PDEF, "Blue-A,Blue-B,Blue-C,Blue-D,Blue-F>Red-A", WL_R_MUST_ATTACK, NULL,
       "Blue-E" },
     { 58, P_SOAK1, PDEF, "Blue-A,Blue-B,Blue-C,Blue-D,Blue-F>Red-A|Blue-E>Red-B",
-      WR_R_MUST_BE_ATTACKED, NULL, "Red-C" },
+      WL_R_MUST_BE_ATTACKED, NULL, "Red-C" },
     /* Soaking Off 2: "Blue-A soaks off against Red-A, B & D at 2 to 18. Blue-B, C, D, E & F
      * attack Red-C at 24 to 6" */
     { 59, P_SOAK2, PDEF, "Blue-A>Red-A,Red-B,Red-D|Blue-B,Blue-C,Blue-D,Blue-E,Blue-F>Red-C",
-      WR_R_OK, "2-18=AE,24-6=4-1", NULL },
+      WL_R_OK, "2-18=AE,24-6=4-1", NULL },
     { 60, P_SOAK2, PDEF, "Blue-B,Blue-C,Blue-D,Blue-E,Blue-F>Red-C,Red-D|Blue-A>Red-A,Red-B",
-      WR_R_NOT_IN_ZONE, NULL, "Blue-B on M-31 is not in the zone of Red-D on O-29" },
+      WL_R_NOT_IN_ZONE, NULL, "Blue-B on M-31 is not in the zone of Red-D on O-29" },
     /* How to Have Combat: "Battle odds are 11-5, which reduces to 2-1" */
-    { 61, P_SURROUND, PDEF, "Blue-A,Blue-B,Blue-C>Red", WR_R_OK, "11-5=2-1", NULL },
+    { 61, P_SURROUND, PDEF, "Blue-A,Blue-B,Blue-C>Red", WL_R_OK, "11-5=2-1", NULL },
     /* Use of Headquarters Units */
-    { 62, P_HQ, PDEF, "Blue>Red", WR_R_OK, "4-2=2-1", NULL },
-    { 63, P_HQ, PDEF, "Blue>Red,Wellington", WR_R_OK, "4-2=2-1", NULL },
-    { 64, P_HQ, PDEF, "Blue,Napoleon>Red", WR_R_HQ_CANNOT_ATTACK, NULL,
+    { 62, P_HQ, PDEF, "Blue>Red", WL_R_OK, "4-2=2-1", NULL },
+    { 63, P_HQ, PDEF, "Blue>Red,Wellington", WL_R_OK, "4-2=2-1", NULL },
+    { 64, P_HQ, PDEF, "Blue,Napoleon>Red", WL_R_HQ_CANNOT_ATTACK, NULL,
       "Napoleon is an HQ unit" },
-    { 65, P_HQ, PDEF, "Blue>Red|Napoleon>Wellington", WR_R_HQ_CANNOT_ATTACK, NULL, NULL },
-    { 66, P_HQ, PDEF, "Blue>Wellington", WR_R_MUST_BE_ATTACKED, NULL, "Red on L-31" },
-    { 67, P_HQ_ALONE, PDEF, "", WR_R_OK, NULL, NULL },
-    { 68, P_HQ_ALONE, PDEF, "Blue>Wellington", WR_R_OK, "4-0=6-1", NULL },
+    { 65, P_HQ, PDEF, "Blue>Red|Napoleon>Wellington", WL_R_HQ_CANNOT_ATTACK, NULL, NULL },
+    { 66, P_HQ, PDEF, "Blue>Wellington", WL_R_MUST_BE_ATTACKED, NULL, "Red on L-31" },
+    { 67, P_HQ_ALONE, PDEF, "", WL_R_OK, NULL, NULL },
+    { 68, P_HQ_ALONE, PDEF, "Blue>Wellington", WL_R_OK, "4-0=6-1", NULL },
     /* whose units, which phase, which units exist */
-    { 69, P_RC1, AC, "Red>Blue", WR_R_OK, "2-4=1-2", NULL },
-    { 70, P_RC1, AC, "Blue>Red", WR_R_NOT_YOUR_UNIT, NULL, NULL },
-    { 71, P_RC1, AC, "", WR_R_MUST_ATTACK, NULL, "Red on M-30 is in the zone of Blue" },
-    { 72, P_RC1, WL_PH_FRENCH_MOVE, "Blue>Red", WR_R_WRONG_PHASE, NULL, NULL },
-    { 73, P_RC1, PDEF, "#300>Red", WR_R_UNKNOWN_UNIT, NULL, NULL },
-    { 74, P_RC1, PDEF, "Blue>#-1", WR_R_UNKNOWN_UNIT, NULL, NULL },
-    { 75, P_DFI_HILL_A, PDEF, "Blue-A,Blue-B>Red", WR_R_UNIT_NOT_ON_BOARD, NULL,
+    { 69, P_RC1, AC, "Red>Blue", WL_R_OK, "2-4=1-2", NULL },
+    { 70, P_RC1, AC, "Blue>Red", WL_R_NOT_YOUR_UNIT, NULL, NULL },
+    { 71, P_RC1, AC, "", WL_R_MUST_ATTACK, NULL, "Red on M-30 is in the zone of Blue" },
+    { 72, P_RC1, WL_PH_FRENCH_MOVE, "Blue>Red", WL_R_WRONG_PHASE, NULL, NULL },
+    { 73, P_RC1, PDEF, "#300>Red", WL_R_UNKNOWN_UNIT, NULL, NULL },
+    { 74, P_RC1, PDEF, "Blue>#-1", WL_R_UNKNOWN_UNIT, NULL, NULL },
+    { 75, P_DFI_HILL_A, PDEF, "Blue-A,Blue-B>Red", WL_R_UNIT_NOT_ON_BOARD, NULL,
       "Blue-B is not on the board" },
 };
 
@@ -639,17 +639,17 @@ static void test_declarations(void **state)
         const struct decl_row *t = &decl_rows[i];
         struct fx f;
         struct wl_battle b[8];
-        struct wr_refusal why = { WR_R_OK, "" };
+        struct wr_refusal why = { WL_R_OK, "ok", "" };
         char odds[256];
 
         build(&f, "declaration", t->row, t->pos, t->phase);
         int nb = parse_battles(&f, t->battles, b, 8);
-        enum wr_reason r = wl_combat_check_declaration(f.g, b, nb, &why);
+        enum wl_reason r = wl_combat_check_declaration(f.g, b, nb, &why);
         if (r != t->want)
             fail_msg("declaration row %d (%s): got %s (%s), want %s", t->row,
-                     positions[t->pos].what, wr_reason_code(r), why.message,
-                     wr_reason_code(t->want));
-        if (r != WR_R_OK && (why.reason != r || why.message[0] == '\0'))
+                     positions[t->pos].what, wl_reason_code(r), why.message,
+                     wl_reason_code(t->want));
+        if (r != WL_R_OK && (why.reason != (int)r || why.message[0] == '\0'))
             fail_msg("declaration row %d: refusal not filled in", t->row);
         if (t->msg != NULL && strstr(why.message, t->msg) == NULL)
             fail_msg("declaration row %d: sentence '%s' lacks '%s'", t->row, why.message,
@@ -733,72 +733,72 @@ static const struct retreat_row {
     int pos;
     const char *unit;
     const char *p0, *p1;        /* p1 NULL: a one-square path */
-    enum wr_reason want;
+    enum wl_reason want;
     int outcome;
     const char *msg;
 } retreat_rows[] = {
     /* a) "If a Unit is forced to retreat into an enemy controlled zone it is eliminated" */
-    { 1, P_RET_ZOC, "Red", "M-31", "M-32", WR_R_OK, SAFE, NULL },    /* HQ M-33: no zone */
-    { 2, P_RET_ZOC, "Red", "M-29", "M-28", WR_R_OK, ELIM, NULL },    /* first square */
-    { 3, P_RET_ZOC, "Red", "N-30", "O-29", WR_R_OK, ELIM, NULL },
-    { 4, P_RET_ZOC, "Red", "M-31", "N-31", WR_R_OK, ELIM, NULL },    /* second square */
-    { 5, P_RET_OPEN, "Red", "L-30", "K-30", WR_R_OK, SAFE, NULL },
+    { 1, P_RET_ZOC, "Red", "M-31", "M-32", WL_R_OK, SAFE, NULL },    /* HQ M-33: no zone */
+    { 2, P_RET_ZOC, "Red", "M-29", "M-28", WL_R_OK, ELIM, NULL },    /* first square */
+    { 3, P_RET_ZOC, "Red", "N-30", "O-29", WL_R_OK, ELIM, NULL },
+    { 4, P_RET_ZOC, "Red", "M-31", "N-31", WL_R_OK, ELIM, NULL },    /* second square */
+    { 5, P_RET_OPEN, "Red", "L-30", "K-30", WL_R_OK, SAFE, NULL },
     /* b) "If a Unit is forced to retreat off the board it is eliminated" */
-    { 6, P_RET_EDGE, "Red", "A-30", "off", WR_R_OK, ELIM, NULL },
-    { 7, P_RET_EDGE, "Red", "A-31", "0-32", WR_R_OK, ELIM, NULL },   /* a partial square */
-    { 8, P_RET_EDGE, "Red", "A-31", "A-32", WR_R_OK, SAFE, NULL },
-    { 9, P_RET_EDGE, "Red-E", "off", "off", WR_R_OK, ELIM, NULL },
+    { 6, P_RET_EDGE, "Red", "A-30", "off", WL_R_OK, ELIM, NULL },
+    { 7, P_RET_EDGE, "Red", "A-31", "0-32", WL_R_OK, ELIM, NULL },   /* a partial square */
+    { 8, P_RET_EDGE, "Red", "A-31", "A-32", WL_R_OK, SAFE, NULL },
+    { 9, P_RET_EDGE, "Red-E", "off", "off", WL_R_OK, ELIM, NULL },
     /* c) "If a Unit is forced to retreat onto or across a river it is eliminated" */
-    { 10, P_RET_RIVER, "Red", "N-30", "O-30", WR_R_OK, ELIM, NULL },  /* across */
-    { 11, P_RET_RIVER, "Red", "M-31", "N-31", WR_R_OK, ELIM, NULL },  /* onto */
-    { 12, P_RET_RIVER, "Red", "M-31", "M-32", WR_R_OK, SAFE, NULL },
-    { 13, P_RET_BRIDGE, "Red", "N-31", "O-30", WR_R_OK, ELIM, NULL }, /* a bridge too */
+    { 10, P_RET_RIVER, "Red", "N-30", "O-30", WL_R_OK, ELIM, NULL },  /* across */
+    { 11, P_RET_RIVER, "Red", "M-31", "N-31", WL_R_OK, ELIM, NULL },  /* onto */
+    { 12, P_RET_RIVER, "Red", "M-31", "M-32", WL_R_OK, SAFE, NULL },
+    { 13, P_RET_BRIDGE, "Red", "N-31", "O-30", WL_R_OK, ELIM, NULL }, /* a bridge too */
     /* d) "Units are allowed to retreat in any direction during combat on river squares ...
      * Retreat onto river squares of another river ... results in elimination" */
-    { 14, P_RET_FROMRIVER, "Red", "O-30", "P-30", WR_R_OK, SAFE, NULL },
-    { 15, P_RET_FROMRIVER, "Red", "N-31", "N-32", WR_R_OK, SAFE, NULL }, /* along it */
-    { 16, P_RET_FROMRIVER, "Red", "O-29", "P-29", WR_R_OK, ELIM, NULL }, /* the Lasne */
+    { 14, P_RET_FROMRIVER, "Red", "O-30", "P-30", WL_R_OK, SAFE, NULL },
+    { 15, P_RET_FROMRIVER, "Red", "N-31", "N-32", WL_R_OK, SAFE, NULL }, /* along it */
+    { 16, P_RET_FROMRIVER, "Red", "O-29", "P-29", WL_R_OK, ELIM, NULL }, /* the Lasne */
     /* e) "Units are allowed to retreat through friendly units even if stacked. However, ...
      * over-stacking, the excess over the stacking limitation must be eliminated" */
-    { 17, P_RET_STACK, "Red", "L-30", "K-30", WR_R_OK, SAFE, NULL },   /* through 15, to 15 */
-    { 18, P_RET_STACK, "Red", "L-30", "K-31", WR_R_OK, ELIM, NULL },   /* 16 */
-    { 19, P_RET_STACK, "Red", "L-31", "K-31", WR_R_OK, ELIM, NULL },
+    { 17, P_RET_STACK, "Red", "L-30", "K-30", WL_R_OK, SAFE, NULL },   /* through 15, to 15 */
+    { 18, P_RET_STACK, "Red", "L-30", "K-31", WL_R_OK, ELIM, NULL },   /* 16 */
+    { 19, P_RET_STACK, "Red", "L-31", "K-31", WL_R_OK, ELIM, NULL },
     /* f) woods: "Example of 1: If A retreats into X or Y it is eliminated", "Example of 2: B
      * may retreat into X through Y", "Example of 3: C ... cannot leave the road" */
-    { 20, P_RET_WOODS, "Red", "L-30", "K-30", WR_R_OK, ELIM, NULL },   /* f1 no road */
-    { 21, P_RET_WOODS, "Red", "L-31", "K-31", WR_R_OK, SAFE, NULL },   /* f1-3 */
-    { 22, P_RET_WOODS, "Red", "L-31", "K-32", WR_R_OK, ELIM, NULL },   /* f3 leaves the road */
-    { 23, P_RET_WOODS, "Red", "M-29", "L-29", WR_R_OK, ELIM, NULL },   /* f2 not by the road */
-    { 24, P_RET_WOODS2, "Red", "L-30", "K-30", WR_R_OK, SAFE, NULL },  /* woods second only */
+    { 20, P_RET_WOODS, "Red", "L-30", "K-30", WL_R_OK, ELIM, NULL },   /* f1 no road */
+    { 21, P_RET_WOODS, "Red", "L-31", "K-31", WL_R_OK, SAFE, NULL },   /* f1-3 */
+    { 22, P_RET_WOODS, "Red", "L-31", "K-32", WL_R_OK, ELIM, NULL },   /* f3 leaves the road */
+    { 23, P_RET_WOODS, "Red", "M-29", "L-29", WL_R_OK, ELIM, NULL },   /* f2 not by the road */
+    { 24, P_RET_WOODS2, "Red", "L-30", "K-30", WL_R_OK, SAFE, NULL },  /* woods second only */
     /* EXCEPTION: "French units retreating off the board via squares A39 and A45 ... must
      * leave the hex via the hex side intersected by the road" */
-    { 25, P_RET_EXIT, "Fr-A", "off", "off", WR_R_OK, EXIT, NULL },
-    { 26, P_RET_EXIT, "Fr-A", "0-46", "off", WR_R_OK, EXIT, NULL },
-    { 27, P_RET_EXIT, "Fr-A", "0-45", "off", WR_R_OK, ELIM, NULL },   /* not the road side */
-    { 28, P_RET_EXIT, "Fr-B", "A-39", "off", WR_R_OK, EXIT, NULL },
-    { 29, P_RET_EXIT, "Fr-B", "A-39", "0-39", WR_R_OK, EXIT, NULL },
-    { 30, P_RET_EXIT, "Fr-B", "A-39", "0-40", WR_R_OK, ELIM, NULL },
-    { 31, P_RET_EXIT, "Fr-C", "A-41", "off", WR_R_OK, ELIM, NULL },   /* no road at A-41 */
-    { 32, P_RET_EXIT, "Fr-D", "off", "off", WR_R_OK, ELIM, NULL },
-    { 33, P_RET_EXIT_ALLY, "Al-A", "off", "off", WR_R_OK, ELIM, NULL },
+    { 25, P_RET_EXIT, "Fr-A", "off", "off", WL_R_OK, EXIT, NULL },
+    { 26, P_RET_EXIT, "Fr-A", "0-46", "off", WL_R_OK, EXIT, NULL },
+    { 27, P_RET_EXIT, "Fr-A", "0-45", "off", WL_R_OK, ELIM, NULL },   /* not the road side */
+    { 28, P_RET_EXIT, "Fr-B", "A-39", "off", WL_R_OK, EXIT, NULL },
+    { 29, P_RET_EXIT, "Fr-B", "A-39", "0-39", WL_R_OK, EXIT, NULL },
+    { 30, P_RET_EXIT, "Fr-B", "A-39", "0-40", WL_R_OK, ELIM, NULL },
+    { 31, P_RET_EXIT, "Fr-C", "A-41", "off", WL_R_OK, ELIM, NULL },   /* no road at A-41 */
+    { 32, P_RET_EXIT, "Fr-D", "off", "off", WL_R_OK, ELIM, NULL },
+    { 33, P_RET_EXIT_ALLY, "Al-A", "off", "off", WL_R_OK, ELIM, NULL },
     /* not retreats at all */
-    { 34, P_RET_BAD, "Red", "N-29", "O-29", WR_R_BAD_RETREAT, 0, "held by the enemy" },
-    { 35, P_RET_BAD, "Red", "L-30", "K-30", WR_R_BAD_RETREAT, 0, "held by the enemy" },
-    { 36, P_RET_BAD, "Red", "L-29", "K-29", WR_R_BAD_RETREAT, 0, "L-29 does not touch M-30" },
-    { 37, P_RET_BAD, "Red", "L-30", "J-30", WR_R_BAD_RETREAT, 0, "J-30 does not touch L-30" },
-    { 38, P_RET_BAD, "Red", "L-30", "L-31", WR_R_BAD_RETREAT, 0, "two squares away" },
-    { 39, P_RET_BAD, "Red", "L-30", "M-30", WR_R_BAD_RETREAT, 0, NULL },
-    { 40, P_RET_BAD, "Red", "L-30", NULL, WR_R_BAD_RETREAT, 0, "two squares, not 1" },
-    { 41, P_RET_BAD, "Red", "off", "off", WR_R_BAD_RETREAT, 0, "cannot step off the board" },
-    { 42, P_RET_BAD, "Red", "L-31", "off", WR_R_BAD_RETREAT, 0, NULL },
-    { 43, P_RET_BAD, "Red", "none", "L-30", WR_R_BAD_RETREAT, 0, NULL },
-    { 44, P_RET_EDGE, "Red-E", "off", "A-34", WR_R_BAD_RETREAT, 0, "has left the board" },
-    { 45, P_RET_BAD, "Red-X", "L-30", "K-31", WR_R_UNIT_NOT_ON_BOARD, 0, NULL },
-    { 46, P_RET_BAD, "#-1", "L-30", "K-31", WR_R_UNKNOWN_UNIT, 0, NULL },
-    { 47, P_RET_BAD, "#300", "L-30", "K-31", WR_R_UNKNOWN_UNIT, 0, NULL },
+    { 34, P_RET_BAD, "Red", "N-29", "O-29", WL_R_BAD_RETREAT, 0, "held by the enemy" },
+    { 35, P_RET_BAD, "Red", "L-30", "K-30", WL_R_BAD_RETREAT, 0, "held by the enemy" },
+    { 36, P_RET_BAD, "Red", "L-29", "K-29", WL_R_BAD_RETREAT, 0, "L-29 does not touch M-30" },
+    { 37, P_RET_BAD, "Red", "L-30", "J-30", WL_R_BAD_RETREAT, 0, "J-30 does not touch L-30" },
+    { 38, P_RET_BAD, "Red", "L-30", "L-31", WL_R_BAD_RETREAT, 0, "two squares away" },
+    { 39, P_RET_BAD, "Red", "L-30", "M-30", WL_R_BAD_RETREAT, 0, NULL },
+    { 40, P_RET_BAD, "Red", "L-30", NULL, WL_R_BAD_RETREAT, 0, "two squares, not 1" },
+    { 41, P_RET_BAD, "Red", "off", "off", WL_R_BAD_RETREAT, 0, "cannot step off the board" },
+    { 42, P_RET_BAD, "Red", "L-31", "off", WL_R_BAD_RETREAT, 0, NULL },
+    { 43, P_RET_BAD, "Red", "none", "L-30", WL_R_BAD_RETREAT, 0, NULL },
+    { 44, P_RET_EDGE, "Red-E", "off", "A-34", WL_R_BAD_RETREAT, 0, "has left the board" },
+    { 45, P_RET_BAD, "Red-X", "L-30", "K-31", WL_R_UNIT_NOT_ON_BOARD, 0, NULL },
+    { 46, P_RET_BAD, "#-1", "L-30", "K-31", WL_R_UNKNOWN_UNIT, 0, NULL },
+    { 47, P_RET_BAD, "#300", "L-30", "K-31", WL_R_UNKNOWN_UNIT, 0, NULL },
     /* the surrounded unit of "How to Have Combat" */
-    { 48, P_SURROUND, "Red", "M-29", "M-28", WR_R_OK, ELIM, NULL },
-    { 49, P_SURROUND_Z, "Red", "M-31", "M-32", WR_R_OK, SAFE, NULL },
+    { 48, P_SURROUND, "Red", "M-29", "M-28", WL_R_OK, ELIM, NULL },
+    { 49, P_SURROUND_Z, "Red", "M-31", "M-32", WL_R_OK, SAFE, NULL },
 };
 
 static void test_retreats(void **state)
@@ -807,20 +807,20 @@ static void test_retreats(void **state)
     for (size_t i = 0; i < sizeof retreat_rows / sizeof retreat_rows[0]; i++) {
         const struct retreat_row *t = &retreat_rows[i];
         struct fx f;
-        struct wr_refusal why = { WR_R_OK, "" };
+        struct wr_refusal why = { WL_R_OK, "ok", "" };
         wl_sq path[2];
         int n = t->p1 ? 2 : 1, outcome = -1;
 
         build(&f, "retreat", t->row, t->pos, PDEF);
         path[0] = sq(t->p0);
         path[1] = t->p1 ? sq(t->p1) : WL_SQ_NONE;
-        enum wr_reason r = wl_combat_retreat_outcome(f.g, unit(&f, t->unit), path, n, &outcome,
+        enum wl_reason r = wl_combat_retreat_outcome(f.g, unit(&f, t->unit), path, n, &outcome,
                                                      &why);
         if (r != t->want)
             fail_msg("retreat row %d (%s): got %s (%s), want %s", t->row,
-                     positions[t->pos].what, wr_reason_code(r), why.message,
-                     wr_reason_code(t->want));
-        if (r == WR_R_OK && outcome != t->outcome)
+                     positions[t->pos].what, wl_reason_code(r), why.message,
+                     wl_reason_code(t->want));
+        if (r == WL_R_OK && outcome != t->outcome)
             fail_msg("retreat row %d (%s): %s %s -> outcome %d, want %d", t->row,
                      positions[t->pos].what, t->p0, t->p1, outcome, t->outcome);
         if (t->msg != NULL && strstr(why.message, t->msg) == NULL)
@@ -834,9 +834,9 @@ static void test_retreats(void **state)
     int outcome;
     build(&f, "retreat", 50, P_RET_OPEN, PDEF);
     assert_int_equal(wl_combat_retreat_outcome(f.g, unit(&f, "Red"), three, 3, &outcome, NULL),
-                     WR_R_BAD_RETREAT);
+                     WL_R_BAD_RETREAT);
     assert_int_equal(wl_combat_retreat_outcome(f.g, unit(&f, "Red"), NULL, 2, &outcome, NULL),
-                     WR_R_BAD_RETREAT);
+                     WL_R_BAD_RETREAT);
     release(&f);
 }
 
@@ -877,7 +877,7 @@ static void test_open_retreats(void **state)
         int found = t->p0 == NULL;
         for (int k = 0; k < n; k++) {
             int outcome = -1;
-            if (wl_combat_retreat_outcome(f.g, u, paths[k], 2, &outcome, NULL) != WR_R_OK ||
+            if (wl_combat_retreat_outcome(f.g, u, paths[k], 2, &outcome, NULL) != WL_R_OK ||
                 outcome == WL_RET_ELIMINATED)
                 fail_msg("open row %d: path %d is not open", t->row, k);
             if (t->p0 != NULL && paths[k][0] == sq(t->p0) && paths[k][1] == sq(t->p1))
@@ -906,36 +906,36 @@ static const struct advance_row {
     const char *vacated;
     const char *unit;
     const char *to;
-    enum wr_reason want;
+    enum wl_reason want;
 } advance_rows[] = {
     /* "A unit that defeats any enemy unit while attacking from a river square is allowed to
      * move onto the defeated Unit's vacated square" */
-    { 1, P_ADV_RIVER, "Blue>Red", "L-30", "Blue", "L-30", WR_R_OK },
-    { 2, P_ADV_RIVER, "Blue>Red", "L-30", "Blue", "L-31", WR_R_NO_ADVANCE },   /* not vacated */
-    { 3, P_ADV_RIVER, "Blue>Red", "L-30", "Blue-X", "L-30", WR_R_NO_ADVANCE }, /* not in it */
-    { 4, P_ADV_RIVER, "Blue>Red", "L-30,K-30", "Blue", "K-30", WR_R_NO_ADVANCE },/* far */
-    { 5, P_ADV_ENEMY, "Blue>Red", "L-30", "Blue", "L-30", WR_R_ENEMY_SQUARE },
+    { 1, P_ADV_RIVER, "Blue>Red", "L-30", "Blue", "L-30", WL_R_OK },
+    { 2, P_ADV_RIVER, "Blue>Red", "L-30", "Blue", "L-31", WL_R_NO_ADVANCE },   /* not vacated */
+    { 3, P_ADV_RIVER, "Blue>Red", "L-30", "Blue-X", "L-30", WL_R_NO_ADVANCE }, /* not in it */
+    { 4, P_ADV_RIVER, "Blue>Red", "L-30,K-30", "Blue", "K-30", WL_R_NO_ADVANCE },/* far */
+    { 5, P_ADV_ENEMY, "Blue>Red", "L-30", "Blue", "L-30", WL_R_ENEMY_SQUARE },
     /* stacking: 9 + 7 > 15, 9 + 6 = 15 */
-    { 6, P_ADV_STACK, "Blue-A,Blue-B,Blue-C>Red", "L-30", "Blue-B", "L-30", WR_R_STACKING },
-    { 7, P_ADV_STACK, "Blue-A,Blue-B,Blue-C>Red", "L-30", "Blue-C", "L-30", WR_R_OK },
+    { 6, P_ADV_STACK, "Blue-A,Blue-B,Blue-C>Red", "L-30", "Blue-B", "L-30", WL_R_STACKING },
+    { 7, P_ADV_STACK, "Blue-A,Blue-B,Blue-C>Red", "L-30", "Blue-C", "L-30", WL_R_OK },
     /* "Victorious Units on slopes may move onto hilltop squares vacated by defeated Units";
      * "This applies even if the defender was not doubled" (slope and hill top attackers) */
-    { 8, P_ADV_SLOPE, "Blue-A,Blue-B>Red,Red-B", "M-30,N-29", "Blue-A", "M-30", WR_R_OK },
+    { 8, P_ADV_SLOPE, "Blue-A,Blue-B>Red,Red-B", "M-30,N-29", "Blue-A", "M-30", WL_R_OK },
     { 9, P_ADV_SLOPE, "Blue-A,Blue-B>Red,Red-B", "M-30,N-29", "Blue-A", "N-29",
-      WR_R_NO_ADVANCE },        /* a vacated square, but not a hill top */
+      WL_R_NO_ADVANCE },        /* a vacated square, but not a hill top */
     { 10, P_ADV_SLOPE, "Blue-A,Blue-B>Red,Red-B", "M-30,N-29", "Blue-B", "M-30",
-      WR_R_NO_ADVANCE },        /* attacked from a hill top */
-    { 11, P_ADV_SLOPE_AWAY, "Blue>Red", "M-30", "Blue", "M-30", WR_R_OK },
-    { 12, P_ADV_PLAIN, "Blue>Red", "L-30", "Blue", "L-30", WR_R_NO_ADVANCE },
+      WL_R_NO_ADVANCE },        /* attacked from a hill top */
+    { 11, P_ADV_SLOPE_AWAY, "Blue>Red", "M-30", "Blue", "M-30", WL_R_OK },
+    { 12, P_ADV_PLAIN, "Blue>Red", "L-30", "Blue", "L-30", WL_R_NO_ADVANCE },
     /* "Assuming Blue-B and Red are eliminated in an exchange, Blue-A is allowed ... to move
      * onto Red's vacated square" */
-    { 13, P_ADV_EXCH, "Blue-A,Blue-B>Red", "L-30", "Blue-A", "L-30", WR_R_OK },
-    { 14, P_ADV_EXCH, "Blue-A,Blue-B>Red", "L-30", "Blue-B", "L-30", WR_R_UNIT_NOT_ON_BOARD },
+    { 13, P_ADV_EXCH, "Blue-A,Blue-B>Red", "L-30", "Blue-A", "L-30", WL_R_OK },
+    { 14, P_ADV_EXCH, "Blue-A,Blue-B>Red", "L-30", "Blue-B", "L-30", WL_R_UNIT_NOT_ON_BOARD },
     /* river and non-river attackers: only the one on the river square advances */
-    { 15, P_ADV_MIXED, "Blue-A,Blue-B>Red", "L-31", "Blue-A", "L-31", WR_R_OK },
-    { 16, P_ADV_MIXED, "Blue-A,Blue-B>Red", "L-31", "Blue-B", "L-31", WR_R_NO_ADVANCE },
-    { 17, P_ADV_MIXED, "Blue-A,Blue-B>Red", "L-31", "#-1", "L-31", WR_R_UNKNOWN_UNIT },
-    { 18, P_ADV_MIXED, "Blue-A,Blue-B>Red", "L-31", "Blue-A", "none", WR_R_NO_ADVANCE },
+    { 15, P_ADV_MIXED, "Blue-A,Blue-B>Red", "L-31", "Blue-A", "L-31", WL_R_OK },
+    { 16, P_ADV_MIXED, "Blue-A,Blue-B>Red", "L-31", "Blue-B", "L-31", WL_R_NO_ADVANCE },
+    { 17, P_ADV_MIXED, "Blue-A,Blue-B>Red", "L-31", "#-1", "L-31", WL_R_UNKNOWN_UNIT },
+    { 18, P_ADV_MIXED, "Blue-A,Blue-B>Red", "L-31", "Blue-A", "none", WL_R_NO_ADVANCE },
 };
 
 static void test_advances(void **state)
@@ -945,18 +945,18 @@ static void test_advances(void **state)
         const struct advance_row *t = &advance_rows[i];
         struct fx f;
         struct wl_battle b;
-        struct wr_refusal why = { WR_R_OK, "" };
+        struct wr_refusal why = { WL_R_OK, "ok", "" };
 
         build(&f, "advance", t->row, t->pos, PDEF);
         if (parse_battles(&f, t->battle, &b, 1) != 1)
             fail_msg("advance row %d: test data: one battle", t->row);
         b.nvacated = sq_list(t->vacated, b.vacated, WL_MAX_IN_BATTLE);
-        enum wr_reason r = wl_combat_check_advance(f.g, &b, unit(&f, t->unit), sq(t->to), &why);
+        enum wl_reason r = wl_combat_check_advance(f.g, &b, unit(&f, t->unit), sq(t->to), &why);
         if (r != t->want)
             fail_msg("advance row %d (%s): %s to %s: got %s (%s), want %s", t->row,
-                     positions[t->pos].what, t->unit, t->to, wr_reason_code(r), why.message,
-                     wr_reason_code(t->want));
-        if (r != WR_R_OK && (why.reason != r || why.message[0] == '\0'))
+                     positions[t->pos].what, t->unit, t->to, wl_reason_code(r), why.message,
+                     wl_reason_code(t->want));
+        if (r != WL_R_OK && (why.reason != (int)r || why.message[0] == '\0'))
             fail_msg("advance row %d: refusal not filled in", t->row);
         release(&f);
     }

@@ -79,7 +79,7 @@ static wl_sq sq(const char *name)
 
 /* Apply a command given as JSON text; returns the reason. On refusal the
  * state must be exactly what it was. */
-static enum wr_reason run(struct fixture *f, int side, const char *text, struct wr_refusal *why)
+static enum wl_reason run(struct fixture *f, int side, const char *text, struct wr_refusal *why)
 {
     json_error_t jerr;
     json_t *cmd = json_loads(text, 0, &jerr);
@@ -88,10 +88,10 @@ static enum wr_reason run(struct fixture *f, int side, const char *text, struct 
     json_t *before = wl_game_state_json(&f->g);
     char *b = json_dumps(before, JSON_SORT_KEYS);
     json_t *events = NULL;
-    enum wr_reason r = wl_game_apply_json(&f->g, side, cmd, &events, why);
+    enum wl_reason r = wl_game_apply_json(&f->g, side, cmd, &events, why);
     json_t *after = wl_game_state_json(&f->g);
     char *a = json_dumps(after, JSON_SORT_KEYS);
-    if (r != WR_R_OK && strcmp(a, b) != 0)
+    if (r != WL_R_OK && strcmp(a, b) != 0)
         fail_msg("refused command %s changed the state", text);
     struct wr_refusal inv;
     if (wl_game_check(&f->g, &inv) != 0)
@@ -105,13 +105,13 @@ static enum wr_reason run(struct fixture *f, int side, const char *text, struct 
     return r;
 }
 
-static void expect(struct fixture *f, int row, int side, const char *text, enum wr_reason want)
+static void expect(struct fixture *f, int row, int side, const char *text, enum wl_reason want)
 {
-    struct wr_refusal why = { WR_R_OK, "" };
-    enum wr_reason r = run(f, side, text, &why);
+    struct wr_refusal why = { WL_R_OK, "ok", "" };
+    enum wl_reason r = run(f, side, text, &why);
     if (r != want)
-        fail_msg("row %d: %s gave %s (%s), want %s", row, text, wr_reason_code(r), why.message,
-                 wr_reason_code(want));
+        fail_msg("row %d: %s gave %s (%s), want %s", row, text, wl_reason_code(r), why.message,
+                 wl_reason_code(want));
 }
 
 /* Take every unit off the board but the named ones: a clean field. */
@@ -142,30 +142,30 @@ static void test_setup_and_phases(void **state)
     struct fixture *f = *state;
     assert_int_equal(f->g.phase, WL_PH_SETUP_FRENCH);
     expect(f, 1, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-jerome\",\"at\":\"L-42\"}",
-           WR_R_OK);
+           WL_R_OK);
     expect(f, 2, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-jerome\",\"at\":\"N-42\"}",
-           WR_R_OUTSIDE_SETUP_ZONE);
+           WL_R_OUTSIDE_SETUP_ZONE);
     expect(f, 3, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"aa-picton\",\"at\":\"L-42\"}",
-           WR_R_NOT_YOUR_UNIT);
-    expect(f, 4, WL_ALLIED, "{\"type\":\"end_setup\"}", WR_R_NOT_YOUR_TURN);
-    expect(f, 5, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_WRONG_PHASE);
+           WL_R_NOT_YOUR_UNIT);
+    expect(f, 4, WL_ALLIED, "{\"type\":\"end_setup\"}", WL_R_NOT_YOUR_TURN);
+    expect(f, 5, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_WRONG_PHASE);
     expect(f, 6, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-nobody\",\"at\":\"L-42\"}",
-           WR_R_UNKNOWN_UNIT);
+           WL_R_UNKNOWN_UNIT);
     expect(f, 7, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-jerome\",\"at\":\"ZZ-99\"}",
-           WR_R_BAD_SQUARE);
+           WL_R_BAD_SQUARE);
     expect(f, 8, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-jerome\",\"at\":\"L-42\","
-                            "\"extra\":1}", WR_R_BAD_COMMAND);
-    expect(f, 9, WL_FRENCH, "{\"type\":\"fly\"}", WR_R_BAD_COMMAND);
-    expect(f, 10, WL_FRENCH, "[1,2]", WR_R_BAD_COMMAND);
+                            "\"extra\":1}", WL_R_BAD_COMMAND);
+    expect(f, 9, WL_FRENCH, "{\"type\":\"fly\"}", WL_R_BAD_COMMAND);
+    expect(f, 10, WL_FRENCH, "[1,2]", WL_R_BAD_COMMAND);
     /* Stacking at set-up: Foy 5 + Jerome 6 + Pire 4 = 15 fits, +3 does not. */
-    expect(f, 11, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-foy\",\"at\":\"L-42\"}", WR_R_OK);
-    expect(f, 12, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-pire\",\"at\":\"L-42\"}", WR_R_OK);
+    expect(f, 11, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-foy\",\"at\":\"L-42\"}", WL_R_OK);
+    expect(f, 12, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-pire\",\"at\":\"L-42\"}", WL_R_OK);
     expect(f, 13, WL_FRENCH, "{\"type\":\"place\",\"unit\":\"fr-guard-ha\",\"at\":\"L-42\"}",
-           WR_R_STACKING);
-    expect(f, 14, WL_FRENCH, "{\"type\":\"end_setup\"}", WR_R_OK);
+           WL_R_STACKING);
+    expect(f, 14, WL_FRENCH, "{\"type\":\"end_setup\"}", WL_R_OK);
     assert_int_equal(f->g.phase, WL_PH_SETUP_ALLIED);
     assert_int_equal(f->g.await_side, WL_ALLIED);
-    expect(f, 15, WL_ALLIED, "{\"type\":\"end_setup\"}", WR_R_OK);
+    expect(f, 15, WL_ALLIED, "{\"type\":\"end_setup\"}", WL_R_OK);
     assert_int_equal(f->g.phase, WL_PH_FRENCH_MOVE);
     assert_int_equal(f->g.turn, 1);
 }
@@ -174,8 +174,8 @@ static void test_setup_and_phases(void **state)
 static void test_time_limit(void **state)
 {
     struct fixture *f = *state;
-    expect(f, 1, WL_FRENCH, "{\"type\":\"end_setup\"}", WR_R_OK);
-    expect(f, 2, WL_ALLIED, "{\"type\":\"end_setup\"}", WR_R_OK);
+    expect(f, 1, WL_FRENCH, "{\"type\":\"end_setup\"}", WL_R_OK);
+    expect(f, 2, WL_ALLIED, "{\"type\":\"end_setup\"}", WL_R_OK);
     /* Pull the armies apart so no combat is forced. */
     static const char *const ids[] = { "fr-jerome", "aa-picton", NULL };
     static const char *const at[] = { "P-40", "E-42" };
@@ -185,13 +185,13 @@ static void test_time_limit(void **state)
         json_t *s = wl_game_state_json(&f->g);
         assert_string_equal(json_string_value(json_object_get(s, "time")), f->sc.turns[t - 1].time);
         json_decref(s);
-        expect(f, 10 + t, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_OK);
+        expect(f, 10 + t, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_OK);
         assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
-        expect(f, 20 + t, WL_ALLIED, "{\"type\":\"end_phase\"}", WR_R_OK);
+        expect(f, 20 + t, WL_ALLIED, "{\"type\":\"end_phase\"}", WL_R_OK);
     }
     assert_int_equal(f->g.phase, WL_PH_OVER);
     assert_int_equal(f->g.winner, WL_ALLIED);
-    expect(f, 99, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_GAME_OVER);
+    expect(f, 99, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_GAME_OVER);
 }
 
 /* Exchange at 1-1: equal printed totals, both sides lose everything. */
@@ -203,11 +203,11 @@ static void test_exchange_equal(void **state)
     only(f, ids, at);
     combat_phase(f, WL_FRENCH);
     f->faces[f->nfaces++] = 6;  /* 1-1, die 6: EX */
-    expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[]}", WR_R_MUST_ATTACK);
+    expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[]}", WL_R_MUST_ATTACK);
     expect(f, 2, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
-                            "\"defenders\":[\"aa-picton\"]}]}", WR_R_OK);
-    expect(f, 3, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":1}", WR_R_NO_SUCH_BATTLE);
-    expect(f, 4, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WR_R_OK);
+                            "\"defenders\":[\"aa-picton\"]}]}", WL_R_OK);
+    expect(f, 3, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":1}", WL_R_NO_SUCH_BATTLE);
+    expect(f, 4, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
     assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_ELIMINATED);
     assert_int_equal(f->g.units[unit(f, "aa-picton")].where, WL_ELIMINATED);
     /* No French combat unit is left: the P-A-A wins (clause b). */
@@ -225,17 +225,17 @@ static void test_exchange_choice(void **state)
     combat_phase(f, WL_FRENCH);
     f->faces[f->nfaces++] = 6;
     expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\","
-                            "\"fr-foy\"],\"defenders\":[\"aa-picton\"]}]}", WR_R_OK);
+                            "\"fr-foy\"],\"defenders\":[\"aa-picton\"]}]}", WL_R_OK);
     assert_int_equal(f->g.battles[0].attack, 11);
     assert_int_equal(f->g.battles[0].defence, 6);
-    expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WR_R_OK);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
     assert_int_equal(f->g.await_what, WL_AW_EXCHANGE);
     assert_int_equal(f->g.await_side, WL_FRENCH);
     expect(f, 3, WL_FRENCH, "{\"type\":\"exchange_losses\",\"units\":[\"fr-foy\"]}",
-           WR_R_EXCHANGE_SHORT);
+           WL_R_EXCHANGE_SHORT);
     expect(f, 4, WL_FRENCH, "{\"type\":\"exchange_losses\",\"units\":[\"aa-cooke\"]}",
-           WR_R_NOT_LOSING);
-    expect(f, 5, WL_FRENCH, "{\"type\":\"exchange_losses\",\"units\":[\"fr-jerome\"]}", WR_R_OK);
+           WL_R_NOT_LOSING);
+    expect(f, 5, WL_FRENCH, "{\"type\":\"exchange_losses\",\"units\":[\"fr-jerome\"]}", WL_R_OK);
     assert_int_equal(f->g.units[unit(f, "fr-foy")].where, WL_ON_BOARD);
     assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_ELIMINATED);
     assert_int_equal(f->g.units[unit(f, "aa-picton")].where, WL_ELIMINATED);
@@ -254,18 +254,18 @@ static void test_defender_retreat(void **state)
     combat_phase(f, WL_FRENCH);
     f->faces[f->nfaces++] = 2;  /* 1-1, die 2: DB2 */
     expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
-                            "\"defenders\":[\"aa-picton\"]}]}", WR_R_OK);
-    expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WR_R_OK);
+                            "\"defenders\":[\"aa-picton\"]}]}", WL_R_OK);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
     assert_int_equal(f->g.await_what, WL_AW_RETREAT);
     assert_int_equal(f->g.await_side, WL_FRENCH);     /* the winner chooses */
     expect(f, 3, WL_ALLIED, "{\"type\":\"retreat\",\"unit\":\"aa-picton\",\"path\":[\"L-42\","
-                            "\"K-42\"]}", WR_R_NOT_YOUR_TURN);
+                            "\"K-42\"]}", WL_R_NOT_YOUR_TURN);
     expect(f, 4, WL_FRENCH, "{\"type\":\"retreat\",\"unit\":\"aa-picton\",\"path\":[\"M-43\","
-                            "\"L-44\"]}", WR_R_RETREAT_AVOIDABLE);
+                            "\"L-44\"]}", WL_R_RETREAT_AVOIDABLE);
     expect(f, 5, WL_FRENCH, "{\"type\":\"retreat\",\"unit\":\"aa-picton\",\"path\":[\"L-42\"]}",
-           WR_R_BAD_RETREAT);
+           WL_R_BAD_RETREAT);
     expect(f, 6, WL_FRENCH, "{\"type\":\"retreat\",\"unit\":\"aa-picton\",\"path\":[\"L-42\","
-                            "\"K-42\"]}", WR_R_OK);
+                            "\"K-42\"]}", WL_R_OK);
     assert_int_equal(f->g.units[unit(f, "aa-picton")].at, sq("K-42"));
     /* Plain attackers do not advance: the battle and the phase are over. */
     assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
@@ -281,10 +281,10 @@ static void test_hq_attacked(void **state)
     combat_phase(f, WL_FRENCH);
     uint32_t rolls = f->g.rolls;
     expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"aa-wellington\"],"
-                            "\"defenders\":[\"fr-jerome\"]}]}", WR_R_NOT_YOUR_UNIT);
+                            "\"defenders\":[\"fr-jerome\"]}]}", WL_R_NOT_YOUR_UNIT);
     expect(f, 2, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
-                            "\"defenders\":[\"aa-wellington\"]}]}", WR_R_OK);
-    expect(f, 3, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WR_R_OK);
+                            "\"defenders\":[\"aa-wellington\"]}]}", WL_R_OK);
+    expect(f, 3, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
     assert_int_equal(f->g.units[unit(f, "aa-wellington")].where, WL_ELIMINATED);
     assert_int_equal(f->g.rolls, rolls);
     assert_int_equal(f->used, 0);
@@ -306,15 +306,15 @@ static void test_defection(void **state)
     f->g.await_side = WL_FRENCH;
     f->g.await_what = WL_AW_MOVE;
     expect(f, 1, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-jerome\",\"path\":[\"off\"]}",
-           WR_R_OK);
+           WL_R_OK);
     assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_EXITED);
-    expect(f, 2, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_OK);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_OK);
     /* No contact: combat passes; the P-A-A owes 12. */
     assert_int_equal(f->g.phase, WL_PH_DEFECTION);
     assert_int_equal(f->g.defection_owed, 12);
     expect(f, 3, WL_ALLIED, "{\"type\":\"defect\",\"units\":[\"aa-uxbridge\",\"aa-ross\","
-                            "\"aa-wissel\"]}", WR_R_DEFECTION_SHORT);
-    expect(f, 4, WL_ALLIED, "{\"type\":\"defect\",\"units\":[\"aa-picton\",\"pr-15\"]}", WR_R_OK);
+                            "\"aa-wissel\"]}", WL_R_DEFECTION_SHORT);
+    expect(f, 4, WL_ALLIED, "{\"type\":\"defect\",\"units\":[\"aa-picton\",\"pr-15\"]}", WL_R_OK);
     assert_int_equal(f->g.units[unit(f, "pr-15")].where, WL_ELIMINATED);
     assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
 }
@@ -334,11 +334,11 @@ static void test_defection_example(void **state)
     f->g.phase = WL_PH_FRENCH_MOVE;
     f->g.await_side = WL_FRENCH;
     f->g.await_what = WL_AW_MOVE;
-    expect(f, 1, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-jerome\",\"path\":[\"off\"]}", WR_R_OK);
-    expect(f, 2, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-foy\",\"path\":[\"off\"]}", WR_R_OK);
-    expect(f, 3, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-pire\",\"path\":[\"off\"]}", WR_R_OK);
+    expect(f, 1, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-jerome\",\"path\":[\"off\"]}", WL_R_OK);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-foy\",\"path\":[\"off\"]}", WL_R_OK);
+    expect(f, 3, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-pire\",\"path\":[\"off\"]}", WL_R_OK);
     assert_int_equal(f->g.exited_factors, 15);
-    expect(f, 4, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_OK);
+    expect(f, 4, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_OK);
     assert_int_equal(f->g.phase, WL_PH_OVER);
     assert_int_equal(f->g.winner, WL_FRENCH);
 }
@@ -354,15 +354,15 @@ static void test_advance_from_river(void **state)
     combat_phase(f, WL_FRENCH);
     f->faces[f->nfaces++] = 1;  /* 6 against 1 doubled (river attack) = 6-2, 3-1: die 1 DE */
     expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
-                            "\"defenders\":[\"aa-ross\"]}]}", WR_R_OK);
+                            "\"defenders\":[\"aa-ross\"]}]}", WL_R_OK);
     assert_int_equal(f->g.battles[0].defence, 2);
-    expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WR_R_OK);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
     assert_int_equal(f->g.units[unit(f, "aa-ross")].where, WL_ELIMINATED);
     assert_int_equal(f->g.await_what, WL_AW_ADVANCE);
     expect(f, 3, WL_FRENCH, "{\"type\":\"advance\",\"unit\":\"fr-jerome\",\"to\":\"D-54\"}",
-           WR_R_NO_ADVANCE);
+           WL_R_NO_ADVANCE);
     expect(f, 4, WL_FRENCH, "{\"type\":\"advance\",\"unit\":\"fr-jerome\",\"to\":\"E-54\"}",
-           WR_R_OK);
+           WL_R_OK);
     assert_int_equal(f->g.units[unit(f, "fr-jerome")].at, sq("E-54"));
     assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
 }
@@ -382,7 +382,7 @@ static void test_clause_c(void **state)
     f->g.phase = WL_PH_FRENCH_MOVE;
     f->g.await_side = WL_FRENCH;
     f->g.await_what = WL_AW_MOVE;
-    expect(f, 1, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_OK);
+    expect(f, 1, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_OK);
     assert_int_equal(f->g.phase, WL_PH_OVER);
     assert_int_equal(f->g.winner, WL_ALLIED);
     assert_non_null(strstr(f->g.win_reason, "clause c"));
@@ -401,7 +401,7 @@ static void test_clause_c_open_entry(void **state)
     f->g.phase = WL_PH_FRENCH_MOVE;
     f->g.await_side = WL_FRENCH;
     f->g.await_what = WL_AW_MOVE;
-    expect(f, 1, WL_FRENCH, "{\"type\":\"end_phase\"}", WR_R_OK);
+    expect(f, 1, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_OK);
     assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
     assert_int_equal(f->g.winner, -1);
 }
@@ -428,11 +428,11 @@ static void test_random_games(void **state)
             struct wr_refusal why;
             ev->n = 0;
             json_t *before = wl_game_state_json(&f->g);
-            enum wr_reason r = wl_game_apply(&f->g, f->g.await_side, cmd, ev, &why);
-            if (r != WR_R_OK) {
+            enum wl_reason r = wl_game_apply(&f->g, f->g.await_side, cmd, ev, &why);
+            if (r != WL_R_OK) {
                 json_t *j = wl_cmd_json(&f->g, cmd);
                 char *t = json_dumps(j, 0);
-                fail_msg("seed %d command %d %s refused: %s %s", seed, n, t, wr_reason_code(r),
+                fail_msg("seed %d command %d %s refused: %s %s", seed, n, t, wl_reason_code(r),
                          why.message);
             }
             if (wl_game_check(&f->g, &why) != 0)

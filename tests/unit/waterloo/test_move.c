@@ -203,13 +203,13 @@ struct row {
     int phase;              /* WL_PH_FRENCH_MOVE or WL_PH_ALLIED_MOVE */
     const char *units;      /* "Name" or "Name,Name" (a stack) */
     const char *path;
-    enum wr_reason want;
+    enum wl_reason want;
     const char *says;       /* NULL, or text the refusal must contain */
 };
 
 #define FM WL_PH_FRENCH_MOVE
 #define AM WL_PH_ALLIED_MOVE
-#define OK WR_R_OK
+#define OK WL_R_OK
 
 static void run_rows(struct fx *f, const struct row *t, size_t n)
 {
@@ -221,14 +221,14 @@ static void run_rows(struct fx *f, const struct row *t, size_t n)
         struct wr_refusal why;
         memset(&why, 0, sizeof why);
         f->g->phase = t[i].phase;
-        enum wr_reason r = wl_move_check(f->g, us, nu, path, np, &why);
+        enum wl_reason r = wl_move_check(f->g, us, nu, path, np, &why);
         if (r != t[i].want)
             fail_msg("row %d (%s): %s along '%s' gave %s (%s), want %s", t[i].row, t[i].what,
-                     t[i].units, t[i].path, wr_reason_code(r), why.message,
-                     wr_reason_code(t[i].want));
-        if (r != OK && why.reason != r)
+                     t[i].units, t[i].path, wl_reason_code(r), why.message,
+                     wl_reason_code(t[i].want));
+        if (r != OK && why.reason != (int)r)
             fail_msg("row %d: refusal filled with %s, returned %s", t[i].row,
-                     wr_reason_code(why.reason), wr_reason_code(r));
+                     wl_reason_code(why.reason), wl_reason_code(r));
         if (t[i].says && strstr(why.message, t[i].says) == NULL)
             fail_msg("row %d: message '%s' does not say '%s'", t[i].row, why.message,
                      t[i].says);
@@ -273,53 +273,53 @@ static void test_roads(void **state)
         { 1, "road reached on the 4th move, 4 more along it", FM, "Road4",
           "T-25 S-25 R-25 Q-25 Q-26 Q-27 Q-28 Q-29", OK, NULL },
         { 2, "... but not 5 more", FM, "Road4",
-          "T-25 S-25 R-25 Q-25 Q-26 Q-27 Q-28 Q-29 Q-30", WR_R_TOO_FAR, NULL },
+          "T-25 S-25 R-25 Q-25 Q-26 Q-27 Q-28 Q-29 Q-30", WL_R_TOO_FAR, NULL },
         /* "Or suppose the same Unit had reached the road in two squares, then
          * this Unit could move along the road up to four squares and then
          * move off two more squares." */
         { 3, "road in 2, 4 along, 2 off", FM, "Road2",
           "R-25 Q-25 Q-26 Q-27 Q-28 Q-29 P-29 O-29", OK, NULL },
         { 4, "road in 2, 4 along, 3 off", FM, "Road2",
-          "R-25 Q-25 Q-26 Q-27 Q-28 Q-29 P-29 O-29 N-29", WR_R_TOO_FAR, NULL },
+          "R-25 Q-25 Q-26 Q-27 Q-28 Q-29 P-29 O-29 N-29", WL_R_TOO_FAR, NULL },
         { 5, "road in 2, 5 along, 2 off", FM, "Road2",
-          "R-25 Q-25 Q-26 Q-27 Q-28 Q-29 Q-30 P-30 O-30", WR_R_TOO_FAR, NULL },
+          "R-25 Q-25 Q-26 Q-27 Q-28 Q-29 Q-30 P-30 O-30", WL_R_TOO_FAR, NULL },
         { 6, "bonus first, then the movement factor, all on the road", FM, "Road8",
           "Q-21 Q-22 Q-23 Q-24 Q-25 Q-26 Q-27 Q-28", OK, NULL },
         { 7, "9 squares on the road", FM, "Road8",
-          "Q-21 Q-22 Q-23 Q-24 Q-25 Q-26 Q-27 Q-28 Q-29", WR_R_TOO_FAR,
+          "Q-21 Q-22 Q-23 Q-24 Q-25 Q-26 Q-27 Q-28 Q-29", WL_R_TOO_FAR,
           "movement factor of 4" },
         /* d. "There is no movement bonus on secondary roads." */
         { 8, "secondary road: movement factor only", FM, "Lane4", "V-23 V-24 V-25 V-26", OK,
           NULL },
         { 9, "secondary road: no bonus", FM, "Lane4", "V-23 V-24 V-25 V-26 V-27",
-          WR_R_TOO_FAR, NULL },
+          WL_R_TOO_FAR, NULL },
         /* "A Unit is not allowed to apply the bonus movement to more than one
          * road per turn." 2 on the Chaussee + 2 on the Namur road + 4 off:
          * the bonus covers only the 2 squares of one road. */
         { 10, "bonus on one road, the other paid normally", FM, "Cross",
           "Q-32 Q-33 P-33 O-33 O-34 O-35", OK, NULL },
         { 11, "bonus would be needed on two roads", FM, "Cross",
-          "Q-32 Q-33 P-33 O-33 O-34 O-35 O-36 O-37", WR_R_TOO_FAR, NULL },
+          "Q-32 Q-33 P-33 O-33 O-34 O-35 O-36 O-37", WL_R_TOO_FAR, NULL },
         { 12, "2 normal on one road, then 2 normal + 4 bonus on the other", FM, "Cross",
           "Q-32 Q-33 P-33 O-33 N-33 M-33 L-33 K-33", OK, NULL },
         { 13, "... one more", FM, "Cross", "Q-32 Q-33 P-33 O-33 N-33 M-33 L-33 K-33 J-33",
-          WR_R_TOO_FAR, NULL },
+          WL_R_TOO_FAR, NULL },
         /* b. "A unit cannot leave a road after taking part of its movement
          * bonus and then return to the road for the remainder." */
         { 14, "bonus 2, leave, return, 1 more paid normally", FM, "Resume",
           "Q-23 Q-24 P-24 P-25 Q-25 Q-26", OK, NULL },
         { 15, "bonus 2, leave, return: the rest of the bonus is gone", FM, "Resume",
-          "Q-23 Q-24 P-24 P-25 Q-25 Q-26 Q-27", WR_R_TOO_FAR, NULL },
+          "Q-23 Q-24 P-24 P-25 Q-25 Q-26 Q-27", WL_R_TOO_FAR, NULL },
         /* Paying the first road step with the bonus would forfeit it (b): the
          * path needs that step paid normally and the bonus on the next road. */
         { 16, "normal on one road, bonus 4 on the next (greedy is wrong)", FM, "Greedy",
           "Q-34 P-34 P-33 O-33 N-33 M-33 L-33 L-34", OK, NULL },
         { 17, "... one more", FM, "Greedy", "Q-34 P-34 P-33 O-33 N-33 M-33 L-33 L-34 L-35",
-          WR_R_TOO_FAR, NULL },
+          WL_R_TOO_FAR, NULL },
         /* c. "The road bonus applies only when a unit enters the road hex
          * through a hexside which is intersected by the road." */
         { 18, "along the bend: bonus", FM, "Bend", "F-45 F-46 E-46 D-46 C-46", OK, NULL },
-        { 19, "cutting the bend: no bonus", FM, "Bend", "F-45 E-46", WR_R_TOO_FAR, NULL },
+        { 19, "cutting the bend: no bonus", FM, "Bend", "F-45 E-46", WL_R_TOO_FAR, NULL },
         { 20, "onto the road off it costs a normal point", FM, "Bend", "F-45 F-46 E-46 D-46",
           OK, NULL },
         /* At the crossing Q-33 a unit may hold the bonus of either road,
@@ -334,23 +334,23 @@ static void test_roads(void **state)
         { 24, "stack moves at its slowest", FM, "Horse,Foot", "X-41 X-42 X-43 X-44", OK,
           NULL },
         { 25, "stack: 5 squares for a 4-6 stack", FM, "Horse,Foot", "X-41 X-42 X-43 X-44 X-45",
-          WR_R_TOO_FAR, NULL },
+          WL_R_TOO_FAR, NULL },
         { 26, "cavalry alone: 6 through a friendly unit", FM, "Horse",
           "X-41 X-42 X-43 X-44 X-45 X-46", OK, NULL },
-        { 27, "cavalry: 7", FM, "Horse", "X-39 X-38 X-37 X-36 X-35 X-34 X-33", WR_R_TOO_FAR,
+        { 27, "cavalry: 7", FM, "Horse", "X-39 X-38 X-37 X-36 X-35 X-34 X-33", WL_R_TOO_FAR,
           NULL },
         { 28, "off the playable board", FM, "Horse", "X-41 X-42 X-43 X-44 X-45 X-46 X-47",
-          WR_R_NOT_PLAYABLE, NULL },
-        { 29, "not adjacent", FM, "Foot", "X-42", WR_R_NOT_ADJACENT, NULL },
-        { 30, "gap in the middle", FM, "Foot", "X-41 X-43", WR_R_NOT_ADJACENT, NULL },
-        { 31, "enemy square", FM, "Foot", "Y-40 Z-40 AA-40", WR_R_ENEMY_SQUARE, "Blocker" },
+          WL_R_NOT_PLAYABLE, NULL },
+        { 29, "not adjacent", FM, "Foot", "X-42", WL_R_NOT_ADJACENT, NULL },
+        { 30, "gap in the middle", FM, "Foot", "X-41 X-43", WL_R_NOT_ADJACENT, NULL },
+        { 31, "enemy square", FM, "Foot", "Y-40 Z-40 AA-40", WL_R_ENEMY_SQUARE, "Blocker" },
         { 32, "into the enemy's zone, stop there", FM, "Foot", "Y-39 Z-39 AA-39", OK, NULL },
-        { 33, "the other side's unit", FM, "Blocker", "Z-40", WR_R_NOT_YOUR_UNIT, NULL },
-        { 34, "empty path", FM, "Foot", "", WR_R_BAD_COMMAND, NULL },
+        { 33, "the other side's unit", FM, "Blocker", "Z-40", WL_R_NOT_YOUR_UNIT, NULL },
+        { 34, "empty path", FM, "Foot", "", WL_R_BAD_COMMAND, NULL },
         { 35, "leaving the board is only the last step", FM, "Foot", "OFF X-41",
-          WR_R_BAD_COMMAND, NULL },
-        { 36, "stack on two squares", FM, "Foot,Sentinel", "X-41", WR_R_BAD_COMMAND, NULL },
-        { 37, "the same unit twice", FM, "Foot,Foot", "X-41", WR_R_BAD_COMMAND, NULL },
+          WL_R_BAD_COMMAND, NULL },
+        { 36, "stack on two squares", FM, "Foot,Sentinel", "X-41", WL_R_BAD_COMMAND, NULL },
+        { 37, "the same unit twice", FM, "Foot,Foot", "X-41", WL_R_BAD_COMMAND, NULL },
         { 38, "back to the start square", FM, "Foot", "X-41 X-40", OK, NULL },
     };
     (void)state;
@@ -372,35 +372,35 @@ static void test_unit_checks(void **state)
 
     assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), OK);
     f.g->units[u].moved = 1;
-    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), WR_R_ALREADY_MOVED);
+    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), WL_R_ALREADY_MOVED);
     f.g->units[u].moved = 0;
     f.g->units[u].where = WL_ELIMINATED;
-    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), WR_R_UNIT_NOT_ON_BOARD);
+    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), WL_R_UNIT_NOT_ON_BOARD);
     f.g->units[u].where = WL_EXITED;
-    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), WR_R_UNIT_NOT_ON_BOARD);
+    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), WL_R_UNIT_NOT_ON_BOARD);
     f.g->units[u].where = WL_ON_BOARD;
     int bad = f.sc->nunits, neg = -1;
-    assert_int_equal(wl_move_check(f.g, &bad, 1, p, 1, &why), WR_R_UNKNOWN_UNIT);
-    assert_int_equal(wl_move_check(f.g, &neg, 1, p, 1, &why), WR_R_UNKNOWN_UNIT);
-    assert_int_equal(wl_move_check(f.g, &u, 0, p, 1, &why), WR_R_BAD_COMMAND);
+    assert_int_equal(wl_move_check(f.g, &bad, 1, p, 1, &why), WL_R_UNKNOWN_UNIT);
+    assert_int_equal(wl_move_check(f.g, &neg, 1, p, 1, &why), WL_R_UNKNOWN_UNIT);
+    assert_int_equal(wl_move_check(f.g, &u, 0, p, 1, &why), WL_R_BAD_COMMAND);
     f.g->phase = WL_PH_FRENCH_COMBAT;
-    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), WR_R_WRONG_PHASE);
+    assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, &why), WL_R_WRONG_PHASE);
     f.g->phase = WL_PH_FRENCH_MOVE;
     /* A path longer than WL_PATH_MAX is refused before any square is read. */
     wl_sq longp[WL_PATH_MAX + 1];
     for (int i = 0; i < WL_PATH_MAX + 1; i++)
         longp[i] = sq("X-41");
     assert_int_equal(wl_move_check(f.g, &u, 1, longp, WL_PATH_MAX + 1, &why),
-                     WR_R_BAD_COMMAND);
+                     WL_R_BAD_COMMAND);
     /* Things that are not squares. */
     wl_sq junk[3] = { WL_SQ_NONE, (wl_sq)WL_NSQ, wl_sq_make(24, 0) };
     for (int i = 0; i < 3; i++)
-        if (wl_move_check(f.g, &u, 1, &junk[i], 1, &why) != WR_R_BAD_SQUARE)
+        if (wl_move_check(f.g, &u, 1, &junk[i], 1, &why) != WL_R_BAD_SQUARE)
             fail_msg("junk square %d: %s", i, why.message);
     /* A NULL refusal is allowed. */
     assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, NULL), OK);
     wl_sq far[1] = { sq("X-42") };
-    assert_int_equal(wl_move_check(f.g, &u, 1, far, 1, NULL), WR_R_NOT_ADJACENT);
+    assert_int_equal(wl_move_check(f.g, &u, 1, far, 1, NULL), WL_R_NOT_ADJACENT);
     fx_free(&f);
 }
 
@@ -435,13 +435,13 @@ static void test_rivers(void **state)
         /* a. "All units must stop when they land on river squares unless they
          * intend to move up or downstream along the river without crossing." */
         { 1, "onto the river and stop", FM, "Cross", "Q-29 Q-30", OK, NULL },
-        { 2, "across the river in one move", FM, "Cross", "Q-29 Q-30 Q-31", WR_R_RIVER_STOP,
+        { 2, "across the river in one move", FM, "Cross", "Q-29 Q-30 Q-31", WL_R_RIVER_STOP,
           "Dyle" },
         { 3, "onto the river, then along it", FM, "Cross", "Q-29 Q-30 P-30 O-30", OK, NULL },
-        { 4, "along it, then off it", FM, "Cross", "Q-29 Q-30 P-30 P-31", WR_R_RIVER_STOP,
+        { 4, "along it, then off it", FM, "Cross", "Q-29 Q-30 P-30 P-31", WL_R_RIVER_STOP,
           NULL },
         { 5, "along it, then back to the bank it came from", FM, "Cross", "Q-29 Q-30 P-30 P-29",
-          WR_R_RIVER_STOP, NULL },
+          WL_R_RIVER_STOP, NULL },
         /* "If they intend to cross they must stop and may move off the river
          * square on their next turn." */
         { 6, "starting on the river: off it freely", FM, "Bank", "R-31 R-32 R-33 R-34", OK,
@@ -450,16 +450,16 @@ static void test_rivers(void **state)
           "R-29 R-28 R-27 R-26", OK, NULL },
         { 8, "starting on the river: along it", FM, "Bank", "S-30 T-30 U-30", OK, NULL },
         { 9, "starting on the river: along it, then off", FM, "Bank", "S-30 S-31",
-          WR_R_RIVER_STOP, NULL },
+          WL_R_RIVER_STOP, NULL },
         /* b. "Units that land on a river square of a different river
          * immediately after leaving one must stop again ... unless intending
          * to only move up or downstream on the new river." */
         { 10, "from the Dyle onto the Thyle and along it", FM, "Fork", "T-31 T-32 T-33", OK,
           NULL },
         { 11, "from the Dyle onto the Thyle and off it", FM, "Fork", "T-31 S-31",
-          WR_R_RIVER_STOP, "Thyle" },
+          WL_R_RIVER_STOP, "Thyle" },
         { 12, "landed on the Dyle off the road, then onto the Thyle", FM, "Swim",
-          "U-29 U-30 T-31", WR_R_RIVER_STOP, NULL },
+          "U-29 U-30 T-31", WL_R_RIVER_STOP, NULL },
         /* c. "There is no movement delay when crossing rivers on primary and
          * secondary roads." */
         { 13, "over the bridge by the primary road", FM, "Roadie", "N-28 N-29 N-30 N-31", OK,
@@ -467,12 +467,12 @@ static void test_rivers(void **state)
         { 14, "over the bridge, with the road bonus", FM, "Roadie",
           "N-28 N-29 N-30 N-31 N-32 N-33", OK, NULL },
         { 15, "onto the bridge square off the road, then on", FM, "Sider", "N-30 N-31",
-          WR_R_RIVER_STOP, NULL },
+          WL_R_RIVER_STOP, NULL },
         { 16, "onto the bridge square off the road, stop", FM, "Sider", "N-30", OK, NULL },
         { 17, "by road onto the bridge, then along the river", FM, "Roadie",
           "N-28 N-29 N-30 M-30", OK, NULL },
         { 18, "by road onto the bridge, along the river, off it", FM, "Roadie",
-          "N-28 N-29 N-30 M-30 M-31", WR_R_RIVER_STOP, NULL },
+          "N-28 N-29 N-30 M-30 M-31", WL_R_RIVER_STOP, NULL },
         { 19, "over the river by a secondary road", FM, "Lane", "W-28 W-29 W-30 W-31", OK,
           NULL },
         /* a. "Units must still stop on wooded squares, even if the forest is
@@ -480,7 +480,7 @@ static void test_rivers(void **state)
          * at the rate of 1 square per turn." */
         { 20, "along the river into woods", FM, "Wade", "AA-30 Z-30 Y-30", OK, NULL },
         { 21, "along the river through woods", FM, "Wade", "AA-30 Z-30 Y-30 X-30",
-          WR_R_WOODS_STOP, NULL },
+          WL_R_WOODS_STOP, NULL },
     };
     (void)state;
     struct fx f = fx_make(terrain_rivers, rivers_units,
@@ -515,17 +515,17 @@ static void test_woods(void **state)
     static const struct row t[] = {
         /* a. "All Units must stop when they land on Woods squares." */
         { 1, "into the woods, stop", FM, "Walker", "L-32", OK, NULL },
-        { 2, "into the woods and on", FM, "Walker", "L-32 K-32", WR_R_WOODS_STOP, "L-32" },
+        { 2, "into the woods and on", FM, "Walker", "L-32 K-32", WL_R_WOODS_STOP, "L-32" },
         /* b. "All Units move through the woods at the rate of one square per turn." */
         { 3, "from woods one square into woods", FM, "Forester", "K-33", OK, NULL },
         { 4, "from woods two squares into woods", FM, "Forester", "K-33 J-33",
-          WR_R_WOODS_STOP, NULL },
-        { 5, "inside the woods, two squares", FM, "Forester", "L-32 L-31", WR_R_WOODS_STOP,
+          WL_R_WOODS_STOP, NULL },
+        { 5, "inside the woods, two squares", FM, "Forester", "L-32 L-31", WL_R_WOODS_STOP,
           NULL },
         /* c. "All Units may leave the woods at their normal movement rate." */
         { 6, "leave the woods at the normal rate", FM, "Forester", "L-34 L-35 L-36 L-37", OK,
           NULL },
-        { 7, "... and no more", FM, "Forester", "L-34 L-35 L-36 L-37 L-38", WR_R_TOO_FAR,
+        { 7, "... and no more", FM, "Forester", "L-34 L-35 L-36 L-37 L-38", WL_R_TOO_FAR,
           NULL },
         /* d. "There is no movement delay when traveling through woods on
          * primary and secondary roads." */
@@ -537,19 +537,19 @@ static void test_woods(void **state)
         { 9, "by road into P-31, on along the road (hex C)", FM, "Rider", "P-29 P-30 P-31 P-32",
           OK, NULL },
         { 10, "by road into P-31, off NE into woods", FM, "Rider", "P-29 P-30 P-31 O-31",
-          WR_R_ROAD_WOODS_EXIT, NULL },
+          WL_R_ROAD_WOODS_EXIT, NULL },
         { 11, "by road into P-31, off SE into woods", FM, "Rider", "P-29 P-30 P-31 Q-30",
-          WR_R_ROAD_WOODS_EXIT, NULL },
+          WL_R_ROAD_WOODS_EXIT, NULL },
         { 12, "by road into P-31, off SW into the clear", FM, "Rider", "P-29 P-30 P-31 Q-31",
-          WR_R_ROAD_WOODS_EXIT, NULL },
+          WL_R_ROAD_WOODS_EXIT, NULL },
         { 13, "by road into P-31, off NW into the clear", FM, "Rider", "P-29 P-30 P-31 O-32",
-          WR_R_ROAD_WOODS_EXIT, "P-31" },
+          WL_R_ROAD_WOODS_EXIT, "P-31" },
         { 14, "by road into P-31, back along the road", FM, "Rider", "P-29 P-30 P-31 P-30",
           OK, NULL },
         /* Road-woods 3: "Units entering road-woods hexes must stop unless entry
          * is made via the hexside that the road intersects." Example: "No unit
          * may move to Y and continue moving unless they enter from hex C." */
-        { 15, "into Y off the road, and on", FM, "Leaf", "P-31 P-32", WR_R_WOODS_STOP, NULL },
+        { 15, "into Y off the road, and on", FM, "Leaf", "P-31 P-32", WL_R_WOODS_STOP, NULL },
         { 16, "into Y off the road, stop", FM, "Leaf", "P-31", OK, NULL },
         { 17, "into Y from C by road, and on", FM, "Twig", "P-32 P-31 P-30 P-29", OK, NULL },
         /* Road-woods 2: "Units beginning a turn on a road-woods hex may move
@@ -558,14 +558,14 @@ static void test_woods(void **state)
         { 18, "from road-woods off the road into the clear, and on", FM, "Camp",
           "Q-31 R-31 S-31", OK, NULL },
         { 19, "from road-woods off the road into woods", FM, "Camp", "O-31", OK, NULL },
-        { 20, "from road-woods into woods and on", FM, "Camp", "O-31 N-31", WR_R_WOODS_STOP,
+        { 20, "from road-woods into woods and on", FM, "Camp", "O-31 N-31", WL_R_WOODS_STOP,
           NULL },
         { 21, "along the road first, then off it from road-woods", FM, "Camp", "P-32 Q-32",
-          WR_R_ROAD_WOODS_EXIT, NULL },
+          WL_R_ROAD_WOODS_EXIT, NULL },
         { 22, "along the road out of the woods, then off it", FM, "Camp", "P-32 P-33 Q-33", OK,
           NULL },
         { 23, "along the road and back, then off it", FM, "Camp", "P-30 P-31 Q-31",
-          WR_R_ROAD_WOODS_EXIT, NULL },
+          WL_R_ROAD_WOODS_EXIT, NULL },
     };
     (void)state;
     struct fx f = fx_make(terrain_woods, woods_units,
@@ -608,75 +608,75 @@ static void test_zones(void **state)
         /* "An attacking Unit must STOP as soon as it enters the first enemy
          * controlled square." */
         { 1, "into the zone, stop", AM, "Zieten", "W-27 X-27", OK, NULL },
-        { 2, "into the zone and on", AM, "Zieten", "W-27 X-27 X-26", WR_R_ZOC_STOP, "Jerome" },
+        { 2, "into the zone and on", AM, "Zieten", "W-27 X-27 X-26", WL_R_ZOC_STOP, "Jerome" },
         /* "CORRECT: Blue must circle the zone of control to reach Square (B).
          * INCORRECT: Blue is not allowed to short-cut its approach to Square
          * (B) by passing thru Square (A)." (A = X-27, B = Y-26) */
         { 3, "circle the zone to reach B", AM, "Zieten", "W-27 X-26 Y-26", OK, NULL },
-        { 4, "short-cut through A to B", AM, "Zieten", "W-27 X-27 Y-26", WR_R_ZOC_STOP, NULL },
+        { 4, "short-cut through A to B", AM, "Zieten", "W-27 X-27 Y-26", WL_R_ZOC_STOP, NULL },
         /* "Notice that BLUE-A circled the RED controlled square (Z) to gain a
          * better attack position." */
         { 5, "circle to the far side", AM, "Roder", "W-27 X-26 Y-25 Z-25 Z-26", OK, NULL },
         { 6, "through the zone to the far side", AM, "Roder", "W-27 X-27 Y-26 Z-26",
-          WR_R_ZOC_STOP, NULL },
+          WL_R_ZOC_STOP, NULL },
         { 7, "a friendly unit in the zone does not cancel it", AM, "Zieten",
           "W-27 W-28 X-28", OK, NULL },
         { 8, "... the mover still stops there", AM, "Zieten", "W-27 W-28 X-28 W-29",
-          WR_R_ZOC_STOP, NULL },
+          WL_R_ZOC_STOP, NULL },
         /* "A Unit beginning its turn while in an enemy Unit's zone of control
          * is not allowed to move to another square in the same Unit's zone--
          * it must either attack from the square it is on or withdraw from the
          * zone altogether." */
         { 9, "to another square of the same unit's zone", AM, "Pirch I", "X-27",
-          WR_R_ZOC_SAME_UNIT, "Jerome" },
+          WL_R_ZOC_SAME_UNIT, "Jerome" },
         { 10, "to another square of it, the other way", AM, "Pirch I", "Y-28",
-          WR_R_ZOC_SAME_UNIT, NULL },
+          WL_R_ZOC_SAME_UNIT, NULL },
         { 11, "withdraw from the zone", AM, "Pirch I", "W-28", OK, NULL },
         { 12, "withdraw and move on", AM, "Pirch I", "W-28 V-28 V-27 W-27", OK, NULL },
         /* "An attacking Unit is not allowed to withdraw from an enemy Unit's
          * zone of control and then re-enter that Unit's zone in the same turn." */
-        { 13, "withdraw and re-enter", AM, "Pirch I", "W-28 X-27", WR_R_ZOC_REENTER,
+        { 13, "withdraw and re-enter", AM, "Pirch I", "W-28 X-27", WL_R_ZOC_REENTER,
           "Pirch I left the zone of Jerome this turn and may not re-enter it at X-27" },
         { 14, "withdraw and come back to the start square", AM, "Pirch I", "W-28 X-28",
-          WR_R_ZOC_REENTER, NULL },
+          WL_R_ZOC_REENTER, NULL },
         /* "Attacking units may not move from the zone of control of one enemy
          * unit into the zone of control of another enemy unit without first
          * moving into an uncontrolled hex." */
         { 15, "from one unit's zone straight into another's", AM, "Pirch I", "X-29",
-          WR_R_ZOC_TO_ZOC, "Bachelu" },
-        { 16, "... the other square of it", AM, "Pirch I", "W-29", WR_R_ZOC_TO_ZOC, NULL },
+          WL_R_ZOC_TO_ZOC, "Bachelu" },
+        { 16, "... the other square of it", AM, "Pirch I", "W-29", WL_R_ZOC_TO_ZOC, NULL },
         { 17, "through an uncontrolled square into another's zone", AM, "Pirch I",
           "W-28 W-29", OK, NULL },
-        { 18, "into the enemy's square", AM, "Pirch I", "Y-27", WR_R_ENEMY_SQUARE, NULL },
+        { 18, "into the enemy's square", AM, "Pirch I", "Y-27", WL_R_ENEMY_SQUARE, NULL },
         /* Soaking off, first example: "Red-B is not allowed to withdraw
          * because Blue controls the X squares plus the Red-C, D square." */
-        { 19, "surrounded: X square NE", AM, "Thielemann", "Q-40", WR_R_ZOC_SAME_UNIT, NULL },
-        { 20, "surrounded: X square NW", AM, "Thielemann", "Q-41", WR_R_ZOC_SAME_UNIT, NULL },
-        { 21, "surrounded: X square SE", AM, "Thielemann", "S-39", WR_R_ZOC_SAME_UNIT, NULL },
-        { 22, "surrounded: the Red-C,D square", AM, "Thielemann", "S-40", WR_R_ZOC_SAME_UNIT,
+        { 19, "surrounded: X square NE", AM, "Thielemann", "Q-40", WL_R_ZOC_SAME_UNIT, NULL },
+        { 20, "surrounded: X square NW", AM, "Thielemann", "Q-41", WL_R_ZOC_SAME_UNIT, NULL },
+        { 21, "surrounded: X square SE", AM, "Thielemann", "S-39", WL_R_ZOC_SAME_UNIT, NULL },
+        { 22, "surrounded: the Red-C,D square", AM, "Thielemann", "S-40", WL_R_ZOC_SAME_UNIT,
           NULL },
-        { 23, "surrounded: Blue's square", AM, "Thielemann", "R-39", WR_R_ENEMY_SQUARE, NULL },
+        { 23, "surrounded: Blue's square", AM, "Thielemann", "R-39", WL_R_ENEMY_SQUARE, NULL },
         /* "Red-C, D is allowed to withdraw although it has the option to
          * attack Blue-F." */
         { 24, "Red-C,D withdraws", AM, "Borcke", "T-40 U-40", OK, NULL },
         { 25, "Red-C,D may not slide along Blue's zone", AM, "Borcke", "S-41",
-          WR_R_ZOC_SAME_UNIT, "Gerard" },
+          WL_R_ZOC_SAME_UNIT, "Gerard" },
         /* Second example: "If it decides to withdraw, it may do so only
          * through square X. ... it is not allowed to move to square Y since Y
          * is also a Blue-E, F controlled square." (X = J-40, Y = K-41) */
         { 26, "withdraw through X", AM, "Ryssel", "J-40", OK, NULL },
         { 27, "withdraw through X and on", AM, "Ryssel", "J-40 I-40", OK, NULL },
-        { 28, "move to Y", AM, "Ryssel", "K-41", WR_R_ZOC_SAME_UNIT, "Milhaud" },
+        { 28, "move to Y", AM, "Ryssel", "K-41", WL_R_ZOC_SAME_UNIT, "Milhaud" },
         { 29, "move to the other square of Blue-E,F's zone", AM, "Ryssel", "L-39",
-          WR_R_ZOC_SAME_UNIT, NULL },
-        { 30, "move into a third unit's zone", AM, "Ryssel", "K-39", WR_R_ZOC_TO_ZOC, NULL },
-        { 31, "move into a fourth unit's zone", AM, "Ryssel", "J-41", WR_R_ZOC_TO_ZOC, NULL },
+          WL_R_ZOC_SAME_UNIT, NULL },
+        { 30, "move into a third unit's zone", AM, "Ryssel", "K-39", WL_R_ZOC_TO_ZOC, NULL },
+        { 31, "move into a fourth unit's zone", AM, "Ryssel", "J-41", WL_R_ZOC_TO_ZOC, NULL },
         { 32, "through X into the fourth unit's zone", AM, "Ryssel", "J-40 J-41", OK, NULL },
         /* "HQ units ... have no zone of control and cannot be used to delay
          * the enemy." */
         { 33, "past an enemy HQ without stopping", AM, "Bulow", "O-30 O-31 O-32 O-33", OK,
           NULL },
-        { 34, "onto the enemy HQ's square", AM, "Bulow", "O-30 P-30", WR_R_ENEMY_SQUARE,
+        { 34, "onto the enemy HQ's square", AM, "Bulow", "O-30 P-30", WL_R_ENEMY_SQUARE,
           "Napoleon" },
     };
     (void)state;
@@ -733,34 +733,34 @@ static void test_stacking_and_exit(void **state)
     static const struct row t[] = {
         /* "Both players are allowed to combine Units of any kind in a stack
          * totaling no more than 15 basic combat factors." */
-        { 1, "6 onto 10", FM, "Duhesme", "S-37 S-36 S-35", WR_R_STACKING, "16" },
+        { 1, "6 onto 10", FM, "Duhesme", "S-37 S-36 S-35", WL_R_STACKING, "16" },
         { 2, "5 onto 10", FM, "Chastel", "S-37 S-36 S-35", OK, NULL },
         /* "Units may pass through squares containing other friendly Units,
          * even if stacked, with no movement penalty." */
         { 3, "6 through 10", FM, "Duhesme", "S-37 S-36 S-35 S-34", OK, NULL },
-        { 4, "11 onto 10", FM, "Duhesme,Chastel", "S-37 S-36 S-35", WR_R_STACKING, NULL },
+        { 4, "11 onto 10", FM, "Duhesme,Chastel", "S-37 S-36 S-35", WL_R_STACKING, NULL },
         { 5, "a stack of 10 moves together", FM, "Friant,Morand", "S-36", OK, NULL },
-        { 6, "10 onto 11", FM, "Friant,Morand", "S-36 S-37 S-38", WR_R_STACKING, NULL },
+        { 6, "10 onto 11", FM, "Friant,Morand", "S-36 S-37 S-38", WL_R_STACKING, NULL },
         { 7, "back to the start square", FM, "Duhesme", "S-37 S-38", OK, NULL },
         /* French exit: "only through the board edge squares between the two
          * roads, inclusive, due north from Mont St. Jean" (A-39..A-45). */
         { 8, "off from A-41", FM, "Lobau", "OFF", OK, NULL },
-        { 9, "off from A-36", FM, "Reille", "OFF", WR_R_EXIT_NOT_ALLOWED, "A-36" },
+        { 9, "off from A-36", FM, "Reille", "OFF", WL_R_EXIT_NOT_ALLOWED, "A-36" },
         { 10, "to A-42, off", FM, "Drouot", "B-41 A-42 OFF", OK, NULL },
         { 11, "into a zone at A-40, then off", FM, "Drouot", "B-41 B-40 A-40 OFF",
-          WR_R_ZOC_STOP, NULL },
+          WL_R_ZOC_STOP, NULL },
         { 12, "starting in a zone: off the board is a withdrawal", FM, "Pajol", "OFF", OK,
           NULL },
         { 13, "4 squares and off", FM, "Near", "C-43 B-43 A-43 OFF", OK, NULL },
         { 14, "leaving the board costs a movement point", FM, "Walk4", "D-42 C-42 B-42 A-42 OFF",
-          WR_R_TOO_FAR, NULL },
+          WL_R_TOO_FAR, NULL },
         { 15, "... without it", FM, "Walk4", "D-42 C-42 B-42 A-42", OK, NULL },
         { 16, "road bonus to the edge", FM, "Guyot", "E-43 D-44 C-44 B-45 A-45", OK, NULL },
         { 17, "the road bonus does not pay for leaving", FM, "Guyot",
-          "E-43 D-44 C-44 B-45 A-45 OFF", WR_R_TOO_FAR, NULL },
+          "E-43 D-44 C-44 B-45 A-45 OFF", WL_R_TOO_FAR, NULL },
         { 18, "not through the Brussels entry square", FM, "Guyot", "E-43 D-44 C-44 B-45 A-45 0-46",
-          WR_R_NOT_PLAYABLE, NULL },
-        { 19, "an allied unit may not leave", AM, "Vivian", "OFF", WR_R_EXIT_NOT_ALLOWED,
+          WL_R_NOT_PLAYABLE, NULL },
+        { 19, "an allied unit may not leave", AM, "Vivian", "OFF", WL_R_EXIT_NOT_ALLOWED,
           "French" },
     };
     (void)state;
@@ -811,35 +811,35 @@ static void test_reinforcements(void **state)
         { 2, "enter, 1 basic + 3 basic + 4 bonus along the road", AM, "Picton",
           "0-46 A-45 B-45 C-44 D-44 E-43 F-43 G-42 H-42", OK, NULL },
         { 3, "... 9 squares", AM, "Picton", "0-46 A-45 B-45 C-44 D-44 E-43 F-43 G-42 H-42 I-41",
-          WR_R_TOO_FAR, NULL },
+          WL_R_TOO_FAR, NULL },
         { 4, "enter, 3 bonus along the road, 3 off it", AM, "Picton",
           "0-46 A-45 B-45 C-44 D-44 D-43 D-42 D-41", OK, NULL },
         { 5, "the first square is basic: 3 bonus, 4 off is too far", AM, "Picton",
-          "0-46 A-45 B-45 C-44 D-44 D-43 D-42 D-41 D-40", WR_R_TOO_FAR, NULL },
-        { 6, "the path must begin on the entry", AM, "Picton", "A-45 B-45", WR_R_BAD_ENTRY,
+          "0-46 A-45 B-45 C-44 D-44 D-43 D-42 D-41 D-40", WL_R_TOO_FAR, NULL },
+        { 6, "the path must begin on the entry", AM, "Picton", "A-45 B-45", WL_R_BAD_ENTRY,
           "0-46" },
-        { 7, "not another unit's entry", AM, "Picton", "U-48 U-47", WR_R_BAD_ENTRY, NULL },
+        { 7, "not another unit's entry", AM, "Picton", "U-48 U-47", WL_R_BAD_ENTRY, NULL },
         /* "Note that none of these starting squares are playable." */
-        { 8, "staying on the entry square", AM, "Picton", "0-46", WR_R_NOT_PLAYABLE, NULL },
+        { 8, "staying on the entry square", AM, "Picton", "0-46", WL_R_NOT_PLAYABLE, NULL },
         /* "Movement between two unplayable hexes is not allowed." */
         { 9, "along the edge between unplayable squares", AM, "Picton", "0-46 0-45",
-          WR_R_NOT_PLAYABLE, NULL },
+          WL_R_NOT_PLAYABLE, NULL },
         { 10, "entering into an enemy zone: stop", AM, "Picton", "0-46 A-46 B-46", OK, NULL },
-        { 11, "... and on", AM, "Picton", "0-46 A-46 B-46 B-47", WR_R_ZOC_STOP, NULL },
+        { 11, "... and on", AM, "Picton", "0-46 A-46 B-46 B-47", WL_R_ZOC_STOP, NULL },
         { 12, "off the road: 4 squares", AM, "Picton", "0-46 A-46 A-47 A-48 A-49", OK, NULL },
         { 13, "off the road: 5 squares", AM, "Picton", "0-46 A-46 A-47 A-48 A-49 A-50",
-          WR_R_TOO_FAR, NULL },
-        { 14, "not due yet", AM, "Clinton", "0-46 A-45", WR_R_NOT_ARRIVED, "turn 5" },
+          WL_R_TOO_FAR, NULL },
+        { 14, "not due yet", AM, "Clinton", "0-46 A-45", WL_R_NOT_ARRIVED, "turn 5" },
         /* "If the P-A-A forgets to bring in Units when scheduled they may be
          * brought on at any time later in the game." */
         { 15, "due last turn, brought in now", AM, "Wissel", "U-48 U-47 U-46", OK, NULL },
         /* "brings out his units scheduled to arrive in that turn in one pile" */
         { 16, "two arrivals enter as a stack", AM, "Kempt,Picton", "0-46 A-45 B-45", OK, NULL },
         { 17, "arrivals of two entries are not a stack", AM, "Picton,Wissel", "0-46 A-45",
-          WR_R_BAD_COMMAND, NULL },
+          WL_R_BAD_COMMAND, NULL },
         { 18, "an arrival and a unit on the board", AM, "Picton,Cooke", "0-46 A-45",
-          WR_R_BAD_COMMAND, NULL },
-        { 19, "not in the French move", FM, "Picton", "0-46 A-45", WR_R_NOT_YOUR_UNIT, NULL },
+          WL_R_BAD_COMMAND, NULL },
+        { 19, "not in the French move", FM, "Picton", "0-46 A-45", WL_R_NOT_YOUR_UNIT, NULL },
         { 20, "enter at Hal", AM, "Colville", "C-57 B-57", OK, NULL },
         { 21, "enter at Hal, south-east", AM, "Colville", "C-57 D-56", OK, NULL },
     };
@@ -857,13 +857,13 @@ static void test_reinforcements(void **state)
 static void test_entry_for(void **state)
 {
     static const struct row blocked[] = {
-        { 1, "own entry blocked", AM, "Wissel", "U-48 T-48", WR_R_ENTRY_BLOCKED, "C-57" },
+        { 1, "own entry blocked", AM, "Wissel", "U-48 T-48", WL_R_ENTRY_BLOCKED, "C-57" },
         { 2, "next clockwise instead", AM, "Wissel", "C-57 C-56 C-55", OK, NULL },
         { 3, "and the zone reaches onto the board", AM, "Wissel", "C-57 C-56", OK, NULL },
     };
     static const struct row all_blocked[] = {
-        { 4, "every entry blocked", AM, "Picton", "0-46 A-45", WR_R_ENTRY_BLOCKED, NULL },
-        { 5, "every entry blocked (Hal)", AM, "Colville", "C-57 C-56", WR_R_ENTRY_BLOCKED,
+        { 4, "every entry blocked", AM, "Picton", "0-46 A-45", WL_R_ENTRY_BLOCKED, NULL },
+        { 5, "every entry blocked (Hal)", AM, "Colville", "C-57 C-56", WL_R_ENTRY_BLOCKED,
           NULL },
     };
     (void)state;
@@ -901,7 +901,7 @@ static void test_entry_for(void **state)
     run_rows(&f, all_blocked, sizeof all_blocked / sizeof all_blocked[0]);
     struct wl_reach *r = malloc(sizeof *r);
     assert_non_null(r);
-    assert_int_equal(wl_move_reach(f.g, &picton, 1, r, NULL), WR_R_ENTRY_BLOCKED);
+    assert_int_equal(wl_move_reach(f.g, &picton, 1, r, NULL), WL_R_ENTRY_BLOCKED);
     assert_int_equal(r->n, 0);
 
     /* Hal free again: Picton, whose own entry is blocked, goes round the
@@ -931,11 +931,11 @@ struct brute {
 static void brute_dfs(struct brute *b, wl_sq *path, int n, int pending)
 {
     if (n > 0 && !(pending && n == 1)) {
-        enum wr_reason r = wl_move_check(b->g, b->units, b->nunits, path, n, NULL);
+        enum wl_reason r = wl_move_check(b->g, b->units, b->nunits, path, n, NULL);
         b->checks++;
         if (r == OK)
             b->seen[path[n - 1]] = 1;
-        else if (r != WR_R_STACKING)
+        else if (r != WL_R_STACKING)
             return;
     }
     if (b->may_exit && n > 0 && n < WL_PATH_MAX) {
@@ -976,7 +976,7 @@ static void agree(struct fx *f, int phase, const char *names)
         int len = r->path_len[i];
         if (len < 1 || len > WL_PATH_MAX || r->path[i][len - 1] != r->end[i])
             fail_msg("%s: reach entry %d has a bad path", names, i);
-        enum wr_reason rc = wl_move_check(f->g, us, nu, r->path[i], len, &why);
+        enum wl_reason rc = wl_move_check(f->g, us, nu, r->path[i], len, &why);
         if (rc != OK)
             fail_msg("%s: reach path %d refused: %s", names, i, why.message);
         if (r->end[i] == WL_PATH_OFF) {
@@ -1105,13 +1105,13 @@ static void test_reach_refusals(void **state)
     assert_non_null(r);
     int clinton = unit(&f, "Clinton"), cooke = unit(&f, "Cooke");
     f.g->phase = AM;
-    assert_int_equal(wl_move_reach(f.g, &clinton, 1, r, &why), WR_R_NOT_ARRIVED);
-    assert_int_equal(why.reason, WR_R_NOT_ARRIVED);
+    assert_int_equal(wl_move_reach(f.g, &clinton, 1, r, &why), WL_R_NOT_ARRIVED);
+    assert_int_equal(why.reason, WL_R_NOT_ARRIVED);
     f.g->phase = FM;
-    assert_int_equal(wl_move_reach(f.g, &cooke, 1, r, &why), WR_R_NOT_YOUR_UNIT);
+    assert_int_equal(wl_move_reach(f.g, &cooke, 1, r, &why), WL_R_NOT_YOUR_UNIT);
     f.g->phase = AM;
     f.g->units[cooke].moved = 1;
-    assert_int_equal(wl_move_reach(f.g, &cooke, 1, r, &why), WR_R_ALREADY_MOVED);
+    assert_int_equal(wl_move_reach(f.g, &cooke, 1, r, &why), WL_R_ALREADY_MOVED);
     f.g->units[cooke].moved = 0;
     assert_int_equal(wl_move_reach(f.g, &cooke, 1, r, &why), OK);
     /* Cooke (movement 4) in the open: every square within 4. */

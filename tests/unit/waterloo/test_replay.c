@@ -93,8 +93,8 @@ static char *play(uint64_t rng_seed, const uint8_t seed[32], int with_seed, char
         json_t *cj = wl_cmd_json(g, cmd);
         const char *seat = wl_side_name(g->await_side);
         json_t *events = NULL;
-        enum wr_reason r = wl_game_apply_json(g, g->await_side, cj, &events, &why);
-        if (r != WR_R_OK)
+        enum wl_reason r = wl_game_apply_json(g, g->await_side, cj, &events, &why);
+        if (r != WL_R_OK)
             fail_msg("random player refused: %s", why.message);
         json_t *line = json_pack("{s:s, s:O}", "seat", seat, "cmd", cj);
         json_t *rolls = json_array();
@@ -235,7 +235,7 @@ static void test_bad_records(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         int rc;
-        struct wr_refusal why = { WR_R_OK, "" };
+        struct wr_refusal why = { WL_R_OK, "ok", "" };
         char *s = replay_state(t[i].rec, t[i].keep_going, &rc, &why);
         if (rc != t[i].rc || (t[i].msg && strstr(why.message, t[i].msg) == NULL))
             fail_msg("row %d: rc %d, message '%s'", t[i].row, rc, why.message);

@@ -114,7 +114,7 @@ static void expect_load(int row, const json_t *json, wl_scenario_resolver resolv
                         const char *want)
 {
     struct wl_scenario *sc = new_scenario();
-    struct wr_refusal why = { WR_R_OK, "" };
+    struct wr_refusal why = { WL_R_OK, "ok", "" };
     int rc = wl_scenario_load(sc, json, resolve, ctx, &why);
     free(sc);
     if (want == NULL) {
@@ -124,8 +124,8 @@ static void expect_load(int row, const json_t *json, wl_scenario_resolver resolv
     }
     if (rc != -1)
         fail_msg("row %d: loaded, want an error containing \"%s\"", row, want);
-    if (why.reason != WR_R_BAD_SCENARIO)
-        fail_msg("row %d: reason %s, want bad_scenario", row, wr_reason_code(why.reason));
+    if (why.reason != WL_R_BAD_SCENARIO)
+        fail_msg("row %d: reason %s, want bad_scenario", row, wl_reason_code(why.reason));
     if (strstr(why.message, want) == NULL)
         fail_msg("row %d: error \"%s\"\n      does not contain \"%s\"", row, why.message, want);
     /* Every message can be sent in a JSON string (valid UTF-8). */
@@ -142,7 +142,7 @@ static void expect_load(int row, const json_t *json, wl_scenario_resolver resolv
 static struct wl_scenario *load_path(const char *rel)
 {
     char path[1024];
-    struct wr_refusal why = { WR_R_OK, "" };
+    struct wr_refusal why = { WL_R_OK, "ok", "" };
     struct wl_scenario *sc = new_scenario();
     snprintf(path, sizeof path, "%s/%s", WARROOM_SCENARIO_DIR, rel);
     if (wl_scenario_load_file(sc, path, &why) != 0)
@@ -401,7 +401,7 @@ static int load_tree(const char *dir, int *n)
         if (!is_scenario)
             continue;
         struct wl_scenario *sc = new_scenario();
-        struct wr_refusal why = { WR_R_OK, "" };
+        struct wr_refusal why = { WL_R_OK, "ok", "" };
         if (wl_scenario_load_file(sc, path, &why) != 0)
             fail_msg("%s: %s", path, why.message);
         free(sc);
@@ -873,7 +873,7 @@ static void test_bases(void **state)
              "'at':'F-43'}],'remove':['fr-jerome']},'start':{'turn':2,'phase':'allied_move'}"),
         100);
     struct wl_scenario *sc = new_scenario();
-    struct wr_refusal why = { WR_R_OK, "" };
+    struct wr_refusal why = { WL_R_OK, "ok", "" };
     if (wl_scenario_load(sc, j, resolve_library, &lib, &why) != 0)
         fail_msg("patched: %s", why.message);
     assert_string_equal(sc->name, "Patched");
@@ -934,7 +934,7 @@ static void write_file(const char *dir, const char *name, const char *text)
 static void expect_file(int row, const char *dir, const char *name, const char *want)
 {
     char path[1024];
-    struct wr_refusal why = { WR_R_OK, "" };
+    struct wr_refusal why = { WL_R_OK, "ok", "" };
     struct wl_scenario *sc = new_scenario();
     snprintf(path, sizeof path, "%s/%s", dir, name);
     int rc = wl_scenario_load_file(sc, path, &why);

@@ -352,8 +352,8 @@ static void test_random_games(void **state)
             assert_int_equal(wl_autoplay_next(g, &rng, reach, cmd), 0);
             struct wr_refusal why;
             ev->n = 0;
-            enum wr_reason r = wl_game_apply(g, g->await_side, cmd, ev, &why);
-            if (r != WR_R_OK)
+            enum wl_reason r = wl_game_apply(g, g->await_side, cmd, ev, &why);
+            if (r != WL_R_OK)
                 fail_msg("seed %d command %d (%s) refused: %s", seed, n, wl_cmd_name(cmd->type),
                          why.message);
             seen_cmd[cmd->type]++;
