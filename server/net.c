@@ -77,6 +77,7 @@ struct handshake {
     int watched;
     int rx_off;                 /* lws told to stop reading it */
     int close_when_out;
+    int timed_out;              /* counted in wrd_net.timed_out */
 };
 
 /* What the network layer keeps for the server's life. */
@@ -468,13 +469,18 @@ static void unwatch(struct wrd_net *net, struct handshake *h)
         uv_check_stop(&net->check);
 }
 
-/* The connection became a websocket, or is gone: it holds no handshake. */
-static void handshake_end(struct wrd_server *srv, struct lws *wsi)
+/* The connection became a websocket (upgraded) or is gone: it holds no
+ * handshake. One gone at or after its deadline without being upgraded is
+ * a time-out whoever closed it: on_deadline, or lws's own time-outs (a
+ * backstop a second later, see lws_create_context below). */
+static void handshake_end(struct wrd_server *srv, struct lws *wsi, int upgraded)
 {
     struct handshake *h = lws_get_opaque_user_data(wsi);
     if (h == NULL || srv->net == NULL)
         return;
     struct wrd_net *net = srv->net;
+    if (!upgraded && !h->timed_out && uv_now(&srv->loop) >= h->deadline)
+        net->timed_out++;
     lws_set_opaque_user_data(wsi, NULL);
     unwatch(net, h);
     if (net->waiting == h)
@@ -514,6 +520,7 @@ static void on_deadline(uv_timer_t *t)
         struct handshake *h = net->waiting;
         net->waiting = h->next;
         lws_set_timeout(h->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+        h->timed_out = 1;
         net->timed_out++;
         killed++;
     }
@@ -1108,7 +1115,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         return 0;
 
     case LWS_CALLBACK_WSI_DESTROY:
-        handshake_end(lws_context_user(lws_get_context(wsi)), wsi);
+        handshake_end(lws_context_user(lws_get_context(wsi)), wsi, 0);
         raw_end(wsi);
         return 0;
 
@@ -1132,7 +1139,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 
     case LWS_CALLBACK_ESTABLISHED:
         srv = lws_context_user(lws_get_context(wsi));
-        handshake_end(srv, wsi);            /* a websocket now, counted as one */
+        handshake_end(srv, wsi, 1);         /* a websocket now, counted as one */
         raw_upgraded(wsi);
         memset(p, 0, sizeof *p);
         peer_key_fd((int)lws_get_socket_fd(wsi), p->addr, sizeof p->addr);
@@ -1283,11 +1290,12 @@ int wrd_net_start(struct wrd_server *srv)
      * every handshake and more (size_fd_limit). */
     info.fd_limit_per_thread = (unsigned int)nofile;
     /* lws's own time-outs before the upgrade (TLS accept, the wait for a
-     * request's head, ...) are the handshake deadline too, so that a
-     * longer --handshake-timeout means what it says; the deadline itself
-     * (on_deadline) holds whatever lws does with them. */
-    info.timeout_secs = (unsigned int)srv->cfg.handshake_timeout;
-    info.timeout_secs_ah_idle = srv->cfg.handshake_timeout;
+     * request's head, ...) follow the handshake deadline, so that a longer
+     * --handshake-timeout means what it says; they are a second later, as a
+     * backstop: the deadline itself (on_deadline) closes first, whatever
+     * lws is doing with the connection. */
+    info.timeout_secs = (unsigned int)srv->cfg.handshake_timeout + 1;
+    info.timeout_secs_ah_idle = srv->cfg.handshake_timeout + 1;
 
     srv->ctx = lws_create_context(&info);
     if (srv->ctx == NULL) {
