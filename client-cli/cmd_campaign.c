@@ -161,7 +161,7 @@ static struct wr_campaign *position(const struct wr_campaign_map *m, const json_
                              "alliances", json_object_get(st, "alliances"));
     static const uint8_t seed[32];
     struct wr_refusal why;
-    struct wr_campaign *c = opts ? wr_campaign_new(m, opts, "client", seed, &why) : NULL;
+    struct wr_campaign *c = opts ? wr_campaign_new(m, opts, "client", seed, NULL, &why) : NULL;
     json_decref(opts);
     if (c == NULL)
         return NULL;

@@ -86,7 +86,7 @@ struct member_ref {
 struct wrd_game {
     char id[24];
     const struct wr_ruleset *rs;
-    void *g;                    /* the ruleset's game */
+    struct wr_game *g;          /* the ruleset's game */
     char *scenario_name;
     char *scenario_text;        /* JSON text, or NULL */
     json_t *options;
@@ -507,7 +507,7 @@ static struct wrd_game *game_new(struct wrd_server *srv, const struct wr_ruleset
         }
     }
     struct wr_refusal why = { WR_R_BAD_SCENARIO, "bad_scenario", "" };
-    g->g = rs->create(scenario, options, g->id, seed, &why);
+    g->g = rs->create(scenario, options, g->id, seed, NULL, &why);
     json_decref(scenario);
     if (g->g == NULL) {
         snprintf(err, errlen, "%s", why.message);
@@ -516,7 +516,7 @@ static struct wrd_game *game_new(struct wrd_server *srv, const struct wr_ruleset
         game_free(g);
         return NULL;
     }
-    const char *const *names = rs->game_seats ? rs->game_seats(g->g) : rs->seats;
+    const char *const *names = rs->seats(g->g);
     int n = 0;
     while (names[n])
         n++;
@@ -907,7 +907,7 @@ static void on_deadline(uv_timer_t *t)
 static int apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **events,
                  struct wr_refusal *why)
 {
-    if (g->rs->apply(g->g, g->seats[seat].name, cmd, events, why) != WR_R_OK)
+    if (wr_game_apply(g->g, g->seats[seat].name, cmd, events, why) != WR_R_OK)
         return -1;
     g->version++;
     add_line(g, record_line(g->seats[seat].name, cmd, *events));
@@ -1166,10 +1166,7 @@ static const char *check_options(const struct wr_ruleset *rs, const json_t *o)
     if (o == NULL)
         return NULL;
     json_object_foreach((json_t *)o, key, v) {
-        int ruleset_option = 0;
-        for (int i = 0; rs->options && rs->options[i] && !ruleset_option; i++)
-            ruleset_option = strcmp(rs->options[i], key) == 0;
-        if (ruleset_option)
+        if (wr_ruleset_option(rs, key))
             continue;
         if (strcmp(key, "spectators") == 0 || strcmp(key, "open_seats") == 0) {
             if (!json_is_boolean(v))
@@ -1220,6 +1217,8 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         wrd_conn_error(c, WRD_E_NO_SUCH_RULESET, "the server has no such ruleset", NULL, NULL, jid);
         return;
     }
+    if (scen == NULL)
+        scen = rs->default_scenario;    /* NULL too when the ruleset needs none */
     const char *bad = check_options(rs, options);
     if (bad) {
         wrd_conn_error(c, WRD_E_BAD_OPTIONS, bad, NULL, NULL, jid);
@@ -1518,7 +1517,7 @@ static json_t *game_summary(const struct wrd_game *g)
         json_object_set_new(seats, g->seats[i].name,
                             json_string(g->seats[i].token_hash[0] ? "taken" : "free"));
     /* the ruleset's first awaited seat (its order, not the seats') */
-    const char *aw = g->status == ST_RUNNING ? g->rs->awaited(g->g) : NULL;
+    const char *aw = g->status == ST_RUNNING ? wr_game_awaited(g->g) : NULL;
     json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:b, s:b}", "game", g->id, "ruleset",
                           g->rs->name, "scenario", g->scenario_name, "status",
                           status_names[g->status], "version", (json_int_t)g->version, "seats",

@@ -1,30 +1,66 @@
 /*
- * ruleset.c - the table of rulesets and its lookups. Each ruleset's glue
- * (its struct wr_ruleset) is in its own folder under rulesets/.
+ * ruleset.c - what every host does with a ruleset's game, written once.
+ * The table of rulesets is registry.c's.
  */
 #include "ruleset.h"
 
-#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-static const struct wr_ruleset *const rulesets[] = {
-    &wr_ruleset_waterloo,
-    &wr_ruleset_tictactoe,
-    &wr_ruleset_campaign,
-};
-
-const struct wr_ruleset *wr_ruleset_find(const char *name)
-{
-    for (size_t i = 0; i < sizeof rulesets / sizeof rulesets[0]; i++)
-        if (strcmp(rulesets[i]->name, name) == 0)
-            return rulesets[i];
-    return NULL;
-}
 
 int wr_ruleset_has_seat(const struct wr_ruleset *rs, const char *seat)
 {
-    for (int i = 0; seat && rs->seats[i]; i++)
-        if (strcmp(rs->seats[i], seat) == 0)
+    for (int i = 0; seat && rs->default_seats[i]; i++)
+        if (strcmp(rs->default_seats[i], seat) == 0)
             return 1;
     return 0;
+}
+
+const struct wr_option *wr_ruleset_option(const struct wr_ruleset *rs, const char *name)
+{
+    for (const struct wr_option *o = rs->options; name && o && o->name; o++)
+        if (strcmp(o->name, name) == 0)
+            return o;
+    return NULL;
+}
+
+int wr_game_apply(struct wr_game *g, const char *seat, const struct json_t *cmd,
+                  struct json_t **events, struct wr_refusal *why)
+{
+    int r = g->rs->apply(g, seat, cmd, events, why);
+#ifndef NDEBUG
+    struct wr_refusal broken;
+    if (r == 0 && g->rs->check(g, &broken) != 0) {
+        /* A ruleset bug: the command was accepted into a state its own
+         * invariants reject. Stop here, where the command is known. */
+        fprintf(stderr, "%s: invariant broken after a command of %s: %s\n", g->rs->name,
+                seat ? seat : "(none)", broken.message);
+        abort();
+    }
+#endif
+    return r;
+}
+
+int wr_game_nseats(const struct wr_game *g)
+{
+    const char *const *s = g->rs->seats(g);
+    int n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+int wr_game_seat_index(const struct wr_game *g, const char *seat)
+{
+    const char *const *s = g->rs->seats(g);
+    for (int i = 0; seat && s[i]; i++)
+        if (strcmp(s[i], seat) == 0)
+            return i;
+    return -1;
+}
+
+const char *wr_game_awaited(const struct wr_game *g)
+{
+    struct wr_decision d;
+    return g->rs->awaiting(g, &d, 1) > 0 ? d.seat : NULL;
 }

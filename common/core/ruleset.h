@@ -1,10 +1,28 @@
 /*
- * ruleset.h - a ruleset is a value: one table of functions through which
- * the server hosts any game (Waterloo, the test game tictactoe, the map
- * campaign). The server never asks which ruleset it holds.
+ * ruleset.h - the ruleset interface, version 2: how a host (the server, the
+ * terminal client, a replay, a test) holds a game of any ruleset without
+ * knowing which one it is.
  *
- * All JSON passed in is borrowed; all JSON returned is a new reference the
- * caller releases with json_decref().
+ * A ruleset is a value, a const struct wr_ruleset, and lives in its own
+ * folder, common/rulesets/<name>/. The registry (registry.c) is built from
+ * one list, common/rulesets/rulesets.list: adding a ruleset is its folder
+ * and one line there. The model is SQLite's sqlite3_vfs and
+ * sqlite3_io_methods: a version field first, which says which fields exist;
+ * a base struct at the start of every object a ruleset hands out; every
+ * lifetime stated.
+ *
+ * Contract, for every function below:
+ *  - JSON passed in is borrowed for the duration of the call;
+ *  - JSON returned is a new reference the caller releases (json_decref);
+ *  - strings returned (seat names, awaited decisions, the result) are owned
+ *    by the game and stay valid until its next apply() or its destroy();
+ *  - the host passed to create() is borrowed and must outlive the game;
+ *  - a refusal (struct wr_refusal, reason.h) is filled from the ruleset's
+ *    own reason table, so why->code is the wire code;
+ *  - no function does I/O, keeps global state or reads the clock: given
+ *    the same scenario, options, seed (or recorded rolls) and commands, a
+ *    ruleset gives byte-identical states and events.
+ * A game is used by one thread at a time; distinct games are independent.
  */
 #ifndef WR_RULESET_H
 #define WR_RULESET_H
@@ -14,76 +32,151 @@
 #include "reason.h"
 
 struct json_t;
+struct wr_ruleset;
+struct wr_present;
 
-/* One awaited decision: the seat and what it must send (a short word,
- * such as "mark", "move" or "tactic"). */
+#define WR_RULESET_VERSION 2
+
+/* The start of every game object a ruleset creates: a ruleset's own game
+ * struct has a struct wr_game as its first member, and create() sets rs. */
+struct wr_game {
+    const struct wr_ruleset *rs;
+};
+
+/* What a host provides to a game.
+ *
+ * Dice: a game created with a seed derives roll k from it (dice.h); a game
+ * created without one (the record of a game still running, whose seed is
+ * secret, replayed) asks roll() for the face of roll k, 1..6, or 0 when the
+ * host has none, and the command that needed it is then refused
+ * (bad_command). roll may be NULL: no rolls without a seed.
+ *
+ * Scenarios: a scenario may name another it builds on ("base"); scenario()
+ * returns that one by name (a new reference), or NULL when the host has no
+ * such scenario. May be NULL: then a "base" is refused. */
+struct wr_host {
+    int (*roll)(void *ctx, uint32_t k);
+    struct json_t *(*scenario)(void *ctx, const char *name);
+    void *ctx;
+};
+
+/* One awaited decision: the seat and what it must send (a short word such
+ * as "mark", "move" or "tactic"). */
 struct wr_decision {
     const char *seat;
     const char *what;
 };
 
-/* Most seats any ruleset awaits at once (a campaign: 8 players and a referee). */
+/* Most decisions awaited at once that a host needs to hold: a ruleset
+ * awaits at most as many seats as its game has, and hosts size their
+ * arrays by wr_game_nseats(). This bound is only for small stack arrays of
+ * helpers that stop at it. */
 #define WR_DECISIONS_MAX 16
 
-struct wr_ruleset {
+/* One option of create(): its name, and what it takes (for help texts:
+ * "2..8 players", "true or false"). Values are JSON. */
+struct wr_option {
     const char *name;
-    /* Seat names, NULL-terminated ("french", "allied"). */
-    const char *const *seats;
-    /* 1 when seats may see different states (sealed choices, hidden
-     * units): the server then projects and diffs per seat; 0 when every
-     * seat and spectator sees the same state, which is projected once. */
-    int hidden_info;
-
-    /* Seats of one game, NULL-terminated, when they depend on the game
-     * (a campaign for 2 to 8 players); NULL here means `seats` above. */
-    const char *const *(*game_seats)(void *game);
-
-    /* Names of the game options the ruleset reads (NULL-terminated), which
-     * the server accepts in a create message next to its own; NULL: none.
-     * create() checks their values and refuses bad ones (WR_R_BAD_OPTIONS). */
-    const char *const *options;
-
-    /* A new game from a scenario (JSON object; may be NULL for rulesets
-     * without scenarios) and options. Returns NULL with why filled. */
-    void *(*create)(const struct json_t *scenario, const struct json_t *options,
-                    const char *game_id, const uint8_t seed[32], struct wr_refusal *why);
-    void (*destroy)(void *game);
-
-    /* Validate a command from seat and apply it. On success *events is the
-     * list of events (unprojected; pass it through project_events). On
-     * refusal the game is unchanged and *events is NULL. */
-    int (*apply)(void *game, const char *seat, const struct json_t *cmd,
-                            struct json_t **events, struct wr_refusal *why);
-
-    /* The state as seat may see it; seat NULL is the public view
-     * (spectators). Everything sent out passes through these two.
-     * project_events may return a new reference to events itself when
-     * the seat may see them all: callers only read what they get. */
-    struct json_t *(*project)(void *game, const char *seat);
-    struct json_t *(*project_events)(void *game, const char *seat, const struct json_t *events);
-
-    /* The seat whose decision is awaited, or NULL when the game is over;
-     * when several are awaited at once, the first of awaiting(). */
-    const char *(*awaited)(void *game);
-    /* Every seat whose decision is awaited now, and what each must send,
-     * in the ruleset's order: fills out[0..max) and returns how many (0
-     * when the game is over or waits for nobody). The strings are owned
-     * by the ruleset and stay valid until the game's next apply() or its
-     * destroy(). Several seats are awaited at once when they decide
-     * simultaneously (the campaign's sealed tactics). */
-    int (*awaiting)(void *game, struct wr_decision *out, int max);
-    /* NULL while running; the winning seat, or "draw", when over. */
-    const char *(*result)(void *game);
+    const char *help;
 };
 
-extern const struct wr_ruleset wr_ruleset_waterloo;
-extern const struct wr_ruleset wr_ruleset_tictactoe;
-extern const struct wr_ruleset wr_ruleset_campaign;
+struct wr_ruleset {
+    int version;                /* WR_RULESET_VERSION */
+    const char *name;           /* the create message's "ruleset": lowercase, [a-z0-9_-] */
+    const char *summary;        /* one line for help texts */
+    /* The seats of a game when the options do not change them, else the
+     * most a game can have, NULL-terminated; for help and checks. A game's
+     * own are seats(). */
+    const char *const *default_seats;
+    /* 1 when seats may see different states (sealed choices, hidden
+     * units): hosts then project and diff per seat; 0 when every seat and
+     * spectator sees the same state, projected once. */
+    int hidden_info;
+    /* The options create() reads, terminated by a NULL name; NULL: none.
+     * create() reads these from its options object and ignores other
+     * names (a host's own, such as the server's deadline_seconds); a host
+     * refuses names that neither it nor the ruleset knows. */
+    const struct wr_option *options;
+    /* The scenario a game takes when none is named (NULL: none needed or
+     * none by default), and whether one is required. */
+    const char *default_scenario;
+    int needs_scenario;
+    /* Its reason table: the core reasons, then its own (reason.h). */
+    const struct wr_reason_table *reasons;
 
-/* The ruleset called name, or NULL. */
+    /* A new game from a scenario (may be NULL when !needs_scenario) and
+     * options (may be NULL), with the game's id (at most 63 bytes: it keys
+     * the dice) and its 32-byte dice seed (NULL: rolls come from the host).
+     * Returns the game, or NULL with why filled (bad_scenario, bad_options,
+     * no_memory). */
+    struct wr_game *(*create)(const struct json_t *scenario, const struct json_t *options,
+                              const char *game_id, const uint8_t *seed,
+                              const struct wr_host *host, struct wr_refusal *why);
+    void (*destroy)(struct wr_game *g);
+
+    /* The game's seats, NULL-terminated, in the ruleset's order (the first
+     * is the creator's by default). Valid until destroy(). */
+    const char *const *(*seats)(const struct wr_game *g);
+
+    /* Validate a command (a JSON object) from seat and apply it. Returns 0
+     * and *events, the list of events (unprojected: pass it through
+     * project_events); or a reason (non-zero) with why filled, *events
+     * NULL and the game unchanged. */
+    int (*apply)(struct wr_game *g, const char *seat, const struct json_t *cmd,
+                 struct json_t **events, struct wr_refusal *why);
+
+    /* The state as seat may see it; seat NULL is the public view (for
+     * spectators). Everything a host sends passes through these two.
+     * project_events may return a new reference to events itself when the
+     * seat may see them all: callers only read what they get. Events of
+     * type "roll" carry "k" and "face" (a host records them to replay a
+     * game without its seed). */
+    struct json_t *(*project)(const struct wr_game *g, const char *seat);
+    struct json_t *(*project_events)(const struct wr_game *g, const char *seat,
+                                     const struct json_t *events);
+
+    /* Every seat whose decision is awaited now and what each must send, in
+     * the ruleset's order: fills out[0..max) and returns how many (0 when
+     * the game is over). Several seats are awaited at once when they decide
+     * simultaneously (the campaign's sealed tactics). */
+    int (*awaiting)(const struct wr_game *g, struct wr_decision *out, int max);
+    /* NULL while running; the winning seat, or "draw", once over. */
+    const char *(*result)(const struct wr_game *g);
+
+    /* The game's invariants: 0, or -1 with why naming the broken one.
+     * wr_game_apply() runs it after every accepted command in builds
+     * without NDEBUG (the tests' and the sanitizer build), and the
+     * conformance suite after every command of its games. */
+    int (*check)(const struct wr_game *g, struct wr_refusal *why);
+
+    /* What a client shows and reads (present.h); never NULL. */
+    const struct wr_present *present;
+};
+
+/* --- the registry (registry.c, generated from rulesets.list) ------------- */
+
+/* The ruleset called name (NULL: none), or NULL. */
 const struct wr_ruleset *wr_ruleset_find(const char *name);
+/* The i-th registered ruleset (0-based, the list's order), or NULL past
+ * the last. */
+const struct wr_ruleset *wr_ruleset_at(int i);
 
-/* Is seat one of the ruleset's seats? */
+/* --- helpers every host uses (ruleset.c) --------------------------------- */
+
+/* Is seat one of the ruleset's default seats? */
 int wr_ruleset_has_seat(const struct wr_ruleset *rs, const char *seat);
+/* The option called name of rs, or NULL. */
+const struct wr_option *wr_ruleset_option(const struct wr_ruleset *rs, const char *name);
+
+/* g->rs->apply(), then, without NDEBUG, g->rs->check(), aborting with the
+ * broken invariant on stderr if it fails (a bug in the ruleset). */
+int wr_game_apply(struct wr_game *g, const char *seat, const struct json_t *cmd,
+                  struct json_t **events, struct wr_refusal *why);
+/* How many seats g has. */
+int wr_game_nseats(const struct wr_game *g);
+/* The index of seat among g's seats, or -1. */
+int wr_game_seat_index(const struct wr_game *g, const char *seat);
+/* The first awaited seat, or NULL when the game waits for nobody. */
+const char *wr_game_awaited(const struct wr_game *g);
 
 #endif

@@ -127,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const uint8_t seed[32] = { 9 };
     struct wr_refusal why;
     json_t *opts = json_pack("{s:i, s:b, s:i}", "players", 3, "referee", 1, "max_rounds", 2);
-    struct wr_campaign *c = wr_campaign_new(ancient(), opts, "fuzz", seed, &why);
+    struct wr_campaign *c = wr_campaign_new(ancient(), opts, "fuzz", seed, NULL, &why);
     json_decref(opts);
     if (c == NULL)
         abort();

@@ -628,8 +628,6 @@ static void test_create_refusals(void **state)
           "leaves nobody to fight" },
         { 4, "{\"type\":\"create\",\"ruleset\":\"campaign\",\"scenario\":\"test/small\"}",
           "no_such_scenario", "ruleset 'waterloo' is not campaign" },
-        { 5, "{\"type\":\"create\",\"ruleset\":\"campaign\"}", "no_such_scenario",
-          "needs a scenario" },
         /* The ruleset's options are not the server's for other rulesets. */
         { 6, "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"options\":{\"players\":3}}",
           "bad_options", "unknown option" },
@@ -646,6 +644,13 @@ static void test_create_refusals(void **state)
                      t[i].code, t[i].words);
         json_decref(e);
     }
+    /* No scenario named: the ruleset's default map, two players. */
+    wt_send_text(&c, "{\"type\":\"create\",\"ruleset\":\"campaign\"}");
+    json_t *dflt = wt_expect(&c, "created", T);
+    if (dflt == NULL)
+        fail_msg("a campaign without a scenario was not created on the default map");
+    assert_int_equal(json_object_size(json_object_get(dflt, "invites")), 1);
+    json_decref(dflt);
     /* Eight players and a referee: nine seats, eight invites. */
     wt_send_text(&c, "{\"type\":\"create\",\"ruleset\":\"campaign\",\"scenario\":"
                      "\"campaign/low-countries-1815\","

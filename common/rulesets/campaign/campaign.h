@@ -268,9 +268,13 @@ struct wr_campaign_past {
 };
 
 struct wr_campaign {
+    struct wr_game base;        /* first: the ruleset interface's game */
     struct wr_campaign_map map;
     char game_id[64];
     uint8_t seed[32];
+    int has_seed;               /* 0: rolls come from roll_source (a replay) */
+    int (*roll_source)(void *ctx, uint32_t k);
+    void *roll_ctx;
     uint32_t rolls;             /* k of the next roll */
     int nplayers;
     int has_referee;
@@ -291,11 +295,14 @@ struct wr_campaign {
 };
 
 /* A new campaign on map (copied) with options (borrowed JSON object or
- * NULL), the game's id (at most 63 bytes) and its dice seed. Returns NULL
+ * NULL), the game's id (at most 63 bytes) and its dice: the seed, or when
+ * seed is NULL the host's roll source (host may be NULL: no rolls, each is
+ * then taken as a 1 and a replay's check of the rolls fails). Returns NULL
  * with why filled (WR_CR_BAD_OPTIONS). Caller frees with wr_campaign_free(). */
 struct wr_campaign *wr_campaign_new(const struct wr_campaign_map *map,
                                     const struct json_t *options, const char *game_id,
-                                    const uint8_t seed[32], struct wr_refusal *why);
+                                    const uint8_t *seed, const struct wr_host *host,
+                                    struct wr_refusal *why);
 void wr_campaign_free(struct wr_campaign *c);
 
 /* Validate cmd from seat and apply it (the ruleset's apply). */
@@ -310,8 +317,6 @@ struct json_t *wr_campaign_project(const struct wr_campaign *c, const char *seat
 struct json_t *wr_campaign_project_events(const struct wr_campaign *c, const char *seat,
                                           const struct json_t *events);
 
-/* The seat whose decision is awaited, or NULL when the game is over. */
-const char *wr_campaign_awaited(const struct wr_campaign *c);
 
 /* Player index of seat ("p1" -> 0), -1 for the referee or an unknown seat. */
 int wr_campaign_player(const struct wr_campaign *c, const char *seat);

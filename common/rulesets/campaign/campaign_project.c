@@ -64,7 +64,8 @@ void cp_waiting(const struct wr_campaign *c, struct cp_waiting *w)
     }
 }
 
-const char *wr_campaign_awaited(const struct wr_campaign *c)
+/* The first seat awaited, or NULL. */
+static const char *first_awaited(const struct wr_campaign *c)
 {
     struct cp_waiting w;
     cp_waiting(c, &w);
@@ -74,7 +75,7 @@ const char *wr_campaign_awaited(const struct wr_campaign *c)
 enum wr_campaign_reason cp_not_yours(const struct wr_campaign *c, struct wr_refusal *why,
                             const char *what)
 {
-    const char *aw = wr_campaign_awaited(c);
+    const char *aw = first_awaited(c);
     return wr_campaign_refuse(why, WR_CR_NOT_YOUR_TURN, "%s is for %s", what, aw ? aw : "nobody");
 }
 
@@ -308,11 +309,14 @@ json_t *wr_campaign_project(const struct wr_campaign *c, const char *seat)
     }
     for (int t = 0; t < c->map.ntowns; t++)
         json_object_set_new(towns, c->map.towns[t].name, seat_or_null(c->owner[t]));
-    char commitment[65];
-    wr_dice_commitment(c->seed, commitment);
-    json_t *dice = json_pack("{s:s, s:I}", "commitment", commitment, "rolls",
-                             (json_int_t)c->rolls);
-    if (c->phase == WR_CP_OVER) {
+    json_t *dice = json_object();
+    if (c->has_seed) {
+        char commitment[65];
+        wr_dice_commitment(c->seed, commitment);
+        json_object_set_new(dice, "commitment", json_string(commitment));
+    }
+    json_object_set_new(dice, "rolls", json_integer((json_int_t)c->rolls));
+    if (c->has_seed && c->phase == WR_CP_OVER) {
         char hex[65];
         wr_dice_seed_hex(c->seed, hex);
         json_object_set_new(dice, "seed", json_string(hex));

@@ -32,9 +32,11 @@ void cp_event(json_t *ev, json_t *e)
 int cp_roll(struct wr_campaign *c, json_t *ev, int player, const char *purpose)
 {
     uint32_t k = c->rolls++;
-    int f = wr_dice_roll(c->seed, c->game_id, k);
-    if (f < 1)
-        f = 1;  /* cannot happen: the id was checked and a roll made at creation */
+    int f = c->has_seed ? wr_dice_roll(c->seed, c->game_id, k)
+          : c->roll_source ? c->roll_source(c->roll_ctx, k) : 0;
+    if (f < 1 || f > 6)
+        f = 1;  /* no roll from the host (the seed's cannot fail: the id was
+                 * checked at creation); a replay then finds the face wrong */
     json_t *e = json_pack("{s:s, s:I, s:i, s:s}", "type", "roll", "k", (json_int_t)k, "face", f,
                           "for", purpose);
     if (player >= 0)

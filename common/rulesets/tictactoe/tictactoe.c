@@ -7,6 +7,7 @@
  * State {"board":"x..o.....","turn":"x","winner":null,"moves":n}.
  */
 #include "ruleset.h"
+#include "present.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -14,12 +15,15 @@
 #include <string.h>
 
 struct ttt {
+    struct wr_game base;    /* first: the ruleset interface's game */
     char board[10];         /* '.', 'x', 'o'; NUL-terminated */
     int moves;
     char winner;            /* 0 running, 'x', 'o', or 'd' (draw) */
 };
 
 static const char *const seats[] = { "x", "o", NULL };
+
+extern const struct wr_ruleset wr_ruleset_tictactoe;
 
 /* Tictactoe's own reasons (core/reason.h explains the scheme). The wire
  * codes are those the protocol has always sent for a cell out of range
@@ -52,25 +56,37 @@ static int ttt_refuse(struct wr_refusal *why, enum ttt_reason r, const char *fmt
     return r;
 }
 
-static void *ttt_create(const json_t *scenario, const json_t *options, const char *game_id,
-                        const uint8_t seed[32], struct wr_refusal *why)
+static struct wr_game *ttt_create(const json_t *scenario, const json_t *options,
+                                  const char *game_id, const uint8_t *seed,
+                                  const struct wr_host *host, struct wr_refusal *why)
 {
     (void)scenario;
-    (void)options;
     (void)game_id;
     (void)seed;
+    (void)host;
+    if (options != NULL && !json_is_object(options)) {
+        ttt_refuse(why, TTT_R_BAD_OPTIONS, "options must be an object");
+        return NULL;
+    }
     struct ttt *t = calloc(1, sizeof *t);
     if (t == NULL) {
         ttt_refuse(why, TTT_R_NO_MEMORY, "out of memory");
         return NULL;
     }
+    t->base.rs = &wr_ruleset_tictactoe;
     memset(t->board, '.', 9);
-    return t;
+    return &t->base;
 }
 
-static void ttt_destroy(void *game)
+static void ttt_destroy(struct wr_game *g)
 {
-    free(game);
+    free(g);
+}
+
+static const char *const *ttt_seats(const struct wr_game *g)
+{
+    (void)g;
+    return seats;
 }
 
 static char line_winner(const char *b)
@@ -84,27 +100,26 @@ static char line_winner(const char *b)
     return 0;
 }
 
-static const char *ttt_awaited(void *game)
+static const char *ttt_awaited(const struct ttt *t)
 {
-    struct ttt *t = game;
     if (t->winner)
         return NULL;
     return t->moves % 2 == 0 ? "x" : "o";
 }
 
-static int ttt_awaiting(void *game, struct wr_decision *out, int max)
+static int ttt_awaiting(const struct wr_game *g, struct wr_decision *out, int max)
 {
-    const char *aw = ttt_awaited(game);
+    const char *aw = ttt_awaited((const struct ttt *)g);
     if (aw == NULL || max < 1)
         return 0;
     out[0] = (struct wr_decision){ aw, "mark" };
     return 1;
 }
 
-static int ttt_apply(void *game, const char *seat, const json_t *cmd,
-                                json_t **events, struct wr_refusal *why)
+static int ttt_apply(struct wr_game *g, const char *seat, const json_t *cmd, json_t **events,
+                     struct wr_refusal *why)
 {
-    struct ttt *t = game;
+    struct ttt *t = (struct ttt *)g;
     *events = NULL;
     /* 1) game running, 2) this seat's turn, 3) well-formed mark, 4) empty cell */
     if (t->winner)
@@ -122,24 +137,27 @@ static int ttt_apply(void *game, const char *seat, const json_t *cmd,
         return ttt_refuse(why, TTT_R_BAD_CELL, "cell must be 0..8");
     if (t->board[c] != '.')
         return ttt_refuse(why, TTT_R_CELL_TAKEN, "cell %d is taken", (int)c);
+    json_t *ev = json_array();
+    json_t *marked = json_pack("{s:s, s:s, s:I}", "type", "marked", "seat", seat, "cell", c);
+    if (ev == NULL || marked == NULL || json_array_append_new(ev, marked) != 0) {
+        json_decref(ev);
+        return ttt_refuse(why, TTT_R_NO_MEMORY, "out of memory");
+    }
     t->board[c] = seat[0];
     t->moves++;
-    *events = json_array();
-    json_array_append_new(*events, json_pack("{s:s, s:s, s:I}", "type", "marked", "seat", seat,
-                                             "cell", c));
     char w = line_winner(t->board);
     if (w || t->moves == 9) {
         t->winner = w ? w : 'd';
-        json_array_append_new(*events, json_pack("{s:s, s:s}", "type", "game_over", "winner",
-                                                 w ? (w == 'x' ? "x" : "o") : "draw"));
+        json_array_append_new(ev, json_pack("{s:s, s:s}", "type", "game_over", "winner",
+                                            w ? (w == 'x' ? "x" : "o") : "draw"));
     }
+    *events = ev;
     return TTT_R_OK;
 }
 
-static const char *ttt_result(void *game)
+static const char *ttt_result(const struct wr_game *g)
 {
-    struct ttt *t = game;
-    switch (t->winner) {
+    switch (((const struct ttt *)g)->winner) {
     case 'x':
         return "x";
     case 'o':
@@ -150,34 +168,68 @@ static const char *ttt_result(void *game)
     return NULL;
 }
 
-static json_t *ttt_project(void *game, const char *seat)
+static json_t *ttt_project(const struct wr_game *g, const char *seat)
 {
-    struct ttt *t = game;
+    const struct ttt *t = (const struct ttt *)g;
     (void)seat;     /* nothing is hidden in noughts and crosses */
-    const char *aw = ttt_awaited(t), *res = ttt_result(t);
-    return json_pack("{s:s, s:s?, s:s?, s:i}", "board", t->board, "turn", aw, "winner", res,
-                     "moves", t->moves);
+    return json_pack("{s:s, s:s?, s:s?, s:i}", "board", t->board, "turn", ttt_awaited(t),
+                     "winner", ttt_result(g), "moves", t->moves);
 }
 
 /* Every seat sees every event: the events themselves, not a copy (a deep
  * copy of each command's events, twice per command, was 5% of warroomd's
  * instructions under load). */
-static json_t *ttt_project_events(void *game, const char *seat, const json_t *events)
+static json_t *ttt_project_events(const struct wr_game *g, const char *seat,
+                                  const json_t *events)
 {
-    (void)game;
+    (void)g;
     (void)seat;
     return json_incref((json_t *)events);
 }
 
+/* The board holds only '.', 'x' and 'o'; x has as many marks as o or one
+ * more, and moves counts them; the recorded outcome is the board's. */
+static int ttt_check(const struct wr_game *g, struct wr_refusal *why)
+{
+    const struct ttt *t = (const struct ttt *)g;
+    int nx = 0, no = 0;
+    for (int i = 0; i < 9; i++) {
+        if (t->board[i] == 'x')
+            nx++;
+        else if (t->board[i] == 'o')
+            no++;
+        else if (t->board[i] != '.')
+            return ttt_refuse(why, TTT_R_BAD_COMMAND, "cell %d holds '%c'", i, t->board[i]), -1;
+    }
+    if (t->board[9] != '\0' || nx + no != t->moves || nx - no < 0 || nx - no > 1)
+        return ttt_refuse(why, TTT_R_BAD_COMMAND, "%d x and %d o after %d moves", nx, no,
+                          t->moves), -1;
+    char w = line_winner(t->board);
+    char want = w ? w : t->moves == 9 ? 'd' : 0;
+    if (t->winner != want)
+        return ttt_refuse(why, TTT_R_BAD_COMMAND, "the result is '%c', the board says '%c'",
+                          t->winner ? t->winner : '-', want ? want : '-'), -1;
+    return 0;
+}
+
 const struct wr_ruleset wr_ruleset_tictactoe = {
+    .version = WR_RULESET_VERSION,
     .name = "tictactoe",
-    .seats = seats,
+    .summary = "noughts and crosses: the protocol's test game and the load benchmarks'",
+    .default_seats = seats,
+    .hidden_info = 0,
+    .options = NULL,
+    .default_scenario = NULL,
+    .needs_scenario = 0,
+    .reasons = &ttt_reasons,
     .create = ttt_create,
     .destroy = ttt_destroy,
+    .seats = ttt_seats,
     .apply = ttt_apply,
     .project = ttt_project,
     .project_events = ttt_project_events,
-    .awaited = ttt_awaited,
     .awaiting = ttt_awaiting,
     .result = ttt_result,
+    .check = ttt_check,
+    .present = &wr_present_plain,
 };

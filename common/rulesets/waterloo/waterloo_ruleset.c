@@ -8,46 +8,72 @@
 #include <stdlib.h>
 
 #include "waterloo_command.h"
+#include "present.h"
 #include "waterloo_game.h"
 
 struct waterloo {
+    struct wr_game base;
+    const struct wr_host *host;
     struct wl_scenario sc;
     struct wl_game g;
 };
 
 static const char *const waterloo_seats[] = { "french", "allied", NULL };
 
-static void *waterloo_create(const json_t *scenario, const json_t *options,
-                             const char *game_id, const uint8_t seed[32],
-                             struct wr_refusal *why)
+extern const struct wr_ruleset wr_ruleset_waterloo;
+
+/* The host's scenarios, for a scenario built on a "base". */
+static json_t *waterloo_base(const char *name, void *ctx)
+{
+    const struct wr_host *host = ctx;
+    return host->scenario(host->ctx, name);
+}
+
+static struct wr_game *waterloo_create(const json_t *scenario, const json_t *options,
+                                       const char *game_id, const uint8_t *seed,
+                                       const struct wr_host *host, struct wr_refusal *why)
 {
     (void)options;
     if (scenario == NULL) {
-        wl_refuse(why, WL_R_BAD_COMMAND, "waterloo needs a scenario");
+        wl_refuse(why, WL_R_BAD_SCENARIO, "waterloo needs a scenario");
         return NULL;
     }
     struct waterloo *w = calloc(1, sizeof *w);
     if (w == NULL) {
-        wl_refuse(why, WL_R_BAD_COMMAND, "out of memory");
+        wl_refuse(why, WL_R_NO_MEMORY, "out of memory");
         return NULL;
     }
-    if (wl_scenario_load(&w->sc, scenario, NULL, NULL, why) != 0) {
+    w->base.rs = &wr_ruleset_waterloo;
+    w->host = host;
+    int has_resolver = host && host->scenario;
+    if (wl_scenario_load(&w->sc, scenario, has_resolver ? waterloo_base : NULL,
+                         has_resolver ? (void *)host : NULL, why) != 0) {
         free(w);
         return NULL;
     }
     wl_game_init(&w->g, &w->sc, game_id, seed);
-    return w;
+    if (seed == NULL && host && host->roll) {
+        w->g.roll_source = host->roll;
+        w->g.roll_ctx = host->ctx;
+    }
+    return &w->base;
 }
 
-static void waterloo_destroy(void *game)
+static void waterloo_destroy(struct wr_game *game)
 {
     free(game);
 }
 
-static int waterloo_apply(void *game, const char *seat, const json_t *cmd,
-                                     json_t **events, struct wr_refusal *why)
+static const char *const *waterloo_game_seats(const struct wr_game *game)
 {
-    struct waterloo *w = game;
+    (void)game;
+    return waterloo_seats;
+}
+
+static int waterloo_apply(struct wr_game *game, const char *seat, const json_t *cmd,
+                          json_t **events, struct wr_refusal *why)
+{
+    struct waterloo *w = (struct waterloo *)game;
     int side = seat ? wl_side_from_name(seat) : -1;
     *events = NULL;
     if (side < 0)
@@ -57,52 +83,60 @@ static int waterloo_apply(void *game, const char *seat, const json_t *cmd,
 
 /* Waterloo hides nothing from either side or from spectators: the seed
  * stays out of the state until the game ends. */
-static json_t *waterloo_project(void *game, const char *seat)
+static json_t *waterloo_project(const struct wr_game *game, const char *seat)
 {
     (void)seat;
-    return wl_game_state_json(&((struct waterloo *)game)->g);
+    return wl_game_state_json(&((const struct waterloo *)game)->g);
 }
 
 /* Every seat sees every event: the events themselves, not a copy (a deep
  * copy of each command's events, twice per command, was 5% of warroomd's
  * instructions under load). */
-static json_t *waterloo_project_events(void *game, const char *seat, const json_t *events)
+static json_t *waterloo_project_events(const struct wr_game *game, const char *seat,
+                                       const json_t *events)
 {
     (void)game;
     (void)seat;
     return json_incref((json_t *)events);
 }
 
-static const char *waterloo_awaited(void *game)
+static int waterloo_awaiting(const struct wr_game *game, struct wr_decision *out, int max)
 {
-    const struct wl_game *g = &((struct waterloo *)game)->g;
-    return g->await_side < 0 ? NULL : wl_side_name(g->await_side);
-}
-
-static int waterloo_awaiting(void *game, struct wr_decision *out, int max)
-{
-    const struct wl_game *g = &((struct waterloo *)game)->g;
+    const struct wl_game *g = &((const struct waterloo *)game)->g;
     if (g->await_side < 0 || max < 1)
         return 0;
     out[0] = (struct wr_decision){ wl_side_name(g->await_side), wl_await_name(g->await_what) };
     return 1;
 }
 
-static const char *waterloo_result(void *game)
+static const char *waterloo_result(const struct wr_game *game)
 {
-    const struct wl_game *g = &((struct waterloo *)game)->g;
+    const struct wl_game *g = &((const struct waterloo *)game)->g;
     return g->winner < 0 ? NULL : wl_side_name(g->winner);
 }
 
+static int waterloo_check(const struct wr_game *game, struct wr_refusal *why)
+{
+    return wl_game_check(&((const struct waterloo *)game)->g, why) == 0 ? 0 : -1;
+}
+
 const struct wr_ruleset wr_ruleset_waterloo = {
+    .version = WR_RULESET_VERSION,
     .name = "waterloo",
-    .seats = waterloo_seats,
+    .summary = "Waterloo (Avalon Hill, 1962): the French against the Anglo-Allied and "
+               "Prussian armies, June 1815",
+    .default_seats = waterloo_seats,
+    .default_scenario = "waterloo-1815",
+    .needs_scenario = 1,
+    .reasons = &wl_reasons,
     .create = waterloo_create,
     .destroy = waterloo_destroy,
+    .seats = waterloo_game_seats,
     .apply = waterloo_apply,
     .project = waterloo_project,
     .project_events = waterloo_project_events,
-    .awaited = waterloo_awaited,
     .awaiting = waterloo_awaiting,
     .result = waterloo_result,
+    .check = waterloo_check,
+    .present = &wr_present_plain,
 };

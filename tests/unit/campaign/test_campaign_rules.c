@@ -78,7 +78,7 @@ static struct wr_campaign *make(const char *map_text, const char *opts_text)
         fail_msg("test map: %s", why.message);
     json_decref(m);
     json_t *o = opts_text ? jq(opts_text) : NULL;
-    struct wr_campaign *c = wr_campaign_new(&map, o, "g-test", SEED, &why);
+    struct wr_campaign *c = wr_campaign_new(&map, o, "g-test", SEED, NULL, &why);
     json_decref(o);
     if (c == NULL)
         fail_msg("test options %s: %s", opts_text, why.message);
@@ -236,7 +236,7 @@ static uint32_t find_k(const struct wr_campaign *c, int na, int nd, int winner, 
 static void settle_strategies(struct wr_campaign *c)
 {
     while (c->phase == WR_CP_STRATEGY)
-        ok(c, wr_campaign_awaited(c), "{'type':'choose_strategy','strategy':'scouts'}", 0);
+        ok(c, wr_game_awaited(&c->base), "{'type':'choose_strategy','strategy':'scouts'}", 0);
 }
 
 /* LINE4, p1 holds A B, p2 C D: p1 attacks C, p2 puts B at stake. With
@@ -481,7 +481,7 @@ static void test_options(void **state)
         struct wr_refusal why = { WR_CR_OK, "ok", "" };
         json_t *m = jq(LINE4), *o = jq(t[i].opts);
         assert_int_equal(wr_campaign_map_load(&map, m, &why), 0);
-        struct wr_campaign *c = wr_campaign_new(&map, o, "g-test", SEED, &why);
+        struct wr_campaign *c = wr_campaign_new(&map, o, "g-test", SEED, NULL, &why);
         if (t[i].want == NULL && c == NULL)
             fail_msg("row %d: refused: %s", t[i].row, why.message);
         if (t[i].want && (c != NULL || why.reason != WR_CR_BAD_OPTIONS ||
@@ -493,14 +493,14 @@ static void test_options(void **state)
     }
     /* Seats: p1..pN, then the referee. */
     struct wr_campaign *c = make(LINE4, "{'players':3,'referee':true}");
-    const char *const *seats = wr_ruleset_campaign.game_seats(c);
+    const char *const *seats = wr_ruleset_campaign.seats(&c->base);
     assert_string_equal(seats[0], "p1");
     assert_string_equal(seats[2], "p3");
     assert_string_equal(seats[3], "referee");
     assert_null(seats[4]);
     wr_campaign_free(c);
     c = make(LINE4, NULL);
-    seats = wr_ruleset_campaign.game_seats(c);
+    seats = wr_ruleset_campaign.seats(&c->base);
     assert_string_equal(seats[1], "p2");
     assert_null(seats[2]);
     assert_int_equal(c->max_rounds, 5);
@@ -508,10 +508,10 @@ static void test_options(void **state)
     wr_campaign_free(c);
     /* Through the ruleset: no scenario, a broken one. */
     struct wr_refusal why;
-    assert_null(wr_ruleset_campaign.create(NULL, NULL, "g", SEED, &why));
+    assert_null(wr_ruleset_campaign.create(NULL, NULL, "g", SEED, NULL, &why));
     assert_int_equal(why.reason, WR_CR_BAD_SCENARIO);
     json_t *bad = jq("{'warroom':'scenario','version':1,'ruleset':'campaign','name':'M'}");
-    assert_null(wr_ruleset_campaign.create(bad, NULL, "g", SEED, &why));
+    assert_null(wr_ruleset_campaign.create(bad, NULL, "g", SEED, NULL, &why));
     assert_string_equal(why.message, "scenario: missing key 'towns'");
     json_decref(bad);
     assert_true(wr_ruleset_campaign.hidden_info);
@@ -742,7 +742,7 @@ static void test_strategy_results(void **state)
             json_decref(ev);
             if (t[i].face == 6) {
                 /* Brilliant Generalship: the winner, only, chooses. */
-                assert_string_equal(wr_campaign_awaited(c), ws);
+                assert_string_equal(wr_game_awaited(&c->base), ws);
                 refused(c, winner ? "p1" : "p2", "{'type':'choose_strategy','strategy':'scouts'}",
                         WR_CR_NOT_YOUR_TURN, t[i].row);
                 refused(c, ws, "{'type':'tactic','choice':'march'}", WR_CR_WRONG_PHASE, t[i].row);
@@ -800,7 +800,7 @@ static void test_strategy_dice_counts(void **state)
         snprintf(text, sizeof text, "{'type':'attack','target':'%s'}", t[i].target);
         ok(c, "p1", text, t[i].row);
         snprintf(text, sizeof text, "{'type':'counter','town':'%s'}", t[i].counter);
-        json_t *ev = ok_ev(c, wr_campaign_awaited(c), text, t[i].row);
+        json_t *ev = ok_ev(c, wr_game_awaited(&c->base), text, t[i].row);
         if (c->at.ndice[0] != t[i].na || c->at.ndice[1] != t[i].nd)
             fail_msg("row %d: dice %d and %d, want %d and %d", t[i].row, c->at.ndice[0],
                      c->at.ndice[1], t[i].na, t[i].nd);
@@ -856,7 +856,7 @@ static void test_draft_played(void **state)
 {
     (void)state;
     struct wr_campaign *c = make(GRID6, "{'players':3}");
-    assert_string_equal(wr_campaign_awaited(c), "p1");
+    assert_string_equal(wr_game_awaited(&c->base), "p1");
     refused(c, "p2", "{'type':'start'}", WR_CR_NOT_YOUR_TURN, 1);
     refused(c, "p1", "{'type':'choose_town','town':'A'}", WR_CR_WRONG_PHASE, 2);
     json_t *ev = ok_ev(c, "p1", "{'type':'start'}", 3);
@@ -884,7 +884,7 @@ static void test_draft_played(void **state)
                 town = t;
         char text[96];
         snprintf(text, sizeof text, "{'type':'choose_town','town':'%s'}", c->map.towns[town].name);
-        ok(c, wr_campaign_awaited(c), text, 10 + pick);
+        ok(c, wr_game_awaited(&c->base), text, 10 + pick);
     }
     assert_int_equal(c->phase, WR_CP_ATTACK);
     assert_int_equal(c->turn, 1);
@@ -1288,7 +1288,7 @@ static void test_disputes(void **state)
     assert_non_null(find_event(ev, "disputed", 0));
     json_decref(ev);
     assert_true(c->at.disputed);
-    assert_string_equal(wr_campaign_awaited(c), "referee");
+    assert_string_equal(wr_game_awaited(&c->base), "referee");
     refused(c, "p1", "{'type':'settle','attacker':1500,'defender':1000}", WR_CR_NOT_YOUR_TURN, 2);
     ev = ok_ev(c, "referee", "{'type':'settle','attacker':1500,'defender':1000}", 3);
     assert_true(json_is_true(json_object_get(find_event(ev, "battle_result", 0), "settled")));
@@ -1335,8 +1335,8 @@ static void test_conquest(void **state)
     assert_string_equal(str(go, "end"), "conquest");
     json_decref(ev);
     assert_int_equal(c->phase, WR_CP_OVER);
-    assert_null(wr_campaign_awaited(c));
-    assert_string_equal(wr_ruleset_campaign.result(c), "p1");
+    assert_null(wr_game_awaited(&c->base));
+    assert_string_equal(wr_ruleset_campaign.result(&c->base), "p1");
     refused(c, "p1", "{'type':'attack','target':'A'}", WR_CR_GAME_OVER, 2);
     /* The seed is shown once the campaign is over. */
     json_t *st = wr_campaign_project(c, NULL);
@@ -1358,7 +1358,7 @@ static void test_conquest(void **state)
     ok(c, "p2", "{'type':'report','attacker':100,'defender':2000}", 3);
     ok(c, "p1", "{'type':'report','attacker':100,'defender':2000}", 3);
     assert_int_equal(c->phase, WR_CP_OVER);
-    assert_string_equal(wr_ruleset_campaign.result(c), "p1+p3");
+    assert_string_equal(wr_ruleset_campaign.result(&c->base), "p1+p3");
     wr_campaign_free(c);
 }
 
@@ -1520,7 +1520,7 @@ static json_t *play(const char *map_path, const char *opts, unsigned seed, int *
     uint8_t s[32] = { 0 };
     s[0] = (uint8_t)seed;
     s[1] = (uint8_t)(seed >> 8);
-    struct wr_campaign *c = wr_campaign_new(&map, o, "g-bot", s, &why);
+    struct wr_campaign *c = wr_campaign_new(&map, o, "g-bot", s, NULL, &why);
     json_decref(o);
     assert_non_null(c);
     unsigned rnd = seed * 7919u + 1;
@@ -1620,7 +1620,7 @@ static void test_golden_state(void **state)
                          &m, WARROOM_SCENARIO_DIR "/campaign/ancient-world.json", &why), 0);
     json_t *o = jq("{'players':3,'alliances':[['p1','p3']],'max_turns':4}");
     static const uint8_t seed[32] = { 42 };
-    struct wr_campaign *c = wr_campaign_new(&m, o, "g-example", seed, &why);
+    struct wr_campaign *c = wr_campaign_new(&m, o, "g-example", seed, NULL, &why);
     json_decref(o);
     assert_non_null(c);
     ok(c, "p1", "{'type':'start'}", 1);
@@ -1633,7 +1633,7 @@ static void test_golden_state(void **state)
         snprintf(text, sizeof text, attack ? "{'type':'attack','target':'%s'}"
                                            : "{'type':'choose_town','town':'%s'}",
                  m.towns[t].name);
-        ok(c, wr_campaign_awaited(c), text, 2);
+        ok(c, wr_game_awaited(&c->base), text, 2);
     }
     assert_int_equal(c->phase, WR_CP_COUNTER);
     json_t *got = wr_campaign_project(c, NULL);
