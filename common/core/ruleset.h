@@ -34,6 +34,7 @@
 struct json_t;
 struct wr_ruleset;
 struct wr_present;
+struct wr_prng;
 
 #define WR_RULESET_VERSION 2
 
@@ -148,6 +149,14 @@ struct wr_ruleset {
      * without NDEBUG (the tests' and the sanitizer build), and the
      * conformance suite after every command of its games. */
     int (*check)(const struct wr_game *g, struct wr_refusal *why);
+
+    /* A legal command for seat, chosen with rng (prng.h, the caller's
+     * generator): the random player of the conformance suite, the load
+     * tool and the benchmarks. Returns a new reference that apply()
+     * accepts from seat now, or NULL when seat is not awaited or the game
+     * is over. Never NULL (a ruleset without a random player cannot be
+     * checked by the conformance suite). */
+    struct json_t *(*autoplay)(const struct wr_game *g, const char *seat, struct wr_prng *rng);
 
     /* What a client shows and reads (present.h); never NULL. */
     const struct wr_present *present;
