@@ -351,4 +351,8 @@ int wr_campaign_check(const struct wr_campaign *c, struct wr_refusal *why);
 
 extern const struct wr_ruleset wr_ruleset_campaign;
 
+/* Its presentation (present.h; campaign_present.c): the short orders of
+ * docs/rulesets/campaign.md ("Orders"), the text and SVG map. */
+extern const struct wr_present wr_present_campaign;
+
 #endif
