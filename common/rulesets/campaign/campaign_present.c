@@ -221,6 +221,7 @@ static void read_attack(struct wr_campaign *c, const json_t *a)
         s->side = seat && side_seat[1] && strcmp(seat, side_seat[1]) == 0;
         s->roll = (int)iget(o, "roll");
         s->strategy = wr_campaign_strategy_parse(sget(o, "strategy"));
+        s->strategy = s->strategy < 0 ? WR_CS_NONE : s->strategy;
         s->pending = json_is_true(json_object_get(o, "pending"));
         s->reinforcement = from && strcmp(from, "reinforcement") == 0;
     }
@@ -293,6 +294,12 @@ static struct wr_campaign *position(const struct cp_view *p)
         snprintf(c->winner, sizeof c->winner, "%s", sget(st, "winner") ? sget(st, "winner") : "?");
         c->end = "conquest";
     }
+    /* A state the server sent keeps the invariants; one that does not
+     * cannot be judged (and the rules must not run on it). */
+    if (wr_campaign_check(c, &why) != 0) {
+        wr_campaign_free(c);
+        return NULL;
+    }
     return c;
 }
 
@@ -301,7 +308,7 @@ static struct wr_campaign *position(const struct cp_view *p)
 static uint64_t legal_towns(const struct wr_campaign *c, const char *seat, const char *what)
 {
     uint64_t set = 0;
-    int p = wr_campaign_player(c, seat);
+    int p = c ? wr_campaign_player(c, seat) : -1;
     for (int t = 0; c && p >= 0 && what && t < c->map.ntowns; t++) {
         enum wr_campaign_reason r = WR_CR_BAD_COMMAND;
         if (strcmp(what, "choose_town") == 0)
