@@ -213,7 +213,9 @@ static int start_game(const json_t *h, const struct wr_record_opts *o, struct wr
                         "\"seed\" must be 64 hex digits");
         res->has_seed = 1;
     }
-    /* 5) The options: an object, {} when absent. */
+    /* 5) The options: an object, {} when absent or null. */
+    if (json_is_null(opts))
+        opts = NULL;
     if (opts != NULL && !json_is_object(opts))
         return fail(why, WR_RECORD_EBAD, WR_R_BAD_OPTIONS, lineno,
                     "\"options\" must be an object");

@@ -7,7 +7,8 @@
  *   {"warroom":"game-record","version":1,"game":ID,"ruleset":NAME,
  *    "scenario":NAME or an inline scenario object ("" when the game has
  *    none),"options":{...},"seed":HEX64}
- * ("options" absent reads as {}; "seed" is absent while the game runs), then
+ * ("options" absent or null reads as {}; "seed" is absent, or null, while
+ * the game runs), then
  * one line per command
  *   {"seat":SEAT,"cmd":{...},"rolls":[[k,face],...]}
  * ("rolls" only when the command rolled: the k and face of each event of
