@@ -33,6 +33,7 @@
 #include "jsonpatch.h"
 #include "log.h"
 #include "notify.h"
+#include "record.h"
 #include "ruleset.h"
 #include "server.h"
 #include "store.h"
@@ -1750,19 +1751,11 @@ static void export_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     }
     /* Header: the scenario inline, so the record stands alone; the seed only
      * once the game is over. */
-    json_t *h = json_pack("{s:s, s:i, s:s, s:s}", "warroom", "game-record", "version", 1, "game",
-                          g->id, "ruleset", g->rs->name);
     json_t *scen = g->scenario_text ? json_loads(g->scenario_text, 0, NULL) : NULL;
-    json_object_set_new(h, "scenario", scen ? scen : json_string(g->scenario_name));
-    /* the options, so a replay makes the same game (a campaign's players) */
-    json_object_set(h, "options", g->options);
-    if (g->status == ST_FINISHED) {
-        char seed[65];
-        hex(g->seed, 32, seed);
-        json_object_set_new(h, "seed", json_string(seed));
-    }
-    char *head = json_dumps(h, JSON_COMPACT);
-    json_decref(h);
+    /* the options too, so a replay makes the same game (a campaign's players) */
+    char *head = wr_record_header(g->id, g->rs->name, g->scenario_name, scen, g->options,
+                                  g->status == ST_FINISHED ? g->seed : NULL);
+    json_decref(scen);
     struct export_stream *x = calloc(1, sizeof *x);
     if (head == NULL || x == NULL) {
         free(head);

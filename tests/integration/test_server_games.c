@@ -497,11 +497,20 @@ static void export_and_replay(struct wt_server *s, struct wt_client *c, const ch
     fclose(f);
     json_decref(rec);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s replay --quiet %s > %s", WARROOM_CLIENT_PATH, path, out);
+    snprintf(cmd, sizeof cmd, "%s replay --json %s > %s", WARROOM_CLIENT_PATH, path, out);
     assert_int_equal(system(cmd), 0);
-    json_t *res = json_load_file(out, 0, NULL);
+    /* The verdict line (a running game: no seed, no die verified), then
+     * the final public state. */
+    char line[256];
+    f = fopen(out, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    if (strncmp(line, "record checked: ", 16) != 0 || strstr(line, " 0 dice verified, ") == NULL)
+        fail_msg("replay's verdict: %s", line);
+    json_t *res = json_loadf(f, 0, NULL);
+    fclose(f);
     assert_non_null(res);
-    json_t *units = json_object_get(json_object_get(res, "state"), "units");
+    json_t *units = json_object_get(res, "units");
     if (!json_equal(units, json_object_get(c->state, "units")))
         fail_msg("the replayed record does not end where the game is");
     json_decref(res);

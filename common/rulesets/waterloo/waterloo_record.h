@@ -1,16 +1,9 @@
 /*
- * waterloo_record.h - game records: reading them and replaying them.
- *
- * A game record is NDJSON. The first line is the header
- *   {"warroom":"game-record","version":1,"game":ID,"ruleset":"waterloo",
- *    "scenario": NAME or an inline scenario object, "seed": HEX (absent while
- *    the game runs)}
- * then one line per accepted (or, in a raw log, attempted) command
- *   {"seat":"french"|"allied","cmd":{...},"rolls":[[k,face],...]}
- * ("rolls" only when the command rolled). Replay is deterministic: the same
- * record gives the same events and final state. With the seed, every roll is
- * derived again and checked against the recorded one; without it the
- * recorded rolls are used.
+ * waterloo_record.h - Waterloo's old entry to game records, kept for
+ * client-cli/cmd_render.c until it replays through record.h: a shim over
+ * wr_record_replay() (common/core/record.h, where the format is
+ * described) that knows the ruleset "waterloo" only and gives the final
+ * public state. New code uses record.h.
  */
 #ifndef WL_RECORD_H
 #define WL_RECORD_H
@@ -35,12 +28,10 @@ struct wl_replay_opts {
     void *line_ctx;
 };
 
-/* Replay the record text[0..len). Returns 0 and the final state (new
- * reference in *final_state) when every command was accepted (or skipped
- * with keep_going) and every roll matched; -1 with why filled otherwise:
- * a malformed line ("line 7: ..."), an unknown scenario, a refused command
- * without keep_going, or a roll that differs from the seed's ("line 12:
- * roll 5 was recorded as 3, the seed gives 6"). */
+/* Replay the Waterloo record text[0..len) with wr_record_replay(). Returns
+ * 0 and the final public state (new reference in *final_state), or -1 with
+ * why filled as wr_record_replay() fills it (a record of another ruleset
+ * is refused). */
 int wl_replay(const char *text, size_t len, const struct wl_replay_opts *opts,
               struct json_t **final_state, struct wr_refusal *why);
 
