@@ -275,6 +275,8 @@ struct wr_campaign {
     int has_seed;               /* 0: rolls come from roll_source (a replay) */
     int (*roll_source)(void *ctx, uint32_t k);
     void *roll_ctx;
+    int roll_missing;           /* a roll of this command had no face from the host */
+    uint32_t missing_k;         /* the first such roll */
     uint32_t rolls;             /* k of the next roll */
     int nplayers;
     int has_referee;

@@ -64,8 +64,27 @@ enum wr_campaign_reason wr_campaign_apply(struct wr_campaign *c, const char *sea
                          seat ? seat : "(none)");
     json_t *ev = json_array();
     if (ev == NULL)
-        return wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "out of memory");
+        return wr_campaign_refuse(why, WR_CR_NO_MEMORY, "out of memory");
+    /* Without a seed the host gives the dice (a record replayed), and may
+     * have no face for a roll: the command is then refused and the game
+     * left as it was (ruleset.h), so it is kept until the command is in. */
+    struct wr_campaign *before = NULL;
+    if (!c->has_seed) {
+        before = malloc(sizeof *before);
+        if (before == NULL) {
+            json_decref(ev);
+            return wr_campaign_refuse(why, WR_CR_NO_MEMORY, "out of memory");
+        }
+        memcpy(before, c, sizeof *before);
+    }
     r = tr->run(c, seat, &k, ev, why);
+    if (r == WR_CR_OK && c->roll_missing) {
+        uint32_t missing = c->missing_k;
+        memcpy(c, before, sizeof *c);
+        r = wr_campaign_refuse(why, WR_CR_BAD_COMMAND, "roll %lu has no face: the game has no "
+                               "seed and the host gave none", (unsigned long)missing);
+    }
+    free(before);
     if (r != WR_CR_OK) {
         json_decref(ev);
         return r;

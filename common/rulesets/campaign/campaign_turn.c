@@ -36,9 +36,15 @@ int cp_roll(struct wr_campaign *c, json_t *ev, int player, const char *purpose)
     uint32_t k = c->rolls++;
     int f = c->has_seed ? wr_dice_roll(c->seed, c->game_id, k)
           : c->roll_source ? c->roll_source(c->roll_ctx, k) : 0;
-    if (f < 1 || f > 6)
-        f = 1;  /* no roll from the host (the seed's cannot fail: the id was
-                 * checked at creation); a replay then finds the face wrong */
+    if (f < 1 || f > 6) {
+        /* No face from the host (the seed's cannot fail: the id was checked
+         * at creation). The command goes on with a 1 so the handler's state
+         * stays consistent, and wr_campaign_apply() then refuses it whole. */
+        if (!c->roll_missing)
+            c->missing_k = k;
+        c->roll_missing = 1;
+        f = 1;
+    }
     json_t *e = json_pack("{s:s, s:I, s:i, s:s}", "type", "roll", "k", (json_int_t)k, "face", f,
                           "for", purpose);
     if (player >= 0)

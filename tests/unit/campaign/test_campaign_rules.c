@@ -1650,6 +1650,61 @@ static void test_whole_campaigns(void **state)
  * warroom campaign-map tests read). The commands: p1 starts, every pick of
  * the draft is the first legal town in map order, the first attack the
  * first legal target. */
+/* A host's dice: the faces of rolls 0..n-1, none after. */
+struct host_faces {
+    const int *face;
+    uint32_t n;
+};
+
+static int host_face(void *ctx, uint32_t k)
+{
+    const struct host_faces *h = ctx;
+    return k < h->n ? h->face[k] : 0;
+}
+
+/* Without a seed the dice are the host's (a record replayed): a roll the
+ * host has no face for refuses the command that needed it, whole, and the
+ * game stays as it was (ruleset.h, struct wr_host). */
+static void test_dice_from_the_host(void **state)
+{
+    (void)state;
+    struct wr_campaign_map map;
+    struct wr_refusal why = { WR_CR_OK, "ok", "" };
+    json_t *m = jq(LINE4);
+    assert_int_equal(wr_campaign_map_load(&map, m, &why), 0);
+    json_decref(m);
+    static const int faces[] = { 5, 2 };
+    struct host_faces none = { faces, 0 }, two = { faces, 2 };
+    struct wr_host h_none = { host_face, NULL, &none }, h_two = { host_face, NULL, &two };
+    /* No face at all: start (who chooses first is rolled) is refused. */
+    struct wr_campaign *c = wr_campaign_new(&map, NULL, "g-host", NULL, &h_none, &why);
+    assert_non_null(c);
+    refused(c, "p1", "{'type':'start'}", WR_CR_BAD_COMMAND, 1);
+    assert_int_equal(c->phase, WR_CP_START);
+    assert_int_equal(c->rolls, 0);
+    struct wr_refusal w2 = { WR_CR_OK, "ok", "" };
+    json_t *cmd = jq("{'type':'start'}"), *ev = NULL;
+    assert_int_equal(wr_campaign_apply(c, "p1", cmd, &ev, &w2), WR_CR_BAD_COMMAND);
+    assert_string_equal(w2.code, "bad_command");
+    assert_non_null(strstr(w2.message, "roll 0 has no face"));
+    assert_null(ev);
+    wr_campaign_free(c);
+    /* With the host's faces: accepted, and the events carry them. */
+    c = wr_campaign_new(&map, NULL, "g-host", NULL, &h_two, &why);
+    assert_non_null(c);
+    assert_int_equal(wr_campaign_apply(c, "p1", cmd, &ev, &w2), WR_CR_OK);
+    size_t i;
+    json_t *e;
+    int seen = 0;
+    json_array_foreach(ev, i, e)
+        if (strcmp(str(e, "type"), "roll") == 0)
+            assert_int_equal(json_integer_value(json_object_get(e, "face")), faces[seen++]);
+    assert_true(seen >= 1);
+    json_decref(ev);
+    json_decref(cmd);
+    wr_campaign_free(c);
+}
+
 static void test_golden_state(void **state)
 {
     (void)state;
@@ -1715,6 +1770,7 @@ int main(void)
         cmocka_unit_test(test_conquest),
         cmocka_unit_test(test_turn_limit_and_passing),
         cmocka_unit_test(test_whole_campaigns),
+        cmocka_unit_test(test_dice_from_the_host),
         cmocka_unit_test(test_golden_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
