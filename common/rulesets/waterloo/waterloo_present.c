@@ -130,18 +130,14 @@ static int present_update(struct wr_view *base, const json_t *state, struct wr_r
     struct wl_view *v = (struct wl_view *)base;
     /* The game is built in scratch; the old one becomes the next scratch
      * (the first state needs one more). */
+    if (wl_game_init_from_state(v->scratch, v->sc, state, NULL, why) != 0)
+        return -1;
     struct wl_game *spare = v->g ? v->g : malloc(sizeof *spare);
-    json_t *copy = NULL;
-    if (spare == NULL || (copy = json_deep_copy(state)) == NULL) {
+    json_t *copy = spare ? json_deep_copy(state) : NULL;
+    if (copy == NULL) {
         if (spare != v->g)
             free(spare);
         return wl_refuse(why, WL_R_NO_MEMORY, "out of memory"), -1;
-    }
-    if (wl_game_init_from_state(v->scratch, v->sc, state, NULL, why) != 0) {
-        if (spare != v->g)
-            free(spare);
-        json_decref(copy);
-        return -1;
     }
     wl_sq at = v->g ? changed_square(v->g, v->scratch) : WL_SQ_NONE;
     if (at == WL_SQ_NONE)
@@ -223,56 +219,107 @@ static void path_text(const json_t *path, struct wr_strbuf *out)
     }
 }
 
-/* One line per event (waterloo_command.h lists them; docs/rulesets/waterloo.md
- * gives their fields). */
+/* The line of each event type (waterloo_command.h lists them,
+ * docs/rulesets/waterloo.md gives their fields). */
+static void ev_moved(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    size_t i;
+    json_t *u;
+    json_array_foreach(json_object_get(e, "units"), i, u) {
+        const char *id = json_string_value(u);
+        wr_strbuf_printf(out, "%s%s", i ? "," : "", id ? id : "?");
+    }
+    wr_strbuf_printf(out, " %s from %s: ", type, str(e, "from"));
+    path_text(json_object_get(e, "path"), out);
+}
+
+static void ev_retreated(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    wr_strbuf_printf(out, "%s %s from %s: ", str(e, "unit"), type, str(e, "from"));
+    path_text(json_object_get(e, "path"), out);
+}
+
+static void ev_from_to(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    wr_strbuf_printf(out, "%s %s from %s to %s", str(e, "unit"), type, str(e, "from"),
+                     str(e, "to"));
+}
+
+static void ev_removed(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    const char *from = json_string_value(json_object_get(e, "from"));
+    wr_strbuf_printf(out, "%s %s%s%s", str(e, "unit"), type, from ? " on " : "", from ? from : "");
+}
+
+static void ev_exited(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "%s left the board", str(e, "unit"));
+}
+
+static void ev_phase(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "turn %d: %s", num(e, "turn"), str(e, "phase"));
+}
+
+static void ev_declared(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "battle %d declared at %s (column %s)", num(e, "battle"),
+                     str(e, "odds"), str(e, "column"));
+}
+
+static void ev_roll(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "battle %d: the die shows %d (roll %d)", num(e, "battle"),
+                     num(e, "face"), num(e, "k"));
+}
+
+static void ev_result(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "battle %d: %s", num(e, "battle"), str(e, "result"));
+}
+
+static void ev_defection_due(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "P-A-A units worth %d factors must defect", num(e, "factors"));
+}
+
+static void ev_game_over(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    const char *reason = json_string_value(json_object_get(e, "reason"));
+    wr_strbuf_printf(out, "game over: %s wins (%s)", str(e, "winner"), reason ? reason : "");
+}
+
+static const struct {
+    const char *type;
+    void (*line)(const json_t *e, const char *type, struct wr_strbuf *out);
+} event_lines[] = {
+    { "moved", ev_moved }, { "entered", ev_moved }, { "retreated", ev_retreated },
+    { "advanced", ev_from_to }, { "placed", ev_from_to }, { "eliminated", ev_removed },
+    { "defected", ev_removed }, { "exited", ev_exited }, { "phase", ev_phase },
+    { "declared", ev_declared }, { "roll", ev_roll }, { "result", ev_result },
+    { "defection_due", ev_defection_due }, { "game_over", ev_game_over },
+};
+
+/* One line for an event; one the table lacks as its JSON. */
 static void present_event(const struct wr_view *base, const json_t *e, struct wr_strbuf *out)
 {
     (void)base;
     const char *type = json_string_value(json_object_get(e, "type"));
-    if (type == NULL)
-        type = "";
-    if (strcmp(type, "moved") == 0 || strcmp(type, "entered") == 0) {
-        size_t i;
-        json_t *u;
-        json_array_foreach(json_object_get(e, "units"), i, u) {
-            const char *id = json_string_value(u);
-            wr_strbuf_printf(out, "%s%s", i ? "," : "", id ? id : "?");
+    for (size_t i = 0; type && i < sizeof event_lines / sizeof event_lines[0]; i++)
+        if (strcmp(type, event_lines[i].type) == 0) {
+            event_lines[i].line(e, type, out);
+            return;
         }
-        wr_strbuf_printf(out, " %s from %s: ", type, str(e, "from"));
-        path_text(json_object_get(e, "path"), out);
-    } else if (strcmp(type, "retreated") == 0) {
-        wr_strbuf_printf(out, "%s retreated from %s: ", str(e, "unit"), str(e, "from"));
-        path_text(json_object_get(e, "path"), out);
-    } else if (strcmp(type, "advanced") == 0 || strcmp(type, "placed") == 0) {
-        wr_strbuf_printf(out, "%s %s from %s to %s", str(e, "unit"), type, str(e, "from"),
-                         str(e, "to"));
-    } else if (strcmp(type, "eliminated") == 0 || strcmp(type, "defected") == 0) {
-        const char *from = json_string_value(json_object_get(e, "from"));
-        wr_strbuf_printf(out, "%s %s%s%s", str(e, "unit"), type, from ? " on " : "",
-                         from ? from : "");
-    } else if (strcmp(type, "exited") == 0) {
-        wr_strbuf_printf(out, "%s left the board", str(e, "unit"));
-    } else if (strcmp(type, "phase") == 0) {
-        wr_strbuf_printf(out, "turn %d: %s", num(e, "turn"), str(e, "phase"));
-    } else if (strcmp(type, "declared") == 0) {
-        wr_strbuf_printf(out, "battle %d declared at %s (column %s)", num(e, "battle"),
-                         str(e, "odds"), str(e, "column"));
-    } else if (strcmp(type, "roll") == 0) {
-        wr_strbuf_printf(out, "battle %d: the die shows %d (roll %d)", num(e, "battle"),
-                         num(e, "face"), num(e, "k"));
-    } else if (strcmp(type, "result") == 0) {
-        wr_strbuf_printf(out, "battle %d: %s", num(e, "battle"), str(e, "result"));
-    } else if (strcmp(type, "defection_due") == 0) {
-        wr_strbuf_printf(out, "P-A-A units worth %d factors must defect", num(e, "factors"));
-    } else if (strcmp(type, "game_over") == 0) {
-        wr_strbuf_printf(out, "game over: %s wins (%s)", str(e, "winner"),
-                         json_string_value(json_object_get(e, "reason")) ?
-                         json_string_value(json_object_get(e, "reason")) : "");
-    } else {
-        char *s = json_dumps(e, JSON_COMPACT | JSON_SORT_KEYS);
-        wr_strbuf_puts(out, s ? s : "(an event)");
-        free(s);
-    }
+    char *s = json_dumps(e, JSON_COMPACT | JSON_SORT_KEYS);
+    wr_strbuf_puts(out, s ? s : "(an event)");
+    free(s);
 }
 
 /* --- pictures ------------------------------------------------------------------------- */

@@ -407,8 +407,10 @@ static void decide_advance(const struct wl_view *v, struct wr_strbuf *out)
     list_begin(&l, out, "  Attackers on a river or slope square:");
     for (int k = 0; k < b->nattackers; k++) {
         int u = b->attackers[k];
+        if (g->units[u].where != WL_ON_BOARD)
+            continue;
         const struct wl_cell *c = &g->sc->map.cell[g->units[u].at];
-        if (g->units[u].where == WL_ON_BOARD && (c->river || c->slope_high))
+        if (c->river || c->slope_high)
             unit_at(&l, g, u);
     }
     list_end(&l, " none");

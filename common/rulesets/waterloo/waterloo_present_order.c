@@ -30,7 +30,7 @@ const struct wr_order wl_present_orders[] = {
     { "place", "place UNIT SQUARE",
       "Set-up: move one of your units to a square of your side's set-up zone, at most 15 "
       "combat factors a square (rules: Prepare for Play).",
-      "place fr-ii-girard NN-14", 0 },
+      "place fr-ii-girard OO-13", 0 },
     { "endsetup", "endsetup",
       "Set-up: your units stand where you want them; the other side sets up next, then the "
       "French move (rules: Prepare for Play). Also end_setup.",
@@ -40,7 +40,7 @@ const struct wr_order wl_present_orders[] = {
       "squares of the path one by one; it stops on entering an enemy zone, a river or woods, "
       "a primary road adds 4 squares, a reinforcement's path starts on its entry square and "
       "French units leave the board with off from A-39 to A-45 (rules: How to Move Units).",
-      "move fr-g-friant SS-15 RR-15", 0 },
+      "move fr-g-friant TT-14 TT-13", 0 },
     { "end", "end",
       "End your movement phase; your combat phase follows (rules: How to Play). During the "
       "set-up it ends your set-up. Also end_phase.",
@@ -587,11 +587,15 @@ static const struct row *parse_line(const struct wl_view *v, const char *line, s
     }
     *p = (struct parse){ v, ws, wr_present_order(&wr_present_waterloo, r->name), why };
     int args = ws->n - 1;
+    if (r->max == 0 && args > 0) {
+        bad(p, "%s takes nothing after it", r->name);
+        return NULL;
+    }
     if (args < r->min || (r->max >= 0 && args > r->max)) {
-        if (r->max == 0)
-            bad(p, "%s takes nothing after it", r->name);
-        else
-            bad(p, "%d word%s after %s", args, args == 1 ? "" : "s", r->name);
+        int want = args < r->min ? r->min : r->max;
+        bad(p, "%s takes %s %d word%s after it", r->name,
+            r->min == r->max ? "exactly" : args < r->min ? "at least" : "at most", want,
+            want == 1 ? "" : "s");
         return NULL;
     }
     return r;
