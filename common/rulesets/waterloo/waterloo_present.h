@@ -13,6 +13,13 @@
  * and `clear` (what the text picture is centred on, and its marks), and
  * draws the board (waterloo_draw.h) as terminal text or SVG.
  *
+ * Lifetimes, beyond present.h's: a view owns the scenario it loaded and
+ * copies of the options and of the last state; it uses the host only
+ * during open() (to find a base scenario). The squares a reach query
+ * marks and the centre `view` chose belong to the view, not to the game:
+ * the marks go with the next state, the centre stays until `view` alone.
+ * A seat that is neither "french" nor "allied" watches, as a spectator.
+ *
  * Short orders (the orders table lists them with a synopsis and an
  * example; the command types' own names are accepted as well):
  *   place UNIT SQUARE              {"type":"place","unit":U,"at":SQ}

@@ -536,6 +536,8 @@ static const struct row *find_row(const char *word)
 static int split(const char *line, struct words *ws, struct wr_refusal *why)
 {
     size_t j = 0;
+    if (line == NULL)
+        line = "";
     if (strlen(line) >= LINE_MAX_LEN)
         return wl_refuse(why, WL_R_BAD_COMMAND, "an order is at most %d characters",
                          LINE_MAX_LEN - 1), -1;
