@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "waterloo_command.h"
-#include "present.h"
+#include "waterloo_present.h"
 #include "waterloo_game.h"
 
 struct waterloo {
@@ -138,5 +138,5 @@ const struct wr_ruleset wr_ruleset_waterloo = {
     .awaiting = waterloo_awaiting,
     .result = waterloo_result,
     .check = waterloo_check,
-    .present = &wr_present_plain,
+    .present = &wr_present_waterloo,
 };

@@ -1,9 +1,11 @@
 /*
- * test_render.c - the board renderer (client-cli/render.c) on the small test
+ * test_render.c - the board pictures (common/rulesets/waterloo/waterloo_draw.h) on the small test
  * scenario: the SVG is well formed enough, names every town, draws one
  * counter per unit on the board where the geometry of the board reference
  * puts it, and labels the edges; the text picture puts row labels and unit
- * markers in the columns its layout promises; --no-color output has no ESC.
+ * markers in the columns its layout promises; --no-color output has no ESC;
+ * the SVG of the 1815 scenario's set-up is docs/waterloo-1815-start.svg,
+ * byte for byte.
  *
  * Expected positions are computed here from the formula of
  * docs/waterloo-board.md section 1 (x = 2c + r - 51, measured
@@ -20,16 +22,19 @@
 
 #include <jansson.h>
 
-#include "render.h"
+#include "waterloo_draw.h"
 #include "waterloo_scenario.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
 #endif
+#ifndef WARROOM_DOCS_DIR
+#error "WARROOM_DOCS_DIR must be defined by the build"
+#endif
 
 struct fixture {
     struct wl_scenario sc;
-    struct wr_render_view view;
+    struct wl_draw_view view;
     struct wr_strbuf out;
 };
 
@@ -43,7 +48,7 @@ static int setup(void **state)
         free(f);
         return -1;
     }
-    wr_render_view_setup(&f->view, &f->sc);
+    wl_draw_view_setup(&f->view, &f->sc);
     wr_strbuf_init(&f->out);
     *state = f;
     return 0;
@@ -69,8 +74,8 @@ static int row_of(const char *name)
 static void expect_centre(int row, int c, double *sx, double *sy)
 {
     int x = 2 * c + row - 51;
-    *sx = WR_SVG_ORIGIN_X + (66 - x) * WR_SVG_HALF_W;
-    *sy = WR_SVG_ORIGIN_Y + row * WR_SVG_ROW_H;
+    *sx = WL_SVG_ORIGIN_X + (66 - x) * WL_SVG_HALF_W;
+    *sy = WL_SVG_ORIGIN_Y + row * WL_SVG_ROW_H;
 }
 
 static size_t count(const char *hay, const char *needle)
@@ -97,10 +102,10 @@ static void xml_escape(const char *s, char *out, size_t n)
     out[j] = '\0';
 }
 
-static void render_svg(struct fixture *f, const struct wr_render_view *v)
+static void render_svg(struct fixture *f, const struct wl_draw_view *v)
 {
     wr_strbuf_release(&f->out);
-    assert_int_equal(wr_render_svg(&f->out, &f->sc, v), 0);
+    assert_int_equal(wl_draw_svg(&f->out, &f->sc, v), 0);
     assert_non_null(f->out.s);
     assert_int_equal(f->out.failed, 0);
 }
@@ -181,7 +186,7 @@ static void test_svg_counters(void **state)
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         double ex, ey, x, y;
         expect_centre(row_of(t[i].rowname), t[i].c, &ex, &ey);
-        double o = (t[i].k - (t[i].n - 1) / 2.0) * WR_SVG_STACK_STEP;
+        double o = (t[i].k - (t[i].n - 1) / 2.0) * WL_SVG_STACK_STEP;
         ex += o;
         ey -= o;
         counter_at(f->out.s, t[i].id, &x, &y);
@@ -227,8 +232,8 @@ static void test_svg_edge_labels(void **state)
 {
     struct fixture *f = *state;
     render_svg(f, NULL);
-    const double left = WR_SVG_ORIGIN_X, right = WR_SVG_ORIGIN_X + 66 * WR_SVG_HALF_W;
-    const double top = WR_SVG_ORIGIN_Y, bottom = WR_SVG_ORIGIN_Y + 49 * WR_SVG_ROW_H;
+    const double left = WL_SVG_ORIGIN_X, right = WL_SVG_ORIGIN_X + 66 * WL_SVG_HALF_W;
+    const double top = WL_SVG_ORIGIN_Y, bottom = WL_SVG_ORIGIN_Y + 49 * WL_SVG_ROW_H;
     static const struct { int row; const char *label; int rownum; } rows[] = {
         { 1, "A", 1 }, { 2, "WW", 49 }, { 3, "X", 24 }, { 4, "AA", 27 },
     };
@@ -237,7 +242,7 @@ static void test_svg_edge_labels(void **state)
         if (find_label(f->out.s, rows[i].label, 0, &x0, &y0) != 0 ||
             find_label(f->out.s, rows[i].label, 1, &x1, &y1) != 0)
             fail_msg("row %d: row label %s is not on both edges", rows[i].row, rows[i].label);
-        double ry = WR_SVG_ORIGIN_Y + rows[i].rownum * WR_SVG_ROW_H;
+        double ry = WL_SVG_ORIGIN_Y + rows[i].rownum * WL_SVG_ROW_H;
         if (!(x0 < left && x1 > right) || y0 < ry - 8 || y0 > ry + 8 || y1 != y0)
             fail_msg("row %d: labels of %s at (%.1f,%.1f) (%.1f,%.1f)", rows[i].row,
                      rows[i].label, x0, y0, x1, y1);
@@ -265,7 +270,7 @@ static void test_svg_edge_labels(void **state)
 static void test_view_from_state(void **state)
 {
     struct fixture *f = *state;
-    struct wr_render_view v;
+    struct wl_draw_view v;
     struct wr_refusal why;
     json_t *st = json_pack("{s:s, s:i, s:s, s:s, s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}}}",
                            "scenario", "Test: Mont-St-Jean, small", "turn", 3, "date",
@@ -273,7 +278,7 @@ static void test_view_from_state(void **state)
                            "fr-jerome", "at", "J-40", "fr-foy", "at", "K-40", "aa-picton", "at",
                            "eliminated");
     assert_non_null(st);
-    assert_int_equal(wr_render_view_from_state(&v, &f->sc, st, &why), 0);
+    assert_int_equal(wl_draw_view_from_state(&v, &f->sc, st, &why), 0);
     assert_int_equal(v.eliminated, 1);
     assert_non_null(strstr(v.caption, "Turn 3"));
     render_svg(f, &v);
@@ -300,7 +305,7 @@ static void test_view_from_state(void **state)
         json_t *j = json_loads(bad[i].json, 0, NULL);
         assert_non_null(j);
         why.message[0] = '\0';
-        if (wr_render_view_from_state(&v, &f->sc, j, &why) == 0)
+        if (wl_draw_view_from_state(&v, &f->sc, j, &why) == 0)
             fail_msg("row %d: %s accepted", bad[i].row, bad[i].json);
         if (!strstr(why.message, bad[i].msg))
             fail_msg("row %d: message '%s' lacks '%s'", bad[i].row, why.message, bad[i].msg);
@@ -329,17 +334,17 @@ static const char *text_line(const char *text, const char *row, char *buf, size_
 static void test_text_window(void **state)
 {
     struct fixture *f = *state;
-    struct wr_text_window w;
+    struct wl_draw_window w;
     wl_sq centre;
     assert_int_equal(wl_grid_parse("I-40", (size_t)-1, &centre), 0);
-    assert_int_equal(wr_render_window_around(&w, centre, 3), 0);
+    assert_int_equal(wl_draw_window_around(&w, centre, 3), 0);
     /* I-40: row 9, x = 80 + 9 - 51 = 38 */
     assert_int_equal(w.row_min, 6);
     assert_int_equal(w.row_max, 12);
     assert_int_equal(w.x_min, 32);
     assert_int_equal(w.x_max, 44);
     wr_strbuf_release(&f->out);
-    assert_int_equal(wr_render_text(&f->out, &f->sc, &f->view, &w, 0), 0);
+    assert_int_equal(wl_draw_text(&f->out, &f->sc, &f->view, &w, 0), 0);
     const char *t = f->out.s;
     assert_null(strchr(t, '\x1b'));
 
@@ -357,7 +362,7 @@ static void test_text_window(void **state)
     assert_null(text_line(t, "E", line, sizeof line));
     assert_null(text_line(t, "M", line, sizeof line));
 
-    /* unit markers at column WR_TEXT_LABEL_W + 2 * (x_max - x) + 1 */
+    /* unit markers at column WL_TEXT_LABEL_W + 2 * (x_max - x) + 1 */
     static const struct { int row; const char *rowname; int c; const char *marker; } u[] = {
         { 1, "H", 40, "A6" },           /* Picton */
         { 2, "H", 41, "A6" },           /* Cooke */
@@ -370,7 +375,7 @@ static void test_text_window(void **state)
     for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
         int r = row_of(u[i].rowname);
         int x = 2 * u[i].c + r - 51;
-        size_t col = WR_TEXT_LABEL_W + 2 * (size_t)(w.x_max - x) + 1;
+        size_t col = WL_TEXT_LABEL_W + 2 * (size_t)(w.x_max - x) + 1;
         if (!text_line(t, u[i].rowname, line, sizeof line))
             fail_msg("row %d: no line %s", u[i].row, u[i].rowname);
         if (strlen(line) < col + strlen(u[i].marker) ||
@@ -392,7 +397,7 @@ static void test_text_window(void **state)
 
     /* colour: the same picture with ANSI escapes */
     wr_strbuf_release(&f->out);
-    assert_int_equal(wr_render_text(&f->out, &f->sc, &f->view, &w, 1), 0);
+    assert_int_equal(wl_draw_text(&f->out, &f->sc, &f->view, &w, 1), 0);
     assert_non_null(strchr(f->out.s, '\x1b'));
     assert_non_null(strstr(f->out.s, "F11"));
 }
@@ -401,7 +406,7 @@ static void test_text_whole_board(void **state)
 {
     struct fixture *f = *state;
     wr_strbuf_release(&f->out);
-    assert_int_equal(wr_render_text(&f->out, &f->sc, &f->view, NULL, 0), 0);
+    assert_int_equal(wl_draw_text(&f->out, &f->sc, &f->view, NULL, 0), 0);
     const char *t = f->out.s;
     assert_null(strchr(t, '\x1b'));
     char line[512];
@@ -410,7 +415,7 @@ static void test_text_whole_board(void **state)
     assert_non_null(text_line(t, "WW", line, sizeof line));
     /* Hal, the partial entry square C-57 (x = 66), is the first cell of row C */
     assert_non_null(text_line(t, "C", line, sizeof line));
-    assert_int_equal(strncmp(line + WR_TEXT_LABEL_W + 1, ">E<", 3), 0);
+    assert_int_equal(strncmp(line + WL_TEXT_LABEL_W + 1, ">E<", 3), 0);
     /* the bottom number line ends with diagonal 1 (WW-1 is the south-east corner) */
     const char *p = strstr(t, "\n\n");
     assert_non_null(p);
@@ -427,16 +432,47 @@ static void test_text_whole_board(void **state)
 static void test_window_errors(void **state)
 {
     (void)state;
-    struct wr_text_window w;
+    struct wl_draw_window w;
     wl_sq s;
     assert_int_equal(wl_grid_parse("A-1", (size_t)-1, &s), 0);
-    assert_int_equal(wr_render_window_around(&w, s, 3), -1);   /* off the board */
-    assert_int_equal(wr_render_window_around(&w, WL_SQ_NONE, 3), -1);
+    assert_int_equal(wl_draw_window_around(&w, s, 3), -1);   /* off the board */
+    assert_int_equal(wl_draw_window_around(&w, WL_SQ_NONE, 3), -1);
     assert_int_equal(wl_grid_parse("WW-1", (size_t)-1, &s), 0);
-    assert_int_equal(wr_render_window_around(&w, s, -1), -1);
-    assert_int_equal(wr_render_window_around(&w, s, 5), 0);     /* cut to the board */
+    assert_int_equal(wl_draw_window_around(&w, s, -1), -1);
+    assert_int_equal(wl_draw_window_around(&w, s, 5), 0);     /* cut to the board */
     assert_int_equal(w.row_max, 49);
     assert_int_equal(w.x_min, 0);
+}
+
+/* The picture of the 1815 set-up in the docs is what the code draws now
+ * (regenerate it with `warroom render --svg docs/waterloo-1815-start.svg`). */
+static void test_svg_docs_1815(void **state)
+{
+    (void)state;
+    struct wl_scenario *sc = malloc(sizeof *sc);
+    struct wr_refusal why;
+    assert_non_null(sc);
+    if (wl_scenario_load_file(sc, WARROOM_SCENARIO_DIR "/waterloo-1815/scenario.json", &why) != 0)
+        fail_msg("waterloo-1815: %s", why.message);
+    struct wr_strbuf out;
+    wr_strbuf_init(&out);
+    assert_int_equal(wl_draw_svg(&out, sc, NULL), 0);
+    FILE *f = fopen(WARROOM_DOCS_DIR "/waterloo-1815-start.svg", "rb");
+    assert_non_null(f);
+    char *want = malloc(out.len + 2);
+    assert_non_null(want);
+    size_t n = fread(want, 1, out.len + 1, f);
+    fclose(f);
+    if (n != out.len || memcmp(want, out.s, out.len) != 0) {
+        size_t i = 0;
+        while (i < n && i < out.len && want[i] == out.s[i])
+            i++;
+        fail_msg("docs/waterloo-1815-start.svg (%zu bytes) differs from the drawing (%zu "
+                 "bytes) at byte %zu", n, out.len, i);
+    }
+    free(want);
+    wr_strbuf_release(&out);
+    free(sc);
 }
 
 int main(void)
@@ -450,6 +486,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_text_window, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_whole_board, setup, teardown),
         cmocka_unit_test(test_window_errors),
+        cmocka_unit_test(test_svg_docs_1815),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

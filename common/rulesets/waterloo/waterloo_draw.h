@@ -1,0 +1,131 @@
+/*
+ * waterloo_draw.h - pictures of a Waterloo board: the whole board as SVG, or
+ * the board or a window of it as terminal text (with or without ANSI
+ * colours). The presentation (waterloo_present.h) draws with these; the
+ * code is in waterloo_draw.c (views), waterloo_draw_svg.c and
+ * waterloo_draw_lines.c (the SVG) and waterloo_draw_text.c (the text).
+ *
+ * The drawing functions are pure: they read a scenario and a "view" (where
+ * each unit stands) and append to a wr_strbuf; they open no files and print
+ * nothing. The caller does the I/O.
+ *
+ * Geometry (docs/waterloo-board.md section 1): pointy-top hexes;
+ * row r (0 = the partial row north of A, 1 = A .. 49 = WW) runs east-west;
+ * x = 2c + r - 51 is the horizontal position in half-hex widths from the
+ * EAST edge, so west is larger x. Both pictures put north up and west left:
+ *
+ *   SVG:  the centre of square (r, c) is at
+ *           sx = WL_SVG_ORIGIN_X + (66 - x) * WL_SVG_HALF_W
+ *           sy = WL_SVG_ORIGIN_Y + r * WL_SVG_ROW_H
+ *         The board is the rectangle from the centres of the x = 66 squares
+ *         (west edge) to those of the x = 0 squares (east edge), and from the
+ *         centre line of row 0 to half a hex side below the centres of WW:
+ *         partial squares show as cut hexes. Every counter is a group
+ *           <g class="unit" id="u-<unit id>" transform="translate(X Y)">
+ *         centred on (X, Y): the k-th unit (0-based, scenario order) of a
+ *         stack of n on a square is drawn at
+ *           X = sx + (k - (n-1)/2) * WL_SVG_STACK_STEP
+ *           Y = sy - (k - (n-1)/2) * WL_SVG_STACK_STEP
+ *         so a lone unit sits on the centre of its square.
+ *
+ *   Text: one cell of 4 characters per square; each half-hex width is 2
+ *         characters, so a row is indented 2 characters against its
+ *         neighbours (the hex stagger). In a window with columns
+ *         x_min..x_max, the cell of square x starts at character
+ *           WL_TEXT_LABEL_W + 2 * (x_max - x)
+ *         of its line (counting visible characters, not ANSI escapes); its
+ *         first character is blank ('*' on a highlighted square) and its
+ *         marker is in characters 1..3.
+ *         Each board row is one line, with the row name left and right; the
+ *         diagonal numbers are written above the top row and below the
+ *         bottom row, each where the square of that diagonal would be one
+ *         row further out (the diagonal continued off the window).
+ */
+#ifndef WL_DRAW_H
+#define WL_DRAW_H
+
+#include "waterloo_reason.h"
+#include "waterloo_scenario.h"
+#include "strbuf.h"
+
+struct json_t;
+
+/* SVG geometry, in SVG user units (pixels). */
+#define WL_SVG_HEX_R 20.0                       /* hex circumradius */
+#define WL_SVG_HALF_W 17.320508075688775        /* half a hex width: R * sqrt(3) / 2 */
+#define WL_SVG_ROW_H 30.0                       /* row spacing: 1.5 R */
+#define WL_SVG_ORIGIN_X 150.0                   /* sx of x = 66 (the west edge) */
+#define WL_SVG_ORIGIN_Y 110.0                   /* sy of row 0 (the north edge) */
+#define WL_SVG_STACK_STEP 3.0                   /* offset between stacked counters */
+#define WL_SVG_COUNTER 22.0                     /* side of a counter */
+
+/* Text layout. */
+#define WL_TEXT_LABEL_W 4                       /* "WW  " before the first cell */
+#define WL_TEXT_CELL_W 4
+
+/* What the picture shows of a game: where each unit stands and a caption.
+ * A value (no pointers); about 3 KB, so callers usually allocate it. */
+struct wl_draw_view {
+    wl_sq at[WL_MAX_UNITS];     /* square of unit i on the board, or WL_SQ_NONE */
+    int pending;                /* units not yet arrived */
+    int eliminated;
+    int exited;
+    char caption[160];          /* "Turn 3, 1815-06-16 11:00, french_move" */
+    uint8_t highlight[WL_NSQ];  /* text only: squares to mark (e.g. where a unit may go) */
+    int show_ids;               /* text only: give each unit's id in the list of units */
+};
+
+/* The scenario's start: set-up units at their set-up squares, arrivals
+ * pending, nothing highlighted. */
+void wl_draw_view_setup(struct wl_draw_view *v, const struct wl_scenario *sc);
+
+/* Units placed as a state says (the JSON of wl_game_state_json, borrowed):
+ * "units" maps unit ids to {"at": square | "pending" | "eliminated" |
+ * "exited"}. Units the state leaves out are not drawn. Returns 0, or -1
+ * with why (may be NULL) naming the problem: not an object, a unit the
+ * scenario does not have, a square that is not on the board. */
+int wl_draw_view_from_state(struct wl_draw_view *v, const struct wl_scenario *sc,
+                            const struct json_t *state, struct wr_refusal *why);
+
+/* Centre of square s in the SVG (any s in the frame). */
+void wl_draw_svg_centre(wl_sq s, double *x, double *y);
+
+/* The whole board as one SVG document (starts with "<svg", ends with
+ * "</svg>\n"). v may be NULL for the set-up. Returns 0, or -1 when memory
+ * ran out (out->failed). */
+int wl_draw_svg(struct wr_strbuf *out, const struct wl_scenario *sc,
+                const struct wl_draw_view *v);
+
+/* A rectangle of the board for the text picture: rows row_min..row_max and
+ * squares whose centre x lies in x_min..x_max (all inclusive). */
+struct wl_draw_window {
+    int row_min, row_max;
+    int x_min, x_max;
+};
+
+/* The whole board: rows 0..49, x 0..66. */
+void wl_draw_window_all(struct wl_draw_window *w);
+
+/* radius squares around centre in every direction (rows centre-radius ..
+ * centre+radius, x within 2 * radius), cut to the board. Returns 0, or -1
+ * when centre is not on the board or radius is negative. */
+int wl_draw_window_around(struct wl_draw_window *w, wl_sq centre, int radius);
+
+/* The window w (NULL: the whole board) as text lines ending in "\n", with
+ * ANSI colours when color is non-zero, and a key below: the caption, the
+ * meaning of the markers, the towns and entries inside the window and,
+ * when a window is given (w not NULL), the units of every stack in it. A unit
+ * stack shows as the nation letter of its first unit (F French, P
+ * Prussian, A Anglo-Allied) and its combat factors ("F11"), or "FHQ" for
+ * HQs alone. Without colour the output has no ESC byte (the map cells are
+ * ASCII; names are copied from the scenario as they are).
+ * Returns 0, or -1 when memory ran out. */
+int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
+                 const struct wl_draw_view *v, const struct wl_draw_window *w, int color);
+
+/* The most characters a line of window w's board takes (row names on both
+ * sides and diagonal numbers included): no line wl_draw_text() writes
+ * above its key is wider. */
+int wl_draw_window_width(const struct wl_draw_window *w);
+
+#endif

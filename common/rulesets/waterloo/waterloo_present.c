@@ -1,0 +1,591 @@
+/*
+ * waterloo_present.c - Waterloo's presentation (waterloo_present.h): a
+ * view's life, the states it takes, the check of a command with the rules
+ * the server referees with, events as sentences and the two pictures.
+ * Orders and completion are waterloo_present_order.c's, the description
+ * waterloo_present_describe.c's.
+ */
+#include "waterloo_present_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "waterloo_draw.h"
+
+/* The radius of a text picture centred by `view SQ` with no room given. */
+#define DEFAULT_RADIUS 8
+
+int wl_present_mover(int phase)
+{
+    switch (phase) {
+    case WL_PH_SETUP_FRENCH:
+    case WL_PH_FRENCH_MOVE:
+    case WL_PH_FRENCH_COMBAT:
+        return WL_FRENCH;
+    case WL_PH_OVER:
+        return -1;
+    default:
+        return WL_ALLIED;
+    }
+}
+
+/* --- open, close, update ------------------------------------------------------ */
+
+/* The host's scenarios, for a scenario built on a "base". */
+static json_t *base_scenario(const char *name, void *ctx)
+{
+    const struct wr_host *host = ctx;
+    return host->scenario(host->ctx, name);
+}
+
+static void present_close(struct wr_view *base)
+{
+    struct wl_view *v = (struct wl_view *)base;
+    if (v == NULL)
+        return;
+    json_decref(v->state);
+    json_decref(v->options);
+    free(v->g);
+    free(v->scratch);
+    free(v->sc);
+    free(v);
+}
+
+static struct wr_view *present_open(const struct wr_ruleset *rs, const json_t *scenario,
+                                    const json_t *options, const char *seat,
+                                    const struct wr_host *host, struct wr_refusal *why)
+{
+    if (scenario == NULL) {
+        wl_refuse(why, WL_R_BAD_SCENARIO, "waterloo needs a scenario");
+        return NULL;
+    }
+    struct wl_view *v = calloc(1, sizeof *v);
+    if (v == NULL) {
+        wl_refuse(why, WL_R_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    if ((v->sc = malloc(sizeof *v->sc)) == NULL ||
+        (v->scratch = malloc(sizeof *v->scratch)) == NULL ||
+        (options && (v->options = json_deep_copy(options)) == NULL)) {
+        present_close(&v->base);
+        wl_refuse(why, WL_R_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    int has_resolver = host && host->scenario;
+    if (wl_scenario_load(v->sc, scenario, has_resolver ? base_scenario : NULL,
+                         has_resolver ? (void *)host : NULL, why) != 0) {
+        present_close(&v->base);
+        return NULL;
+    }
+    wr_view_init(&v->base, rs, seat);
+    /* A seat that is neither side watches, as a spectator does. */
+    v->side = v->base.seat[0] ? wl_side_from_name(v->base.seat) : -1;
+    v->reach_from = v->centre = v->action = WL_SQ_NONE;
+    v->radius = -1;
+    return &v->base;
+}
+
+/* Where a unit changed place between two positions: the new square of the
+ * first one that moved on the board, else the square the first one that
+ * left the board left; WL_SQ_NONE when nothing moved. */
+static wl_sq changed_square(const struct wl_game *old, const struct wl_game *now)
+{
+    wl_sq left = WL_SQ_NONE;
+    for (int i = 0; i < now->sc->nunits; i++) {
+        const struct wl_unit *a = &old->units[i], *b = &now->units[i];
+        if (a->where == b->where && a->at == b->at)
+            continue;
+        if (b->where == WL_ON_BOARD)
+            return b->at;
+        if (a->where == WL_ON_BOARD && left == WL_SQ_NONE)
+            left = a->at;
+    }
+    return left;
+}
+
+/* The square of the battle being fought (or the next one): its first
+ * defender on the board, else its first attacker; WL_SQ_NONE when none. */
+static wl_sq battle_square(const struct wl_game *g)
+{
+    int bi = g->current;
+    for (int i = 0; bi < 0 && i < g->nbattles; i++)
+        if (g->battles[i].state == WL_B_DECLARED)
+            bi = i;
+    if (bi < 0)
+        return WL_SQ_NONE;
+    const struct wl_battle *b = &g->battles[bi];
+    for (int k = 0; k < b->ndefenders + b->nattackers; k++) {
+        int u = k < b->ndefenders ? b->defenders[k] : b->attackers[k - b->ndefenders];
+        if (g->units[u].where == WL_ON_BOARD)
+            return g->units[u].at;
+    }
+    return WL_SQ_NONE;
+}
+
+/* The state is rebuilt into a game first (it must fit the scenario), then
+ * kept; the marks of a reach belonged to the old position and go. */
+static int present_update(struct wr_view *base, const json_t *state, struct wr_refusal *why)
+{
+    struct wl_view *v = (struct wl_view *)base;
+    /* The game is built in scratch; the old one becomes the next scratch
+     * (the first state needs one more). */
+    if (wl_game_init_from_state(v->scratch, v->sc, state, NULL, why) != 0)
+        return -1;
+    struct wl_game *spare = v->g ? v->g : malloc(sizeof *spare);
+    json_t *copy = spare ? json_deep_copy(state) : NULL;
+    if (copy == NULL) {
+        if (spare != v->g)
+            free(spare);
+        return wl_refuse(why, WL_R_NO_MEMORY, "out of memory"), -1;
+    }
+    wl_sq at = v->g ? changed_square(v->g, v->scratch) : WL_SQ_NONE;
+    if (at == WL_SQ_NONE)
+        at = battle_square(v->scratch);
+    if (at != WL_SQ_NONE)
+        v->action = at;
+    v->g = v->scratch;
+    v->scratch = spare;
+    json_decref(v->state);
+    v->state = copy;
+    v->nmarked = 0;
+    base->has_state = 1;
+    return 0;
+}
+
+/* --- checks ------------------------------------------------------------------------- */
+
+/* The copy judged cannot roll (its seed is secret) and a check never
+ * depends on a roll: any face will do. */
+static int any_face(void *ctx, uint32_t k)
+{
+    (void)ctx;
+    (void)k;
+    return 1;
+}
+
+int wl_present_judge(const struct wl_view *v, struct wl_game *work, const json_t *cmd,
+                     struct wr_refusal *why)
+{
+    if (v->g == NULL || v->side < 0)
+        return 0;
+    /* A game not running: the server answers (not_started, game_over). */
+    const char *status = json_string_value(json_object_get(json_object_get(v->state, "server"),
+                                                           "status"));
+    if (status && strcmp(status, "running") != 0)
+        return 0;
+    *work = *v->g;
+    work->roll_source = any_face;
+    work->roll_ctx = NULL;
+    json_t *events = NULL;
+    enum wl_reason r = wl_game_apply_json(work, v->side, cmd, &events, why);
+    json_decref(events);
+    if (r == WL_R_OK)
+        return 1;
+    /* The state says neither which squares the defenders vacated nor who
+     * advanced already: an advance refused for that is the server's to judge. */
+    const char *type = json_string_value(json_object_get(cmd, "type"));
+    if (r == WL_R_NO_ADVANCE && type && strcmp(type, "advance") == 0)
+        return 0;
+    return -1;
+}
+
+static int present_precheck(struct wr_view *base, const json_t *cmd, struct wr_refusal *why)
+{
+    struct wl_view *v = (struct wl_view *)base;
+    return wl_present_judge(v, v->scratch, cmd, why);
+}
+
+/* --- events --------------------------------------------------------------------------- */
+
+static const char *str(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "?";
+}
+
+static int num(const json_t *o, const char *key)
+{
+    return (int)json_integer_value(json_object_get(o, key));
+}
+
+static void path_text(const json_t *path, struct wr_strbuf *out)
+{
+    size_t i;
+    json_t *s;
+    json_array_foreach(path, i, s) {
+        const char *sq = json_string_value(s);
+        wr_strbuf_printf(out, "%s%s", i ? " > " : "", sq ? sq : "?");
+    }
+}
+
+/* The line of each event type (waterloo_command.h lists them,
+ * docs/rulesets/waterloo.md gives their fields). */
+static void ev_moved(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    size_t i;
+    json_t *u;
+    json_array_foreach(json_object_get(e, "units"), i, u) {
+        const char *id = json_string_value(u);
+        wr_strbuf_printf(out, "%s%s", i ? "," : "", id ? id : "?");
+    }
+    wr_strbuf_printf(out, " %s from %s: ", type, str(e, "from"));
+    path_text(json_object_get(e, "path"), out);
+}
+
+static void ev_retreated(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    wr_strbuf_printf(out, "%s %s from %s: ", str(e, "unit"), type, str(e, "from"));
+    path_text(json_object_get(e, "path"), out);
+}
+
+static void ev_from_to(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    wr_strbuf_printf(out, "%s %s from %s to %s", str(e, "unit"), type, str(e, "from"),
+                     str(e, "to"));
+}
+
+static void ev_removed(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    const char *from = json_string_value(json_object_get(e, "from"));
+    wr_strbuf_printf(out, "%s %s%s%s", str(e, "unit"), type, from ? " on " : "", from ? from : "");
+}
+
+static void ev_exited(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "%s left the board", str(e, "unit"));
+}
+
+static void ev_phase(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "turn %d: %s", num(e, "turn"), str(e, "phase"));
+}
+
+static void ev_declared(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "battle %d declared at %s (column %s)", num(e, "battle"),
+                     str(e, "odds"), str(e, "column"));
+}
+
+static void ev_roll(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "battle %d: the die shows %d (roll %d)", num(e, "battle"),
+                     num(e, "face"), num(e, "k"));
+}
+
+static void ev_result(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "battle %d: %s", num(e, "battle"), str(e, "result"));
+}
+
+static void ev_defection_due(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "P-A-A units worth %d factors must defect", num(e, "factors"));
+}
+
+static void ev_game_over(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    const char *reason = json_string_value(json_object_get(e, "reason"));
+    wr_strbuf_printf(out, "game over: %s wins (%s)", str(e, "winner"), reason ? reason : "");
+}
+
+static const struct {
+    const char *type;
+    void (*line)(const json_t *e, const char *type, struct wr_strbuf *out);
+} event_lines[] = {
+    { "moved", ev_moved }, { "entered", ev_moved }, { "retreated", ev_retreated },
+    { "advanced", ev_from_to }, { "placed", ev_from_to }, { "eliminated", ev_removed },
+    { "defected", ev_removed }, { "exited", ev_exited }, { "phase", ev_phase },
+    { "declared", ev_declared }, { "roll", ev_roll }, { "result", ev_result },
+    { "defection_due", ev_defection_due }, { "game_over", ev_game_over },
+};
+
+/* One line for an event; one the table lacks as its JSON. */
+static void present_event(const struct wr_view *base, const json_t *e, struct wr_strbuf *out)
+{
+    (void)base;
+    const char *type = json_string_value(json_object_get(e, "type"));
+    for (size_t i = 0; type && i < sizeof event_lines / sizeof event_lines[0]; i++)
+        if (strcmp(type, event_lines[i].type) == 0) {
+            event_lines[i].line(e, type, out);
+            return;
+        }
+    char *s = json_dumps(e, JSON_COMPACT | JSON_SORT_KEYS);
+    wr_strbuf_puts(out, s ? s : "(an event)");
+    free(s);
+}
+
+/* --- pictures ------------------------------------------------------------------------- */
+
+/* What the pictures show: the units where the state puts them (the
+ * scenario's set-up before any state), the squares reach marked, the
+ * units' ids in the text's list (orders name units by id). */
+static void picture_of(const struct wl_view *v, struct wl_draw_view *dv)
+{
+    if (v->state == NULL || wl_draw_view_from_state(dv, v->sc, v->state, NULL) != 0)
+        wl_draw_view_setup(dv, v->sc);
+    if (v->nmarked)
+        memcpy(dv->highlight, v->marked, sizeof dv->highlight);
+    dv->show_ids = 1;
+}
+
+/* The square the text picture is centred on: the one `view` chose, the
+ * units a reach query marked, where the last state changed the board (a
+ * move, a loss, the battle being fought), else the middle of the awaited
+ * side's units (of all units when it has none on the board). */
+static wl_sq focus(const struct wl_view *v, const struct wl_draw_view *dv)
+{
+    if (v->centre != WL_SQ_NONE)
+        return v->centre;
+    if (v->nmarked && v->reach_from != WL_SQ_NONE)
+        return v->reach_from;
+    for (wl_sq s = 0; v->nmarked && s < WL_NSQ; s++)
+        if (v->marked[s])
+            return s;
+    if (v->action != WL_SQ_NONE)
+        return v->action;
+    int side = v->g ? v->g->await_side : -1;
+    for (int pass = 0; pass < 2; pass++) {
+        long rows = 0, xs = 0, n = 0;
+        for (int i = 0; i < v->sc->nunits; i++)
+            if (dv->at[i] != WL_SQ_NONE && (pass == 1 || side < 0 || v->sc->units[i].side == side)) {
+                rows += wl_sq_row(dv->at[i]);
+                xs += wl_grid_x(dv->at[i]);
+                n++;
+            }
+        if (n == 0)
+            continue;
+        int r = (int)((rows + n / 2) / n), x = (int)((xs + n / 2) / n);
+        if (((x + r) & 1) == 0)
+            x++;                    /* x = 2c + r - 51: x and r differ in parity */
+        int c = (x - r + 51) / 2;
+        if (wl_grid_in_frame(r, c) && wl_grid_on_board(wl_sq_make(r, c)))
+            return wl_sq_make(r, c);
+    }
+    return WL_SQ_NONE;
+}
+
+/* Bytes of the UTF-8 character starting with byte c. */
+static size_t utf8_len(unsigned char c)
+{
+    return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+/* Bytes of the ANSI escape sequence at s[0..n) (ESC '[' ... final byte). */
+static size_t escape_len(const char *s, size_t n)
+{
+    size_t i = 2;
+    while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7E))
+        i++;
+    return i < n ? i + 1 : n;
+}
+
+/* Characters of s[0..n) a terminal shows: escapes take no room. */
+static int visible_width(const char *s, size_t n)
+{
+    int w = 0;
+    for (size_t i = 0; i < n;) {
+        if (s[i] == '\x1b') {
+            i += escape_len(s + i, n - i);
+            continue;
+        }
+        i += utf8_len((unsigned char)s[i]);
+        w++;
+    }
+    return w;
+}
+
+/* The end of the first k characters of s[i..n) (no escapes in it). */
+static size_t advance_chars(const char *s, size_t i, size_t n, int k)
+{
+    while (i < n && k-- > 0)
+        i += utf8_len((unsigned char)s[i]);
+    return i < n ? i : n;
+}
+
+/* Line s[0..n) (without its "\n") within cols characters: as it is when
+ * it fits; a line of the board (cut set) cut at cols, its colours reset;
+ * a line of the key wrapped at blanks, its continuations indented.
+ * Returns the lines written. */
+static int fit_line(const char *s, size_t n, int cols, int cut, struct wr_strbuf *out)
+{
+    if (cols <= 0 || visible_width(s, n) <= cols) {
+        wr_strbuf_add(out, s, n);
+        wr_strbuf_puts(out, "\n");
+        return 1;
+    }
+    if (cut) {
+        int w = 0;
+        size_t i = 0;
+        while (i < n) {
+            size_t len = s[i] == '\x1b' ? escape_len(s + i, n - i) : utf8_len((unsigned char)s[i]);
+            if (s[i] != '\x1b' && w++ == cols)
+                break;
+            wr_strbuf_add(out, s + i, len < n - i ? len : n - i);
+            i += len;
+        }
+        wr_strbuf_puts(out, memchr(s, '\x1b', n) ? "\x1b[0m\n" : "\n");
+        return 1;
+    }
+    static const char indent[] = "     ";
+    int ind = cols > 20 ? (int)sizeof indent - 1 : 0;
+    int lines = 0;
+    size_t i = 0;
+    while (i < n) {
+        if (lines > 0)
+            wr_strbuf_add(out, indent, (size_t)ind);
+        size_t end = advance_chars(s, i, n, cols - (lines > 0 ? ind : 0));
+        size_t brk = end, next = end;
+        if (end < n) {
+            while (brk > i && s[brk] != ' ')
+                brk--;
+            if (brk > i)
+                next = brk;
+            else
+                brk = end;      /* one word wider than the room: cut it */
+        }
+        wr_strbuf_add(out, s + i, brk - i);
+        wr_strbuf_puts(out, "\n");
+        lines++;
+        i = next;
+        while (i < n && s[i] == ' ')
+            i++;
+    }
+    return lines;
+}
+
+/* Text within cols (0: any width) into out: the board's lines cut, the
+ * key's wrapped. Returns how many lines it takes; *board is how many come
+ * before the list of units (all of them when there is none): the picture
+ * and the key proper. */
+static int fit_text(const struct wr_strbuf *text, int cols, struct wr_strbuf *out, int *board)
+{
+    int lines = 0, key = 0;
+    const char *s = text->s ? text->s : "";
+    *board = -1;
+    for (size_t i = 0; i < text->len;) {
+        const char *nl = memchr(s + i, '\n', text->len - i);
+        size_t n = nl ? (size_t)(nl - (s + i)) : text->len - i;
+        key = key || n == 0;        /* the key starts after the first empty line */
+        if (*board < 0 && n == 6 && memcmp(s + i, "units:", 6) == 0)
+            *board = lines;
+        lines += fit_line(s + i, n, cols, !key, out);
+        i += n + 1;
+    }
+    if (*board < 0)
+        *board = lines;
+    return lines;
+}
+
+/* The first rows lines of text (all when rows is 0), the last of them
+ * "  ..." when some are left out. */
+static void first_lines(const struct wr_strbuf *text, int rows, struct wr_strbuf *out)
+{
+    const char *s = text->s ? text->s : "";
+    size_t end = 0;
+    int n = 0;
+    while (end < text->len && (rows <= 0 || n < rows)) {
+        const char *nl = memchr(s + end, '\n', text->len - end);
+        end = nl ? (size_t)(nl - s) + 1 : text->len;
+        n++;
+    }
+    if (end >= text->len || rows <= 1) {
+        wr_strbuf_add(out, s, end);
+        return;
+    }
+    /* drop the last line kept for the mark that there is more */
+    size_t last = end - 1;
+    while (last > 0 && s[last - 1] != '\n')
+        last--;
+    wr_strbuf_add(out, s, last);
+    wr_strbuf_puts(out, "  ...\n");
+}
+
+/* The board as text fitting o: with no room given, the whole board (or,
+ * after `view SQ`, DEFAULT_RADIUS squares around it); else the widest
+ * window around the focus whose lines fit o->cols and whose picture and
+ * key fit o->rows, with as much of the list of its units as the rows left
+ * hold (a window of one square at least; what still does not fit is cut). */
+static int present_draw_text(const struct wr_view *base, const struct wr_draw_opts *o,
+                             struct wr_strbuf *out)
+{
+    const struct wl_view *v = (const struct wl_view *)base;
+    int cols = o ? o->cols : 0, rows = o ? o->rows : 0, color = o ? o->color != 0 : 0;
+    struct wl_draw_view *dv = malloc(sizeof *dv);
+    if (dv == NULL) {
+        out->failed = 1;
+        return -1;
+    }
+    picture_of(v, dv);
+    wl_sq centre = focus(v, dv);
+    if (cols <= 0 && rows <= 0 && (v->centre == WL_SQ_NONE || centre == WL_SQ_NONE)) {
+        int rc = wl_draw_text(out, v->sc, dv, NULL, color);
+        free(dv);
+        return rc;
+    }
+    int r = v->radius >= 0 ? v->radius : cols <= 0 && rows <= 0 ? DEFAULT_RADIUS : WL_ROWS;
+    if (rows > 0 && r > (rows - 3) / 2)
+        r = (rows - 3) / 2 > 0 ? (rows - 3) / 2 : 0;    /* 2r + 1 rows and two number lines */
+    struct wr_strbuf pic, fitted;
+    wr_strbuf_init(&pic);
+    wr_strbuf_init(&fitted);
+    for (; r >= 0; r--) {
+        struct wl_draw_window w;
+        if (centre == WL_SQ_NONE || wl_draw_window_around(&w, centre, r) != 0)
+            wl_draw_window_all(&w);
+        if (cols > 0 && r > 0 && wl_draw_window_width(&w) > cols)
+            continue;
+        wr_strbuf_release(&pic);
+        wr_strbuf_release(&fitted);
+        if (wl_draw_text(&pic, v->sc, dv, &w, color) != 0)
+            break;
+        int board;
+        fit_text(&pic, cols, &fitted, &board);
+        if (rows <= 0 || board <= rows)
+            break;
+    }
+    if (pic.failed || fitted.failed)
+        out->failed = 1;
+    else
+        first_lines(&fitted, rows, out);
+    wr_strbuf_release(&pic);
+    wr_strbuf_release(&fitted);
+    free(dv);
+    return out->failed ? -1 : 0;
+}
+
+static int present_draw_svg(const struct wr_view *base, struct wr_strbuf *out)
+{
+    const struct wl_view *v = (const struct wl_view *)base;
+    struct wl_draw_view *dv = malloc(sizeof *dv);
+    if (dv == NULL) {
+        out->failed = 1;
+        return -1;
+    }
+    picture_of(v, dv);
+    int rc = wl_draw_svg(out, v->sc, dv);
+    free(dv);
+    return rc;
+}
+
+const struct wr_present wr_present_waterloo = {
+    .version = WR_PRESENT_VERSION,
+    .orders = wl_present_orders,
+    .open = present_open,
+    .close = present_close,
+    .update = present_update,
+    .describe = wl_present_describe,
+    .event = present_event,
+    .order = wl_present_order,
+    .precheck = present_precheck,
+    .complete = wl_present_complete,
+    .draw_text = present_draw_text,
+    .draw_svg = present_draw_svg,
+};

@@ -1,0 +1,501 @@
+/*
+ * waterloo_present_describe.c - where a Waterloo game stands and, for the
+ * seat awaited, what the rules require of it now (waterloo_present.h).
+ *
+ *   Turn 2, 1815-06-16 09:00, french_combat: awaiting french (declare)
+ *     battle 0: fr-jerome vs aa-picton at 6-6 (column 1-1), declared
+ *   Your decision (declare): declare every battle of this combat phase at once.
+ *     Must attack (in an enemy zone): fr-jerome on K-40, ...
+ *     Orders: attack ATTACKER... vs DEFENDER... [; ...], e.g. "attack ..."; ...
+ *
+ * The units listed are worked out with the rules library on the game
+ * rebuilt from the state; each example is a line order() turns into a
+ * command the rules accept now (the random player's choice with a fixed
+ * seed, checked before it is shown; none is shown when the check fails).
+ */
+#include "waterloo_present_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prng.h"
+#include "waterloo_autoplay.h"
+#include "waterloo_combat.h"
+
+#define LIST_WIDTH 100          /* lists wrap before this many characters */
+#define LIST_MAX 20             /* items named in a list; the rest are counted */
+#define EXAMPLE_SEED 1815       /* the random player's seed for examples */
+#define PLACE_TRIES 64          /* set-up squares tried for a place example */
+
+/* --- lists ------------------------------------------------------------------------- */
+
+/* A list of items on lines of at most LIST_WIDTH characters, continued
+ * with an indent, at most LIST_MAX items named. */
+struct list {
+    struct wr_strbuf *out;
+    size_t line_start;          /* offset of the current line in out */
+    int n;                      /* items given */
+};
+
+static void list_begin(struct list *l, struct wr_strbuf *out, const char *title)
+{
+    l->out = out;
+    l->line_start = out->len;
+    l->n = 0;
+    wr_strbuf_puts(out, title);
+}
+
+__attribute__((format(printf, 2, 3)))
+static void list_item(struct list *l, const char *fmt, ...)
+{
+    char item[160];
+    va_list ap;
+    if (l->n++ >= LIST_MAX)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(item, sizeof item, fmt, ap);
+    va_end(ap);
+    if (l->n > 1)
+        wr_strbuf_puts(l->out, ",");
+    if (l->n > 1 && l->out->len - l->line_start + strlen(item) + 2 > LIST_WIDTH) {
+        wr_strbuf_puts(l->out, "\n     ");
+        l->line_start = l->out->len - 5;
+    } else {
+        wr_strbuf_puts(l->out, " ");
+    }
+    wr_strbuf_puts(l->out, item);
+}
+
+static void list_end(struct list *l, const char *none)
+{
+    if (l->n == 0)
+        wr_strbuf_puts(l->out, none);
+    if (l->n > LIST_MAX)
+        wr_strbuf_printf(l->out, " and %d more", l->n - LIST_MAX);
+    wr_strbuf_puts(l->out, "\n");
+}
+
+/* --- examples ---------------------------------------------------------------------- */
+
+static const char *id_of(const struct wl_game *g, int u)
+{
+    return g->sc->units[u].id;
+}
+
+static void ids(struct wr_strbuf *b, const struct wl_game *g, const int16_t *u, int n,
+                const char *sep)
+{
+    for (int k = 0; k < n; k++)
+        wr_strbuf_printf(b, "%s%s", k ? sep : "", id_of(g, u[k]));
+}
+
+static void squares(struct wr_strbuf *b, const wl_sq *path, int n)
+{
+    char name[WL_SQ_NAME_MAX];
+    for (int k = 0; k < n; k++)
+        wr_strbuf_printf(b, " %s", path[k] == WL_PATH_OFF ? "off" : wl_grid_name(path[k], name));
+}
+
+/* The short order that makes command c of game g (waterloo_present.h's forms). */
+static void order_line(const struct wl_game *g, const struct wl_cmd *c, struct wr_strbuf *b)
+{
+    char name[WL_SQ_NAME_MAX];
+    switch (c->type) {
+    case WL_CMD_PLACE:
+    case WL_CMD_ADVANCE:
+        wr_strbuf_printf(b, "%s %s %s", c->type == WL_CMD_PLACE ? "place" : "advance",
+                         id_of(g, c->units[0]), wl_grid_name(c->to, name));
+        break;
+    case WL_CMD_MOVE:
+    case WL_CMD_RETREAT:
+        wr_strbuf_puts(b, c->type == WL_CMD_MOVE ? "move " : "retreat ");
+        ids(b, g, c->units, c->nunits, ",");
+        squares(b, c->path, c->npath);
+        break;
+    case WL_CMD_DECLARE:
+        wr_strbuf_puts(b, c->nbattles ? "attack" : "declare");
+        for (int i = 0; i < c->nbattles; i++) {
+            wr_strbuf_puts(b, i ? " ; " : " ");
+            ids(b, g, c->battles[i].attackers, c->battles[i].nattackers, " ");
+            wr_strbuf_puts(b, " vs ");
+            ids(b, g, c->battles[i].defenders, c->battles[i].ndefenders, " ");
+        }
+        break;
+    case WL_CMD_RESOLVE:
+        wr_strbuf_printf(b, "resolve %d", c->battle);
+        break;
+    case WL_CMD_EXCHANGE_LOSSES:
+    case WL_CMD_DEFECT:
+        wr_strbuf_puts(b, c->type == WL_CMD_DEFECT ? "defect " : "exchange ");
+        ids(b, g, c->units, c->nunits, " ");
+        break;
+    default:    /* end_setup, end_phase, no_advance */
+        wr_strbuf_puts(b, c->type == WL_CMD_END_SETUP ? "endsetup" :
+                          c->type == WL_CMD_END_PHASE ? "end" : "noadvance");
+        break;
+    }
+}
+
+/* Does line make a command the rules accept from v's seat now (or one
+ * only the server can judge)? work is scratch for the check. */
+static int line_accepted(const struct wl_view *v, struct wl_game *work, const char *line)
+{
+    json_t *cmd = NULL;
+    struct wr_refusal why;
+    if (wl_present_command(v, line, &cmd, &why) != 0)
+        return 0;
+    int verdict = wl_present_judge(v, work, cmd, &why);
+    json_decref(cmd);
+    return verdict >= 0;
+}
+
+/* A place order for the set-up: one of the side's units onto another
+ * square of its zone, the first the rules accept. */
+static int place_example(const struct wl_view *v, struct wl_game *work, struct wr_strbuf *b)
+{
+    const struct wl_game *g = v->g;
+    char name[WL_SQ_NAME_MAX];
+    int tries = 0;
+    for (int u = 0; u < g->sc->nunits; u++) {
+        if (g->sc->units[u].side != v->side || g->units[u].where != WL_ON_BOARD)
+            continue;
+        for (wl_sq s = 0; s < WL_NSQ && tries < PLACE_TRIES; s++) {
+            if (!g->sc->zone[v->side][s] || s == g->units[u].at || !wl_grid_playable(s))
+                continue;
+            tries++;
+            wr_strbuf_release(b);
+            wr_strbuf_printf(b, "place %s %s", id_of(g, u), wl_grid_name(s, name));
+            if (b->s && line_accepted(v, work, b->s))
+                return 0;
+        }
+    }
+    wr_strbuf_release(b);
+    return -1;
+}
+
+/* ", e.g. \"LINE\"" for an order that makes a legal answer to the
+ * decision awaited: the random player's choice (a fixed seed: the same
+ * state gives the same example), or a place order during the set-up. */
+static void example(const struct wl_view *v, struct wr_strbuf *out)
+{
+    struct wl_game *work = malloc(sizeof *work);
+    struct wl_reach *reach = malloc(sizeof *reach);
+    struct wl_cmd *c = malloc(sizeof *c);
+    struct wr_strbuf line;
+    wr_strbuf_init(&line);
+    if (work && reach && c) {
+        int found;
+        if (v->g->await_what == WL_AW_SETUP) {
+            found = place_example(v, work, &line) == 0;
+        } else {
+            struct wr_prng rng;
+            wr_prng_seed(&rng, EXAMPLE_SEED);
+            found = wl_autoplay_next(v->g, &rng, reach, c) == 0;
+            if (found)
+                order_line(v->g, c, &line);
+            found = found && line.s && line_accepted(v, work, line.s);
+        }
+        if (found && !line.failed)
+            wr_strbuf_printf(out, ", e.g. \"%s\"", line.s);
+    }
+    wr_strbuf_release(&line);
+    free(c);
+    free(reach);
+    free(work);
+}
+
+/* --- the decisions ------------------------------------------------------------------ */
+
+static int adjacent_combat_unit(const struct wl_game *g, int u, int side)
+{
+    for (int e = 0; e < g->sc->nunits; e++)
+        if (g->sc->units[e].side == side && g->sc->units[e].type != WL_HQ &&
+            g->units[e].where == WL_ON_BOARD &&
+            wl_grid_distance(g->units[e].at, g->units[u].at) == 1)
+            return e;
+    return -1;
+}
+
+static void unit_at(struct list *l, const struct wl_game *g, int u)
+{
+    char name[WL_SQ_NAME_MAX];
+    if (g->units[u].where == WL_ON_BOARD)
+        list_item(l, "%s on %s", id_of(g, u), wl_grid_name(g->units[u].at, name));
+    else
+        list_item(l, "%s", id_of(g, u));
+}
+
+static void decide_setup(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    int zone = 0;
+    for (wl_sq s = 0; s < WL_NSQ; s++)
+        zone += g->sc->zone[v->side][s] && wl_grid_playable(s);
+    if (zone == 0) {
+        wr_strbuf_printf(out, "the scenario gives the %s units no set-up zone: they stand "
+                         "where it sets them up.\n  Orders: endsetup ends your set-up.\n",
+                         wl_side_name(v->side));
+        return;
+    }
+    wr_strbuf_printf(out, "place your units on squares of the %s set-up zone (%d squares, "
+                     "at most %d combat factors on one), then end your set-up.\n",
+                     wl_side_name(v->side), zone, WL_STACK_LIMIT);
+    wr_strbuf_puts(out, "  Orders: place UNIT SQUARE");
+    example(v, out);
+    wr_strbuf_puts(out, "; endsetup when they stand where you want them.\n");
+}
+
+static void decide_move(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    struct list l;
+    wr_strbuf_puts(out, "move any of your units that have not moved this phase (each "
+                        "once), then end the phase.\n");
+    list_begin(&l, out, "  Not moved yet:");
+    for (int u = 0; u < g->sc->nunits; u++)
+        if (g->sc->units[u].side == v->side && g->units[u].where == WL_ON_BOARD &&
+            !g->units[u].moved)
+            list_item(&l, "%s", id_of(g, u));
+    list_end(&l, " none");
+    list_begin(&l, out, "  Reinforcements due:");
+    for (int u = 0; u < g->sc->nunits; u++) {
+        const struct wl_unit_def *d = &g->sc->units[u];
+        if (d->side != v->side || g->units[u].where != WL_PENDING || d->arrive_turn > g->turn)
+            continue;
+        int e = wl_move_entry_for(g, u);
+        char name[WL_SQ_NAME_MAX];
+        if (e < 0)
+            list_item(&l, "%s (every entry is blocked)", d->id);
+        else
+            list_item(&l, "%s entering at %s (%s)", d->id, g->sc->map.entries[e].name,
+                      wl_grid_name(g->sc->map.entries[e].at, name));
+    }
+    list_end(&l, " none");
+    wr_strbuf_puts(out, "  Orders: move UNIT[,UNIT...] SQUARE... (the path square by square)");
+    example(v, out);
+    wr_strbuf_puts(out, "; reach UNIT marks where a unit can go; end ends the phase.\n");
+}
+
+static void decide_declare(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    struct list l;
+    int must = 0;
+    wr_strbuf_puts(out, "declare every battle of this combat phase at once; each attacker "
+                        "must touch every defender of its battle.\n");
+    list_begin(&l, out, "  Must attack (in an enemy zone):");
+    for (int u = 0; u < g->sc->nunits; u++)
+        if (g->sc->units[u].side == v->side && g->sc->units[u].type != WL_HQ &&
+            g->units[u].where == WL_ON_BOARD && adjacent_combat_unit(g, u, 1 - v->side) >= 0) {
+            unit_at(&l, g, u);
+            must++;
+        }
+    list_end(&l, " none");
+    list_begin(&l, out, "  Must be attacked (one of yours in its zone):");
+    for (int u = 0; u < g->sc->nunits; u++)
+        if (g->sc->units[u].side != v->side && g->sc->units[u].type != WL_HQ &&
+            g->units[u].where == WL_ON_BOARD && adjacent_combat_unit(g, u, v->side) >= 0)
+            unit_at(&l, g, u);
+    list_end(&l, " none");
+    wr_strbuf_puts(out, "  Orders: attack ATTACKER... vs DEFENDER... [; ATTACKER... vs "
+                        "DEFENDER...]");
+    example(v, out);
+    wr_strbuf_printf(out, "; odds ATTACKER... vs DEFENDER... gives the odds first%s.\n",
+                     must ? "" : "; declare alone declares no battle");
+}
+
+static void battle_units(struct wr_strbuf *out, const struct wl_game *g, const struct wl_battle *b)
+{
+    ids(out, g, b->attackers, b->nattackers, ",");
+    wr_strbuf_puts(out, " vs ");
+    ids(out, g, b->defenders, b->ndefenders, ",");
+}
+
+static void decide_resolve(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    wr_strbuf_puts(out, "resolve the declared battles one at a time, in any order: the die "
+                        "picks the result in the battle's column.\n");
+    for (int i = 0; i < g->nbattles; i++) {
+        const struct wl_battle *b = &g->battles[i];
+        if (b->state != WL_B_DECLARED)
+            continue;
+        wr_strbuf_printf(out, "  Battle %d: ", i);
+        battle_units(out, g, b);
+        wr_strbuf_printf(out, " at %d-%d, ", b->attack, b->defence);
+        if (b->column < 0) {
+            wr_strbuf_puts(out, "worse than 1-6: the attackers are eliminated\n");
+            continue;
+        }
+        wr_strbuf_printf(out, "column %s: die 1-6 gives", wl_crt_label(b->column));
+        for (int f = 0; f < WL_CRT_ROWS; f++)
+            wr_strbuf_printf(out, " %s", wl_result_code(g->sc->crt[f][b->column]));
+        wr_strbuf_puts(out, "\n");
+    }
+    wr_strbuf_puts(out, "  Orders: resolve [BATTLE] (alone: the first still declared)");
+    example(v, out);
+    wr_strbuf_puts(out, ".\n");
+}
+
+static void decide_retreat(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    char a[WL_SQ_NAME_MAX], b[WL_SQ_NAME_MAX], at[WL_SQ_NAME_MAX];
+    wr_strbuf_printf(out, "you won battle %d (%s): retreat each losing unit two squares, "
+                     "by an open route (no enemy zone, river or woods off the road) where "
+                     "one exists.\n", g->current,
+                     wl_result_code(g->battles[g->current].result));
+    for (int u = 0; u < g->sc->nunits; u++) {
+        if (!g->units[u].must_retreat)
+            continue;
+        wl_sq paths[8][2];
+        int n = wl_combat_open_retreats(g, u, paths, 8);
+        struct list l;
+        char title[96];
+        snprintf(title, sizeof title, "  %s on %s, open routes:", id_of(g, u),
+                 wl_grid_name(g->units[u].at, at));
+        list_begin(&l, out, title);
+        for (int k = 0; k < n; k++)
+            if (k < 8)
+                list_item(&l, "%s %s", wl_grid_name(paths[k][0], a),
+                          paths[k][1] == WL_PATH_OFF ? "off" : wl_grid_name(paths[k][1], b));
+            else
+                l.n++;
+        list_end(&l, " none");
+    }
+    wr_strbuf_puts(out, "  Orders: retreat UNIT SQUARE SQUARE");
+    example(v, out);
+    wr_strbuf_puts(out, ".\n");
+}
+
+static void decide_exchange(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    const struct wl_battle *b = &g->battles[g->current];
+    int attacker = v->side == wl_present_mover(g->phase);
+    const int16_t *mine = attacker ? b->attackers : b->defenders;
+    const int16_t *theirs = attacker ? b->defenders : b->attackers;
+    int nmine = attacker ? b->nattackers : b->ndefenders;
+    int ntheirs = attacker ? b->ndefenders : b->nattackers;
+    int need = 0;
+    for (int k = 0; k < ntheirs; k++)
+        need += g->sc->units[theirs[k]].combat;
+    wr_strbuf_printf(out, "battle %d was an exchange: the other side lost its units in it; "
+                     "remove units of yours from it worth at least %d printed combat "
+                     "factors.\n", g->current, need);
+    struct list l;
+    list_begin(&l, out, "  Yours in it:");
+    for (int k = 0; k < nmine; k++)
+        if (g->units[mine[k]].where == WL_ON_BOARD)
+            list_item(&l, "%s (%d)", id_of(g, mine[k]), g->sc->units[mine[k]].combat);
+    list_end(&l, " none");
+    wr_strbuf_puts(out, "  Orders: exchange UNIT...");
+    example(v, out);
+    wr_strbuf_puts(out, ".\n");
+}
+
+static void decide_advance(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    const struct wl_battle *b = &g->battles[g->current];
+    wr_strbuf_printf(out, "your attackers won battle %d: one on a river square may advance "
+                     "onto a square the defenders vacated, one on a slope onto a vacated "
+                     "hill top, each once.\n", g->current);
+    struct list l;
+    list_begin(&l, out, "  Attackers on a river or slope square:");
+    for (int k = 0; k < b->nattackers; k++) {
+        int u = b->attackers[k];
+        if (g->units[u].where != WL_ON_BOARD)
+            continue;
+        const struct wl_cell *c = &g->sc->map.cell[g->units[u].at];
+        if (c->river || c->slope_high)
+            unit_at(&l, g, u);
+    }
+    list_end(&l, " none");
+    wr_strbuf_puts(out, "  (The state does not say which squares were vacated: the server "
+                        "judges an advance.)\n  Orders: advance UNIT SQUARE, or noadvance");
+    example(v, out);
+    wr_strbuf_puts(out, ".\n");
+}
+
+static void decide_defect(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    wr_strbuf_printf(out, "French units worth %d combat factors left the board: remove "
+                     "P-A-A units, on the board or still to arrive, worth at least %d "
+                     "printed combat factors.\n", g->defection_owed / 2, g->defection_owed);
+    wr_strbuf_puts(out, "  Orders: defect UNIT...");
+    example(v, out);
+    wr_strbuf_puts(out, ".\n");
+}
+
+/* The decision awaited of v's seat: what the rules require now and the
+ * orders that make it, indexed by enum wl_await. */
+static void (*const decisions[])(const struct wl_view *v, struct wr_strbuf *out) = {
+    [WL_AW_SETUP] = decide_setup,
+    [WL_AW_MOVE] = decide_move,
+    [WL_AW_DECLARE] = decide_declare,
+    [WL_AW_RESOLVE] = decide_resolve,
+    [WL_AW_RETREAT] = decide_retreat,
+    [WL_AW_EXCHANGE] = decide_exchange,
+    [WL_AW_ADVANCE] = decide_advance,
+    [WL_AW_DEFECTION] = decide_defect,
+};
+
+/* --- describe ------------------------------------------------------------------------ */
+
+/* Is v's seat awaited? The server section says so when the state has one
+ * (a game not running awaits nobody), else the rules. */
+static int seat_awaited(const struct wl_view *v)
+{
+    if (v->side < 0 || v->g->await_side != v->side)
+        return 0;
+    if (json_object_get(v->state, "server") == NULL)
+        return 1;
+    return wr_state_awaits(v->state, v->base.seat) != NULL;
+}
+
+void wl_present_describe(const struct wr_view *base, struct wr_strbuf *out)
+{
+    const struct wl_view *v = (const struct wl_view *)base;
+    if (v->g == NULL) {
+        wr_strbuf_printf(out, "no state yet: the game of scenario '%s' has not been received\n",
+                         v->sc->name);
+        return;
+    }
+    const struct wl_game *g = v->g;
+    const struct wl_turn_time *t = &g->sc->turns[g->turn - 1];
+    wr_strbuf_printf(out, "Turn %d, %s %s, %s: ", g->turn, t->date, t->time,
+                     wl_phase_name(g->phase));
+    if (json_object_get(v->state, "server"))
+        wr_state_waiting_line(v->state, out);
+    else if (g->winner >= 0)
+        wr_strbuf_printf(out, "over: %s won", wl_side_name(g->winner));
+    else
+        wr_strbuf_printf(out, "awaiting %s (%s)", wl_side_name(g->await_side),
+                         wl_await_name(g->await_what));
+    if (g->winner >= 0 && g->win_reason[0])
+        wr_strbuf_printf(out, " (%s)", g->win_reason);
+    wr_strbuf_puts(out, "\n");
+    for (int i = 0; i < g->nbattles; i++) {
+        const struct wl_battle *b = &g->battles[i];
+        static const char *const states[] = { "declared", "retreats", "exchange", "advance",
+                                              "done" };
+        wr_strbuf_printf(out, "  battle %d: ", i);
+        battle_units(out, g, b);
+        wr_strbuf_printf(out, " at %d-%d (column %s), %s", b->attack, b->defence,
+                         b->column < 0 ? "A-Elim" : wl_crt_label(b->column), states[b->state]);
+        if (b->state != WL_B_DECLARED)
+            wr_strbuf_printf(out, ": %s", wl_result_code(b->result));
+        if (b->die)
+            wr_strbuf_printf(out, " (die %d)", b->die);
+        wr_strbuf_puts(out, "\n");
+    }
+    if (!seat_awaited(v) || g->await_what <= WL_AW_NONE ||
+        g->await_what >= (int)(sizeof decisions / sizeof decisions[0]))
+        return;
+    wr_strbuf_printf(out, "Your decision (%s): ", wl_await_name(g->await_what));
+    decisions[g->await_what](v, out);
+}

@@ -1,0 +1,66 @@
+/*
+ * waterloo_present_internal.h - what the files of Waterloo's presentation
+ * share (waterloo_present.c: the view, its state, checks, completion and
+ * pictures; waterloo_present_order.c: short orders and queries;
+ * waterloo_present_describe.c: where the game stands and the decision
+ * awaited) and nothing else includes.
+ */
+#ifndef WL_PRESENT_INTERNAL_H
+#define WL_PRESENT_INTERNAL_H
+
+#include <jansson.h>
+
+#include "waterloo_command.h"
+#include "waterloo_present.h"
+
+/* A view of one game (present.h's struct wr_view first). It owns every
+ * pointer it holds; the scenario outlives the games that borrow it (g and
+ * scratch), and all of them live until close(). */
+struct wl_view {
+    struct wr_view base;
+    struct wl_scenario *sc;     /* loaded by open() */
+    json_t *options;            /* a copy of open()'s options, or NULL (Waterloo reads none) */
+    json_t *state;              /* a copy of the last state update() took; NULL before */
+    struct wl_game *g;          /* that state as a game of sc; NULL before any state */
+    struct wl_game *scratch;    /* where update() builds the next g and precheck() judges */
+    int side;                   /* the view's seat as a side (enum wl_side), or -1 */
+    /* The text picture's own state, changed by the queries and update(). */
+    uint8_t marked[WL_NSQ];     /* squares a reach query marked, until the next state */
+    int nmarked;
+    wl_sq reach_from;           /* the square of the units reached (WL_SQ_NONE: arriving) */
+    wl_sq centre;               /* `view SQ`: the picture's centre; WL_SQ_NONE: the action */
+    int radius;                 /* `view SQ R`: squares around it; -1: as the room allows */
+    wl_sq action;               /* where the last state moved or removed a unit, or none */
+};
+
+/* The side that moves and attacks in phase (enum wl_phase), or -1 when over. */
+int wl_present_mover(int phase);
+
+/* order() (waterloo_present_order.c). */
+enum wr_order_kind wl_present_order(struct wr_view *v, const char *line, json_t **cmd,
+                                    struct wr_strbuf *out, struct wr_refusal *why);
+
+/* The command of a line that is an order for the server (not a query),
+ * with what it leaves out filled from v's state: 0 and *cmd (a new
+ * reference), or -1 with why (bad_command and the order's synopsis). */
+int wl_present_command(const struct wl_view *v, const char *line, json_t **cmd,
+                       struct wr_refusal *why);
+
+/* Judge cmd from v's seat on work, a copy of v->g the caller provides (it
+ * is overwritten): 1 the rules accept it, 0 it cannot be judged here (no
+ * state, a spectator, an advance: the state does not say which squares
+ * were vacated), -1 refused with why filled as the server fills it. */
+int wl_present_judge(const struct wl_view *v, struct wl_game *work, const json_t *cmd,
+                     struct wr_refusal *why);
+
+/* complete() (waterloo_present_order.c). */
+void wl_present_complete(const struct wr_view *v, const char *const *words, int nwords,
+                         const char *word, void (*add)(void *ctx, const char *cand), void *ctx);
+
+/* describe() (waterloo_present_describe.c). */
+void wl_present_describe(const struct wr_view *v, struct wr_strbuf *out);
+
+/* The orders table (waterloo_present_order.c), NULL-terminated. */
+extern const struct wr_order wl_present_orders[];
+
+#endif

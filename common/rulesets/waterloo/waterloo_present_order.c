@@ -1,0 +1,764 @@
+/*
+ * waterloo_present_order.c - Waterloo's short orders (waterloo_present.h):
+ * the orders table, a line turned into the command it stands for, the
+ * queries the view answers itself (reach, odds, view, clear), and the
+ * completion of an order's words.
+ *
+ * One table row per order gives its words' bounds, the command type's own
+ * name when a player may type that too, what each word is (for
+ * completion) and the function that makes the command or the answer.
+ */
+#include "waterloo_present_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "waterloo_combat.h"
+
+#define LINE_MAX_LEN 4096
+#define MAX_WORDS 160
+#define MAX_VIEW_RADIUS 30
+#define REACH_WIDTH 100         /* reach's answer wraps before this many characters */
+
+/* What the player sees of each order: the help lists them in this order. */
+const struct wr_order wl_present_orders[] = {
+    { "place", "place UNIT SQUARE",
+      "Set-up: move one of your units to a square of your side's set-up zone, at most 15 "
+      "combat factors a square (rules: Prepare for Play).",
+      "place fr-ii-girard OO-13", 0 },
+    { "endsetup", "endsetup",
+      "Set-up: your units stand where you want them; the other side sets up next, then the "
+      "French move (rules: Prepare for Play). Also end_setup.",
+      "endsetup", 0 },
+    { "move", "move UNIT[,UNIT...] SQUARE... [off]",
+      "Movement: a unit, or a stack moving together at its slowest unit's rate, enters the "
+      "squares of the path one by one; it stops on entering an enemy zone, a river or woods, "
+      "a primary road adds 4 squares, a reinforcement's path starts on its entry square and "
+      "French units leave the board with off from A-39 to A-45 (rules: How to Move Units).",
+      "move fr-g-friant TT-14 TT-13", 0 },
+    { "end", "end",
+      "End your movement phase; your combat phase follows (rules: How to Play). During the "
+      "set-up it ends your set-up. Also end_phase.",
+      "end", 0 },
+    { "attack", "attack ATTACKER... vs DEFENDER... [; ATTACKER... vs DEFENDER...]",
+      "Combat: declare every battle of the phase at once; every unit of yours in an enemy "
+      "zone must attack, every enemy unit with one of yours in its zone must be attacked, "
+      "each attacker touches every defender of its battle (rules: How to Have Combat).",
+      "attack fr-iii-lefol fr-iii-domon vs pr-i-3", 0 },
+    { "declare", "declare ATTACKER[,ATTACKER...]:DEFENDER[,DEFENDER...] ...",
+      "The same declaration written as pairs, one per battle; declare alone declares no "
+      "battle, which the rules allow only when no unit of yours is in an enemy zone.",
+      "declare fr-iii-lefol,fr-iii-domon:pr-i-3", 0 },
+    { "resolve", "resolve [BATTLE]",
+      "Roll the die for a declared battle (numbered from 0) and apply the Combat Results "
+      "Table; without a number, the first battle not yet fought (rules: Combat Results "
+      "Table).",
+      "resolve 0", 0 },
+    { "retreat", "retreat UNIT SQUARE SQUARE",
+      "After a Back-2 the winner moves each losing unit two squares away; a retreat into an "
+      "enemy zone, off the board, across a river or into woods off a road eliminates it and "
+      "is refused while an open route exists (rules: Combat Results Explanation).",
+      "retreat pr-i-3 EE-15 DD-15", 0 },
+    { "exchange", "exchange UNIT...",
+      "After an exchange the side with the larger printed total removes units of its own "
+      "from the battle worth at least the other side's printed total (rules: Combat Results "
+      "Explanation). Also exchange_losses.",
+      "exchange fr-iii-domon", 0 },
+    { "advance", "advance UNIT SQUARE",
+      "After winning, an attacker on a river square may advance onto a square the defenders "
+      "vacated, one on a slope onto a vacated hill top (rules: Movement After Combat).",
+      "advance fr-iii-lefol II-13", 0 },
+    { "noadvance", "noadvance",
+      "Take no (further) advance after the battle just won (rules: Movement After Combat). "
+      "Also no_advance.",
+      "noadvance", 0 },
+    { "defect", "defect UNIT...",
+      "French units left the board: remove P-A-A units, on the board or still to arrive, "
+      "worth at least twice their combat factors (rules: How to Win).",
+      "defect aa-wissel aa-kruse", 0 },
+    { "reach", "reach UNIT[,UNIT...]",
+      "The squares a unit, or a stack moving together, can end its move on now, by the "
+      "movement rules; they are marked * on the board until the game moves on.",
+      "reach fr-g-friant", 1 },
+    { "odds", "odds ATTACKER... vs DEFENDER...",
+      "The odds of an attack: the attack and defence factors (each defender doubled or not "
+      "by the terrain), the Combat Results Table column and the result of each die face.",
+      "odds fr-iii-lefol vs pr-i-3", 1 },
+    { "view", "view [SQUARE [RADIUS]]",
+      "Centre the board on a square, RADIUS (1 to 30) squares around it; view alone follows "
+      "the action again.",
+      "view X-27 4", 1 },
+    { "clear", "clear", "Remove the squares reach marked.", "clear", 1 },
+    { NULL, NULL, NULL, NULL, 0 },
+};
+
+/* A line split into words (at most MAX_WORDS, each NUL-terminated in buf). */
+struct words {
+    char buf[LINE_MAX_LEN * 3];     /* room for " ; " around every ';' */
+    char *w[MAX_WORDS];
+    int n;
+};
+
+/* What order() made of a line, handed to a row's function. */
+struct parse {
+    const struct wl_view *v;
+    const struct words *ws;
+    const struct wr_order *order;
+    struct wr_refusal *why;
+};
+
+/* Refuse a line as bad_command: what is wrong, then the order's synopsis
+ * and example. Returns -1. */
+__attribute__((format(printf, 2, 3)))
+static int bad(const struct parse *p, const char *fmt, ...)
+{
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    wl_refuse(p->why, WL_R_BAD_COMMAND, "%s; usage: %s (e.g. %s)", what, p->order->synopsis,
+              p->order->example);
+    return -1;
+}
+
+/* --- the pieces of a command -------------------------------------------------- */
+
+/* A square name in capitals, or "off" where allow_off. */
+static json_t *square(const char *s, int allow_off)
+{
+    char up[16];
+    size_t n = strlen(s);
+    if (allow_off && strcmp(s, "off") == 0)
+        return json_string("off");
+    if (n == 0 || n >= sizeof up)
+        return json_string(s);      /* the rules will name it as not a square */
+    for (size_t i = 0; i <= n; i++)
+        up[i] = (char)toupper((unsigned char)s[i]);
+    return json_string(up);
+}
+
+/* Unit ids separated by commas appended to list. */
+static void unit_list(json_t *list, const char *s)
+{
+    const char *p = s;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        if (n > 0)
+            json_array_append_new(list, json_stringn(p, n));
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+}
+
+/* Words from..to-1 as one list of unit ids (commas or spaces between). */
+static json_t *units_of(const struct words *ws, int from, int to)
+{
+    json_t *a = json_array();
+    for (int i = from; i < to; i++)
+        unit_list(a, ws->w[i]);
+    return a;
+}
+
+/* The first battle still declared in the state, or -1. */
+static int next_battle(const struct wl_view *v)
+{
+    for (int i = 0; v->g && i < v->g->nbattles; i++)
+        if (v->g->battles[i].state == WL_B_DECLARED)
+            return i;
+    return -1;
+}
+
+/* --- orders for the server ------------------------------------------------------ */
+
+static int o_place(const struct parse *p, json_t **cmd)
+{
+    *cmd = json_pack("{s:s, s:s, s:o}", "type", "place", "unit", p->ws->w[1], "at",
+                     square(p->ws->w[2], 0));
+    return 0;
+}
+
+static int o_end_setup(const struct parse *p, json_t **cmd)
+{
+    (void)p;
+    *cmd = json_pack("{s:s}", "type", "end_setup");
+    return 0;
+}
+
+static int o_move(const struct parse *p, json_t **cmd)
+{
+    const struct words *ws = p->ws;
+    json_t *units = units_of(ws, 1, 2), *path = json_array();
+    for (int i = 2; i < ws->n; i++)
+        json_array_append_new(path, square(ws->w[i], i == ws->n - 1));
+    if (json_array_size(units) == 1)
+        *cmd = json_pack("{s:s, s:O, s:o}", "type", "move", "unit", json_array_get(units, 0),
+                         "path", path);
+    else
+        *cmd = json_pack("{s:s, s:O, s:o}", "type", "move", "units", units, "path", path);
+    json_decref(units);
+    return 0;
+}
+
+/* end: the movement phase, or the set-up while a set-up is awaited. */
+static int o_end(const struct parse *p, json_t **cmd)
+{
+    int setup = p->v->g && p->v->g->await_what == WL_AW_SETUP;
+    *cmd = json_pack("{s:s}", "type", setup ? "end_setup" : "end_phase");
+    return 0;
+}
+
+static json_t *battle(json_t *att, json_t *def)
+{
+    return json_pack("{s:o, s:o}", "attackers", att, "defenders", def);
+}
+
+/* "A B vs C ; D vs E": battles separated by ";" (or "and"). */
+static int o_attack(const struct parse *p, json_t **cmd)
+{
+    const struct words *ws = p->ws;
+    json_t *list = json_array(), *att = json_array(), *def = json_array();
+    int side = 0;       /* 0 attackers, 1 defenders */
+    for (int i = 1; i <= ws->n; i++) {
+        const char *w = i < ws->n ? ws->w[i] : ";";
+        if (strcmp(w, "vs") == 0) {
+            if (side == 1 || json_array_size(att) == 0)
+                goto bad;
+            side = 1;
+        } else if (strcmp(w, ";") == 0 || strcmp(w, "and") == 0) {
+            if (i == ws->n && json_array_size(att) == 0 && json_array_size(def) == 0)
+                break;          /* the line ended with ";" */
+            if (side == 0 || json_array_size(def) == 0)
+                goto bad;
+            json_array_append_new(list, battle(att, def));
+            att = json_array();
+            def = json_array();
+            side = 0;
+        } else {
+            unit_list(side ? def : att, w);
+        }
+    }
+    json_decref(att);
+    json_decref(def);
+    *cmd = json_pack("{s:s, s:o}", "type", "declare", "battles", list);
+    return 0;
+bad:
+    json_decref(att);
+    json_decref(def);
+    json_decref(list);
+    return bad(p, "each battle is attackers, vs, then defenders");
+}
+
+/* "A,B:C,D" pairs; none: no battle. */
+static int o_declare(const struct parse *p, json_t **cmd)
+{
+    const struct words *ws = p->ws;
+    json_t *list = json_array();
+    for (int i = 1; i < ws->n; i++) {
+        const char *colon = strchr(ws->w[i], ':');
+        if (colon == NULL || colon == ws->w[i] || colon[1] == '\0') {
+            json_decref(list);
+            return bad(p, "'%.40s' is not ATTACKERS:DEFENDERS", ws->w[i]);
+        }
+        json_t *att = json_array(), *def = json_array();
+        char left[LINE_MAX_LEN];
+        snprintf(left, sizeof left, "%.*s", (int)(colon - ws->w[i]), ws->w[i]);
+        unit_list(att, left);
+        unit_list(def, colon + 1);
+        json_array_append_new(list, battle(att, def));
+    }
+    *cmd = json_pack("{s:s, s:o}", "type", "declare", "battles", list);
+    return 0;
+}
+
+/* resolve [N]; without N the first battle still declared (none: the
+ * command goes without, and the rules say why). */
+static int o_resolve(const struct parse *p, json_t **cmd)
+{
+    long n = next_battle(p->v);
+    if (p->ws->n == 2) {
+        char *end;
+        errno = 0;
+        n = strtol(p->ws->w[1], &end, 10);
+        if (errno || *end || end == p->ws->w[1] || n < 0 || n >= WL_MAX_BATTLES)
+            return bad(p, "'%.20s' is not a battle number (0 to %d)", p->ws->w[1],
+                       WL_MAX_BATTLES - 1);
+    }
+    *cmd = n < 0 ? json_pack("{s:s}", "type", "resolve")
+                 : json_pack("{s:s, s:i}", "type", "resolve", "battle", (int)n);
+    return 0;
+}
+
+static int o_retreat(const struct parse *p, json_t **cmd)
+{
+    *cmd = json_pack("{s:s, s:s, s:[o, o]}", "type", "retreat", "unit", p->ws->w[1], "path",
+                     square(p->ws->w[2], 0), square(p->ws->w[3], 1));
+    return 0;
+}
+
+static int o_exchange(const struct parse *p, json_t **cmd)
+{
+    *cmd = json_pack("{s:s, s:o}", "type", "exchange_losses", "units",
+                     units_of(p->ws, 1, p->ws->n));
+    return 0;
+}
+
+static int o_advance(const struct parse *p, json_t **cmd)
+{
+    *cmd = json_pack("{s:s, s:s, s:o}", "type", "advance", "unit", p->ws->w[1], "to",
+                     square(p->ws->w[2], 0));
+    return 0;
+}
+
+static int o_no_advance(const struct parse *p, json_t **cmd)
+{
+    (void)p;
+    *cmd = json_pack("{s:s}", "type", "no_advance");
+    return 0;
+}
+
+static int o_defect(const struct parse *p, json_t **cmd)
+{
+    *cmd = json_pack("{s:s, s:o}", "type", "defect", "units", units_of(p->ws, 1, p->ws->n));
+    return 0;
+}
+
+/* --- queries ------------------------------------------------------------------------ */
+
+/* Unit indices from words from..to-1 (ids separated by commas or spaces). */
+static int query_units(const struct parse *p, int from, int to, int *out, int max)
+{
+    int n = 0;
+    for (int i = from; i < to; i++) {
+        char buf[LINE_MAX_LEN];
+        snprintf(buf, sizeof buf, "%s", p->ws->w[i]);
+        char *save = NULL;
+        for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            int u = wl_scenario_find_unit(p->v->sc, t);
+            if (u < 0)
+                return wl_refuse(p->why, WL_R_UNKNOWN_UNIT, "there is no unit '%.40s'", t), -1;
+            if (n == max)
+                return bad(p, "at most %d units", max);
+            out[n++] = u;
+        }
+    }
+    return n > 0 ? n : bad(p, "name at least one unit");
+}
+
+static int needs_state(const struct parse *p)
+{
+    if (p->v->g)
+        return 0;
+    wl_refuse(p->why, WL_R_BAD_COMMAND, "%s needs the game's position: no state yet",
+              p->order->name);
+    return -1;
+}
+
+static int q_reach(struct wl_view *v, const struct parse *p, struct wr_strbuf *out)
+{
+    int idx[WL_MAX_IN_BATTLE];
+    int n = needs_state(p) ? -1 : query_units(p, 1, p->ws->n, idx, WL_MAX_IN_BATTLE);
+    if (n < 0)
+        return -1;
+    struct wl_reach *reach = malloc(sizeof *reach);
+    if (reach == NULL)
+        return wl_refuse(p->why, WL_R_NO_MEMORY, "out of memory"), -1;
+    if (wl_move_reach(v->g, idx, n, reach, p->why) != WL_R_OK) {
+        free(reach);
+        return -1;
+    }
+    memset(v->marked, 0, sizeof v->marked);
+    v->nmarked = 0;
+    v->reach_from = v->g->units[idx[0]].where == WL_ON_BOARD ? v->g->units[idx[0]].at
+                                                            : WL_SQ_NONE;
+    v->centre = WL_SQ_NONE;
+    size_t line = out->len;
+    for (int i = 1; i < p->ws->n; i++)
+        wr_strbuf_printf(out, "%s%s", i > 1 ? " " : "", p->ws->w[i]);
+    wr_strbuf_printf(out, " can reach %d square%s%s", reach->n, reach->n == 1 ? "" : "s",
+                     reach->n ? ":" : "");
+    for (int i = 0; i < reach->n; i++) {
+        char name[WL_SQ_NAME_MAX];
+        const char *sq = reach->end[i] == WL_PATH_OFF ? "off (leave the board)"
+                                                       : wl_grid_name(reach->end[i], name);
+        if (out->len - line + strlen(sq) + 1 > REACH_WIDTH) {
+            wr_strbuf_puts(out, "\n   ");
+            line = out->len - 3;
+        }
+        wr_strbuf_printf(out, " %s", sq);
+        if (reach->end[i] != WL_PATH_OFF) {
+            v->marked[reach->end[i]] = 1;
+            v->nmarked++;
+        }
+    }
+    wr_strbuf_puts(out, v->nmarked ? " (marked * on the board)\n" : "\n");
+    free(reach);
+    return 0;
+}
+
+static int q_odds(struct wl_view *v, const struct parse *p, struct wr_strbuf *out)
+{
+    int vs = -1;
+    for (int i = 1; i < p->ws->n && vs < 0; i++)
+        if (strcmp(p->ws->w[i], "vs") == 0)
+            vs = i;
+    if (vs < 0)
+        return bad(p, "attackers, vs, then defenders");
+    if (needs_state(p))
+        return -1;
+    struct wl_battle b;
+    memset(&b, 0, sizeof b);
+    int a[WL_MAX_IN_BATTLE], d[WL_MAX_IN_BATTLE];
+    int na = query_units(p, 1, vs, a, WL_MAX_IN_BATTLE);
+    int nd = na < 0 ? -1 : query_units(p, vs + 1, p->ws->n, d, WL_MAX_IN_BATTLE);
+    if (nd < 0)
+        return -1;
+    for (int k = 0; k < na + nd; k++) {
+        int u = k < na ? a[k] : d[k - na];
+        if (v->g->units[u].where != WL_ON_BOARD)
+            return wl_refuse(p->why, WL_R_UNIT_NOT_ON_BOARD, "%s is not on the board",
+                             v->sc->units[u].name), -1;
+        if (k < na)
+            b.attackers[b.nattackers++] = (int16_t)u;
+        else
+            b.defenders[b.ndefenders++] = (int16_t)u;
+    }
+    wl_combat_odds(v->g, &b);
+    wr_strbuf_printf(out, "attack %d against defence %d: ", b.attack, b.defence);
+    if (b.column < 0) {
+        wr_strbuf_puts(out, "worse than 1-6, the attackers are eliminated (A-Elim)");
+    } else {
+        wr_strbuf_printf(out, "column %s; die 1-6:", wl_crt_label(b.column));
+        for (int f = 0; f < WL_CRT_ROWS; f++)
+            wr_strbuf_printf(out, " %d=%s", f + 1, wl_result_code(v->sc->crt[f][b.column]));
+    }
+    wr_strbuf_puts(out, "\n  defenders:");
+    for (int k = 0; k < nd; k++) {
+        int f = wl_combat_defence_factor(v->g, d[k], b.attackers, b.nattackers);
+        wr_strbuf_printf(out, " %s %d%s", v->sc->units[d[k]].id, f,
+                         f > v->sc->units[d[k]].combat ? " (doubled by terrain)" : "");
+    }
+    wr_strbuf_puts(out, "\n");
+    return 0;
+}
+
+static int q_view(struct wl_view *v, const struct parse *p, struct wr_strbuf *out)
+{
+    const struct words *ws = p->ws;
+    char name[WL_SQ_NAME_MAX];
+    if (ws->n == 1) {
+        v->centre = WL_SQ_NONE;
+        v->radius = -1;
+        wr_strbuf_puts(out, "view: following the action\n");
+        return 0;
+    }
+    wl_sq s;
+    if (wl_grid_parse(ws->w[1], (size_t)-1, &s) != 0 || !wl_grid_on_board(s))
+        return bad(p, "'%.20s' is not a square of the board", ws->w[1]);
+    long r = -1;
+    if (ws->n == 3) {
+        char *end;
+        errno = 0;
+        r = strtol(ws->w[2], &end, 10);
+        if (errno || *end || end == ws->w[2] || r < 1 || r > MAX_VIEW_RADIUS)
+            return bad(p, "the radius is 1 to %d squares, not '%.20s'", MAX_VIEW_RADIUS,
+                       ws->w[2]);
+    }
+    v->centre = s;
+    v->radius = (int)r;
+    wr_strbuf_printf(out, "view: centred on %s", wl_grid_name(s, name));
+    if (r > 0)
+        wr_strbuf_printf(out, ", %ld squares around", r);
+    wr_strbuf_puts(out, "\n");
+    return 0;
+}
+
+static int q_clear(struct wl_view *v, const struct parse *p, struct wr_strbuf *out)
+{
+    (void)p;
+    wr_strbuf_puts(out, v->nmarked ? "marks cleared\n" : "nothing was marked\n");
+    v->nmarked = 0;
+    return 0;
+}
+
+/* --- the table ----------------------------------------------------------------------- */
+
+/* What each word after the order's name is, for completion: one letter per
+ * word, the last repeated for the words after it ("" none, 'u' a unit,
+ * 'U' units separated by commas (':' and "vs" too where they divide them),
+ * 's' a square, 'o' a square or off, 'b' a battle number, 'n' a number). */
+struct row {
+    const char *name;           /* as in wl_present_orders */
+    const char *alias;          /* the command type's name, also accepted, or NULL */
+    int min, max;               /* words after the name; max -1: any number */
+    const char *words;
+    int (*command)(const struct parse *p, json_t **cmd);        /* NULL for a query */
+    int (*query)(struct wl_view *v, const struct parse *p, struct wr_strbuf *out);
+};
+
+static const struct row rows[] = {
+    { "place", NULL, 2, 2, "us", o_place, NULL },
+    { "endsetup", "end_setup", 0, 0, "", o_end_setup, NULL },
+    { "move", NULL, 2, -1, "Uo", o_move, NULL },
+    { "end", "end_phase", 0, 0, "", o_end, NULL },
+    { "attack", NULL, 3, -1, "U", o_attack, NULL },
+    { "declare", NULL, 0, -1, "U", o_declare, NULL },
+    { "resolve", NULL, 0, 1, "b", o_resolve, NULL },
+    { "retreat", NULL, 3, 3, "uso", o_retreat, NULL },
+    { "exchange", "exchange_losses", 1, -1, "U", o_exchange, NULL },
+    { "advance", NULL, 2, 2, "us", o_advance, NULL },
+    { "noadvance", "no_advance", 0, 0, "", o_no_advance, NULL },
+    { "defect", NULL, 1, -1, "U", o_defect, NULL },
+    { "reach", NULL, 1, -1, "U", NULL, q_reach },
+    { "odds", NULL, 3, -1, "U", NULL, q_odds },
+    { "view", NULL, 0, 2, "sn", NULL, q_view },
+    { "clear", NULL, 0, 0, "", NULL, q_clear },
+};
+
+#define NROWS ((int)(sizeof rows / sizeof rows[0]))
+
+static const struct row *find_row(const char *word)
+{
+    for (int i = 0; word && i < NROWS; i++)
+        if (strcmp(rows[i].name, word) == 0 || (rows[i].alias && strcmp(rows[i].alias, word) == 0))
+            return &rows[i];
+    return NULL;
+}
+
+/* Split line into ws, with ';' a word of its own ("aa-picton;" too).
+ * 0, or -1 with why. */
+static int split(const char *line, struct words *ws, struct wr_refusal *why)
+{
+    size_t j = 0;
+    if (line == NULL)
+        line = "";
+    if (strlen(line) >= LINE_MAX_LEN)
+        return wl_refuse(why, WL_R_BAD_COMMAND, "an order is at most %d characters",
+                         LINE_MAX_LEN - 1), -1;
+    for (size_t i = 0; line[i]; i++) {
+        if (line[i] == ';') {
+            memcpy(ws->buf + j, " ; ", 3);
+            j += 3;
+        } else {
+            ws->buf[j++] = line[i];
+        }
+    }
+    ws->buf[j] = '\0';
+    ws->n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(ws->buf, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+        if (ws->n == MAX_WORDS)
+            return wl_refuse(why, WL_R_BAD_COMMAND, "an order has at most %d words",
+                             MAX_WORDS), -1;
+        ws->w[ws->n++] = t;
+    }
+    return 0;
+}
+
+/* Refuse an unknown first word, naming the orders. */
+static void unknown(const char *word, struct wr_refusal *why)
+{
+    char names[512];
+    size_t n = 0;
+    names[0] = '\0';
+    for (const struct wr_order *o = wl_present_orders; o->name && n < sizeof names; o++)
+        n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", o->name);
+    if (word)
+        wl_refuse(why, WL_R_BAD_COMMAND, "unknown order '%.40s' (orders: %s)", word, names);
+    else
+        wl_refuse(why, WL_R_BAD_COMMAND, "no order given (orders: %s)", names);
+}
+
+/* Split and find the order's row, checking the number of words. Returns
+ * the row, or NULL with why. */
+static const struct row *parse_line(const struct wl_view *v, const char *line, struct words *ws,
+                                    struct parse *p, struct wr_refusal *why)
+{
+    if (split(line, ws, why) != 0)
+        return NULL;
+    const struct row *r = find_row(ws->n ? ws->w[0] : NULL);
+    if (r == NULL) {
+        unknown(ws->n ? ws->w[0] : NULL, why);
+        return NULL;
+    }
+    *p = (struct parse){ v, ws, wr_present_order(&wr_present_waterloo, r->name), why };
+    int args = ws->n - 1;
+    if (r->max == 0 && args > 0) {
+        bad(p, "%s takes nothing after it", r->name);
+        return NULL;
+    }
+    if (args < r->min || (r->max >= 0 && args > r->max)) {
+        int want = args < r->min ? r->min : r->max;
+        bad(p, "%s takes %s %d word%s after it", r->name,
+            r->min == r->max ? "exactly" : args < r->min ? "at least" : "at most", want,
+            want == 1 ? "" : "s");
+        return NULL;
+    }
+    return r;
+}
+
+int wl_present_command(const struct wl_view *v, const char *line, json_t **cmd,
+                       struct wr_refusal *why)
+{
+    struct words *ws = malloc(sizeof *ws);
+    struct parse p;
+    *cmd = NULL;
+    if (ws == NULL)
+        return wl_refuse(why, WL_R_NO_MEMORY, "out of memory"), -1;
+    const struct row *r = parse_line(v, line, ws, &p, why);
+    int rc = -1;
+    if (r && r->command == NULL)
+        wl_refuse(why, WL_R_BAD_COMMAND, "%s is a question the view answers, not a command",
+                  r->name);
+    else if (r)
+        rc = r->command(&p, cmd);
+    if (rc == 0 && *cmd == NULL) {
+        wl_refuse(why, WL_R_NO_MEMORY, "out of memory");
+        rc = -1;
+    }
+    free(ws);
+    return rc;
+}
+
+enum wr_order_kind wl_present_order(struct wr_view *base, const char *line, json_t **cmd,
+                                    struct wr_strbuf *out, struct wr_refusal *why)
+{
+    struct wl_view *v = (struct wl_view *)base;
+    struct words *ws = malloc(sizeof *ws);
+    struct parse p;
+    *cmd = NULL;
+    if (ws == NULL)
+        return wl_refuse(why, WL_R_NO_MEMORY, "out of memory"), WR_ORDER_ERROR;
+    const struct row *r = parse_line(v, line, ws, &p, why);
+    enum wr_order_kind kind = WR_ORDER_ERROR;
+    if (r && r->query) {
+        if (r->query(v, &p, out) == 0)
+            kind = WR_ORDER_ANSWER;
+    } else if (r && r->command(&p, cmd) == 0) {
+        kind = WR_ORDER_COMMAND;
+        if (*cmd == NULL) {
+            wl_refuse(why, WL_R_NO_MEMORY, "out of memory");
+            kind = WR_ORDER_ERROR;
+        }
+    }
+    free(ws);
+    return kind;
+}
+
+/* --- completion ----------------------------------------------------------------------- */
+
+struct cands {
+    void (*add)(void *ctx, const char *cand);
+    void *ctx;
+    const char *word;           /* what is typed of the word */
+    size_t keep;                /* its first keep bytes stay (units before a ',' or ':') */
+};
+
+/* Offer prefix-of-word + text when text starts with the rest of the word
+ * (squares ignoring case, as order() writes them in capitals). */
+static void offer(const struct cands *c, const char *text, int nocase)
+{
+    const char *rest = c->word + c->keep;
+    size_t n = strlen(rest);
+    if (nocase ? strncasecmp(text, rest, n) != 0 : strncmp(text, rest, n) != 0)
+        return;
+    char cand[LINE_MAX_LEN];
+    snprintf(cand, sizeof cand, "%.*s%s", (int)c->keep, c->word, text);
+    c->add(c->ctx, cand);
+}
+
+/* The square of a word: a square's own, or a unit's on the board. */
+static wl_sq square_of(const struct wl_view *v, const char *w)
+{
+    wl_sq s;
+    if (wl_grid_parse(w, (size_t)-1, &s) == 0 && wl_grid_on_board(s))
+        return s;
+    int u = wl_scenario_find_unit(v->sc, w);
+    if (u >= 0 && v->g && v->g->units[u].where == WL_ON_BOARD)
+        return v->g->units[u].at;
+    return WL_SQ_NONE;
+}
+
+static void complete_squares(const struct wl_view *v, const struct cands *c, const char *prev,
+                             int off)
+{
+    char name[WL_SQ_NAME_MAX];
+    wl_sq last = prev ? square_of(v, prev) : WL_SQ_NONE;
+    if (off)
+        offer(c, "off", 0);
+    if (c->word[0] == '\0') {
+        /* After a unit or a square: the squares next to it (thousands
+         * otherwise: only once a letter is typed). */
+        for (int d = 0; last != WL_SQ_NONE && d < WL_NDIR; d++) {
+            wl_sq n = wl_grid_neighbour(last, d);
+            if (n != WL_SQ_NONE && wl_grid_playable(n))
+                offer(c, wl_grid_name(n, name), 1);
+        }
+        return;
+    }
+    for (int r = 1; r < WL_ROWS; r++)
+        for (int col = 1; col < WL_COLS; col++)
+            if (wl_grid_in_frame(r, col) && wl_grid_playable(wl_sq_make(r, col)))
+                offer(c, wl_grid_name(wl_sq_make(r, col), name), 1);
+}
+
+static void complete_units(const struct wl_view *v, struct cands *c, int list)
+{
+    if (list) {
+        for (const char *p = c->word; *p; p++)
+            if (*p == ',' || *p == ':')
+                c->keep = (size_t)(p - c->word) + 1;
+    }
+    for (int i = 0; i < v->sc->nunits; i++) {
+        int where = v->g ? v->g->units[i].where : WL_ON_BOARD;
+        if (where == WL_ON_BOARD || where == WL_PENDING)
+            offer(c, v->sc->units[i].id, 0);
+    }
+}
+
+void wl_present_complete(const struct wr_view *base, const char *const *words, int nwords,
+                         const char *word, void (*add)(void *ctx, const char *cand), void *ctx)
+{
+    const struct wl_view *v = (const struct wl_view *)base;
+    const struct row *r = nwords >= 1 && words ? find_row(words[0]) : NULL;
+    size_t kinds = r ? strlen(r->words) : 0;
+    if (kinds == 0 || (r->max >= 0 && nwords > r->max))
+        return;
+    struct cands c = { add, ctx, word ? word : "", 0 };
+    char kind = r->words[(size_t)nwords - 1 < kinds ? (size_t)nwords - 1 : kinds - 1];
+    const char *prev = nwords >= 2 ? words[nwords - 1] : NULL;
+    char num[16];
+    switch (kind) {
+    case 'u':
+        complete_units(v, &c, 0);
+        break;
+    case 'U':
+        if (strcmp(r->name, "attack") == 0 || strcmp(r->name, "odds") == 0) {
+            if (nwords >= 2)
+                offer(&c, "vs", 0);
+            if (strcmp(r->name, "attack") == 0 && nwords >= 4)
+                offer(&c, ";", 0);
+        }
+        complete_units(v, &c, 1);
+        break;
+    case 's':
+    case 'o':
+        complete_squares(v, &c, prev, kind == 'o');
+        break;
+    case 'b':
+        for (int i = 0; v->g && i < v->g->nbattles; i++)
+            if (v->g->battles[i].state == WL_B_DECLARED) {
+                snprintf(num, sizeof num, "%d", i);
+                offer(&c, num, 0);
+            }
+        break;
+    default:
+        break;
+    }
+}

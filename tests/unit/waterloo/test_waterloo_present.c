@@ -1,0 +1,1318 @@
+/*
+ * test_waterloo_present.c - Waterloo's presentation, driven only through
+ * struct wr_present (present.h) as a client drives it, on states the
+ * ruleset makes itself: games created with wr_ruleset_waterloo, commands
+ * applied with wr_game_apply(), projected and given a "server" section
+ * as server/games.c's server_section() writes it.
+ *
+ * What it asserts: open() loads a scenario (its base through the host) and
+ * refuses what it cannot load; update() refuses a state that does not fit
+ * and keeps the old one; every order line gives exactly its command, and
+ * a bad line an error with the order's synopsis; every example of the
+ * orders table is an order; the queries answer and mark the picture;
+ * precheck() agrees with apply() on every command of scripted and random
+ * games (accepted, or refused with the same code and sentence); describe()
+ * names the awaited seat and decision, the units the rules require and an
+ * example that the rules accept; events read as sentences; completion
+ * offers the units, squares and battles that fit; the text picture has no
+ * ESC byte without colour and fits its columns and rows; the SVG is one
+ * document, the 1815 set-up byte for byte docs/waterloo-1815-start.svg.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "present.h"
+#include "prng.h"
+#include "ruleset.h"
+#include "waterloo_autoplay.h"
+#include "waterloo_command.h"
+
+#ifndef WARROOM_SCENARIO_DIR
+#error "WARROOM_SCENARIO_DIR must be defined by the build"
+#endif
+#ifndef WARROOM_DOCS_DIR
+#error "WARROOM_DOCS_DIR must be defined by the build"
+#endif
+
+extern const struct wr_ruleset wr_ruleset_waterloo;
+
+/* --- the host: forced dice, scenarios by name ---------------------------------------- */
+
+struct dice {
+    int faces[64];              /* face of roll k; 0: none */
+};
+
+static int forced_roll(void *ctx, uint32_t k)
+{
+    const struct dice *d = ctx;
+    return k < 64 ? d->faces[k] : 0;
+}
+
+static json_t *load_json(const char *path)
+{
+    json_error_t e;
+    return json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+}
+
+static json_t *scenario_by_name(void *ctx, const char *name)
+{
+    (void)ctx;
+    static const struct { const char *dir, *file; } forms[] = {
+        { "", ".json" }, { "test/", ".json" }, { "", "/scenario.json" },
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s%s%s", WARROOM_SCENARIO_DIR, forms[i].dir, name,
+                 forms[i].file);
+        json_t *j = load_json(path);
+        if (j)
+            return j;
+    }
+    return NULL;
+}
+
+/* --- a game and its views ------------------------------------------------------------ */
+
+struct fx {
+    struct dice dice;
+    struct wr_host host;
+    const struct wr_ruleset *rs;
+    const struct wr_present *pr;
+    json_t *scenario;
+    struct wr_game *game;
+    struct wr_view *fr, *al, *spec;
+};
+
+/* The server section of server/games.c's server_section(), for a game
+ * whose seats are all claimed. */
+static json_t *server_section(const struct wr_game *g)
+{
+    struct wr_decision d[WR_DECISIONS_MAX];
+    int n = g->rs->awaiting(g, d, WR_DECISIONS_MAX);
+    json_t *aw = json_object();
+    for (int i = 0; i < n; i++)
+        json_object_set_new(aw, d[i].seat, json_string(d[i].what));
+    const char *res = g->rs->result(g);
+    return json_pack("{s:s, s:o, s:n, s:o, s:o}", "status", res ? "finished" : "running",
+                     "result", res ? json_string(res) : json_null(), "forfeit", "awaiting", aw,
+                     "deadlines", json_object());
+}
+
+static json_t *state_of(const struct wr_game *g)
+{
+    json_t *st = g->rs->project(g, NULL);
+    assert_non_null(st);
+    json_object_set_new(st, "server", server_section(g));
+    return st;
+}
+
+static struct wr_view *open_view(struct fx *f, const char *seat)
+{
+    struct wr_refusal why;
+    struct wr_view *v = f->pr->open(f->rs, f->scenario, NULL, seat, &f->host, &why);
+    if (v == NULL)
+        fail_msg("open(%s): %s", seat ? seat : "spectator", why.message);
+    return v;
+}
+
+/* Every view takes the game's state now. */
+static void sync(struct fx *f)
+{
+    json_t *st = state_of(f->game);
+    struct wr_view *vs[] = { f->fr, f->al, f->spec };
+    for (size_t i = 0; i < 3; i++) {
+        struct wr_refusal why;
+        if (f->pr->update(vs[i], st, &why) != 0)
+            fail_msg("update: %s", why.message);
+    }
+    json_decref(st);
+}
+
+/* A game of the scenario file name (under scenarios/), with forced dice
+ * when faces is not NULL (else a seed), and its three views. */
+static struct fx *fx_new(const char *name, const int *faces, int nfaces)
+{
+    struct fx *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    for (int i = 0; i < nfaces && i < 64; i++)
+        f->dice.faces[i] = faces[i];
+    f->host = (struct wr_host){ forced_roll, scenario_by_name, &f->dice };
+    f->rs = &wr_ruleset_waterloo;
+    f->pr = f->rs->present;
+    assert_ptr_not_equal(f->pr, &wr_present_plain);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", WARROOM_SCENARIO_DIR, name);
+    f->scenario = load_json(path);
+    assert_non_null(f->scenario);
+    static const uint8_t seed[32] = { 18, 6, 15 };
+    struct wr_refusal why;
+    f->game = f->rs->create(f->scenario, NULL, "present-test", faces ? NULL : seed, &f->host,
+                            &why);
+    if (f->game == NULL)
+        fail_msg("create: %s", why.message);
+    f->fr = open_view(f, "french");
+    f->al = open_view(f, "allied");
+    f->spec = open_view(f, NULL);
+    sync(f);
+    return f;
+}
+
+static void fx_free(struct fx *f)
+{
+    f->pr->close(f->fr);
+    f->pr->close(f->al);
+    f->pr->close(f->spec);
+    f->rs->destroy(f->game);
+    json_decref(f->scenario);
+    free(f);
+}
+
+static struct wr_view *view_of(struct fx *f, const char *seat)
+{
+    return strcmp(seat, "french") == 0 ? f->fr : f->al;
+}
+
+/* The command of an order line typed by seat (fails the test otherwise). */
+static json_t *command_of(struct fx *f, const char *seat, const char *line)
+{
+    json_t *cmd = NULL;
+    struct wr_strbuf out;
+    struct wr_refusal why;
+    wr_strbuf_init(&out);
+    enum wr_order_kind k = f->pr->order(view_of(f, seat), line, &cmd, &out, &why);
+    if (k != WR_ORDER_COMMAND)
+        fail_msg("'%s' is not a command: %s", line, k == WR_ORDER_ERROR ? why.message : "a query");
+    wr_strbuf_release(&out);
+    return cmd;
+}
+
+/* Check cmd from seat with precheck(), then apply it to the game: the
+ * verdicts agree (the same code and sentence when refused; an advance may
+ * not be judged). Returns 0 when applied (the views then take the new
+ * state), else the refusal's code in why. */
+static int judge_and_apply(struct fx *f, int row, const char *seat, const json_t *cmd,
+                           struct wr_refusal *why)
+{
+    struct wr_refusal local = { 0, NULL, "" };
+    int verdict = f->pr->precheck(view_of(f, seat), cmd, &local);
+    json_t *events = NULL;
+    int rc = wr_game_apply(f->game, seat, cmd, &events, why);
+    json_decref(events);
+    char *text = json_dumps(cmd, JSON_COMPACT | JSON_SORT_KEYS);
+    const char *type = json_string_value(json_object_get(cmd, "type"));
+    if (verdict == 0 && !(type && strcmp(type, "advance") == 0))
+        fail_msg("row %d: %s %s could not be judged", row, seat, text);
+    if (verdict == 1 && rc != 0)
+        fail_msg("row %d: %s %s: precheck accepts, apply refuses (%s: %s)", row, seat, text,
+                 why->code, why->message);
+    if (verdict == -1 && rc == 0)
+        fail_msg("row %d: %s %s: precheck refuses (%s: %s), apply accepts", row, seat, text,
+                 local.code, local.message);
+    if (verdict == -1 && (strcmp(local.code, why->code) != 0 ||
+                          strcmp(local.message, why->message) != 0))
+        fail_msg("row %d: %s %s: precheck says %s (%s), apply %s (%s)", row, seat, text,
+                 local.code, local.message, why->code, why->message);
+    free(text);
+    if (rc == 0)
+        sync(f);
+    return rc;
+}
+
+/* Rows of a script: seat, an order line or a JSON command, and the code
+ * expected ("ok" when it must be applied). */
+struct step {
+    int row;
+    const char *seat;
+    const char *order;
+    const char *code;
+};
+
+static void run_steps(struct fx *f, const struct step *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        json_t *cmd = s[i].order[0] == '{' ? json_loads(s[i].order, 0, NULL)
+                                           : command_of(f, s[i].seat, s[i].order);
+        assert_non_null(cmd);
+        struct wr_refusal why = { 0, "ok", "" };
+        int rc = judge_and_apply(f, s[i].row, s[i].seat, cmd, &why);
+        if (strcmp(rc == 0 ? "ok" : why.code, s[i].code) != 0)
+            fail_msg("row %d: %s '%s' gave %s (%s), want %s", s[i].row, s[i].seat, s[i].order,
+                     rc == 0 ? "ok" : why.code, why.message, s[i].code);
+        json_decref(cmd);
+    }
+}
+
+/* --- text helpers -------------------------------------------------------------------- */
+
+static char *describe(struct fx *f, struct wr_view *v)
+{
+    struct wr_strbuf out;
+    wr_strbuf_init(&out);
+    f->pr->describe(v, &out);
+    assert_non_null(out.s);
+    assert_int_equal(out.failed, 0);
+    assert_true(out.len > 0 && out.s[out.len - 1] == '\n');
+    return out.s;       /* the caller frees */
+}
+
+/* The example of a description: the text of its first e.g. "...". */
+static int example_of(const char *text, char *line, size_t n)
+{
+    const char *p = strstr(text, "e.g. \"");
+    if (p == NULL)
+        return -1;
+    p += 6;
+    const char *q = strchr(p, '"');
+    if (q == NULL || (size_t)(q - p) >= n)
+        return -1;
+    snprintf(line, n, "%.*s", (int)(q - p), p);
+    return 0;
+}
+
+/* Follow the example of seat's description: it must be an order the rules
+ * accept, and is applied. */
+static void follow_example(struct fx *f, int row, const char *seat)
+{
+    char *d = describe(f, view_of(f, seat));
+    char line[1024];
+    if (example_of(d, line, sizeof line) != 0)
+        fail_msg("row %d: %s's description has no example:\n%s", row, seat, d);
+    json_t *cmd = command_of(f, seat, line);
+    struct wr_refusal why;
+    if (judge_and_apply(f, row, seat, cmd, &why) != 0)
+        fail_msg("row %d: the example '%s' was refused: %s", row, line, why.message);
+    json_decref(cmd);
+    free(d);
+}
+
+static void expect_in(int row, const char *text, const char *want)
+{
+    if (strstr(text, want) == NULL)
+        fail_msg("row %d: '%s' is not in:\n%s", row, want, text);
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* Characters a terminal shows on the widest line (escapes take none). */
+static int widest_line(const char *s)
+{
+    int best = 0, w = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '\n') {
+            w = 0;
+            continue;
+        }
+        if (*p == '\x1b') {
+            while (p[1] && !(p[1] >= 0x40 && p[1] <= 0x7E && p[1] != '['))
+                p++;
+            p++;
+            continue;
+        }
+        if (((unsigned char)*p & 0xC0) != 0x80 && ++w > best)
+            best = w;
+    }
+    return best;
+}
+
+/* --- open and update ------------------------------------------------------------------- */
+
+static void test_open(void **state)
+{
+    (void)state;
+    const struct wr_ruleset *rs = &wr_ruleset_waterloo;
+    const struct wr_present *pr = rs->present;
+    struct dice d = { { 0 } };
+    struct wr_host host = { forced_roll, scenario_by_name, &d };
+    struct wr_refusal why;
+
+    /* 1) no scenario, a broken one, a base without a host to find it */
+    assert_null(pr->open(rs, NULL, NULL, "french", &host, &why));
+    assert_string_equal(why.code, "bad_scenario");
+    json_t *broken = json_pack("{s:s}", "name", "broken");
+    assert_null(pr->open(rs, broken, NULL, "french", &host, &why));
+    assert_string_equal(why.code, "bad_scenario");
+    json_decref(broken);
+    json_t *over = load_json(WARROOM_SCENARIO_DIR "/test/override.json");
+    assert_non_null(over);
+    assert_null(pr->open(rs, over, NULL, "allied", NULL, &why));
+    assert_string_equal(why.code, "bad_scenario");
+
+    /* 2) the base found through the host; options kept; before a state */
+    json_t *opts = json_pack("{s:i}", "deadline_seconds", 60);
+    struct wr_view *v = pr->open(rs, over, opts, "allied", &host, &why);
+    json_decref(opts);
+    if (v == NULL)
+        fail_msg("override.json: %s", why.message);
+    assert_ptr_equal(v->pr, pr);
+    assert_ptr_equal(v->rs, rs);
+    assert_string_equal(v->seat, "allied");
+    assert_int_equal(v->has_state, 0);
+    struct wr_strbuf out;
+    wr_strbuf_init(&out);
+    pr->describe(v, &out);
+    assert_int_equal(count_lines(out.s), 1);
+    expect_in(1, out.s, "no state yet");
+    expect_in(2, out.s, "Test: Mont-St-Jean, afternoon");
+    wr_strbuf_release(&out);
+    /* no state: nothing to judge, no position to query */
+    json_t *cmd = json_pack("{s:s}", "type", "end_phase");
+    assert_int_equal(pr->precheck(v, cmd, &why), 0);
+    json_decref(cmd);
+    assert_int_equal(pr->order(v, "reach aa-wissel", &cmd, &out, &why), WR_ORDER_ERROR);
+    assert_string_equal(why.code, "bad_command");
+    assert_int_equal(pr->order(v, "end", &cmd, &out, &why), WR_ORDER_COMMAND);
+    assert_string_equal(json_string_value(json_object_get(cmd, "type")), "end_phase");
+    json_decref(cmd);
+    pr->close(v);
+    json_decref(over);
+}
+
+static void test_update(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    char *before = describe(f, f->fr);
+    struct wr_refusal why;
+    /* 1) not an object; 2) another scenario's state; 3) a unit off the board */
+    json_t *arr = json_array();
+    assert_int_equal(f->pr->update(f->fr, arr, &why), -1);
+    json_decref(arr);
+    json_t *st = state_of(f->game);
+    json_object_set_new(st, "scenario", json_string("Test: elsewhere"));
+    assert_int_equal(f->pr->update(f->fr, st, &why), -1);
+    expect_in(2, why.message, "Test: elsewhere");
+    json_object_set_new(st, "scenario", json_string("Test: Mont-St-Jean, small"));
+    json_object_set_new(json_object_get(json_object_get(st, "units"), "fr-jerome"), "at",
+                        json_string("ZZ-99"));
+    assert_int_equal(f->pr->update(f->fr, st, &why), -1);
+    expect_in(3, why.message, "units.fr-jerome: 'ZZ-99' is not a square of the board");
+    json_decref(st);
+    /* the view kept the state it had */
+    char *after = describe(f, f->fr);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    fx_free(f);
+}
+
+/* --- orders --------------------------------------------------------------------------- */
+
+static void test_orders_table(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    int n = 0;
+    for (const struct wr_order *o = f->pr->orders; o->name; o++, n++) {
+        assert_non_null(o->synopsis);
+        assert_non_null(o->help);
+        assert_non_null(o->example);
+        if (strncmp(o->synopsis, o->name, strlen(o->name)) != 0 ||
+            strncmp(o->example, o->name, strlen(o->name)) != 0)
+            fail_msg("row %d: %s: its synopsis and example start with another word", n + 1,
+                     o->name);
+        if (strlen(o->help) < 20 || o->help[strlen(o->help) - 1] != '.')
+            fail_msg("row %d: %s: the help is not a sentence", n + 1, o->name);
+        assert_ptr_equal(wr_present_order(f->pr, o->name), o);
+        /* the example is an order of its kind */
+        json_t *cmd = NULL;
+        struct wr_strbuf out;
+        struct wr_refusal why;
+        wr_strbuf_init(&out);
+        enum wr_order_kind k = f->pr->order(f->spec, o->example, &cmd, &out, &why);
+        enum wr_order_kind want = o->query ? WR_ORDER_ANSWER : WR_ORDER_COMMAND;
+        /* the queries' examples name units of the 1815 scenario */
+        if (o->query && k == WR_ORDER_ERROR && strcmp(why.code, "unknown_unit") == 0)
+            k = WR_ORDER_ANSWER;
+        if (k != want)
+            fail_msg("row %d: example '%s' gave kind %d (%s)", n + 1, o->example, k,
+                     k == WR_ORDER_ERROR ? why.message : "");
+        json_decref(cmd);
+        wr_strbuf_release(&out);
+    }
+    assert_int_equal(n, 16);
+    for (const char *const *w = (const char *const[]){ "place", "endsetup", "move", "end",
+             "attack", "declare", "resolve", "retreat", "exchange", "advance", "noadvance",
+             "defect", "reach", "odds", "view", "clear", NULL }; *w; w++)
+        if (wr_present_order(f->pr, *w) == NULL)
+            fail_msg("no order %s", *w);
+    fx_free(f);
+}
+
+/* The command of line for view v, as compact JSON with sorted keys. */
+static char *command_text(struct fx *f, struct wr_view *v, const char *line, struct wr_refusal *why)
+{
+    json_t *cmd = NULL;
+    struct wr_strbuf out;
+    wr_strbuf_init(&out);
+    enum wr_order_kind k = f->pr->order(v, line, &cmd, &out, why);
+    char *text = k == WR_ORDER_COMMAND ? json_dumps(cmd, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    if (k == WR_ORDER_COMMAND)
+        assert_int_equal(out.len, 0);
+    json_decref(cmd);
+    wr_strbuf_release(&out);
+    return text;
+}
+
+static void test_order_commands(void **state)
+{
+    (void)state;
+    /* the French set-up is awaited: end means end_setup */
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    static const struct { int row; const char *line, *json; } rows[] = {
+        { 1, "move fr-jerome j-40 i-40",
+          "{\"path\":[\"J-40\",\"I-40\"],\"type\":\"move\",\"unit\":\"fr-jerome\"}" },
+        { 2, "  move   fr-jerome,fr-foy J-40 ",
+          "{\"path\":[\"J-40\"],\"type\":\"move\",\"units\":[\"fr-jerome\",\"fr-foy\"]}" },
+        { 3, "move fr-jerome A-40 off",
+          "{\"path\":[\"A-40\",\"off\"],\"type\":\"move\",\"unit\":\"fr-jerome\"}" },
+        { 4, "end", "{\"type\":\"end_setup\"}" },
+        { 5, "end_phase", "{\"type\":\"end_setup\"}" },
+        { 6, "endsetup", "{\"type\":\"end_setup\"}" },
+        { 7, "end_setup", "{\"type\":\"end_setup\"}" },
+        { 8, "place fr-jerome l-42", "{\"at\":\"L-42\",\"type\":\"place\",\"unit\":\"fr-jerome\"}" },
+        { 9, "attack fr-jerome fr-foy vs aa-picton; fr-pire vs aa-cooke",
+          "{\"battles\":[{\"attackers\":[\"fr-jerome\",\"fr-foy\"],\"defenders\":[\"aa-picton\"]},"
+          "{\"attackers\":[\"fr-pire\"],\"defenders\":[\"aa-cooke\"]}],\"type\":\"declare\"}" },
+        { 10, "attack fr-jerome,fr-foy vs aa-picton ; fr-pire vs aa-cooke and fr-ii-art vs aa-ross;",
+          "{\"battles\":[{\"attackers\":[\"fr-jerome\",\"fr-foy\"],\"defenders\":[\"aa-picton\"]},"
+          "{\"attackers\":[\"fr-pire\"],\"defenders\":[\"aa-cooke\"]},"
+          "{\"attackers\":[\"fr-ii-art\"],\"defenders\":[\"aa-ross\"]}],\"type\":\"declare\"}" },
+        { 11, "declare fr-jerome,fr-foy:aa-picton fr-pire:aa-cooke,aa-ross",
+          "{\"battles\":[{\"attackers\":[\"fr-jerome\",\"fr-foy\"],\"defenders\":[\"aa-picton\"]},"
+          "{\"attackers\":[\"fr-pire\"],\"defenders\":[\"aa-cooke\",\"aa-ross\"]}],"
+          "\"type\":\"declare\"}" },
+        { 12, "declare", "{\"battles\":[],\"type\":\"declare\"}" },
+        { 13, "resolve 3", "{\"battle\":3,\"type\":\"resolve\"}" },
+        { 14, "resolve", "{\"type\":\"resolve\"}" },
+        { 15, "retreat aa-picton g-40 off",
+          "{\"path\":[\"G-40\",\"off\"],\"type\":\"retreat\",\"unit\":\"aa-picton\"}" },
+        { 16, "exchange fr-jerome fr-foy",
+          "{\"type\":\"exchange_losses\",\"units\":[\"fr-jerome\",\"fr-foy\"]}" },
+        { 17, "exchange_losses fr-jerome,fr-foy",
+          "{\"type\":\"exchange_losses\",\"units\":[\"fr-jerome\",\"fr-foy\"]}" },
+        { 18, "advance fr-jerome h-40", "{\"to\":\"H-40\",\"type\":\"advance\",\"unit\":\"fr-jerome\"}" },
+        { 19, "noadvance", "{\"type\":\"no_advance\"}" },
+        { 20, "no_advance", "{\"type\":\"no_advance\"}" },
+        { 21, "defect aa-wissel pr-15", "{\"type\":\"defect\",\"units\":[\"aa-wissel\",\"pr-15\"]}" },
+        { 22, "move fr-jerome aa-25", "{\"path\":[\"AA-25\"],\"type\":\"move\",\"unit\":\"fr-jerome\"}" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct wr_refusal why;
+        char *got = command_text(f, f->fr, rows[i].line, &why);
+        if (got == NULL)
+            fail_msg("row %d: '%s' refused: %s", rows[i].row, rows[i].line, why.message);
+        if (strcmp(got, rows[i].json) != 0)
+            fail_msg("row %d: '%s' gave %s, want %s", rows[i].row, rows[i].line, got,
+                     rows[i].json);
+        free(got);
+    }
+    /* once the set-up is over, end ends the movement phase; resolve takes
+     * the first battle still declared (filled from the state) */
+    static const struct step script[] = {
+        { 30, "french", "endsetup", "ok" },
+        { 31, "allied", "place aa-picton I-40", "ok" },
+        { 32, "allied", "endsetup", "ok" },
+        { 33, "french", "move fr-jerome,fr-foy J-40", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    struct wr_refusal why;
+    char *got = command_text(f, f->fr, "end", &why);
+    assert_string_equal(got, "{\"type\":\"end_phase\"}");
+    free(got);
+    static const struct step declare[] = {
+        { 34, "french", "end", "ok" },
+        { 35, "french", "attack fr-jerome fr-foy vs aa-picton", "ok" },
+    };
+    run_steps(f, declare, sizeof declare / sizeof declare[0]);
+    got = command_text(f, f->fr, "resolve", &why);
+    assert_string_equal(got, "{\"battle\":0,\"type\":\"resolve\"}");
+    free(got);
+    fx_free(f);
+}
+
+static void test_order_errors(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    static const struct { int row; const char *line, *want; } rows[] = {
+        { 1, "move fr-jerome", "usage: move UNIT[,UNIT...] SQUARE... [off]" },
+        { 2, "move", "usage: move UNIT" },
+        { 3, "place fr-jerome", "usage: place UNIT SQUARE" },
+        { 4, "place fr-jerome L-42 L-43", "usage: place UNIT SQUARE" },
+        { 5, "end now", "usage: end (e.g. end)" },
+        { 6, "endsetup please", "usage: endsetup" },
+        { 7, "attack fr-jerome aa-picton", "usage: attack ATTACKER... vs DEFENDER..." },
+        { 8, "attack vs aa-picton x", "usage: attack ATTACKER... vs DEFENDER..." },
+        { 9, "attack fr-jerome vs aa-picton vs aa-cooke", "usage: attack" },
+        { 10, "attack fr-jerome vs ; fr-foy vs aa-cooke", "usage: attack" },
+        { 11, "declare fr-jerome", "usage: declare ATTACKER[,ATTACKER...]:DEFENDER" },
+        { 12, "declare :aa-picton", "'" ":aa-picton' is not ATTACKERS:DEFENDERS" },
+        { 13, "resolve first", "usage: resolve [BATTLE]" },
+        { 14, "resolve -1", "usage: resolve [BATTLE]" },
+        { 15, "resolve 1 2", "usage: resolve [BATTLE]" },
+        { 16, "retreat aa-picton G-40", "usage: retreat UNIT SQUARE SQUARE" },
+        { 17, "exchange", "usage: exchange UNIT..." },
+        { 18, "advance fr-jerome", "usage: advance UNIT SQUARE" },
+        { 19, "noadvance now", "usage: noadvance" },
+        { 20, "defect", "usage: defect UNIT..." },
+        { 21, "reach", "usage: reach UNIT[,UNIT...]" },
+        { 22, "odds fr-jerome aa-picton", "usage: odds ATTACKER... vs DEFENDER..." },
+        { 23, "view ZZ-99", "usage: view [SQUARE [RADIUS]]" },
+        { 24, "view J-40 99", "usage: view [SQUARE [RADIUS]]" },
+        { 25, "view J-40 4 4", "usage: view [SQUARE [RADIUS]]" },
+        { 26, "clear all", "usage: clear" },
+        { 27, "fly fr-jerome", "unknown order 'fly' (orders: place, endsetup, move, end," },
+        { 28, "", "no order given" },
+        { 29, "   ", "no order given" },
+        { 30, "{\"type\":\"end_phase\"}", "unknown order" },
+        { 31, "mark 4", "unknown order 'mark'" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_t *cmd = NULL;
+        struct wr_strbuf out;
+        struct wr_refusal why = { 0, NULL, "" };
+        wr_strbuf_init(&out);
+        enum wr_order_kind k = f->pr->order(f->fr, rows[i].line, &cmd, &out, &why);
+        if (k != WR_ORDER_ERROR)
+            fail_msg("row %d: '%s' was taken", rows[i].row, rows[i].line);
+        assert_null(cmd);
+        assert_int_equal(out.len, 0);
+        if (strcmp(why.code, "bad_command") != 0)
+            fail_msg("row %d: '%s' gave %s", rows[i].row, rows[i].line, why.code);
+        expect_in(rows[i].row, why.message, rows[i].want);
+        wr_strbuf_release(&out);
+    }
+    /* a line longer than an order may be */
+    char *longline = malloc(5000);
+    assert_non_null(longline);
+    memset(longline, 'x', 4999);
+    longline[4999] = '\0';
+    memcpy(longline, "move ", 5);
+    json_t *cmd = NULL;
+    struct wr_strbuf out;
+    struct wr_refusal why;
+    wr_strbuf_init(&out);
+    assert_int_equal(f->pr->order(f->fr, longline, &cmd, &out, &why), WR_ORDER_ERROR);
+    assert_string_equal(why.code, "bad_command");
+    free(longline);
+    fx_free(f);
+}
+
+/* --- queries and pictures -------------------------------------------------------------- */
+
+static char *draw(struct fx *f, struct wr_view *v, int cols, int rows, int color)
+{
+    struct wr_draw_opts o = { cols, rows, color };
+    struct wr_strbuf out;
+    wr_strbuf_init(&out);
+    assert_int_equal(f->pr->draw_text(v, &o, &out), 0);
+    assert_non_null(out.s);
+    return out.s;
+}
+
+static char *ask(struct fx *f, struct wr_view *v, const char *line)
+{
+    json_t *cmd = NULL;
+    struct wr_strbuf out;
+    struct wr_refusal why;
+    wr_strbuf_init(&out);
+    enum wr_order_kind k = f->pr->order(v, line, &cmd, &out, &why);
+    if (k != WR_ORDER_ANSWER)
+        fail_msg("'%s': %s", line, k == WR_ORDER_ERROR ? why.message : "not a query");
+    assert_null(cmd);
+    assert_non_null(out.s);
+    assert_true(out.s[out.len - 1] == '\n');
+    return out.s;
+}
+
+static void test_queries(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "place aa-picton I-40", "ok" },
+        { 3, "allied", "endsetup", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+
+    /* reach: the squares, marked on the next picture; clear removes them */
+    char *a = ask(f, f->fr, "reach fr-pire");
+    expect_in(1, a, "fr-pire can reach ");
+    expect_in(2, a, " J-40");          /* into Picton's zone, and no further */
+    expect_in(3, a, "(marked * on the board)");
+    free(a);
+    char *t = draw(f, f->fr, 0, 0, 0);
+    expect_in(4, t, "* marked square");
+    free(t);
+    t = draw(f, f->fr, 80, 40, 0);
+    expect_in(5, t, "* marked square");
+    expect_in(6, t, "K-41");           /* centred on Pire: its stack is listed */
+    free(t);
+    /* marks are the view's own: the other views show none */
+    t = draw(f, f->al, 0, 0, 0);
+    assert_null(strstr(t, "* marked square"));
+    free(t);
+    a = ask(f, f->fr, "clear");
+    expect_in(7, a, "marks cleared");
+    free(a);
+    t = draw(f, f->fr, 0, 0, 0);
+    assert_null(strstr(t, "* marked square"));
+    free(t);
+    a = ask(f, f->fr, "clear");
+    expect_in(8, a, "nothing was marked");
+    free(a);
+    /* a new state takes the marks away */
+    a = ask(f, f->fr, "reach fr-foy");
+    free(a);
+    run_steps(f, (const struct step[]){ { 9, "french", "move fr-jerome J-40", "ok" } }, 1);
+    t = draw(f, f->fr, 0, 0, 0);
+    assert_null(strstr(t, "* marked square"));
+    free(t);
+
+    /* reach errors: a unit the scenario lacks; one that has moved */
+    json_t *cmd = NULL;
+    struct wr_strbuf out;
+    struct wr_refusal why;
+    wr_strbuf_init(&out);
+    assert_int_equal(f->pr->order(f->fr, "reach fr-nobody", &cmd, &out, &why), WR_ORDER_ERROR);
+    assert_string_equal(why.code, "unknown_unit");
+    assert_int_equal(f->pr->order(f->fr, "reach fr-jerome", &cmd, &out, &why), WR_ORDER_ERROR);
+    assert_string_equal(why.code, "already_moved");
+    assert_int_equal(out.len, 0);
+
+    /* odds: Jerome on the slope J-40 against Picton on the hill top I-40 */
+    a = ask(f, f->fr, "odds fr-jerome vs aa-picton");
+    expect_in(10, a, "attack 6 against defence 12: column 1-2; die 1-6: 1=AB2");
+    expect_in(11, a, "aa-picton 12 (doubled by terrain)");
+    free(a);
+    a = ask(f, f->fr, "odds fr-jerome,fr-foy vs aa-cooke aa-picton");
+    expect_in(12, a, "defenders: aa-cooke");
+    free(a);
+    assert_int_equal(f->pr->order(f->fr, "odds fr-jerome vs aa-wissel", &cmd, &out, &why),
+                     WR_ORDER_ERROR);
+    assert_string_equal(why.code, "unit_not_on_board");
+
+    /* view: a fixed centre and radius, then the action again */
+    a = ask(f, f->fr, "view e-43 2");
+    expect_in(13, a, "view: centred on E-43, 2 squares around");
+    free(a);
+    t = draw(f, f->fr, 120, 60, 0);
+    char first[64];
+    snprintf(first, sizeof first, "\nC ");
+    expect_in(14, t, first);            /* rows C..G around E */
+    assert_null(strstr(t, "\nB "));
+    assert_null(strstr(t, "\nH "));
+    expect_in(15, t, "towns: E-43 Waterloo");
+    free(t);
+    a = ask(f, f->fr, "view");
+    expect_in(16, a, "following the action");
+    free(a);
+    t = draw(f, f->fr, 120, 30, 0);
+    expect_in(17, t, "\nJ ");           /* Jerome's move to J-40 */
+    free(t);
+    wr_strbuf_release(&out);
+    fx_free(f);
+}
+
+static void test_draw_text_fits(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("waterloo-1815/scenario.json", NULL, 0);
+    static const struct { int cols, rows; } room[] = {
+        { 0, 0 }, { 200, 0 }, { 120, 50 }, { 100, 40 }, { 80, 24 }, { 60, 30 }, { 40, 20 },
+        { 24, 12 }, { 12, 6 }, { 8, 3 },
+    };
+    struct wr_view *vs[] = { f->fr, f->spec };
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < sizeof room / sizeof room[0]; i++)
+            for (int color = 0; color < 2; color++) {
+                char *t = draw(f, vs[k], room[i].cols, room[i].rows, color);
+                int esc = strchr(t, '\x1b') != NULL;
+                if (esc != color)
+                    fail_msg("row %zu: %dx%d color %d: %s ESC", i + 1, room[i].cols,
+                             room[i].rows, color, esc ? "an" : "no");
+                if (room[i].cols && widest_line(t) > room[i].cols)
+                    fail_msg("row %zu: %dx%d color %d: a line of %d characters", i + 1,
+                             room[i].cols, room[i].rows, color, widest_line(t));
+                if (room[i].rows && count_lines(t) > room[i].rows)
+                    fail_msg("row %zu: %dx%d: %d lines", i + 1, room[i].cols, room[i].rows,
+                             count_lines(t));
+                if (room[i].cols == 0 && room[i].rows == 0) {
+                    expect_in((int)i + 1, t, "\nWW ");      /* the whole board */
+                    expect_in((int)i + 1, t, "waterloo-1815: Turn 1, 1815-06-16");
+                } else if (room[i].rows >= 24) {
+                    expect_in((int)i + 1, t, "key: F/P/A");
+                }
+                free(t);
+            }
+    fx_free(f);
+}
+
+static void test_draw_svg(void **state)
+{
+    (void)state;
+    /* before any state: the scenario's set-up, as the docs show it */
+    const struct wr_ruleset *rs = &wr_ruleset_waterloo;
+    struct dice d = { { 0 } };
+    struct wr_host host = { forced_roll, scenario_by_name, &d };
+    struct wr_refusal why;
+    json_t *sc = load_json(WARROOM_SCENARIO_DIR "/waterloo-1815/scenario.json");
+    assert_non_null(sc);
+    struct wr_view *v = rs->present->open(rs, sc, NULL, NULL, &host, &why);
+    assert_non_null(v);
+    struct wr_strbuf out;
+    wr_strbuf_init(&out);
+    assert_int_equal(rs->present->draw_svg(v, &out), 0);
+    FILE *file = fopen(WARROOM_DOCS_DIR "/waterloo-1815-start.svg", "rb");
+    assert_non_null(file);
+    char *want = malloc(out.len + 2);
+    assert_non_null(want);
+    size_t n = fread(want, 1, out.len + 1, file);
+    fclose(file);
+    if (n != out.len || memcmp(want, out.s, n) != 0)
+        fail_msg("the SVG before any state is not docs/waterloo-1815-start.svg");
+    free(want);
+    wr_strbuf_release(&out);
+    rs->present->close(v);
+    json_decref(sc);
+
+    /* a state: the units where it puts them */
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    run_steps(f, (const struct step[]){ { 1, "french", "place fr-jerome L-42", "ok" } }, 1);
+    assert_int_equal(f->pr->draw_svg(f->spec, &out), 0);
+    assert_true(strncmp(out.s, "<svg", 4) == 0);
+    assert_true(out.len > 7 && strcmp(out.s + out.len - 7, "</svg>\n") == 0);
+    const char *g = strstr(out.s, "id=\"u-fr-jerome\" transform=\"translate(");
+    assert_non_null(g);
+    double x, y;
+    assert_int_equal(sscanf(g + strlen("id=\"u-fr-jerome\" transform=\"translate("), "%lf %lf",
+                            &x, &y), 2);
+    /* L-42: row 12, x = 84 + 12 - 51 = 45 from the east edge */
+    double ex = 150.0 + (66 - 45) * 17.320508075688775, ey = 110.0 + 12 * 30.0;
+    assert_true(x > ex - 0.01 && x < ex + 0.01 && y > ey - 0.01 && y < ey + 0.01);
+    expect_in(2, out.s, "Turn 1, 1815-06-18 07:00, setup_french");
+    wr_strbuf_release(&out);
+    fx_free(f);
+}
+
+/* --- the game, scripted ---------------------------------------------------------------- */
+
+/* A battle from set-up to the advance, each command checked with precheck()
+ * and applied; describe() at each decision. Die: 2 (DB2 at 1-1). */
+static void test_battle(void **state)
+{
+    (void)state;
+    static const int faces[] = { 2 };
+    struct fx *f = fx_new("test/small.json", faces, 1);
+    char *d;
+
+    /* set-up */
+    d = describe(f, f->fr);
+    expect_in(1, d, "Turn 1, 1815-06-18 07:00, setup_french: awaiting french (setup)\n");
+    expect_in(2, d, "Your decision (setup): place your units on squares of the french set-up "
+                    "zone (14 squares");
+    expect_in(3, d, "Orders: place UNIT SQUARE, e.g. \"place ");
+    free(d);
+    d = describe(f, f->al);
+    assert_int_equal(count_lines(d), 1);
+    free(d);
+    d = describe(f, f->spec);
+    assert_int_equal(count_lines(d), 1);
+    expect_in(4, d, "awaiting french (setup)");
+    free(d);
+    static const struct step setup[] = {
+        { 10, "allied", "endsetup", "not_your_turn" },
+        { 11, "french", "end_phase", "ok" },      /* end_phase during the set-up: end_setup */
+        { 12, "allied", "place aa-picton N-42", "outside_setup_zone" },
+        { 13, "allied", "place fr-jerome H-42", "not_your_unit" },
+        { 14, "allied", "place aa-picton ZZ-99", "bad_square" },
+        { 15, "allied", "place aa-nobody H-42", "unknown_unit" },
+        { 16, "allied", "place aa-cooke G-41", "ok" },          /* 4 + 6 on G-41 */
+        { 16, "allied", "place aa-picton G-41", "stacking" },   /* + 6: 16 */
+        { 16, "allied", "place aa-cooke H-41", "ok" },
+        { 17, "allied", "move aa-picton H-39", "wrong_phase" },
+        { 18, "allied", "place aa-picton I-40", "ok" },
+        { 19, "allied", "endsetup", "ok" },
+    };
+    run_steps(f, setup, sizeof setup / sizeof setup[0]);
+
+    /* French movement into Picton's zone */
+    d = describe(f, f->fr);
+    expect_in(20, d, "french_move: awaiting french (move)\nYour decision (move): move any of "
+                     "your units that have not moved this phase");
+    expect_in(21, d, "Not moved yet: fr-napoleon, fr-reille, fr-jerome, fr-foy, fr-pire, "
+                     "fr-ii-art, fr-guard-ha\n");
+    expect_in(22, d, "Reinforcements due: none\n");
+    free(d);
+    follow_example(f, 23, "french");   /* a legal move of the random player's choosing */
+    static const struct step move[] = {
+        { 30, "allied", "end", "not_your_turn" },
+        { 31, "french", "move fr-ii-art L-39 L-38 L-37 L-36 L-35", "too_far" },
+        { 32, "french", "move fr-nobody J-40", "unknown_unit" },
+        { 33, "french", "move aa-picton H-40", "not_your_unit" },
+        { 35, "french", "move fr-jerome,fr-foy J-40", "ok" },
+        { 36, "french", "move fr-jerome J-41", "already_moved" },
+        { 37, "french", "move fr-pire K-40 J-40 I-41", "zoc_stop" },
+        { 38, "french", "move fr-pire K-40 J-40", "ok" },
+        { 39, "french", "place fr-ii-art L-42", "wrong_phase" },
+        { 40, "french", "end", "ok" },
+    };
+    /* the example may have moved one of these already: start afresh */
+    fx_free(f);
+    f = fx_new("test/small.json", faces, 1);
+    run_steps(f, (const struct step[]){ { 41, "french", "endsetup", "ok" },
+                                        { 42, "allied", "place aa-picton I-40", "ok" },
+                                        { 43, "allied", "endsetup", "ok" } }, 3);
+    run_steps(f, move, sizeof move / sizeof move[0]);
+
+    /* the declaration */
+    d = describe(f, f->fr);
+    expect_in(50, d, "french_combat: awaiting french (declare)\n");
+    expect_in(51, d, "Must attack (in an enemy zone): fr-jerome on J-40, fr-foy on J-40, "
+                     "fr-pire on J-40\n");
+    expect_in(52, d, "Must be attacked (one of yours in its zone): aa-picton on I-40\n");
+    expect_in(53, d, "e.g. \"attack fr-jerome fr-foy fr-pire vs aa-picton\"");
+    free(d);
+    static const struct step declare[] = {
+        { 54, "french", "declare", "must_attack" },
+        { 55, "french", "attack fr-jerome vs aa-picton", "must_attack" },
+        { 56, "french", "attack fr-jerome fr-foy fr-pire vs aa-cooke", "not_in_zone" },
+        { 57, "french", "attack fr-jerome vs aa-picton ; fr-jerome vs aa-picton", "one_battle" },
+        { 58, "french", "attack fr-napoleon fr-jerome fr-foy fr-pire vs aa-picton",
+          "hq_cannot_attack" },
+        { 59, "french", "attack fr-jerome fr-foy fr-pire vs aa-picton", "ok" },
+    };
+    run_steps(f, declare, sizeof declare / sizeof declare[0]);
+
+    /* resolve: 15 against 12 (Picton on the hill top), column 1-1 */
+    d = describe(f, f->fr);
+    expect_in(60, d, "  battle 0: fr-jerome,fr-foy,fr-pire vs aa-picton at 15-12 (column "
+                     "1-1), declared\n");
+    expect_in(61, d, "Your decision (resolve)");
+    expect_in(62, d, "Battle 0: fr-jerome,fr-foy,fr-pire vs aa-picton at 15-12, column 1-1: "
+                     "die 1-6 gives AB2 DB2 AB2 DB2 AE EX\n");
+    expect_in(63, d, "e.g. \"resolve 0\"");
+    free(d);
+    static const struct step resolve[] = {
+        { 64, "french", "resolve 1", "no_such_battle" },
+        { 65, "french", "resolve", "ok" },          /* battle 0; the die shows 2: DB2 */
+    };
+    run_steps(f, resolve, sizeof resolve / sizeof resolve[0]);
+
+    /* the retreat, chosen by the French */
+    d = describe(f, f->fr);
+    expect_in(70, d, "awaiting french (retreat)\n");
+    expect_in(71, d, "Your decision (retreat): you won battle 0 (DB2)");
+    expect_in(72, d, "aa-picton on I-40, open routes: ");
+    free(d);
+    static const struct step retreat[] = {
+        { 73, "french", "retreat fr-jerome I-41 H-41", "not_losing" },
+        { 74, "french", "{\"type\":\"retreat\",\"unit\":\"aa-picton\",\"path\":[\"H-40\"]}",
+          "bad_retreat" },
+        { 75, "allied", "retreat aa-picton H-40 G-39", "not_your_turn" },
+    };
+    run_steps(f, retreat, sizeof retreat / sizeof retreat[0]);
+    follow_example(f, 76, "french");
+
+    /* the advance: from the slope J-40 onto the hill top Picton left */
+    d = describe(f, f->fr);
+    expect_in(80, d, "awaiting french (advance)\n");
+    expect_in(81, d, "Attackers on a river or slope square: fr-jerome on J-40, fr-foy on J-40, "
+                     "fr-pire on J-40\n");
+    expect_in(82, d, "e.g. \"noadvance\"");
+    free(d);
+    json_t *adv = command_of(f, "french", "advance fr-jerome I-40");
+    struct wr_refusal why;
+    assert_int_equal(f->pr->precheck(f->fr, adv, &why), 0);    /* vacated: not in the state */
+    assert_int_equal(judge_and_apply(f, 83, "french", adv, &why), 0);
+    json_decref(adv);
+    static const struct step advance[] = {
+        { 84, "allied", "noadvance", "not_your_turn" },
+        { 85, "french", "noadvance", "ok" },
+    };
+    run_steps(f, advance, sizeof advance / sizeof advance[0]);
+    d = describe(f, f->al);
+    expect_in(86, d, "allied_move: awaiting allied (move)\nYour decision (move)");
+    expect_in(87, d, "Reinforcements due: none");
+    free(d);
+    fx_free(f);
+}
+
+/* An exchange the French choose: Jerome and Foy (11) against Picton (6);
+ * die 6 (EX at 1-1). */
+static void test_exchange(void **state)
+{
+    (void)state;
+    static const int faces[] = { 6 };
+    struct fx *f = fx_new("test/small.json", faces, 1);
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "place aa-picton I-38", "ok" },
+        { 3, "allied", "endsetup", "ok" },
+        { 4, "french", "move fr-jerome,fr-foy K-39 K-38 J-38", "ok" },
+        { 5, "french", "end", "ok" },
+        { 6, "french", "attack fr-jerome fr-foy vs aa-picton", "ok" },
+        { 7, "french", "resolve", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    char *d = describe(f, f->fr);
+    expect_in(8, d, "awaiting french (exchange_losses)\n");
+    expect_in(9, d, "battle 0 was an exchange: the other side lost its units in it; remove "
+                    "units of yours from it worth at least 6 printed combat factors.\n");
+    expect_in(10, d, "Yours in it: fr-jerome (6), fr-foy (5)\n");
+    free(d);
+    static const struct step exchange[] = {
+        { 11, "french", "exchange fr-foy", "exchange_short" },
+        { 12, "french", "exchange aa-cooke", "not_losing" },
+        { 13, "french", "exchange fr-foy fr-foy", "bad_command" },
+    };
+    run_steps(f, exchange, sizeof exchange / sizeof exchange[0]);
+    follow_example(f, 14, "french");
+    d = describe(f, f->spec);
+    expect_in(15, d, "allied_move: awaiting allied (move)\n");
+    free(d);
+    fx_free(f);
+}
+
+/* A French unit leaves the board by the Brussels road: the P-A-A owes a
+ * defection. */
+static void test_defection(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    static const struct step script[] = {
+        { 1, "french", "place fr-jerome K-38", "ok" },
+        { 2, "french", "endsetup", "ok" },
+        { 3, "allied", "place aa-picton G-38", "ok" },
+        { 4, "allied", "place aa-cooke G-38", "ok" },
+        { 5, "allied", "place aa-ross G-38", "ok" },
+        { 6, "allied", "place aa-uxbridge E-46", "ok" },
+        { 7, "allied", "place aa-wellington E-46", "ok" },
+        { 8, "allied", "endsetup", "ok" },
+        { 9, "french", "move fr-jerome J-39 I-40 H-40 G-41 F-42 E-43 D-43 C-43 B-44", "too_far" },
+        { 10, "french", "move fr-jerome J-39 I-40 H-40 G-41 F-42 E-43 D-43 C-43", "ok" },
+        { 11, "french", "end", "ok" },
+        { 12, "allied", "end", "ok" },
+        { 13, "french", "move fr-jerome B-44 A-45 off", "ok" },
+        { 14, "french", "end", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    char *d = describe(f, f->al);
+    expect_in(15, d, "defection: awaiting allied (defect)\n");
+    expect_in(16, d, "Your decision (defect): French units worth 6 combat factors left the "
+                     "board: remove P-A-A units, on the board or still to arrive, worth at "
+                     "least 12 printed combat factors.\n");
+    free(d);
+    d = describe(f, f->fr);
+    assert_null(strstr(d, "Your decision"));
+    free(d);
+    static const struct step defect[] = {
+        { 17, "allied", "defect aa-wissel", "defection_short" },
+        { 18, "allied", "defect fr-foy", "not_your_unit" },
+        { 19, "french", "defect aa-picton aa-cooke", "not_your_turn" },
+    };
+    run_steps(f, defect, sizeof defect / sizeof defect[0]);
+    follow_example(f, 20, "allied");
+    d = describe(f, f->al);
+    expect_in(21, d, "allied_move: awaiting allied (move)\n");
+    free(d);
+    fx_free(f);
+}
+
+/* --- random games: precheck() agrees with apply(), the examples are legal ------- */
+
+/* The command of a random legal player for the awaited seat (the ruleset's
+ * own, on the game rebuilt from the state), or NULL when the game is over. */
+static json_t *random_command(const struct wl_scenario *sc, const json_t *st,
+                              struct wr_prng *rng, struct wl_game *g, struct wl_reach *reach,
+                              struct wl_cmd *c)
+{
+    struct wr_refusal why;
+    if (wl_game_init_from_state(g, sc, st, NULL, &why) != 0)
+        fail_msg("the state does not load: %s", why.message);
+    if (wl_autoplay_next(g, rng, reach, c) != 0)
+        return NULL;
+    return wl_cmd_json(g, c);
+}
+
+/* A variant of cmd that may or may not be legal: another unit, a longer or
+ * shorter path, another square or battle. */
+static json_t *mutate(const json_t *cmd, const struct wl_scenario *sc, struct wr_prng *rng)
+{
+    json_t *m = json_deep_copy(cmd);
+    json_t *path = json_object_get(m, "path");
+    const char *id = sc->units[wr_prng_below(rng, sc->nunits)].id;
+    switch (wr_prng_below(rng, 5)) {
+    case 0:
+        if (json_object_get(m, "unit"))
+            json_object_set_new(m, "unit", json_string(id));
+        break;
+    case 1:
+        if (json_array_size(path) > 1)
+            json_array_remove(path, json_array_size(path) - 1);
+        else if (path)
+            json_array_append_new(path, json_string("J-40"));
+        break;
+    case 2:
+        if (path)
+            json_array_insert_new(path, 0, json_string("K-41"));
+        break;
+    case 3:
+        if (json_object_get(m, "battle"))
+            json_object_set_new(m, "battle", json_integer(wr_prng_below(rng, 3)));
+        else if (json_object_get(m, "units"))
+            json_array_append_new(json_object_get(m, "units"), json_string(id));
+        break;
+    default:
+        json_object_set_new(m, "type", json_string(wr_prng_below(rng, 2) ? "end_phase"
+                                                                          : "end_setup"));
+        break;
+    }
+    return m;
+}
+
+static void random_games(const char *name, int games, int steps)
+{
+    struct wl_scenario *sc = malloc(sizeof *sc);
+    struct wl_game *g = malloc(sizeof *g);
+    struct wl_reach *reach = malloc(sizeof *reach);
+    struct wl_cmd *c = malloc(sizeof *c);
+    assert_true(sc && g && reach && c);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", WARROOM_SCENARIO_DIR, name);
+    struct wr_refusal why;
+    if (wl_scenario_load_file(sc, path, &why) != 0)
+        fail_msg("%s: %s", name, why.message);
+    int judged = 0, refused = 0, examples = 0;
+    for (int game = 0; game < games; game++) {
+        struct fx *f = fx_new(name, NULL, 0);
+        struct wr_prng rng;
+        wr_prng_seed(&rng, 1000 + (uint64_t)game);
+        for (int step = 0; step < steps; step++) {
+            int row = game * 10000 + step;
+            json_t *st = state_of(f->game);
+            json_t *cmd = random_command(sc, st, &rng, g, reach, c);
+            json_decref(st);
+            if (cmd == NULL)
+                break;
+            const char *seat = wr_game_awaited(f->game);
+            const char *other = strcmp(seat, "french") == 0 ? "allied" : "french";
+            /* the awaited seat's description: its example is legal */
+            char *d = describe(f, view_of(f, seat));
+            expect_in(row, d, "Your decision (");
+            char line[1024];
+            if (example_of(d, line, sizeof line) == 0) {
+                json_t *ex = command_of(f, seat, line);
+                struct wr_refusal ew;
+                int verdict = f->pr->precheck(view_of(f, seat), ex, &ew);
+                if (verdict < 0)
+                    fail_msg("row %d: the example '%s' is refused: %s\n%s", row, line,
+                             ew.message, d);
+                json_decref(ex);
+                examples++;
+            }
+            free(d);
+            /* the other seat, then a variant: refused or not, both agree */
+            struct wr_refusal w;
+            if (judge_and_apply(f, row, other, cmd, &w) == 0)
+                fail_msg("row %d: the seat not awaited was obeyed", row);
+            json_t *m = mutate(cmd, sc, &rng);
+            int rc = judge_and_apply(f, row, seat, m, &w);
+            refused += rc != 0;
+            judged += 2;
+            json_decref(m);
+            if (rc != 0 && judge_and_apply(f, row, seat, cmd, &w) != 0)
+                fail_msg("row %d: the random player's command was refused: %s", row,
+                         w.message);
+            judged += rc != 0;
+            json_decref(cmd);
+        }
+        fx_free(f);
+    }
+    /* the variants hit both sides of the rules */
+    if (refused == 0 || examples == 0 || judged < games * 10)
+        fail_msg("%s: %d judged, %d refused, %d examples", name, judged, refused, examples);
+    free(c);
+    free(reach);
+    free(g);
+    free(sc);
+}
+
+static void test_random_small(void **state)
+{
+    (void)state;
+    random_games("test/small.json", 6, 300);
+}
+
+static void test_random_1815(void **state)
+{
+    (void)state;
+    random_games("waterloo-1815/scenario.json", 1, 120);
+}
+
+/* --- events and completion --------------------------------------------------------------- */
+
+static void test_events(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    static const struct { int row; const char *json, *line; } rows[] = {
+        { 1, "{\"type\":\"moved\",\"unit\":\"fr-jerome\",\"units\":[\"fr-jerome\",\"fr-foy\"],"
+             "\"from\":\"K-40\",\"path\":[\"J-40\",\"I-40\"]}",
+          "fr-jerome,fr-foy moved from K-40: J-40 > I-40" },
+        { 2, "{\"type\":\"entered\",\"unit\":\"aa-wissel\",\"units\":[\"aa-wissel\"],"
+             "\"from\":\"C-57\",\"path\":[\"C-57\",\"C-56\"]}",
+          "aa-wissel entered from C-57: C-57 > C-56" },
+        { 3, "{\"type\":\"retreated\",\"unit\":\"aa-picton\",\"from\":\"I-40\","
+             "\"path\":[\"H-40\",\"G-39\"]}",
+          "aa-picton retreated from I-40: H-40 > G-39" },
+        { 4, "{\"type\":\"advanced\",\"unit\":\"fr-jerome\",\"from\":\"J-40\",\"to\":\"I-40\"}",
+          "fr-jerome advanced from J-40 to I-40" },
+        { 5, "{\"type\":\"placed\",\"unit\":\"fr-jerome\",\"from\":\"K-40\",\"to\":\"L-42\"}",
+          "fr-jerome placed from K-40 to L-42" },
+        { 6, "{\"type\":\"eliminated\",\"unit\":\"aa-picton\",\"from\":\"I-40\"}",
+          "aa-picton eliminated on I-40" },
+        { 7, "{\"type\":\"defected\",\"unit\":\"pr-15\",\"from\":null}", "pr-15 defected" },
+        { 8, "{\"type\":\"exited\",\"unit\":\"fr-jerome\"}", "fr-jerome left the board" },
+        { 9, "{\"type\":\"phase\",\"phase\":\"french_combat\",\"turn\":2}",
+          "turn 2: french_combat" },
+        { 10, "{\"type\":\"declared\",\"battle\":0,\"odds\":\"15-12\",\"column\":\"1-1\"}",
+          "battle 0 declared at 15-12 (column 1-1)" },
+        { 11, "{\"type\":\"roll\",\"battle\":0,\"k\":3,\"face\":2}",
+          "battle 0: the die shows 2 (roll 3)" },
+        { 12, "{\"type\":\"result\",\"battle\":1,\"result\":\"DB2\"}", "battle 1: DB2" },
+        { 13, "{\"type\":\"defection_due\",\"factors\":12}",
+          "P-A-A units worth 12 factors must defect" },
+        { 14, "{\"type\":\"game_over\",\"winner\":\"allied\",\"reason\":\"time\"}",
+          "game over: allied wins (time)" },
+        { 15, "{\"type\":\"fanfare\",\"n\":1}", "{\"n\":1,\"type\":\"fanfare\"}" },
+        { 16, "{\"type\":\"placed\"}", "? placed from ? to ?" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_t *e = json_loads(rows[i].json, 0, NULL);
+        assert_non_null(e);
+        struct wr_strbuf out;
+        wr_strbuf_init(&out);
+        f->pr->event(f->spec, e, &out);
+        if (out.s == NULL || strcmp(out.s, rows[i].line) != 0)
+            fail_msg("row %d: '%s', want '%s'", rows[i].row, out.s ? out.s : "", rows[i].line);
+        wr_strbuf_release(&out);
+        json_decref(e);
+    }
+    fx_free(f);
+}
+
+struct cands {
+    char list[8192];
+    int n;
+};
+
+static void add_cand(void *ctx, const char *cand)
+{
+    struct cands *c = ctx;
+    size_t len = strlen(c->list);
+    snprintf(c->list + len, sizeof c->list - len, "%s|", cand);
+    c->n++;
+}
+
+static void complete(struct fx *f, struct wr_view *v, const char *const *words, int nwords,
+                     const char *word, struct cands *c)
+{
+    c->list[0] = '|';
+    c->list[1] = '\0';
+    c->n = 0;
+    f->pr->complete(v, words, nwords, word, add_cand, c);
+}
+
+static void test_complete(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "place aa-picton I-40", "ok" },
+        { 3, "allied", "endsetup", "ok" },
+        { 4, "french", "move fr-jerome,fr-foy J-40", "ok" },
+        { 5, "french", "end", "ok" },
+        { 6, "french", "attack fr-jerome fr-foy vs aa-picton", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    static const struct {
+        int row;
+        const char *words[4];
+        int nwords;
+        const char *word;
+        const char *has, *lacks;
+        int n;                  /* how many candidates; -1: any */
+    } rows[] = {
+        { 1, { "move" }, 1, "fr-j", "|fr-jerome|", "fr-foy", 1 },
+        { 2, { "move" }, 1, "fr-jerome,fr-f", "|fr-jerome,fr-foy|", NULL, 1 },
+        { 3, { "move", "fr-guard-ha" }, 2, "", "|K-41|", "|L-41|", 7 },   /* off, L-41's neighbours */
+        { 4, { "move", "fr-guard-ha", "K-41" }, 3, "", "|K-40|", NULL, -1 },
+        { 5, { "move", "fr-pire" }, 2, "k-4", "|K-40|", "fr-", -1 },
+        { 6, { "move", "fr-pire" }, 2, "of", "|off|", NULL, 1 },
+        { 7, { "place" }, 1, "aa-p", "|aa-picton|", NULL, 1 },
+        { 8, { "place", "aa-picton" }, 2, "H-4", "|H-40|", "|H-4|", 10 },
+        { 9, { "resolve" }, 1, "", "|0|", NULL, 1 },
+        { 10, { "resolve", "0" }, 2, "", NULL, "|", 0 },
+        { 11, { "attack", "fr-jerome" }, 2, "", "|vs|", NULL, -1 },
+        { 12, { "attack", "fr-jerome" }, 2, "v", "|vs|", NULL, 1 },
+        { 13, { "odds", "fr-jerome", "vs" }, 3, "aa-pi", "|aa-picton|", NULL, 1 },
+        { 14, { "declare" }, 1, "fr-jerome:aa-c", "|fr-jerome:aa-cooke|", NULL, 1 },
+        { 15, { "end" }, 1, "", NULL, "|", 0 },
+        { 16, { "noadvance" }, 1, "", NULL, "|", 0 },
+        { 17, { "view" }, 1, "e-4", "|E-43|", "|D-", -1 },
+        { 18, { "reach" }, 1, "pr-", "|pr-15|", NULL, 1 },
+        { 19, { "fly" }, 1, "", NULL, "|", 0 },
+        { 20, { "retreat", "aa-picton", "H-40" }, 3, "", "|off|", NULL, -1 },
+        { 21, { "exchange" }, 1, "fr-", "|fr-jerome|", "|aa-", -1 },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct cands c;
+        complete(f, f->fr, rows[i].words, rows[i].nwords, rows[i].word, &c);
+        if (rows[i].has && strstr(c.list, rows[i].has) == NULL)
+            fail_msg("row %d: %s not among %s", rows[i].row, rows[i].has, c.list);
+        if (rows[i].lacks && rows[i].n != 0 && strstr(c.list, rows[i].lacks))
+            fail_msg("row %d: %s among %s", rows[i].row, rows[i].lacks, c.list);
+        if (rows[i].n >= 0 && c.n != rows[i].n)
+            fail_msg("row %d: %d candidates (%s), want %d", rows[i].row, c.n, c.list, rows[i].n);
+    }
+    fx_free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_open),
+        cmocka_unit_test(test_update),
+        cmocka_unit_test(test_orders_table),
+        cmocka_unit_test(test_order_commands),
+        cmocka_unit_test(test_order_errors),
+        cmocka_unit_test(test_queries),
+        cmocka_unit_test(test_draw_text_fits),
+        cmocka_unit_test(test_draw_svg),
+        cmocka_unit_test(test_battle),
+        cmocka_unit_test(test_exchange),
+        cmocka_unit_test(test_defection),
+        cmocka_unit_test(test_random_small),
+        cmocka_unit_test(test_random_1815),
+        cmocka_unit_test(test_events),
+        cmocka_unit_test(test_complete),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
