@@ -393,8 +393,8 @@ static void test_bad_records(void **state)
           0, 0, NULL, NULL, 2, 0 },
         /* a running game's record: no seed, and a roll the line lacks */
         { 31, CP_HEAD(",\"options\":{\"players\":2}") "{\"seat\":\"p1\",\"cmd\":{\"type\":"
-              "\"start\"},\"rolls\":[[0,3]]}\n", 0, WR_RECORD_EDICE, NULL,
-          "line 2: roll 1 (face 1) is not in the record", 1, 0 },
+              "\"start\"},\"rolls\":[[0,3]]}\n", 0, WR_RECORD_EREFUSED, "bad_command",
+          "roll 1 has no face", 0, 1 },
         /* null options and seed read as none */
         { 32, "{\"warroom\":\"game-record\",\"version\":1,\"game\":\"g\",\"ruleset\":\"tictactoe\","
               "\"scenario\":\"\",\"options\":null,\"seed\":null}\n" MARK("x", 4), 0, 0, NULL,
