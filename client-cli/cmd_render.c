@@ -31,7 +31,9 @@
 #include "ruleset.h"
 #include "scenarios.h"
 #include "strbuf.h"
-#include "waterloo_record.h"  /* game records, until common/core/record.h replays any */
+/* Game records: replayed by Waterloo's library until records of any ruleset
+ * can be (client-cli/CMakeLists.txt). */
+#include "waterloo_record.h"
 
 #define STATE_MAX (64u << 20)
 #define PATH_MAX_LEN 4096

@@ -1,5 +1,6 @@
 /*
- * test_render.c - the board renderer (client-cli/render.c) on the small test
+ * test_render.c - the board renderer (render.c, moving from client-cli to
+ * Waterloo's folder) on the small test
  * scenario: the SVG is well formed enough, names every town, draws one
  * counter per unit on the board where the geometry of the board reference
  * puts it, and labels the edges; the text picture puts row labels and unit
