@@ -506,13 +506,14 @@ int wrc_cmd_do(const struct wrc_opts *go, int argc, char **argv)
         rc = WRC_EXIT_REFUSED;
         goto out;
     }
-    if (strcmp(text.s, "help") == 0) {
+    const char *line = text.s ? text.s : "";
+    if (strcmp(line, "help") == 0) {
         wrc_view_help(w->v, &out);
         fputs(out.s ? out.s : "", stdout);
         goto out;
     }
     struct wr_refusal why;
-    switch (wrc_view_line(w->v, text.s, &cmd, &out, &why)) {
+    switch (wrc_view_line(w->v, line, &cmd, &out, &why)) {
     case WR_ORDER_ERROR:
         fprintf(stderr, "warroom do: %s\n(warroom do %s help lists the orders)\n", why.message,
                 id);
