@@ -170,9 +170,15 @@ static void on_answer(void *ctx, const json_t *a, int err)
     if (a == NULL)
         say(p, err == WRC_CONN_ETIMEOUT ? "no answer from the server in time (it may still "
             "arrive: the command is safe to send again)" : "the connection is gone");
-    else if (type && strcmp(type, "ack") == 0)
-        say(p, "accepted: the game is at version %lld",
-            (long long)json_integer_value(json_object_get(a, "version")));
+    else if (type && strcmp(type, "ack") == 0) {
+        /* the patch came first: the view shows what the game waits for now */
+        struct wr_strbuf b;
+        wr_strbuf_init(&b);
+        wrc_view_headline(p->w->v, &b);
+        say(p, "accepted: the game is at version %lld; now: %s",
+            (long long)json_integer_value(json_object_get(a, "version")), b.s ? b.s : "");
+        wr_strbuf_release(&b);
+    }
     else
         say(p, "refused by the server: %s: %s", json_string_value(json_object_get(a, "code")),
             json_string_value(json_object_get(a, "message")));

@@ -655,8 +655,8 @@ static void test_interactive_in_a_terminal(void **state)
     free(screen_shows(&t, "x", T, "x> mark", NULL));
     tmux(&t, NULL, "send-keys", "-t", "x", "4", "Tab", "Enter", NULL);
     /* Accepted, and the grid redrawn with x on 4. */
-    free(screen_shows(&t, "x", T, "accepted: the game is at version 1", "* x marked cell 4",
-                      "    3 | x | 5", "move 1: awaiting o (mark)", NULL));
+    free(screen_shows(&t, "x", T, "accepted: the game is at version 1; now: move 1: awaiting o "
+                      "(mark)", "* x marked cell 4", "    3 | x | 5", NULL));
     /* Out of turn: refused here, nothing sent. */
     long before = rejections(f);
     tmux(&t, NULL, "send-keys", "-t", "x", "mark 0", "Enter", NULL);
