@@ -478,7 +478,8 @@ int wrc_cmd_do(const struct wrc_opts *go, int argc, char **argv)
         "It is checked here with the rules first (--no-check: leave it to the server).";
     struct wrc_opts o = *go;
     int no_check = 0;
-    const struct extra ex[] = { { "no-check", 0, NULL, &no_check, NULL }, { NULL, 0, NULL, NULL, NULL } };
+    const struct extra ex[] = { { "no-check", 0, NULL, &no_check, NULL },
+                                { NULL, 0, NULL, NULL, NULL } };
     int rc = parse("do", usage, &o, ex, argc, argv);
     if (rc)
         return rc == 1 ? 0 : rc;
@@ -621,7 +622,8 @@ int wrc_cmd_wait(const struct wrc_opts *go, int argc, char **argv)
         "is up (exit 1). Reconnects by itself if the connection drops.";
     struct wrc_opts o = *go;
     const char *timeout = NULL;
-    const struct extra ex[] = { { "timeout", 1, &timeout, NULL, NULL }, { NULL, 0, NULL, NULL, NULL } };
+    const struct extra ex[] = { { "timeout", 1, &timeout, NULL, NULL },
+                                { NULL, 0, NULL, NULL, NULL } };
     int rc = parse("wait", usage, &o, ex, argc, argv);
     if (rc)
         return rc == 1 ? 0 : rc;
@@ -704,7 +706,8 @@ int wrc_cmd_export(const struct wrc_opts *go, int argc, char **argv)
         "Print the game record (NDJSON, readable by warroom replay).";
     struct wrc_opts o = *go;
     const char *output = NULL;
-    const struct extra ex[] = { { "output", 1, &output, NULL, NULL }, { NULL, 0, NULL, NULL, NULL } };
+    const struct extra ex[] = { { "output", 1, &output, NULL, NULL },
+                                { NULL, 0, NULL, NULL, NULL } };
     int rc = parse("export", usage, &o, ex, argc, argv);
     if (rc)
         return rc == 1 ? 0 : rc;

@@ -150,7 +150,8 @@ static int ttt_apply(struct wr_game *g, const char *seat, const json_t *cmd, jso
     if (r != TTT_R_OK)
         return r;
     json_t *ev = json_array();
-    json_t *marked = json_pack("{s:s, s:s, s:I}", "type", "marked", "seat", seat, "cell", (json_int_t)c);
+    json_t *marked = json_pack("{s:s, s:s, s:I}", "type", "marked", "seat", seat, "cell",
+                               (json_int_t)c);
     if (ev == NULL || marked == NULL || json_array_append_new(ev, marked) != 0) {
         json_decref(ev);
         return ttt_refuse(why, TTT_R_NO_MEMORY, "out of memory");

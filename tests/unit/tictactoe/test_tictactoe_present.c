@@ -146,8 +146,8 @@ static void test_precheck_is_apply(void **unused)
     (void)unused;
     const struct wr_ruleset *r = rs();
     struct wr_refusal why = { 0, NULL, { 0 } };
-    struct wr_game *g = r->create(NULL, NULL, "g-test", (const uint8_t *)"0123456789abcdef0123456789abcdef",
-                                  NULL, &why);
+    static const uint8_t seed[32] = "0123456789abcdef0123456789abcde";
+    struct wr_game *g = r->create(NULL, NULL, "g-test", seed, NULL, &why);
     assert_non_null(g);
     struct wr_view *vx = open_view("x"), *vo = open_view("o");
     static const int moves[] = { 4, 1, 0, 2, 8 };
