@@ -115,5 +115,5 @@ const struct wr_ruleset wr_ruleset_campaign = {
     .awaiting = campaign_awaiting,
     .result = campaign_result,
     .check = campaign_check,
-    .present = &wr_present_plain,
+    .present = &wr_present_campaign,
 };
