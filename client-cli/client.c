@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "rules.h"
 #include "scenarios.h"
 
 static void note(struct wrc_client *cl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -28,12 +28,27 @@ static void note(struct wrc_client *cl, const char *fmt, ...)
         fprintf(stderr, "warroom: %s\n", text);
 }
 
+/* The views' host: a scenario's "base" by name, as scenarios.h finds it. */
+static json_t *host_scenario(void *ctx, const char *name)
+{
+    (void)ctx;
+    return wrc_scenario_resolve(name, NULL);
+}
+
+static struct wrc_view *view_of(struct wrc_client *cl, const char *game)
+{
+    for (int i = 0; i < cl->nviews; i++)
+        if (strcmp(cl->views[i].game, game) == 0)
+            return &cl->views[i];
+    return NULL;
+}
+
 int wrc_client_init(struct wrc_client *cl, const struct wrc_opts *o, const char *game)
 {
     char err[1400];
     memset(cl, 0, sizeof *cl);
     wrc_track_init(&cl->tr);
-    wrc_local_init(&cl->local);
+    cl->host = (struct wr_host){ NULL, host_scenario, NULL };
     if (wrc_config_open(&cl->cfg, err, sizeof err) != 0) {
         fprintf(stderr, "warroom: %s\n", err);
         return WRC_EXIT_REFUSED;
@@ -105,6 +120,16 @@ static void on_message(void *ctx, const json_t *msg)
              (long long)g->rejoin_from,
              (long long)json_integer_value(json_object_get(msg, "version")));
         break;
+    case WRC_TRACK_STATE:
+    case WRC_TRACK_PATCH: {
+        /* The view follows the game: every state, every patched state. */
+        struct wrc_view *w = view_of(cl, g->id);
+        struct wr_refusal why;
+        if (w && wrc_view_feed(w, g->state, g->version, &why) != 0)
+            note(cl, "game %s: version %lld does not fit its view: %s", g->id,
+                 (long long)g->version, why.message);
+        break;
+    }
     default:
         break;
     }
@@ -264,61 +289,56 @@ struct wrc_game *wrc_client_join(struct wrc_client *cl, const char *game, int sp
     return g;
 }
 
-/* The scenario inline in the game record's header line, or NULL. */
-static json_t *record_scenario(const char *record)
+struct wrc_view *wrc_client_view(struct wrc_client *cl, struct wrc_game *g)
 {
-    const char *nl = strchr(record, '\n');
-    size_t n = nl ? (size_t)(nl - record) : strlen(record);
-    json_t *h = json_loadb(record, n, JSON_REJECT_DUPLICATES, NULL);
-    json_t *sc = json_object_get(h, "scenario");
-    if (!json_is_object(sc)) {
-        json_decref(h);
+    struct wrc_view *w = view_of(cl, g->id);
+    if (w)
+        return w;
+    if (cl->nviews == WRC_TRACK_MAX_GAMES) {
+        fprintf(stderr, "warroom: following too many games at once (%d)\n", cl->nviews);
         return NULL;
     }
-    json_incref(sc);
-    json_decref(h);
-    return sc;
+    int err;
+    json_t *a = wrc_client_call(cl, json_pack("{s:s, s:s}", "type", "setup", "game", g->id),
+                                WRC_TIMEOUT_MS, &err);
+    if (a == NULL) {
+        wrc_client_conn_error(cl, "setup", err);
+        return NULL;
+    }
+    const char *type = json_string_value(json_object_get(a, "type"));
+    if (type == NULL || strcmp(type, "setup") != 0) {
+        fprintf(stderr, "warroom: cannot get the setup of game %s: %s: %s\n", g->id,
+                json_string_value(json_object_get(a, "code")),
+                json_string_value(json_object_get(a, "message")));
+        json_decref(a);
+        return NULL;
+    }
+    w = &cl->views[cl->nviews];
+    struct wr_refusal why;
+    if (wrc_view_open(w, g->id, a, g->seat, &cl->host, &why) != 0) {
+        fprintf(stderr, "warroom: cannot show game %s: %s\n", g->id, why.message);
+        json_decref(a);
+        return NULL;
+    }
+    json_decref(a);
+    cl->nviews++;
+    if (wrc_view_feed(w, g->state, g->version, &why) != 0)
+        fprintf(stderr, "warroom: game %s: its state does not fit its view: %s\n", g->id,
+                why.message);
+    return w;
 }
 
-int wrc_client_scenario(struct wrc_client *cl, struct wrc_game *g)
+void wrc_terminal(int *cols, int *rows, int *color)
 {
-    char path[1200], err[600];
-    json_t *sc = NULL;
-    int have_cache = wrc_cache_scenario_path(g->id, path, sizeof path) == 0;
-    if (cl->local.sc && strcmp(cl->local.game, g->id) == 0)
-        return 0;
-    if (have_cache && access(path, R_OK) == 0)
-        sc = json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
-    if (sc == NULL) {
-        int e;
-        json_t *a = wrc_client_call(cl, json_pack("{s:s, s:s}", "type", "export", "game", g->id),
-                                    WRC_TIMEOUT_MS, &e);
-        const char *rec = json_string_value(json_object_get(a, "record"));
-        if (rec && (sc = record_scenario(rec)) != NULL && have_cache)
-            json_dump_file(sc, path, JSON_COMPACT);
-        json_decref(a);
+    struct winsize ws;
+    int tty = isatty(STDOUT_FILENO);
+    *cols = 80;
+    *rows = 24;
+    if (tty && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0) {
+        *cols = ws.ws_col;
+        *rows = ws.ws_row;
     }
-    if (sc == NULL) {
-        /* The server has the record's scenario by name only: ours by name. */
-        const char *name = json_string_value(json_object_get(g->state, "scenario"));
-        sc = name ? wrc_scenario_resolve(name, NULL) : NULL;
-        if (sc == NULL) {
-            fprintf(stderr, "warroom: cannot get scenario '%s' of game %s (neither from the "
-                    "server nor from $WARROOM_SCENARIOS, ./scenarios or the installed ones)\n",
-                    name ? name : "?", g->id);
-            return -1;
-        }
-    }
-    int rc = wrc_local_load_scenario(&cl->local, sc, err, sizeof err);
-    json_decref(sc);
-    if (rc != 0) {
-        fprintf(stderr, "warroom: %s\n", err);
-        if (have_cache)
-            unlink(path);       /* a bad cache entry must not stick */
-        return -1;
-    }
-    snprintf(cl->local.game, sizeof cl->local.game, "%s", g->id);
-    return 0;
+    *color = tty && getenv("NO_COLOR") == NULL;
 }
 
 static void close_any(uv_handle_t *h, void *arg)
@@ -345,7 +365,9 @@ void wrc_client_release(struct wrc_client *cl)
         }
         cl->loop_ready = 0;
     }
+    for (int i = 0; i < cl->nviews; i++)
+        wrc_view_close(&cl->views[i]);
+    cl->nviews = 0;
     wrc_track_release(&cl->tr);
-    wrc_local_release(&cl->local);
     wrc_config_release(&cl->cfg);
 }

@@ -1,8 +1,8 @@
 /*
  * client.h - one session with warroomd, shared by the one-shot commands and
  * the interactive mode: the libuv loop, the connection (conn.h), the config
- * (config.h), the games followed (track.h) and, for Waterloo, the local
- * rules (local.h).
+ * (config.h), the games followed (track.h) and a view of each (view.h:
+ * its ruleset's presentation, present.h).
  *
  * Which server: --server, else the server recorded with the game in the
  * config, else $WARROOM_SERVER, else the config's "server", else
@@ -29,9 +29,9 @@
 
 #include "config.h"
 #include "conn.h"
-#include "local.h"
 #include "track.h"
 #include "url.h"
+#include "view.h"
 
 #define WRC_TIMEOUT_MS 30000    /* time allowed for any one answer */
 
@@ -51,7 +51,12 @@ struct wrc_client {
     struct wrc_url url;
     struct wrc_conn *conn;
     struct wrc_tracker tr;
-    struct wrc_local local;     /* Waterloo: the followed game's scenario and rules */
+    /* A view per followed game, opened by wrc_client_view() and fed every
+     * state the tracker holds (on_message); the host its views borrow
+     * (scenarios looked up by name, as scenarios.h says). */
+    struct wrc_view views[WRC_TRACK_MAX_GAMES];
+    int nviews;
+    struct wr_host host;
     int dead;                   /* the connection is gone for good */
     int outage;                 /* the connection dropped and is being tried again */
     char dead_why[400];
@@ -87,10 +92,18 @@ int wrc_client_wait(struct wrc_client *cl, int (*done)(void *arg), void *arg, in
 struct wrc_game *wrc_client_join(struct wrc_client *cl, const char *game, int spectate,
                                  int *rc);
 
-/* Blocking: load the Waterloo scenario of game into cl->local: from the
- * cache, else from the game record's header (export), else by the state's
- * scenario name. 0, or -1 with the reason printed. */
-int wrc_client_scenario(struct wrc_client *cl, struct wrc_game *g);
+/* Blocking: the view of game g, joined already: the first time, asks the
+ * server for the game's setup (kept in memory for the session), opens the
+ * ruleset's view for g's seat and feeds it g's state; later, the view held
+ * (fed by every state and patch since). NULL with the reason printed (the
+ * server's refusal, a ruleset this client does not know, a scenario the
+ * view refuses). Valid until wrc_client_release(). */
+struct wrc_view *wrc_client_view(struct wrc_client *cl, struct wrc_game *g);
+
+/* The room a picture has on standard output: the terminal's columns and
+ * lines (80 by 24 when it is not a terminal), and whether to use colours
+ * (a terminal, and NO_COLOR not set). */
+void wrc_terminal(int *cols, int *rows, int *color);
 
 /* Print a failed call's reason (timeout or connection) and return
  * WRC_EXIT_CONN. */

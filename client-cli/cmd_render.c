@@ -2,14 +2,21 @@
  * cmd_render.c - "warroom render" (cmd_render.h).
  *
  *   warroom render [--scenario FILE|NAME] [--state FILE] [--svg OUT.svg | --text]
- *                  [--center SQ [--radius N]] [--no-color | --color]
+ *                  [--cols N] [--rows N] [--no-color | --color]
  *
- * A scenario is a file (a path that exists, or that ends in ".json") or a
- * name, looked up as scenarios.h says ($WARROOM_SCENARIOS, ./scenarios, then
- * the installed share directory). The default is the 1815 scenario. The state
- * is either a state object (wl_game_state_json: what the server sends, or
- * a game's final state) or a game record (NDJSON, replayed to its end; its
- * header then names the scenario unless --scenario is given).
+ * Any ruleset's game, drawn by its presentation (present.h: draw_text,
+ * draw_svg). A scenario is a file (a path that exists, or that ends in
+ * ".json") or a name, looked up as scenarios.h says ($WARROOM_SCENARIOS,
+ * ./scenarios, then the installed share directory). The state is a state
+ * object (what the server sends, bare or in its `state` message) or a game
+ * record (NDJSON, replayed to its end; its header then names the scenario
+ * unless --scenario is given). Without a state, the picture is the
+ * scenario at its start, as the ruleset's view draws a game before any
+ * state.
+ *
+ * The ruleset is the state's ("ruleset"), else the scenario's (its
+ * "ruleset", or its base's), else the first registered; the scenario is
+ * --scenario, else the record's, else the ruleset's default.
  */
 #include "cmd_render.h"
 
@@ -21,14 +28,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "waterloo_record.h"
-#include "render.h"
-#include "waterloo_scenario.h"
+#include "present.h"
+#include "ruleset.h"
 #include "scenarios.h"
+#include "strbuf.h"
+#include "record.h"
 
-
-#define DEFAULT_SCENARIO "waterloo-1815"
-#define DEFAULT_RADIUS 8
 #define STATE_MAX (64u << 20)
 #define PATH_MAX_LEN 4096
 
@@ -38,24 +43,26 @@ static void render_usage(FILE *out)
 {
     fprintf(out,
         "usage: warroom render [--scenario FILE|NAME] [--state FILE]\n"
-        "                      [--svg OUT.svg | --text] [--center SQ [--radius N]]\n"
+        "                      [--svg OUT.svg | --text] [--cols N] [--rows N]\n"
         "                      [--no-color | --color]\n"
         "\n"
-        "Draw the board of a scenario with its units: at the set-up, or where a game\n"
-        "state puts them.\n"
+        "Draw a game of any ruleset: a scenario at its start, or where a game state (or\n"
+        "the end of a game record) has it, as its ruleset draws it.\n"
         "\n"
         "  --scenario FILE|NAME  scenario file, or NAME for scenarios/NAME.json or\n"
         "                        scenarios/NAME/scenario.json (current directory, then\n"
-        "                        %s/scenarios); default %s\n"
+        "                        %s/scenarios); default: the record's,\n"
+        "                        else the ruleset's default\n"
         "  --state FILE          a game state (JSON) or a game record (NDJSON, replayed)\n"
-        "  --svg OUT.svg         write the whole board as SVG (\"-\" for stdout)\n"
-        "  --text                print the board as text (the default)\n"
-        "  --center SQ           print only the squares around SQ (e.g. X-27)\n"
-        "  --radius N            how many squares around --center (default %d)\n"
+        "  --svg OUT.svg         write the picture as SVG (\"-\" for stdout)\n"
+        "  --text                print the picture as text (the default)\n"
+        "  --cols N, --rows N    the room the text picture may take (default: no limit)\n"
         "  --no-color, --color   text without / with ANSI colours (default: colours\n"
         "                        when stdout is a terminal and NO_COLOR is not set)\n"
-        "  -h, --help            print this help\n",
-        WARROOM_SHARE_DIR, DEFAULT_SCENARIO, DEFAULT_RADIUS);
+        "  -h, --help            print this help\n"
+        "\n"
+        "The ruleset is the state's, else the scenario's, else %s.\n",
+        WARROOM_SHARE_DIR, wr_ruleset_at(0) ? wr_ruleset_at(0)->name : "none");
 }
 
 static int readable(const char *path)
@@ -89,14 +96,20 @@ static int find_scenario(const char *arg, char *path, size_t n, char *err, size_
     return -1;
 }
 
-/* Resolver for game records: a scenario name, as --scenario would find it. */
-static json_t *resolve_by_name(const char *name, void *ctx)
+/* Resolver for game records and a scenario's base: a scenario name, as
+ * --scenario would find it. */
+static json_t *resolve_by_name(void *ctx, const char *name)
 {
     (void)ctx;
     char path[PATH_MAX_LEN], err[1024];
     if (find_scenario(name, path, sizeof path, err, sizeof err) != 0)
         return NULL;
     return json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
+}
+
+static json_t *resolve_for_replay(const char *name, void *ctx)
+{
+    return resolve_by_name(ctx, name);
 }
 
 /* Is this text a game record? Its first line is the record header. */
@@ -117,11 +130,24 @@ struct opts {
     const char *scenario;
     const char *state;
     const char *svg;
-    const char *center;
-    int radius;                 /* -1: not given */
+    int cols, rows;             /* 0: no limit */
     int text;
     int color;                  /* -1: decide by the terminal */
 };
+
+/* A count for --cols / --rows: 0 or -1 with the sentence printed. */
+static int count_arg(const char *opt, const char *arg, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || *end || end == arg || v < 1 || v > 10000) {
+        fprintf(stderr, "%s: --%s '%s' is not a number from 1 to 10000\n", prog, opt, arg);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -130,16 +156,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
         { "state", required_argument, NULL, 'S' },
         { "svg", required_argument, NULL, 'g' },
         { "text", no_argument, NULL, 't' },
-        { "center", required_argument, NULL, 'c' },
-        { "centre", required_argument, NULL, 'c' },
-        { "radius", required_argument, NULL, 'r' },
+        { "cols", required_argument, NULL, 'c' },
+        { "rows", required_argument, NULL, 'r' },
         { "no-color", no_argument, NULL, 'n' },
         { "color", no_argument, NULL, 'C' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
     memset(o, 0, sizeof *o);
-    o->radius = -1;
     o->color = -1;
     optind = 0;         /* glibc: start over, argv[0] is "render" */
     opterr = 0;
@@ -150,21 +174,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case 'S': o->state = optarg; break;
         case 'g': o->svg = optarg; break;
         case 't': o->text = 1; break;
-        case 'c': o->center = optarg; break;
         case 'n': o->color = 0; break;
         case 'C': o->color = 1; break;
-        case 'r': {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (errno || *end || end == optarg || v < 0 || v > 60) {
-                fprintf(stderr, "%s: --radius '%s' is not a number from 0 to 60\n", prog,
-                        optarg);
+        case 'c':
+            if (count_arg("cols", optarg, &o->cols) != 0)
                 return 2;
-            }
-            o->radius = (int)v;
             break;
-        }
+        case 'r':
+            if (count_arg("rows", optarg, &o->rows) != 0)
+                return 2;
+            break;
         case 'h':
             render_usage(stdout);
             return -1;
@@ -186,13 +205,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
         fprintf(stderr, "%s: give --svg or --text, not both\n", prog);
         return 2;
     }
-    if (o->svg && (o->center || o->radius >= 0)) {
-        fprintf(stderr, "%s: --center and --radius choose a window of the text picture; "
-                        "the SVG is always the whole board\n", prog);
-        return 2;
-    }
-    if (o->radius >= 0 && !o->center) {
-        fprintf(stderr, "%s: --radius needs --center\n", prog);
+    if (o->svg && (o->cols || o->rows)) {
+        fprintf(stderr, "%s: --cols and --rows size the text picture; the SVG is the whole "
+                        "picture\n", prog);
         return 2;
     }
     return 0;
@@ -221,33 +236,53 @@ static int write_file(const char *path, const struct wr_strbuf *b)
     return 0;
 }
 
-/* Load the scenario (by --scenario, or as the record names it, or the
- * default) into sc. Returns 0 or 1 (message printed). */
-static int load_scenario(struct wl_scenario *sc, const char *arg, const json_t *header)
+/* The scenario JSON for arg (a file or a name; NULL: the record's, else
+ * name_default; both NULL: none). *scen is a new reference or NULL.
+ * Returns 0 or 1 (message printed). */
+static int load_scenario(const char *arg, const json_t *header, const char *name_default,
+                         json_t **scen)
 {
-    struct wr_refusal why;
     char path[PATH_MAX_LEN], err[1024];
     const json_t *named = header ? json_object_get(header, "scenario") : NULL;
+    *scen = NULL;
     if (arg == NULL && json_is_object(named)) {
-        if (wl_scenario_load(sc, named, resolve_by_name, NULL, &why) != 0) {
-            fprintf(stderr, "%s: the scenario in the game record: %s\n", prog, why.message);
-            return 1;
-        }
+        *scen = json_incref((json_t *)named);
         return 0;
     }
     if (arg == NULL && json_is_string(named))
         arg = json_string_value(named);
     if (arg == NULL)
-        arg = DEFAULT_SCENARIO;
+        arg = name_default;
+    if (arg == NULL)
+        return 0;
     if (find_scenario(arg, path, sizeof path, err, sizeof err) != 0) {
         fprintf(stderr, "%s: %s\n", prog, err);
         return 1;
     }
-    if (wl_scenario_load_file(sc, path, &why) != 0) {
-        fprintf(stderr, "%s: %s\n", prog, why.message);
+    json_error_t je;
+    *scen = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (*scen == NULL) {
+        if (je.line <= 0)
+            fprintf(stderr, "%s: %s\n", prog, je.text);
+        else
+            fprintf(stderr, "%s: %s:%d:%d: %s\n", prog, path, je.line, je.column, je.text);
         return 1;
     }
     return 0;
+}
+
+/* The ruleset a scenario names, itself or through its base ("" when
+ * neither does). */
+static const char *scenario_ruleset(const json_t *scen, json_t **hold)
+{
+    const char *name = json_string_value(json_object_get(scen, "ruleset"));
+    const char *base = json_string_value(json_object_get(scen, "base"));
+    *hold = NULL;
+    if (name == NULL && base) {
+        *hold = resolve_by_name(NULL, base);
+        name = json_string_value(json_object_get(*hold, "ruleset"));
+    }
+    return name ? name : "";
 }
 
 /* Read the --state file into *text (caller frees) and, when it is a game
@@ -272,9 +307,14 @@ static int state_json(const char *path, const char *text, size_t len, const json
 {
     if (header) {
         struct wr_refusal why;
-        struct wl_replay_opts ro = { resolve_by_name, NULL, 0, NULL, NULL };
-        if (wl_replay(text, len, &ro, state, &why) != 0) {
-            fprintf(stderr, "%s: replaying '%s': %s\n", prog, path, why.message);
+        struct wr_record_opts ro = { wr_ruleset_find, resolve_for_replay, NULL, 0, NULL, NULL };
+        struct wr_record_result res;
+        int rc = wr_record_replay(text, len, &ro, &res, &why);
+        *state = rc == 0 ? res.rs->project(res.game, NULL) : NULL;
+        wr_record_result_release(&res);
+        if (rc != 0 || *state == NULL) {
+            fprintf(stderr, "%s: replaying '%s': %s\n", prog, path,
+                    rc != 0 ? why.message : "out of memory");
             return 1;
         }
         return 0;
@@ -285,7 +325,34 @@ static int state_json(const char *path, const char *text, size_t len, const json
         fprintf(stderr, "%s: %s:%d:%d: %s\n", prog, path, je.line, je.column, je.text);
         return 1;
     }
+    /* A server's state message: the state is inside, the ruleset beside it. */
+    json_t *inner = json_object_get(*state, "state");
+    const char *type = json_string_value(json_object_get(*state, "type"));
+    if (type && strcmp(type, "state") == 0 && json_is_object(inner)) {
+        json_t *st = json_incref(inner);
+        if (!json_object_get(st, "ruleset") && json_object_get(*state, "ruleset"))
+            json_object_set(st, "ruleset", json_object_get(*state, "ruleset"));
+        json_decref(*state);
+        *state = st;
+    }
     return 0;
+}
+
+/* A new game of rs on scen, before any command, as a spectator sees it
+ * (new reference), or NULL with the reason printed. */
+static json_t *start_state(const struct wr_ruleset *rs, const json_t *scen,
+                           const json_t *options, const struct wr_host *host)
+{
+    static const uint8_t seed[32];
+    struct wr_refusal why;
+    struct wr_game *g = rs->create(scen, options, "render", seed, host, &why);
+    if (g == NULL) {
+        fprintf(stderr, "%s: the scenario: %s\n", prog, why.message);
+        return NULL;
+    }
+    json_t *st = rs->project(g, NULL);
+    rs->destroy(g);
+    return st;
 }
 
 int wr_cli_render(int argc, char **argv)
@@ -295,74 +362,89 @@ int wr_cli_render(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? 0 : rc;
 
-    wl_sq centre = WL_SQ_NONE;
-    if (o.center && (wl_grid_parse(o.center, (size_t)-1, &centre) != 0 ||
-                     !wl_grid_on_board(centre))) {
-        fprintf(stderr, "%s: --center '%s' is not a square of the board (squares are "
-                        "written like X-27, AA-25 or 0-46)\n", prog, o.center);
-        return 2;
-    }
-
-    struct wl_scenario *sc = malloc(sizeof *sc);
-    struct wr_render_view *view = malloc(sizeof *view);
-    json_t *header = NULL, *state = NULL;
+    static const struct wr_host host = { NULL, resolve_by_name, NULL };
+    json_t *header = NULL, *state = NULL, *scen = NULL, *base = NULL;
+    struct wr_view *view = NULL;
     char *text = NULL;
     size_t len = 0;
     struct wr_strbuf out;
     wr_strbuf_init(&out);
+    struct wr_refusal why;
     rc = 1;
-    if (sc == NULL || view == NULL) {
-        fprintf(stderr, "%s: out of memory\n", prog);
+    if (o.state && (read_state(o.state, &header, &text, &len) != 0 ||
+                    state_json(o.state, text, len, header, &state) != 0))
+        goto done;
+    /* The ruleset: the state's, else the scenario's, else the first. */
+    const char *rsname = json_string_value(json_object_get(state, "ruleset"));
+    if (rsname == NULL)
+        rsname = json_string_value(json_object_get(header, "ruleset"));
+    if (load_scenario(o.scenario, header, NULL, &scen) != 0)
+        goto done;
+    const char *scen_rs = scen ? scenario_ruleset(scen, &base) : "";
+    if (rsname && scen_rs[0] && strcmp(rsname, scen_rs) != 0) {
+        fprintf(stderr, "%s: the state '%s' is a game of ruleset '%s', the scenario one of "
+                        "'%s'\n", prog, o.state, rsname, scen_rs);
         goto done;
     }
-    if (o.state && read_state(o.state, &header, &text, &len) != 0)
+    if (rsname == NULL && scen_rs[0])
+        rsname = scen_rs;
+    const struct wr_ruleset *rs = rsname ? wr_ruleset_find(rsname) : wr_ruleset_at(0);
+    if (rs == NULL) {
+        fprintf(stderr, "%s: this warroom has no ruleset '%s' (warroom help new lists "
+                        "those it has)\n", prog, rsname);
         goto done;
-    if (load_scenario(sc, o.scenario, header) != 0)
-        goto done;
-    if (o.state) {
-        if (state_json(o.state, text, len, header, &state) != 0)
-            goto done;
-        const char *named = json_string_value(json_object_get(state, "scenario"));
-        if (named && strcmp(named, sc->name) != 0) {
-            fprintf(stderr, "%s: the state '%s' is a game of scenario '%s', not of '%s' "
-                            "(name its scenario with --scenario)\n",
-                    prog, o.state, named, sc->name);
-            goto done;
-        }
-        struct wr_refusal why;
-        if (wr_render_view_from_state(view, sc, state, &why) != 0) {
-            fprintf(stderr, "%s: %s: %s\n", prog, o.state, why.message);
-            goto done;
-        }
-    } else {
-        wr_render_view_setup(view, sc);
     }
-
+    if (scen == NULL && (load_scenario(NULL, NULL, rs->default_scenario, &scen) != 0))
+        goto done;
+    const char *named = json_string_value(json_object_get(state, "scenario"));
+    const char *sname = json_string_value(json_object_get(scen, "name"));
+    if (named && sname && strcmp(named, sname) != 0) {
+        fprintf(stderr, "%s: the state '%s' is a game of scenario '%s', not of '%s' "
+                        "(name its scenario with --scenario)\n", prog, o.state, named, sname);
+        goto done;
+    }
+    const json_t *options = json_object_get(header, "options");
+    view = rs->present->open(rs, scen, json_is_object(options) ? options : NULL, NULL, &host,
+                             &why);
+    if (view == NULL) {
+        fprintf(stderr, "%s: %s\n", prog, why.message);
+        goto done;
+    }
+    /* Without a state the view draws the scenario at its start, as its
+     * ruleset shows a game before any state; the scenario is still checked
+     * by making a game of it. */
+    json_t *check = state ? NULL : start_state(rs, scen, options, &host);
+    if (state == NULL && check == NULL)
+        goto done;
+    json_decref(check);
+    if (state && rs->present->update(view, state, &why) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", prog, o.state ? o.state : "the scenario", why.message);
+        goto done;
+    }
     if (o.svg) {
-        if (wr_render_svg(&out, sc, view) != 0) {
+        if (rs->present->draw_svg(view, &out) != 0) {
             fprintf(stderr, "%s: out of memory\n", prog);
             goto done;
         }
         rc = write_file(o.svg, &out);
         goto done;
     }
-    struct wr_text_window win;
-    int color = o.color;
-    if (color < 0)
-        color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
-    if (o.center)
-        wr_render_window_around(&win, centre, o.radius >= 0 ? o.radius : DEFAULT_RADIUS);
-    if (wr_render_text(&out, sc, view, o.center ? &win : NULL, color) != 0) {
+    struct wr_draw_opts d = { o.cols, o.rows, o.color };
+    if (d.color < 0)
+        d.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
+    if (rs->present->draw_text(view, &d, &out) != 0) {
         fprintf(stderr, "%s: out of memory\n", prog);
         goto done;
     }
     rc = write_file("-", &out);
 done:
+    if (view)
+        view->pr->close(view);
     wr_strbuf_release(&out);
     json_decref(state);
     json_decref(header);
+    json_decref(scen);
+    json_decref(base);
     free(text);
-    free(view);
-    free(sc);
     return rc;
 }

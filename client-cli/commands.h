@@ -9,11 +9,6 @@
 struct wrc_opts;
 
 int wrc_cmd_replay(int argc, char **argv);
-/* cmd_campaign.c */
-int wrc_cmd_campaign_map(int argc, char **argv);
-#define WRC_CAMPAIGN_MAP_ARGS "--scenario NAME [--state FILE] [--svg OUT]"
-#define WRC_CAMPAIGN_MAP_SUMMARY \
-    "a campaign's towns and owners as a list or an SVG map, its status and next commands"
 
 /* oneshot.c */
 int wrc_cmd_new(const struct wrc_opts *o, int argc, char **argv);

@@ -25,8 +25,9 @@ static const struct command commands[] = {
       wrc_cmd_play },
     { "watch", "GAME", "watch a game interactively (a spectator cannot act)", NULL,
       wrc_cmd_watch },
-    { "new", "[--ruleset R] [--scenario S] [--seat SEAT] ...",
-      "create a game; prints the invite codes for the other players", NULL, wrc_cmd_new },
+    { "new", "[--ruleset R] [--scenario S] [--option K=V]... ...",
+      "create a game; prints the invite codes for the other players (help new: the rulesets)",
+      NULL, wrc_cmd_new },
     { "claim", "INVITE", "take the seat an invite is for", NULL, wrc_cmd_claim },
     { "status", "GAME", "where a game stands, and its board", NULL, wrc_cmd_status },
     { "do", "GAME 'COMMAND'", "send one command for your seat (checked here first)", NULL,
@@ -37,8 +38,6 @@ static const struct command commands[] = {
     { "render", WR_CLI_RENDER_ARGS, WR_CLI_RENDER_SUMMARY, wr_cli_render, NULL },
     { "replay", "[-k] [--json] FILE", "check a game record of any ruleset offline, its dice too",
       wrc_cmd_replay, NULL },
-    { "campaign-map", WRC_CAMPAIGN_MAP_ARGS, WRC_CAMPAIGN_MAP_SUMMARY, wrc_cmd_campaign_map,
-      NULL },
     { NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -60,7 +59,7 @@ static void usage(FILE *out)
         "(~/.config/warroom/config.json), mode 0600. One-shot commands exit 0 on success,\n"
         "1 when refused, 2 on usage errors, 3 on connection errors.\n"
         "\n"
-        "commands (warroom COMMAND --help for each):\n");
+        "commands (warroom help COMMAND, or warroom COMMAND --help, for each):\n");
     int n = 0;
     for (const struct command *c = commands; c->name; c++, n++) {
         if (strlen(c->args) <= 20)
@@ -105,6 +104,21 @@ int main(int argc, char **argv)
     if (optind >= argc) {
         usage(stderr);
         return 2;
+    }
+    /* warroom help [COMMAND]: COMMAND --help */
+    char help_arg[] = "--help";
+    char *help_argv[3];
+    if (strcmp(argv[optind], "help") == 0) {
+        if (optind + 1 >= argc) {
+            usage(stdout);
+            return 0;
+        }
+        help_argv[0] = argv[optind + 1];
+        help_argv[1] = help_arg;
+        help_argv[2] = NULL;
+        argv = help_argv;
+        argc = 2;
+        optind = 0;
     }
     for (const struct command *c = commands; c->name; c++)
         if (strcmp(c->name, argv[optind]) == 0)

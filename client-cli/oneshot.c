@@ -4,7 +4,7 @@
  *   warroom new [--ruleset R] [--scenario S] [--seat SEAT] ...
  *   warroom claim INVITE | --game GAME --seat SEAT
  *   warroom status GAME
- *   warroom do GAME 'COMMAND'          (a short form, see shortcmd.h, or JSON)
+ *   warroom do GAME 'ORDER'            (an order of the game's view, or JSON)
  *   warroom wait GAME [--timeout SECONDS]
  *   warroom export GAME [--output FILE]
  *   warroom games [--all]
@@ -25,11 +25,7 @@
 #include <unistd.h>
 
 #include "client.h"
-#include "rules.h"
-#include "shortcmd.h"
 #include "strbuf.h"
-
-#define BOARD_RADIUS 5
 
 /* --- options ------------------------------------------------------------------------ */
 
@@ -38,6 +34,7 @@ struct extra {
     int has_arg;
     const char **value;         /* has_arg */
     int *flag;                  /* !has_arg */
+    json_t *all;                /* has_arg, repeatable: every value appended (may be NULL) */
 };
 
 /* Parse --server, --json, --help and the command's extras; positional
@@ -78,7 +75,9 @@ static int parse(const char *cmd, const char *usage, struct wrc_opts *o, const s
                     argv[optind - 1], cmd, usage);
             return WRC_EXIT_USAGE;
         default:
-            if (ex[opt - 256].has_arg)
+            if (ex[opt - 256].all)
+                json_array_append_new(ex[opt - 256].all, json_string(optarg));
+            else if (ex[opt - 256].has_arg)
                 *ex[opt - 256].value = optarg;
             else
                 *ex[opt - 256].flag = 1;
@@ -136,13 +135,14 @@ static int is_type(const json_t *m, const char *type)
     return t && strcmp(t, type) == 0;
 }
 
-/* Where the game stands, and the board (Waterloo: around the action). */
-static void print_status(struct wrc_client *cl, struct wrc_game *g)
+/* Where the game stands, as its view describes it, and its picture sized
+ * to the terminal; the text ends with a newline. */
+static void print_status(struct wrc_game *g, struct wrc_view *w)
 {
-    const struct wrc_rules *rules = wrc_rules_find(g->ruleset);
     struct wr_strbuf b;
     wr_strbuf_init(&b);
-    const char *scen = json_string_value(json_object_get(g->state, "scenario"));
+    const char *scen = json_string_value(json_object_get(json_object_get(w->setup, "scenario"),
+                                                         "name"));
     wr_strbuf_printf(&b, "game %s (%s%s%s), version %lld, %s", g->id, g->ruleset,
                      scen ? ", scenario " : "", scen ? scen : "", (long long)g->version,
                      g->status);
@@ -153,22 +153,67 @@ static void print_status(struct wrc_client *cl, struct wrc_game *g)
     else
         wr_strbuf_puts(&b, "; you are watching");
     wr_strbuf_puts(&b, "\n");
-    if (rules) {
-        wrc_rules_summary(rules, g->state, g->seat, &b);
+    w->v->pr->describe(w->v, &b);
+    if (b.len > 0 && b.s[b.len - 1] != '\n')
         wr_strbuf_puts(&b, "\n");
-        int color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
-        if (rules->picture) {
-            rules->picture(g->state, color, &b);
-        } else if (wrc_client_scenario(cl, g) == 0 && wrc_local_sync(&cl->local, g, NULL) == 0) {
-            wr_strbuf_puts(&b, "\n");
-            wrc_local_board(&cl->local, g, wrc_local_focus(&cl->local, g), BOARD_RADIUS, NULL,
-                            color, &b);
-        }
-    }
+    int lines = 0;
+    for (size_t i = 0; i < b.len; i++)
+        lines += b.s[i] == '\n';
+    struct wr_draw_opts d;
+    wrc_terminal(&d.cols, &d.rows, &d.color);
+    d.rows = d.rows > lines + 6 ? d.rows - lines - 2 : 4;
+    wr_strbuf_puts(&b, "\n");
+    size_t before = b.len;
+    w->v->pr->draw_text(w->v, &d, &b);
+    if (b.len > before && b.s[b.len - 1] != '\n')
+        wr_strbuf_puts(&b, "\n");
     if (b.s)
         fputs(b.s, stdout);
     fflush(stdout);
     wr_strbuf_release(&b);
+}
+
+/* The rulesets this warroom has, from the registry: each with its summary,
+ * seats, default scenario and options (for warroom help new). */
+static void print_rulesets(FILE *out)
+{
+    fprintf(out, "\nrulesets (--ruleset; the first is the default):\n");
+    for (int i = 0; wr_ruleset_at(i); i++) {
+        const struct wr_ruleset *rs = wr_ruleset_at(i);
+        fprintf(out, "  %s: %s\n    seats:", rs->name, rs->summary);
+        for (int k = 0; rs->default_seats && rs->default_seats[k]; k++)
+            fprintf(out, "%s %s", k ? "," : "", rs->default_seats[k]);
+        if (rs->options)
+            fprintf(out, " (the most; its options may make fewer)");
+        fprintf(out, "\n    scenario: %s\n", rs->default_scenario ? rs->default_scenario
+                                                                   : rs->needs_scenario
+                                                                   ? "(none by default: name one)"
+                                                                   : "none needed");
+        if (rs->options == NULL || rs->options[0].name == NULL)
+            fprintf(out, "    options: none\n");
+        for (const struct wr_option *op = rs->options; op && op->name; op++)
+            fprintf(out, "%s      --option %s=VALUE: %s\n", op == rs->options ? "    options:\n"
+                                                                          : "",
+                    op->name, op->help);
+    }
+    fprintf(out, "\nEvery game also takes the server's options spectators and open_seats (true\n"
+                 "or false) and deadline_seconds, as --no-spectators, --open-seats, --deadline.\n");
+}
+
+/* "KEY=VALUE" into opts: VALUE as JSON when it is JSON, else as a string.
+ * 0, or -1 (the sentence printed). */
+static int add_option(json_t *opts, const char *kv)
+{
+    const char *eq = strchr(kv, '=');
+    if (eq == NULL || eq == kv) {
+        fprintf(stderr, "warroom new: --option wants KEY=VALUE, not '%s'\n", kv);
+        return -1;
+    }
+    char key[64];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - kv < 63 ? eq - kv : 63), kv);
+    json_t *v = json_loads(eq + 1, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL);
+    json_object_set_new(opts, key, v ? v : json_string(eq + 1));
+    return 0;
 }
 
 /* --- new ------------------------------------------------------------------------------ */
@@ -178,27 +223,48 @@ int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
     static const char usage[] =
         "[--ruleset NAME] [--scenario NAME] [--seat SEAT] [--deadline SECONDS]\n"
         "                   [--open-seats] [--no-spectators] [--webhook URL]\n"
-        "Create a game (default: waterloo, scenario waterloo-1815, the first seat) and print\n"
-        "the invite codes to send to the other players.";
+        "                   [--option KEY=VALUE]...\n"
+        "Create a game (default: the first ruleset below, its default scenario, the first\n"
+        "seat) and print the invite codes to send to the other players. --option sets one\n"
+        "of the ruleset's options (repeat it for several); VALUE is read as JSON when it is\n"
+        "JSON, else as a string: --option players=3 --option alliances='[[\"p1\",\"p2\"]]'.";
     struct wrc_opts o = *go;
-    const char *ruleset = "waterloo", *scenario = NULL, *seat = NULL, *deadline = NULL,
-               *webhook = NULL;
+    const char *ruleset = wr_ruleset_at(0) ? wr_ruleset_at(0)->name : "", *scenario = NULL,
+               *seat = NULL, *deadline = NULL, *webhook = NULL;
     int open_seats = 0, no_spectators = 0;
+    json_t *kvs = json_array();
     const struct extra ex[] = {
-        { "ruleset", 1, &ruleset, NULL }, { "scenario", 1, &scenario, NULL },
-        { "seat", 1, &seat, NULL }, { "deadline", 1, &deadline, NULL },
-        { "webhook", 1, &webhook, NULL }, { "open-seats", 0, NULL, &open_seats },
-        { "no-spectators", 0, NULL, &no_spectators }, { NULL, 0, NULL, NULL },
+        { "ruleset", 1, &ruleset, NULL, NULL }, { "scenario", 1, &scenario, NULL, NULL },
+        { "seat", 1, &seat, NULL, NULL }, { "deadline", 1, &deadline, NULL, NULL },
+        { "webhook", 1, &webhook, NULL, NULL }, { "open-seats", 0, NULL, &open_seats, NULL },
+        { "no-spectators", 0, NULL, &no_spectators, NULL }, { "option", 1, NULL, NULL, kvs },
+        { NULL, 0, NULL, NULL, NULL },
     };
     int rc = parse("new", usage, &o, ex, argc, argv);
-    if (rc)
+    if (rc == 1)
+        print_rulesets(stdout);
+    if (rc == 0)
+        rc = positional("new", usage, argc, argv, 0);
+    if (rc) {
+        json_decref(kvs);
         return rc == 1 ? 0 : rc;
-    if ((rc = positional("new", usage, argc, argv, 0)) != 0)
-        return rc;
-    if (scenario == NULL && strcmp(ruleset, "waterloo") == 0)
-        scenario = "waterloo-1815";
+    }
+    /* A ruleset this warroom does not have is the server's to refuse. */
+    const struct wr_ruleset *rs = wr_ruleset_find(ruleset);
+    if (scenario == NULL && rs)
+        scenario = rs->default_scenario;
     json_t *opts = json_pack("{s:b, s:b}", "spectators", !no_spectators, "open_seats",
                              open_seats);
+    size_t k;
+    json_t *kv;
+    json_array_foreach(kvs, k, kv) {
+        if (add_option(opts, json_string_value(kv)) != 0) {
+            json_decref(kvs);
+            json_decref(opts);
+            return WRC_EXIT_USAGE;
+        }
+    }
+    json_decref(kvs);
     if (deadline) {
         char *end;
         errno = 0;
@@ -280,8 +346,8 @@ int wrc_cmd_claim(const struct wrc_opts *go, int argc, char **argv)
     struct wrc_opts o = *go;
     const char *game = NULL, *seat = NULL, *webhook = NULL;
     const struct extra ex[] = {
-        { "game", 1, &game, NULL }, { "seat", 1, &seat, NULL },
-        { "webhook", 1, &webhook, NULL }, { NULL, 0, NULL, NULL },
+        { "game", 1, &game, NULL, NULL }, { "seat", 1, &seat, NULL, NULL },
+        { "webhook", 1, &webhook, NULL, NULL }, { NULL, 0, NULL, NULL, NULL },
     };
     int rc = parse("claim", usage, &o, ex, argc, argv);
     if (rc)
@@ -376,12 +442,15 @@ int wrc_cmd_status(const struct wrc_opts *go, int argc, char **argv)
     struct wrc_client cl;
     if ((rc = wrc_client_init(&cl, &o, id)) == 0 && (rc = wrc_client_connect(&cl, 0)) == 0) {
         struct wrc_game *g = wrc_client_join(&cl, id, 0, &rc);
+        struct wrc_view *w = NULL;
         if (g && o.json) {
             json_t *m = state_message(g);
             print_json(m);
             json_decref(m);
+        } else if (g && (w = wrc_client_view(&cl, g)) != NULL) {
+            print_status(g, w);
         } else if (g) {
-            print_status(&cl, g);
+            rc = WRC_EXIT_REFUSED;
         }
     }
     wrc_client_release(&cl);
@@ -390,17 +459,27 @@ int wrc_cmd_status(const struct wrc_opts *go, int argc, char **argv)
 
 /* --- do ------------------------------------------------------------------------------------ */
 
+/* What the game waits for now, in one line: its view's first line. */
+static void print_now(struct wrc_view *w)
+{
+    struct wr_strbuf b;
+    wr_strbuf_init(&b);
+    wrc_view_headline(w->v, &b);
+    printf("now: %s\n", b.s ? b.s : "");
+    wr_strbuf_release(&b);
+}
+
 int wrc_cmd_do(const struct wrc_opts *go, int argc, char **argv)
 {
     static const char usage[] =
-        "[--no-check] GAME 'COMMAND'\n"
-        "Send one rules command for your seat. COMMAND is a short form (move fr-jerome J-40\n"
-        "I-40, end, declare fr-jerome:aa-picton, resolve, retreat U SQ SQ, advance U SQ,\n"
-        "noadvance, exchange U..., defect U..., place U SQ, endsetup, mark 4) or JSON.\n"
+        "[--no-check] GAME 'ORDER'\n"
+        "Send one command for your seat: an order of the game (warroom do GAME help lists\n"
+        "them: mark 4, move fr-jerome J-40 I-40, ...) or the command as a JSON object.\n"
         "It is checked here with the rules first (--no-check: leave it to the server).";
     struct wrc_opts o = *go;
     int no_check = 0;
-    const struct extra ex[] = { { "no-check", 0, NULL, &no_check }, { NULL, 0, NULL, NULL } };
+    const struct extra ex[] = { { "no-check", 0, NULL, &no_check, NULL },
+                                { NULL, 0, NULL, NULL, NULL } };
     int rc = parse("do", usage, &o, ex, argc, argv);
     if (rc)
         return rc == 1 ? 0 : rc;
@@ -411,44 +490,57 @@ int wrc_cmd_do(const struct wrc_opts *go, int argc, char **argv)
     }
     const char *id = argv[optind];
     /* The command may come as one argument or as several words. */
-    struct wr_strbuf text;
+    struct wr_strbuf text, out;
     wr_strbuf_init(&text);
+    wr_strbuf_init(&out);
     for (int i = optind + 1; i < argc; i++)
         wr_strbuf_printf(&text, "%s%s", i > optind + 1 ? " " : "", argv[i]);
+    json_t *cmd = NULL;
     char err[512];
-    json_t *cmd = wrc_shortcmd_parse(text.s ? text.s : "", err, sizeof err);
-    wr_strbuf_release(&text);
-    if (cmd == NULL) {
-        fprintf(stderr, "warroom do: %s\n", err);
-        return WRC_EXIT_USAGE;
-    }
     struct wrc_client cl;
     struct wrc_game *g = NULL;
+    struct wrc_view *w = NULL;
     if ((rc = wrc_client_init(&cl, &o, id)) != 0 || (rc = wrc_client_connect(&cl, 0)) != 0 ||
         (g = wrc_client_join(&cl, id, 0, &rc)) == NULL)
         goto out;
+    if ((w = wrc_client_view(&cl, g)) == NULL) {
+        rc = WRC_EXIT_REFUSED;
+        goto out;
+    }
+    const char *line = text.s ? text.s : "";
+    if (strcmp(line, "help") == 0) {
+        wrc_view_help(w->v, &out);
+        fputs(out.s ? out.s : "", stdout);
+        goto out;
+    }
+    struct wr_refusal why;
+    switch (wrc_view_line(w->v, line, &cmd, &out, &why)) {
+    case WR_ORDER_ERROR:
+        fprintf(stderr, "warroom do: %s\n(warroom do %s help lists the orders)\n", why.message,
+                id);
+        rc = WRC_EXIT_USAGE;
+        goto out;
+    case WR_ORDER_ANSWER:               /* a question, answered here */
+        fputs(out.s ? out.s : "", stdout);
+        if (out.len > 0 && out.s[out.len - 1] != '\n')
+            putchar('\n');
+        goto out;
+    case WR_ORDER_COMMAND:
+        break;
+    }
     if (g->seat[0] == '\0') {
         fprintf(stderr, "warroom do: you hold no seat in game %s (claim an invite first, on "
                 "this machine's account)\n", id);
         rc = WRC_EXIT_REFUSED;
         goto out;
     }
-    const struct wrc_rules *rules = wrc_rules_find(g->ruleset);
-    if (rules)
-        rules->complete(g->state, cmd);
     /* 1) the rules here */
-    if (!no_check && strcmp(g->ruleset, "waterloo") == 0 && wrc_client_scenario(&cl, g) == 0) {
-        struct wr_refusal why;
-        int checked;
-        enum wl_reason r = wrc_local_check(&cl.local, g, cmd, &checked, &why);
-        if (r != WL_R_OK) {
-            json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", "error", "game", id,
-                                  "code", why.code, "message", why.message, "checked",
-                                  "local");
-            rc = print_error(e, o.json, "refused (checked here, not sent): ");
-            json_decref(e);
-            goto out;
-        }
+    if (!no_check && w->v->pr->precheck(w->v, cmd, &why) < 0) {
+        json_t *e = json_pack("{s:s, s:s, s:s, s:s, s:s}", "type", "error", "game", id, "code",
+                              why.code, "message", why.message, "checked", "local");
+        rc = print_error(e, o.json, "refused (checked here, not sent): ");
+        json_decref(e);
+        goto out;
     }
     /* 2) the server, whose verdict is final */
     int64_t seq;
@@ -475,35 +567,51 @@ int wrc_cmd_do(const struct wrc_opts *go, int argc, char **argv)
         json_array_foreach(json_object_get(a, "events"), i, ev) {
             struct wr_strbuf b;
             wr_strbuf_init(&b);
-            if (rules)
-                rules->event(ev, &b);
+            w->v->pr->event(w->v, ev, &b);
             if (b.s)
                 printf("  %s\n", b.s);
             wr_strbuf_release(&b);
         }
+        /* The patch came before the ack (docs/protocol.md, command): the
+         * view holds the game as the command left it. */
+        print_now(w);
         fflush(stdout);
     }
     json_decref(a);
 out:
+    fflush(stdout);
     json_decref(cmd);
+    wr_strbuf_release(&text);
+    wr_strbuf_release(&out);
     wrc_client_release(&cl);
     return rc;
 }
 
 /* --- wait ---------------------------------------------------------------------------------- */
 
-struct waiting {
-    struct wrc_game *g;
-    const struct wrc_rules *rules;
-};
+/* The seats g awaits now, "x" or "p2, p3" (the server section's). */
+static void awaited_seats(const struct wrc_game *g, struct wr_strbuf *out)
+{
+    const char *seat;
+    json_t *what;
+    int n = 0;
+    json_object_foreach(json_object_get(json_object_get(g->state, "server"), "awaiting"), seat,
+                        what)
+        wr_strbuf_printf(out, "%s%s", n++ ? ", " : "", seat);
+}
+
+static int awaits_anyone(const struct wrc_game *g)
+{
+    return json_object_size(json_object_get(json_object_get(g->state, "server"),
+                                             "awaiting")) > 0;
+}
 
 /* My decision, or a game that has ended. */
 static int wait_done(void *arg)
 {
-    struct waiting *w = arg;
-    const char *aw = w->rules ? w->rules->awaited(w->g->state) : NULL;
-    return strcmp(w->g->status, "finished") == 0 || aw == NULL ||
-           strcmp(aw, w->g->seat) == 0;
+    struct wrc_game *g = arg;
+    return strcmp(g->status, "finished") == 0 || wr_state_awaits(g->state, g->seat) ||
+           (strcmp(g->status, "running") == 0 && !awaits_anyone(g));
 }
 
 int wrc_cmd_wait(const struct wrc_opts *go, int argc, char **argv)
@@ -514,7 +622,8 @@ int wrc_cmd_wait(const struct wrc_opts *go, int argc, char **argv)
         "is up (exit 1). Reconnects by itself if the connection drops.";
     struct wrc_opts o = *go;
     const char *timeout = NULL;
-    const struct extra ex[] = { { "timeout", 1, &timeout, NULL }, { NULL, 0, NULL, NULL } };
+    const struct extra ex[] = { { "timeout", 1, &timeout, NULL, NULL },
+                                { NULL, 0, NULL, NULL, NULL } };
     int rc = parse("wait", usage, &o, ex, argc, argv);
     if (rc)
         return rc == 1 ? 0 : rc;
@@ -541,19 +650,26 @@ int wrc_cmd_wait(const struct wrc_opts *go, int argc, char **argv)
         rc = WRC_EXIT_REFUSED;
         goto out;
     }
-    struct waiting w = { g, wrc_rules_find(g->ruleset) };
-    if (!wait_done(&w)) {
+    struct wrc_view *view = wrc_client_view(&cl, g);
+    if (view == NULL) {
+        rc = WRC_EXIT_REFUSED;
+        goto out;
+    }
+    if (!wait_done(g)) {
+        struct wr_strbuf who;
+        wr_strbuf_init(&who);
+        awaited_seats(g, &who);
         fprintf(stderr, "warroom: waiting for %s in game %s (version %lld)...\n",
-                w.rules->awaited(g->state), id, (long long)g->version);
+                who.s ? who.s : "every seat to be claimed", id, (long long)g->version);
+        wr_strbuf_release(&who);
         fflush(stderr);
     }
-    int r = wrc_client_wait(&cl, wait_done, &w, (int)(secs * 1000));
+    int r = wrc_client_wait(&cl, wait_done, g, (int)(secs * 1000));
     if (r == -2) {
         rc = wrc_client_conn_error(&cl, "wait", WRC_CONN_ECLOSED);
         goto out;
     }
-    const char *aw = w.rules ? w.rules->awaited(g->state) : NULL;
-    int mine = r == 0 && aw && strcmp(g->status, "finished") != 0 && strcmp(aw, g->seat) == 0;
+    int mine = r == 0 && strcmp(g->status, "finished") != 0 && wr_state_awaits(g->state, g->seat);
     rc = mine ? WRC_EXIT_OK : WRC_EXIT_REFUSED;
     if (o.json) {
         json_t *m = state_message(g);
@@ -562,8 +678,7 @@ int wrc_cmd_wait(const struct wrc_opts *go, int argc, char **argv)
     } else {
         struct wr_strbuf b;
         wr_strbuf_init(&b);
-        if (w.rules)
-            w.rules->describe(g->state, &b);
+        wrc_view_headline(view->v, &b);
         if (r == -1)
             printf("still not your decision in game %s after %ld s (version %lld): %s\n", id,
                    secs, (long long)g->version, b.s ? b.s : "");
@@ -591,7 +706,8 @@ int wrc_cmd_export(const struct wrc_opts *go, int argc, char **argv)
         "Print the game record (NDJSON, readable by warroom replay).";
     struct wrc_opts o = *go;
     const char *output = NULL;
-    const struct extra ex[] = { { "output", 1, &output, NULL }, { NULL, 0, NULL, NULL } };
+    const struct extra ex[] = { { "output", 1, &output, NULL, NULL },
+                                { NULL, 0, NULL, NULL, NULL } };
     int rc = parse("export", usage, &o, ex, argc, argv);
     if (rc)
         return rc == 1 ? 0 : rc;
@@ -640,7 +756,7 @@ int wrc_cmd_games(const struct wrc_opts *go, int argc, char **argv)
         "first: those anyone may watch or join, at most 10,000).";
     struct wrc_opts o = *go;
     int all = 0;
-    const struct extra ex[] = { { "all", 0, NULL, &all }, { NULL, 0, NULL, NULL } };
+    const struct extra ex[] = { { "all", 0, NULL, &all, NULL }, { NULL, 0, NULL, NULL, NULL } };
     int rc = parse("games", usage, &o, ex, argc, argv);
     if (rc)
         return rc == 1 ? 0 : rc;

@@ -2,18 +2,20 @@
  * play.c - interactive mode: `warroom play GAME` (your seat) and
  * `warroom watch GAME` (a spectator).
  *
- * The screen, redrawn on every patch, every answer and every resize:
- *   the board around the action (Waterloo: client-cli/render.c's coloured
- *   text, squares a unit can reach marked; tictactoe: its grid),
- *   where the game stands (turn, phase, battles, whose decision),
+ * Whatever the ruleset, everything about the game comes from its view
+ * (view.h, the ruleset's presentation): the screen, redrawn on every patch,
+ * every answer and every resize, is
+ *   the picture (draw_text, sized to the room left, coloured on a terminal),
+ *   where the game stands (describe: whose decision, and what it must be),
  *   the last messages (events of patches, answers, refusals, notes),
- *   the prompt (edit.h: line editing, history, Tab completion of commands,
- *   unit ids and squares).
+ *   the prompt (edit.h: line editing, history, Tab completion of the orders
+ *   and of their words).
  *
- * Orders are short forms (shortcmd.h). A Waterloo order is checked with the
- * rules here first (local.h) and, if they refuse it, not sent: the refusal
- * says so. Otherwise it is sent; the server's answer is final and shown.
- * The connection reconnects by itself and says so (client.h).
+ * A typed line is a JSON object (sent as is) or one of the view's orders: a
+ * question is answered here, a command is checked with the rules first
+ * (precheck) and, if they refuse it, not sent: the refusal says so.
+ * Otherwise it is sent; the server's answer is final and shown. The
+ * connection reconnects by itself and says so (client.h).
  */
 #include "commands.h"
 
@@ -24,13 +26,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "client.h"
 #include "edit.h"
-#include "rules.h"
-#include "shortcmd.h"
 #include "strbuf.h"
 
 #define MSG_KEEP 64             /* message lines kept */
@@ -40,7 +39,7 @@ struct play {
     struct wrc_client cl;
     struct wrc_edit *edit;
     struct wrc_game *g;
-    const struct wrc_rules *rules;
+    struct wrc_view *w;         /* g's view (the client's) */
     int watching;
     int color;                  /* ANSI colours on the board */
     int screen;                 /* stdout is a terminal: clear and redraw */
@@ -49,12 +48,7 @@ struct play {
     int signals;
     char *msgs[MSG_KEEP];
     int nmsgs;
-    uint8_t highlight[WL_NSQ];
-    int highlighting;
     int show_board;             /* not a terminal: print the board at the next draw */
-    wl_sq focus;                /* reach: the unit's square */
-    wl_sq view;                 /* `view SQ`: fixed centre, else WL_SQ_NONE */
-    int radius;                 /* -1: fit the terminal */
     int quitting;
     int pending;                /* orders sent, not yet answered */
     int quit_when_answered;     /* quit asked for while orders were pending */
@@ -93,13 +87,8 @@ static void say(struct play *p, const char *fmt, ...)
 
 static void terminal_size(struct play *p)
 {
-    struct winsize ws;
-    p->rows = 24;
-    p->cols = 80;
-    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0) {
-        p->rows = ws.ws_row;
-        p->cols = ws.ws_col;
-    }
+    int color;
+    wrc_terminal(&p->cols, &p->rows, &color);
 }
 
 /* Write b with "\r\n" line ends (the terminal may be in raw mode), at
@@ -137,25 +126,12 @@ static void draw(struct play *p)
     wr_strbuf_printf(&st, "game %s (%s), version %lld, %s; %s%s\n", g->id, g->ruleset,
                      (long long)g->version, g->status, p->watching ? "watching" : "you: ",
                      p->watching ? "" : g->seat);
-    if (p->rules) {
-        wrc_rules_summary(p->rules, g->state, p->watching ? NULL : g->seat, &st);
-        wr_strbuf_puts(&st, "\n");
-    }
+    p->w->v->pr->describe(p->w->v, &st);
     int fixed = count_lines(st.s) + MSG_SHOW + 2;
     int room = p->rows - fixed;
-    /* the board */
-    if (p->rules && p->rules->picture) {
-        p->rules->picture(g->state, p->color, &pic);
-    } else if (p->cl.local.sc && wrc_local_sync(&p->cl.local, g, NULL) == 0) {
-        wl_sq c = p->view != WL_SQ_NONE ? p->view
-                : p->highlighting && p->focus != WL_SQ_NONE ? p->focus
-                : wrc_local_focus(&p->cl.local, g);
-        int r = p->radius >= 0 ? p->radius : room >= 34 ? 6 : room >= 26 ? 4 : 3;
-        if (8 * r + 16 > p->cols)
-            r = (p->cols - 16) / 8 > 1 ? (p->cols - 16) / 8 : 1;
-        wrc_local_board(&p->cl.local, g, c, r, p->highlighting ? p->highlight : NULL,
-                        p->color, &pic);
-    }
+    /* the picture, in the room left */
+    struct wr_draw_opts d = { p->cols, room > 3 ? room : 3, p->color };
+    p->w->v->pr->draw_text(p->w->v, &d, &pic);
     if (!p->screen) {
         /* Not a terminal (a script): the board and status after each change. */
         printf("%s%s", pic.s ? pic.s : "", st.s ? st.s : "");
@@ -194,9 +170,15 @@ static void on_answer(void *ctx, const json_t *a, int err)
     if (a == NULL)
         say(p, err == WRC_CONN_ETIMEOUT ? "no answer from the server in time (it may still "
             "arrive: the command is safe to send again)" : "the connection is gone");
-    else if (type && strcmp(type, "ack") == 0)
-        say(p, "accepted: the game is at version %lld",
-            (long long)json_integer_value(json_object_get(a, "version")));
+    else if (type && strcmp(type, "ack") == 0) {
+        /* the patch came first: the view shows what the game waits for now */
+        struct wr_strbuf b;
+        wr_strbuf_init(&b);
+        wrc_view_headline(p->w->v, &b);
+        say(p, "accepted: the game is at version %lld; now: %s",
+            (long long)json_integer_value(json_object_get(a, "version")), b.s ? b.s : "");
+        wr_strbuf_release(&b);
+    }
     else
         say(p, "refused by the server: %s: %s", json_string_value(json_object_get(a, "code")),
             json_string_value(json_object_get(a, "message")));
@@ -210,7 +192,7 @@ static void on_change(void *ctx, struct wrc_game *g, int what)
     struct play *p = ctx;
     if (g != p->g)
         return;
-    if (what == WRC_TRACK_PATCH && p->rules) {
+    if (what == WRC_TRACK_PATCH) {
         /* the events of this patch: the log's entries at its version */
         size_t n = json_array_size(g->log);
         size_t i = n;
@@ -220,12 +202,12 @@ static void on_change(void *ctx, struct wrc_game *g, int what)
         for (; i < n; i++) {
             struct wr_strbuf b;
             wr_strbuf_init(&b);
-            p->rules->event(json_object_get(json_array_get(g->log, i), "event"), &b);
+            p->w->v->pr->event(p->w->v, json_object_get(json_array_get(g->log, i), "event"),
+                               &b);
             if (b.s)
                 say(p, "  * %s", b.s);
             wr_strbuf_release(&b);
         }
-        p->highlighting = 0;        /* the marks belonged to the old position */
     }
     p->show_board = 1;
     draw(p);
@@ -240,77 +222,17 @@ static void on_note(void *ctx, const char *text)
 
 /* --- commands ------------------------------------------------------------------------------ */
 
-static const char *const own_words[] = {
-    "help", "reach", "odds", "view", "clear", "status", "log", "quit", NULL,
-};
+static const char *const own_words[] = { "help", "status", "log", "quit", NULL };
 
 static void help(struct play *p)
 {
-    say(p, "orders: move U[,U] SQ... | end | endsetup | place U SQ | attack A.. vs D.. [; ..]"
-           " | declare A:D ..");
-    say(p, "        resolve [N] | retreat U SQ SQ | advance U SQ | noadvance | exchange U.. |"
-           " defect U.. | mark N");
-    say(p, "tools:  reach U (mark where it can go) | odds A.. vs D.. | view [SQ [RADIUS]] |"
-           " clear | status | log [N] | quit");
-    say(p, "Tab completes commands, unit ids and squares; arrows recall earlier lines.");
-}
-
-static void cmd_reach(struct play *p, const char *args)
-{
-    struct wr_refusal why;
     struct wr_strbuf b;
     wr_strbuf_init(&b);
-    if (p->cl.local.sc == NULL || wrc_local_sync(&p->cl.local, p->g, &why) != 0) {
-        say(p, "reach: only for Waterloo games");
-    } else if (wrc_local_reach(&p->cl.local, args, p->highlight, &p->focus, &b, &why) != 0) {
-        say(p, "reach: %s: %s", why.code, why.message);
-    } else {
-        p->highlighting = 1;
-        p->view = WL_SQ_NONE;
-        say(p, "%s (marked *)", b.s ? b.s : "");
-    }
+    wrc_view_help(p->w->v, &b);
+    say(p, "orders:\n%s", b.s ? b.s : "");
+    say(p, "tools:  status | log [N] | help | quit");
+    say(p, "Tab completes orders and their words; arrows recall earlier lines.");
     wr_strbuf_release(&b);
-}
-
-static void cmd_odds(struct play *p, const char *args)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", args);
-    char *vs = strstr(buf, " vs ");
-    struct wr_refusal why;
-    if (vs == NULL) {
-        say(p, "usage: odds ATTACKER... vs DEFENDER...");
-        return;
-    }
-    *vs = '\0';
-    struct wr_strbuf b;
-    wr_strbuf_init(&b);
-    if (p->cl.local.sc == NULL || wrc_local_sync(&p->cl.local, p->g, &why) != 0)
-        say(p, "odds: only for Waterloo games");
-    else if (wrc_local_odds(&p->cl.local, buf, vs + 4, &b, &why) != 0)
-        say(p, "odds: %s: %s", why.code, why.message);
-    else
-        say(p, "%s", b.s ? b.s : "");
-    wr_strbuf_release(&b);
-}
-
-static void cmd_view(struct play *p, const char *args)
-{
-    char sq[16] = "";
-    int radius = -1;
-    if (sscanf(args, "%15s %d", sq, &radius) < 1) {
-        p->view = WL_SQ_NONE;
-        p->radius = -1;
-        say(p, "view: following the action");
-        return;
-    }
-    wl_sq s;
-    if (wl_grid_parse(sq, (size_t)-1, &s) != 0 || !wl_grid_on_board(s)) {
-        say(p, "view: '%s' is not a square of the board", sq);
-        return;
-    }
-    p->view = s;
-    p->radius = radius >= 1 && radius <= 30 ? radius : -1;
 }
 
 static void cmd_log(struct play *p, const char *args)
@@ -322,42 +244,45 @@ static void cmd_log(struct play *p, const char *args)
     size_t from = total > (size_t)n ? total - (size_t)n : 0;
     if (total == 0)
         say(p, "no events since you joined (warroom export %s has the whole game)", p->g->id);
-    for (size_t i = from; i < total && p->rules; i++) {
+    for (size_t i = from; i < total; i++) {
         json_t *e = json_array_get(p->g->log, i);
         struct wr_strbuf b;
         wr_strbuf_init(&b);
-        p->rules->event(json_object_get(e, "event"), &b);
+        p->w->v->pr->event(p->w->v, json_object_get(e, "event"), &b);
         say(p, "v%lld %s", (long long)json_integer_value(json_object_get(e, "version")),
             b.s ? b.s : "");
         wr_strbuf_release(&b);
     }
 }
 
-/* An order: checked here, then sent. */
+/* A line for the game: a question answered here, or a command checked
+ * here, then sent. */
 static void order(struct play *p, const char *line)
 {
     char err[512];
-    json_t *cmd = wrc_shortcmd_parse(line, err, sizeof err);
-    if (cmd == NULL) {
-        say(p, "%s (help lists the commands)", err);
+    json_t *cmd = NULL;
+    struct wr_strbuf out;
+    struct wr_refusal why;
+    wr_strbuf_init(&out);
+    enum wr_order_kind k = wrc_view_line(p->w->v, line, &cmd, &out, &why);
+    if (k != WR_ORDER_COMMAND) {
+        if (k == WR_ORDER_ANSWER)
+            say(p, "%s", out.s ? out.s : "");
+        else
+            say(p, "%s (help lists the orders)", why.message);
+        wr_strbuf_release(&out);
         return;
     }
+    wr_strbuf_release(&out);
     if (p->watching) {
         say(p, "you are watching: spectators cannot act");
         json_decref(cmd);
         return;
     }
-    if (p->rules)
-        p->rules->complete(p->g->state, cmd);
-    if (p->cl.local.sc) {
-        struct wr_refusal why;
-        int checked;
-        enum wl_reason r = wrc_local_check(&p->cl.local, p->g, cmd, &checked, &why);
-        if (r != WL_R_OK) {
-            say(p, "refused (checked here, not sent): %s: %s", why.code, why.message);
-            json_decref(cmd);
-            return;
-        }
+    if (p->w->v->pr->precheck(p->w->v, cmd, &why) < 0) {
+        say(p, "refused (checked here, not sent): %s: %s", why.code, why.message);
+        json_decref(cmd);
+        return;
     }
     int64_t seq;
     if (wrc_config_next_seq(&p->cl.cfg, p->g->id, &seq, err, sizeof err) != 0) {
@@ -399,19 +324,10 @@ static void on_line(void *ctx, const char *line)
     }
     if (strcmp(verb, "help") == 0) {
         help(p);
-    } else if (strcmp(verb, "reach") == 0) {
-        cmd_reach(p, args);
-    } else if (strcmp(verb, "odds") == 0) {
-        cmd_odds(p, args);
-    } else if (strcmp(verb, "view") == 0) {
-        cmd_view(p, args);
-    } else if (strcmp(verb, "clear") == 0) {
-        p->highlighting = 0;
     } else if (strcmp(verb, "status") == 0) {
         struct wr_strbuf b;
         wr_strbuf_init(&b);
-        if (p->rules)
-            p->rules->describe(p->g->state, &b);
+        p->w->v->pr->describe(p->w->v, &b);
         say(p, "%s", b.s ? b.s : "");
         wr_strbuf_release(&b);
     } else if (strcmp(verb, "log") == 0) {
@@ -424,60 +340,17 @@ static void on_line(void *ctx, const char *line)
 
 /* --- completion ---------------------------------------------------------------------------- */
 
-static int is_square(const char *w, wl_sq *s)
+static void add_cand(void *ctx, const char *cand)
 {
-    return wl_grid_parse(w, (size_t)-1, s) == 0 && wl_grid_on_board(*s);
+    wrc_cands_add(ctx, cand);
 }
 
 static void complete(void *ctx, char *const *words, int nwords, const char *word,
                      struct wrc_cands *out)
 {
     struct play *p = ctx;
-    char name[WL_SQ_NAME_MAX];
-    if (nwords == 0) {
-        for (int i = 0; own_words[i]; i++)
-            wrc_cands_add(out, own_words[i]);
-        for (int i = 0; wrc_shortcmd_words[i]; i++)
-            wrc_cands_add(out, wrc_shortcmd_words[i]);
-        return;
-    }
-    if (strcmp(words[0], "mark") == 0) {
-        const char *b = json_string_value(json_object_get(p->g->state, "board"));
-        for (int i = 0; b && i < 9 && b[i]; i++)
-            if (b[i] == '.') {
-                snprintf(name, sizeof name, "%d", i);
-                wrc_cands_add(out, name);
-            }
-        return;
-    }
-    const struct wrc_local *l = &p->cl.local;
-    if (l->sc == NULL)
-        return;
-    if (strcmp(words[0], "attack") == 0 || strcmp(words[0], "odds") == 0)
-        wrc_cands_add(out, "vs");
-    /* After a unit or a square, an empty word: the squares next to it. */
-    wl_sq last = WL_SQ_NONE;
-    int u = wl_scenario_find_unit(l->sc, words[nwords - 1]);
-    if (u >= 0 && l->g && l->g->units[u].where == WL_ON_BOARD)
-        last = l->g->units[u].at;
-    else if (nwords >= 2)
-        is_square(words[nwords - 1], &last);
-    if (word[0] == '\0' && last != WL_SQ_NONE && nwords >= 2) {
-        for (int d = 0; d < WL_NDIR; d++) {
-            wl_sq n = wl_grid_neighbour(last, d);
-            if (n != WL_SQ_NONE && wl_grid_playable(n))
-                wrc_cands_add(out, wl_grid_name(n, name));
-        }
-        return;
-    }
-    for (int i = 0; wrc_local_unit_id(l, i); i++)
-        wrc_cands_add(out, wrc_local_unit_id(l, i));
-    if (word[0] == '\0')
-        return;                 /* thousands of squares: only once a letter is typed */
-    for (int r = 1; r < WL_ROWS; r++)
-        for (int c = 1; c < WL_COLS; c++)
-            if (wl_grid_in_frame(r, c) && wl_grid_playable(wl_sq_make(r, c)))
-                wrc_cands_add(out, wl_grid_name(wl_sq_make(r, c), name));
+    wrc_view_complete(p->w->v, own_words, (const char *const *)words, nwords, word, add_cand,
+                      out);
 }
 
 /* --- life cycle -------------------------------------------------------------------------------- */
@@ -544,8 +417,6 @@ static int run(const struct wrc_opts *go, int argc, char **argv, int watching)
     if (p == NULL)
         return WRC_EXIT_REFUSED;
     p->watching = watching;
-    p->view = p->focus = WL_SQ_NONE;
-    p->radius = -1;
     int rc;
     if ((rc = wrc_client_init(&p->cl, &o, id)) != 0 ||
         (rc = wrc_client_connect(&p->cl, 1)) != 0)
@@ -558,8 +429,7 @@ static int run(const struct wrc_opts *go, int argc, char **argv, int watching)
     }
     if ((p->g = wrc_client_join(&p->cl, id, watching, &rc)) == NULL)
         goto out;
-    p->rules = wrc_rules_find(p->g->ruleset);
-    if (strcmp(p->g->ruleset, "waterloo") == 0 && wrc_client_scenario(&p->cl, p->g) != 0) {
+    if ((p->w = wrc_client_view(&p->cl, p->g)) == NULL) {
         rc = WRC_EXIT_REFUSED;
         goto out;
     }

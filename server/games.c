@@ -1780,6 +1780,45 @@ void wrd_games_export(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     export_run(srv, c, msg, 0);
 }
 
+/* The game's setup, for a client to open its view without the scenario
+ * file: {"type":"setup","game","ruleset","scenario","options"[,"id"]}, the
+ * scenario as stored (its compact text, or null). A Waterloo scenario is
+ * about 34 KB: the answer is charged by its size, as export's is. */
+void wrd_games_setup(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    json_t *jid = json_object_get(msg, "id");
+    const char *id = json_string_value(json_object_get(msg, "game"));
+    struct wrd_game *g = find(srv->games, id);
+    struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
+    if (m == NULL) {
+        wrd_conn_error(c, g ? WRD_E_NOT_JOINED : WRD_E_NO_SUCH_GAME,
+                       g ? "join the game first" : "there is no such game", id, NULL, jid);
+        return;
+    }
+    struct wrd_buf b;
+    wrd_buf_init(&b, NULL, 0);
+    wrd_buf_lit(&b, "{\"type\":\"setup\",\"game\":");
+    wrd_buf_str(&b, g->id, strlen(g->id));
+    wrd_buf_lit(&b, ",\"ruleset\":");
+    wrd_buf_str(&b, g->rs->name, strlen(g->rs->name));
+    wrd_buf_lit(&b, ",\"scenario\":");
+    wrd_buf_lit(&b, g->scenario_text ? g->scenario_text : "null");
+    wrd_buf_lit(&b, ",\"options\":");
+    if (g->options)
+        wrd_buf_json(&b, g->options);
+    else
+        wrd_buf_lit(&b, "{}");
+    size_t bytes = b.len;
+    struct wrd_msg *a = end_msg(&b, jid);
+    if (a == NULL) {
+        wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", id, NULL, jid);
+        return;
+    }
+    wrd_addr_charge(srv, c->from, wrd_addr_bytes_cost(bytes));
+    wrd_conn_send(c, a);
+    wrd_msg_unref(a);
+}
+
 void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
 {
     json_t *jid = json_object_get(msg, "id");

@@ -40,6 +40,8 @@ void wrd_games_sync(struct wrd_server *srv, struct wrd_conn *c, const struct jso
 void wrd_games_list_msg(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
 void wrd_games_leave(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
 void wrd_games_export(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+/* setup: the game's ruleset, scenario and options, for a member. */
+void wrd_games_setup(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
 void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
 
 /* A connection is leaving game g (closed or `leave`). */

@@ -54,6 +54,7 @@ static const struct spec specs[] = {
       { { "filter", F_OBJ, 0 }, { "limit", F_INT, 0 }, { "cursor", F_STR, 0 } } },
     { "leave", wrd_games_leave, 1, { { "game", F_STR, 1 } } },
     { "export", wrd_games_export, 5, { { "game", F_STR, 1 } } },
+    { "setup", wrd_games_setup, 2, { { "game", F_STR, 1 } } },
     { "notify", wrd_games_notify, 2,
       { { "game", F_STR, 1 }, { "webhook", F_STR_OR_NULL, 1 } } },
 };

@@ -5,17 +5,22 @@
  * HOME (so its own config file and scenario cache):
  *   - a tictactoe game played to the end with one-shot commands: new, claim,
  *     do (accepted, refused out of turn, refused on a taken cell, refused
- *     once over), status, games, export, --json answers without tokens;
+ *     once over; each accepted one followed by what the game now waits
+ *     for), status (ending in a newline), games, export, --json answers
+ *     without tokens;
+ *   - new with --option (a campaign of three players; a value or a name
+ *     the server refuses), and help new listing every registered ruleset;
  *   - the config file: created 0600, refused when others may read it;
- *   - Waterloo moves refused locally, before anything is sent, with the same
- *     reason code the server gives for them (the server's rejection counter
- *     shows nothing was sent);
+ *   - orders refused locally, before anything is sent, with the same reason
+ *     code and sentence the server gives for them (the server's rejection
+ *     counter shows nothing was sent); a Waterloo game played with JSON
+ *     commands whatever its presentation;
  *   - `wait` returning when the other seat moves, at once when it is already
  *     your decision, with 1 when the game is over, and across a server
  *     restart, saying "reconnected, resynced from version N";
  *   - interactive mode in a terminal (tmux): the board drawn, a refusal
  *     sentence shown, tab completion, a move accepted and redrawn, the
- *     other seat's move arriving as a patch.
+ *     other seat's move arriving as a patch, help from the orders table.
  *
  * Every wait has a deadline: output is read until the expected text appears
  * (or the process exits), the tmux screen is polled until the text shows.
@@ -41,6 +46,7 @@
 
 #include "cli.h"
 #include "proc.h"
+#include "ruleset.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
@@ -242,14 +248,30 @@ static void test_tictactoe_oneshot(void **state)
 
     /* x: 4, 0, 8 takes the diagonal; o: 1, 2. */
     EXPECT(&x, 0, "accepted: game", "do", game, "mark 4");
+    /* After each decision sent: what the game now waits for. */
+    struct result r = run(&x, "do", game, "help", NULL);
+    if (r.rc != 0 || !strstr(r.out, "mark N\n") || !strstr(r.out, "e.g. mark 4"))
+        fail_msg("do help: exit %d\n%s%s", r.rc, r.out, r.err);
+    result_free(&r);
     EXPECT(&x, 1, "not_your_turn", "do", game, "mark 0");          /* out of turn */
     EXPECT(&o, 1, "enemy_square", "do", game, "mark", "4");         /* taken */
-    EXPECT(&o, 0, "o marked cell 1", "do", game, "mark", "1");
+    r = run(&o, "do", game, "mark", "1", NULL);
+    if (r.rc != 0 || !strstr(r.out, "  o marked cell 1\nnow: move 2: awaiting x (mark)\n"))
+        fail_msg("do mark 1: exit %d, want the event then what the game waits for\n%s%s",
+                 r.rc, r.out, r.err);
+    result_free(&r);
     EXPECT(&x, 0, "x marked cell 0", "do", game, "{\"type\":\"mark\",\"cell\":0}");
     EXPECT(&o, 1, "bad_square", "do", game, "mark 9");              /* the rules say */
-    EXPECT(&o, 2, "usage", "do", game, "mark");                     /* no cell: usage */
+    EXPECT(&o, 2, "'mark' is not an order: mark N", "do", game, "mark");  /* no cell */
     EXPECT(&o, 0, "version 4", "do", game, "mark 2");
     EXPECT(&x, 0, "your decision", "status", game);
+    /* status: where the game stands, the grid, and a newline at the end. */
+    r = run(&x, "status", game, NULL);
+    if (r.rc != 0 || !strstr(r.out, "move 4: awaiting x (mark)  <- your decision\n") ||
+        !strstr(r.out, "    x | o | o \n") || r.out[0] == '\0' ||
+        r.out[strlen(r.out) - 1] != '\n')
+        fail_msg("status: exit %d\n[%s]%s", r.rc, r.out, r.err);
+    result_free(&r);
     json_t *ack = run_json(&x, 0, "do", game, "mark 8", NULL);
     assert_string_equal(str(ack, "type"), "ack");
     assert_int_equal(json_integer_value(json_object_get(ack, "version")), 5);
@@ -270,7 +292,7 @@ static void test_tictactoe_oneshot(void **state)
     json_decref(e);
 
     /* The record: a header and five commands. */
-    struct result r = run(&x, "export", game, NULL);
+    r = run(&x, "export", game, NULL);
     assert_int_equal(r.rc, 0);
     int lines = 0;
     for (char *c = r.out; *c; c++)
@@ -319,7 +341,7 @@ static void test_config_must_be_private(void **state)
     struct player nowhere = x;
     nowhere.url = "ws://127.0.0.1:1/";
     EXPECT(&nowhere, 3, "cannot connect", "games");
-    EXPECT(&x, 2, "unknown command 'dance'", "do", game, "dance");
+    EXPECT(&x, 2, "'dance' is not an order", "do", game, "dance");
 }
 
 /* --- Waterloo: local refusals with the server's reason codes ------------------------------ */
@@ -335,39 +357,38 @@ static long rejections(struct fixture *f)
     return strtol(p + strlen("\nwarroom_rejections_total "), NULL, 10);
 }
 
-static void test_waterloo_refused_locally_like_the_server(void **state)
+static void test_refused_locally_like_the_server(void **state)
 {
     struct fixture *f = *state;
-    struct player fr, al;
+    struct player x, o;
     char game[64];
-    player_init(&fr, f, "french");
-    player_init(&al, f, "allied");
-    start_game(&fr, &al, "waterloo", "test/small", "allied", game, sizeof game);
-    EXPECT(&fr, 0, "setup_allied", "do", game, "end");         /* "end" in set-up: end_setup */
-    EXPECT(&al, 0, "french_move", "do", game, "endsetup");
-    /* Each row: a move the rules refuse, and the reason code. */
+    player_init(&x, f, "x");
+    player_init(&o, f, "o");
+    start_game(&x, &o, "tictactoe", NULL, "o", game, sizeof game);
+    EXPECT(&x, 0, "accepted", "do", game, "mark 4");
+    /* Each row: an order the rules refuse, who gives it, and the code. */
     static const struct {
-        const char *move, *code;
+        int o_plays;
+        const char *order, *code;
     } rows[] = {
-        /* 1 */ { "move fr-jerome J-40 I-40 I-39", "zoc_stop" },
-        /* 2 */ { "move fr-jerome I-40", "not_adjacent" },
-        /* 3 */ { "move aa-picton H-39", "not_your_unit" },
-        /* 4 */ { "move fr-jerome K-39 K-38 K-37 K-36 K-35 K-34", "too_far" },
-        /* 5 */ { "move fr-nobody K-39", "unknown_unit" },
-        /* 6 */ { "resolve 0", "wrong_phase" },
+        /* 1 */ { 0, "mark 0", "not_your_turn" },
+        /* 2 */ { 1, "mark 4", "enemy_square" },
+        /* 3 */ { 1, "mark 9", "bad_square" },
+        /* 4 */ { 1, "{\"type\":\"mark\",\"cell\":4,\"note\":1}", "bad_command" },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct player *p = rows[i].o_plays ? &o : &x;
         long before = rejections(f);
-        json_t *local = run_json(&fr, 1, "do", game, rows[i].move, NULL);
+        json_t *local = run_json(p, 1, "do", game, rows[i].order, NULL);
         if (strcmp(str(local, "code"), rows[i].code) != 0 ||
             strcmp(str(local, "checked"), "local") != 0)
-            fail_msg("row %zu (%s): local %s/%s, want %s", i + 1, rows[i].move,
+            fail_msg("row %zu (%s): local %s/%s, want %s", i + 1, rows[i].order,
                      str(local, "code"), str(local, "checked"), rows[i].code);
         /* Nothing reached the server. */
         assert_int_equal(rejections(f), before);
-        json_t *server = run_json(&fr, 1, "do", "--no-check", game, rows[i].move, NULL);
+        json_t *server = run_json(p, 1, "do", "--no-check", game, rows[i].order, NULL);
         if (strcmp(str(server, "code"), rows[i].code) != 0 || json_object_get(server, "checked"))
-            fail_msg("row %zu (%s): the server says %s, want %s", i + 1, rows[i].move,
+            fail_msg("row %zu (%s): the server says %s, want %s", i + 1, rows[i].order,
                      str(server, "code"), rows[i].code);
         /* The same sentence, too: it is the same library. */
         assert_string_equal(str(local, "message"), str(server, "message"));
@@ -376,13 +397,80 @@ static void test_waterloo_refused_locally_like_the_server(void **state)
         json_decref(server);
     }
     /* Said in words, without --json. */
-    EXPECT(&fr, 1, "refused (checked here, not sent): zoc_stop: Jerome must stop", "do", game,
-           "move fr-jerome J-40 I-40 I-39");
-    EXPECT(&fr, 0, "fr-jerome moved from K-40: J-40 > I-40", "do", game,
-           "move fr-jerome J-40 I-40");
-    /* The allied seat may not move now: the local check says so too. */
-    EXPECT(&al, 1, "not_your_turn", "do", game, "move aa-picton H-39");
+    EXPECT(&o, 1, "refused (checked here, not sent): enemy_square: cell 4 is taken", "do", game,
+           "mark 4");
+    EXPECT(&o, 0, "o marked cell 0", "do", game, "mark 0");
+}
+
+/* A Waterloo game: commands as JSON objects are sent as typed, and what the
+ * game waits for is said after each. */
+static void test_waterloo_in_json(void **state)
+{
+    struct fixture *f = *state;
+    struct player fr, al;
+    char game[64];
+    player_init(&fr, f, "french");
+    player_init(&al, f, "allied");
+    start_game(&fr, &al, "waterloo", "test/small", "allied", game, sizeof game);
+    EXPECT(&fr, 0, "awaiting allied", "do", game, "{\"type\":\"end_setup\"}");
+    EXPECT(&al, 0, "awaiting french (move)", "do", game, "{\"type\":\"end_setup\"}");
     EXPECT(&al, 0, "awaiting french (move)", "status", game);
+    /* Waterloo's view checks an order with the server's rules: the same
+     * code either way. */
+    EXPECT(&fr, 1, "refused (checked here, not sent): wrong_phase", "do", game,
+           "{\"type\":\"end_setup\"}");
+    EXPECT(&fr, 1, "refused by the server: wrong_phase", "do", "--no-check", game,
+           "{\"type\":\"end_setup\"}");
+    /* and it reads Waterloo's short orders */
+    EXPECT(&fr, 1, "refused (checked here, not sent): wrong_phase", "do", game, "end_setup");
+}
+
+/* --- new: options and the rulesets ------------------------------------------------- */
+
+static void test_new_options(void **state)
+{
+    struct fixture *f = *state;
+    struct player a;
+    player_init(&a, f, "a");
+    /* players=3: three seats, the creator's and two invites. */
+    json_t *c = run_json(&a, 0, "new", "--ruleset", "campaign", "--option", "players=3", NULL);
+    assert_string_equal(str(c, "type"), "created");
+    assert_string_equal(str(c, "seat"), "p1");
+    json_t *inv = json_object_get(c, "invites");
+    assert_int_equal(json_object_size(inv), 2);
+    assert_non_null(json_object_get(inv, "p2"));
+    assert_non_null(json_object_get(inv, "p3"));
+    json_decref(c);
+    /* VALUE as JSON: a list and a boolean; the referee is a fourth seat. */
+    c = run_json(&a, 0, "new", "--ruleset", "campaign", "--option", "players=3", "--option",
+                 "alliances=[[\"p1\",\"p2\"]]", "--option", "referee=true", NULL);
+    assert_int_equal(json_object_size(json_object_get(c, "invites")), 3);
+    assert_non_null(json_object_get(json_object_get(c, "invites"), "referee"));
+    json_decref(c);
+    /* A value the ruleset refuses, a name nobody knows: the server's words. */
+    EXPECT(&a, 1, "the server refused: bad_options: ", "new", "--ruleset", "campaign",
+           "--option", "players=99");
+    EXPECT(&a, 1, "the server refused: bad_options: ", "new", "--ruleset", "tictactoe",
+           "--option", "colour=red");
+    EXPECT(&a, 2, "--option wants KEY=VALUE", "new", "--option", "players");
+    /* help new: every registered ruleset, its summary and options. */
+    struct result r = run(&a, "help", "new", NULL);
+    assert_int_equal(r.rc, 0);
+    for (int i = 0; wr_ruleset_at(i); i++) {
+        const struct wr_ruleset *rs = wr_ruleset_at(i);
+        char line[300];
+        snprintf(line, sizeof line, "  %s: %s\n", rs->name, rs->summary);
+        if (!strstr(r.out, line))
+            fail_msg("help new does not list %s:\n%s", rs->name, r.out);
+        for (const struct wr_option *op = rs->options; op && op->name; op++) {
+            snprintf(line, sizeof line, "--option %s=VALUE: %s\n", op->name, op->help);
+            if (!strstr(r.out, line))
+                fail_msg("help new does not list %s's option %s:\n%s", rs->name, op->name,
+                         r.out);
+        }
+    }
+    result_free(&r);
+    EXPECT(&a, 0, "rulesets (--ruleset; the first is the default)", "new", "--help");
 }
 
 /* --- wait ---------------------------------------------------------------------------------- */
@@ -556,72 +644,67 @@ static void test_interactive_in_a_terminal(void **state)
         fail_msg("tmux is needed for this test (scripts/deps.sh installs it)");
     }
     free(version);
-    struct player fr, al;
+    struct player x, o;
     char game[64], *screen;
-    player_init(&fr, f, "french");
-    player_init(&al, f, "allied");
-    start_game(&fr, &al, "waterloo", "test/small", "allied", game, sizeof game);
-    EXPECT(&fr, 0, "accepted", "do", game, "endsetup");
-    EXPECT(&al, 0, "accepted", "do", game, "endsetup");
+    player_init(&x, f, "x");
+    player_init(&o, f, "o");
+    start_game(&x, &o, "tictactoe", NULL, "o", game, sizeof game);
 
-    /* The French player at the keyboard: the board around the action. */
-    tmux_start(&t, &fr, "fr", "play", game);
-    screen = screen_shows(&t, "fr", T, "Test: Mont-St-Jean, small: Turn 1", "Mon", "K-40   F11",
-                          "Jerome 6-4 infantry (fr-jerome), Foy 5-4 infantry (fr-foy)",
-                          "french_move: awaiting french (move)  <- your decision", "french>",
-                          NULL);
+    /* The x player at the keyboard: the grid, whose decision, the prompt. */
+    tmux_start(&t, &x, "x", "play", game);
+    screen = screen_shows(&t, "x", T, "    0 | 1 | 2", "   ---+---+---",
+                          "move 0: awaiting x (mark)  <- your decision",
+                          "Your decision: mark a free cell", "x>", NULL);
     free(screen);
-    /* Tab completes the command, then the unit id. */
-    tmux(&t, NULL, "send-keys", "-t", "fr", "mo", "Tab", NULL);
-    free(screen_shows(&t, "fr", T, "french> move", NULL));
-    tmux(&t, NULL, "send-keys", "-t", "fr", "fr-je", "Tab", NULL);
-    free(screen_shows(&t, "fr", T, "french> move fr-jerome", NULL));
-    /* Jerome may not go on past Picton's zone: refused here, nothing sent. */
+    /* Tab completes the order, then the cell. */
+    tmux(&t, NULL, "send-keys", "-t", "x", "ma", "Tab", NULL);
+    free(screen_shows(&t, "x", T, "x> mark", NULL));
+    tmux(&t, NULL, "send-keys", "-t", "x", "4", "Tab", "Enter", NULL);
+    /* Accepted, and the grid redrawn with x on 4. */
+    free(screen_shows(&t, "x", T, "accepted: the game is at version 1; now: move 1: awaiting o "
+                      "(mark)", "* x marked cell 4", "    3 | x | 5", NULL));
+    /* Out of turn: refused here, nothing sent. */
     long before = rejections(f);
-    tmux(&t, NULL, "send-keys", "-t", "fr", "J-40 I-40 I-39", "Enter", NULL);
-    free(screen_shows(&t, "fr", T, "> move fr-jerome J-40 I-40 I-39",
-                      "refused (checked here, not sent): zoc_stop: Jerome must stop on "
-                      "entering the zone of Picton at I-40", NULL));
+    tmux(&t, NULL, "send-keys", "-t", "x", "mark 0", "Enter", NULL);
+    free(screen_shows(&t, "x", T, "> mark 0",
+                      "refused (checked here, not sent): not_your_turn: it is o's turn", NULL));
     assert_int_equal(rejections(f), before);
-    /* Where Foy can go: marked on the board. */
-    tmux(&t, NULL, "send-keys", "-t", "fr", "reach fr-foy", "Enter", NULL);
-    free(screen_shows(&t, "fr", T, "fr-foy can reach", "* marked square", "*Bra*", NULL));
-    /* A legal move: accepted, and the board redrawn with Jerome on I-40. */
-    tmux(&t, NULL, "send-keys", "-t", "fr", "move fr-jerome J-40 I-40", "Enter", NULL);
-    free(screen_shows(&t, "fr", T, "accepted: the game is at version 3",
-                      "* fr-jerome moved from K-40: J-40 > I-40", "I-40   F6  Jerome",
-                      "K-40   F5  Foy", NULL));
-
-    /* The allied player watches the French move arrive as a patch. */
-    tmux_start(&t, &al, "al", "play", game);
-    free(screen_shows(&t, "al", T, "I-40   F6  Jerome", "allied>", NULL));
-    tmux(&t, NULL, "send-keys", "-t", "al", "move aa-picton H-39", "Enter", NULL);
-    free(screen_shows(&t, "al", T, "refused (checked here, not sent): not_your_turn: the "
-                      "french player is awaited (move)", NULL));
-    EXPECT(&fr, 0, "accepted", "do", game, "move fr-foy J-41 I-41");
-    free(screen_shows(&t, "al", T, "* fr-foy moved from K-40: J-41 > I-41", "I-41   F5  Foy",
+    /* help: the orders table. */
+    tmux(&t, NULL, "send-keys", "-t", "x", "help", "Enter", NULL);
+    free(screen_shows(&t, "x", T, "e.g. mark 4", "tools:  status | log [N] | help | quit",
                       NULL));
-    free(screen_shows(&t, "fr", T, "* fr-foy moved from K-40: J-41 > I-41", NULL));
+
+    /* The o player: x's move is there; a taken cell is refused here. */
+    tmux_start(&t, &o, "o", "play", game);
+    free(screen_shows(&t, "o", T, "    3 | x | 5", "o>", NULL));
+    tmux(&t, NULL, "send-keys", "-t", "o", "mark 4", "Enter", NULL);
+    free(screen_shows(&t, "o", T, "refused (checked here, not sent): enemy_square: cell 4 is "
+                      "taken", NULL));
+    assert_int_equal(rejections(f), before);
+    /* o's move arrives at x as a patch. */
+    EXPECT(&o, 0, "accepted", "do", game, "mark 0");
+    free(screen_shows(&t, "x", T, "* o marked cell 0", "    o | 1 | 2", NULL));
+    free(screen_shows(&t, "o", T, "* o marked cell 0", NULL));
 
     /* The server restarts: both reconnect and say so. */
     char listen[64];
     int status = wt_server_stop(&f->s, SIGTERM, 10000);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    free(screen_shows(&t, "al", T, "reconnecting...", NULL));
+    free(screen_shows(&t, "o", T, "reconnecting...", NULL));
     snprintf(listen, sizeof listen, "127.0.0.1:%d", f->s.port);
     const char *again[] = { "--scenarios", WARROOM_SCENARIO_DIR, "--listen", listen, NULL };
     assert_int_equal(wt_server_restart(&f->s, again), 0);
-    free(screen_shows(&t, "al", T, "reconnected, resynced from version 4", NULL));
-    free(screen_shows(&t, "fr", T, "reconnected, resynced from version 4", NULL));
-    EXPECT(&fr, 0, "accepted", "do", game, "end");
-    free(screen_shows(&t, "al", T, "* turn 1: french_combat",
-                      "french_combat: awaiting french (declare)", NULL));
+    free(screen_shows(&t, "o", T, "reconnected, resynced from version 2", NULL));
+    free(screen_shows(&t, "x", T, "reconnected, resynced from version 2", NULL));
+    EXPECT(&x, 0, "accepted", "do", game, "mark 8");
+    free(screen_shows(&t, "o", T, "* x marked cell 8", "move 3: awaiting o (mark)  <- your "
+                      "decision", NULL));
 
     /* quit and Ctrl-D leave cleanly, the terminal given back. */
-    tmux(&t, NULL, "send-keys", "-t", "fr", "quit", "Enter", NULL);
-    free(screen_shows(&t, "fr", T, "EXIT=0", NULL));
-    tmux(&t, NULL, "send-keys", "-t", "al", "C-d", NULL);
-    free(screen_shows(&t, "al", T, "EXIT=0", NULL));
+    tmux(&t, NULL, "send-keys", "-t", "x", "quit", "Enter", NULL);
+    free(screen_shows(&t, "x", T, "EXIT=0", NULL));
+    tmux(&t, NULL, "send-keys", "-t", "o", "C-d", NULL);
+    free(screen_shows(&t, "o", T, "EXIT=0", NULL));
     tmux(&t, NULL, "kill-server", NULL);
 }
 
@@ -630,7 +713,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tictactoe_oneshot),
         cmocka_unit_test(test_config_must_be_private),
-        cmocka_unit_test(test_waterloo_refused_locally_like_the_server),
+        cmocka_unit_test(test_refused_locally_like_the_server),
+        cmocka_unit_test(test_waterloo_in_json),
+        cmocka_unit_test(test_new_options),
         cmocka_unit_test(test_wait_returns_when_the_other_seat_moves),
         cmocka_unit_test(test_wait_survives_a_server_restart),
         cmocka_unit_test(test_interactive_in_a_terminal),

@@ -51,7 +51,7 @@
                   "`claimed` before the claimer's.\""
 #define DOC_ID "protocol.md, Conventions: \"every direct answer echoes it (`welcome`, "     \
                "`created`, `claimed`, the `state` answering `join` or `sync`, `synced`, " \
-               "`games`, `record`, `left`, `ok`, and `error`)\""
+               "`games`, `record`, `setup`, `left`, `ok`, and `error`)\""
 
 /* ------------------------------------------------------------------------- */
 /* Clients                                                                    */
@@ -478,6 +478,14 @@ static void check_shape(const json_t *m)
     } else if (strcmp(t, "record") == 0) {
         /* "`record` | `game`, `record`" */
         check_fields("record", m, "type,game,record", "id", doc);
+    } else if (strcmp(t, "setup") == 0) {
+        /* "`setup` | `game`, `ruleset`, `scenario` (an object, or null), `options`" */
+        check_fields("setup", m, "type,game,ruleset,scenario,options", "id", doc);
+        json_t *sc = json_object_get(m, "scenario");
+        if (!json_is_object(sc) && !json_is_null(sc))
+            violation("setup's scenario is neither an object nor null (%s)", doc);
+        if (!json_is_object(json_object_get(m, "options")))
+            violation("setup's options is not an object (%s)", doc);
     } else if (strcmp(t, "left") == 0 || strcmp(t, "ok") == 0) {
         /* "`left`, `ok` | `game`" */
         check_fields(t, m, "type,game", "id", doc);
@@ -1137,6 +1145,8 @@ static void row03_id_echoed(void **unused)
         json_decref(expect(x, "games", ids[6], DOC_ID));
         send_msg(x, json_pack("{s:s,s:s}", "type", "export", "game", g.id), ids[7]);
         json_decref(expect(x, "record", ids[7], DOC_ID));
+        send_msg(s, json_pack("{s:s,s:s}", "type", "setup", "game", g.id), ids[7]);
+        json_decref(expect(s, "setup", ids[7], DOC_ID));
         send_msg(x, json_pack("{s:s,s:s,s:n}", "type", "notify", "game", g.id, "webhook"),
                  ids[8]);
         json_decref(expect(x, "ok", ids[8], DOC_ID));
@@ -2347,6 +2357,14 @@ static void row17_fields_as_the_table(void **unused)
     json_decref(expect(x, "record", NULL, "protocol.md, export"));
     send_msg(x, json_pack("{s:s,s:s,s:n}", "type", "notify", "game", g.id, "webhook"), NULL);
     json_decref(expect(x, "ok", NULL, "protocol.md, notify"));
+    /* protocol.md, setup: "`scenario` ... or null for a ruleset that takes
+     * none; `options` the `create` options (`{}` when none were given)". */
+    send_msg(x, json_pack("{s:s,s:s}", "type", "setup", "game", g.id), NULL);
+    json_t *su = expect(x, "setup", NULL, "protocol.md, setup");
+    if (!json_is_null(json_object_get(su, "scenario")) ||
+        strcmp(sget(su, "ruleset") ? sget(su, "ruleset") : "", "tictactoe") != 0)
+        fail_long("setup of a tictactoe game: %s (protocol.md, setup)", dump(su));
+    json_decref(su);
     /* Play to the end (o 3, x 2, o 8, x 6: x wins on 2-4-6) for a finished
      * entry in the lobby. */
     struct client *all[2] = { x, o };

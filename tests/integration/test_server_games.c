@@ -618,11 +618,68 @@ static void test_waterloo_first_turn(void **state)
     assert_true(done);
 }
 
+/* setup: every member, a seat or a spectator, gets the game's ruleset,
+ * its scenario as stored and its options; anyone else is refused. */
+static void test_setup(void **state)
+{
+    struct wt_server *s = *state;
+    struct ttt t;
+    ttt_start(s, &t, 1);
+    struct wt_client *who[2] = { &t.a, &t.c };
+    for (int i = 0; i < 2; i++) {
+        wt_send(who[i], "{s:s, s:s, s:s}", "type", "setup", "game", t.game, "id", "su");
+        json_t *su = wt_expect(who[i], "setup", T);
+        if (su == NULL)
+            fail_msg("%s: no setup answer", who[i]->name);
+        assert_string_equal(str(su, "game"), t.game);
+        assert_string_equal(str(su, "ruleset"), "tictactoe");
+        assert_string_equal(str(su, "id"), "su");
+        assert_true(json_is_null(json_object_get(su, "scenario")));
+        assert_true(json_is_object(json_object_get(su, "options")));
+        assert_int_equal(json_object_size(json_object_get(su, "options")), 0);
+        json_decref(su);
+    }
+    struct wt_client d;
+    assert_int_equal(wt_open(&d, "dave", s->port), 0);
+    wt_send(&d, "{s:s, s:s}", "type", "setup", "game", t.game);
+    expect_error(&d, "not_joined");
+    wt_send(&d, "{s:s, s:s}", "type", "setup", "game", "g-nosuchgame");
+    expect_error(&d, "no_such_game");
+    wt_send(&d, "{s:s}", "type", "setup");
+    expect_error(&d, "bad_message");
+
+    /* A Waterloo game: the whole scenario, as the file has it, and the
+     * options as created. */
+    wt_send(&d, "{s:s, s:s, s:s, s:{s:b}}", "type", "create", "ruleset", "waterloo", "scenario",
+            "waterloo-1815", "options", "spectators", 1);
+    json_t *created = wt_expect(&d, "created", T);
+    assert_non_null(created);
+    char game[32];
+    snprintf(game, sizeof game, "%s", str(created, "game"));
+    json_decref(created);
+    json_decref(wt_expect(&d, "state", T));
+    wt_send(&d, "{s:s, s:s}", "type", "setup", "game", game);
+    json_t *su = wt_expect(&d, "setup", T);
+    assert_non_null(su);
+    assert_string_equal(str(su, "ruleset"), "waterloo");
+    json_t *file = json_load_file(WARROOM_SCENARIO_DIR "/waterloo-1815/scenario.json", 0, NULL);
+    assert_non_null(file);
+    assert_true(json_equal(file, json_object_get(su, "scenario")));
+    assert_true(json_is_true(json_object_get(json_object_get(su, "options"), "spectators")));
+    json_decref(file);
+    json_decref(su);
+    wt_close(&d);
+    wt_close(&t.a);
+    wt_close(&t.b);
+    wt_close(&t.c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tictactoe_with_spectator),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_setup),
         cmocka_unit_test(test_long_messages),
         cmocka_unit_test(test_resent_command_applied_once),
         cmocka_unit_test(test_drop_and_resume),

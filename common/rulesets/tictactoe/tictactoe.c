@@ -6,6 +6,8 @@
  * Seats "x" (moves first) and "o". Command {"type":"mark","cell":0..8}.
  * State {"board":"x..o.....","turn":"x","winner":null,"moves":n}.
  */
+#include "tictactoe.h"
+
 #include "ruleset.h"
 #include "present.h"
 
@@ -23,7 +25,6 @@ struct ttt {
 
 static const char *const seats[] = { "x", "o", NULL };
 
-extern const struct wr_ruleset wr_ruleset_tictactoe;
 
 /* Tictactoe's own reasons (core/reason.h explains the scheme). The wire
  * codes are those the protocol has always sent for a cell out of range
@@ -116,29 +117,41 @@ static int ttt_awaiting(const struct wr_game *g, struct wr_decision *out, int ma
     return 1;
 }
 
+int ttt_judge(const char *board, int moves, char winner, const char *seat, const json_t *cmd,
+              int *cell, struct wr_refusal *why)
+{
+    /* 1) game running, 2) this seat's turn, 3) well-formed mark, 4) empty cell */
+    if (winner)
+        return ttt_refuse(why, TTT_R_GAME_OVER, "the game is over");
+    const char *aw = moves % 2 == 0 ? "x" : "o";
+    if (seat == NULL || strcmp(seat, aw) != 0)
+        return ttt_refuse(why, TTT_R_NOT_YOUR_TURN, "it is %s's turn", aw);
+    const char *type = json_string_value(json_object_get(cmd, "type"));
+    json_t *jc = json_object_get(cmd, "cell");
+    if (!json_is_object(cmd) || type == NULL || strcmp(type, "mark") != 0 ||
+        !json_is_integer(jc) || json_object_size(cmd) != 2)
+        return ttt_refuse(why, TTT_R_BAD_COMMAND, "a command is {\"type\":\"mark\",\"cell\":0..8}");
+    json_int_t c = json_integer_value(jc);
+    if (c < 0 || c > 8)
+        return ttt_refuse(why, TTT_R_BAD_CELL, "cell must be 0..8");
+    if (board[c] != '.')
+        return ttt_refuse(why, TTT_R_CELL_TAKEN, "cell %d is taken", (int)c);
+    *cell = (int)c;
+    return TTT_R_OK;
+}
+
 static int ttt_apply(struct wr_game *g, const char *seat, const json_t *cmd, json_t **events,
                      struct wr_refusal *why)
 {
     struct ttt *t = (struct ttt *)g;
     *events = NULL;
-    /* 1) game running, 2) this seat's turn, 3) well-formed mark, 4) empty cell */
-    if (t->winner)
-        return ttt_refuse(why, TTT_R_GAME_OVER, "the game is over");
-    const char *aw = ttt_awaited(t);
-    if (seat == NULL || strcmp(seat, aw) != 0)
-        return ttt_refuse(why, TTT_R_NOT_YOUR_TURN, "it is %s's turn", aw);
-    const char *type = json_string_value(json_object_get(cmd, "type"));
-    json_t *cell = json_object_get(cmd, "cell");
-    if (!json_is_object(cmd) || type == NULL || strcmp(type, "mark") != 0 ||
-        !json_is_integer(cell) || json_object_size(cmd) != 2)
-        return ttt_refuse(why, TTT_R_BAD_COMMAND, "a command is {\"type\":\"mark\",\"cell\":0..8}");
-    json_int_t c = json_integer_value(cell);
-    if (c < 0 || c > 8)
-        return ttt_refuse(why, TTT_R_BAD_CELL, "cell must be 0..8");
-    if (t->board[c] != '.')
-        return ttt_refuse(why, TTT_R_CELL_TAKEN, "cell %d is taken", (int)c);
+    int c;
+    int r = ttt_judge(t->board, t->moves, t->winner, seat, cmd, &c, why);
+    if (r != TTT_R_OK)
+        return r;
     json_t *ev = json_array();
-    json_t *marked = json_pack("{s:s, s:s, s:I}", "type", "marked", "seat", seat, "cell", c);
+    json_t *marked = json_pack("{s:s, s:s, s:I}", "type", "marked", "seat", seat, "cell",
+                               (json_int_t)c);
     if (ev == NULL || marked == NULL || json_array_append_new(ev, marked) != 0) {
         json_decref(ev);
         return ttt_refuse(why, TTT_R_NO_MEMORY, "out of memory");
@@ -231,5 +244,5 @@ const struct wr_ruleset wr_ruleset_tictactoe = {
     .awaiting = ttt_awaiting,
     .result = ttt_result,
     .check = ttt_check,
-    .present = &wr_present_plain,
+    .present = &wr_present_tictactoe,
 };

@@ -1,7 +1,9 @@
 /*
  * test_client_parse.c - what the terminal client reads from people: server
- * URLs (client-cli/url.c) and the short forms of rules commands
- * (client-cli/shortcmd.c). Numbered rows; a failure names its row.
+ * URLs (client-cli/url.c) and a command typed as a JSON object
+ * (client-cli/shortcmd.c; every other line is an order of the game's view,
+ * tested with each ruleset's presentation). Numbered rows; a failure names
+ * its row.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -56,78 +58,44 @@ static void test_urls(void **state)
     }
 }
 
-static void test_short_forms(void **state)
+static void test_json_lines(void **state)
 {
     (void)state;
     static const struct {
         const char *text;
-        const char *json;       /* the command, or NULL when refused */
-        const char *err;        /* a fragment of the error when refused */
+        int rc;                 /* 1 a JSON object, 0 an order, -1 refused */
+        const char *json;       /* the command when rc is 1 */
+        const char *err;        /* a fragment of the error when rc is -1 */
     } rows[] = {
-        /* 1 */ { "move fr-jerome J-40 I-40",
-                  "{\"type\":\"move\",\"unit\":\"fr-jerome\",\"path\":[\"J-40\",\"I-40\"]}", NULL },
-        /* 2 */ { "  move fr-jerome,fr-foy j-40 off ",
-                  "{\"type\":\"move\",\"units\":[\"fr-jerome\",\"fr-foy\"],"
-                  "\"path\":[\"J-40\",\"off\"]}", NULL },
-        /* 3 */ { "end", "{\"type\":\"end_phase\"}", NULL },
-        /* 4 */ { "endsetup", "{\"type\":\"end_setup\"}", NULL },
-        /* 5 */ { "declare fr-jerome:aa-picton fr-foy,fr-pire:aa-cooke",
-                  "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
-                  "\"defenders\":[\"aa-picton\"]},{\"attackers\":[\"fr-foy\",\"fr-pire\"],"
-                  "\"defenders\":[\"aa-cooke\"]}]}", NULL },
-        /* 6 */ { "declare", "{\"type\":\"declare\",\"battles\":[]}", NULL },
-        /* 7 */ { "attack fr-jerome vs aa-picton; fr-foy fr-pire vs aa-cooke",
-                  "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
-                  "\"defenders\":[\"aa-picton\"]},{\"attackers\":[\"fr-foy\",\"fr-pire\"],"
-                  "\"defenders\":[\"aa-cooke\"]}]}", NULL },
-        /* 8 */ { "attack", "{\"type\":\"declare\",\"battles\":[]}", NULL },
-        /* 9 */ { "resolve 2", "{\"type\":\"resolve\",\"battle\":2}", NULL },
-        /* 10 */ { "resolve", "{\"type\":\"resolve\"}", NULL },
-        /* 11 */ { "retreat fr-jerome j-40 k-40",
-                   "{\"type\":\"retreat\",\"unit\":\"fr-jerome\",\"path\":[\"J-40\",\"K-40\"]}",
-                   NULL },
-        /* 12 */ { "advance fr-foy I-41",
-                   "{\"type\":\"advance\",\"unit\":\"fr-foy\",\"to\":\"I-41\"}", NULL },
-        /* 13 */ { "noadvance", "{\"type\":\"no_advance\"}", NULL },
-        /* 14 */ { "exchange fr-foy fr-pire",
-                   "{\"type\":\"exchange_losses\",\"units\":[\"fr-foy\",\"fr-pire\"]}", NULL },
-        /* 15 */ { "defect aa-ross,aa-cooke",
-                   "{\"type\":\"defect\",\"units\":[\"aa-ross\",\"aa-cooke\"]}", NULL },
-        /* 16 */ { "place fr-foy k-41",
-                   "{\"type\":\"place\",\"unit\":\"fr-foy\",\"at\":\"K-41\"}", NULL },
-        /* 17 */ { "mark 4", "{\"type\":\"mark\",\"cell\":4}", NULL },
-        /* 18 */ { "{\"type\":\"mark\",\"cell\":0}", "{\"type\":\"mark\",\"cell\":0}", NULL },
-        /* 19 */ { "{\"type\":\"mark\",\"type\":\"x\"}", NULL, "duplicate" },
-        /* 20 */ { "[1]", NULL, "unknown command" },
-        /* 21 */ { "move fr-jerome", NULL, "usage: move" },
-        /* 22 */ { "retreat fr-jerome J-40", NULL, "usage: retreat" },
-        /* 23 */ { "declare fr-jerome", NULL, "ATTACKERS:DEFENDERS" },
-        /* 24 */ { "attack fr-jerome vs", NULL, "usage: attack" },
-        /* 25 */ { "attack vs aa-picton", NULL, "usage: attack" },
-        /* 26 */ { "resolve first", NULL, "not a battle number" },
-        /* 27 */ { "mark", NULL, "usage: mark" },
-        /* 28 */ { "", NULL, "no command" },
-        /* 29 */ { "dance", NULL, "unknown command 'dance'" },
-        /* 30 */ { "end now", NULL, "usage: end" },
+        /* 1 */ { "{\"type\":\"mark\",\"cell\":0}", 1, "{\"type\":\"mark\",\"cell\":0}", NULL },
+        /* 2 */ { "  \t{\"type\":\"end_phase\"}  ", 1, "{\"type\":\"end_phase\"}", NULL },
+        /* 3 */ { "{\"type\":\"mark\",\"type\":\"x\"}", -1, NULL, "duplicate" },
+        /* 4 */ { "{\"type\":\"mark\"", -1, NULL, "not a JSON object" },
+        /* 5 */ { "{\"type\":\"mark\"} {}", -1, NULL, "not a JSON object" },
+        /* 6 */ { "mark 4", 0, NULL, NULL },
+        /* 7 */ { "[1]", 0, NULL, NULL },
+        /* 8 */ { "", 0, NULL, NULL },
+        /* 9 */ { "move fr-jerome {J-40}", 0, NULL, NULL },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         char err[512] = "";
-        json_t *c = wrc_shortcmd_parse(rows[i].text, err, sizeof err);
-        if (rows[i].json == NULL) {
-            if (c != NULL || strstr(err, rows[i].err) == NULL)
-                fail_msg("row %zu (%s): want an error with \"%s\", got %s / \"%s\"", i + 1,
-                         rows[i].text, rows[i].err, c ? "a command" : "no command", err);
+        json_t *c = (json_t *)1;
+        int rc = wrc_line_json(rows[i].text, &c, err, sizeof err);
+        if (rc != rows[i].rc)
+            fail_msg("row %zu (%s): %d, want %d (%s)", i + 1, rows[i].text, rc, rows[i].rc, err);
+        if (rc == 1) {
+            json_t *want = json_loads(rows[i].json, 0, NULL);
+            assert_non_null(want);
+            if (c == NULL || !json_equal(c, want))
+                fail_msg("row %zu (%s): not the command %s", i + 1, rows[i].text, rows[i].json);
+            json_decref(want);
+            json_decref(c);
             continue;
         }
-        json_t *want = json_loads(rows[i].json, 0, NULL);
-        assert_non_null(want);
-        if (c == NULL || !json_equal(c, want)) {
-            char *got = c ? json_dumps(c, JSON_COMPACT) : NULL;
-            fail_msg("row %zu (%s): got %s (%s), want %s", i + 1, rows[i].text,
-                     got ? got : "nothing", err, rows[i].json);
-        }
-        json_decref(c);
-        json_decref(want);
+        assert_null(c);
+        if (rc == -1 && strstr(err, rows[i].err) == NULL)
+            fail_msg("row %zu (%s): want an error with \"%s\", got \"%s\"", i + 1,
+                     rows[i].text, rows[i].err, err);
     }
 }
 
@@ -135,7 +103,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_urls),
-        cmocka_unit_test(test_short_forms),
+        cmocka_unit_test(test_json_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

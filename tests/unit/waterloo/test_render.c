@@ -28,9 +28,6 @@
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
 #endif
-#ifndef WARROOM_DOCS_DIR
-#error "WARROOM_DOCS_DIR must be defined by the build"
-#endif
 
 struct fixture {
     struct wl_scenario sc;
@@ -444,37 +441,6 @@ static void test_window_errors(void **state)
     assert_int_equal(w.x_min, 0);
 }
 
-/* The picture of the 1815 set-up in the docs is what the code draws now
- * (regenerate it with `warroom render --svg docs/waterloo-1815-start.svg`). */
-static void test_svg_docs_1815(void **state)
-{
-    (void)state;
-    struct wl_scenario *sc = malloc(sizeof *sc);
-    struct wr_refusal why;
-    assert_non_null(sc);
-    if (wl_scenario_load_file(sc, WARROOM_SCENARIO_DIR "/waterloo-1815/scenario.json", &why) != 0)
-        fail_msg("waterloo-1815: %s", why.message);
-    struct wr_strbuf out;
-    wr_strbuf_init(&out);
-    assert_int_equal(wl_draw_svg(&out, sc, NULL), 0);
-    FILE *f = fopen(WARROOM_DOCS_DIR "/waterloo-1815-start.svg", "rb");
-    assert_non_null(f);
-    char *want = malloc(out.len + 2);
-    assert_non_null(want);
-    size_t n = fread(want, 1, out.len + 1, f);
-    fclose(f);
-    if (n != out.len || memcmp(want, out.s, out.len) != 0) {
-        size_t i = 0;
-        while (i < n && i < out.len && want[i] == out.s[i])
-            i++;
-        fail_msg("docs/waterloo-1815-start.svg (%zu bytes) differs from the drawing (%zu "
-                 "bytes) at byte %zu", n, out.len, i);
-    }
-    free(want);
-    wr_strbuf_release(&out);
-    free(sc);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -486,7 +452,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_text_window, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_whole_board, setup, teardown),
         cmocka_unit_test(test_window_errors),
-        cmocka_unit_test(test_svg_docs_1815),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
