@@ -1,7 +1,7 @@
 /*
  * conn.c - the client's websocket: libwebsockets on a foreign libuv loop
  * (conn.h). The lws pitfalls this file works around are in
- * shared/reference/stack-notes.md: <uv.h> before <libwebsockets.h>, one
+ * docs/stack-notes.md: <uv.h> before <libwebsockets.h>, one
  * lws_write() per WRITEABLE, no shared client buffers (masking is done in
  * place), CLIENT_CONNECTION_ERROR not followed by CLIENT_CLOSED, close
  * frames dropped when a callback returns -1 on libuv (so the frame is

@@ -6,7 +6,7 @@
  * each unit stands) and append to a wr_strbuf; they open no files and print
  * nothing. The caller does the I/O.
  *
- * Geometry (shared/reference/waterloo-board.md section 1): pointy-top hexes;
+ * Geometry (docs/waterloo-board.md section 1): pointy-top hexes;
  * row r (0 = the partial row north of A, 1 = A .. 49 = WW) runs east-west;
  * x = 2c + r - 51 is the horizontal position in half-hex widths from the
  * EAST edge, so west is larger x. Both pictures put north up and west left:

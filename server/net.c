@@ -2,7 +2,7 @@
  * net.c - libwebsockets on the server's libuv loop: one port for plain
  * HTTP (/healthz, /metrics, /games) and websockets (protocol v1).
  *
- * See shared/reference/stack-notes.md for the lws 4.1 pitfalls this file
+ * See docs/stack-notes.md for the lws 4.1 pitfalls this file
  * works around: foreign-loop shutdown in two steps, one lws_write() per
  * WRITEABLE callback, no built-in message size cap, protocols[0] binding,
  * no signal handlers on a foreign loop.

@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "scenario.json")
 
 # --------------------------------------------------------------------------------------
-# The grid (shared/reference/waterloo-board.md section 1; common/rulesets/waterloo/waterloo_grid.c)
+# The grid (docs/waterloo-board.md section 1; common/rulesets/waterloo/waterloo_grid.c)
 
 NROWS = 49          # A..WW; row 0 is the partial row north of A
 NCOLS = 57
@@ -625,7 +625,7 @@ def road_connected(board, a, b):
 
 
 # The rulebook's fixed facts (waterloo-rulebook.txt, "Mapboard", "Prepare for Play",
-# "Order of Appearance", the Appendix; shared/reference/waterloo-board.md section 2).
+# "Order of Appearance", the Appendix; docs/waterloo-board.md section 2).
 # They hold for the printed board, so they hold for any correct source.
 FIXED_TOWNS = {"Waterloo": "E-43", "Nivelles": "V-38", "Quatre Bras": "X-27", "Fleurus": "JJ-13"}
 FLEURUS_ROAD = ["TT-15", "SS-15", "RR-15", "RR-14", "QQ-15", "PP-15", "OO-16", "PP-14", "PP-13",

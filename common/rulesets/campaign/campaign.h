@@ -1,6 +1,6 @@
 /*
  * campaign.h - the map campaign of Warhammer Ancient Battles (the rules
- * before "Counter charge" in shared/seeds/wab-campaign-and-battle-rules.txt)
+ * before "Counter charge" in the campaign and battle rules (docs/sources.md))
  * as a ruleset: 2 to 8 players draft the towns of a map, then take turns
  * arranging battles against their neighbours. Before each battle both sides
  * roll for strategies and choose tactics in secret; the tabletop battle is

@@ -4,7 +4,7 @@
  *
  * Pure functions of the game state: nothing here rolls a die or changes a
  * game. The rule texts quoted in the comments are those of the rulebook
- * (shared/seeds/waterloo-rulebook.txt); where it is ambiguous the reading
+ * (the Waterloo rulebook, docs/sources.md); where it is ambiguous the reading
  * chosen is written down in docs/rules-notes.md.
  */
 #include "waterloo_combat.h"

@@ -1,7 +1,7 @@
 /*
  * waterloo_grid.c - square names and hex geometry of the Waterloo board.
  *
- * Every fact here comes from section 1 of shared/reference/waterloo-board.md,
+ * Every fact here comes from section 1 of docs/waterloo-board.md,
  * which was checked against every coordinate sequence of the rulebook.
  */
 #include "waterloo_grid.h"

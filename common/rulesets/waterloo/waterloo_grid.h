@@ -4,7 +4,7 @@
  * Rows are lettered A..Z, AA..WW (1..49) from the north edge; row 0 is the
  * partial row above A (named "0-46" etc. so it cannot be confused with row A).
  * Numbers 1..57 label diagonals running SSW to NNE, growing westward. The
- * geometry is the verified one of shared/reference/waterloo-board.md:
+ * geometry is the verified one of docs/waterloo-board.md:
  *
  *   E (r, c-1)   W (r, c+1)   NE (r-1, c)   NW (r-1, c+1)
  *   SE (r+1, c-1)   SW (r+1, c)

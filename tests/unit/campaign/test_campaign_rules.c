@@ -1,7 +1,7 @@
 /*
  * test_campaign_rules.c - the campaign ruleset (common/rulesets/campaign/)
  * against the rules before "Counter charge" in
- * shared/seeds/wab-campaign-and-battle-rules.txt and docs/rules-notes.md
+ * the campaign and battle rules (docs/sources.md) and docs/rules-notes.md
  * ("Campaign"): the map loader and its errors, the 25 cells of the tactics
  * table played out, the six strategy results, the draft, attack and
  * counter rules, the re-choice and round-limit rules, commitments, sealed

@@ -6,7 +6,7 @@
  * markers in the columns its layout promises; --no-color output has no ESC.
  *
  * Expected positions are computed here from the formula of
- * shared/reference/waterloo-board.md section 1 (x = 2c + r - 51, measured
+ * docs/waterloo-board.md section 1 (x = 2c + r - 51, measured
  * from the east edge), not with the renderer's own helpers.
  */
 #include <setjmp.h>
