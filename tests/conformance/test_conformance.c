@@ -170,7 +170,7 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const struct scenario *)a)->name, ((const struct scenario *)b)->name);
 }
 
-/* Every scenario under scenarios/rel (rel "" for the top), into list. */
+/* Every scenario in the folder rel of scenarios/ ("" for the top), into list. */
 static void walk(const char *rel, struct scenario *list, int *n)
 {
     char path[1024];
@@ -1016,8 +1016,8 @@ static void test_random_games(void **state)
 /* --- f) records --------------------------------------------------------------------------
  *
  * RESERVED for the lead: "the export of a finished random game replays to
- * the same state", once the generic record replayer (common/core/record.*)
- * has landed. Play a random game as test_random_games does, export its
+ * the same state", once the generic record replayer (record.h and record.c
+ * in core/, from another branch) has landed. Play a random game as test_random_games does, export its
  * record, replay it with the replayer (with and without the seed, the
  * rolls from the record), and compare the final projections byte for byte.
  * ------------------------------------------------------------------------------------------ */
