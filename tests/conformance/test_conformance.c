@@ -13,7 +13,9 @@
  *  b) the static contract: version, name, reason table, options, every
  *     function pointer, the presentation and its version;
  *  c) determinism: the same seed and commands give byte-identical
- *     projections (every seat and the public one) and events, twice;
+ *     projections (every seat and the public one) and events, twice; and
+ *     without the seed, the rolls taken from the "roll" events, the same
+ *     commands are accepted and give the same events;
  *  d) random games played by autoplay() for the awaited seats: check()
  *     after every command, a few refused commands per game that must
  *     change no projection, every projection rebuilt exactly from the old
@@ -545,6 +547,54 @@ static void transcript_step(const struct wr_game *g, const char *seat, const jso
     }
 }
 
+/* The rolls of a game as its events recorded them ("roll": k, face), the
+ * host's roll source for the same game replayed without its seed. */
+struct rolls {
+    struct host_ctx scenarios;  /* first: the host's ctx serves both */
+    int n;
+    uint8_t face[4096];
+};
+
+static void rolls_record(struct rolls *r, const json_t *events)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(events, i, e) {
+        const char *type = json_string_value(json_object_get(e, "type"));
+        if (type == NULL || strcmp(type, "roll") != 0)
+            continue;
+        json_t *k = json_object_get(e, "k"), *face = json_object_get(e, "face");
+        assert_true(json_is_integer(k) && json_is_integer(face));
+        assert_int_equal(json_integer_value(k), r->n);     /* numbered 0, 1, 2, ... */
+        assert_true(json_integer_value(face) >= 1 && json_integer_value(face) <= 6);
+        assert_true(r->n < (int)sizeof r->face);
+        r->face[r->n++] = (uint8_t)json_integer_value(face);
+    }
+}
+
+static int rolls_roll(void *ctx, uint32_t k)
+{
+    const struct rolls *r = ctx;
+    return k < (uint32_t)r->n ? r->face[k] : 0;
+}
+
+/* Each view's events, appended to *t. */
+static void transcript_events(const struct wr_game *g, const json_t *events, char **t,
+                              size_t *len)
+{
+    const char *views[MAX_VIEWS];
+    int nv = views_of(g, views);
+    for (int v = 0; v < nv; v++) {
+        json_t *pe = g->rs->project_events(g, views[v], events);
+        char *s = dump(pe);
+        *t = realloc(*t, *len + strlen(s) + 2);
+        assert_non_null(*t);
+        *len += (size_t)sprintf(*t + *len, "%s\n", s);
+        free(s);
+        json_decref(pe);
+    }
+}
+
 static void test_determinism(void **state)
 {
     (void)state;
@@ -552,7 +602,7 @@ static void test_determinism(void **state)
     for (int i = 0; (rs = wr_ruleset_at(i)) != NULL; i++) {
         struct rs_setups *ss = malloc(sizeof *ss);
         setups_of(rs, ss);
-        int steps = 0;
+        int steps = 0, rolled = 0;
         for (int k = 0; k < ss->n; k++) {
             /* First: autoplay, every command kept. */
             struct run r;
@@ -599,9 +649,46 @@ static void test_determinism(void **state)
             free(t1);
             free(t2);
             rs->destroy(g);
+            /* And without the seed, the rolls from the recorded events (a
+             * record of a game still running, replayed): every command is
+             * accepted and every view gets the same events. The states may
+             * differ where they show the seed's commitment. */
+            struct rolls *rolls = calloc(1, sizeof *rolls);
+            rolls->scenarios = r.su->ctx;
+            struct wr_host host = { rolls_roll, host_scenario, rolls };
+            char *e1 = NULL, *e2 = NULL;
+            size_t m1 = 0, m2 = 0;
+            struct wr_refusal why = { 0, NULL, "" };
+            g = create_game(rs, r.su, r.id, r.seed);
+            struct wr_game *blind = rs->create(r.su->scenario, NULL, r.id, NULL, &host, &why);
+            if (blind == NULL)
+                fail_msg("%s: create without a seed refused: %s", rs->name, why.message);
+            json_array_foreach(r.history, c, step) {
+                const char *seat = json_string_value(json_array_get(step, 0));
+                json_t *cmd = json_array_get(step, 1), *ev = NULL, *ev2 = NULL;
+                assert_int_equal(rs->apply(g, seat, cmd, &ev, &why), 0);
+                rolls_record(rolls, ev);
+                transcript_events(g, ev, &e1, &m1);
+                if (rs->apply(blind, seat, cmd, &ev2, &why) != 0)
+                    fail_msg("%s: command %zu replayed from recorded rolls refused: %s",
+                             rs->name, c, why.message);
+                transcript_events(blind, ev2, &e2, &m2);
+                json_decref(ev);
+                json_decref(ev2);
+            }
+            if (m1 != m2 || memcmp(e1, e2, m1) != 0)
+                fail_msg("%s, scenario %s: replayed from its recorded rolls, the game's events "
+                         "differ", rs->name, r.su->name);
+            rolled += rolls->n;
+            free(e1);
+            free(e2);
+            free(rolls);
+            rs->destroy(blind);
+            rs->destroy(g);
             run_end(&r);
         }
-        printf("conformance: %s: %d commands replayed byte for byte\n", rs->name, steps);
+        printf("conformance: %s: %d commands replayed byte for byte, and from %d recorded "
+               "rolls without the seed\n", rs->name, steps, rolled);
         assert_true(steps >= 2 * ss->n);
         free(ss);
     }
