@@ -108,8 +108,8 @@ static int is_file(const char *path)
 /* A shipped scenario: its name (as a create message names it: "test/small",
  * "waterloo-1815"), its folder under scenarios/ ("test", ""), its JSON. */
 struct scenario {
-    char name[256];
-    char dir[256];
+    char name[512];
+    char dir[512];
     json_t *json;
 };
 
@@ -119,7 +119,7 @@ struct scenario {
  * "Bases"), then from scenarios/ itself. Lives as long as the games made
  * with it. */
 struct host_ctx {
-    char dir[256];
+    char dir[512];
 };
 
 static json_t *find_scenario(const char *dir, const char *name)
