@@ -329,7 +329,8 @@ enum wr_campaign_reason wr_campaign_check_draft(const struct wr_campaign *c, int
                                        struct wr_refusal *why);
 
 /* May player attack target?  1) target belongs to another player, 2) not
- * an ally, 3) target is adjacent to one of player's towns. */
+ * an ally, 3) its owner is a neighbour: holds a town adjacent to one of
+ * player's towns (the target itself need not be adjacent, C4). */
 enum wr_campaign_reason wr_campaign_check_attack(const struct wr_campaign *c, int player, int target,
                                         struct wr_refusal *why);
 
@@ -339,7 +340,8 @@ enum wr_campaign_reason wr_campaign_check_attack(const struct wr_campaign *c, in
 enum wr_campaign_reason wr_campaign_check_counter(const struct wr_campaign *c, int attacker, int target,
                                          int town, struct wr_refusal *why);
 
-/* Can player attack anyone? */
+/* Can player attack anyone: has it a neighbour (an enemy holding a town
+ * adjacent to one of its towns)? */
 int wr_campaign_can_attack(const struct wr_campaign *c, int player);
 
 /* A random legal command for seat, chosen with rng (the ruleset's
@@ -354,5 +356,9 @@ struct json_t *wr_campaign_autoplay(const struct wr_campaign *c, const char *sea
 int wr_campaign_check(const struct wr_campaign *c, struct wr_refusal *why);
 
 extern const struct wr_ruleset wr_ruleset_campaign;
+
+/* Its presentation (present.h; campaign_present.c): the short orders of
+ * docs/rulesets/campaign.md ("Orders"), the text and SVG map. */
+extern const struct wr_present wr_present_campaign;
 
 #endif

@@ -20,10 +20,12 @@ enum wr_campaign_reason wr_campaign_check_attack(const struct wr_campaign *c, in
     if (cp_allies(c, o, player))
         return wr_campaign_refuse(why, WR_CR_NOT_ENEMY_TOWN, "%s belongs to your ally %s",
                          c->map.towns[target].name, cp_pname(o));
-    /* 3) adjacent to one of the attacker's towns */
-    if (!(c->map.towns[target].adj & cp_towns_of(c, player)))
-        return wr_campaign_refuse(why, WR_CR_TARGET_NOT_ADJACENT, "%s is not adjacent to any town of "
-                         "yours", c->map.towns[target].name);
+    /* 3) "Choose one of your neighbour's towns as the target" (C4): the
+     *    owner is a neighbour, holding a town next to one of the attacker's;
+     *    the target itself may be any of its towns. */
+    if (!(cp_neighbours(c, cp_towns_of(c, player)) & cp_towns_of(c, o)))
+        return wr_campaign_refuse(why, WR_CR_NOT_NEIGHBOUR, "%s belongs to %s, who holds no town "
+                         "adjacent to any town of yours", c->map.towns[target].name, cp_pname(o));
     return WR_CR_OK;
 }
 

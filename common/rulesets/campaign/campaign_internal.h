@@ -16,6 +16,8 @@
  *   campaign_battle.c    commit, tactic, seal_ambush, reveal_ambush, report, settle
  *   campaign_game.c      the phase machine (apply), invariants, options and creation
  *   campaign_autoplay.c  a random legal player (wr_campaign_autoplay)
+ *   campaign_draw.c      the map as terminal text and as SVG, from a projected state
+ *   campaign_present.c   wr_present_campaign: orders, descriptions, pre-checks
  *   campaign_ruleset.c   wr_ruleset_campaign
  */
 #ifndef CP_INTERNAL_H
@@ -107,5 +109,20 @@ cp_handler cp_do_commit, cp_do_tactic, cp_do_seal_ambush,         /* campaign_ba
 /* A strategy-table roll for side; reinforcement: a free roll (campaign_attack.c;
  * the tactics of campaign_battle.c roll it too). */
 void cp_add_strategy(struct wr_campaign *c, json_t *ev, int side, int reinforcement);
+
+/* --- the presentation (campaign_draw.c, used by campaign_present.c) --------------- */
+
+struct wr_strbuf;
+struct wr_draw_opts;
+
+/* The player index (0..7) owning town t in the projected state st
+ * (borrowed; NULL: no state), or -1 for a free town. */
+int cp_state_owner(const json_t *st, const struct wr_campaign_map *m, int t);
+/* The map m with the owners, the attack and the key of st (NULL: the bare
+ * map) as terminal text fitting o, or as one SVG document. 0, or -1 when
+ * memory ran out. */
+int cp_draw_text(const struct wr_campaign_map *m, const json_t *st, const struct wr_draw_opts *o,
+                 struct wr_strbuf *out);
+int cp_draw_svg(const struct wr_campaign_map *m, const json_t *st, struct wr_strbuf *out);
 
 #endif

@@ -15,7 +15,7 @@
     X(NOT_ENEMY_TOWN, "not_enemy_town", \
       "the target must be a town of a player who is not your ally") \
     X(TARGET_NOT_ADJACENT, "target_not_adjacent", \
-      "the target must be adjacent to one of your towns") \
+      "the target must be adjacent to one of your towns (unused since C4: see not_neighbour)") \
     X(NOT_ATTACKERS_TOWN, "not_attackers_town", "the town must be one of the attacker's") \
     X(COUNTER_NOT_ADJACENT, "counter_not_adjacent", \
       "the attacker's town must be adjacent to the target while one is") \
@@ -28,7 +28,9 @@
     X(AMBUSH_SEALED, "ambush_sealed", "the ambush note is already written") \
     X(AMBUSH_NOTE_MISSING, "ambush_note_missing", \
       "the hidden ambush force must be written down before the battle is reported") \
-    X(NOT_DISPUTED, "not_disputed", "the reports agree: there is nothing to settle")
+    X(NOT_DISPUTED, "not_disputed", "the reports agree: there is nothing to settle") \
+    X(NOT_NEIGHBOUR, "not_neighbour", \
+      "the target must be a town of a neighbour: a player holding a town next to one of yours")
 
 enum wr_campaign_reason {
 #define WR_CAMPAIGN_REASON_CORE(id, code, text) WR_CR_##id = WR_R_##id,

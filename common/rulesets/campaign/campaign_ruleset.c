@@ -121,5 +121,5 @@ const struct wr_ruleset wr_ruleset_campaign = {
     .result = campaign_result,
     .check = campaign_check,
     .autoplay = campaign_autoplay,
-    .present = &wr_present_plain,
+    .present = &wr_present_campaign,
 };

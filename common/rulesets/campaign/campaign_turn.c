@@ -12,6 +12,8 @@
 
 #include "dice.h"
 
+/* A neighbour is an enemy holding a town next to one of player's (C4); one
+ * exists exactly when an enemy town is adjacent to one of player's towns. */
 int wr_campaign_can_attack(const struct wr_campaign *c, int player)
 {
     uint64_t near = cp_neighbours(c, cp_towns_of(c, player));

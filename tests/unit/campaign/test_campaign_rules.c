@@ -906,7 +906,7 @@ static void test_attack_and_counter_rules(void **state)
         { 1, "B", WR_CR_OK },
         { 2, "D", WR_CR_NOT_ENEMY_TOWN },        /* the ally's */
         { 3, "E", WR_CR_NOT_ENEMY_TOWN },        /* one's own */
-        { 4, "C", WR_CR_TARGET_NOT_ADJACENT },   /* next to B and F only */
+        { 4, "C", WR_CR_OK },                    /* not adjacent, but p2's: a neighbour (C4) */
         { 5, "F", WR_CR_OK },
         { 6, "Q", WR_CR_UNKNOWN_TOWN },
     };
@@ -949,19 +949,58 @@ static void test_attack_and_counter_rules(void **state)
             refused(c, u[i].seat, text, u[i].want, u[i].row);
         wr_campaign_free(c);
     }
-    /* "... or anywhere else if none are adjacent": with no town of the
-     * attacker next to the target, any of its towns may be put at stake.
-     * (The attack rule makes this case unreachable in play; the check
-     * holds the rule for a client that pre-checks with it.) */
-    struct wr_campaign *c = make(GRID6, NULL);
-    own(c, "122222");
-    to_attack(c, 0);
-    assert_int_equal(wr_campaign_check_counter(c, 0, 2, 0, NULL), WR_CR_OK);       /* C, far */
-    assert_int_equal(wr_campaign_check_counter(c, 0, 2, 1, NULL), WR_CR_NOT_ATTACKERS_TOWN);
-    own(c, "112222");
-    assert_int_equal(wr_campaign_check_counter(c, 0, 2, 0, NULL), WR_CR_COUNTER_NOT_ADJACENT);
-    assert_int_equal(wr_campaign_check_counter(c, 0, 2, 1, NULL), WR_CR_OK);
-    wr_campaign_free(c);
+    /* C4: the target may be any town of a neighbour, and only of a
+     * neighbour. The line A - B - C - D: p1 A, p2 B C, p3 D. */
+    static const struct {
+        int row;
+        const char *target;
+        enum wr_campaign_reason want;
+    } v[] = {
+        { 21, "B", WR_CR_OK },
+        { 22, "C", WR_CR_OK },                  /* p2's, two towns away from A */
+        { 23, "D", WR_CR_NOT_NEIGHBOUR },       /* p3 holds no town next to A */
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        struct wr_campaign *c = make(LINE4, "{'players':3}");
+        own(c, "1223");
+        to_attack(c, 0);
+        char text[96];
+        snprintf(text, sizeof text, "{'type':'attack','target':'%s'}", v[i].target);
+        if (v[i].want == WR_CR_OK)
+            ok(c, "p1", text, v[i].row);
+        else
+            refused(c, "p1", text, v[i].want, v[i].row);
+        wr_campaign_free(c);
+    }
+    /* The defender's counter, played, in both branches of "one of your
+     * towns adjacent to the town you are attacking (or anywhere else if
+     * none are adjacent)". The grid: p1 A B, p2 C D E F. C touches B; F
+     * touches no town of p1's, so any of p1's towns may be put at stake. */
+    static const struct {
+        int row;
+        const char *target, *town;
+        enum wr_campaign_reason want;
+    } w[] = {
+        { 31, "C", "A", WR_CR_COUNTER_NOT_ADJACENT },
+        { 32, "C", "B", WR_CR_OK },
+        { 33, "F", "A", WR_CR_OK },             /* "anywhere else" */
+        { 34, "F", "B", WR_CR_OK },
+        { 35, "F", "E", WR_CR_NOT_ATTACKERS_TOWN },
+    };
+    for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+        struct wr_campaign *c = make(GRID6, NULL);
+        own(c, "112222");
+        to_attack(c, 0);
+        char text[96];
+        snprintf(text, sizeof text, "{'type':'attack','target':'%s'}", w[i].target);
+        ok(c, "p1", text, w[i].row);
+        snprintf(text, sizeof text, "{'type':'counter','town':'%s'}", w[i].town);
+        if (w[i].want == WR_CR_OK)
+            ok(c, "p2", text, w[i].row);
+        else
+            refused(c, "p2", text, w[i].want, w[i].row);
+        wr_campaign_free(c);
+    }
 }
 
 /* --- tactics: re-choice, round limit, commitments ------------------------------------ */
