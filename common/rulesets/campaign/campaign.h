@@ -346,6 +346,12 @@ enum wr_campaign_reason wr_campaign_check_counter(const struct wr_campaign *c, i
  * adjacent to one of its towns)? */
 int wr_campaign_can_attack(const struct wr_campaign *c, int player);
 
+/* A random legal command for seat, chosen with rng (the ruleset's
+ * autoplay; campaign_autoplay.c): a new reference, or NULL when seat is not
+ * awaited or the game is over. */
+struct json_t *wr_campaign_autoplay(const struct wr_campaign *c, const char *seat,
+                                    struct wr_prng *rng);
+
 /* The invariants of a campaign (owners, phase and attack consistent).
  * Returns 0, or -1 with why saying what is broken. Tests and debug builds
  * call it after every command. */

@@ -15,6 +15,7 @@
  *   campaign_attack.c    attack, counter, choose_strategy
  *   campaign_battle.c    commit, tactic, seal_ambush, reveal_ambush, report, settle
  *   campaign_game.c      the phase machine (apply), invariants, options and creation
+ *   campaign_autoplay.c  a random legal player (wr_campaign_autoplay)
  *   campaign_draw.c      the map as terminal text and as SVG, from a projected state
  *   campaign_present.c   wr_present_campaign: orders, descriptions, pre-checks
  *   campaign_ruleset.c   wr_ruleset_campaign

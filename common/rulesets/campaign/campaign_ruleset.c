@@ -95,6 +95,11 @@ static int campaign_check(const struct wr_game *g, struct wr_refusal *why)
     return wr_campaign_check(cast(g), why);
 }
 
+static json_t *campaign_autoplay(const struct wr_game *g, const char *seat, struct wr_prng *rng)
+{
+    return wr_campaign_autoplay(cast(g), seat, rng);
+}
+
 const struct wr_ruleset wr_ruleset_campaign = {
     .version = WR_RULESET_VERSION,
     .name = "campaign",
@@ -115,5 +120,6 @@ const struct wr_ruleset wr_ruleset_campaign = {
     .awaiting = campaign_awaiting,
     .result = campaign_result,
     .check = campaign_check,
+    .autoplay = campaign_autoplay,
     .present = &wr_present_campaign,
 };

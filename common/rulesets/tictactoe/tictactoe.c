@@ -10,6 +10,7 @@
 
 #include "ruleset.h"
 #include "present.h"
+#include "prng.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -225,6 +226,22 @@ static int ttt_check(const struct wr_game *g, struct wr_refusal *why)
     return 0;
 }
 
+/* The random player: a free cell chosen by rng, for the seat to move. */
+static json_t *ttt_autoplay(const struct wr_game *g, const char *seat, struct wr_prng *rng)
+{
+    const struct ttt *t = (const struct ttt *)g;
+    const char *aw = ttt_awaited(t);
+    if (aw == NULL || seat == NULL || strcmp(seat, aw) != 0)
+        return NULL;
+    int free_cells[9], n = 0;
+    for (int i = 0; i < 9; i++)
+        if (t->board[i] == '.')
+            free_cells[n++] = i;
+    if (n == 0)
+        return NULL;    /* a full board has a result: not reached */
+    return json_pack("{s:s, s:i}", "type", "mark", "cell", free_cells[wr_prng_below(rng, n)]);
+}
+
 const struct wr_ruleset wr_ruleset_tictactoe = {
     .version = WR_RULESET_VERSION,
     .name = "tictactoe",
@@ -244,5 +261,6 @@ const struct wr_ruleset wr_ruleset_tictactoe = {
     .awaiting = ttt_awaiting,
     .result = ttt_result,
     .check = ttt_check,
+    .autoplay = ttt_autoplay,
     .present = &wr_present_tictactoe,
 };

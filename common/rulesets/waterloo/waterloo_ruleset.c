@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 
+#include "waterloo_autoplay.h"
 #include "waterloo_command.h"
 #include "waterloo_present.h"
 #include "waterloo_game.h"
@@ -120,6 +121,26 @@ static int waterloo_check(const struct wr_game *game, struct wr_refusal *why)
     return wl_game_check(&((const struct waterloo *)game)->g, why) == 0 ? 0 : -1;
 }
 
+/* The random player of waterloo_autoplay.h for seat, when seat is the one
+ * awaited. Its scratch (a struct wl_reach, a path to every square, and a
+ * command) is allocated for this call only: the game object stays as
+ * small as its state, and nothing is shared between calls. */
+static json_t *waterloo_autoplay(const struct wr_game *game, const char *seat,
+                                 struct wr_prng *rng)
+{
+    const struct wl_game *g = &((const struct waterloo *)game)->g;
+    if (g->await_side < 0 || seat == NULL || wl_side_from_name(seat) != g->await_side)
+        return NULL;
+    struct wl_reach *reach = malloc(sizeof *reach);
+    struct wl_cmd *cmd = malloc(sizeof *cmd);
+    json_t *j = NULL;
+    if (reach && cmd && wl_autoplay_next(g, rng, reach, cmd) == 0)
+        j = wl_cmd_json(g, cmd);
+    free(reach);
+    free(cmd);
+    return j;
+}
+
 const struct wr_ruleset wr_ruleset_waterloo = {
     .version = WR_RULESET_VERSION,
     .name = "waterloo",
@@ -138,5 +159,6 @@ const struct wr_ruleset wr_ruleset_waterloo = {
     .awaiting = waterloo_awaiting,
     .result = waterloo_result,
     .check = waterloo_check,
+    .autoplay = waterloo_autoplay,
     .present = &wr_present_waterloo,
 };

@@ -29,6 +29,7 @@
 
 #include "campaign.h"
 #include "dice.h"
+#include "prng.h"
 
 #if !defined(WARROOM_SCENARIO_DIR) || !defined(WARROOM_GOLDEN_DIR)
 #error "WARROOM_SCENARIO_DIR and WARROOM_GOLDEN_DIR must name scenarios/ and tests/golden/"
@@ -1468,88 +1469,13 @@ static void test_turn_limit_and_passing(void **state)
 
 /* --- whole campaigns ---------------------------------------------------------------- */
 
-/* A small deterministic generator for the test players' choices. */
-static unsigned next_rand(unsigned *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return (*s >> 16) & 0x7fff;
-}
-
-/* The command a test player sends for `what`, into text. */
-static void bot_command(const struct wr_campaign *c, const char *seat, const char *what,
-                        unsigned *rnd, char *text, size_t n)
-{
-    int p = wr_campaign_player(c, seat);
-    if (strcmp(what, "start") == 0) {
-        snprintf(text, n, "{\"type\":\"start\"}");
-    } else if (strcmp(what, "choose_town") == 0 || strcmp(what, "attack") == 0 ||
-               strcmp(what, "counter") == 0) {
-        int legal[WR_CAMPAIGN_TOWNS_MAX], nl = 0;
-        for (int t = 0; t < c->map.ntowns; t++) {
-            enum wr_campaign_reason r;
-            if (strcmp(what, "choose_town") == 0)
-                r = wr_campaign_check_draft(c, p, t, NULL);
-            else if (strcmp(what, "attack") == 0)
-                r = wr_campaign_check_attack(c, p, t, NULL);
-            else
-                r = wr_campaign_check_counter(c, c->at.attacker, c->at.target, t, NULL);
-            if (r == WR_CR_OK)
-                legal[nl++] = t;
-        }
-        assert_true(nl > 0);
-        const char *name = c->map.towns[legal[next_rand(rnd) % (unsigned)nl]].name;
-        snprintf(text, n, "{\"type\":\"%s\",\"%s\":\"%s\"}", what,
-                 what[0] == 'a' ? "target" : "town", name);
-    } else if (strcmp(what, "choose_strategy") == 0) {
-        snprintf(text, n, "{\"type\":\"choose_strategy\",\"strategy\":\"%s\"}",
-                 wr_campaign_strategy_name((enum wr_campaign_strategy)(1 + next_rand(rnd) % 5)));
-    } else if (strcmp(what, "tactic") == 0) {
-        /* A third of the choices go through a commitment: the choice and
-         * salt are derived from the position, so the reveal that follows
-         * finds them again. */
-        int side = p == c->at.attacker ? 0 : 1, t;
-        int last = c->at.nrounds > 0 ? c->at.rounds[c->at.nrounds - 1].side[side].choice : -1;
-        int det = (int)((c->rolls * 31u + (unsigned)c->at.nrounds * 7u + (unsigned)side) % 5u);
-        if (det == last)
-            det = (det + 1) % WR_CT_COUNT;
-        char salt[64], h[65];
-        snprintf(salt, sizeof salt, "d%u-%d-%d", c->rolls, c->at.nrounds, side);
-        if (c->at.tactic[side].committed) {
-            snprintf(text, n, "{\"type\":\"tactic\",\"choice\":\"%s\",\"salt\":\"%s\"}",
-                     wr_campaign_tactic_name((enum wr_campaign_tactic)det), salt);
-        } else if (next_rand(rnd) % 3 == 0) {
-            assert_int_equal(wr_campaign_commitment(
-                                 wr_campaign_tactic_name((enum wr_campaign_tactic)det), salt, h),
-                             0);
-            snprintf(text, n, "{\"type\":\"commit\",\"commitment\":\"%s\"}", h);
-        } else {
-            do
-                t = (int)(next_rand(rnd) % WR_CT_COUNT);
-            while (t == last);
-            snprintf(text, n, "{\"type\":\"tactic\",\"choice\":\"%s\",\"salt\":\"s%u\"}",
-                     wr_campaign_tactic_name((enum wr_campaign_tactic)t), next_rand(rnd));
-        }
-    } else if (strcmp(what, "seal_ambush") == 0) {
-        snprintf(text, n, "{\"type\":\"seal_ambush\",\"note\":\"behind the hill\"}");
-    } else if (strcmp(what, "report") == 0 || strcmp(what, "settle") == 0) {
-        /* Mostly an agreed result; now and then a disagreement. */
-        unsigned r = next_rand(rnd);
-        int a = 500 + (int)(r % 7) * 150, d = 500 + (int)((r / 7) % 7) * 150;
-        int other = p == c->at.attacker ? 1 : 0;
-        if (strcmp(what, "report") == 0 && c->at.reported[other] && next_rand(rnd) % 4 != 0) {
-            a = c->at.report[other][0];
-            d = c->at.report[other][1];
-        }
-        snprintf(text, n, "{\"type\":\"%s\",\"attacker\":%d,\"defender\":%d}", what, a, d);
-    } else {
-        fail_msg("unknown awaited action %s", what);
-    }
-}
-
-/* Play a campaign to its end with test players; returns the final public
- * state (new reference) and checks that the rolls are numbered 0, 1, 2, ...
- * across the whole game. */
-static json_t *play(const char *map_path, const char *opts, unsigned seed, int *commands)
+/* Play a campaign to its end with the ruleset's random player
+ * (wr_campaign_autoplay), an awaited seat picked at random each time;
+ * returns the final public state (new reference) and checks that every
+ * command it proposes is accepted and that the rolls are numbered 0, 1,
+ * 2, ... across the whole game. */
+static json_t *play(const char *map_path, const char *opts, unsigned seed, int *commands,
+                    int *commits)
 {
     struct wr_campaign_map map;
     struct wr_refusal why = { WR_CR_OK, "ok", "" };
@@ -1562,7 +1488,8 @@ static json_t *play(const char *map_path, const char *opts, unsigned seed, int *
     struct wr_campaign *c = wr_campaign_new(&map, o, "g-bot", s, NULL, &why);
     json_decref(o);
     assert_non_null(c);
-    unsigned rnd = seed * 7919u + 1;
+    struct wr_prng rnd;
+    wr_prng_seed(&rnd, seed * 7919u + 1);
     int64_t next_k = 0;
     for (*commands = 0; c->phase != WR_CP_OVER; (*commands)++) {
         if (*commands > 100000)
@@ -1572,7 +1499,7 @@ static json_t *play(const char *map_path, const char *opts, unsigned seed, int *
         json_t *seats = json_object_get(aw, "seats");
         assert_true(json_object_size(seats) > 0);
         /* Any of the seats that may act: pick one. */
-        size_t pick = next_rand(&rnd) % json_object_size(seats), i = 0;
+        size_t pick = (size_t)wr_prng_below(&rnd, (int)json_object_size(seats)), i = 0;
         const char *seat = NULL, *what = NULL, *key;
         json_t *v;
         json_object_foreach(seats, key, v) {
@@ -1581,16 +1508,20 @@ static json_t *play(const char *map_path, const char *opts, unsigned seed, int *
                 what = json_string_value(v);
             }
         }
-        char text[512];
-        bot_command(c, seat, what, &rnd, text, sizeof text);
-        json_t *cmd = json_loads(text, 0, NULL), *ev = NULL;
+        json_t *cmd = wr_campaign_autoplay(c, seat, &rnd), *ev = NULL;
+        if (cmd == NULL)
+            fail_msg("seed %u: no command for %s, awaited for %s", seed, seat, what);
         enum wr_campaign_reason r = wr_campaign_apply(c, seat, cmd, &ev, &why);
-        if (r != WR_CR_OK)
+        if (r != WR_CR_OK) {
+            char *text = json_dumps(cmd, JSON_COMPACT);
             fail_msg("seed %u: %s from %s refused: %s", seed, text, seat, why.message);
+        }
         invariants(c);
         size_t k;
         json_t *e;
         json_array_foreach(ev, k, e) {
+            if (strcmp(str(e, "type"), "tactic_committed") == 0)
+                (*commits)++;
             if (strcmp(str(e, "type"), "roll") != 0)
                 continue;
             json_int_t kk = json_integer_value(json_object_get(e, "k"));
@@ -1625,13 +1556,14 @@ static void test_whole_campaigns(void **state)
         { 4, "low-countries-1815", "{'players':8,'referee':true,'max_turns':1}" },
         { 5, "ancient-world", "{'players':2}" },       /* to the conquest */
     };
+    int commits = 0;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         char path[512];
         snprintf(path, sizeof path, "%s/campaign/%s.json", WARROOM_SCENARIO_DIR, t[i].map);
         for (unsigned seed = 1; seed <= 6; seed++) {
             int n1, n2;
-            json_t *a = play(path, t[i].opts, seed, &n1);
-            json_t *b = play(path, t[i].opts, seed, &n2);
+            json_t *a = play(path, t[i].opts, seed, &n1, &commits);
+            json_t *b = play(path, t[i].opts, seed, &n2, &commits);
             /* The same seed and the same choices: the same campaign. */
             if (!json_equal(a, b) || n1 != n2)
                 fail_msg("row %d seed %u: replay differs", t[i].row, seed);
@@ -1643,6 +1575,8 @@ static void test_whole_campaigns(void **state)
             json_decref(b);
         }
     }
+    /* The random player sends commitments too, and opens them again. */
+    assert_true(commits > 0);
 }
 
 /* Golden: a fixed seed and fixed commands give the same state, byte for
