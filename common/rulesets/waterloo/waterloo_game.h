@@ -131,6 +131,9 @@ int wl_game_in_zoc(const struct wl_game *g, const struct wl_occupancy *occ, wl_s
 
 /* Stable side of a seat name ("french"/"allied"), or -1. */
 int wl_side_from_name(const char *name);
+/* The side that moves and attacks in phase (WL_FRENCH or WL_ALLIED; -1
+ * once the game is over). */
+int wl_phase_mover(int phase);
 
 /* Check the invariants (stacking, one place per unit, awaited seat
  * consistent with phase and battles). Returns 0, or -1 with why filled. */

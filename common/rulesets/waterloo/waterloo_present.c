@@ -16,20 +16,6 @@
 /* The radius of a text picture centred by `view SQ` with no room given. */
 #define DEFAULT_RADIUS 8
 
-int wl_present_mover(int phase)
-{
-    switch (phase) {
-    case WL_PH_SETUP_FRENCH:
-    case WL_PH_FRENCH_MOVE:
-    case WL_PH_FRENCH_COMBAT:
-        return WL_FRENCH;
-    case WL_PH_OVER:
-        return -1;
-    default:
-        return WL_ALLIED;
-    }
-}
-
 /* --- open, close, update ------------------------------------------------------ */
 
 /* The host's scenarios, for a scenario built on a "base". */

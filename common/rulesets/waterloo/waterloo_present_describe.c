@@ -374,7 +374,7 @@ static void decide_exchange(const struct wl_view *v, struct wr_strbuf *out)
 {
     const struct wl_game *g = v->g;
     const struct wl_battle *b = &g->battles[g->current];
-    int attacker = v->side == wl_present_mover(g->phase);
+    int attacker = v->side == wl_phase_mover(g->phase);
     const int16_t *mine = attacker ? b->attackers : b->defenders;
     const int16_t *theirs = attacker ? b->defenders : b->attackers;
     int nmine = attacker ? b->nattackers : b->ndefenders;

@@ -33,9 +33,6 @@ struct wl_view {
     wl_sq action;               /* where the last state moved or removed a unit, or none */
 };
 
-/* The side that moves and attacks in phase (enum wl_phase), or -1 when over. */
-int wl_present_mover(int phase);
-
 /* order() (waterloo_present_order.c). */
 enum wr_order_kind wl_present_order(struct wr_view *v, const char *line, json_t **cmd,
                                     struct wr_strbuf *out, struct wr_refusal *why);

@@ -18,7 +18,7 @@
 
 #define NAME(g, i) ((g)->sc->units[i].name)
 
-static int mover_of_phase(int phase)
+int wl_phase_mover(int phase)
 {
     switch (phase) {
     case WL_PH_SETUP_FRENCH:
@@ -203,7 +203,7 @@ static void enter_phase(struct wl_game *g, int phase, struct wl_events *ev)
     case WL_PH_ALLIED_MOVE:
         for (int i = 0; i < g->sc->nunits; i++)
             g->units[i].moved = 0;
-        await(g, mover_of_phase(phase), WL_AW_MOVE);
+        await(g, wl_phase_mover(phase), WL_AW_MOVE);
         if (phase == WL_PH_ALLIED_MOVE)
             check_clause_c(g, ev);
         break;
@@ -212,8 +212,8 @@ static void enter_phase(struct wl_game *g, int phase, struct wl_events *ev)
         g->nbattles = 0;
         g->current = -1;
         g->declared = 0;
-        if (has_contact(g, mover_of_phase(phase)))
-            await(g, mover_of_phase(phase), WL_AW_DECLARE);
+        if (has_contact(g, wl_phase_mover(phase)))
+            await(g, wl_phase_mover(phase), WL_AW_DECLARE);
         else
             after_combat(g, ev);
         break;
@@ -357,7 +357,7 @@ static void attacker_won(struct wl_game *g, struct wl_battle *b, struct wl_event
     open_advances(g, b, &n);
     if (n > 0) {
         b->state = WL_B_ADVANCE;
-        await(g, mover_of_phase(g->phase), WL_AW_ADVANCE);
+        await(g, wl_phase_mover(g->phase), WL_AW_ADVANCE);
     } else {
         finish_battle(g, ev);
     }
@@ -372,7 +372,7 @@ static void finish_battle(struct wl_game *g, struct wl_events *ev)
         return;
     for (int i = 0; i < g->nbattles; i++)
         if (g->battles[i].state != WL_B_DONE) {
-            await(g, mover_of_phase(g->phase), WL_AW_RESOLVE);
+            await(g, wl_phase_mover(g->phase), WL_AW_RESOLVE);
             return;
         }
     after_combat(g, ev);
@@ -516,7 +516,7 @@ static enum wl_reason do_resolve(struct wl_game *g, const struct wl_cmd *c,
             eliminate(g, b->defenders[j], ev);
         }
 
-    int mover = mover_of_phase(g->phase);
+    int mover = wl_phase_mover(g->phase);
     switch (result) {
     case WL_AE:
         for (int j = 0; j < b->nattackers; j++)
@@ -630,8 +630,8 @@ static enum wl_reason do_exchange(struct wl_game *g, int side, const struct wl_c
                                   struct wl_events *ev, struct wr_refusal *why)
 {
     struct wl_battle *b = &g->battles[g->current];
-    const int16_t *mine = side == mover_of_phase(g->phase) ? b->attackers : b->defenders;
-    int nmine = side == mover_of_phase(g->phase) ? b->nattackers : b->ndefenders;
+    const int16_t *mine = side == wl_phase_mover(g->phase) ? b->attackers : b->defenders;
+    int nmine = side == wl_phase_mover(g->phase) ? b->nattackers : b->ndefenders;
     /* The smaller side is already gone; its printed total was recorded as
      * the factors of the eliminated units of the other list. */
     int need = 0;
@@ -736,7 +736,7 @@ static enum wl_reason do_declare(struct wl_game *g, const struct wl_cmd *c,
     if (g->nbattles == 0)
         after_combat(g, ev);
     else
-        await(g, mover_of_phase(g->phase), WL_AW_RESOLVE);
+        await(g, wl_phase_mover(g->phase), WL_AW_RESOLVE);
     return WL_R_OK;
 }
 
