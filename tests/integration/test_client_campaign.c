@@ -254,10 +254,90 @@ static void test_campaign_to_the_end_with_short_orders(void **state)
     result_free(&r);
 }
 
+/* --- play, in tmux ---------------------------------------------------------------------- */
+
+/* Whether screen draws town with owner (a seat, or "-" while free) after
+ * it on the same line: the map's "NAME   OWNER" columns. */
+static int map_shows(const char *screen, const char *town, const char *owner)
+{
+    size_t n = strlen(town), on = strlen(owner);
+    for (const char *p = strstr(screen, town); p; p = strstr(p + 1, town)) {
+        const char *q = p + n;
+        if (*q != ' ')
+            continue;
+        while (*q == ' ')
+            q++;
+        if (strncmp(q, owner, on) == 0 && (q[on] == ' ' || q[on] == '\n' || q[on] == '\0'))
+            return 1;
+    }
+    return 0;
+}
+
+static void test_campaign_in_play(void **state)
+{
+    struct wt_fixture *f = *state;
+    struct tmux t;
+    tmux_init(&t, f);
+    struct campaign c;
+    new_campaign(f, &c, "1");
+    assert_int_equal(order(&c, P1, "start"), 0);
+    json_t *s = status_of(&c);
+    const json_t *st = json_object_get(s, "state");
+    assert_string_equal(str(st, "phase"), "draft");
+    char chooser[16];
+    assert_non_null(str(st, "active"));
+    snprintf(chooser, sizeof chooser, "%s", str(st, "active"));
+    int i = seat_index(chooser);
+
+    /* The chooser at the keyboard: the map, every town free, the towns it
+     * may take, the prompt. */
+    tmux_start(&t, &c.who[i], "camp", "play", c.game);
+    char *screen = screen_shows(&t, "camp", T, "The Ancient World: ", "Your decision: take a "
+                                "free town", "allowed (", "example: choose ", NULL);
+    const char *town;
+    json_t *by;
+    json_object_foreach(json_object_get((json_t *)st, "towns"), town, by)
+        if (!map_shows(screen, town, "-"))
+            fail_msg("the map does not show %s free:\n%s", town, screen);
+    /* The example's town is one allowed. */
+    char pick[80], line[120];
+    const char *ex = strstr(screen, "example: choose ") + strlen("example: choose ");
+    size_t n = strcspn(ex, "\n");
+    while (n > 0 && ex[n - 1] == ' ')
+        n--;
+    assert_true(n > 0 && n < sizeof pick);
+    memcpy(pick, ex, n);
+    pick[n] = '\0';
+    assert_non_null(json_object_get(json_object_get(st, "towns"), pick));
+    free(screen);
+    json_decref(s);
+
+    /* One short order typed: accepted, what the game now waits for, the
+     * town drawn as the chooser's. */
+    snprintf(line, sizeof line, "choose %s", pick);
+    tmux(&t, NULL, "send-keys", "-t", "camp", "-l", line, NULL);
+    tmux(&t, NULL, "send-keys", "-t", "camp", "Enter", NULL);
+    screen = screen_shows(&t, "camp", T, "accepted: ", "now: ", NULL);
+    free(screen);
+    screen = screen_shows(&t, "camp", T, "accepted: ", NULL);
+    if (!map_shows(screen, pick, chooser))
+        fail_msg("the map does not show %s as %s's:\n%s", pick, chooser, screen);
+    free(screen);
+    s = status_of(&c);
+    assert_string_equal(str(json_object_get(json_object_get(s, "state"), "towns"), pick),
+                        chooser);
+    json_decref(s);
+
+    tmux(&t, NULL, "send-keys", "-t", "camp", "quit", "Enter", NULL);
+    free(screen_shows(&t, "camp", T, "EXIT=0", NULL));
+    tmux(&t, NULL, "kill-server", NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_campaign_to_the_end_with_short_orders),
+        cmocka_unit_test(test_campaign_in_play),
     };
     return cmocka_run_group_tests(tests, wt_fixture_setup, wt_fixture_teardown);
 }
