@@ -32,7 +32,6 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
@@ -45,6 +44,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "player.h"
 #include "proc.h"
 #include "ruleset.h"
 
@@ -55,154 +55,7 @@
 #error "WARROOM_CLIENT_PATH must be defined by the build"
 #endif
 
-#define T 20000     /* ms allowed for one client command (valgrind is slow) */
-
-static const char *const server_args[] = { "--scenarios", WARROOM_SCENARIO_DIR, NULL };
-
-struct fixture {
-    struct wt_server s;
-    char root[256];             /* players' homes live here */
-    char url[64];
-};
-
-static int setup(void **state)
-{
-    static struct fixture f;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(f.root, sizeof f.root, "%s/warroom-client-XXXXXX", tmp ? tmp : "/tmp");
-    if (mkdtemp(f.root) == NULL || wt_server_start(&f.s, server_args) < 0)
-        return -1;
-    snprintf(f.url, sizeof f.url, "ws://127.0.0.1:%d/", f.s.port);
-    *state = &f;
-    return 0;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    int status = wt_server_stop(&f->s, SIGTERM, 10000);
-    wt_server_cleanup(&f->s);
-    nftw(f->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    return (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
-}
-
-/* --- players --------------------------------------------------------------------- */
-
-struct player {
-    const char *name;
-    char home[320];
-    char e_home[340], e_config[360], e_cache[360];
-    const char *env[6];
-    const char *url;
-};
-
-static void player_init(struct player *p, struct fixture *f, const char *name)
-{
-    static int n;
-    memset(p, 0, sizeof *p);
-    p->name = name;
-    p->url = f->url;
-    snprintf(p->home, sizeof p->home, "%s/%s-%d", f->root, name, ++n);
-    assert_int_equal(mkdir(p->home, 0700), 0);
-    snprintf(p->e_home, sizeof p->e_home, "HOME=%s", p->home);
-    snprintf(p->e_config, sizeof p->e_config, "XDG_CONFIG_HOME=%s/.config", p->home);
-    snprintf(p->e_cache, sizeof p->e_cache, "XDG_CACHE_HOME=%s/.cache", p->home);
-    p->env[0] = p->e_home;
-    p->env[1] = p->e_config;
-    p->env[2] = p->e_cache;
-    p->env[3] = "NO_COLOR=1";
-    p->env[4] = NULL;
-}
-
-/* argv for `warroom --server URL args...` (NULL-terminated list). */
-static void argv_of(struct player *p, const char **argv, va_list ap)
-{
-    int n = 0;
-    argv[n++] = WARROOM_CLIENT_PATH;
-    argv[n++] = "--server";
-    argv[n++] = p->url;
-    for (const char *a = va_arg(ap, const char *); a && n < 30; a = va_arg(ap, const char *))
-        argv[n++] = a;
-    argv[n] = NULL;
-}
-
-/* Run warroom as player p: its exit code and output (free with
- * result_free()). */
-struct result {
-    int rc;
-    char *out, *err;
-};
-
-static struct result run(struct player *p, ...)
-{
-    const char *argv[32];
-    va_list ap;
-    va_start(ap, p);
-    argv_of(p, argv, ap);
-    va_end(ap);
-    struct result r = { 0, NULL, NULL };
-    r.rc = wt_run(argv, p->env, T, &r.out, &r.err);
-    if (r.out == NULL)
-        r.out = strdup("");
-    if (r.err == NULL)
-        r.err = strdup("");
-    return r;
-}
-
-static void result_free(struct result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-/* Run and expect exit code rc and text in stdout or stderr. */
-#define EXPECT(p, rc_, text, ...)                                                           \
-    do {                                                                                  \
-        struct result r_ = run((p), __VA_ARGS__, NULL);                                   \
-        if (r_.rc != (rc_) || (!strstr(r_.out, text) && !strstr(r_.err, text)))           \
-            fail_msg("%s: exit %d (want %d), want \"%s\"\nstdout: %s\nstderr: %s",         \
-                     (p)->name, r_.rc, (rc_), text, r_.out, r_.err);                      \
-        result_free(&r_);                                                                 \
-    } while (0)
-
-/* Run with --json; the first line of stdout as JSON (new reference). */
-static json_t *run_json(struct player *p, int want_rc, ...)
-{
-    const char *argv[32];
-    va_list ap;
-    va_start(ap, want_rc);
-    int n = 0;
-    argv[n++] = WARROOM_CLIENT_PATH;
-    argv[n++] = "--server";
-    argv[n++] = p->url;
-    argv[n++] = "--json";
-    for (const char *a = va_arg(ap, const char *); a && n < 30; a = va_arg(ap, const char *))
-        argv[n++] = a;
-    argv[n] = NULL;
-    va_end(ap);
-    char *out = NULL, *err = NULL;
-    int rc = wt_run(argv, p->env, T, &out, &err);
-    json_t *j = out ? json_loads(out, JSON_DISABLE_EOF_CHECK, NULL) : NULL;
-    if (rc != want_rc || j == NULL)
-        fail_msg("%s %s: exit %d (want %d)\nstdout: %s\nstderr: %s", p->name, argv[4], rc,
-                 want_rc, out ? out : "", err ? err : "");
-    free(out);
-    free(err);
-    return j;
-}
-
-static const char *str(const json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
+#define T WT_CLIENT_MS
 
 /* A new game by a, its other seat claimed by b; game id into game. */
 static void start_game(struct player *a, struct player *b, const char *ruleset,
@@ -228,7 +81,7 @@ static void start_game(struct player *a, struct player *b, const char *ruleset,
 
 static void test_tictactoe_oneshot(void **state)
 {
-    struct fixture *f = *state;
+    struct wt_fixture *f = *state;
     struct player x, o;
     char game[64], path[400];
     player_init(&x, f, "x");
@@ -316,7 +169,7 @@ static void test_tictactoe_oneshot(void **state)
 /* The config file holds tokens: group- or world-readable, it is refused. */
 static void test_config_must_be_private(void **state)
 {
-    struct fixture *f = *state;
+    struct wt_fixture *f = *state;
     struct player x, o;
     char game[64], path[400];
     player_init(&x, f, "x");
@@ -347,7 +200,7 @@ static void test_config_must_be_private(void **state)
 /* --- Waterloo: local refusals with the server's reason codes ------------------------------ */
 
 /* The server's count of refused messages (GET /metrics). */
-static long rejections(struct fixture *f)
+static long rejections(struct wt_fixture *f)
 {
     char body[16384];
     int status;
@@ -359,7 +212,7 @@ static long rejections(struct fixture *f)
 
 static void test_refused_locally_like_the_server(void **state)
 {
-    struct fixture *f = *state;
+    struct wt_fixture *f = *state;
     struct player x, o;
     char game[64];
     player_init(&x, f, "x");
@@ -406,7 +259,7 @@ static void test_refused_locally_like_the_server(void **state)
  * game waits for is said after each. */
 static void test_waterloo_in_json(void **state)
 {
-    struct fixture *f = *state;
+    struct wt_fixture *f = *state;
     struct player fr, al;
     char game[64];
     player_init(&fr, f, "french");
@@ -429,7 +282,7 @@ static void test_waterloo_in_json(void **state)
 
 static void test_new_options(void **state)
 {
-    struct fixture *f = *state;
+    struct wt_fixture *f = *state;
     struct player a;
     player_init(&a, f, "a");
     /* players=3: three seats, the creator's and two invites. */
@@ -477,7 +330,7 @@ static void test_new_options(void **state)
 
 static void test_wait_returns_when_the_other_seat_moves(void **state)
 {
-    struct fixture *f = *state;
+    struct wt_fixture *f = *state;
     struct player x, o;
     char game[64];
     player_init(&x, f, "x");
@@ -503,13 +356,9 @@ static void test_wait_returns_when_the_other_seat_moves(void **state)
 static void test_wait_survives_a_server_restart(void **state)
 {
     (void)state;
-    struct fixture f;
+    struct wt_fixture f;
     memset(&f, 0, sizeof f);
-    snprintf(f.root, sizeof f.root, "%s/warroom-client-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    assert_non_null(mkdtemp(f.root));
-    assert_int_equal(wt_server_start(&f.s, server_args), 0);
-    snprintf(f.url, sizeof f.url, "ws://127.0.0.1:%d/", f.s.port);
+    assert_int_equal(wt_fixture_start(&f), 0);
     struct player x, o;
     char game[64], listen[64];
     player_init(&x, &f, "x");
@@ -537,113 +386,16 @@ static void test_wait_survives_a_server_restart(void **state)
     if (rc != 0 || !strstr(w.out, "your decision in game") || !strstr(w.out, "version 2"))
         fail_msg("wait: exit %d\nstdout: %s\nstderr: %s", rc, w.out, w.err);
     wt_proc_release(&w);
-    status = wt_server_stop(&f.s, SIGTERM, 10000);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    wt_server_cleanup(&f.s);
-    nftw(f.root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    wt_fixture_stop(&f);
 }
 
 /* --- interactive mode, in tmux ---------------------------------------------------------------- */
 
-struct tmux {
-    char sock[300];
-};
-
-/* Run `tmux -S sock -f /dev/null args...`; its exit code, stdout in *out
- * (may be NULL; caller frees). */
-static int tmux(struct tmux *t, char **out, ...)
-{
-    const char *argv[32];
-    int n = 0;
-    argv[n++] = "tmux";
-    argv[n++] = "-S";
-    argv[n++] = t->sock;
-    argv[n++] = "-f";
-    argv[n++] = "/dev/null";
-    va_list ap;
-    va_start(ap, out);
-    for (const char *a = va_arg(ap, const char *); a && n < 31; a = va_arg(ap, const char *))
-        argv[n++] = a;
-    va_end(ap);
-    argv[n] = NULL;
-    /* tmux is not the program under test: never under the client's wrapper. */
-    char *saved = getenv("WT_CLIENT_WRAPPER") ? strdup(getenv("WT_CLIENT_WRAPPER")) : NULL;
-    unsetenv("WT_CLIENT_WRAPPER");
-    char *o = NULL;
-    int rc = wt_run(argv, NULL, 10000, &o, NULL);
-    if (saved) {
-        setenv("WT_CLIENT_WRAPPER", saved, 1);
-        free(saved);
-    }
-    if (out)
-        *out = o;
-    else
-        free(o);
-    return rc;
-}
-
-/* Poll the pane's screen until every text of the NULL-terminated list shows
- * or timeout_ms passes; returns the last screen (caller frees) or fails. */
-static char *screen_shows(struct tmux *t, const char *pane, int timeout_ms, ...)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    long deadline = ts.tv_sec * 1000L + ts.tv_nsec / 1000000L + timeout_ms;
-    for (;;) {
-        char *screen = NULL;
-        tmux(t, &screen, "capture-pane", "-p", "-t", pane, NULL);
-        int all = screen != NULL;
-        va_list ap;
-        va_start(ap, timeout_ms);
-        const char *missing = NULL;
-        for (const char *want = va_arg(ap, const char *); want && all;
-             want = va_arg(ap, const char *))
-            if (!strstr(screen, want)) {
-                all = 0;
-                missing = want;
-            }
-        va_end(ap);
-        if (all)
-            return screen;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        if (ts.tv_sec * 1000L + ts.tv_nsec / 1000000L >= deadline) {
-            fprintf(stderr, "--- pane %s ---\n%s--- end of pane %s ---\n", pane,
-                    screen ? screen : "(none)\n", pane);
-            fail_msg("pane %s: \"%s\" did not show within %d ms (the screen is above)", pane,
-                     missing ? missing : "?", timeout_ms);
-        }
-        free(screen);
-        poll(NULL, 0, 50);      /* the next look at the screen: a bounded poll, not a wait */
-    }
-}
-
-/* Start `warroom --server URL play|watch GAME` as p in a new 160x50 tmux
- * session named pane; "EXIT=<code>" is printed when it ends. */
-static void tmux_start(struct tmux *t, struct player *p, const char *pane, const char *mode,
-                       const char *game)
-{
-    char cmd[2048];
-    const char *w = getenv("WT_CLIENT_WRAPPER");
-    snprintf(cmd, sizeof cmd,
-             "env HOME=%s XDG_CONFIG_HOME=%s/.config XDG_CACHE_HOME=%s/.cache TERM=screen "
-             "%s %s --server %s %s %s; echo EXIT=$?",
-             p->home, p->home, p->home, w ? w : "", WARROOM_CLIENT_PATH, p->url, mode, game);
-    assert_int_equal(tmux(t, NULL, "new-session", "-d", "-x", "160", "-y", "50", "-s", pane,
-                          cmd, NULL), 0);
-    tmux(t, NULL, "set-option", "-t", pane, "remain-on-exit", "on", NULL);
-}
-
 static void test_interactive_in_a_terminal(void **state)
 {
-    struct fixture *f = *state;
+    struct wt_fixture *f = *state;
     struct tmux t;
-    snprintf(t.sock, sizeof t.sock, "%s/tmux.sock", f->root);
-    char *version = NULL;
-    if (tmux(&t, &version, "-V", NULL) != 0) {
-        free(version);
-        fail_msg("tmux is needed for this test (scripts/deps.sh installs it)");
-    }
-    free(version);
+    tmux_init(&t, f);
     struct player x, o;
     char game[64], *screen;
     player_init(&x, f, "x");
@@ -720,5 +472,5 @@ int main(void)
         cmocka_unit_test(test_wait_survives_a_server_restart),
         cmocka_unit_test(test_interactive_in_a_terminal),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, wt_fixture_setup, wt_fixture_teardown);
 }
