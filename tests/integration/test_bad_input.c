@@ -1270,9 +1270,14 @@ static void http_pipelined(struct ctx *x, const struct row *r)
                  r->n, r->what, q1);
     if (sent < (size_t)64 * (sizeof req - 1))
         fail_msg("row %d (%s): only %zu bytes sent", r->n, r->what, sent);
-    if (cpu >= 0.05 + idle)
+    /* An instrumented server (sanitizers, libFuzzer's coverage, a wrapper)
+     * spends more on its own timers: its bound is wider, but still far
+     * below a server that spins on the unread answers (100%). */
+    double bound = wt_server_instrumented() ? 0.20 : 0.05;
+    if (cpu >= bound + idle)
         fail_msg("row %d (%s): the server used %.1f%% CPU while the answers sat unread "
-                 "(want < 5%%, idle %.1f%%)", r->n, r->what, 100.0 * cpu, 100.0 * idle);
+                 "(want < %.0f%%, idle %.1f%%)", r->n, r->what, 100.0 * cpu, 100.0 * bound,
+                 100.0 * idle);
     /* Unread for longer than lws's keep-alive time (5 s for the next
      * request, which is there but not read): the connection must still be
      * open. Nothing should happen meanwhile: the wait is for the server's
