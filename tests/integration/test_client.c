@@ -98,28 +98,19 @@ static int teardown(void **state)
 
 struct player {
     const char *name;
-    char home[320];
-    char e_home[340], e_config[360], e_cache[360];
-    const char *env[6];
+    struct wt_home h;           /* its HOME and the environment for it */
     const char *url;
 };
 
 static void player_init(struct player *p, struct fixture *f, const char *name)
 {
     static int n;
+    char dir[64];
     memset(p, 0, sizeof *p);
     p->name = name;
     p->url = f->url;
-    snprintf(p->home, sizeof p->home, "%s/%s-%d", f->root, name, ++n);
-    assert_int_equal(mkdir(p->home, 0700), 0);
-    snprintf(p->e_home, sizeof p->e_home, "HOME=%s", p->home);
-    snprintf(p->e_config, sizeof p->e_config, "XDG_CONFIG_HOME=%s/.config", p->home);
-    snprintf(p->e_cache, sizeof p->e_cache, "XDG_CACHE_HOME=%s/.cache", p->home);
-    p->env[0] = p->e_home;
-    p->env[1] = p->e_config;
-    p->env[2] = p->e_cache;
-    p->env[3] = "NO_COLOR=1";
-    p->env[4] = NULL;
+    snprintf(dir, sizeof dir, "%s-%d", name, ++n);
+    assert_int_equal(wt_home_init(&p->h, f->root, dir), 0);
 }
 
 /* argv for `warroom --server URL args...` (NULL-terminated list). */
@@ -149,7 +140,7 @@ static struct result run(struct player *p, ...)
     argv_of(p, argv, ap);
     va_end(ap);
     struct result r = { 0, NULL, NULL };
-    r.rc = wt_run(argv, p->env, T, &r.out, &r.err);
+    r.rc = wt_run(argv, p->h.env, T, &r.out, &r.err);
     if (r.out == NULL)
         r.out = strdup("");
     if (r.err == NULL)
@@ -189,7 +180,7 @@ static json_t *run_json(struct player *p, int want_rc, ...)
     argv[n] = NULL;
     va_end(ap);
     char *out = NULL, *err = NULL;
-    int rc = wt_run(argv, p->env, T, &out, &err);
+    int rc = wt_run(argv, p->h.env, T, &out, &err);
     json_t *j = out ? json_loads(out, JSON_DISABLE_EOF_CHECK, NULL) : NULL;
     if (rc != want_rc || j == NULL)
         fail_msg("%s %s: exit %d (want %d)\nstdout: %s\nstderr: %s", p->name, argv[4], rc,
@@ -237,7 +228,7 @@ static void test_tictactoe_oneshot(void **state)
 
     /* The config holds the token, privately. */
     struct stat st;
-    snprintf(path, sizeof path, "%s/.config/warroom/config.json", x.home);
+    snprintf(path, sizeof path, "%s/.config/warroom/config.json", x.h.dir);
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0600);
     json_t *cfg = json_load_file(path, 0, NULL);
@@ -322,7 +313,7 @@ static void test_config_must_be_private(void **state)
     player_init(&x, f, "x");
     player_init(&o, f, "o");
     start_game(&x, &o, "tictactoe", NULL, "o", game, sizeof game);
-    snprintf(path, sizeof path, "%s/.config/warroom/config.json", x.home);
+    snprintf(path, sizeof path, "%s/.config/warroom/config.json", x.h.dir);
     assert_int_equal(chmod(path, 0644), 0);
     EXPECT(&x, 1, "chmod 600", "status", game);
     EXPECT(&x, 1, "group or others may read", "do", game, "mark 4");
@@ -488,7 +479,7 @@ static void test_wait_returns_when_the_other_seat_moves(void **state)
     /* o waits; it has joined once it says so, and it keeps waiting. */
     const char *argv[] = { WARROOM_CLIENT_PATH, "--server", f->url, "wait", game, NULL };
     struct wt_proc w;
-    assert_int_equal(wt_proc_start(&w, argv, o.env), 0);
+    assert_int_equal(wt_proc_start(&w, argv, o.h.env), 0);
     if (wt_proc_expect(&w, "waiting for x", T) != 0)
         fail_msg("wait did not start waiting: %s %s", w.out, w.err);
     assert_true(wt_proc_running(&w));
@@ -518,7 +509,7 @@ static void test_wait_survives_a_server_restart(void **state)
     EXPECT(&x, 0, "accepted", "do", game, "mark 4");
     const char *argv[] = { WARROOM_CLIENT_PATH, "--server", f.url, "wait", game, NULL };
     struct wt_proc w;
-    assert_int_equal(wt_proc_start(&w, argv, x.env), 0);
+    assert_int_equal(wt_proc_start(&w, argv, x.h.env), 0);
     if (wt_proc_expect(&w, "waiting for o", T) != 0)
         fail_msg("wait did not start waiting: %s %s", w.out, w.err);
     /* The server goes away (1001) and comes back on the same port. */
@@ -627,7 +618,7 @@ static void tmux_start(struct tmux *t, struct player *p, const char *pane, const
     snprintf(cmd, sizeof cmd,
              "env HOME=%s XDG_CONFIG_HOME=%s/.config XDG_CACHE_HOME=%s/.cache TERM=screen "
              "%s %s --server %s %s %s; echo EXIT=$?",
-             p->home, p->home, p->home, w ? w : "", WARROOM_CLIENT_PATH, p->url, mode, game);
+             p->h.dir, p->h.dir, p->h.dir, w ? w : "", WARROOM_CLIENT_PATH, p->url, mode, game);
     assert_int_equal(tmux(t, NULL, "new-session", "-d", "-x", "160", "-y", "50", "-s", pane,
                           cmd, NULL), 0);
     tmux(t, NULL, "set-option", "-t", pane, "remain-on-exit", "on", NULL);

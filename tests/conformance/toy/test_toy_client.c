@@ -70,12 +70,9 @@ static int teardown(void **state)
     return (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
 }
 
-/* A player: its own HOME, config and cache directories. */
 struct player {
     const char *name;
-    char home[320];
-    char e_home[340], e_config[360], e_cache[360];
-    const char *env[5];
+    struct wt_home h;           /* its HOME and the environment for it */
     const char *url;
 };
 
@@ -84,16 +81,7 @@ static void player_init(struct player *p, struct fixture *f, const char *name)
     memset(p, 0, sizeof *p);
     p->name = name;
     p->url = f->url;
-    snprintf(p->home, sizeof p->home, "%s/%s", f->root, name);
-    assert_int_equal(mkdir(p->home, 0700), 0);
-    snprintf(p->e_home, sizeof p->e_home, "HOME=%s", p->home);
-    snprintf(p->e_config, sizeof p->e_config, "XDG_CONFIG_HOME=%s/.config", p->home);
-    snprintf(p->e_cache, sizeof p->e_cache, "XDG_CACHE_HOME=%s/.cache", p->home);
-    p->env[0] = p->e_home;
-    p->env[1] = p->e_config;
-    p->env[2] = p->e_cache;
-    p->env[3] = "NO_COLOR=1";
-    p->env[4] = NULL;
+    assert_int_equal(wt_home_init(&p->h, f->root, name), 0);
 }
 
 struct result {
@@ -116,7 +104,7 @@ static struct result run(struct player *p, ...)
     va_end(ap);
     argv[n] = NULL;
     struct result r = { 0, NULL, NULL };
-    r.rc = wt_run(argv, p->env, T, &r.out, &r.err);
+    r.rc = wt_run(argv, p->h.env, T, &r.out, &r.err);
     if (r.out == NULL)
         r.out = strdup("");
     if (r.err == NULL)
