@@ -23,8 +23,11 @@
  *     ruleset without hidden information the same for every seat;
  *  e) sealed information, for rulesets with hidden_info: a differential
  *     test of simultaneous decisions (see sealed_pair());
- *  f) (reserved, see the marked place below: a finished game's export
- *     replays to the same state).
+ *  f) records: each random game of d) written as the server exports it
+ *     (server/games.c) and replayed by the record replayer (record.h):
+ *     every command accepted, the same result, the same projections byte
+ *     for byte; with the seed for a finished game (every die verified), and
+ *     without it, as a running game's record, from its recorded rolls.
  * Each ruleset's counts are printed, and each must reach a floor, so the
  * suite cannot pass by doing nothing.
  *
@@ -50,6 +53,7 @@
 #include "present.h"
 #include "prng.h"
 #include "reason.h"
+#include "record.h"
 #include "ruleset.h"
 
 #ifndef WARROOM_SCENARIO_DIR
@@ -273,6 +277,10 @@ struct run {
     char id[64];
     struct wr_game *g;
     json_t *history;
+    json_t *events;             /* the events of each accepted command (f) */
+    char *record;               /* the command lines of its record (f), malloc'd */
+    size_t record_len;
+    int rolls;                  /* "roll" events of the accepted commands */
 };
 
 static struct wr_game *create_game(const struct wr_ruleset *rs, const struct setup *su,
@@ -298,14 +306,19 @@ static void run_start(struct run *r, const struct wr_ruleset *rs, const struct s
     snprintf(r->id, sizeof r->id, "conf-%.32s-%d", rs->name, game);
     r->g = create_game(rs, su, r->id, r->seed);
     r->history = json_array();
+    r->events = json_array();
 }
 
 static void run_end(struct run *r)
 {
     r->rs->destroy(r->g);
     json_decref(r->history);
+    json_decref(r->events);
+    free(r->record);
+    r->events = NULL;
     r->g = NULL;
     r->history = NULL;
+    r->record = NULL;
 }
 
 /* A new game in the state of r: its history applied again (deterministic,
@@ -694,6 +707,230 @@ static void test_determinism(void **state)
     }
 }
 
+/* --- f) records --------------------------------------------------------------------------
+ *
+ * Each random game of d) is written as the server exports it and replayed
+ * by the record replayer (record.h) the client's `warroom replay` uses:
+ * the header from wr_record_header() (the scenario inline, as
+ * server/games.c export_run() writes it), then one line per accepted
+ * command, the text of server/games.c record_line() byte for byte. */
+
+struct records {
+    int seeded, blind;          /* records replayed with the seed, and without */
+    int running_seeded;         /* of the seeded, records of games still running */
+    int dice;                   /* rolls verified against the seed */
+};
+
+/* Append s[0..n) to the malloc'd text *t of length *len. */
+static void text_add(char **t, size_t *len, const char *s, size_t n)
+{
+    *t = realloc(*t, *len + n + 1);
+    assert_non_null(*t);
+    memcpy(*t + *len, s, n);
+    *len += n;
+    (*t)[*len] = '\0';
+}
+
+static void text_lit(char **t, size_t *len, const char *s)
+{
+    text_add(t, len, s, strlen(s));
+}
+
+static void text_json(char **t, size_t *len, const json_t *j)
+{
+    assert_non_null(j);
+    char *s = dump(j);
+    text_lit(t, len, s);
+    free(s);
+}
+
+/* The record line of an accepted command, appended to r->record:
+ *   {"seat":S,"cmd":CMD[,"rolls":[[k,face],...]]}\n
+ * the rolls those of its "roll" events, in order. Its events are kept. */
+static void record_line(struct run *r, const char *seat, const json_t *cmd, const json_t *events)
+{
+    json_t *js = json_string(seat);
+    text_lit(&r->record, &r->record_len, "{\"seat\":");
+    text_json(&r->record, &r->record_len, js);
+    json_decref(js);
+    text_lit(&r->record, &r->record_len, ",\"cmd\":");
+    text_json(&r->record, &r->record_len, cmd);
+    size_t i;
+    json_t *e;
+    int rolls = 0;
+    json_array_foreach(events, i, e) {
+        const char *type = json_string_value(json_object_get(e, "type"));
+        if (type == NULL || strcmp(type, "roll") != 0)
+            continue;
+        text_lit(&r->record, &r->record_len, rolls++ ? ",[" : ",\"rolls\":[[");
+        text_json(&r->record, &r->record_len, json_object_get(e, "k"));
+        text_lit(&r->record, &r->record_len, ",");
+        text_json(&r->record, &r->record_len, json_object_get(e, "face"));
+        text_lit(&r->record, &r->record_len, "]");
+    }
+    text_lit(&r->record, &r->record_len, rolls ? "]}\n" : "}\n");
+    r->rolls += rolls;
+    json_array_append(r->events, (json_t *)events);
+}
+
+/* Scenarios by name for a replay, as the game's host finds them: ctx is
+ * the setup's host_ctx (a base is named relative to its scenario). */
+static json_t *record_resolve(const char *name, void *ctx)
+{
+    return host_scenario(ctx, name);
+}
+
+/* The replayer's events, one dump per line, appended to the text ctx. */
+struct line_events {
+    char *t;
+    size_t len;
+};
+
+static void record_events(void *ctx, int n, const char *seat, const json_t *cmd, int verdict,
+                          const struct wr_refusal *why, const json_t *events)
+{
+    struct line_events *le = ctx;
+    (void)n;
+    (void)seat;
+    (void)cmd;
+    (void)why;
+    assert_int_equal(verdict, 0);
+    text_json(&le->t, &le->len, events);
+    text_lit(&le->t, &le->len, "\n");
+}
+
+/* Each view's projection of g, one dump per line (caller frees). */
+static char *projections(const struct wr_game *g)
+{
+    const char *views[MAX_VIEWS];
+    int nv = views_of(g, views);
+    char *t = NULL;
+    size_t len = 0;
+    for (int v = 0; v < nv; v++) {
+        json_t *p = g->rs->project(g, views[v]);
+        text_lit(&t, &len, view_name(views[v]));
+        text_lit(&t, &len, " ");
+        text_json(&t, &len, p);
+        text_lit(&t, &len, "\n");
+        json_decref(p);
+    }
+    return t;
+}
+
+static void same_text(const struct run *r, const char *what, const char *want, const char *got)
+{
+    if (strcmp(want, got) == 0)
+        return;
+    size_t at = 0;
+    while (want[at] && want[at] == got[at])
+        at++;
+    fail_msg("%s, scenario %s, game %s: %s differ at byte %zu: want %.200s, got %.200s",
+             r->rs->name, r->su->name, r->id, what, at, want + at, got + at);
+}
+
+/* r's game as a direct application without the seed would make it: the
+ * rolls taken from its events (caller destroys). */
+static struct wr_game *blind_game(const struct run *r, struct rolls *dice)
+{
+    const struct wr_ruleset *rs = r->rs;
+    dice->scenarios = r->su->ctx;
+    struct wr_host host = { rolls_roll, host_scenario, dice };
+    struct wr_refusal why = { 0, NULL, "" };
+    size_t i;
+    json_t *ev;
+    json_array_foreach(r->events, i, ev)
+        rolls_record(dice, ev);
+    struct wr_game *g = rs->create(r->su->scenario, NULL, r->id, NULL, &host, &why);
+    if (g == NULL)
+        fail_msg("%s: create without a seed refused: %s", rs->name, why.message);
+    json_t *step;
+    json_array_foreach(r->history, i, step) {
+        json_t *e = NULL;
+        if (rs->apply(g, json_string_value(json_array_get(step, 0)), json_array_get(step, 1),
+                      &e, &why) != 0)
+            fail_msg("%s: command %zu without the seed refused: %s", rs->name, i, why.message);
+        json_decref(e);
+    }
+    return g;
+}
+
+/* Write r's record (with the seed or without it, as for a running game),
+ * replay it and compare: every command accepted, every die verified with
+ * the seed, the same events line by line, the same result, and the same
+ * projections byte for byte (with the seed, those of r's game; without
+ * it, those of the same commands applied to a game without the seed,
+ * which show no commitment to a seed). */
+static void record_check(const struct run *r, int finished, int with_seed, struct records *n)
+{
+    const struct wr_ruleset *rs = r->rs;
+    char *text = wr_record_header(r->id, rs->name, r->su->scenario ? r->su->name : NULL,
+                                  r->su->scenario, NULL, with_seed ? r->seed : NULL);
+    assert_non_null(text);
+    size_t len = strlen(text);
+    text_lit(&text, &len, "\n");
+    if (r->record_len > 0)
+        text_add(&text, &len, r->record, r->record_len);
+    struct line_events got = { NULL, 0 };
+    struct wr_record_opts o = { wr_ruleset_find, record_resolve, (void *)&r->su->ctx, 0,
+                                record_events, &got };
+    struct wr_record_result res;
+    struct wr_refusal why = { 0, NULL, "" };
+    int rc = wr_record_replay(text, len, &o, &res, &why);
+    if (rc != 0)
+        fail_msg("%s, scenario %s, game %s: its record %s the seed does not replay: %s: %s\n"
+                 "%.400s", rs->name, r->su->name, r->id, with_seed ? "with" : "without",
+                 wr_record_strerror(rc), why.message, text);
+    assert_ptr_equal(res.rs, rs);
+    assert_int_equal(res.has_seed, with_seed);
+    assert_int_equal(res.accepted, (int)json_array_size(r->history));
+    assert_int_equal(res.refused, 0);
+    assert_int_equal(res.dice, with_seed ? r->rolls : 0);
+    assert_string_equal(res.game_id, r->id);
+
+    char *want = NULL;
+    size_t wlen = 0;
+    size_t i;
+    json_t *ev;
+    json_array_foreach(r->events, i, ev) {
+        text_json(&want, &wlen, ev);
+        text_lit(&want, &wlen, "\n");
+    }
+    same_text(r, "the replay's events", want ? want : "", got.t ? got.t : "");
+
+    const char *result = rs->result(r->g);
+    if ((result == NULL) != (res.result == NULL) ||
+        (result != NULL && strcmp(result, res.result) != 0))
+        fail_msg("%s, game %s: replayed, the result is %s, the game's %s", rs->name, r->id,
+                 res.result ? res.result : "(running)", result ? result : "(running)");
+
+    struct rolls *dice = NULL;
+    struct wr_game *blind = NULL;
+    if (!with_seed) {
+        dice = calloc(1, sizeof *dice);
+        assert_non_null(dice);
+        blind = blind_game(r, dice);
+    }
+    char *p1 = projections(with_seed ? r->g : blind), *p2 = projections(res.game);
+    same_text(r, with_seed ? "the replay's projections" : "the seedless replay's projections",
+              p1, p2);
+    free(p1);
+    free(p2);
+    if (blind)
+        rs->destroy(blind);
+    free(dice);
+    free(want);
+    free(got.t);
+    free(text);
+    wr_record_result_release(&res);
+    if (with_seed) {
+        n->seeded++;
+        n->running_seeded += !finished;
+        n->dice += r->rolls;
+    } else {
+        n->blind++;
+    }
+}
+
 /* --- d), e) random games --------------------------------------------------------------- */
 
 struct counts {
@@ -1060,6 +1297,7 @@ static void random_game(struct run *r, uint64_t game_seed, struct counts *n)
         consistent(r->g);
         views_step(r->g, &v, ev, n);
         json_array_append_new(r->history, json_pack("[s, O]", actor, cmd));
+        record_line(r, actor, cmd, ev);
         json_decref(cmd);
         json_decref(ev);
         n->commands++;
@@ -1078,10 +1316,19 @@ static void test_random_games(void **state)
         setups_of(rs, ss);
         assert_true(ss->n > 0);
         struct counts n = { 0 };
+        struct records rec = { 0 };
         for (int gi = 0; gi < games; gi++) {
             struct run r;
             run_start(&r, rs, &ss->s[gi % ss->n], i, gi);
+            int finished = n.finished;
             random_game(&r, 0x5eed0000u + (uint64_t)gi * 7919u + (uint64_t)i, &n);
+            finished = n.finished > finished;
+            /* f) Its record, as a running game's (no seed, the recorded
+             * rolls), and with the seed, every die verified: as a finished
+             * game's, or for a game still at the command cap (a campaign
+             * rarely ends within it) a check of its dice all the same. */
+            record_check(&r, finished, 0, &rec);
+            record_check(&r, finished, 1, &rec);
             run_end(&r);
         }
         printf("conformance: %s: %d games (%d finished), %d commands, %d probes (%d refused, "
@@ -1089,6 +1336,11 @@ static void test_random_games(void **state)
                "pairs compared (not compared: %d deciding in public, %d awaiting differently)\n",
                rs->name, n.games, n.finished, n.commands, n.probes, n.refused, n.out_of_turn,
                n.patches, n.pairs, n.pairs_open, n.pairs_public);
+        printf("conformance: %s: %d records replayed with the seed (%d of finished games, %d "
+               "of games still running%s), %d dice verified; %d without it from their "
+               "recorded rolls\n", rs->name, rec.seeded, rec.seeded - rec.running_seeded,
+               rec.running_seeded, n.finished == 0 ? ": no game finished in this run" : "",
+               rec.dice, rec.blind);
         /* The floors: the suite did the work it claims. */
         assert_int_equal(n.games, games);
         assert_true(n.commands >= 5 * games);
@@ -1096,18 +1348,12 @@ static void test_random_games(void **state)
         assert_true(n.patches >= n.commands * 2);
         if (rs->hidden_info)
             assert_true(n.pairs >= games / 2);
+        assert_true(rec.seeded - rec.running_seeded >= n.finished);
+        assert_int_equal(rec.seeded, games);
+        assert_int_equal(rec.blind, games);
         free(ss);
     }
 }
-
-/* --- f) records --------------------------------------------------------------------------
- *
- * RESERVED for the lead: "the export of a finished random game replays to
- * the same state", once the generic record replayer (record.h and record.c
- * in core/, from another branch) has landed. Play a random game as test_random_games does, export its
- * record, replay it with the replayer (with and without the seed, the
- * rolls from the record), and compare the final projections byte for byte.
- * ------------------------------------------------------------------------------------------ */
 
 int main(void)
 {

@@ -90,7 +90,7 @@ static void test_tictactoe_oneshot(void **state)
 
     /* The config holds the token, privately. */
     struct stat st;
-    snprintf(path, sizeof path, "%s/.config/warroom/config.json", x.home);
+    snprintf(path, sizeof path, "%s/.config/warroom/config.json", x.h.dir);
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0600);
     json_t *cfg = json_load_file(path, 0, NULL);
@@ -175,7 +175,7 @@ static void test_config_must_be_private(void **state)
     player_init(&x, f, "x");
     player_init(&o, f, "o");
     start_game(&x, &o, "tictactoe", NULL, "o", game, sizeof game);
-    snprintf(path, sizeof path, "%s/.config/warroom/config.json", x.home);
+    snprintf(path, sizeof path, "%s/.config/warroom/config.json", x.h.dir);
     assert_int_equal(chmod(path, 0644), 0);
     EXPECT(&x, 1, "chmod 600", "status", game);
     EXPECT(&x, 1, "group or others may read", "do", game, "mark 4");
@@ -341,7 +341,7 @@ static void test_wait_returns_when_the_other_seat_moves(void **state)
     /* o waits; it has joined once it says so, and it keeps waiting. */
     const char *argv[] = { WARROOM_CLIENT_PATH, "--server", f->url, "wait", game, NULL };
     struct wt_proc w;
-    assert_int_equal(wt_proc_start(&w, argv, o.env), 0);
+    assert_int_equal(wt_proc_start(&w, argv, o.h.env), 0);
     if (wt_proc_expect(&w, "waiting for x", T) != 0)
         fail_msg("wait did not start waiting: %s %s", w.out, w.err);
     assert_true(wt_proc_running(&w));
@@ -367,7 +367,7 @@ static void test_wait_survives_a_server_restart(void **state)
     EXPECT(&x, 0, "accepted", "do", game, "mark 4");
     const char *argv[] = { WARROOM_CLIENT_PATH, "--server", f.url, "wait", game, NULL };
     struct wt_proc w;
-    assert_int_equal(wt_proc_start(&w, argv, x.env), 0);
+    assert_int_equal(wt_proc_start(&w, argv, x.h.env), 0);
     if (wt_proc_expect(&w, "waiting for o", T) != 0)
         fail_msg("wait did not start waiting: %s %s", w.out, w.err);
     /* The server goes away (1001) and comes back on the same port. */

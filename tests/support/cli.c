@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -204,4 +205,21 @@ int wt_run(const char *const *argv, const char *const *env, int timeout_ms, char
     }
     wt_proc_release(&p);
     return rc;
+}
+
+int wt_home_init(struct wt_home *h, const char *root, const char *name)
+{
+    memset(h, 0, sizeof *h);
+    int n = snprintf(h->dir, sizeof h->dir, "%s/%s", root, name);
+    if (n < 0 || (size_t)n >= sizeof h->dir || mkdir(h->dir, 0700) < 0)
+        return -1;
+    snprintf(h->e_home, sizeof h->e_home, "HOME=%s", h->dir);
+    snprintf(h->e_config, sizeof h->e_config, "XDG_CONFIG_HOME=%s/.config", h->dir);
+    snprintf(h->e_cache, sizeof h->e_cache, "XDG_CACHE_HOME=%s/.cache", h->dir);
+    h->env[0] = h->e_home;
+    h->env[1] = h->e_config;
+    h->env[2] = h->e_cache;
+    h->env[3] = "NO_COLOR=1";
+    h->env[4] = NULL;
+    return 0;
 }

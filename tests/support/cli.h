@@ -45,4 +45,19 @@ void wt_proc_release(struct wt_proc *p);
 int wt_run(const char *const *argv, const char *const *env, int timeout_ms, char **out,
            char **err);
 
+/* A player of a client test: its own HOME (dir) with the XDG config and
+ * cache directories under it, so its own config file and scenario cache,
+ * and env, the environment pointing the client there (NULL-ended, for
+ * wt_proc_start() and wt_run(); its strings live in h). */
+struct wt_home {
+    char dir[320];
+    char e_home[340], e_config[360], e_cache[360];
+    const char *env[5];
+};
+
+/* Make the directory root/name (0700) and fill h: HOME, XDG_CONFIG_HOME,
+ * XDG_CACHE_HOME and NO_COLOR=1. 0, or -1 when the directory cannot be
+ * made or the path is too long. */
+int wt_home_init(struct wt_home *h, const char *root, const char *name);
+
 #endif

@@ -86,19 +86,12 @@ void wt_fixture_stop(struct wt_fixture *f)
 void player_init(struct player *p, struct wt_fixture *f, const char *name)
 {
     static int n;
+    char dir[64];
     memset(p, 0, sizeof *p);
     p->name = name;
     p->url = f->url;
-    snprintf(p->home, sizeof p->home, "%s/%s-%d", f->root, name, ++n);
-    assert_int_equal(mkdir(p->home, 0700), 0);
-    snprintf(p->e_home, sizeof p->e_home, "HOME=%s", p->home);
-    snprintf(p->e_config, sizeof p->e_config, "XDG_CONFIG_HOME=%s/.config", p->home);
-    snprintf(p->e_cache, sizeof p->e_cache, "XDG_CACHE_HOME=%s/.cache", p->home);
-    p->env[0] = p->e_home;
-    p->env[1] = p->e_config;
-    p->env[2] = p->e_cache;
-    p->env[3] = "NO_COLOR=1";
-    p->env[4] = NULL;
+    snprintf(dir, sizeof dir, "%s-%d", name, ++n);
+    assert_int_equal(wt_home_init(&p->h, f->root, dir), 0);
 }
 
 /* argv for `warroom --server URL [--json] args...` (NULL-terminated list). */
@@ -123,7 +116,7 @@ struct result run(struct player *p, ...)
     argv_of(p, 0, argv, ap);
     va_end(ap);
     struct result r = { 0, NULL, NULL };
-    r.rc = wt_run(argv, p->env, WT_CLIENT_MS, &r.out, &r.err);
+    r.rc = wt_run(argv, p->h.env, WT_CLIENT_MS, &r.out, &r.err);
     if (r.out == NULL)
         r.out = strdup("");
     if (r.err == NULL)
@@ -145,7 +138,7 @@ json_t *run_json(struct player *p, int want_rc, ...)
     argv_of(p, 1, argv, ap);
     va_end(ap);
     char *out = NULL, *err = NULL;
-    int rc = wt_run(argv, p->env, WT_CLIENT_MS, &out, &err);
+    int rc = wt_run(argv, p->h.env, WT_CLIENT_MS, &out, &err);
     json_t *j = out ? json_loads(out, JSON_DISABLE_EOF_CHECK, NULL) : NULL;
     if (rc != want_rc || j == NULL)
         fail_msg("%s %s: exit %d (want %d)\nstdout: %s\nstderr: %s", p->name, argv[4], rc,
@@ -244,7 +237,7 @@ void tmux_start(struct tmux *t, struct player *p, const char *pane, const char *
     snprintf(cmd, sizeof cmd,
              "env HOME=%s XDG_CONFIG_HOME=%s/.config XDG_CACHE_HOME=%s/.cache TERM=screen "
              "%s %s --server %s %s %s; echo EXIT=$?",
-             p->home, p->home, p->home, w ? w : "", WARROOM_CLIENT_PATH, p->url, mode, game);
+             p->h.dir, p->h.dir, p->h.dir, w ? w : "", WARROOM_CLIENT_PATH, p->url, mode, game);
     assert_int_equal(tmux(t, NULL, "new-session", "-d", "-x", "160", "-y", "50", "-s", pane,
                           cmd, NULL), 0);
     tmux(t, NULL, "set-option", "-t", pane, "remain-on-exit", "on", NULL);

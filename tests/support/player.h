@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "cli.h"
 #include "proc.h"
 
 #define WT_CLIENT_MS 20000      /* ms allowed for one client command (valgrind is slow) */
@@ -48,9 +49,7 @@ extern const char *const wt_fixture_server_args[];
  * process started with its env runs). */
 struct player {
     const char *name;
-    char home[320];
-    char e_home[340], e_config[360], e_cache[360];
-    const char *env[6];
+    struct wt_home h;           /* its HOME and the environment for it (cli.h) */
     const char *url;
 };
 
