@@ -139,7 +139,10 @@ struct wr_ruleset {
     /* Every seat whose decision is awaited now and what each must send, in
      * the ruleset's order: fills out[0..max) and returns how many (0 when
      * the game is over). Several seats are awaited at once when they decide
-     * simultaneously (the campaign's sealed tactics). */
+     * simultaneously (the campaign's sealed tactics). A ruleset may also
+     * accept a command from a seat it does not await (an optional one: a
+     * campaign side reporting again until the reports agree); hosts never
+     * refuse a command on that ground, apply() decides. */
     int (*awaiting)(const struct wr_game *g, struct wr_decision *out, int max);
     /* NULL while running; the winning seat, or "draw", once over. */
     const char *(*result)(const struct wr_game *g);
