@@ -3,7 +3,7 @@
  * test_toy_client.c - the terminal client built with the toy's registry
  * (warroom_toy: client-cli/main.c and warroom_client_core, nothing else)
  * against warroomd_toy on 127.0.0.1 (port 0), each player a separate
- * process with its own HOME: `new` with no --ruleset makes a race (the
+ * process with its own HOME (tests/support/player.h, built for these two): `new` with no --ruleset makes a race (the
  * registry's first ruleset is the default), the other seat is claimed with
  * its invite, the race is played to its end with one-shot `do GAME '<JSON>'`
  * (the toy's presentation is the plain one: commands are JSON), `status`
@@ -16,118 +16,20 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 
-#include "cli.h"
-#include "proc.h"
+#include "player.h"
 
-#ifndef WARROOM_CLIENT_PATH
-#error "WARROOM_CLIENT_PATH must be defined by the build"
-#endif
-
-#define T 20000         /* ms allowed for one client command (valgrind is slow) */
 #define MAX_MOVES 100   /* rolls of at least 1 reach the default target 21 well before */
-
-struct fixture {
-    struct wt_server s;
-    char root[256];             /* players' homes and the record live here */
-    char url[64];
-};
-
-static int setup(void **state)
-{
-    static struct fixture f;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(f.root, sizeof f.root, "%s/warroom-toy-client-XXXXXX", tmp ? tmp : "/tmp");
-    if (mkdtemp(f.root) == NULL || wt_server_start(&f.s, NULL) < 0)
-        return -1;
-    snprintf(f.url, sizeof f.url, "ws://127.0.0.1:%d/", f.s.port);
-    *state = &f;
-    return 0;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static int teardown(void **state)
-{
-    struct fixture *f = *state;
-    int status = wt_server_stop(&f->s, SIGTERM, 10000);
-    wt_server_cleanup(&f->s);
-    nftw(f->root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    return (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
-}
-
-struct player {
-    const char *name;
-    struct wt_home h;           /* its HOME and the environment for it */
-    const char *url;
-};
-
-static void player_init(struct player *p, struct fixture *f, const char *name)
-{
-    memset(p, 0, sizeof *p);
-    p->name = name;
-    p->url = f->url;
-    assert_int_equal(wt_home_init(&p->h, f->root, name), 0);
-}
-
-struct result {
-    int rc;
-    char *out, *err;
-};
-
-/* Run `warroom_toy --server URL args...` (NULL-ended) as player p. */
-static struct result run(struct player *p, ...)
-{
-    const char *argv[16];
-    int n = 0;
-    argv[n++] = WARROOM_CLIENT_PATH;
-    argv[n++] = "--server";
-    argv[n++] = p->url;
-    va_list ap;
-    va_start(ap, p);
-    for (const char *a = va_arg(ap, const char *); a && n < 15; a = va_arg(ap, const char *))
-        argv[n++] = a;
-    va_end(ap);
-    argv[n] = NULL;
-    struct result r = { 0, NULL, NULL };
-    r.rc = wt_run(argv, p->h.env, T, &r.out, &r.err);
-    if (r.out == NULL)
-        r.out = strdup("");
-    if (r.err == NULL)
-        r.err = strdup("");
-    return r;
-}
-
-static void result_free(struct result *r)
-{
-    free(r->out);
-    free(r->err);
-}
 
 static void expect_rc(struct player *p, const struct result *r, int rc, const char *what)
 {
     if (r->rc != rc)
         fail_msg("%s %s: exit %d (want %d)\nstdout: %s\nstderr: %s", p->name, what, r->rc, rc,
                  r->out, r->err);
-}
-
-static const char *str(const json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
 }
 
 static int count_of(const char *s, const char *needle)
@@ -140,7 +42,7 @@ static int count_of(const char *s, const char *needle)
 
 static void test_race_with_the_client(void **state)
 {
-    struct fixture *f = *state;
+    struct wt_fixture *f = *state;
     struct player red, blue;
     player_init(&red, f, "red");
     player_init(&blue, f, "blue");
@@ -273,5 +175,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_race_with_the_client),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, wt_fixture_setup, wt_fixture_teardown);
 }
