@@ -1264,7 +1264,8 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         return;
     }
     snprintf(id, sizeof id, "g-%s", rnd);
-    json_t *opts = options ? json_deep_copy(options) : json_object();
+    /* A new game names the rules version it is played under (ruleset.h). */
+    json_t *opts = wr_game_options(rs, options, 1);
     int why = WR_R_BAD_SCENARIO;
     struct wrd_game *g = game_new(srv, rs, id, scen, scenario_text, opts, seed, err, sizeof err,
                                   &why);
@@ -2018,7 +2019,10 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
         snprintf(rs->err, sizeof rs->err, "game %s: a second game in a read of one", r->id);
         return -1;
     }
-    json_t *opts = json_loads(r->options_json, 0, NULL);
+    /* A game stored before its ruleset had rules versions names none: 1. */
+    json_t *stored = json_loads(r->options_json, 0, NULL);
+    json_t *opts = wr_game_options(ruleset, stored, 0);
+    json_decref(stored);
     const char *scen = strcmp(r->scenario_json, "null") == 0 ? NULL : r->scenario_json;
     struct wrd_game *g = game_new(rs->srv, ruleset, r->id, r->scenario_name, scen,
                                   opts ? opts : json_object(), r->seed, rs->err, sizeof rs->err,

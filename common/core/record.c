@@ -234,12 +234,17 @@ static int start_game(const json_t *h, const struct wr_record_opts *o, struct wr
                     "\"scenario\" must be a scenario's name (\"\" for none) or an inline "
                     "scenario");
     }
-    json_t *empty = opts ? NULL : json_object();
+    /* A record that names no rules version was made under version 1. */
+    json_t *gopts = wr_game_options(res->rs, opts, 0);
+    if (gopts == NULL) {
+        json_decref(sj);
+        return fail(why, WR_RECORD_ENOMEM, WR_R_NO_MEMORY, lineno, "out of memory");
+    }
     struct wr_refusal cwhy = { WR_R_BAD_SCENARIO, "bad_scenario", "" };
-    res->game = res->rs->create(sj, opts ? opts : empty, res->game_id,
-                                res->has_seed ? seed : NULL, &x->host, &cwhy);
+    res->game = res->rs->create(sj, gopts, res->game_id, res->has_seed ? seed : NULL, &x->host,
+                                &cwhy);
     json_decref(sj);
-    json_decref(empty);
+    json_decref(gopts);
     if (res->game == NULL) {
         refuse_in(why, res->rs->reasons, cwhy.reason, "line %d: %s", lineno, cwhy.message);
         return cwhy.reason == WR_R_NO_MEMORY ? WR_RECORD_ENOMEM : WR_RECORD_EBAD;

@@ -4,6 +4,7 @@
  */
 #include "ruleset.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,18 @@ const struct wr_option *wr_ruleset_option(const struct wr_ruleset *rs, const cha
         if (strcmp(o->name, name) == 0)
             return o;
     return NULL;
+}
+
+json_t *wr_game_options(const struct wr_ruleset *rs, const json_t *options, int fresh)
+{
+    json_t *o = json_is_object(options) ? json_deep_copy(options) : json_object();
+    if (o == NULL || rs->rules <= 1 || json_object_get(o, "rules") != NULL)
+        return o;
+    if (json_object_set_new(o, "rules", json_integer(fresh ? rs->rules : 1)) != 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 int wr_game_apply(struct wr_game *g, const char *seat, const struct json_t *cmd,

@@ -1,5 +1,5 @@
 /*
- * ruleset.h - the ruleset interface, version 2: how a host (the server, the
+ * ruleset.h - the ruleset interface, version 3: how a host (the server, the
  * terminal client, a replay, a test) holds a game of any ruleset without
  * knowing which one it is.
  *
@@ -36,7 +36,7 @@ struct wr_ruleset;
 struct wr_present;
 struct wr_prng;
 
-#define WR_RULESET_VERSION 2
+#define WR_RULESET_VERSION 3
 
 /* The start of every game object a ruleset creates: a ruleset's own game
  * struct has a struct wr_game as its first member, and create() sets rs. */
@@ -163,6 +163,17 @@ struct wr_ruleset {
 
     /* What a client shows and reads (present.h); never NULL. */
     const struct wr_present *present;
+
+    /* Version 3. The version of its rules that new games are played under:
+     * 0 or 1 while the rules have never changed a verdict. A ruleset whose
+     * rules change so that a command of an old game would be judged
+     * differently raises it, declares the option "rules" (an integer
+     * 1..rules) and plays each game under the version its options name,
+     * the newest when they name none. Hosts pin the version in the options
+     * of every game they make (wr_game_options(), fresh), so stored games
+     * and records name it; a game made before its ruleset had versions
+     * names none, and is remade (a restore, a replay) under version 1. */
+    int rules;
 };
 
 /* --- the registry (registry.c, generated from rulesets.list) ------------- */
@@ -179,6 +190,13 @@ const struct wr_ruleset *wr_ruleset_at(int i);
 int wr_ruleset_has_seat(const struct wr_ruleset *rs, const char *seat);
 /* The option called name of rs, or NULL. */
 const struct wr_option *wr_ruleset_option(const struct wr_ruleset *rs, const char *name);
+/* The options to give create() for a game of rs: a new object, a copy of
+ * options (borrowed; NULL reads as {}) that names the rules version of the
+ * game when rs has versions (rs->rules > 1) and options name none: rs->rules
+ * for a new game (fresh = 1), 1 for a game remade from a store or a record
+ * (fresh = 0). NULL when memory runs out. */
+struct json_t *wr_game_options(const struct wr_ruleset *rs, const struct json_t *options,
+                               int fresh);
 
 /* g->rs->apply(), then, without NDEBUG, g->rs->check(), aborting with the
  * broken invariant on stderr if it fails (a bug in the ruleset). */

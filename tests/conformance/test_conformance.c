@@ -287,7 +287,9 @@ static struct wr_game *create_game(const struct wr_ruleset *rs, const struct set
                                    const char *id, const uint8_t seed[32])
 {
     struct wr_refusal why = { 0, NULL, "" };
-    struct wr_game *g = rs->create(su->scenario, NULL, id, seed, &su->host, &why);
+    json_t *opts = wr_game_options(rs, NULL, 1);
+    struct wr_game *g = rs->create(su->scenario, opts, id, seed, &su->host, &why);
+    json_decref(opts);
     if (g == NULL)
         fail_msg("%s: create with scenario %s refused: %s (%s)", rs->name, su->name,
                  why.code ? why.code : "?", why.message);
@@ -673,7 +675,9 @@ static void test_determinism(void **state)
             size_t m1 = 0, m2 = 0;
             struct wr_refusal why = { 0, NULL, "" };
             g = create_game(rs, r.su, r.id, r.seed);
-            struct wr_game *blind = rs->create(r.su->scenario, NULL, r.id, NULL, &host, &why);
+            json_t *opts = wr_game_options(rs, NULL, 1);
+            struct wr_game *blind = rs->create(r.su->scenario, opts, r.id, NULL, &host, &why);
+            json_decref(opts);
             if (blind == NULL)
                 fail_msg("%s: create without a seed refused: %s", rs->name, why.message);
             json_array_foreach(r.history, c, step) {
@@ -840,7 +844,9 @@ static struct wr_game *blind_game(const struct run *r, struct rolls *dice)
     json_t *ev;
     json_array_foreach(r->events, i, ev)
         rolls_record(dice, ev);
-    struct wr_game *g = rs->create(r->su->scenario, NULL, r->id, NULL, &host, &why);
+    json_t *opts = wr_game_options(rs, NULL, 1);
+    struct wr_game *g = rs->create(r->su->scenario, opts, r->id, NULL, &host, &why);
+    json_decref(opts);
     if (g == NULL)
         fail_msg("%s: create without a seed refused: %s", rs->name, why.message);
     json_t *step;
@@ -863,8 +869,11 @@ static struct wr_game *blind_game(const struct run *r, struct rolls *dice)
 static void record_check(const struct run *r, int finished, int with_seed, struct records *n)
 {
     const struct wr_ruleset *rs = r->rs;
+    /* The game's options as a host pins them (ruleset.h, "rules"). */
+    json_t *opts = wr_game_options(rs, NULL, 1);
     char *text = wr_record_header(r->id, rs->name, r->su->scenario ? r->su->name : NULL,
-                                  r->su->scenario, NULL, with_seed ? r->seed : NULL);
+                                  r->su->scenario, opts, with_seed ? r->seed : NULL);
+    json_decref(opts);
     assert_non_null(text);
     size_t len = strlen(text);
     text_lit(&text, &len, "\n");

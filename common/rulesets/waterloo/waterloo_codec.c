@@ -377,6 +377,7 @@ json_t *wl_game_state_json(const struct wl_game *g)
     json_t *s = json_object();
     json_object_set_new(s, "ruleset", json_string("waterloo"));
     json_object_set_new(s, "scenario", json_string(sc->name));
+    json_object_set_new(s, "rules", json_integer(g->opt.rules));
     json_object_set_new(s, "turn", json_integer(g->turn));
     int t = g->turn - 1 < sc->nturns ? g->turn - 1 : sc->nturns - 1;
     json_object_set_new(s, "date", json_string(t >= 0 ? sc->turns[t].date : ""));
@@ -564,7 +565,15 @@ static int load_battle(struct wl_game *g, int i, const json_t *o, struct wr_refu
 int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
                             const json_t *state, const char *game_id, struct wr_refusal *why)
 {
-    wl_game_init(g, sc, game_id, NULL);
+    /* 0) the rules version (a state that names none was made under 1) */
+    struct wl_options opt = wl_options_default();
+    const json_t *rules = json_object_get(state, "rules");
+    opt.rules = rules ? (int)json_integer_value(rules) : 1;
+    if (opt.rules < 1 || opt.rules > WL_RULES) {
+        wl_game_init(g, sc, game_id, NULL);
+        return load_fail(why, "rules must be a rules version, 1..%d", WL_RULES);
+    }
+    wl_game_init_with(g, sc, game_id, NULL, &opt);
     if (!json_is_object(state))
         return load_fail(why, "a state is a JSON object");
     /* 1) the same ruleset and scenario */

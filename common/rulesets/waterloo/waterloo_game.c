@@ -7,11 +7,40 @@
 #include <stdio.h>
 #include <string.h>
 
+struct wl_options wl_options_default(void)
+{
+    return (struct wl_options){ .rules = WL_RULES, .commanders = 1 };
+}
+
+int wl_options_check(const struct wl_options *opt, const struct wl_scenario *sc,
+                     struct wr_refusal *why)
+{
+    (void)sc;
+    if (opt->rules < 1 || opt->rules > WL_RULES) {
+        wl_refuse(why, WL_R_BAD_OPTIONS, "rules: %d is not a rules version of waterloo (1..%d)",
+                  opt->rules, WL_RULES);
+        return -1;
+    }
+    if (opt->commanders != 1) {
+        wl_refuse(why, WL_R_BAD_OPTIONS, "commanders: %d; this game has one commander a side",
+                  opt->commanders);
+        return -1;
+    }
+    return 0;
+}
+
 void wl_game_init(struct wl_game *g, const struct wl_scenario *sc, const char *game_id,
                   const uint8_t seed[32])
 {
+    wl_game_init_with(g, sc, game_id, seed, NULL);
+}
+
+void wl_game_init_with(struct wl_game *g, const struct wl_scenario *sc, const char *game_id,
+                       const uint8_t seed[32], const struct wl_options *opt)
+{
     memset(g, 0, sizeof *g);
     g->sc = sc;
+    g->opt = opt ? *opt : wl_options_default();
     snprintf(g->id, sizeof g->id, "%s", game_id ? game_id : "");
     if (seed != NULL) {
         memcpy(g->seed, seed, 32);

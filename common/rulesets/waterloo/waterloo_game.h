@@ -33,6 +33,19 @@
 #define WL_MAX_IN_BATTLE 32
 #define WL_GAME_ID_MAX 64
 
+/* Rules versions (ruleset.h, "rules"; docs/rules-notes.md, "Rules versions"):
+ *   1  the rules as first published by Warroom (records made before rules
+ *      versions existed name none and are judged by these)
+ *   2  the 2-player HQ set, HQs that never delay the enemy, the Prussian
+ *      set-up line, battles declared and resolved one at a time */
+#define WL_RULES 2
+
+/* How a game is played: the options of create() (waterloo_ruleset.c). */
+struct wl_options {
+    int rules;                  /* 1..WL_RULES */
+    int commanders;             /* commanders a side; 1 = the 2-player game */
+};
+
 enum wl_where { WL_ON_BOARD, WL_PENDING, WL_ELIMINATED, WL_EXITED };
 
 struct wl_unit {
@@ -81,6 +94,7 @@ enum wl_await {
 
 struct wl_game {
     const struct wl_scenario *sc;       /* borrowed; must outlive the game */
+    struct wl_options opt;              /* rules version and options, fixed at init */
     char id[WL_GAME_ID_MAX];
     uint8_t seed[32];
     int has_seed;
@@ -117,10 +131,23 @@ struct wl_occupancy {
 };
 
 /* Start a game of sc at its start point (default: French set-up, turn 1),
- * with the scenario's set-up positions. seed may be NULL (no dice audit:
- * rolls must then come from roll_source, for replays of a running game). */
+ * with the scenario's set-up positions, under the newest rules. seed may be
+ * NULL (no dice audit: rolls must then come from roll_source, for replays
+ * of a running game). */
 void wl_game_init(struct wl_game *g, const struct wl_scenario *sc, const char *game_id,
                   const uint8_t seed[32]);
+
+/* The same under the rules version and options of opt (borrowed for the
+ * call; NULL: wl_options_default()). opt must be valid (wl_options_check). */
+void wl_game_init_with(struct wl_game *g, const struct wl_scenario *sc, const char *game_id,
+                       const uint8_t seed[32], const struct wl_options *opt);
+
+/* The defaults: the newest rules, one commander a side. */
+struct wl_options wl_options_default(void);
+/* 0 when opt can make a game of sc, else -1 with why (bad_options) naming
+ * the option at fault. */
+int wl_options_check(const struct wl_options *opt, const struct wl_scenario *sc,
+                     struct wr_refusal *why);
 
 void wl_game_occupancy(const struct wl_game *g, struct wl_occupancy *occ);
 

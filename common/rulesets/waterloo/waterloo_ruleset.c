@@ -21,6 +21,29 @@ struct waterloo {
 
 static const char *const waterloo_seats[] = { "french", "allied", NULL };
 
+static const struct wr_option waterloo_options[] = {
+    { "rules", "the rules version, 1..2 (docs/rules-notes.md, \"Rules versions\"); "
+               "new games are played under the newest" },
+    { NULL, NULL }
+};
+
+/* The options object of create() (may be NULL) as a struct wl_options. */
+static int waterloo_read_options(const json_t *options, const struct wl_scenario *sc,
+                                 struct wl_options *opt, struct wr_refusal *why)
+{
+    *opt = wl_options_default();
+    const json_t *rules = json_object_get(options, "rules");
+    if (rules != NULL) {
+        if (!json_is_integer(rules) || json_integer_value(rules) < 1 ||
+            json_integer_value(rules) > WL_RULES) {
+            wl_refuse(why, WL_R_BAD_OPTIONS, "rules: an integer 1..%d", WL_RULES);
+            return -1;
+        }
+        opt->rules = (int)json_integer_value(rules);
+    }
+    return wl_options_check(opt, sc, why);
+}
+
 extern const struct wr_ruleset wr_ruleset_waterloo;
 
 /* The host's scenarios, for a scenario built on a "base". */
@@ -34,7 +57,6 @@ static struct wr_game *waterloo_create(const json_t *scenario, const json_t *opt
                                        const char *game_id, const uint8_t *seed,
                                        const struct wr_host *host, struct wr_refusal *why)
 {
-    (void)options;
     if (scenario == NULL) {
         wl_refuse(why, WL_R_BAD_SCENARIO, "waterloo needs a scenario");
         return NULL;
@@ -52,7 +74,12 @@ static struct wr_game *waterloo_create(const json_t *scenario, const json_t *opt
         free(w);
         return NULL;
     }
-    wl_game_init(&w->g, &w->sc, game_id, seed);
+    struct wl_options opt;
+    if (waterloo_read_options(options, &w->sc, &opt, why) != 0) {
+        free(w);
+        return NULL;
+    }
+    wl_game_init_with(&w->g, &w->sc, game_id, seed, &opt);
     if (seed == NULL && host && host->roll) {
         w->g.roll_source = host->roll;
         w->g.roll_ctx = host->ctx;
@@ -149,6 +176,7 @@ const struct wr_ruleset wr_ruleset_waterloo = {
     .default_seats = waterloo_seats,
     .default_scenario = "waterloo-1815",
     .needs_scenario = 1,
+    .options = waterloo_options,
     .reasons = &wl_reasons,
     .create = waterloo_create,
     .destroy = waterloo_destroy,
@@ -161,4 +189,5 @@ const struct wr_ruleset wr_ruleset_waterloo = {
     .check = waterloo_check,
     .autoplay = waterloo_autoplay,
     .present = &wr_present_waterloo,
+    .rules = WL_RULES,
 };
