@@ -187,6 +187,19 @@ static void on_answer(void *ctx, const json_t *a, int err)
         quit(p, 1);
 }
 
+/* " (by SEAT)" for a log entry of another seat's command (every entry, for
+ * a spectator), "" for one's own: who did what, in team games too. Static
+ * storage, valid until the next call. */
+static const char *by_note(const struct wrc_game *g, const json_t *entry)
+{
+    static char note[80];
+    const char *by = json_string_value(json_object_get(entry, "by"));
+    if (by == NULL || by[0] == '\0' || strcmp(by, g->seat) == 0)
+        return "";
+    snprintf(note, sizeof note, " (by %.64s)", by);
+    return note;
+}
+
 static void on_change(void *ctx, struct wrc_game *g, int what)
 {
     struct play *p = ctx;
@@ -202,10 +215,10 @@ static void on_change(void *ctx, struct wrc_game *g, int what)
         for (; i < n; i++) {
             struct wr_strbuf b;
             wr_strbuf_init(&b);
-            p->w->v->pr->event(p->w->v, json_object_get(json_array_get(g->log, i), "event"),
-                               &b);
+            const json_t *e = json_array_get(g->log, i);
+            p->w->v->pr->event(p->w->v, json_object_get(e, "event"), &b);
             if (b.s)
-                say(p, "  * %s", b.s);
+                say(p, "  * %s%s", b.s, by_note(g, e));
             wr_strbuf_release(&b);
         }
     }
@@ -249,8 +262,8 @@ static void cmd_log(struct play *p, const char *args)
         struct wr_strbuf b;
         wr_strbuf_init(&b);
         p->w->v->pr->event(p->w->v, json_object_get(e, "event"), &b);
-        say(p, "v%lld %s", (long long)json_integer_value(json_object_get(e, "version")),
-            b.s ? b.s : "");
+        say(p, "v%lld %s%s", (long long)json_integer_value(json_object_get(e, "version")),
+            b.s ? b.s : "", by_note(p->g, e));
         wr_strbuf_release(&b);
     }
 }

@@ -50,12 +50,14 @@ static void copy_str(char *dst, size_t n, const json_t *v)
     snprintf(dst, n, "%s", json_string_value(v) ? json_string_value(v) : "");
 }
 
-static void log_events(struct wrc_game *g, const json_t *events, int64_t version)
+static void log_events(struct wrc_game *g, const json_t *events, int64_t version,
+                       const char *by)
 {
     size_t i;
     json_t *e;
     json_array_foreach(events, i, e)
-        json_array_append_new(g->log, json_pack("{s:I, s:O}", "version", (json_int_t)version,
+        json_array_append_new(g->log, json_pack("{s:I, s:s, s:O}", "version",
+                                                (json_int_t)version, "by", by ? by : "",
                                                 "event", e));
     while (json_array_size(g->log) > WRC_TRACK_LOG)
         json_array_remove(g->log, 0);
@@ -120,6 +122,7 @@ enum wrc_track_result wrc_track_message(struct wrc_tracker *t, const json_t *msg
     g->state = out;
     g->version = to;
     g->sync_from = -2;
-    log_events(g, json_object_get(msg, "events"), to);
+    log_events(g, json_object_get(msg, "events"), to,
+               json_string_value(json_object_get(msg, "by")));
     return WRC_TRACK_PATCH;
 }

@@ -36,7 +36,8 @@ struct wrc_game {
     int rejoin;                 /* ignore the next state (see above) */
     int64_t rejoin_from;        /* the version held when the rejoin began */
     int64_t sync_from;          /* the since of an outstanding sync, or -2 */
-    struct json_t *log;         /* [{"version": v, "event": {...}}], oldest first; owned */
+    struct json_t *log;         /* [{"version": v, "by": seat, "event": {...}}], oldest
+                                 * first ("by": the seat whose command it was); owned */
 };
 
 struct wrc_tracker {

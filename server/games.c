@@ -915,11 +915,12 @@ static int apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **event
     return 0;
 }
 
-/* The text of {"type":"patch","game","from","to","ops","events"} (and of
- * {"type":"ack","game","seq","version","events"} when ops is NULL and seq
- * > 0), written directly: these go out for every command. */
-static struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const json_t *ops,
-                                  const json_t *events, const json_t *id)
+/* The text of {"type":"patch","game","from","to","by","ops","events"} (by:
+ * the seat whose command it was) and of {"type":"ack","game","seq",
+ * "version","events"} when seq > 0 (ops and by unused), written directly:
+ * these go out for every command. */
+static struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const char *by,
+                                  const json_t *ops, const json_t *events, const json_t *id)
 {
     char stack[2048];
     struct wrd_buf b;
@@ -936,6 +937,8 @@ static struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const j
         wrd_buf_int(&b, g->version - 1);
         wrd_buf_lit(&b, ",\"to\":");
         wrd_buf_int(&b, g->version);
+        wrd_buf_lit(&b, ",\"by\":");
+        wrd_buf_str(&b, by, strlen(by));
         wrd_buf_lit(&b, ",\"ops\":");
         if (ops)
             wrd_buf_json(&b, ops);
@@ -963,7 +966,7 @@ static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const
         json_t *now = project_view(g, v, section);
         json_t *ops = wr_jsonpatch_diff(g->views[v].state, now);
         json_t *evs = g->rs->project_events(g->g, vs, events);
-        struct wrd_msg *m = change_msg(g, 0, ops, evs, NULL);
+        struct wrd_msg *m = change_msg(g, 0, g->seats[actor].name, ops, evs, NULL);
         json_decref(ops);
         json_decref(evs);
         if (m)
@@ -1076,7 +1079,7 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     if (bad)
         wrd_error("store write failed", "game=%s version=%lld", g->id, (long long)g->version);
     json_t *pev = g->rs->project_events(g->g, s->name, events);
-    struct wrd_msg *a = change_msg(g, seq, NULL, pev, jid);
+    struct wrd_msg *a = change_msg(g, seq, NULL, NULL, pev, jid);
     json_decref(pev);
     json_decref(events);
     remember(s, seq, a);
@@ -2103,7 +2106,7 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
     /* The answer a re-sent seq gets after the restart. */
     if (r->client_seq > 0) {
         json_t *pev = g->rs->project_events(g->g, r->seat, events);
-        struct wrd_msg *a = change_msg(g, r->client_seq, NULL, pev, NULL);
+        struct wrd_msg *a = change_msg(g, r->client_seq, NULL, NULL, pev, NULL);
         json_decref(pev);
         remember(&g->seats[seat], r->client_seq, a);
         wrd_msg_unref(a);

@@ -436,8 +436,9 @@ static void check_shape(const json_t *m)
                          "status,result,forfeit,awaiting,deadlines", "",
                          "protocol.md, The state");
     } else if (strcmp(t, "patch") == 0) {
-        /* "`patch` | `game`, `from`, `to`, `ops` (RFC 6902), `events`" */
-        check_fields("patch", m, "type,game,from,to,ops,events", "", doc);
+        /* "`patch` | `game`, `from`, `to`, `by` (the seat whose command it
+         * was), `ops` (RFC 6902), `events`" */
+        check_fields("patch", m, "type,game,from,to,by,ops,events", "", doc);
         check_events("patch", json_object_get(m, "events"));
     } else if (strcmp(t, "synced") == 0) {
         /* "`synced` | `game`, `version`" */
