@@ -464,6 +464,44 @@ static void test_golden(void **state)
     free(want);
 }
 
+/* Rules versions (ruleset.h, "rules"): a host pins the newest for a new
+ * game, a game remade from a store or a record that names none is a
+ * version 1 game, a version named is kept, and a ruleset without versions
+ * gets no such option. */
+static void test_rules_versions(void **state)
+{
+    (void)state;
+    const struct wr_ruleset *wl = wr_ruleset_find("waterloo");
+    const struct wr_ruleset *ttt = wr_ruleset_find("tictactoe");
+    assert_true(wl->rules >= 2);
+    assert_non_null(wr_ruleset_option(wl, "rules"));
+    json_t *fresh = wr_game_options(wl, NULL, 1);
+    json_t *old = wr_game_options(wl, NULL, 0);
+    json_t *named = json_pack("{s:i, s:b}", "rules", 1, "spectators", 0);
+    json_t *kept = wr_game_options(wl, named, 1);
+    json_t *none = wr_game_options(ttt, NULL, 1);
+    assert_int_equal(json_integer_value(json_object_get(fresh, "rules")), wl->rules);
+    assert_int_equal(json_integer_value(json_object_get(old, "rules")), 1);
+    assert_int_equal(json_integer_value(json_object_get(kept, "rules")), 1);
+    assert_true(json_is_false(json_object_get(kept, "spectators")));
+    assert_int_equal(json_integer_value(json_object_get(named, "rules")), 1);
+    assert_null(json_object_get(none, "rules"));
+    json_decref(fresh);
+    json_decref(old);
+    json_decref(named);
+    json_decref(kept);
+    json_decref(none);
+
+    /* A version the ruleset does not have is refused at create. */
+    json_t *sj = resolve("test/small", NULL);
+    json_t *bad = json_pack("{s:i}", "rules", wl->rules + 1);
+    struct wr_refusal why;
+    assert_null(wl->create(sj, bad, "g-rules", NULL, NULL, &why));
+    assert_string_equal(why.code, "bad_options");
+    json_decref(bad);
+    json_decref(sj);
+}
+
 /* test/override builds on "small" and starts at turn 3, the French moving:
  * inline or by name, its base comes through the host's scenario(). */
 static void test_base_and_start(void **state)
@@ -919,6 +957,7 @@ int main(void)
         cmocka_unit_test(test_without_seed_uses_recorded_rolls),
         cmocka_unit_test(test_bad_records),
         cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_rules_versions),
         cmocka_unit_test(test_base_and_start),
         cmocka_unit_test(test_campaign_record),
         cmocka_unit_test(test_campaign_sealed_projection),
