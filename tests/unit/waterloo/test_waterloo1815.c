@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,69 @@ static void test_setup_arrivals_time(void **state)
     free(g);
 }
 
+/* "In a 2-player game use only the HQ Units labeled Wellington, Napoleon and Blucher."
+ * (rulebook; docs/rules-notes.md H1). Under rules 2 with one commander a side the other
+ * 24 HQs are not in the game: not in the state, never on the board, never arriving;
+ * under rules 1 all 27 are. */
+static void test_two_player_hqs(void **state)
+{
+    struct wl_game *g = malloc(sizeof *g), *back = malloc(sizeof *back);
+    struct wr_refusal why;
+    (void)state;
+    assert_non_null(g);
+    assert_non_null(back);
+    for (int rules = 1; rules <= 2; rules++) {
+        struct wl_options opt = { .rules = rules, .commanders = 1 };
+        wl_game_init_with(g, sc, "hqs", NULL, &opt);
+        int hqs = 0, in_game = 0;
+        json_t *st = wl_game_state_json(g);
+        json_t *units = json_object_get(st, "units");
+        for (int i = 0; i < sc->nunits; i++) {
+            const struct wl_unit_def *d = &sc->units[i];
+            int in = wl_unit_in_game(g, i);
+            in_game += in;
+            hqs += in && d->type == WL_HQ;
+            if ((json_object_get(units, d->id) != NULL) != in)
+                fail_msg("rules %d: %s is %sin the state", rules, d->id, in ? "not " : "");
+            if (in && d->type == WL_HQ && rules == 2 &&
+                strcmp(d->name, "Napoleon") != 0 && strcmp(d->name, "Wellington") != 0 &&
+                strcmp(d->name, "Blucher") != 0)
+                fail_msg("rules 2: %s is in a 2-player game", d->name);
+        }
+        assert_int_equal(hqs, rules == 2 ? 3 : 27);
+        assert_int_equal(in_game, rules == 2 ? sc->nunits - 24 : sc->nunits);
+        assert_int_equal((int)json_object_size(units), in_game);
+        /* the state loads back (and, under 2, a team HQ added to it does not) */
+        if (wl_game_init_from_state(back, sc, st, "hqs", &why) != 0)
+            fail_msg("rules %d: the state does not load: %s", rules, why.message);
+        if (rules == 2) {
+            json_object_set_new(units, "fr-hq-soult", json_pack("{s:s}", "at", "TT-15"));
+            assert_int_equal(wl_game_init_from_state(back, sc, st, "hqs", &why), -1);
+        }
+        json_decref(st);
+        /* Muffling, due at Brussels on turn 1, arrives only under rules 1 */
+        g->phase = WL_PH_ALLIED_MOVE;
+        g->await_side = WL_ALLIED;
+        g->await_what = WL_AW_MOVE;
+        struct wl_cmd *c = calloc(1, sizeof *c);
+        assert_non_null(c);
+        c->type = WL_CMD_MOVE;
+        c->units[0] = (int16_t)wl_scenario_find_unit(sc, "pr-hq-muffling");
+        c->nunits = 1;
+        c->path[0] = sc->map.entries[sc->units[c->units[0]].entry].at;
+        c->path[1] = sq("A-45");
+        c->npath = 2;
+        struct wl_events *ev = calloc(1, sizeof *ev);
+        assert_non_null(ev);
+        enum wl_reason r = wl_game_apply(g, WL_ALLIED, c, ev, &why);
+        assert_int_equal(r, rules == 2 ? WL_R_UNIT_NOT_ON_BOARD : WL_R_OK);
+        free(ev);
+        free(c);
+    }
+    free(back);
+    free(g);
+}
+
 /* Random legal games to the end: every phase, combats, retreats and
  * reinforcements happen, the invariants hold after every command. */
 static void test_random_games(void **state)
@@ -385,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_fixed_squares),
         cmocka_unit_test(test_roads_and_rivers),
         cmocka_unit_test(test_setup_arrivals_time),
+        cmocka_unit_test(test_two_player_hqs),
         cmocka_unit_test(test_random_games),
     };
     return cmocka_run_group_tests(tests, load, unload);
