@@ -142,6 +142,14 @@ int wl_game_enemy_holds(const struct wl_game *g, const struct wl_occupancy *occ,
     return occ->factors[s] > 0 || wl_hq_blocks(g, combat);
 }
 
+int wl_setup_zone_ok(const struct wl_game *g, int i, wl_sq s)
+{
+    const struct wl_unit_def *d = &g->sc->units[i];
+    if (g->opt.rules >= 2)
+        return g->sc->nation_zone[d->nation][s];
+    return g->sc->zone[d->side][s];
+}
+
 int wl_side_from_name(const char *name)
 {
     if (strcmp(name, "french") == 0)

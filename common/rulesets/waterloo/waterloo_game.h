@@ -192,6 +192,12 @@ int wl_hq_blocks(const struct wl_game *g, int combat);
 int wl_game_enemy_holds(const struct wl_game *g, const struct wl_occupancy *occ, wl_sq s,
                         int side, int combat);
 
+/* May unit i be placed on playable square s at set-up? Rules 2
+ * (docs/rules-notes.md Z1): only inside its nation's zone ("Prussian units
+ * may start the game on row EE or north of EE, and ON or east of Y-26,
+ * ..."); rules 1: anywhere in its side's zone. */
+int wl_setup_zone_ok(const struct wl_game *g, int i, wl_sq s);
+
 /* Check the invariants (stacking, one place per unit, awaited seat
  * consistent with phase and battles). Returns 0, or -1 with why filled. */
 int wl_game_check(const struct wl_game *g, struct wr_refusal *why);

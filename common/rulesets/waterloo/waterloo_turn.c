@@ -262,6 +262,8 @@ static void enter_phase(struct wl_game *g, int phase, struct wl_events *ev)
 
 /* --- set-up ---------------------------------------------------------------- */
 
+static const char *const nation_names[WL_NNATIONS] = { "french", "prussian", "anglo-allied" };
+
 static enum wl_reason do_place(struct wl_game *g, int side, const struct wl_cmd *c,
                                struct wl_events *ev, struct wr_refusal *why)
 {
@@ -278,9 +280,11 @@ static enum wl_reason do_place(struct wl_game *g, int side, const struct wl_cmd 
         return wl_refuse(why, WL_R_NOT_PLAYABLE, "%s is not a playable square",
                          wl_grid_name(c->to, a));
     /* A side without a zone in the scenario keeps its printed set-up. */
-    if (!g->sc->zone[side][c->to])
+    if (!wl_setup_zone_ok(g, i, c->to))
         return wl_refuse(why, WL_R_OUTSIDE_SETUP_ZONE, "%s is outside the %s set-up zone",
-                         wl_grid_name(c->to, a), wl_side_name(side));
+                         wl_grid_name(c->to, a),
+                         g->opt.rules >= 2 && g->sc->nation_zones
+                             ? nation_names[g->sc->units[i].nation] : wl_side_name(side));
     struct wl_occupancy occ;
     wl_game_occupancy(g, &occ);
     if (occ.side[c->to] == 1 - side)
