@@ -584,6 +584,7 @@ static void terrain_open(struct wl_map *m)
 static const struct uspec zoc_units[] = {
     /* French */
     { "Jerome", F, INF, 6, 4, "Y-27", 0, -1 },    /* zone X-27 X-28 Y-26 Y-28 Z-26 Z-27 */
+    { "Soult", F, HQ, 0, 6, "Y-27", 0, -1 },      /* an HQ with Jerome: Jerome's square */
     { "Bachelu", F, INF, 5, 4, "W-30", 0, -1 },   /* zone V-30 V-31 W-29 W-31 X-29 X-30 */
     { "Napoleon", F, HQ, 0, 6, "P-30", 0, -1 },   /* HQ: no zone */
     { "Vandamme", F, INF, 6, 4, "R-39", 0, -1 },
@@ -685,6 +686,9 @@ static void test_zones(void **state)
         /* ... but an HQ, which may not attack, does not enter it */
         { 36, "an HQ onto the enemy HQ's square", AM, "Muffling", "P-29 P-30",
           WL_R_ENEMY_SQUARE, "Napoleon" },
+        /* an HQ stacked with an enemy combat unit changes nothing: the square is Jerome's */
+        { 40, "onto Jerome and Soult's square", AM, "Pirch I", "Y-27", WL_R_ENEMY_SQUARE,
+          "held by" },
     };
     /* Rules 1 (the rules as first published by Warroom) held an HQ's square
      * like any enemy square. */
