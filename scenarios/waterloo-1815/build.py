@@ -383,19 +383,35 @@ def read_places():
     return places
 
 
+ZONE_KEYS = ("french", "allied", "prussian", "anglo-allied")
+
+
 def read_zones():
-    zones = {"french": [], "allied": []}
+    """The zones by key: "french", and either "allied" (one zone for the side) or
+    "prussian" and "anglo-allied" (one a nation; docs/scenario-format.md)."""
+    zones = {}
     for ln, text in source_lines("zones.txt"):
         at = where("zones.txt", ln)
         words = text.split()
-        side = words[0].rstrip(":")
-        if side not in zones:
-            P.add(at, "expected 'french:' or 'allied:'")
+        key = words[0].rstrip(":")
+        if key not in ZONE_KEYS or not words[0].endswith(":"):
+            P.add(at, "expected 'french:', 'prussian:', 'anglo-allied:' or 'allied:'")
             continue
         for item in words[1:]:
             sqs = expand(item, at, "playable")
-            zones[side].append({"text": item.upper(), "squares": sqs, "line": ln})
+            zones.setdefault(key, []).append({"text": item.upper(), "squares": sqs, "line": ln})
+    if "allied" in zones and ("prussian" in zones or "anglo-allied" in zones):
+        P.add("zones.txt", "give 'allied:' or 'prussian:' and 'anglo-allied:', not both")
+    if ("prussian" in zones) != ("anglo-allied" in zones):
+        P.add("zones.txt", "give both 'prussian:' and 'anglo-allied:', or neither")
     return zones
+
+
+def zone_of(u, zones):
+    """The zone key a unit of units.csv sets up in."""
+    if u["side"] == "allied" and "allied" not in zones:
+        return u["nation"]
+    return u["side"]
 
 
 UNIT_FIELDS = ["id", "name", "side", "nation", "type", "size", "combat", "move", "at",
@@ -630,6 +646,7 @@ def road_connected(board, a, b):
 FIXED_TOWNS = {"Waterloo": "E-43", "Nivelles": "V-38", "Quatre Bras": "X-27", "Fleurus": "JJ-13"}
 FLEURUS_ROAD = ["TT-15", "SS-15", "RR-15", "RR-14", "QQ-15", "PP-15", "OO-16", "PP-14", "PP-13",
                 "JJ-13"]
+FLEURUS_ROAD_ON = ["OO-13", "NN-13", "MM-13", "LL-13", "KK-13"]     # PP-13 .. JJ-13
 PRIMARY_SQUARES = ["LL-21", "TT-16", "UU-15"]
 PRIMARY_TOWNS = ["Nivelles", "Gosselies", "Charleroi"]
 NOT_PRIMARY_TOWNS = ["Genappe", "Marchienne-au-Pont"]
@@ -698,10 +715,38 @@ def check_facts(board, places):
             P.add(fx, "a road leaves the board northward at %s%s" % (a, (" into " + b) if b else ""))
 
 
+def check_zones(zones, board, units):
+    """The rulebook's set-up areas: the Prussian zone inside the line; the French zone the
+    Charleroi-Fleurus road and, beyond it, only squares the default set-up uses."""
+    for z in zones.get("prussian", []):
+        for s in z["squares"]:
+            if not prussian_setup_ok(s):
+                P.add(where("zones.txt", z["line"]), "%s is west of or south of the Prussian "
+                      "line Y-26 .. EE-23 (rulebook)" % sq_name(s))
+    french = set(s for z in zones.get("french", []) for s in z["squares"])
+    # "... PP-13, and the road to and including JJ-13": the road runs straight along
+    # column 13 from PP-13 to JJ-13 (roads.txt)
+    road = set(parse_sq(sq) for sq in FLEURUS_ROAD + FLEURUS_ROAD_ON)
+    for sq in FLEURUS_ROAD_ON:
+        if parse_sq(sq) not in road_squares(board):
+            P.add("roads.txt", "the road to JJ-13 runs through %s" % sq)
+    for s in sorted(road):
+        if s not in french:
+            P.add("zones.txt", "the French zone must hold the Charleroi-Fleurus road square %s "
+                  "(rulebook)" % sq_name(s))
+    used = set(u["at"] for u in units if u["side"] == "french" and u["at"] is not None)
+    for z in zones.get("french", []):
+        for s in z["squares"]:
+            if s not in road and s not in used:
+                P.add(where("zones.txt", z["line"]), "%s is neither on the Charleroi-Fleurus "
+                      "road nor a French set-up square of units.csv: keep the French zone as "
+                      "small as the default set-up requires" % sq_name(s))
+
+
 def check_units(units, zones, board, meta, places):
     ids = {}
     nturns = len(meta["days"]) * len(meta["times"])
-    zone_sq = {side: set(s for z in zones[side] for s in z["squares"]) for side in zones}
+    zone_sq = {key: set(s for z in zones[key] for s in z["squares"]) for key in zones}
     stacks = {}
     for u in units:
         at = where("units.csv", u["line"])
@@ -709,9 +754,9 @@ def check_units(units, zones, board, meta, places):
             P.add(at, "id %s already used on line %d" % (u["id"], ids[u["id"]]))
         ids[u["id"]] = u["line"]
         if u["at"] is not None:
-            if u["at"] not in zone_sq.get(u["side"], set()):
+            if u["at"] not in zone_sq.get(zone_of(u, zones), set()):
                 P.add(at, "%s sets up on %s, outside the %s set-up zone"
-                      % (u["id"], sq_name(u["at"]), u["side"]))
+                      % (u["id"], sq_name(u["at"]), zone_of(u, zones)))
             if u["nation"] == "prussian" and not prussian_setup_ok(u["at"]):
                 P.add(at, "%s: Prussians set up on row EE or north, on or east of the line "
                       "Y-26 .. EE-23 (rulebook)" % u["id"])
@@ -819,6 +864,7 @@ def build():
     board = check_map(woods, slopes, rivers, roads, places)
     check_facts(board, places)
     check_units(units, zones, board, meta, places)
+    check_zones(zones, board, units)
 
     def names(sqs):
         return [sq_name(s) for s in sqs]
@@ -845,7 +891,8 @@ def build():
                 "rows": crt["rows"]},
         "units": [],
         "time_record": {"days": meta["days"], "times": meta["times"]},
-        "setup_zones": {side: [z["text"] for z in zones[side]] for side in ("french", "allied")},
+        "setup_zones": {key: [z["text"] for z in zones[key]] for key in ZONE_KEYS
+                        if key in zones},
     }
     for u in units:
         o = {"id": u["id"], "name": u["name"], "side": u["side"], "nation": u["nation"],

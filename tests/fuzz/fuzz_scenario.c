@@ -37,6 +37,7 @@ static void check(const struct wl_scenario *sc)
             abort();
         if (d->setup != WL_SQ_NONE) {
             if (!wl_grid_playable(d->setup) || !sc->zone[d->side][d->setup] ||
+                d->nation >= WL_NNATIONS || !sc->nation_zone[d->nation][d->setup] ||
                 d->arrive_turn != 0 || d->entry != -1)
                 abort();
         } else if (d->arrive_turn < 1 || d->arrive_turn > sc->nturns || d->entry < 0 ||
@@ -46,6 +47,12 @@ static void check(const struct wl_scenario *sc)
         if (wl_scenario_find_unit(sc, d->id) != i)
             abort();
     }
+    /* The side's zone holds its nations' zones (docs/scenario-format.md). */
+    for (int s = 0; s < WL_NSQ; s++)
+        if (sc->nation_zone[WL_NATION_FRENCH][s] != sc->zone[WL_FRENCH][s] ||
+            (sc->nation_zone[WL_NATION_PRUSSIAN][s] && !sc->zone[WL_ALLIED][s]) ||
+            (sc->nation_zone[WL_NATION_ANGLO_ALLIED][s] && !sc->zone[WL_ALLIED][s]))
+            abort();
     for (int s = 0; s < WL_NSQ; s++) {
         const struct wl_cell *c = &m->cell[s];
         if (c->river > m->nrivers || c->town >= m->ntowns || c->entry >= m->nentries)

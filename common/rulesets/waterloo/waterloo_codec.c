@@ -394,7 +394,8 @@ json_t *wl_game_state_json(const struct wl_game *g)
     }
     json_t *units = json_object();
     for (int i = 0; i < sc->nunits; i++)
-        json_object_set_new(units, sc->units[i].id, unit_state(g, i));
+        if (wl_unit_in_game(g, i))
+            json_object_set_new(units, sc->units[i].id, unit_state(g, i));
     json_object_set_new(s, "units", units);
     json_t *battles = json_array();
     for (int i = 0; i < g->nbattles; i++) {
@@ -610,17 +611,32 @@ int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
             int_in(aw, "factors", 1, 10000, &g->defection_owed) != 0)
             return load_fail(why, "awaiting a defection needs its factors");
     }
-    /* 4) every unit of the scenario, and no other */
+    /* 4) every unit of the scenario in the game (wl_unit_in_game: the rules
+     *    version decides), and no other */
     const json_t *units = json_object_get(state, "units");
-    if (!json_is_object(units) || (int)json_object_size(units) != sc->nunits)
+    int playing = 0;
+    for (int i = 0; i < sc->nunits; i++)
+        playing += wl_unit_in_game(g, i);
+    if (!json_is_object(units))
         return load_fail(why, "units must hold every unit of scenario '%.40s'", sc->name);
     for (int i = 0; i < sc->nunits; i++) {
         const json_t *u = json_object_get(units, sc->units[i].id);
+        if (!wl_unit_in_game(g, i)) {
+            if (u != NULL)
+                return load_fail(why, "units: '%.40s' is not in a game of rules %d with %d "
+                                 "commander(s) a side", sc->units[i].id, g->opt.rules,
+                                 g->opt.commanders);
+            continue;
+        }
         if (u == NULL)
-            return load_fail(why, "units: unit '%.40s' is missing", sc->units[i].id);
+            return load_fail(why, "units: unit '%.40s' is missing (a state holds every unit "
+                             "of the game)", sc->units[i].id);
         if (load_unit(g, i, u, why) != 0)
             return -1;
     }
+    if ((int)json_object_size(units) != playing)
+        return load_fail(why, "units must hold every unit of scenario '%.40s' in the game, "
+                         "and no other", sc->name);
     /* 5) the battles of the combat phase */
     const json_t *battles = json_object_get(state, "battles");
     if (!json_is_array(battles) || json_array_size(battles) > WL_MAX_BATTLES)

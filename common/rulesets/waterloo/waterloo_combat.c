@@ -373,7 +373,9 @@ static int resolve_step(const struct wl_game *g, int u, wl_sq start, wl_sq from,
  *   2) a retreat is two steps, each to a square touching the previous one
  *      or off the board (WL_PATH_OFF, or a partial square; after leaving
  *      the board only WL_PATH_OFF follows), never into a square held by
- *      the enemy, and it ends two squares from the start
+ *      the enemy (wl_game_enemy_holds: under rules 2 not a square of enemy
+ *      HQ units alone, which the unit enters, eliminating them), and it
+ *      ends two squares from the start
  *   3) a) a square entered in an enemy zone of control eliminates
  *   4) b) a step off the board eliminates, except the EXCEPTION (8)
  *   5) c), d) a river square entered eliminates, unless the unit started
@@ -432,7 +434,8 @@ static enum wl_reason classify_retreat(const struct wl_game *g, const struct wl_
                              "a retreat of %s from %s must end two squares away, not on %s",
                              unit_name(g, u), wl_grid_name(start, a), wl_grid_name(path[i], b));
         }
-        if (st[i].to != WL_SQ_NONE && occ->side[st[i].to] == enemy)
+        if (st[i].to != WL_SQ_NONE &&
+            wl_game_enemy_holds(g, occ, st[i].to, side, g->sc->units[u].combat > 0))
             return wl_refuse(why, WL_R_BAD_RETREAT, "%s may not retreat into %s, held by the enemy",
                              unit_name(g, u), wl_grid_name(st[i].to, a));
         if (st[i].to != WL_SQ_NONE)
@@ -537,7 +540,8 @@ int wl_combat_open_retreats(const struct wl_game *g, int u, wl_sq (*paths)[2], i
  *   1) u is an attacker of b, still on the board (a survivor of an
  *      exchange may advance)
  *   2) to is a square b's defenders vacated, next to u, not held by the
- *      enemy
+ *      enemy (under rules 2 enemy HQ units alone there do not hold it: they
+ *      are eliminated when u advances)
  *   3) u attacked from a river square (any vacated square), or from a
  *      slope square and to is a hill top; zones of control do not matter
  *   4) at most 15 combat factors end on to (attackers may advance onto it
@@ -575,7 +579,7 @@ enum wl_reason wl_combat_check_advance(const struct wl_game *g, const struct wl_
                          wl_grid_name(at, a), wl_grid_name(to, t));
     struct wl_occupancy occ;
     wl_game_occupancy(g, &occ);
-    if (occ.side[to] >= 0 && occ.side[to] != g->sc->units[u].side)
+    if (wl_game_enemy_holds(g, &occ, to, g->sc->units[u].side, g->sc->units[u].combat > 0))
         return wl_refuse(why, WL_R_ENEMY_SQUARE, "%s is held by the enemy", wl_grid_name(to, t));
 
     /* 3) */

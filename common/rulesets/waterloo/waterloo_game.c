@@ -50,7 +50,10 @@ void wl_game_init_with(struct wl_game *g, const struct wl_scenario *sc, const ch
         const struct wl_unit_def *d = &sc->units[i];
         struct wl_unit *u = &g->units[i];
         u->battle = -1;
-        if (d->setup != WL_SQ_NONE) {
+        if (!wl_unit_plays(&g->opt, sc, i)) {
+            u->at = WL_SQ_NONE;
+            u->where = WL_NOT_IN_GAME;
+        } else if (d->setup != WL_SQ_NONE) {
             u->at = d->setup;
             u->where = WL_ON_BOARD;
         } else {
@@ -113,6 +116,40 @@ int wl_game_in_zoc(const struct wl_game *g, const struct wl_occupancy *occ, wl_s
     return 0;
 }
 
+int wl_unit_in_game(const struct wl_game *g, int i)
+{
+    return g->units[i].where != WL_NOT_IN_GAME;
+}
+
+int wl_unit_plays(const struct wl_options *opt, const struct wl_scenario *sc, int i)
+{
+    if (opt->rules < 2 || !sc->units[i].team_hq)
+        return 1;
+    return opt->commanders > 1;
+}
+
+int wl_hq_blocks(const struct wl_game *g, int combat)
+{
+    return g->opt.rules < 2 || !combat;
+}
+
+int wl_game_enemy_holds(const struct wl_game *g, const struct wl_occupancy *occ, wl_sq s,
+                        int side, int combat)
+{
+    if (occ->side[s] < 0 || occ->side[s] == side)
+        return 0;
+    /* Combat units have 1..15 factors (the loader), so factors > 0 means one stands there. */
+    return occ->factors[s] > 0 || wl_hq_blocks(g, combat);
+}
+
+int wl_setup_zone_ok(const struct wl_game *g, int i, wl_sq s)
+{
+    const struct wl_unit_def *d = &g->sc->units[i];
+    if (g->opt.rules >= 2)
+        return g->sc->nation_zone[d->nation][s];
+    return g->sc->zone[d->side][s];
+}
+
 int wl_side_from_name(const char *name)
 {
     if (strcmp(name, "french") == 0)
@@ -131,8 +168,13 @@ int wl_game_check(const struct wl_game *g, struct wr_refusal *why)
     /* 1) Every unit is in exactly one place, and on a playable square when on board. */
     for (int i = 0; i < sc->nunits; i++) {
         const struct wl_unit *u = &g->units[i];
-        if (u->where > WL_EXITED)
+        if (u->where > WL_NOT_IN_GAME)
             return wl_refuse(why, WL_R_BAD_COMMAND, "%s has no valid place", sc->units[i].id),
+                   -1;
+        if ((u->where == WL_NOT_IN_GAME) != !wl_unit_plays(&g->opt, sc, i))
+            return wl_refuse(why, WL_R_BAD_COMMAND, "%s %s", sc->units[i].id,
+                             u->where == WL_NOT_IN_GAME ? "is left out, yet plays in this game"
+                                                        : "has a place, yet is not in this game"),
                    -1;
         if ((u->where == WL_ON_BOARD) != (u->at != WL_SQ_NONE))
             return wl_refuse(why, WL_R_BAD_COMMAND, "%s: place and square disagree",

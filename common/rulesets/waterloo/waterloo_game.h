@@ -46,7 +46,11 @@ struct wl_options {
     int commanders;             /* commanders a side; 1 = the 2-player game */
 };
 
-enum wl_where { WL_ON_BOARD, WL_PENDING, WL_ELIMINATED, WL_EXITED };
+/* WL_NOT_IN_GAME: a counter the game's options leave out (rules 2 with one
+ * commander a side: the scenario's team HQs). Set once by
+ * wl_game_init_with() and never changed; such a unit is in no list, count,
+ * state or picture (wl_unit_in_game). */
+enum wl_where { WL_ON_BOARD, WL_PENDING, WL_ELIMINATED, WL_EXITED, WL_NOT_IN_GAME };
 
 struct wl_unit {
     wl_sq at;                   /* square when on board, else WL_SQ_NONE */
@@ -161,6 +165,38 @@ int wl_side_from_name(const char *name);
 /* The side that moves and attacks in phase (WL_FRENCH or WL_ALLIED; -1
  * once the game is over). */
 int wl_phase_mover(int phase);
+
+/* Is unit i part of this game (not WL_NOT_IN_GAME)? */
+int wl_unit_in_game(const struct wl_game *g, int i);
+
+/* Does the scenario's unit i take part in a game played with opt? Rules 2
+ * (docs/rules-notes.md H1): "In a 2-player game use only the HQ Units
+ * labeled Wellington, Napoleon and Blucher", so with one commander a side
+ * the team HQs (wl_unit_def.team_hq) do not; under rules 1 every unit does.
+ * With more commanders every team HQ does for now (team play narrows this
+ * to the commanders' HQs). */
+int wl_unit_plays(const struct wl_options *opt, const struct wl_scenario *sc, int i);
+
+/* Rules 2 (docs/rules-notes.md H2): HQs "cannot be used to delay the
+ * enemy". Does a square held by enemy HQ units alone stop a unit that
+ * moves, enters, retreats or advances into it? combat: the unit (or the
+ * stack moving together) has combat factors. Under rules 1 it always does;
+ * under rules 2 only a unit without combat factors (an HQ: HQ units may not
+ * attack, and two sides never share a square); a combat unit enters and
+ * the HQ units there are eliminated. */
+int wl_hq_blocks(const struct wl_game *g, int combat);
+
+/* Is square s closed to a unit of `side` (combat: as for wl_hq_blocks)
+ * because the enemy holds it? A square holding an enemy combat unit always
+ * is; a square of enemy HQ units alone is when wl_hq_blocks(). */
+int wl_game_enemy_holds(const struct wl_game *g, const struct wl_occupancy *occ, wl_sq s,
+                        int side, int combat);
+
+/* May unit i be placed on playable square s at set-up? Rules 2
+ * (docs/rules-notes.md Z1): only inside its nation's zone ("Prussian units
+ * may start the game on row EE or north of EE, and ON or east of Y-26,
+ * ..."); rules 1: anywhere in its side's zone. */
+int wl_setup_zone_ok(const struct wl_game *g, int i, wl_sq s);
 
 /* Check the invariants (stacking, one place per unit, awaited seat
  * consistent with phase and battles). Returns 0, or -1 with why filled. */

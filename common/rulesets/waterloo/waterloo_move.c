@@ -163,7 +163,8 @@ static int exit_road(const struct wl_map *m, wl_sq s)
  * Rules, in the order of waterloo_move.h:
  *   1) `to` is a square, touches from->at and is playable (so a step from
  *      the partial entry square goes onto the board, never along the edge)
- *   2) no enemy unit on `to`
+ *   2) no square the enemy holds (wl_game_enemy_holds: under rules 2 a
+ *      square of enemy HQ units alone is open to combat units)
  *   3) movement: a normal point while fewer than the movement factor are
  *      used; a bonus point only across a primary-road hexside, on the one
  *      road of the bonus, fewer than 4 used, never from the entry square
@@ -559,6 +560,11 @@ static enum wl_reason setup(struct mv *c, const struct wl_game *g, const int *un
                 c->fac[u->at] = (uint8_t)(c->fac[u->at] + def->combat);
             continue;
         }
+        /* Rules 2 (docs/rules-notes.md H2): HQ units alone do not hold their
+         * square against combat units; entering it eliminates them
+         * (waterloo_turn.c). A combat unit with them marks it itself. */
+        if (def->type == WL_HQ && !wl_hq_blocks(g, c->factors > 0))
+            continue;
         c->sq[u->at] |= SQ_ENEMY;
         if (def->type == WL_HQ)
             continue;

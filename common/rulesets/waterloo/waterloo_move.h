@@ -13,7 +13,10 @@
  *
  * Rules implemented (numbered as checked in the step function):
  *   1) each square touches the previous one and is playable (entries aside)
- *   2) no enemy-held square; friendly units are passed through freely
+ *   2) no enemy-held square; friendly units are passed through freely.
+ *      Under rules 2 a square of enemy HQ units alone is not held against
+ *      a stack with combat factors (wl_hq_blocks): it may pass or end
+ *      there, and the HQ units are eliminated (waterloo_turn.c)
  *   3) movement factor, plus 4 squares of primary-road bonus: only through
  *      road hexsides, on one road per turn, never resumed after leaving the
  *      road once part of it is used, usable at any point of the move; no

@@ -789,37 +789,70 @@ static int parse_time_record(struct ld *L, const json_t *root)
  * Set-up zones, units, start
  */
 
+/* One zone: the squares of list key of setup_zones z (absent: every
+ * playable square) into zone[]. */
+static int parse_zone(struct ld *L, const json_t *z, const char *key, uint8_t *zone)
+{
+    char where[WHERE_MAX];
+    json_t *arr = NULL;
+    int n;
+    if (z != NULL && get_array(L, z, key, "setup_zones", 0, WL_NSQ, "items", &arr))
+        return -1;
+    if (arr == NULL) {
+        /* No zone given: a side may set up anywhere playable. */
+        for (int s = 0; s < WL_NSQ; s++)
+            zone[s] = (uint8_t)wl_grid_playable((wl_sq)s);
+        return 0;
+    }
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        snprintf(where, sizeof where, "setup_zones.%s[%zu]", key, i);
+        n = 0;
+        if (add_item(L, json_array_get(arr, i), where, NEED_PLAYABLE, L->sq, WL_NSQ, &n))
+            return -1;
+        for (int k = 0; k < n; k++)
+            zone[L->sq[k]] = 1;
+    }
+    return 0;
+}
+
+/* setup_zones: "french", and for the allied side either "allied" or both
+ * "prussian" and "anglo-allied" (docs/scenario-format.md). */
 static int parse_zones(struct ld *L, const json_t *root)
 {
-    static const char *const keys[] = { "french", "allied", NULL };
+    static const char *const keys[] = { "french", "allied", "prussian", "anglo-allied", NULL };
     const json_t *z = json_object_get(root, "setup_zones");
-    char where[WHERE_MAX];
-    int n;
+    struct wl_scenario *sc = L->sc;
     if (z != NULL) {
         if (!json_is_object(z))
-            return bad(L->why, "setup_zones must be an object {\"french\", \"allied\"}");
+            return bad(L->why, "setup_zones must be an object {\"french\", \"allied\"} or "
+                               "{\"french\", \"prussian\", \"anglo-allied\"}");
         if (check_keys(L, z, "setup_zones", keys) != 0)
             return -1;
+        int pr = json_object_get(z, "prussian") != NULL;
+        int aa = json_object_get(z, "anglo-allied") != NULL;
+        if ((pr || aa) && json_object_get(z, "allied") != NULL)
+            return bad(L->why, "setup_zones: give allied, or prussian and anglo-allied, "
+                               "not both");
+        if (pr != aa)
+            return bad(L->why, "setup_zones: give both prussian and anglo-allied, or neither");
+        sc->nation_zones = pr;
     }
-    for (int side = 0; side < WL_NSIDES; side++) {
-        json_t *arr = NULL;
-        if (z != NULL && get_array(L, z, keys[side], "setup_zones", 0, WL_NSQ, "items", &arr))
+    if (parse_zone(L, z, "french", sc->zone[WL_FRENCH]) != 0)
+        return -1;
+    memcpy(sc->nation_zone[WL_NATION_FRENCH], sc->zone[WL_FRENCH], WL_NSQ);
+    if (!sc->nation_zones) {
+        if (parse_zone(L, z, "allied", sc->zone[WL_ALLIED]) != 0)
             return -1;
-        if (arr == NULL) {
-            /* No zone given: a side may set up anywhere playable. */
-            for (int s = 0; s < WL_NSQ; s++)
-                L->sc->zone[side][s] = (uint8_t)wl_grid_playable((wl_sq)s);
-            continue;
-        }
-        for (size_t i = 0; i < json_array_size(arr); i++) {
-            snprintf(where, sizeof where, "setup_zones.%s[%zu]", keys[side], i);
-            n = 0;
-            if (add_item(L, json_array_get(arr, i), where, NEED_PLAYABLE, L->sq, WL_NSQ, &n))
-                return -1;
-            for (int k = 0; k < n; k++)
-                L->sc->zone[side][L->sq[k]] = 1;
-        }
+        memcpy(sc->nation_zone[WL_NATION_PRUSSIAN], sc->zone[WL_ALLIED], WL_NSQ);
+        memcpy(sc->nation_zone[WL_NATION_ANGLO_ALLIED], sc->zone[WL_ALLIED], WL_NSQ);
+        return 0;
     }
+    if (parse_zone(L, z, "prussian", sc->nation_zone[WL_NATION_PRUSSIAN]) != 0 ||
+        parse_zone(L, z, "anglo-allied", sc->nation_zone[WL_NATION_ANGLO_ALLIED]) != 0)
+        return -1;
+    for (int s = 0; s < WL_NSQ; s++)
+        sc->zone[WL_ALLIED][s] = (uint8_t)(sc->nation_zone[WL_NATION_PRUSSIAN][s] |
+                                           sc->nation_zone[WL_NATION_ANGLO_ALLIED][s]);
     return 0;
 }
 
@@ -913,17 +946,18 @@ static int parse_unit(struct ld *L, const json_t *u, size_t i)
     d->arrive_turn = 0;
     d->entry = -1;
 
-    /* 4) Either "at" a playable square inside the side's set-up zone, or
-     *    "arrive" (allied units only) on a turn of the record at an entry. */
+    /* 4) Either "at" a playable square inside the nation's set-up zone
+     *    (so inside the side's too), or "arrive" (allied units only) on a
+     *    turn of the record at an entry. */
     const json_t *at = json_object_get(u, "at"), *arrive = json_object_get(u, "arrive");
     if ((at == NULL) == (arrive == NULL))
         return bad(L->why, "%s: give either at (set up) or arrive (reinforcement)", where);
     if (at != NULL) {
         if (get_sq(L, u, "at", where, NEED_PLAYABLE, &d->setup) != 0)
             return -1;
-        if (!sc->zone[si][d->setup])
+        if (!sc->nation_zone[ni][d->setup])
             return bad(L->why, "%s: %s is outside the %s set-up zone", where,
-                       wl_grid_name(d->setup, a), side);
+                       wl_grid_name(d->setup, a), sc->nation_zones ? nation : side);
     } else {
         snprintf(sub, sizeof sub, "%s: arrive", where);
         if (si != WL_ALLIED)

@@ -25,9 +25,11 @@
 
 enum wl_side { WL_FRENCH = 0, WL_ALLIED = 1, WL_NSIDES = 2 };
 
-/* Nation decides the counter colour only: Prussians and Anglo-Allies are
- * one side (they stack together and are moved by one player). */
-enum wl_nation { WL_NATION_FRENCH, WL_NATION_PRUSSIAN, WL_NATION_ANGLO_ALLIED };
+/* Nation decides the counter colour and, when the scenario gives a zone
+ * per allied nation, the set-up zone (nation_zone): Prussians and
+ * Anglo-Allies are one side (they stack together and are moved by one
+ * player). */
+enum wl_nation { WL_NATION_FRENCH, WL_NATION_PRUSSIAN, WL_NATION_ANGLO_ALLIED, WL_NNATIONS };
 
 enum wl_utype { WL_INFANTRY, WL_CAVALRY, WL_ARTILLERY, WL_HORSE_ARTILLERY, WL_HQ };
 
@@ -76,8 +78,15 @@ struct wl_scenario {
     int nunits;
     struct wl_turn_time turns[WL_MAX_TURNS];
     int nturns;
-    /* set-up zones: zone[side][sq] != 0 when a unit of side may be placed */
+    /* set-up zones: zone[side][sq] != 0 when a unit of side may be placed;
+     * nation_zone[nation][sq] the same for a unit of that nation. A scenario
+     * with one zone for the allied side gives both allied nations that zone;
+     * one with a zone per allied nation ("prussian", "anglo-allied") makes
+     * the side's zone their union. Which one a game uses is the rules
+     * version's (wl_setup_zone_ok, waterloo_game.h). */
     uint8_t zone[WL_NSIDES][WL_NSQ];
+    uint8_t nation_zone[WL_NNATIONS][WL_NSQ];
+    int nation_zones;                            /* 1: a zone per allied nation given */
     int start_turn;                              /* 1-based; default 1 */
     int start_phase;                             /* enum wl_phase; default set-up */
 };
@@ -115,7 +124,7 @@ typedef struct json_t *(*wl_scenario_resolver)(const char *name, void *ctx);
  * message naming the offending entry (e.g. "roads[2] (Nivelles-Namur):
  * X-27 and X-29 are not adjacent"), always valid UTF-8; sc then holds no
  * usable scenario. sc is zeroed first and owns no pointers (nothing to
- * release). sc is large (about 80 KB): allocate it, don't put it on a small
+ * release). sc is large (about 90 KB): allocate it, don't put it on a small
  * stack. */
 int wl_scenario_load(struct wl_scenario *sc, const struct json_t *json,
                      wl_scenario_resolver resolve, void *ctx, struct wr_refusal *why);

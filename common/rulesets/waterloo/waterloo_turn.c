@@ -67,6 +67,20 @@ static void eliminate(struct wl_game *g, int i, struct wl_events *ev)
     g->units[i].must_retreat = 0;
 }
 
+/* Rules 2 (docs/rules-notes.md H2): a unit of side entered square s; the
+ * enemy HQ units alone there are eliminated. wl_game_enemy_holds() let it
+ * in, so only they can be there; under rules 1 it never lets a unit onto
+ * an enemy square, and this does nothing. */
+static void overrun(struct wl_game *g, wl_sq s, int side, struct wl_events *ev)
+{
+    if (s < 0 || s >= WL_NSQ)
+        return;
+    for (int i = 0; i < g->sc->nunits; i++)
+        if (g->units[i].where == WL_ON_BOARD && g->units[i].at == s &&
+            g->sc->units[i].side != side)
+            eliminate(g, i, ev);
+}
+
 /* Combat factors of side still in the game: on the board and, when
  * with_pending, not yet arrived. */
 static int side_factors(const struct wl_game *g, int side, int with_pending)
@@ -248,6 +262,8 @@ static void enter_phase(struct wl_game *g, int phase, struct wl_events *ev)
 
 /* --- set-up ---------------------------------------------------------------- */
 
+static const char *const nation_names[WL_NNATIONS] = { "french", "prussian", "anglo-allied" };
+
 static enum wl_reason do_place(struct wl_game *g, int side, const struct wl_cmd *c,
                                struct wl_events *ev, struct wr_refusal *why)
 {
@@ -264,9 +280,11 @@ static enum wl_reason do_place(struct wl_game *g, int side, const struct wl_cmd 
         return wl_refuse(why, WL_R_NOT_PLAYABLE, "%s is not a playable square",
                          wl_grid_name(c->to, a));
     /* A side without a zone in the scenario keeps its printed set-up. */
-    if (!g->sc->zone[side][c->to])
+    if (!wl_setup_zone_ok(g, i, c->to))
         return wl_refuse(why, WL_R_OUTSIDE_SETUP_ZONE, "%s is outside the %s set-up zone",
-                         wl_grid_name(c->to, a), wl_side_name(side));
+                         wl_grid_name(c->to, a),
+                         g->opt.rules >= 2 && g->sc->nation_zones
+                             ? nation_names[g->sc->units[i].nation] : wl_side_name(side));
     struct wl_occupancy occ;
     wl_game_occupancy(g, &occ);
     if (occ.side[c->to] == 1 - side)
@@ -313,6 +331,8 @@ static enum wl_reason do_move(struct wl_game *g, int side, const struct wl_cmd *
         e->npath = c->npath;
         memcpy(e->path, c->path, sizeof(wl_sq) * (size_t)c->npath);
     }
+    for (int k = 0; k < c->npath; k++)
+        overrun(g, c->path[k], side, ev);
     for (int k = 0; k < c->nunits; k++) {
         struct wl_unit *u = &g->units[c->units[k]];
         u->moved = 1;
@@ -329,7 +349,6 @@ static enum wl_reason do_move(struct wl_game *g, int side, const struct wl_cmd *
             u->at = to;
         }
     }
-    (void)side;
     return WL_R_OK;
 }
 
@@ -592,6 +611,8 @@ static enum wl_reason do_retreat(struct wl_game *g, const struct wl_cmd *c,
     if (defender)
         b->vacated[b->nvacated++] = g->units[u].at;
     g->units[u].must_retreat = 0;
+    for (int k = 0; k < c->npath; k++)
+        overrun(g, c->path[k], g->sc->units[u].side, ev);
     if (outcome == WL_RET_EXIT) {
         g->units[u].where = WL_EXITED;
         g->units[u].at = WL_SQ_NONE;
@@ -690,6 +711,7 @@ static enum wl_reason do_advance(struct wl_game *g, const struct wl_cmd *c,
         e->from = g->units[u].at;
         e->to = c->to;
     }
+    overrun(g, c->to, g->sc->units[u].side, ev);
     g->units[u].at = c->to;
     g->units[u].advanced = 1;
     int n;

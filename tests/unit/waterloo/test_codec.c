@@ -222,6 +222,13 @@ static void test_bad_states(void **state)
         /* 16: the awaited seat does not fit the phase */
         { "[{\"op\":\"replace\",\"path\":\"/awaiting/seat\",\"value\":\"allied\"}]",
           "awaiting" },
+        /* 17: "In a 2-player game use only the HQ Units labeled Wellington, Napoleon and
+         * Blucher." (rulebook): under rules 2 a team HQ is no unit of the state */
+        { "[{\"op\":\"add\",\"path\":\"/units/fr-reille\",\"value\":{\"at\":\"K-42\"}}]",
+          "'fr-reille' is not in a game of rules 2" },
+        /* 18: ... while under rules 1 (every HQ in play) it must be there */
+        { "[{\"op\":\"replace\",\"path\":\"/rules\",\"value\":1}]",
+          "unit 'fr-reille' is missing" },
     };
     struct fixture *f = fixture_new(WARROOM_SCENARIO_DIR "/test/small.json");
     wl_game_init(&f->g, &f->sc, "bad", NULL);

@@ -51,7 +51,7 @@ enum {
     P_RET_STACK, P_RET_WOODS, P_RET_WOODS2, P_RET_EXIT, P_RET_EXIT_ALLY, P_RET_EXIT_TRAP,
     P_RET_BAD,
     P_ADV_RIVER, P_ADV_ENEMY, P_ADV_STACK, P_ADV_SLOPE, P_ADV_SLOPE_AWAY, P_ADV_PLAIN,
-    P_ADV_EXCH, P_ADV_MIXED,
+    P_ADV_EXCH, P_ADV_MIXED, P_RET_HQ, P_ADV_HQ, P_ADV_HQ_STACK,
     P_COUNT
 };
 
@@ -211,6 +211,18 @@ static const struct position positions[P_COUNT] = {
                      FC },
     [P_ADV_MIXED] = { "advance: river and non-river attackers together",
                       "river=Dyle:M-29,M-30", "F:Blue-A:4@M-30 F:Blue-B:4@M-31 A:Red:2@-", FC },
+    /* HQs "have no bearing on the play of the game as they have no zone of control and
+     * cannot be used to delay the enemy" (docs/rules-notes.md H2) */
+    [P_RET_HQ] = { "HQ in the way: Red's only escape (through M-31, as in How to Have "
+                   "Combat) crosses Napoleon's square",
+                   "", "F:Blue-A:4@M-29 F:Blue-B:4@L-30 F:Blue-C:3@N-29 F:Napoleon:hq@M-31 "
+                   "A:Red:5@M-30", FC },
+    [P_ADV_HQ] = { "HQ in the way: Wellington alone on the square Red vacated",
+                   "river=Dyle:M-29,M-30,M-31", "F:Blue:4@M-30 A:Red:2@- A:Wellington:hq@L-30",
+                   FC },
+    [P_ADV_HQ_STACK] = { "HQ in the way: Wellington with Red-X on the vacated square",
+                         "river=Dyle:M-29,M-30,M-31",
+                         "F:Blue:4@M-30 A:Red:2@- A:Red-X:2@L-30 A:Wellington:hq@L-30", FC },
 };
 
 /* --- building a position ---------------------------------------------------- */
@@ -962,6 +974,75 @@ static void test_advances(void **state)
     }
 }
 
+/* --- HQs in the way (rules 2) ------------------------------------------------ */
+
+/* HQs "have no bearing on the play of the game as they have no zone of control and cannot
+ * be used to delay the enemy" (rulebook, Unit Types; docs/rules-notes.md H2). Each row is
+ * judged under the rules version it names: under 2 a square of enemy HQ units alone is
+ * open to a retreating or advancing combat unit (waterloo_turn.c then eliminates the HQs),
+ * under 1 it is held like any enemy square. */
+static const struct hq_row {
+    int row;
+    int rules;
+    int pos;
+    const char *what;           /* "retreat", "open" or "advance" */
+    const char *unit;
+    const char *a, *b;          /* retreat: the path; advance: the vacated square, to */
+    enum wl_reason want;
+    int n;                      /* retreat: the outcome; open: the open routes */
+} hq_rows[] = {
+    { 1, 2, P_RET_HQ, "retreat", "Red", "M-31", "M-32", WL_R_OK, SAFE },
+    { 2, 2, P_RET_HQ, "retreat", "Red", "M-31", "L-32", WL_R_OK, SAFE },
+    { 3, 1, P_RET_HQ, "retreat", "Red", "M-31", "M-32", WL_R_BAD_RETREAT, 0 },
+    /* "the defender retreats, the HQ is eliminated": its only routes cross the HQ */
+    { 4, 2, P_RET_HQ, "open", "Red", NULL, NULL, WL_R_OK, 3 },
+    { 5, 1, P_RET_HQ, "open", "Red", NULL, NULL, WL_R_OK, 0 },
+    /* advance onto a square an HQ holds alone; with a combat unit it stays the enemy's */
+    { 6, 2, P_ADV_HQ, "advance", "Blue", "L-30", "L-30", WL_R_OK, 0 },
+    { 7, 1, P_ADV_HQ, "advance", "Blue", "L-30", "L-30", WL_R_ENEMY_SQUARE, 0 },
+    { 8, 2, P_ADV_HQ_STACK, "advance", "Blue", "L-30", "L-30", WL_R_ENEMY_SQUARE, 0 },
+    { 9, 1, P_ADV_HQ_STACK, "advance", "Blue", "L-30", "L-30", WL_R_ENEMY_SQUARE, 0 },
+};
+
+static void test_hq_in_the_way(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof hq_rows / sizeof hq_rows[0]; i++) {
+        const struct hq_row *t = &hq_rows[i];
+        struct fx f;
+        struct wr_refusal why = { WL_R_OK, "ok", "" };
+        enum wl_reason r = WL_R_OK;
+        int got = -1;
+
+        build(&f, "hq", t->row, t->pos, PDEF);
+        f.g->opt.rules = t->rules;      /* no team HQ here: init would set nothing else */
+        int u = unit(&f, t->unit);
+        if (strcmp(t->what, "retreat") == 0) {
+            wl_sq path[2] = { sq(t->a), sq(t->b) };
+            r = wl_combat_retreat_outcome(f.g, u, path, 2, &got, &why);
+        } else if (strcmp(t->what, "open") == 0) {
+            got = wl_combat_open_retreats(f.g, u, NULL, 0);
+        } else {
+            struct wl_battle b;
+            if (parse_battles(&f, "Blue>Red", &b, 1) != 1)
+                fail_msg("hq row %d: test data: one battle", t->row);
+            b.nvacated = sq_list(t->a, b.vacated, WL_MAX_IN_BATTLE);
+            r = wl_combat_check_advance(f.g, &b, u, sq(t->b), &why);
+            got = 0;
+        }
+        if (r != t->want)
+            fail_msg("hq row %d (rules %d, %s): got %s (%s), want %s", t->row, t->rules,
+                     positions[t->pos].what, wl_reason_code(r), why.message,
+                     wl_reason_code(t->want));
+        if (r == WL_R_OK && got != t->n)
+            fail_msg("hq row %d (rules %d, %s): got %d, want %d", t->row, t->rules,
+                     positions[t->pos].what, got, t->n);
+        if (r == WL_R_BAD_RETREAT && strstr(why.message, "held by the enemy") == NULL)
+            fail_msg("hq row %d: sentence '%s' lacks 'held by the enemy'", t->row, why.message);
+        release(&f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -972,6 +1053,7 @@ int main(void)
         cmocka_unit_test(test_retreats),
         cmocka_unit_test(test_open_retreats),
         cmocka_unit_test(test_advances),
+        cmocka_unit_test(test_hq_in_the_way),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

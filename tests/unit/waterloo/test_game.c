@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "waterloo_autoplay.h"
+#include "waterloo_combat.h"
 #include "waterloo_command.h"
 #include "waterloo_game.h"
 #include "jsonpatch.h"
@@ -118,6 +119,8 @@ static void expect(struct fixture *f, int row, int side, const char *text, enum 
 static void only(struct fixture *f, const char *const *ids, const char *const *at)
 {
     for (int i = 0; i < f->sc.nunits; i++) {
+        if (!wl_unit_in_game(&f->g, i))
+            continue;
         f->g.units[i].where = WL_ELIMINATED;
         f->g.units[i].at = WL_SQ_NONE;
     }
@@ -288,6 +291,178 @@ static void test_hq_attacked(void **state)
     assert_int_equal(f->g.units[unit(f, "aa-wellington")].where, WL_ELIMINATED);
     assert_int_equal(f->g.rolls, rolls);
     assert_int_equal(f->used, 0);
+}
+
+/* --- HQs in the way (rules 2) ----------------------------------------------- */
+
+/* HQs "have no bearing on the play of the game as they have no zone of control and cannot
+ * be used to delay the enemy" (rulebook; docs/rules-notes.md H2). Under rules 2 a combat
+ * unit that moves, enters, retreats or advances onto a square of enemy HQ units alone
+ * eliminates them (an "eliminated" event each); under rules 1 the square was held. */
+
+/* Start the fixture's game again under rules version `rules`. */
+static void rules_version(struct fixture *f, int rules)
+{
+    struct wl_options opt = { .rules = rules, .commanders = 1 };
+    wl_game_init_with(&f->g, &f->sc, "test-game", NULL, &opt);
+}
+
+static void move_phase(struct fixture *f, int side, int turn)
+{
+    f->g.turn = turn;
+    f->g.phase = side == WL_FRENCH ? WL_PH_FRENCH_MOVE : WL_PH_ALLIED_MOVE;
+    f->g.await_side = side;
+    f->g.await_what = WL_AW_MOVE;
+}
+
+/* Apply text, which must be accepted; 1 when its events eliminate unit id. */
+static int eliminates(struct fixture *f, int row, int side, const char *text, const char *id)
+{
+    json_t *cmd = json_loads(text, 0, NULL), *events = NULL;
+    struct wr_refusal why = { WL_R_OK, "ok", "" };
+    if (cmd == NULL)
+        fail_msg("test data: bad JSON %s", text);
+    enum wl_reason r = wl_game_apply_json(&f->g, side, cmd, &events, &why);
+    if (r != WL_R_OK)
+        fail_msg("row %d: %s refused: %s", row, text, why.message);
+    struct wr_refusal inv;
+    if (wl_game_check(&f->g, &inv) != 0)
+        fail_msg("row %d: after %s: invariant broken: %s", row, text, inv.message);
+    int found = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(events, i, e) {
+        const char *type = json_string_value(json_object_get(e, "type"));
+        const char *unit = json_string_value(json_object_get(e, "unit"));
+        if (type && unit && strcmp(type, "eliminated") == 0 && strcmp(unit, id) == 0)
+            found = 1;
+    }
+    json_decref(events);
+    json_decref(cmd);
+    return found;
+}
+
+static void test_hq_in_the_way_move(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-jerome", "fr-napoleon", "aa-picton", NULL };
+    static const char *const at[] = { "P-40", "G-42", "H-42" };
+    const char *through = "{\"type\":\"move\",\"unit\":\"aa-picton\",\"path\":[\"G-42\","
+                          "\"F-42\",\"E-42\"]}";
+    /* rules 2: Picton moves through Napoleon's square; Napoleon is eliminated */
+    only(f, ids, at);
+    move_phase(f, WL_ALLIED, 1);
+    assert_true(eliminates(f, 1, WL_ALLIED, through, "fr-napoleon"));
+    assert_int_equal(f->g.units[unit(f, "fr-napoleon")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[unit(f, "aa-picton")].at, sq("E-42"));
+    /* rules 2: and ends its move on it */
+    rules_version(f, 2);
+    only(f, ids, at);
+    move_phase(f, WL_ALLIED, 1);
+    assert_true(eliminates(f, 2, WL_ALLIED, "{\"type\":\"move\",\"unit\":\"aa-picton\","
+                           "\"path\":[\"G-42\"]}", "fr-napoleon"));
+    assert_int_equal(f->g.units[unit(f, "aa-picton")].at, sq("G-42"));
+    /* rules 1: the square is held */
+    rules_version(f, 1);
+    only(f, ids, at);
+    move_phase(f, WL_ALLIED, 1);
+    expect(f, 3, WL_ALLIED, through, WL_R_ENEMY_SQUARE);
+    assert_int_equal(f->g.units[unit(f, "fr-napoleon")].where, WL_ON_BOARD);
+}
+
+/* The issue's example: French HQs on A-45 and A-46 and a Brussels reinforcement. */
+static void test_hq_in_the_way_entry(void **state)
+{
+    struct fixture *f = *state;
+    /* rules 1: Napoleon on A-45 and Reille on A-46 keep pr-15 off the board */
+    rules_version(f, 1);
+    static const char *const ids1[] = { "fr-jerome", "fr-napoleon", "fr-reille", "aa-cooke",
+                                        NULL };
+    static const char *const at1[] = { "P-40", "A-45", "A-46", "H-40" };
+    only(f, ids1, at1);
+    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
+    move_phase(f, WL_ALLIED, 4);
+    expect(f, 1, WL_ALLIED, "{\"type\":\"move\",\"unit\":\"pr-15\",\"path\":[\"0-46\","
+                            "\"A-45\"]}", WL_R_ENEMY_SQUARE);
+    expect(f, 2, WL_ALLIED, "{\"type\":\"move\",\"unit\":\"pr-15\",\"path\":[\"0-46\","
+                            "\"A-46\"]}", WL_R_ENEMY_SQUARE);
+    /* rules 2 (Reille is no counter of a 2-player game): pr-15 enters over Napoleon */
+    rules_version(f, 2);
+    assert_false(wl_unit_in_game(&f->g, unit(f, "fr-reille")));
+    static const char *const ids2[] = { "fr-jerome", "fr-napoleon", "aa-cooke", NULL };
+    static const char *const at2[] = { "P-40", "A-45", "H-40" };
+    only(f, ids2, at2);
+    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
+    move_phase(f, WL_ALLIED, 4);
+    assert_true(eliminates(f, 3, WL_ALLIED, "{\"type\":\"move\",\"unit\":\"pr-15\",\"path\":"
+                           "[\"0-46\",\"A-45\",\"B-44\"]}", "fr-napoleon"));
+    assert_int_equal(f->g.units[unit(f, "pr-15")].at, sq("B-44"));
+}
+
+/* Picton's only routes out (as in "How to Have Combat") cross Napoleon's square M-43. */
+static void test_hq_in_the_way_retreat(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-jerome", "fr-foy", "fr-pire", "fr-napoleon",
+                                       "aa-picton", "aa-cooke", NULL };
+    static const char *const at[] = { "M-41", "L-42", "N-41", "M-43", "M-42", "E-42" };
+    const char *declare = "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\","
+                          "\"fr-foy\",\"fr-pire\"],\"defenders\":[\"aa-picton\"]}]}";
+    /* rules 2: the winner retreats Picton across Napoleon, who is eliminated */
+    only(f, ids, at);
+    combat_phase(f, WL_FRENCH);
+    f->faces[f->nfaces++] = 2;  /* 15-6, 2-1, die 2: DB2 */
+    expect(f, 1, WL_FRENCH, declare, WL_R_OK);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
+    assert_int_equal(f->g.await_what, WL_AW_RETREAT);
+    assert_int_equal(wl_combat_open_retreats(&f->g, unit(f, "aa-picton"), NULL, 0), 3);
+    assert_true(eliminates(f, 3, WL_FRENCH, "{\"type\":\"retreat\",\"unit\":\"aa-picton\","
+                           "\"path\":[\"M-43\",\"M-44\"]}", "fr-napoleon"));
+    assert_int_equal(f->g.units[unit(f, "aa-picton")].at, sq("M-44"));
+    /* rules 1: no open route; Picton is eliminated, Napoleon stays */
+    rules_version(f, 1);
+    only(f, ids, at);
+    combat_phase(f, WL_FRENCH);
+    f->faces[f->nfaces++] = 2;
+    expect(f, 4, WL_FRENCH, declare, WL_R_OK);
+    expect(f, 5, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
+    assert_int_equal(f->g.units[unit(f, "aa-picton")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[unit(f, "fr-napoleon")].where, WL_ON_BOARD);
+}
+
+/* Jerome attacks from the slope J-40 onto the hill top I-40, where Ross stands with
+ * Wellington (not attacked: an HQ need not be). Ross retreats; Wellington, alone on the
+ * vacated square, no longer holds it. */
+static void test_hq_in_the_way_advance(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-jerome", "aa-ross", "aa-wellington", "aa-cooke",
+                                       NULL };
+    static const char *const at[] = { "J-40", "I-40", "I-40", "E-42" };
+    const char *declare = "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
+                          "\"defenders\":[\"aa-ross\"]}]}";
+    const char *retreat = "{\"type\":\"retreat\",\"unit\":\"aa-ross\",\"path\":[\"H-40\","
+                          "\"G-40\"]}";
+    for (int rules = 2; rules >= 1; rules--) {
+        rules_version(f, rules);
+        only(f, ids, at);
+        combat_phase(f, WL_FRENCH);
+        f->nfaces = f->used = 0;
+        f->faces[f->nfaces++] = 3;  /* 6-2 (Ross doubled on the hill top), 3-1, die 3: DB2 */
+        expect(f, 10 * rules + 1, WL_FRENCH, declare, WL_R_OK);
+        expect(f, 10 * rules + 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
+        expect(f, 10 * rules + 3, WL_FRENCH, retreat, WL_R_OK);
+        if (rules == 1) {
+            /* rules 1: Wellington holds I-40; there is no advance to offer */
+            assert_int_not_equal(f->g.await_what, WL_AW_ADVANCE);
+            assert_int_equal(f->g.units[unit(f, "aa-wellington")].at, sq("I-40"));
+            continue;
+        }
+        assert_int_equal(f->g.await_what, WL_AW_ADVANCE);
+        assert_true(eliminates(f, 24, WL_FRENCH, "{\"type\":\"advance\",\"unit\":\"fr-jerome\","
+                               "\"to\":\"I-40\"}", "aa-wellington"));
+        assert_int_equal(f->g.units[unit(f, "fr-jerome")].at, sq("I-40"));
+    }
 }
 
 /* Defection: French units of 6 factors leave; the P-A-A must remove at
@@ -468,6 +643,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_exchange_choice, setup, teardown),
         cmocka_unit_test_setup_teardown(test_defender_retreat, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hq_attacked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hq_in_the_way_move, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hq_in_the_way_entry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hq_in_the_way_retreat, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hq_in_the_way_advance, setup, teardown),
         cmocka_unit_test_setup_teardown(test_defection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_defection_example, setup, teardown),
         cmocka_unit_test_setup_teardown(test_advance_from_river, setup, teardown),

@@ -584,6 +584,7 @@ static void terrain_open(struct wl_map *m)
 static const struct uspec zoc_units[] = {
     /* French */
     { "Jerome", F, INF, 6, 4, "Y-27", 0, -1 },    /* zone X-27 X-28 Y-26 Y-28 Z-26 Z-27 */
+    { "Soult", F, HQ, 0, 6, "Y-27", 0, -1 },      /* an HQ with Jerome: Jerome's square */
     { "Bachelu", F, INF, 5, 4, "W-30", 0, -1 },   /* zone V-30 V-31 W-29 W-31 X-29 X-30 */
     { "Napoleon", F, HQ, 0, 6, "P-30", 0, -1 },   /* HQ: no zone */
     { "Vandamme", F, INF, 6, 4, "R-39", 0, -1 },
@@ -600,6 +601,7 @@ static const struct uspec zoc_units[] = {
     { "Borcke", A, INF, 4, 4, "S-40", 0, -1 },    /* Red-C,D square */
     { "Ryssel", A, INF, 3, 4, "K-40", 0, -1 },    /* Red-D of the second soak-off */
     { "Bulow", A, INF, 6, 4, "N-30", 0, -1 },
+    { "Muffling", A, HQ, 0, 6, "O-29", 0, -1 },
 };
 
 static void test_zones(void **state)
@@ -672,17 +674,39 @@ static void test_zones(void **state)
         { 30, "move into a third unit's zone", AM, "Ryssel", "K-39", WL_R_ZOC_TO_ZOC, NULL },
         { 31, "move into a fourth unit's zone", AM, "Ryssel", "J-41", WL_R_ZOC_TO_ZOC, NULL },
         { 32, "through X into the fourth unit's zone", AM, "Ryssel", "J-40 J-41", OK, NULL },
-        /* "HQ units ... have no zone of control and cannot be used to delay
-         * the enemy." */
+        /* HQs "have no bearing on the play of the game as they have no zone of
+         * control and cannot be used to delay the enemy." (rules 2,
+         * docs/rules-notes.md H2: a combat unit enters the square of enemy HQ
+         * units alone, which are eliminated; waterloo_turn.c, test_game) */
         { 33, "past an enemy HQ without stopping", AM, "Bulow", "O-30 O-31 O-32 O-33", OK,
           NULL },
-        { 34, "onto the enemy HQ's square", AM, "Bulow", "O-30 P-30", WL_R_ENEMY_SQUARE,
-          "Napoleon" },
+        { 34, "onto the enemy HQ's square", AM, "Bulow", "O-30 P-30", OK, NULL },
+        { 35, "through the enemy HQ's square and on", AM, "Bulow", "O-30 P-30 Q-30 R-30", OK,
+          NULL },
+        /* ... but an HQ, which may not attack, does not enter it */
+        { 36, "an HQ onto the enemy HQ's square", AM, "Muffling", "P-29 P-30",
+          WL_R_ENEMY_SQUARE, "Napoleon" },
+        /* an HQ stacked with an enemy combat unit changes nothing: the square is Jerome's */
+        { 40, "onto Jerome and Soult's square", AM, "Pirch I", "Y-27", WL_R_ENEMY_SQUARE,
+          "held by" },
+    };
+    /* Rules 1 (the rules as first published by Warroom) held an HQ's square
+     * like any enemy square. */
+    static const struct row rules1[] = {
+        { 37, "rules 1: past an enemy HQ without stopping", AM, "Bulow",
+          "O-30 O-31 O-32 O-33", OK, NULL },
+        { 38, "rules 1: onto the enemy HQ's square", AM, "Bulow", "O-30 P-30",
+          WL_R_ENEMY_SQUARE, "Napoleon" },
+        { 39, "rules 1: through the enemy HQ's square", AM, "Bulow", "O-30 P-30 Q-30",
+          WL_R_ENEMY_SQUARE, "Napoleon" },
     };
     (void)state;
     struct fx f = fx_make(terrain_open, zoc_units,
                           (int)(sizeof zoc_units / sizeof zoc_units[0]), 2);
     run_rows(&f, t, sizeof t / sizeof t[0]);
+    f.g->opt.rules = 1;                 /* the fixture has no team HQ: nothing else differs */
+    run_rows(&f, rules1, sizeof rules1 / sizeof rules1[0]);
+    f.g->opt.rules = WL_RULES;
 
     /* The surrounded unit cannot move at all; the second one only via X. */
     struct wl_reach *r = malloc(sizeof *r);
@@ -792,6 +816,7 @@ static const struct uspec entry_units[] = {
     { "Jacquinot", F, CAV, 4, 6, NULL, 0, -1 },
     { "Milhaud", F, CAV, 4, 6, NULL, 0, -1 },
     { "Napoleon", F, HQ, 0, 6, NULL, 0, -1 },
+    { "Soult", F, HQ, 0, 6, NULL, 0, -1 },
     { "Picton", A, INF, 6, 4, NULL, 3, 0 },
     { "Kempt", A, INF, 4, 4, NULL, 2, 0 },
     { "Clinton", A, INF, 6, 4, NULL, 5, 0 },
@@ -908,6 +933,47 @@ static void test_entry_for(void **state)
      * board past blocked Braine to Hal. */
     place(&f, "Jacquinot", NULL);
     assert_int_equal(wl_move_entry_for(f.g, picton), 2);
+    free(r);
+    fx_free(&f);
+}
+
+/* The issue's example: two French HQs on A-45 and A-46, the two squares a
+ * Brussels reinforcement can step onto. HQs "have no bearing on the play of
+ * the game as they have no zone of control and cannot be used to delay the
+ * enemy" (docs/rules-notes.md H2): under rules 2 the reinforcement enters
+ * (eliminating the HQ it steps on: test_game); under rules 1 it could not
+ * enter at all. */
+static void test_entry_past_hqs(void **state)
+{
+    static const struct row rules2[] = {
+        { 1, "enter onto Napoleon's square", AM, "Picton", "0-46 A-45 B-45 C-44", OK, NULL },
+        { 2, "enter onto Soult's square and stop there", AM, "Picton", "0-46 A-46", OK, NULL },
+        { 3, "an arriving stack too", AM, "Kempt,Picton", "0-46 A-45", OK, NULL },
+    };
+    static const struct row rules1[] = {
+        { 4, "rules 1: Napoleon's square is held", AM, "Picton", "0-46 A-45",
+          WL_R_ENEMY_SQUARE, "Napoleon" },
+        { 5, "rules 1: Soult's square is held", AM, "Picton", "0-46 A-46", WL_R_ENEMY_SQUARE,
+          "Soult" },
+    };
+    (void)state;
+    struct fx f = fx_make(terrain_entries, entry_units,
+                          (int)(sizeof entry_units / sizeof entry_units[0]), 3);
+    int picton = unit(&f, "Picton");
+    place(&f, "Subervie", NULL);        /* no zone near the entry: only the HQs */
+    place(&f, "Napoleon", "A-45");
+    place(&f, "Soult", "A-46");
+    f.g->phase = AM;
+    assert_int_equal(wl_move_entry_for(f.g, picton), 0);
+    run_rows(&f, rules2, sizeof rules2 / sizeof rules2[0]);
+    struct wl_reach *r = malloc(sizeof *r);
+    assert_non_null(r);
+    assert_int_equal(wl_move_reach(f.g, &picton, 1, r, NULL), OK);
+    assert_true(r->n > 10);
+    f.g->opt.rules = 1;
+    run_rows(&f, rules1, sizeof rules1 / sizeof rules1[0]);
+    assert_int_equal(wl_move_reach(f.g, &picton, 1, r, NULL), OK);
+    assert_int_equal(r->n, 0);
     free(r);
     fx_free(&f);
 }
@@ -1235,6 +1301,7 @@ int main(void)
         cmocka_unit_test(test_stacking_and_exit),
         cmocka_unit_test(test_reinforcements),
         cmocka_unit_test(test_entry_for),
+        cmocka_unit_test(test_entry_past_hqs),
         cmocka_unit_test(test_reach_agrees),
         cmocka_unit_test(test_reach_refusals),
         cmocka_unit_test(test_fast_unit),

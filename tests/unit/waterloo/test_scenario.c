@@ -556,8 +556,8 @@ static void test_broken(void **state)
         /* set-up zones */
         { 55, "'french':['K-37..K-43']", "'french':['K-1..K-43']", NULL, NULL,
           "setup_zones.french[0]: 'K-1..K-43' includes K-1, which is not a playable square" },
-        { 56, "'french':['K-37..K-43']", "'french':['K-37..K-43'],'prussian':[]", NULL, NULL,
-          "setup_zones: unknown key 'prussian'" },
+        { 56, "'french':['K-37..K-43']", "'french':['K-37..K-43'],'belgian':[]", NULL, NULL,
+          "setup_zones: unknown key 'belgian'" },
         { 57, "'setup_zones':{'french':['K-37..K-43'],'allied':['E-40..E-46','F-39..F-45']},",
           "", NULL, NULL, NULL },
         /* units */
@@ -646,6 +646,25 @@ static void test_broken(void **state)
           "'ruleset':'waterloo','x\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9"
           "\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9\u00e9':1",
           NULL, NULL, "scenario: unknown key 'x" },
+        /* a zone per allied nation: "Prussian units may start the game on row EE or north
+         * of EE, and ON or east of Y-26, Z-25, AA-25, BB-24, CC-24, DD-23, and EE-23"
+         * (docs/scenario-format.md, setup_zones) */
+        { 101, "'allied':['E-40..E-46','F-39..F-45']",
+          "'prussian':['F-39..F-41'],'anglo-allied':['E-40..E-46','F-42']", NULL, NULL, NULL },
+        { 102, "'allied':['E-40..E-46','F-39..F-45']",
+          "'prussian':['E-40..E-46'],'anglo-allied':['E-40..E-46','F-39..F-45']", NULL, NULL,
+          "units[6] (pr-ziethen): F-40 is outside the prussian set-up zone" },
+        { 103, "'allied':['E-40..E-46','F-39..F-45']",
+          "'prussian':['F-39..F-45'],'anglo-allied':['E-40..E-41','F-42']", NULL, NULL,
+          "units[4] (aa-picton): E-42 is outside the anglo-allied set-up zone" },
+        { 104, "'allied':['E-40..E-46','F-39..F-45']",
+          "'allied':['E-40..E-46','F-39..F-45'],'prussian':['F-39']", NULL, NULL,
+          "setup_zones: give allied, or prussian and anglo-allied, not both" },
+        { 105, "'allied':['E-40..E-46','F-39..F-45']", "'prussian':['F-39..F-45']", NULL,
+          NULL, "setup_zones: give both prussian and anglo-allied, or neither" },
+        { 106, "'allied':['E-40..E-46','F-39..F-45']",
+          "'prussian':['F-39..F-45'],'anglo-allied':['E-40..E-46','ZZ-99']", NULL, NULL,
+          "setup_zones.anglo-allied[1]" },
     };
     (void)state;
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,149 @@ static void test_setup_arrivals_time(void **state)
     free(g);
 }
 
+/* The set-up lines (docs/rules-notes.md Z1, Z2). Each row places one unit on one square of
+ * a fresh game under the rules version it names. */
+static void test_setup_lines(void **state)
+{
+    static const struct {
+        int row;
+        int rules;
+        const char *unit;
+        const char *at;
+        enum wl_reason want;
+    } t[] = {
+        /* "Prussian units may start the game on row EE or north of EE, and ON or east of
+         * Y-26, Z-25, AA-25, BB-24, CC-24, DD-23, and EE-23" */
+        { 1, 2, "pr-i-1", "V-38", WL_R_OUTSIDE_SETUP_ZONE },       /* Nivelles */
+        { 2, 2, "pr-i-1", "CC-25", WL_R_OUTSIDE_SETUP_ZONE },      /* Frasnes */
+        { 3, 2, "pr-i-1", "X-27", WL_R_OUTSIDE_SETUP_ZONE },       /* Quatre Bras */
+        { 4, 2, "pr-i-1", "Y-27", WL_R_OUTSIDE_SETUP_ZONE },       /* just west of Y-26 */
+        { 5, 2, "pr-i-1", "FF-20", WL_R_OUTSIDE_SETUP_ZONE },      /* south of row EE */
+        { 6, 2, "pr-i-1", "Y-26", WL_R_OK },                       /* on the line */
+        { 7, 2, "pr-i-1", "CC-24", WL_R_OK },
+        { 8, 2, "pr-i-1", "EE-23", WL_R_OK },
+        { 9, 2, "pr-i-1", "DD-20", WL_R_OK },                      /* east of it */
+        { 10, 2, "pr-i-1", "D-30", WL_R_OK },                      /* due north of it */
+        /* the Anglo-Allied zone (a reconstruction: docs/waterloo-1815.md) */
+        { 11, 2, "aa-saxe-weimar", "V-38", WL_R_OK },
+        { 12, 2, "aa-saxe-weimar", "CC-25", WL_R_OK },
+        { 13, 2, "aa-saxe-weimar", "DD-20", WL_R_OUTSIDE_SETUP_ZONE },
+        /* rules 1: one allied zone, the union of the two */
+        { 14, 1, "pr-i-1", "V-38", WL_R_OK },
+        { 15, 1, "pr-i-1", "CC-25", WL_R_OK },
+        { 16, 1, "aa-saxe-weimar", "DD-20", WL_R_OK },
+        /* "To be specific the road between Charleroi and Fleurus is defined as consisting of
+         * the following hexes: TT-15, SS-15, RR-15, RR-14, QQ-15, PP-15, OO-16, PP-14, PP-13,
+         * and the road to and including JJ-13." */
+        { 17, 2, "fr-i-quiot", "PP-13", WL_R_OK },
+        { 18, 2, "fr-i-quiot", "OO-13", WL_R_OK },
+        { 19, 2, "fr-i-quiot", "OO-16", WL_R_OK },
+        { 20, 2, "fr-i-quiot", "RR-19", WL_R_OK },          /* a default position (Jumet) */
+        { 21, 2, "fr-i-quiot", "WW-2", WL_R_OUTSIDE_SETUP_ZONE },
+        { 22, 2, "fr-i-quiot", "SS-20", WL_R_OUTSIDE_SETUP_ZONE },
+        { 23, 2, "fr-i-quiot", "NN-18", WL_R_OUTSIDE_SETUP_ZONE },  /* the road to Gosselies */
+        { 24, 2, "fr-i-quiot", "II-13", WL_R_OUTSIDE_SETUP_ZONE },  /* beyond JJ-13 */
+        { 25, 1, "fr-i-quiot", "WW-2", WL_R_OUTSIDE_SETUP_ZONE },   /* the scenario's area */
+    };
+    struct wl_game *g = malloc(sizeof *g);
+    assert_non_null(g);
+    (void)state;
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        struct wl_options opt = { .rules = t[i].rules, .commanders = 1 };
+        struct wr_refusal why = { WL_R_OK, "ok", "" };
+        char text[128];
+        json_t *events = NULL;
+        wl_game_init_with(g, sc, "setup", NULL, &opt);
+        int side = sc->units[wl_scenario_find_unit(sc, t[i].unit)].side;
+        if (side == WL_ALLIED) {
+            json_t *end = json_pack("{s:s}", "type", "end_setup");
+            assert_int_equal(wl_game_apply_json(g, WL_FRENCH, end, &events, &why), WL_R_OK);
+            json_decref(end);
+            json_decref(events);
+            events = NULL;
+        }
+        snprintf(text, sizeof text, "{\"type\":\"place\",\"unit\":\"%s\",\"at\":\"%s\"}",
+                 t[i].unit, t[i].at);
+        json_t *cmd = json_loads(text, 0, NULL);
+        assert_non_null(cmd);
+        enum wl_reason r = wl_game_apply_json(g, side, cmd, &events, &why);
+        if (r != t[i].want)
+            fail_msg("row %d (rules %d): %s on %s gave %s (%s), want %s", t[i].row, t[i].rules,
+                     t[i].unit, t[i].at, wl_reason_code(r), why.message,
+                     wl_reason_code(t[i].want));
+        if (r == WL_R_OUTSIDE_SETUP_ZONE && t[i].unit[0] == 'p' && t[i].rules == 2 &&
+            strstr(why.message, "prussian set-up zone") == NULL)
+            fail_msg("row %d: '%s' does not name the prussian set-up zone", t[i].row,
+                     why.message);
+        json_decref(cmd);
+        json_decref(events);
+    }
+    free(g);
+}
+
+/* "In a 2-player game use only the HQ Units labeled Wellington, Napoleon and Blucher."
+ * (rulebook; docs/rules-notes.md H1). Under rules 2 with one commander a side the other
+ * 24 HQs are not in the game: not in the state, never on the board, never arriving;
+ * under rules 1 all 27 are. */
+static void test_two_player_hqs(void **state)
+{
+    struct wl_game *g = malloc(sizeof *g), *back = malloc(sizeof *back);
+    struct wr_refusal why;
+    (void)state;
+    assert_non_null(g);
+    assert_non_null(back);
+    for (int rules = 1; rules <= 2; rules++) {
+        struct wl_options opt = { .rules = rules, .commanders = 1 };
+        wl_game_init_with(g, sc, "hqs", NULL, &opt);
+        int hqs = 0, in_game = 0;
+        json_t *st = wl_game_state_json(g);
+        json_t *units = json_object_get(st, "units");
+        for (int i = 0; i < sc->nunits; i++) {
+            const struct wl_unit_def *d = &sc->units[i];
+            int in = wl_unit_in_game(g, i);
+            in_game += in;
+            hqs += in && d->type == WL_HQ;
+            if ((json_object_get(units, d->id) != NULL) != in)
+                fail_msg("rules %d: %s is %sin the state", rules, d->id, in ? "not " : "");
+            if (in && d->type == WL_HQ && rules == 2 &&
+                strcmp(d->name, "Napoleon") != 0 && strcmp(d->name, "Wellington") != 0 &&
+                strcmp(d->name, "Blucher") != 0)
+                fail_msg("rules 2: %s is in a 2-player game", d->name);
+        }
+        assert_int_equal(hqs, rules == 2 ? 3 : 27);
+        assert_int_equal(in_game, rules == 2 ? sc->nunits - 24 : sc->nunits);
+        assert_int_equal((int)json_object_size(units), in_game);
+        /* the state loads back (and, under 2, a team HQ added to it does not) */
+        if (wl_game_init_from_state(back, sc, st, "hqs", &why) != 0)
+            fail_msg("rules %d: the state does not load: %s", rules, why.message);
+        if (rules == 2) {
+            json_object_set_new(units, "fr-hq-soult", json_pack("{s:s}", "at", "TT-15"));
+            assert_int_equal(wl_game_init_from_state(back, sc, st, "hqs", &why), -1);
+        }
+        json_decref(st);
+        /* Muffling, due at Brussels on turn 1, arrives only under rules 1 */
+        g->phase = WL_PH_ALLIED_MOVE;
+        g->await_side = WL_ALLIED;
+        g->await_what = WL_AW_MOVE;
+        struct wl_cmd *c = calloc(1, sizeof *c);
+        assert_non_null(c);
+        c->type = WL_CMD_MOVE;
+        c->units[0] = (int16_t)wl_scenario_find_unit(sc, "pr-hq-muffling");
+        c->nunits = 1;
+        c->path[0] = sc->map.entries[sc->units[c->units[0]].entry].at;
+        c->path[1] = sq("A-45");
+        c->npath = 2;
+        struct wl_events *ev = calloc(1, sizeof *ev);
+        assert_non_null(ev);
+        enum wl_reason r = wl_game_apply(g, WL_ALLIED, c, ev, &why);
+        assert_int_equal(r, rules == 2 ? WL_R_UNIT_NOT_ON_BOARD : WL_R_OK);
+        free(ev);
+        free(c);
+    }
+    free(back);
+    free(g);
+}
+
 /* Random legal games to the end: every phase, combats, retreats and
  * reinforcements happen, the invariants hold after every command. */
 static void test_random_games(void **state)
@@ -385,6 +529,8 @@ int main(void)
         cmocka_unit_test(test_fixed_squares),
         cmocka_unit_test(test_roads_and_rivers),
         cmocka_unit_test(test_setup_arrivals_time),
+        cmocka_unit_test(test_two_player_hqs),
+        cmocka_unit_test(test_setup_lines),
         cmocka_unit_test(test_random_games),
     };
     return cmocka_run_group_tests(tests, load, unload);
