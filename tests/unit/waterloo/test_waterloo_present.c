@@ -880,22 +880,25 @@ static void test_battle(void **state)
                                         { 43, "allied", "endsetup", "ok" } }, 3);
     run_steps(f, move, sizeof move / sizeof move[0]);
 
-    /* the declaration */
+    /* the declaration: rules 2, battles one at a time (docs/rules-notes.md D1) */
     d = describe(f, f->fr);
-    expect_in(50, d, "french_combat: awaiting french (declare)\n");
-    expect_in(51, d, "Must attack (in an enemy zone): fr-jerome on J-40, fr-foy on J-40, "
+    expect_in(50, d, "french_combat: awaiting french (combat)\n");
+    expect_in(51, d, "Must still attack (in an enemy zone): fr-jerome on J-40, fr-foy on J-40, "
                      "fr-pire on J-40\n");
-    expect_in(52, d, "Must be attacked (one of yours in its zone): aa-picton on I-40\n");
-    expect_in(53, d, "e.g. \"attack fr-jerome fr-foy fr-pire vs aa-picton\"");
+    expect_in(52, d, "Must still be attacked (one of yours in its zone): aa-picton on I-40\n");
+    expect_in(53, d, "e.g. \"attack fr-");
     free(d);
     static const struct step declare[] = {
-        { 54, "french", "declare", "must_attack" },
-        { 55, "french", "attack fr-jerome vs aa-picton", "must_attack" },
+        { 54, "french", "declare", "must_attack" },       /* no battle: end_phase */
+        { 54, "french", "end", "must_attack" },
+        /* Foy and Pire would be left with no enemy to attack */
+        { 55, "french", "attack fr-jerome vs aa-picton", "stranded" },
         { 56, "french", "attack fr-jerome fr-foy fr-pire vs aa-cooke", "not_in_zone" },
         { 57, "french", "attack fr-jerome vs aa-picton ; fr-jerome vs aa-picton", "one_battle" },
         { 58, "french", "attack fr-napoleon fr-jerome fr-foy fr-pire vs aa-picton",
           "hq_cannot_attack" },
         { 59, "french", "attack fr-jerome fr-foy fr-pire vs aa-picton", "ok" },
+        { 59, "french", "end", "battle_open" },
     };
     run_steps(f, declare, sizeof declare / sizeof declare[0]);
 
@@ -903,7 +906,8 @@ static void test_battle(void **state)
     d = describe(f, f->fr);
     expect_in(60, d, "  battle 0: fr-jerome,fr-foy,fr-pire vs aa-picton at 15-12 (column "
                      "1-1), declared\n");
-    expect_in(61, d, "Your decision (resolve)");
+    expect_in(61, d, "Your decision (combat)");
+    expect_in(61, d, "Must still attack (in an enemy zone): none\n");
     expect_in(62, d, "Battle 0: fr-jerome,fr-foy,fr-pire vs aa-picton at 15-12, column 1-1: "
                      "die 1-6 gives AB2 DB2 AB2 DB2 AE EX\n");
     expect_in(63, d, "e.g. \"resolve 0\"");
