@@ -138,7 +138,17 @@ static void sync(struct fx *f)
 
 /* A game of the scenario file name (under scenarios/), with forced dice
  * when faces is not NULL (else a seed), and its three views. */
+static struct fx *fx_new_with(const char *name, const int *faces, int nfaces,
+                              const char *options);
+
 static struct fx *fx_new(const char *name, const int *faces, int nfaces)
+{
+    return fx_new_with(name, faces, nfaces, NULL);
+}
+
+/* A game of scenario name with the create() options given as JSON text (NULL: none). */
+static struct fx *fx_new_with(const char *name, const int *faces, int nfaces,
+                              const char *options)
 {
     struct fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
@@ -154,8 +164,11 @@ static struct fx *fx_new(const char *name, const int *faces, int nfaces)
     assert_non_null(f->scenario);
     static const uint8_t seed[32] = { 18, 6, 15 };
     struct wr_refusal why;
-    f->game = f->rs->create(f->scenario, NULL, "present-test", faces ? NULL : seed, &f->host,
+    json_t *opts = options ? json_loads(options, 0, NULL) : NULL;
+    assert_true(options == NULL || opts != NULL);
+    f->game = f->rs->create(f->scenario, opts, "present-test", faces ? NULL : seed, &f->host,
                             &why);
+    json_decref(opts);
     if (f->game == NULL)
         fail_msg("create: %s", why.message);
     f->fr = open_view(f, "french");
@@ -957,6 +970,39 @@ static void test_battle(void **state)
     fx_free(f);
 }
 
+/* Rules 1 (docs/rules-notes.md D5): every battle in one declaration, then resolve. */
+static void test_battle_rules1(void **state)
+{
+    (void)state;
+    static const int faces[] = { 5 };
+    struct fx *f = fx_new_with("test/small.json", faces, 1, "{\"rules\":1}");
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "place aa-picton I-40", "ok" },
+        { 3, "allied", "endsetup", "ok" },
+        { 4, "french", "move fr-jerome,fr-foy J-40", "ok" },
+        { 5, "french", "end", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    char *d = describe(f, f->fr);
+    expect_in(6, d, "french_combat: awaiting french (declare)\n");
+    expect_in(7, d, "Your decision (declare): declare every battle of this combat phase at "
+                    "once");
+    expect_in(8, d, "Must attack (in an enemy zone): fr-jerome on J-40, fr-foy on J-40\n");
+    expect_in(9, d, "e.g. \"attack ");
+    free(d);
+    static const struct step declare[] = {
+        { 10, "french", "attack fr-jerome vs aa-picton", "must_attack" },
+        { 11, "french", "end", "wrong_phase" },
+        { 12, "french", "attack fr-jerome fr-foy vs aa-picton", "ok" },
+    };
+    run_steps(f, declare, sizeof declare / sizeof declare[0]);
+    d = describe(f, f->fr);
+    expect_in(13, d, "Your decision (resolve): resolve the declared battles one at a time");
+    free(d);
+    fx_free(f);
+}
+
 /* An exchange the French choose: Jerome and Foy (11) against Picton (6);
  * die 6 (EX at 1-1). */
 static void test_exchange(void **state)
@@ -1311,6 +1357,7 @@ int main(void)
         cmocka_unit_test(test_draw_text_fits),
         cmocka_unit_test(test_draw_svg),
         cmocka_unit_test(test_battle),
+        cmocka_unit_test(test_battle_rules1),
         cmocka_unit_test(test_exchange),
         cmocka_unit_test(test_defection),
         cmocka_unit_test(test_random_small),
