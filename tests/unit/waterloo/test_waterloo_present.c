@@ -970,6 +970,46 @@ static void test_battle(void **state)
     fx_free(f);
 }
 
+/* Rules 2 from the terminal: "The attacker resolves all combat one battle at a time ...
+ * The attacker has the choice of resolving each battle in any order he chooses."
+ * (docs/rules-notes.md D1): attack one, resolve it, attack the next, resolve it; the
+ * phase then ends by itself. Foy 5 against Cooke 6 (1-2) and Jerome 6 against Picton 6
+ * (1-1), both die 5: AE. */
+static void test_battles_one_by_one(void **state)
+{
+    (void)state;
+    static const int faces[] = { 5, 5 };
+    struct fx *f = fx_new("test/small.json", faces, 2);
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "endsetup", "ok" },
+        { 3, "french", "move fr-jerome J-40 I-40", "ok" },
+        { 4, "french", "move fr-foy J-41 I-41", "ok" },
+        { 5, "french", "end", "ok" },
+        { 6, "french", "end", "must_attack" },
+        { 7, "french", "attack fr-foy vs aa-cooke", "ok" },
+        { 8, "french", "end", "battle_open" },
+        { 9, "french", "resolve", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    char *d = describe(f, f->fr);
+    expect_in(10, d, "  battle 0: fr-foy vs aa-cooke at 5-6 (column 1-2), done: AE (die 5)\n");
+    expect_in(11, d, "Your decision (combat)");
+    expect_in(12, d, "Must still attack (in an enemy zone): fr-jerome on I-40\n");
+    expect_in(13, d, "Must still be attacked (one of yours in its zone): aa-picton on H-40\n");
+    free(d);
+    static const struct step next[] = {
+        { 14, "french", "attack fr-jerome vs aa-cooke", "one_battle" },
+        { 15, "french", "attack fr-jerome vs aa-picton", "ok" },
+        { 16, "french", "resolve 1", "ok" },
+    };
+    run_steps(f, next, sizeof next / sizeof next[0]);
+    d = describe(f, f->al);
+    expect_in(17, d, "allied_move: awaiting allied (move)\n");
+    free(d);
+    fx_free(f);
+}
+
 /* Rules 1 (docs/rules-notes.md D5): every battle in one declaration, then resolve. */
 static void test_battle_rules1(void **state)
 {
@@ -1358,6 +1398,7 @@ int main(void)
         cmocka_unit_test(test_draw_svg),
         cmocka_unit_test(test_battle),
         cmocka_unit_test(test_battle_rules1),
+        cmocka_unit_test(test_battles_one_by_one),
         cmocka_unit_test(test_exchange),
         cmocka_unit_test(test_defection),
         cmocka_unit_test(test_random_small),
