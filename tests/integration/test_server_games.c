@@ -553,8 +553,8 @@ static int waterloo_game(struct wt_server *s)
     ok(&fr, game, &sf, "{\"type\":\"move\",\"unit\":\"fr-jerome\",\"path\":[\"J-40\",\"I-40\"]}");
     ok(&fr, game, &sf, "{\"type\":\"move\",\"unit\":\"fr-foy\",\"path\":[\"J-41\",\"I-41\"]}");
     ok(&fr, game, &sf, "{\"type\":\"end_phase\"}");
-    command(&fr, game, ++sf, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
-                             "\"defenders\":[\"aa-picton\"]}]}");
+    /* Rules 2: battles one at a time, the obligations judged when the phase ends. */
+    command(&fr, game, ++sf, "{\"type\":\"end_phase\"}");
     expect_error(&fr, "must_attack");
     ok(&fr, game, &sf, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
                        "\"defenders\":[\"aa-picton\"]},{\"attackers\":[\"fr-foy\"],"

@@ -5,6 +5,11 @@
  * declaration is built as a spanning star forest of the contact graph
  * (every attacker adjacent to every defender of its battle), which always
  * exists when every unit in contact has a neighbour on the other side.
+ * Under rules 2 (battles one at a time) the star forest covers the engaged
+ * units that still owe a battle; the player declares one of its stars,
+ * several or all, resolves battles in a random order between declarations
+ * and ends the phase when nothing is owed: any part of a star forest leaves
+ * the rest covered, so it never strands a unit (wl_combat_check_battles).
  */
 #include "waterloo_autoplay.h"
 
@@ -176,6 +181,150 @@ static void propose_declaration(const struct wl_game *g, struct wr_prng *rng, st
     }
 }
 
+/* Rules 2: a star forest covering the engaged units that still owe a
+ * battle, each star a legal battle (its centre touches every leaf), built
+ * as an edge cover: each uncovered unit joins a neighbour's star, or takes
+ * a leaf out of a bigger star into a new one, or turns a one-leaf star
+ * around its leaf. Returns the number of battles in c->battles. */
+struct star {
+    int centre;
+    int16_t leaves[WL_MAX_IN_BATTLE];
+    int nleaves;
+};
+
+static int owed_star_forest(const struct wl_game *g, struct wr_prng *rng, struct wl_cmd *c)
+{
+    static const int none = -1;
+    int n = g->sc->nunits, mover = wl_phase_mover(g->phase);
+    int order[WL_MAX_UNITS], norder = 0, star_of[WL_MAX_UNITS];
+    struct star stars[WL_MAX_BATTLES];
+    int nstars = 0;
+
+    for (int i = 0; i < n; i++) {
+        star_of[i] = none;
+        if (wl_combat_owes(g, i))
+            order[norder++] = i;
+    }
+    for (int k = norder - 1; k > 0; k--) {
+        int j = wr_prng_below(rng, k + 1), t = order[k];
+        order[k] = order[j];
+        order[j] = t;
+    }
+    for (int k = 0; k < norder; k++) {
+        int v = order[k];
+        if (star_of[v] != none)
+            continue;
+        int nb[WL_MAX_UNITS], nn = 0, free_nb = -1;
+        for (int w = 0; w < n; w++)
+            if (g->sc->units[w].side != g->sc->units[v].side && wl_combat_owes(g, w) &&
+                adjacent(g, v, w)) {
+                nb[nn++] = w;
+                if (star_of[w] == none && free_nb < 0)
+                    free_nb = w;
+            }
+        if (nn == 0)
+            continue;               /* stranded: the rules refuse what made it */
+        int w = free_nb >= 0 ? free_nb : nb[wr_prng_below(rng, nn)];
+        if (star_of[w] == none || (stars[star_of[w]].centre != w &&
+                                   stars[star_of[w]].nleaves > 1)) {
+            /* A new star {v, w}, w taken out of its star if it was a leaf. */
+            if (nstars == WL_MAX_BATTLES)
+                break;
+            if (star_of[w] != none) {
+                struct star *s = &stars[star_of[w]];
+                for (int x = 0; x < s->nleaves; x++)
+                    if (s->leaves[x] == w) {
+                        s->leaves[x] = s->leaves[--s->nleaves];
+                        break;
+                    }
+            }
+            stars[nstars].centre = w;
+            stars[nstars].leaves[0] = (int16_t)v;
+            stars[nstars].nleaves = 1;
+            star_of[v] = star_of[w] = nstars++;
+        } else {
+            struct star *s = &stars[star_of[w]];
+            if (s->centre != w) {
+                /* A one-leaf star turned around its leaf w. */
+                s->leaves[0] = (int16_t)s->centre;
+                s->centre = w;
+            }
+            if (s->nleaves == WL_MAX_IN_BATTLE)
+                continue;
+            s->leaves[s->nleaves++] = (int16_t)v;
+            star_of[v] = star_of[w];
+        }
+    }
+    c->nbattles = 0;
+    for (int k = 0; k < nstars; k++) {
+        struct star *s = &stars[k];
+        struct wl_cmd_battle *b = &c->battles[c->nbattles++];
+        int16_t centre = (int16_t)s->centre;
+        int attacking_centre = g->sc->units[s->centre].side == mover;
+        b->nattackers = attacking_centre ? 1 : s->nleaves;
+        b->ndefenders = attacking_centre ? s->nleaves : 1;
+        memcpy(attacking_centre ? b->attackers : b->defenders, &centre, sizeof centre);
+        memcpy(attacking_centre ? b->defenders : b->attackers, s->leaves,
+               sizeof(int16_t) * (size_t)s->nleaves);
+    }
+    return c->nbattles;
+}
+
+/* Rules 2, combat: declare part of the owed star forest (one star, several
+ * or all of them), or resolve a declared battle, or attack an enemy HQ
+ * that nobody owes a battle to, or end the phase once nothing is owed. */
+static void propose_combat(const struct wl_game *g, struct wr_prng *rng, struct wl_cmd *c)
+{
+    int open[WL_MAX_BATTLES], nopen = 0;
+    for (int i = 0; i < g->nbattles; i++)
+        if (g->battles[i].state == WL_B_DECLARED)
+            open[nopen++] = i;
+    int nstars = owed_star_forest(g, rng, c);
+    if (nopen > 0 && (nstars == 0 || wr_prng_below(rng, 2) == 0)) {
+        c->type = WL_CMD_RESOLVE;
+        c->nbattles = 0;
+        c->battle = open[wr_prng_below(rng, nopen)];
+        return;
+    }
+    c->type = WL_CMD_DECLARE;
+    if (nstars > 0) {
+        int how = wr_prng_below(rng, 3);
+        if (how == 0)
+            return;                             /* all at once */
+        if (how == 1) {                         /* one */
+            c->battles[0] = c->battles[wr_prng_below(rng, nstars)];
+            c->nbattles = 1;
+            return;
+        }
+        int kept = 0;                           /* each with one chance in two, at least one */
+        for (int k = 0; k < nstars; k++)
+            if (wr_prng_below(rng, 2) == 0 || (k == nstars - 1 && kept == 0))
+                c->battles[kept++] = c->battles[k];
+        c->nbattles = kept;
+        return;
+    }
+    /* Nothing owed: now and then one of the mover's units that has not
+     * fought attacks an enemy HQ next to it; else the phase ends. */
+    c->nbattles = 0;
+    int mover = wl_phase_mover(g->phase);
+    if (wr_prng_below(rng, 2) == 0)
+        for (int a = 0; a < g->sc->nunits; a++) {
+            if (g->sc->units[a].side != mover || g->sc->units[a].type == WL_HQ ||
+                g->units[a].where != WL_ON_BOARD || g->units[a].battle >= 0)
+                continue;
+            for (int h = 0; h < g->sc->nunits; h++)
+                if (g->sc->units[h].side != mover && g->units[h].battle < 0 && adjacent(g, a, h)) {
+                    c->battles[0].attackers[0] = (int16_t)a;
+                    c->battles[0].nattackers = 1;
+                    c->battles[0].defenders[0] = (int16_t)h;
+                    c->battles[0].ndefenders = 1;
+                    c->nbattles = 1;
+                    return;
+                }
+        }
+    c->type = WL_CMD_END_PHASE;
+}
+
 /* Units of `list` still on the board, chosen until their printed factors
  * reach need. */
 static void choose_losses(const struct wl_game *g, const int16_t *list, int n, int need,
@@ -261,6 +410,9 @@ int wl_autoplay_next(const struct wl_game *g, struct wr_prng *rng, struct wl_rea
         c->type = WL_CMD_NO_ADVANCE;
         return 0;
     }
+    case WL_AW_COMBAT:
+        propose_combat(g, rng, c);
+        return 0;
     case WL_AW_DEFECTION: {
         int sum = 0;
         c->type = WL_CMD_DEFECT;

@@ -23,7 +23,7 @@ static const char *const cmd_names[WL_NCMDS] = {
 
 static const char *const await_names[] = {
     "nothing", "setup", "move", "declare", "resolve", "retreat", "exchange_losses",
-    "advance", "defect",
+    "advance", "defect", "combat",
 };
 
 const char *wl_cmd_name(int type)
@@ -365,6 +365,8 @@ static json_t *unit_state(const struct wl_game *g, int i)
         json_object_set_new(o, "battle", json_integer(u->battle));
     if (u->must_retreat)
         json_object_set_new(o, "retreat", json_true());
+    if (u->engaged)
+        json_object_set_new(o, "engaged", json_true());
     return o;
 }
 
@@ -496,6 +498,8 @@ static int load_unit(struct wl_game *g, int i, const json_t *u, struct wr_refusa
             un->moved = 1;
         } else if (strcmp(key, "retreat") == 0 && json_is_true(v)) {
             un->must_retreat = 1;
+        } else if (strcmp(key, "engaged") == 0 && json_is_true(v)) {
+            un->engaged = 1;
         } else if (strcmp(key, "battle") == 0 && json_is_integer(v) &&
                    json_integer_value(v) >= 0 && json_integer_value(v) < WL_MAX_BATTLES) {
             un->battle = (int8_t)json_integer_value(v);

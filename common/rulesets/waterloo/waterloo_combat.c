@@ -181,34 +181,31 @@ static enum wl_reason check_member(const struct wl_game *g, int u, int attacking
     return WL_R_OK;
 }
 
-/* Rules (waterloo_combat.h; "How to Have Combat", "Attacking", "Multiple Unit Battles"):
- *   1) attackers are the mover's combat units on the board (HQ cannot
- *      attack), defenders are enemy units on the board
- *   2) every battle has attackers and defenders
- *   3) every attacker is adjacent to (in the zone of) every defender of its
- *      battle
- *   4) no unit in more than one battle
- *   5) every mover's combat unit in an enemy zone attacks
- *   6) every enemy combat unit with a mover's combat unit in its zone is
- *      attacked
- * Stacks may be split across battles and soak-offs are allowed: nothing
- * here looks at the odds. Enemy HQ units may be attacked (they have no
- * zone, so they need not be). */
-enum wl_reason wl_combat_check_declaration(const struct wl_game *g, const struct wl_battle *b,
-                                           int nb, struct wr_refusal *why)
+/* The side that attacks in g's combat phase, or -1 (refused as wrong_phase)
+ * outside one. */
+static int combat_mover(const struct wl_game *g, struct wr_refusal *why)
 {
-    const struct wl_scenario *sc = g->sc;
+    if (g->phase == WL_PH_FRENCH_COMBAT)
+        return WL_FRENCH;
+    if (g->phase == WL_PH_ALLIED_COMBAT)
+        return WL_ALLIED;
+    wl_refuse(why, WL_R_WRONG_PHASE, "battles are declared in a combat phase, not in %s",
+              wl_phase_name(g->phase));
+    return -1;
+}
+
+/* Rules 1) to 4) of a declaration of nb battles, shared by both rules
+ * versions. fought[u] is, on entry, the battle u fought earlier in the
+ * phase or -1 (rules 1: all -1); on return the battle of this declaration
+ * (0..nb-1) for the units it names. The battles of this declaration are
+ * numbered from 1 in the sentences, those fought earlier from 0, as the
+ * state numbers them. */
+static enum wl_reason check_battles(const struct wl_game *g, const struct wl_battle *b, int nb,
+                                    int mover, int *fought, struct wr_refusal *why)
+{
     char a[WL_SQ_NAME_MAX], d[WL_SQ_NAME_MAX];
-    int mover;
     enum wl_reason r;
 
-    if (g->phase == WL_PH_FRENCH_COMBAT)
-        mover = WL_FRENCH;
-    else if (g->phase == WL_PH_ALLIED_COMBAT)
-        mover = WL_ALLIED;
-    else
-        return wl_refuse(why, WL_R_WRONG_PHASE, "battles are declared in a combat phase, not in %s",
-                         wl_phase_name(g->phase));
     if (nb < 0 || nb > WL_MAX_BATTLES || (nb > 0 && b == NULL))
         return wl_refuse(why, WL_R_BAD_COMMAND, "a declaration holds 0 to %d battles, not %d",
                          WL_MAX_BATTLES, nb);
@@ -247,26 +244,63 @@ enum wl_reason wl_combat_check_declaration(const struct wl_game *g, const struct
                                      unit_name(g, df), wl_grid_name(g->units[df].at, d));
             }
     /* 4) */
-    int8_t battle_of[WL_MAX_UNITS];
-    memset(battle_of, -1, sizeof battle_of);
+    int earlier[WL_MAX_UNITS];
+    memcpy(earlier, fought, sizeof(int) * (size_t)g->sc->nunits);
     for (int i = 0; i < nb; i++) {
         for (int side = 0; side < 2; side++) {
             const int16_t *list = side == 0 ? b[i].attackers : b[i].defenders;
             int n = side == 0 ? b[i].nattackers : b[i].ndefenders;
             for (int j = 0; j < n; j++) {
                 int u = list[j];
-                if (battle_of[u] == i)
+                if (earlier[u] >= 0)
+                    return wl_refuse(why, WL_R_ONE_BATTLE,
+                                     "%s already fought in battle %d of this phase; no unit "
+                                     "may fight more than one battle per turn",
+                                     unit_name(g, u), earlier[u]);
+                if (fought[u] == i)
                     return wl_refuse(why, WL_R_ONE_BATTLE, "%s is named twice in battle %d",
                                      unit_name(g, u), i + 1);
-                if (battle_of[u] >= 0)
+                if (fought[u] >= 0)
                     return wl_refuse(why, WL_R_ONE_BATTLE,
                                      "%s is in battles %d and %d; no unit may fight more "
                                      "than one battle per turn",
-                                     unit_name(g, u), battle_of[u] + 1, i + 1);
-                battle_of[u] = (int8_t)i;
+                                     unit_name(g, u), fought[u] + 1, i + 1);
+                fought[u] = i;
             }
         }
     }
+    return WL_R_OK;
+}
+
+/* Rules (waterloo_combat.h; "How to Have Combat", "Attacking", "Multiple Unit Battles"):
+ *   1) attackers are the mover's combat units on the board (HQ cannot
+ *      attack), defenders are enemy units on the board
+ *   2) every battle has attackers and defenders
+ *   3) every attacker is adjacent to (in the zone of) every defender of its
+ *      battle
+ *   4) no unit in more than one battle
+ *   5) every mover's combat unit in an enemy zone attacks
+ *   6) every enemy combat unit with a mover's combat unit in its zone is
+ *      attacked
+ * Stacks may be split across battles and soak-offs are allowed: nothing
+ * here looks at the odds. Enemy HQ units may be attacked (they have no
+ * zone, so they need not be). 1) to 4) are check_battles(). */
+enum wl_reason wl_combat_check_declaration(const struct wl_game *g, const struct wl_battle *b,
+                                           int nb, struct wr_refusal *why)
+{
+    const struct wl_scenario *sc = g->sc;
+    char a[WL_SQ_NAME_MAX];
+    enum wl_reason r;
+
+    int mover = combat_mover(g, why);
+    if (mover < 0)
+        return WL_R_WRONG_PHASE;
+    /* 1) to 4) */
+    int battle_of[WL_MAX_UNITS];
+    for (int u = 0; u < sc->nunits; u++)
+        battle_of[u] = -1;
+    if ((r = check_battles(g, b, nb, mover, battle_of, why)) != WL_R_OK)
+        return r;
     /* 5) */
     for (int u = 0; u < sc->nunits; u++) {
         if (sc->units[u].side != mover || is_hq(g, u) || !on_board(g, u) || battle_of[u] >= 0)
@@ -287,6 +321,135 @@ enum wl_reason wl_combat_check_declaration(const struct wl_game *g, const struct
                              wl_grid_name(g->units[u].at, a), unit_name(g, e));
     }
     return WL_R_OK;
+}
+
+/* --- battles one at a time (rules 2) ------------------------------------------ */
+
+int wl_combat_one_at_a_time(const struct wl_game *g)
+{
+    return g->opt.rules >= 2;
+}
+
+int wl_combat_engaged(const struct wl_game *g, int u)
+{
+    if (!valid_unit(g, u) || is_hq(g, u) || !on_board(g, u))
+        return 0;
+    return adjacent_combat_unit(g, u, 1 - g->sc->units[u].side) >= 0;
+}
+
+int wl_combat_owes(const struct wl_game *g, int u)
+{
+    return valid_unit(g, u) && g->units[u].engaged && g->units[u].battle < 0 && on_board(g, u);
+}
+
+/* An engaged enemy of u next to it that has not fought (fought[e] < 0),
+ * or -1. Units that have not fought have not moved since the phase began,
+ * so this is the contact of the phase's start, less the units used. */
+static int open_partner(const struct wl_game *g, int u, const int *fought)
+{
+    int side = g->sc->units[u].side;
+    for (int e = 0; e < g->sc->nunits; e++)
+        if (g->sc->units[e].side != side && g->units[e].engaged && fought[e] < 0 &&
+            on_board(g, e) && wl_grid_distance(g->units[e].at, g->units[u].at) == 1)
+            return e;
+    return -1;
+}
+
+/* Rules (waterloo_combat.h, wl_combat_check_battles):
+ *   0) a combat phase, and room for the battles
+ *   1) to 4) check_battles(), battles fought earlier in the phase counted
+ *   5) no engaged unit that still owes a battle is left without an engaged
+ *      enemy next to it that still owes one: a star of the remaining
+ *      contact is then always a legal battle (docs/rules-notes.md, D3) */
+enum wl_reason wl_combat_check_battles(const struct wl_game *g, const struct wl_battle *b,
+                                       int nb, struct wr_refusal *why)
+{
+    const struct wl_scenario *sc = g->sc;
+    char a[WL_SQ_NAME_MAX];
+    enum wl_reason r;
+
+    /* 0) */
+    int mover = combat_mover(g, why);
+    if (mover < 0)
+        return WL_R_WRONG_PHASE;
+    if (nb > WL_MAX_BATTLES - g->nbattles)
+        return wl_refuse(why, WL_R_BAD_COMMAND,
+                         "a combat phase holds at most %d battles; %d are declared already",
+                         WL_MAX_BATTLES, g->nbattles);
+    /* 1) to 4) */
+    int fought[WL_MAX_UNITS];
+    for (int u = 0; u < sc->nunits; u++)
+        fought[u] = g->units[u].battle;
+    if ((r = check_battles(g, b, nb, mover, fought, why)) != WL_R_OK)
+        return r;
+    /* 5) */
+    for (int u = 0; u < sc->nunits; u++) {
+        if (!g->units[u].engaged || fought[u] >= 0 || !on_board(g, u) ||
+            open_partner(g, u, fought) >= 0)
+            continue;
+        if (sc->units[u].side == mover)
+            return wl_refuse(why, WL_R_STRANDED,
+                             "%s on %s must attack, and after these battles no enemy unit next "
+                             "to it would be left to attack: put it in one of them",
+                             unit_name(g, u), wl_grid_name(g->units[u].at, a));
+        return wl_refuse(why, WL_R_STRANDED,
+                         "%s on %s must be attacked, and after these battles no unit of yours "
+                         "next to it would be left to attack it: attack it in one of them",
+                         unit_name(g, u), wl_grid_name(g->units[u].at, a));
+    }
+    return WL_R_OK;
+}
+
+/* Rules ("All units which move into an enemy zone of control must attack
+ * some enemy unit and all defending units in an enemy zone of control must
+ * be attacked by at least one enemy unit"), judged on the units engaged
+ * when the phase began:
+ *   1) every engaged unit of the mover has fought
+ *   2) every engaged enemy unit has fought */
+enum wl_reason wl_combat_check_obligations(const struct wl_game *g, struct wr_refusal *why)
+{
+    const struct wl_scenario *sc = g->sc;
+    char a[WL_SQ_NAME_MAX];
+    int mover = combat_mover(g, why);
+    if (mover < 0)
+        return WL_R_WRONG_PHASE;
+    for (int pass = 0; pass < 2; pass++)
+        for (int u = 0; u < sc->nunits; u++) {
+            if ((sc->units[u].side == mover) != (pass == 0) || !wl_combat_owes(g, u))
+                continue;
+            int e = adjacent_combat_unit(g, u, 1 - sc->units[u].side);
+            /* 1) */
+            if (pass == 0)
+                return wl_refuse(why, WL_R_MUST_ATTACK,
+                                 "%s on %s is in the zone of %s and must attack before the "
+                                 "combat phase ends",
+                                 unit_name(g, u), wl_grid_name(g->units[u].at, a),
+                                 e >= 0 ? unit_name(g, e) : "the enemy");
+            /* 2) */
+            return wl_refuse(why, WL_R_MUST_BE_ATTACKED,
+                             "%s on %s has %s in its zone and must be attacked before the "
+                             "combat phase ends",
+                             unit_name(g, u), wl_grid_name(g->units[u].at, a),
+                             e >= 0 ? unit_name(g, e) : "a unit of yours");
+        }
+    return WL_R_OK;
+}
+
+int wl_combat_can_declare(const struct wl_game *g)
+{
+    int mover = wl_phase_mover(g->phase);
+    if (g->phase != WL_PH_FRENCH_COMBAT && g->phase != WL_PH_ALLIED_COMBAT)
+        return 0;
+    for (int u = 0; u < g->sc->nunits; u++) {
+        if (g->sc->units[u].side != mover || is_hq(g, u) || !on_board(g, u) ||
+            g->units[u].battle >= 0)
+            continue;
+        for (int e = 0; e < g->sc->nunits; e++)
+            if (g->sc->units[e].side != mover && on_board(g, e) && g->units[e].battle < 0 &&
+                wl_grid_distance(g->units[e].at, g->units[u].at) == 1)
+                return 1;
+    }
+    return 0;
 }
 
 /* --- retreats ------------------------------------------------------------- */

@@ -41,6 +41,43 @@ void wl_combat_odds(const struct wl_game *g, struct wl_battle *b);
 enum wl_reason wl_combat_check_declaration(const struct wl_game *g, const struct wl_battle *b,
                                            int nb, struct wr_refusal *why);
 
+/* Battles one at a time (rules 2; docs/rules-notes.md, "Declarations"). The
+ * one place the rules version decides how a combat phase is declared:
+ * 0 (rules 1): every battle in one declaration checked whole by
+ * wl_combat_check_declaration(), the phase ends when the last is done;
+ * 1 (rules 2): declarations of one or more battles at any time no battle
+ * is half-resolved, checked by wl_combat_check_battles(), the obligations
+ * (rules 5 and 6 above) judged at end_phase by wl_combat_check_obligations()
+ * on the units marked engaged when the phase began. */
+int wl_combat_one_at_a_time(const struct wl_game *g);
+
+/* Is u a combat unit on the board next to an enemy combat unit (in its
+ * zone)? Marked at the start of a combat phase as units[u].engaged. */
+int wl_combat_engaged(const struct wl_game *g, int u);
+
+/* Does engaged unit u still owe a battle (on the board, in none yet)? */
+int wl_combat_owes(const struct wl_game *g, int u);
+
+/* Rules 2: check a declaration of nb more battles in the combat phase:
+ *   1) to 3) of wl_combat_check_declaration()
+ *   4) no unit in more than one battle, counting the battles declared
+ *      earlier in the phase
+ *   5) no stranding: after it, every engaged unit that still owes a battle
+ *      has an engaged enemy unit next to it that still owes one too (so the
+ *      rest of the obligations can always be met: docs/rules-notes.md)
+ * nb = 0 is accepted (the turn machine reads it as end_phase). */
+enum wl_reason wl_combat_check_battles(const struct wl_game *g, const struct wl_battle *b,
+                                       int nb, struct wr_refusal *why);
+
+/* Rules 2, end of the combat phase: every engaged unit has fought (must_attack
+ * for the mover's, must_be_attacked for the enemy's, naming the unit).
+ * Returns WL_R_OK or the refusal. */
+enum wl_reason wl_combat_check_obligations(const struct wl_game *g, struct wr_refusal *why);
+
+/* Rules 2: can the mover still declare a battle: one of its combat units
+ * that has not fought next to an enemy unit (HQ units too) that has not? */
+int wl_combat_can_declare(const struct wl_game *g);
+
 enum wl_retreat_outcome {
     WL_RET_SAFE,            /* ends on the board, unhurt */
     WL_RET_EXIT,            /* French unit leaves by the road at A-39/A-45 (defections) */

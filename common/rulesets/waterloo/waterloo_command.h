@@ -7,8 +7,12 @@
  *   place          {unit, at}                       set-up
  *   end_setup      {}
  *   move           {unit | units, path: [squares]}  path ends with "off" to leave the board
- *   end_phase      {}                               end of a movement phase
+ *   end_phase      {}                               end of a movement phase; under
+ *                                                   rules 2 also of a combat phase
  *   declare        {battles: [{attackers: [ids], defenders: [ids]}]}
+ *                                                   rules 1: every battle of the phase;
+ *                                                   rules 2: one battle or more, [] is
+ *                                                   end_phase (waterloo_combat.h)
  *   resolve        {battle: index}
  *   retreat        {unit, path: [sq, sq]}           chosen by the winner
  *   exchange_losses{units: [ids]}                   chosen by the larger side
@@ -117,7 +121,7 @@ enum wl_reason wl_game_apply_json(struct wl_game *g, int side, const struct json
 struct json_t *wl_game_state_json(const struct wl_game *g);
 
 /* Fill g from a state of wl_game_state_json (borrowed) for scenario sc
- * (borrowed; must outlive g): units (at, moved, battle, retreat), turn,
+ * (borrowed; must outlive g): units (at, moved, battle, retreat, engaged), turn,
  * phase, awaiting (with the defection factors), battles (units, odds,
  * column, state, die, result), current battle, exited factors, winner and
  * result, and the dice (rolls; the seed once revealed, with game_id, which

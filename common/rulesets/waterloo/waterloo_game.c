@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "waterloo_combat.h"          /* wl_combat_one_at_a_time */
+
 struct wl_options wl_options_default(void)
 {
     return (struct wl_options){ .rules = WL_RULES, .commanders = 1 };
@@ -179,6 +181,11 @@ int wl_game_check(const struct wl_game *g, struct wr_refusal *why)
         if ((u->where == WL_ON_BOARD) != (u->at != WL_SQ_NONE))
             return wl_refuse(why, WL_R_BAD_COMMAND, "%s: place and square disagree",
                              sc->units[i].id), -1;
+        if (u->engaged && (!wl_combat_one_at_a_time(g) || sc->units[i].type == WL_HQ ||
+                           (g->phase != WL_PH_FRENCH_COMBAT && g->phase != WL_PH_ALLIED_COMBAT)))
+            return wl_refuse(why, WL_R_BAD_COMMAND,
+                             "%s is engaged outside a combat phase of rules 2, or is an HQ",
+                             sc->units[i].id), -1;
         if (u->where == WL_ON_BOARD && !wl_grid_playable(u->at))
             return wl_refuse(why, WL_R_NOT_PLAYABLE, "%s is on %s, not playable",
                              sc->units[i].id, wl_grid_name(u->at, a)), -1;
@@ -224,6 +231,10 @@ int wl_game_check(const struct wl_game *g, struct wr_refusal *why)
     case WL_AW_RESOLVE:
         ok = (g->phase == WL_PH_FRENCH_COMBAT || g->phase == WL_PH_ALLIED_COMBAT) &&
              g->await_side == mover;
+        break;
+    case WL_AW_COMBAT:
+        ok = (g->phase == WL_PH_FRENCH_COMBAT || g->phase == WL_PH_ALLIED_COMBAT) &&
+             g->await_side == mover && wl_combat_one_at_a_time(g);
         break;
     case WL_AW_RETREAT:
     case WL_AW_EXCHANGE:

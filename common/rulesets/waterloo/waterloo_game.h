@@ -15,6 +15,8 @@
  *   french_move    end_phase            -> french_combat
  *   french_combat  all battles done     -> defection (if French units left
  *                                          the board this turn) or allied_move
+ *                  (rules 2: end_phase, or nothing left to declare and
+ *                  every battle done)
  *   defection      defect               -> allied_move
  *   allied_move    end_phase            -> allied_combat
  *   allied_combat  all battles done     -> french_move of the next turn, or
@@ -59,6 +61,9 @@ struct wl_unit {
     int8_t battle;              /* battle index in the current combat phase, or -1 */
     uint8_t must_retreat;       /* lost a Back-2 and awaits its retreat */
     uint8_t advanced;           /* advanced after combat this phase */
+    uint8_t engaged;            /* rules 2, combat phase: a combat unit next to an enemy
+                                 * combat unit when the phase began; it owes a battle
+                                 * until battle >= 0 (waterloo_combat.h) */
 };
 
 enum wl_battle_state {
@@ -93,7 +98,8 @@ enum wl_await {
     WL_AW_RETREAT,              /* retreat for a losing unit, chosen by the winner */
     WL_AW_EXCHANGE,             /* exchange_losses */
     WL_AW_ADVANCE,              /* advance / no_advance */
-    WL_AW_DEFECTION             /* defect */
+    WL_AW_DEFECTION,            /* defect */
+    WL_AW_COMBAT                /* rules 2: declare, resolve or end_phase */
 };
 
 struct wl_game {

@@ -313,11 +313,9 @@ static void battle_units(struct wr_strbuf *out, const struct wl_game *g, const s
     ids(out, g, b->defenders, b->ndefenders, ",");
 }
 
-static void decide_resolve(const struct wl_view *v, struct wr_strbuf *out)
+/* The battles still declared, each with its odds and the result of each die face. */
+static void open_battles(struct wr_strbuf *out, const struct wl_game *g)
 {
-    const struct wl_game *g = v->g;
-    wr_strbuf_puts(out, "resolve the declared battles one at a time, in any order: the die "
-                        "picks the result in the battle's column.\n");
     for (int i = 0; i < g->nbattles; i++) {
         const struct wl_battle *b = &g->battles[i];
         if (b->state != WL_B_DECLARED)
@@ -334,9 +332,46 @@ static void decide_resolve(const struct wl_view *v, struct wr_strbuf *out)
             wr_strbuf_printf(out, " %s", wl_result_code(g->sc->crt[f][b->column]));
         wr_strbuf_puts(out, "\n");
     }
+}
+
+static void decide_resolve(const struct wl_view *v, struct wr_strbuf *out)
+{
+    wr_strbuf_puts(out, "resolve the declared battles one at a time, in any order: the die "
+                        "picks the result in the battle's column.\n");
+    open_battles(out, v->g);
     wr_strbuf_puts(out, "  Orders: resolve [BATTLE] (alone: the first still declared)");
     example(v, out);
     wr_strbuf_puts(out, ".\n");
+}
+
+/* Rules 2: battles one at a time; what is still owed (the units engaged
+ * when the phase began that have not fought) and what is declared. */
+static void decide_combat(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    struct list l;
+    int owed = 0, open = 0;
+    wr_strbuf_puts(out, "fight this combat phase one battle at a time: declare one battle or "
+                        "several, resolve any declared one, choose the next after seeing the "
+                        "result; each attacker must touch every defender of its battle.\n");
+    for (int pass = 0; pass < 2; pass++) {
+        list_begin(&l, out, pass == 0 ? "  Must still attack (in an enemy zone):"
+                                      : "  Must still be attacked (one of yours in its zone):");
+        for (int u = 0; u < g->sc->nunits; u++)
+            if ((g->sc->units[u].side == v->side) == (pass == 0) && wl_combat_owes(g, u)) {
+                unit_at(&l, g, u);
+                owed++;
+            }
+        list_end(&l, " none");
+    }
+    for (int i = 0; i < g->nbattles; i++)
+        open += g->battles[i].state == WL_B_DECLARED;
+    open_battles(out, g);
+    wr_strbuf_puts(out, "  Orders: attack ATTACKER... vs DEFENDER... [; ...], resolve [BATTLE]");
+    example(v, out);
+    wr_strbuf_printf(out, "; odds ATTACKER... vs DEFENDER... gives the odds first; end ends "
+                          "the phase%s.\n",
+                     owed || open ? " once nothing is owed or left to resolve" : "");
 }
 
 static void decide_retreat(const struct wl_view *v, struct wr_strbuf *out)
@@ -442,6 +477,7 @@ static void (*const decisions[])(const struct wl_view *v, struct wr_strbuf *out)
     [WL_AW_EXCHANGE] = decide_exchange,
     [WL_AW_ADVANCE] = decide_advance,
     [WL_AW_DEFECTION] = decide_defect,
+    [WL_AW_COMBAT] = decide_combat,
 };
 
 /* --- describe ------------------------------------------------------------------------ */

@@ -42,17 +42,21 @@ const struct wr_order wl_present_orders[] = {
       "French units leave the board with off from A-39 to A-45 (rules: How to Move Units).",
       "move fr-g-friant TT-14 TT-13", 0 },
     { "end", "end",
-      "End your movement phase; your combat phase follows (rules: How to Play). During the "
-      "set-up it ends your set-up. Also end_phase.",
+      "End your movement phase; your combat phase follows (rules: How to Play). Under rules 2 "
+      "it also ends your combat phase, once every declared battle is resolved and every unit "
+      "that must fight has fought. During the set-up it ends your set-up. Also end_phase.",
       "end", 0 },
     { "attack", "attack ATTACKER... vs DEFENDER... [; ATTACKER... vs DEFENDER...]",
-      "Combat: declare every battle of the phase at once; every unit of yours in an enemy "
-      "zone must attack, every enemy unit with one of yours in its zone must be attacked, "
-      "each attacker touches every defender of its battle (rules: How to Have Combat).",
+      "Combat: declare battles, each attacker touching every defender of its battle. Under "
+      "rules 2 one battle or several at a time, the next chosen after earlier results; by the "
+      "end of the phase every unit of yours in an enemy zone has attacked and every enemy unit "
+      "with one of yours in its zone has been attacked. Under rules 1 every battle of the "
+      "phase at once (rules: How to Have Combat).",
       "attack fr-iii-lefol fr-iii-domon vs pr-i-3", 0 },
     { "declare", "declare ATTACKER[,ATTACKER...]:DEFENDER[,DEFENDER...] ...",
       "The same declaration written as pairs, one per battle; declare alone declares no "
-      "battle, which the rules allow only when no unit of yours is in an enemy zone.",
+      "battle: under rules 2 it ends the combat phase like end, under rules 1 the rules allow "
+      "it only when no unit of yours is in an enemy zone.",
       "declare fr-iii-lefol,fr-iii-domon:pr-i-3", 0 },
     { "resolve", "resolve [BATTLE]",
       "Roll the die for a declared battle (numbered from 0) and apply the Combat Results "

@@ -51,7 +51,10 @@
       "the units chosen do not reach the printed total the exchange demands") \
     X(DEFECTION_SHORT, "defection_short", \
       "the units chosen do not reach twice the factors of the French units that left") \
-    X(NO_ADVANCE, "no_advance", "that unit may not advance after this battle")
+    X(NO_ADVANCE, "no_advance", "that unit may not advance after this battle") \
+    X(STRANDED, "stranded", \
+      "the battles would leave a unit that must fight with no enemy it can still fight") \
+    X(BATTLE_OPEN, "battle_open", "a declared battle is not resolved yet")
 
 enum wl_reason {
 #define WL_REASON_CORE(id, code, text) WL_R_##id = WR_R_##id,

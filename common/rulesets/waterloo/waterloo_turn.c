@@ -104,6 +104,8 @@ static void game_over(struct wl_game *g, int winner, const char *why, struct wl_
     snprintf(g->win_reason, sizeof g->win_reason, "%s", why);
     await(g, -1, WL_AW_NONE);
     g->current = -1;
+    for (int i = 0; i < g->sc->nunits; i++)
+        g->units[i].engaged = 0;            /* nothing is owed once the game is over */
     struct wl_event *e = emit(ev, WL_EV_GAME_OVER);
     if (e)
         e->side = winner;
@@ -196,6 +198,7 @@ static void after_combat(struct wl_game *g, struct wl_events *ev)
     for (int i = 0; i < g->sc->nunits; i++) {
         g->units[i].battle = -1;
         g->units[i].advanced = 0;
+        g->units[i].engaged = 0;
     }
     if (g->phase == WL_PH_FRENCH_COMBAT)
         enter_phase(g, g->exited_factors > 0 ? WL_PH_DEFECTION : WL_PH_ALLIED_MOVE, ev);
@@ -226,10 +229,16 @@ static void enter_phase(struct wl_game *g, int phase, struct wl_events *ev)
         g->nbattles = 0;
         g->current = -1;
         g->declared = 0;
-        if (has_contact(g, wl_phase_mover(phase)))
-            await(g, wl_phase_mover(phase), WL_AW_DECLARE);
-        else
+        if (!has_contact(g, wl_phase_mover(phase))) {
             after_combat(g, ev);
+        } else if (wl_combat_one_at_a_time(g)) {
+            /* The obligations of the phase are those of its start. */
+            for (int i = 0; i < g->sc->nunits; i++)
+                g->units[i].engaged = (uint8_t)wl_combat_engaged(g, i);
+            await(g, wl_phase_mover(phase), WL_AW_COMBAT);
+        } else {
+            await(g, wl_phase_mover(phase), WL_AW_DECLARE);
+        }
         break;
     case WL_PH_DEFECTION: {
         g->defection_owed = 2 * g->exited_factors;
@@ -369,6 +378,33 @@ static void open_advances(struct wl_game *g, struct wl_battle *b, int *count)
 
 static void finish_battle(struct wl_game *g, struct wl_events *ev);
 
+static int open_battles(const struct wl_game *g)
+{
+    int n = 0;
+    for (int i = 0; i < g->nbattles; i++)
+        n += g->battles[i].state != WL_B_DONE;
+    return n;
+}
+
+/* No battle half-resolved: what the combat phase awaits next, or its end.
+ * Rules 1: the next battle, the end when every declared battle is done.
+ * Rules 2: another declaration, a resolve or end_phase; the end by itself
+ * once every battle is done and nothing more can be declared. */
+static void combat_goes_on(struct wl_game *g, struct wl_events *ev)
+{
+    int mover = wl_phase_mover(g->phase);
+    if (wl_combat_one_at_a_time(g)) {
+        if (open_battles(g) > 0 || wl_combat_can_declare(g))
+            await(g, mover, WL_AW_COMBAT);
+        else
+            after_combat(g, ev);
+    } else if (open_battles(g) > 0) {
+        await(g, mover, WL_AW_RESOLVE);
+    } else {
+        after_combat(g, ev);
+    }
+}
+
 /* The attacker won a battle: offer the advance if anyone may take it. */
 static void attacker_won(struct wl_game *g, struct wl_battle *b, struct wl_events *ev)
 {
@@ -389,12 +425,7 @@ static void finish_battle(struct wl_game *g, struct wl_events *ev)
     g->current = -1;
     if (check_victory(g, ev))
         return;
-    for (int i = 0; i < g->nbattles; i++)
-        if (g->battles[i].state != WL_B_DONE) {
-            await(g, wl_phase_mover(g->phase), WL_AW_RESOLVE);
-            return;
-        }
-    after_combat(g, ev);
+    combat_goes_on(g, ev);
 }
 
 /* Losers of a Back-2: units with no open retreat are eliminated at once;
@@ -721,9 +752,18 @@ static enum wl_reason do_advance(struct wl_game *g, const struct wl_cmd *c,
     return WL_R_OK;
 }
 
-static enum wl_reason do_declare(struct wl_game *g, const struct wl_cmd *c,
+static enum wl_reason do_end_phase(struct wl_game *g, int side, const struct wl_cmd *c,
+                                   struct wl_events *ev, struct wr_refusal *why);
+
+/* Rules 1: the whole declaration of the phase (wl_combat_check_declaration).
+ * Rules 2: one or more battles added to those of the phase
+ * (wl_combat_check_battles); none is end_phase. */
+static enum wl_reason do_declare(struct wl_game *g, int side, const struct wl_cmd *c,
                                  struct wl_events *ev, struct wr_refusal *why)
 {
+    int one_at_a_time = wl_combat_one_at_a_time(g);
+    if (one_at_a_time && c->nbattles == 0)
+        return do_end_phase(g, side, c, ev, why);
     struct wl_battle bs[WL_MAX_BATTLES];
     memset(bs, 0, sizeof(struct wl_battle) * (size_t)c->nbattles);
     for (int i = 0; i < c->nbattles; i++) {
@@ -734,31 +774,55 @@ static enum wl_reason do_declare(struct wl_game *g, const struct wl_cmd *c,
         memcpy(bs[i].defenders, c->battles[i].defenders,
                sizeof(int16_t) * (size_t)c->battles[i].ndefenders);
     }
-    enum wl_reason r = wl_combat_check_declaration(g, bs, c->nbattles, why);
+    enum wl_reason r = one_at_a_time ? wl_combat_check_battles(g, bs, c->nbattles, why)
+                                     : wl_combat_check_declaration(g, bs, c->nbattles, why);
     if (r != WL_R_OK)
         return r;
+    int first = one_at_a_time ? g->nbattles : 0;
     for (int i = 0; i < c->nbattles; i++) {
+        int n = first + i;
         wl_combat_odds(g, &bs[i]);
         bs[i].state = WL_B_DECLARED;
-        g->battles[i] = bs[i];
+        g->battles[n] = bs[i];
         for (int k = 0; k < bs[i].nattackers; k++)
-            g->units[bs[i].attackers[k]].battle = (int8_t)i;
+            g->units[bs[i].attackers[k]].battle = (int8_t)n;
         for (int k = 0; k < bs[i].ndefenders; k++)
-            g->units[bs[i].defenders[k]].battle = (int8_t)i;
+            g->units[bs[i].defenders[k]].battle = (int8_t)n;
         struct wl_event *e = emit(ev, WL_EV_DECLARED);
         if (e) {
-            e->battle = i;
+            e->battle = n;
             e->attack = bs[i].attack;
             e->defence = bs[i].defence;
             e->column = bs[i].column;
         }
     }
-    g->nbattles = c->nbattles;
+    g->nbattles = first + c->nbattles;
     g->declared = 1;
-    if (g->nbattles == 0)
-        after_combat(g, ev);
-    else
-        await(g, wl_phase_mover(g->phase), WL_AW_RESOLVE);
+    combat_goes_on(g, ev);
+    return WL_R_OK;
+}
+
+/* end_phase: the end of a movement phase, and under rules 2 of a combat
+ * phase (refused while a declared battle is unresolved or an engaged unit
+ * has not fought). The one place a phase is ended by its player. */
+static enum wl_reason do_end_phase(struct wl_game *g, int side, const struct wl_cmd *c,
+                                   struct wl_events *ev, struct wr_refusal *why)
+{
+    (void)side;
+    (void)c;
+    if (g->phase == WL_PH_FRENCH_MOVE || g->phase == WL_PH_ALLIED_MOVE) {
+        enter_phase(g, g->phase == WL_PH_FRENCH_MOVE ? WL_PH_FRENCH_COMBAT : WL_PH_ALLIED_COMBAT,
+                    ev);
+        return WL_R_OK;
+    }
+    for (int i = 0; i < g->nbattles; i++)
+        if (g->battles[i].state != WL_B_DONE)
+            return wl_refuse(why, WL_R_BATTLE_OPEN,
+                             "battle %d is declared and not resolved yet: resolve it first", i);
+    enum wl_reason r = wl_combat_check_obligations(g, why);
+    if (r != WL_R_OK)
+        return r;
+    after_combat(g, ev);
     return WL_R_OK;
 }
 
@@ -822,6 +886,8 @@ static int allowed(int what, int type)
         return type == WL_CMD_ADVANCE || type == WL_CMD_NO_ADVANCE;
     case WL_AW_DEFECTION:
         return type == WL_CMD_DEFECT;
+    case WL_AW_COMBAT:
+        return type == WL_CMD_DECLARE || type == WL_CMD_RESOLVE || type == WL_CMD_END_PHASE;
     }
     return 0;
 }
@@ -850,11 +916,9 @@ enum wl_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *c
     case WL_CMD_MOVE:
         return do_move(g, side, c, ev, why);
     case WL_CMD_END_PHASE:
-        enter_phase(g, g->phase == WL_PH_FRENCH_MOVE ? WL_PH_FRENCH_COMBAT : WL_PH_ALLIED_COMBAT,
-                    ev);
-        return WL_R_OK;
+        return do_end_phase(g, side, c, ev, why);
     case WL_CMD_DECLARE:
-        return do_declare(g, c, ev, why);
+        return do_declare(g, side, c, ev, why);
     case WL_CMD_RESOLVE:
         return do_resolve(g, c, ev, why);
     case WL_CMD_RETREAT:

@@ -678,6 +678,99 @@ static void test_declarations(void **state)
     }
 }
 
+/* --- battles one at a time (rules 2) -------------------------------------------------- */
+
+/* "The attacker resolves all combat one battle at a time ... The attacker has the choice
+ * of resolving each battle in any order he chooses." / "All units which move into an
+ * enemy zone of control must attack some enemy unit and all defending units in an enemy
+ * zone of control must be attacked by at least one enemy unit." / "No Unit may fight or
+ * be forced to fight more than one battle per turn." (docs/rules-notes.md D1-D4)
+ * A position's units are engaged as the turn machine marks them when the phase begins;
+ * `earlier` are battles declared (and done) before; `battles` is the next declaration,
+ * checked by wl_combat_check_battles(), or NULL: end_phase, checked by
+ * wl_combat_check_obligations(). P_MU1: Red-A touches Blue-A, B and C; Red-B touches
+ * Blue-C and D; Red-C touches Blue-D only. */
+static const struct phase_row {
+    int row;
+    int pos;
+    const char *earlier;
+    const char *battles;
+    enum wl_reason want;
+    const char *msg;
+} phase_rows[] = {
+    /* one battle, the rest still possible */
+    { 1, P_MU1, "", "Blue-C>Red-B", WL_R_OK, NULL },
+    { 2, P_MU1, "", "Blue-A,Blue-B,Blue-C>Red-A", WL_R_OK, NULL },
+    /* no stranding: Red-C has only Blue-D next to it */
+    { 3, P_MU1, "", "Blue-D>Red-B", WL_R_STRANDED, "Red-C on L-28 must be attacked" },
+    { 4, P_MU1, "", "Blue-A>Red-A", WL_R_STRANDED, "Blue-B on L-31 must attack" },
+    { 5, P_MU1, "Blue-C>Red-B", "Blue-D>Red-C", WL_R_OK, NULL },
+    /* the second declaration, after the first result: no unit in two battles */
+    { 6, P_MU1, "Blue-C>Red-B", "Blue-D>Red-B,Red-C", WL_R_ONE_BATTLE,
+      "Red-B already fought in battle 0" },
+    { 7, P_MU1, "Blue-C>Red-B", "Blue-A,Blue-B,Blue-C>Red-A", WL_R_ONE_BATTLE,
+      "Blue-C already fought in battle 0" },
+    /* several at once, and everything up front, as rules 1 had it */
+    { 8, P_MU1, "Blue-C>Red-B", "Blue-D>Red-C|Blue-A,Blue-B>Red-A", WL_R_OK, NULL },
+    { 9, P_MU1, "", "Blue-A,Blue-B,Blue-C>Red-A|Blue-D>Red-B,Red-C", WL_R_OK, NULL },
+    /* the per-declaration checks still hold */
+    { 10, P_MU1, "", "Blue-A>Red-B", WL_R_NOT_IN_ZONE, NULL },
+    { 11, P_MU1, "", "Blue-C>Red-B|Blue-D>Red-B", WL_R_ONE_BATTLE, "Red-B is in battles" },
+    /* soak-off: 3 against 2 + 4 is a legal battle */
+    { 12, P_MU1, "Blue-A,Blue-B,Blue-C>Red-A", "Blue-D>Red-B,Red-C", WL_R_OK, NULL },
+    /* end_phase: the obligations of the phase's start */
+    { 13, P_MU1, "", NULL, WL_R_MUST_ATTACK, "Blue-A on M-30 is in the zone of Red-A" },
+    { 14, P_MU1, "Blue-C>Red-B", NULL, WL_R_MUST_ATTACK, "Blue-A" },
+    { 15, P_MU1, "Blue-A,Blue-B,Blue-C>Red-A|Blue-D>Red-B,Red-C", NULL, WL_R_OK, NULL },
+    /* only the enemy owes (a state made by hand or loaded; the stranding rule keeps a
+     * game from reaching it) */
+    { 16, P_MU1, "Blue-A,Blue-B,Blue-C>Red-A|Blue-D>Red-B", NULL, WL_R_MUST_BE_ATTACKED,
+      "Red-C on L-28 has Blue-D in its zone" },
+    /* an HQ has no zone: nothing is owed to it, nor by a unit next to it alone */
+    { 17, P_HQ_ALONE, "", NULL, WL_R_OK, NULL },
+    { 18, P_HQ_ALONE, "", "Blue>Wellington", WL_R_OK, NULL },
+};
+
+static void test_phase_declarations(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof phase_rows / sizeof phase_rows[0]; i++) {
+        const struct phase_row *t = &phase_rows[i];
+        struct fx f;
+        struct wl_battle b[8];
+        struct wr_refusal why = { WL_R_OK, "ok", "" };
+
+        build(&f, "phase", t->row, t->pos, PDEF);
+        assert_true(wl_combat_one_at_a_time(f.g));
+        for (int u = 0; u < f.sc->nunits; u++)
+            f.g->units[u].engaged = (uint8_t)wl_combat_engaged(f.g, u);
+        int ne = parse_battles(&f, t->earlier, f.g->battles, 8);
+        for (int k = 0; k < ne; k++) {
+            struct wl_battle *e = &f.g->battles[k];
+            e->state = WL_B_DONE;
+            for (int j = 0; j < e->nattackers; j++)
+                f.g->units[e->attackers[j]].battle = (int8_t)k;
+            for (int j = 0; j < e->ndefenders; j++)
+                f.g->units[e->defenders[j]].battle = (int8_t)k;
+        }
+        f.g->nbattles = ne;
+        enum wl_reason r;
+        if (t->battles != NULL) {
+            int nb = parse_battles(&f, t->battles, b, 8);
+            r = wl_combat_check_battles(f.g, b, nb, &why);
+            assert_int_equal(wl_combat_check_battles(f.g, b, nb, NULL), r);
+        } else {
+            r = wl_combat_check_obligations(f.g, &why);
+        }
+        if (r != t->want)
+            fail_msg("phase row %d (%s): got %s (%s), want %s", t->row, positions[t->pos].what,
+                     wl_reason_code(r), why.message, wl_reason_code(t->want));
+        if (t->msg != NULL && strstr(why.message, t->msg) == NULL)
+            fail_msg("phase row %d: sentence '%s' lacks '%s'", t->row, why.message, t->msg);
+        release(&f);
+    }
+}
+
 /* Defence factors one by one, where the odds rows only see the sum. */
 static void test_defence_factor(void **state)
 {
@@ -1048,6 +1141,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_column),
         cmocka_unit_test(test_declarations),
+        cmocka_unit_test(test_phase_declarations),
         cmocka_unit_test(test_defence_factor),
         cmocka_unit_test(test_terrain_of_examples),
         cmocka_unit_test(test_retreats),

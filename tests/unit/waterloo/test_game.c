@@ -131,13 +131,27 @@ static void only(struct fixture *f, const char *const *ids, const char *const *a
     }
 }
 
+/* The combat phase of side on the position as it stands, entered as the
+ * turn machine enters it: side's movement phase, then end_phase (rules 2
+ * marks the engaged units there). */
 static void combat_phase(struct fixture *f, int side)
 {
-    f->g.phase = side == WL_FRENCH ? WL_PH_FRENCH_COMBAT : WL_PH_ALLIED_COMBAT;
+    f->g.phase = side == WL_FRENCH ? WL_PH_FRENCH_MOVE : WL_PH_ALLIED_MOVE;
     f->g.await_side = side;
-    f->g.await_what = WL_AW_DECLARE;
+    f->g.await_what = WL_AW_MOVE;
     f->g.roll_source = forced_roll;
     f->g.roll_ctx = f;
+    expect(f, 0, side, "{\"type\":\"end_phase\"}", WL_R_OK);
+    assert_int_equal(f->g.phase, side == WL_FRENCH ? WL_PH_FRENCH_COMBAT : WL_PH_ALLIED_COMBAT);
+}
+
+/* Start f's game again under rules version `rules` (the fixture's seed). */
+static void use_rules(struct fixture *f, int rules)
+{
+    static const uint8_t seed[32] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+    struct wl_options opt = wl_options_default();
+    opt.rules = rules;
+    wl_game_init_with(&f->g, &f->sc, "test-game", seed, &opt);
 }
 
 static void test_setup_and_phases(void **state)
@@ -581,6 +595,167 @@ static void test_clause_c_open_entry(void **state)
     assert_int_equal(f->g.winner, -1);
 }
 
+/* --- battles one at a time (rules 2; docs/rules-notes.md D1-D4) ------------------------- */
+
+/* expect(), and the refusal's sentence holds part. */
+static void expect_msg(struct fixture *f, int row, int side, const char *text,
+                       enum wl_reason want, const char *part)
+{
+    struct wr_refusal why = { WL_R_OK, "ok", "" };
+    enum wl_reason r = run(f, side, text, &why);
+    if (r != want || strstr(why.message, part) == NULL)
+        fail_msg("row %d: %s gave %s (%s), want %s with '%s'", row, text, wl_reason_code(r),
+                 why.message, wl_reason_code(want), part);
+}
+
+#define BATTLE(att, def) "{\"attackers\":[" att "],\"defenders\":[" def "]}"
+#define DECLARE1(att, def) "{\"type\":\"declare\",\"battles\":[" BATTLE(att, def) "]}"
+
+/* Jerome (N-42) touches Picton (M-42) and Cooke (M-43); Foy (N-43) touches
+ * Cooke only. Pire and Uxbridge stand far off, so neither side is wiped out. */
+static const char *const two_fronts_ids[] = { "fr-jerome", "fr-foy", "fr-pire", "aa-picton",
+                                              "aa-cooke", "aa-uxbridge", NULL };
+static const char *const two_fronts_at[] = { "N-42", "N-43", "P-40", "M-42", "M-43", "E-42" };
+
+/* "The attacker resolves all combat one battle at a time after moving all
+ * the Units he chooses to move in his turn." / "The attacker has the choice
+ * of resolving each battle in any order he chooses." Rules 2: a battle is
+ * declared, resolved, and the next one's attackers chosen after its result. */
+static void test_battles_one_at_a_time(void **state)
+{
+    struct fixture *f = *state;
+    only(f, two_fronts_ids, two_fronts_at);
+    combat_phase(f, WL_FRENCH);
+    assert_int_equal(f->g.await_what, WL_AW_COMBAT);
+    /* Marked when the phase began: the four units in contact, not the others. */
+    assert_true(f->g.units[unit(f, "fr-jerome")].engaged);
+    assert_true(f->g.units[unit(f, "aa-cooke")].engaged);
+    assert_false(f->g.units[unit(f, "fr-pire")].engaged);
+    assert_false(f->g.units[unit(f, "aa-uxbridge")].engaged);
+    f->faces[f->nfaces++] = 5;  /* battle 0, Foy 5 against Cooke 6 = 1-2, die 5: AE */
+    f->faces[f->nfaces++] = 2;  /* battle 1, Jerome 6 against Picton 6 = 1-1, die 2: DB2 */
+    /* "All units which move into an enemy zone of control must attack ...": by the end
+     * of the phase, so end_phase, and declare with no battle, are refused now. */
+    expect_msg(f, 1, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_MUST_ATTACK, "must attack");
+    expect(f, 2, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[]}", WL_R_MUST_ATTACK);
+    /* Jerome against Cooke would leave Foy and Picton nobody to fight. */
+    expect_msg(f, 3, WL_FRENCH, DECLARE1("\"fr-jerome\"", "\"aa-cooke\""), WL_R_STRANDED,
+               "no enemy unit next to it would be left");
+    /* One battle: Foy against Cooke. */
+    expect(f, 4, WL_FRENCH, DECLARE1("\"fr-foy\"", "\"aa-cooke\""), WL_R_OK);
+    assert_int_equal(f->g.nbattles, 1);
+    assert_int_equal(f->g.await_what, WL_AW_COMBAT);
+    expect_msg(f, 5, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_BATTLE_OPEN, "battle 0");
+    expect(f, 6, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
+    assert_int_equal(f->g.battles[0].result, WL_AE);
+    assert_int_equal(f->g.units[unit(f, "fr-foy")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.phase, WL_PH_FRENCH_COMBAT);
+    assert_int_equal(f->g.await_what, WL_AW_COMBAT);
+    /* The result known: Jerome, next to both defenders, still owes his battle. */
+    expect_msg(f, 7, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_MUST_ATTACK, "Jerome");
+    /* "No Unit may fight or be forced to fight more than one battle per turn": Cooke
+     * fought in battle 0. */
+    expect_msg(f, 8, WL_FRENCH, DECLARE1("\"fr-jerome\"", "\"aa-cooke\""), WL_R_ONE_BATTLE,
+               "battle 0");
+    expect(f, 9, WL_FRENCH, DECLARE1("\"fr-jerome\"", "\"aa-picton\",\"aa-cooke\""),
+           WL_R_ONE_BATTLE);
+    expect(f, 10, WL_FRENCH, DECLARE1("\"fr-jerome\"", "\"aa-picton\""), WL_R_OK);
+    assert_int_equal(f->g.nbattles, 2);
+    assert_int_equal(f->g.battles[1].attackers[0], unit(f, "fr-jerome"));
+    expect(f, 11, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":1}", WL_R_OK);
+    assert_int_equal(f->g.await_what, WL_AW_RETREAT);
+    expect(f, 12, WL_FRENCH, "{\"type\":\"retreat\",\"unit\":\"aa-picton\",\"path\":[\"L-42\","
+                             "\"K-42\"]}", WL_R_OK);
+    /* Nothing more can be declared and every battle is done: the phase ends by itself. */
+    assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
+    assert_false(f->g.units[unit(f, "fr-jerome")].engaged);
+}
+
+/* The same position declared whole, as rules 1 had it: still valid under rules 2 (several
+ * battles at once), resolved in the order the attacker chooses ("in any order he
+ * chooses"), and the phase ends by itself after the last one. */
+static void test_up_front_declaration(void **state)
+{
+    struct fixture *f = *state;
+    only(f, two_fronts_ids, two_fronts_at);
+    combat_phase(f, WL_FRENCH);
+    f->faces[f->nfaces++] = 5;  /* battle 1 first: 1-1, die 5: AE */
+    f->faces[f->nfaces++] = 5;  /* battle 0: 1-2, die 5: AE */
+    expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[" BATTLE("\"fr-foy\"",
+                            "\"aa-cooke\"") "," BATTLE("\"fr-jerome\"", "\"aa-picton\"") "]}",
+           WL_R_OK);
+    expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":1}", WL_R_OK);
+    assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.await_what, WL_AW_COMBAT);
+    expect(f, 3, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
+    assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
+}
+
+/* Rules 1 keeps the whole declaration: an incomplete one is refused, and "declare"
+ * is what the phase awaits. */
+static void test_rules1_whole_declaration(void **state)
+{
+    struct fixture *f = *state;
+    use_rules(f, 1);
+    only(f, two_fronts_ids, two_fronts_at);
+    combat_phase(f, WL_FRENCH);
+    assert_int_equal(f->g.await_what, WL_AW_DECLARE);
+    assert_false(f->g.units[unit(f, "fr-jerome")].engaged);
+    expect_msg(f, 1, WL_FRENCH, DECLARE1("\"fr-foy\"", "\"aa-cooke\""), WL_R_MUST_ATTACK,
+               "must attack");
+    expect(f, 2, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_WRONG_PHASE);
+    expect(f, 3, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[" BATTLE("\"fr-foy\"",
+                            "\"aa-cooke\"") "," BATTLE("\"fr-jerome\"", "\"aa-picton\"") "]}",
+           WL_R_OK);
+    assert_int_equal(f->g.await_what, WL_AW_RESOLVE);
+}
+
+/* Rules 2: "declare" with no battle is end_phase; with only an enemy HQ next to a unit
+ * of the mover nothing is owed ("HQ Units ... have no zone of control"), the phase
+ * waits for a declaration or end_phase, and the state says who is engaged. */
+static void test_nothing_owed(void **state)
+{
+    struct fixture *f = *state;
+    static const char *const ids[] = { "fr-jerome", "aa-wellington", "aa-cooke", NULL };
+    static const char *const at[] = { "N-42", "M-42", "E-42" };
+    only(f, ids, at);
+    combat_phase(f, WL_FRENCH);
+    assert_int_equal(f->g.await_what, WL_AW_COMBAT);
+    assert_false(f->g.units[unit(f, "fr-jerome")].engaged);
+    json_t *s = wl_game_state_json(&f->g);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(s, "awaiting"),
+                                                          "what")), "combat");
+    json_decref(s);
+    expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[]}", WL_R_OK);
+    assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
+}
+
+/* The state carries "engaged" and loads back to the same state. */
+static void test_engaged_round_trip(void **state)
+{
+    struct fixture *f = *state;
+    only(f, two_fronts_ids, two_fronts_at);
+    combat_phase(f, WL_FRENCH);
+    expect(f, 1, WL_FRENCH, DECLARE1("\"fr-foy\"", "\"aa-cooke\""), WL_R_OK);
+    json_t *s = wl_game_state_json(&f->g);
+    json_t *units = json_object_get(s, "units");
+    assert_true(json_is_true(json_object_get(json_object_get(units, "fr-jerome"), "engaged")));
+    assert_null(json_object_get(json_object_get(units, "fr-pire"), "engaged"));
+    struct wl_game *back = malloc(sizeof *back);
+    struct wr_refusal why;
+    assert_non_null(back);
+    if (wl_game_init_from_state(back, &f->sc, s, "test-game", &why) != 0)
+        fail_msg("the state does not load: %s", why.message);
+    json_t *again = wl_game_state_json(back);
+    json_object_del(s, "dice");
+    json_object_del(again, "dice");
+    assert_true(json_equal(s, again));
+    assert_true(back->units[unit(f, "aa-picton")].engaged);
+    json_decref(again);
+    json_decref(s);
+    free(back);
+}
+
 /* Random legal games: every proposal of the random player is accepted,
  * the invariants hold after every command, and every game ends. */
 static void test_random_games(void **state)
@@ -589,10 +764,13 @@ static void test_random_games(void **state)
     struct wl_reach *reach = malloc(sizeof *reach);
     struct wl_cmd *cmd = malloc(sizeof *cmd);
     struct wl_events *ev = malloc(sizeof *ev);
-    int wins[2] = { 0, 0 };
-    for (int seed = 1; seed <= 40; seed++) {
+    int wins[2] = { 0, 0 }, later_declarations[2] = { 0, 0 };
+    /* Seeds 1-40 under the newest rules (battles one at a time), 41-80 under rules 1. */
+    for (int seed = 1; seed <= 80; seed++) {
         uint8_t s32[32] = { (uint8_t)seed };
-        wl_game_init(&f->g, &f->sc, "random", s32);
+        struct wl_options opt = wl_options_default();
+        opt.rules = seed <= 40 ? WL_RULES : 1;
+        wl_game_init_with(&f->g, &f->sc, "random", s32, &opt);
         struct wr_prng rng;
         wr_prng_seed(&rng, (uint64_t)seed);
         int n = 0;
@@ -603,6 +781,9 @@ static void test_random_games(void **state)
             struct wr_refusal why;
             ev->n = 0;
             json_t *before = wl_game_state_json(&f->g);
+            /* A declaration after a battle of the same phase: the rules 2 flow. */
+            if (cmd->type == WL_CMD_DECLARE && cmd->nbattles > 0 && f->g.nbattles > 0)
+                later_declarations[opt.rules == 1]++;
             enum wl_reason r = wl_game_apply(&f->g, f->g.await_side, cmd, ev, &why);
             if (r != WL_R_OK) {
                 json_t *j = wl_cmd_json(&f->g, cmd);
@@ -628,7 +809,9 @@ static void test_random_games(void **state)
         assert_true(f->g.winner == WL_FRENCH || f->g.winner == WL_ALLIED);
         wins[f->g.winner]++;
     }
-    assert_int_equal(wins[0] + wins[1], 40);
+    assert_int_equal(wins[0] + wins[1], 80);
+    assert_true(later_declarations[0] > 0);        /* rules 2 declares battle by battle */
+    assert_int_equal(later_declarations[1], 0);     /* rules 1 never does */
     free(reach);
     free(cmd);
     free(ev);
@@ -652,6 +835,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_advance_from_river, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clause_c, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clause_c_open_entry, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_battles_one_at_a_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_up_front_declaration, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rules1_whole_declaration, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nothing_owed, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_engaged_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_games, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -138,7 +138,17 @@ static void sync(struct fx *f)
 
 /* A game of the scenario file name (under scenarios/), with forced dice
  * when faces is not NULL (else a seed), and its three views. */
+static struct fx *fx_new_with(const char *name, const int *faces, int nfaces,
+                              const char *options);
+
 static struct fx *fx_new(const char *name, const int *faces, int nfaces)
+{
+    return fx_new_with(name, faces, nfaces, NULL);
+}
+
+/* A game of scenario name with the create() options given as JSON text (NULL: none). */
+static struct fx *fx_new_with(const char *name, const int *faces, int nfaces,
+                              const char *options)
 {
     struct fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
@@ -154,8 +164,11 @@ static struct fx *fx_new(const char *name, const int *faces, int nfaces)
     assert_non_null(f->scenario);
     static const uint8_t seed[32] = { 18, 6, 15 };
     struct wr_refusal why;
-    f->game = f->rs->create(f->scenario, NULL, "present-test", faces ? NULL : seed, &f->host,
+    json_t *opts = options ? json_loads(options, 0, NULL) : NULL;
+    assert_true(options == NULL || opts != NULL);
+    f->game = f->rs->create(f->scenario, opts, "present-test", faces ? NULL : seed, &f->host,
                             &why);
+    json_decref(opts);
     if (f->game == NULL)
         fail_msg("create: %s", why.message);
     f->fr = open_view(f, "french");
@@ -882,22 +895,25 @@ static void test_battle(void **state)
                                         { 43, "allied", "endsetup", "ok" } }, 3);
     run_steps(f, move, sizeof move / sizeof move[0]);
 
-    /* the declaration */
+    /* the declaration: rules 2, battles one at a time (docs/rules-notes.md D1) */
     d = describe(f, f->fr);
-    expect_in(50, d, "french_combat: awaiting french (declare)\n");
-    expect_in(51, d, "Must attack (in an enemy zone): fr-jerome on J-40, fr-foy on J-40, "
+    expect_in(50, d, "french_combat: awaiting french (combat)\n");
+    expect_in(51, d, "Must still attack (in an enemy zone): fr-jerome on J-40, fr-foy on J-40, "
                      "fr-pire on J-40\n");
-    expect_in(52, d, "Must be attacked (one of yours in its zone): aa-picton on I-40\n");
-    expect_in(53, d, "e.g. \"attack fr-jerome fr-foy fr-pire vs aa-picton\"");
+    expect_in(52, d, "Must still be attacked (one of yours in its zone): aa-picton on I-40\n");
+    expect_in(53, d, "e.g. \"attack fr-");
     free(d);
     static const struct step declare[] = {
-        { 54, "french", "declare", "must_attack" },
-        { 55, "french", "attack fr-jerome vs aa-picton", "must_attack" },
+        { 54, "french", "declare", "must_attack" },       /* no battle: end_phase */
+        { 54, "french", "end", "must_attack" },
+        /* Foy and Pire would be left with no enemy to attack */
+        { 55, "french", "attack fr-jerome vs aa-picton", "stranded" },
         { 56, "french", "attack fr-jerome fr-foy fr-pire vs aa-cooke", "not_in_zone" },
         { 57, "french", "attack fr-jerome vs aa-picton ; fr-jerome vs aa-picton", "one_battle" },
         { 58, "french", "attack fr-napoleon fr-jerome fr-foy fr-pire vs aa-picton",
           "hq_cannot_attack" },
         { 59, "french", "attack fr-jerome fr-foy fr-pire vs aa-picton", "ok" },
+        { 59, "french", "end", "battle_open" },
     };
     run_steps(f, declare, sizeof declare / sizeof declare[0]);
 
@@ -905,7 +921,8 @@ static void test_battle(void **state)
     d = describe(f, f->fr);
     expect_in(60, d, "  battle 0: fr-jerome,fr-foy,fr-pire vs aa-picton at 15-12 (column "
                      "1-1), declared\n");
-    expect_in(61, d, "Your decision (resolve)");
+    expect_in(61, d, "Your decision (combat)");
+    expect_in(61, d, "Must still attack (in an enemy zone): none\n");
     expect_in(62, d, "Battle 0: fr-jerome,fr-foy,fr-pire vs aa-picton at 15-12, column 1-1: "
                      "die 1-6 gives AB2 DB2 AB2 DB2 AE EX\n");
     expect_in(63, d, "e.g. \"resolve 0\"");
@@ -951,6 +968,79 @@ static void test_battle(void **state)
     d = describe(f, f->al);
     expect_in(86, d, "allied_move: awaiting allied (move)\nYour decision (move)");
     expect_in(87, d, "Reinforcements due: none");
+    free(d);
+    fx_free(f);
+}
+
+/* Rules 2 from the terminal: "The attacker resolves all combat one battle at a time ...
+ * The attacker has the choice of resolving each battle in any order he chooses."
+ * (docs/rules-notes.md D1): attack one, resolve it, attack the next, resolve it; the
+ * phase then ends by itself. Foy 5 against Cooke 6 (1-2) and Jerome 6 against Picton 6
+ * (1-1), both die 5: AE. */
+static void test_battles_one_by_one(void **state)
+{
+    (void)state;
+    static const int faces[] = { 5, 5 };
+    struct fx *f = fx_new("test/small.json", faces, 2);
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "endsetup", "ok" },
+        { 3, "french", "move fr-jerome J-40 I-40", "ok" },
+        { 4, "french", "move fr-foy J-41 I-41", "ok" },
+        { 5, "french", "end", "ok" },
+        { 6, "french", "end", "must_attack" },
+        { 7, "french", "attack fr-foy vs aa-cooke", "ok" },
+        { 8, "french", "end", "battle_open" },
+        { 9, "french", "resolve", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    char *d = describe(f, f->fr);
+    expect_in(10, d, "  battle 0: fr-foy vs aa-cooke at 5-6 (column 1-2), done: AE (die 5)\n");
+    expect_in(11, d, "Your decision (combat)");
+    expect_in(12, d, "Must still attack (in an enemy zone): fr-jerome on I-40\n");
+    expect_in(13, d, "Must still be attacked (one of yours in its zone): aa-picton on H-40\n");
+    free(d);
+    static const struct step next[] = {
+        { 14, "french", "attack fr-jerome vs aa-cooke", "one_battle" },
+        { 15, "french", "attack fr-jerome vs aa-picton", "ok" },
+        { 16, "french", "resolve 1", "ok" },
+    };
+    run_steps(f, next, sizeof next / sizeof next[0]);
+    d = describe(f, f->al);
+    expect_in(17, d, "allied_move: awaiting allied (move)\n");
+    free(d);
+    fx_free(f);
+}
+
+/* Rules 1 (docs/rules-notes.md D5): every battle in one declaration, then resolve. */
+static void test_battle_rules1(void **state)
+{
+    (void)state;
+    static const int faces[] = { 5 };
+    struct fx *f = fx_new_with("test/small.json", faces, 1, "{\"rules\":1}");
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "place aa-picton I-40", "ok" },
+        { 3, "allied", "endsetup", "ok" },
+        { 4, "french", "move fr-jerome,fr-foy J-40", "ok" },
+        { 5, "french", "end", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    char *d = describe(f, f->fr);
+    expect_in(6, d, "french_combat: awaiting french (declare)\n");
+    expect_in(7, d, "Your decision (declare): declare every battle of this combat phase at "
+                    "once");
+    expect_in(8, d, "Must attack (in an enemy zone): fr-jerome on J-40, fr-foy on J-40\n");
+    expect_in(9, d, "e.g. \"attack ");
+    free(d);
+    static const struct step declare[] = {
+        { 10, "french", "attack fr-jerome vs aa-picton", "must_attack" },
+        { 11, "french", "end", "wrong_phase" },
+        { 12, "french", "attack fr-jerome fr-foy vs aa-picton", "ok" },
+    };
+    run_steps(f, declare, sizeof declare / sizeof declare[0]);
+    d = describe(f, f->fr);
+    expect_in(13, d, "Your decision (resolve): resolve the declared battles one at a time");
     free(d);
     fx_free(f);
 }
@@ -1309,6 +1399,8 @@ int main(void)
         cmocka_unit_test(test_draw_text_fits),
         cmocka_unit_test(test_draw_svg),
         cmocka_unit_test(test_battle),
+        cmocka_unit_test(test_battle_rules1),
+        cmocka_unit_test(test_battles_one_by_one),
         cmocka_unit_test(test_exchange),
         cmocka_unit_test(test_defection),
         cmocka_unit_test(test_random_small),
