@@ -15,15 +15,19 @@ struct wl_options wl_options_default(void)
 int wl_options_check(const struct wl_options *opt, const struct wl_scenario *sc,
                      struct wr_refusal *why)
 {
-    (void)sc;
     if (opt->rules < 1 || opt->rules > WL_RULES) {
         wl_refuse(why, WL_R_BAD_OPTIONS, "rules: %d is not a rules version of waterloo (1..%d)",
                   opt->rules, WL_RULES);
         return -1;
     }
-    if (opt->commanders != 1) {
-        wl_refuse(why, WL_R_BAD_OPTIONS, "commanders: %d; this game has one commander a side",
-                  opt->commanders);
+    if (opt->commanders < 1 || opt->commanders > sc->most_commanders) {
+        wl_refuse(why, WL_R_BAD_OPTIONS, "commanders: %d; scenario '%s' has 1 to %d commanders "
+                  "a side", opt->commanders, sc->name, sc->most_commanders);
+        return -1;
+    }
+    if (opt->commanders > 1 && opt->rules < 2) {
+        wl_refuse(why, WL_R_BAD_OPTIONS, "commanders: team play is new in rules 2; a game "
+                  "under rules %d has one commander a side", opt->rules);
         return -1;
     }
     return 0;

@@ -23,6 +23,7 @@
 #include "prng.h"
 #include "waterloo_autoplay.h"
 #include "waterloo_combat.h"
+#include "waterloo_teams.h"
 
 #define LIST_WIDTH 100          /* lists wrap before this many characters */
 #define LIST_MAX 20             /* items named in a list; the rest are counted */
@@ -446,11 +447,53 @@ static void (*const decisions[])(const struct wl_view *v, struct wr_strbuf *out)
 
 /* --- describe ------------------------------------------------------------------------ */
 
+/* "awaiting french:napoleon, french:ney (move)": the commanders a team
+ * game waits for. */
+static void awaited_commanders(const struct wl_game *g, struct wr_strbuf *out)
+{
+    uint8_t mine[WL_MAX_COMMANDERS];
+    char seat[WL_SEAT_MAX];
+    const char *sep = "";
+    wl_team_awaited(g, mine);
+    wr_strbuf_puts(out, "awaiting ");
+    for (int k = 0; k < wl_team_size(g); k++)
+        if (mine[k]) {
+            wr_strbuf_printf(out, "%s%s", sep, wl_team_seat(g, g->await_side, k, seat));
+            sep = ", ";
+        }
+    wr_strbuf_printf(out, " (%s)", wl_await_name(g->await_what));
+}
+
+/* A team game: the commanders out, then the view's own command, "Your
+ * units (french:ney): ..." with the units still in the game. */
+static void team_lines(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    char seat[WL_SEAT_MAX], to[WL_SEAT_MAX];
+    for (int side = 0; side < WL_NSIDES; side++)
+        for (int k = 1; k < wl_team_size(g); k++)
+            if (g->cmdr_out[side][k])
+                wr_strbuf_printf(out, "  %s is out (his HQ was eliminated); his units are "
+                                 "%s's\n", wl_team_seat(g, side, k, seat),
+                                 wl_team_seat(g, side, 0, to));
+    if (v->side < 0 || v->commander < 0)
+        return;
+    wr_strbuf_printf(out, "Your units (%s):", wl_team_seat(g, v->side, v->commander, seat));
+    int n = 0;
+    for (int i = 0; i < g->sc->nunits; i++)
+        if (g->sc->units[i].side == v->side && wl_team_commander(g, i) == v->commander &&
+            (g->units[i].where == WL_ON_BOARD || g->units[i].where == WL_PENDING))
+            wr_strbuf_printf(out, "%s %s", n++ ? "," : "", g->sc->units[i].id);
+    wr_strbuf_puts(out, n ? "\n" : " none left\n");
+}
+
 /* Is v's seat awaited? The server section says so when the state has one
  * (a game not running awaits nobody), else the rules. */
 static int seat_awaited(const struct wl_view *v)
 {
-    if (v->side < 0 || v->g->await_side != v->side)
+    uint8_t mine[WL_MAX_COMMANDERS];
+    if (v->side < 0 || v->commander < 0 || v->g->await_side != v->side ||
+        (wl_team_awaited(v->g, mine), !mine[v->commander]))
         return 0;
     if (json_object_get(v->state, "server") == NULL)
         return 1;
@@ -473,6 +516,8 @@ void wl_present_describe(const struct wr_view *base, struct wr_strbuf *out)
         wr_state_waiting_line(v->state, out);
     else if (g->winner >= 0)
         wr_strbuf_printf(out, "over: %s won", wl_side_name(g->winner));
+    else if (wl_team_size(g) > 1)
+        awaited_commanders(g, out);
     else
         wr_strbuf_printf(out, "awaiting %s (%s)", wl_side_name(g->await_side),
                          wl_await_name(g->await_what));
@@ -493,6 +538,8 @@ void wl_present_describe(const struct wr_view *base, struct wr_strbuf *out)
             wr_strbuf_printf(out, " (die %d)", b->die);
         wr_strbuf_puts(out, "\n");
     }
+    if (wl_team_size(g) > 1)
+        team_lines(v, out);
     if (!seat_awaited(v) || g->await_what <= WL_AW_NONE ||
         g->await_what >= (int)(sizeof decisions / sizeof decisions[0]))
         return;

@@ -51,7 +51,10 @@
       "the units chosen do not reach the printed total the exchange demands") \
     X(DEFECTION_SHORT, "defection_short", \
       "the units chosen do not reach twice the factors of the French units that left") \
-    X(NO_ADVANCE, "no_advance", "that unit may not advance after this battle")
+    X(NO_ADVANCE, "no_advance", "that unit may not advance after this battle") \
+    X(NOT_YOUR_COMMAND, "not_your_command", "that unit is under another commander's command") \
+    X(COMMANDER_OUT, "commander_out", \
+      "that commander's HQ was eliminated: he is out of the game")
 
 enum wl_reason {
 #define WL_REASON_CORE(id, code, text) WL_R_##id = WR_R_##id,
