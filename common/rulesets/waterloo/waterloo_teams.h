@@ -1,6 +1,6 @@
 /*
  * waterloo_teams.h - team play: more than one commander a side
- * (docs/rules-notes.md, "Team play").
+ * (docs/rules-notes.md, "Team play", TP1-TP10).
  *
  * With the option commanders = n > 1 (rules 2 and later), each side has n
  * commanders, the HQs the scenario lists for n (struct wl_scenario's
@@ -65,9 +65,9 @@ int wl_team_owner(const struct wl_game *g, const int16_t *u, int n);
 
 /* Is unit i in the game? Combat units always; an HQ always under rules 1;
  * under rules 2: Napoleon, Wellington and Blucher (no team_hq flag) and,
- * in a team game, the commanders' HQs (docs/rules-notes.md "Team play",
- * T-HQ). The lead reconciles this with the 2-player HQ rule of issue 13
- * part A; nothing in the turn machine calls it yet. */
+ * in a team game, the commanders' HQs (docs/rules-notes.md TP3). To be
+ * reconciled with the 2-player HQ rule of issue 13 part A; nothing in the
+ * turn machine calls it yet. */
 int wl_unit_in_game(const struct wl_game *g, int i);
 
 /* The commanders of g->await_side who may act on what g awaits: sets

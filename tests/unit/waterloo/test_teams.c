@@ -337,6 +337,50 @@ static void test_order_of_battle(void **state)
     free(sc);
 }
 
+/* Rows 131-140: the HQs in the game (TP3): "In a 2-player game use only
+ * the HQ Units labeled Wellington, Napoleon and Blucher." / "When more
+ * than 2 play, additional HQ Units may be used as subordinate commanders'
+ * HQ Units." */
+static void test_hqs_in_game(void **state)
+{
+    (void)state;
+    static const struct {
+        int n, rules, commanders;
+        const char *unit;
+        int in;
+    } t[] = {
+        { 131, 2, 2, "fr-hq-napoleon", 1 },
+        { 132, 2, 2, "fr-hq-ney", 1 },
+        { 133, 2, 2, "fr-hq-grouchy", 0 },
+        { 134, 2, 2, "fr-hq-soult", 0 },
+        { 135, 2, 2, "pr-hq-blucher", 1 },
+        { 136, 2, 3, "fr-hq-grouchy", 1 },
+        { 137, 2, 3, "aa-hq-orange", 1 },
+        { 138, 2, 1, "fr-hq-ney", 0 },
+        { 139, 1, 1, "fr-hq-ney", 1 },          /* rules 1: every HQ, as before */
+        { 140, 2, 2, "fr-i-quiot", 1 },         /* combat units always */
+    };
+    struct wl_scenario *sc = malloc(sizeof *sc);
+    struct wl_game *g = malloc(sizeof *g);
+    struct wr_refusal why;
+    assert_non_null(sc);
+    assert_non_null(g);
+    if (wl_scenario_load_file(sc, SEATS_1815, &why) != 0)
+        fail_msg("%s", why.message);
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        struct wl_options opt = { t[i].rules, t[i].commanders };
+        assert_int_equal(wl_options_check(&opt, sc, &why), 0);
+        wl_game_init_with(g, sc, "hqs", NULL, &opt);
+        int u = wl_scenario_find_unit(sc, t[i].unit);
+        assert_true(u >= 0);
+        if (wl_unit_in_game(g, u) != t[i].in)
+            fail_msg("row %d: %s in the game: %d, want %d", t[i].n, t[i].unit,
+                     wl_unit_in_game(g, u), t[i].in);
+    }
+    free(g);
+    free(sc);
+}
+
 /* --- orders: "only the commander of a unit may move it ... place it" ------------ */
 
 static void test_orders(void **state)
@@ -383,7 +427,7 @@ static void test_orders(void **state)
 
 /* "A side's phase ends when each of its commanders has ended it (the
  * commander-in-chief may end it for all)" (issue 13; docs/rules-notes.md
- * T-END). */
+ * TP7). */
 static void test_phase_end(void **state)
 {
     struct fixture *f = *state;
@@ -501,7 +545,7 @@ static void test_subordinate_out(void **state)
 }
 
 /* The rulebook is silent on the commander-in-chief's HQ: he stays in and
- * commands on without it (docs/rules-notes.md T-CIC). */
+ * commands on without it (docs/rules-notes.md TP9). */
 static void test_cic_hq_eliminated(void **state)
 {
     struct fixture *f = *state;
@@ -537,7 +581,7 @@ static void test_cic_hq_eliminated(void **state)
 /* --- decisions the rules give "the player" of a side ------------------------------ */
 
 /* D-Back-2: "the winner" chooses the losers' retreats: the commander of
- * the winning units (T-DEC). */
+ * the winning units (TP6). */
 static void test_retreat_by_winner(void **state)
 {
     struct fixture *f = *state;
@@ -593,7 +637,7 @@ static void test_retreat_by_defender(void **state)
 }
 
 /* A battle of two commanders' units: declared, resolved and its exchange
- * losses chosen by the commander-in-chief (T-DEC). */
+ * losses chosen by the commander-in-chief (TP6). */
 static void test_joint_battle_exchange(void **state)
 {
     struct fixture *f = *state;
@@ -628,7 +672,7 @@ static void test_joint_battle_exchange(void **state)
 }
 
 /* Defection removals are the army's loss, chosen among every unit of the
- * side: the commander-in-chief's (T-DEC). */
+ * side: the commander-in-chief's (TP6). */
 static void test_defection_by_cic(void **state)
 {
     struct fixture *f = *state;
@@ -761,6 +805,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seats),
         cmocka_unit_test(test_order_of_battle),
+        cmocka_unit_test(test_hqs_in_game),
         cmocka_unit_test_setup_teardown(test_orders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_phase_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_subordinate_out, setup, teardown),
