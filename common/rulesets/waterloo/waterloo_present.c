@@ -324,6 +324,11 @@ static void picture_of(const struct wl_view *v, struct wl_draw_view *dv)
     if (v->nmarked)
         memcpy(dv->highlight, v->marked, sizeof dv->highlight);
     dv->show_ids = 1;
+    /* A team game: the view's commander's units are marked as his. */
+    if (v->g != NULL && wl_team_size(v->g) > 1 && v->side >= 0 && v->commander >= 0)
+        for (int i = 0; i < v->sc->nunits; i++)
+            dv->mine[i] = v->sc->units[i].side == v->side &&
+                          wl_team_commander(v->g, i) == v->commander;
 }
 
 /* The square the text picture is centred on: the one `view` chose, the

@@ -29,8 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "present.h"
 #include "prng.h"
 #include "ruleset.h"
+#include "strbuf.h"
 #include "waterloo_command.h"
 #include "waterloo_game.h"
 #include "waterloo_scenario.h"
@@ -716,6 +718,84 @@ static void test_one_commander_unchanged(void **state)
     assert_int_equal(f->g.phase, WL_PH_SETUP_ALLIED);
 }
 
+/* --- what a commander's client shows ------------------------------------------------ */
+
+/* Count the occurrences of needle in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* Rows 141-147: a view for french:ney of a 1815 game with 2 commanders a
+ * side: the awaited commanders, "your units", his counters ringed in the
+ * SVG and marked "[yours]" in the text, and a precheck refusing an order
+ * for Napoleon's unit as the server would (not_your_command). */
+static void test_present_yours(void **state)
+{
+    (void)state;
+    const struct wr_ruleset *rs = wr_ruleset_find("waterloo");
+    json_t *sc = load_json(SEATS_1815), *opt = json_pack("{s:i}", "commanders", 2);
+    struct wr_refusal why;
+    struct wr_game *g = rs->create(sc, opt, "present", NULL, NULL, &why);
+    assert_non_null(g);
+    json_t *st = rs->project(g, "french:ney");
+    struct wr_view *v = rs->present->open(rs, sc, opt, "french:ney", NULL, &why);
+    assert_non_null(v);
+    assert_int_equal(rs->present->update(v, st, &why), 0);
+    struct wr_strbuf out;
+    wr_strbuf_init(&out);
+    rs->present->describe(v, &out);
+    if (strstr(out.s, "awaiting french:napoleon, french:ney (setup)") == NULL)  /* 141 */
+        fail_msg("row 141: describe says: %s", out.s);
+    if (strstr(out.s, "Your units (french:ney): fr-hq-ney, fr-hq-derlon, fr-i-quiot") == NULL ||
+        strstr(out.s, "fr-iii-lefol") != NULL)                                   /* 142 */
+        fail_msg("row 142: describe says: %s", out.s);
+    if (strstr(out.s, "Your decision (setup)") == NULL)                          /* 143 */
+        fail_msg("row 143: french:ney is awaited; describe says: %s", out.s);
+    /* Ney's units on the board: every unit of the left wing sets up. */
+    int ney = 0;
+    json_t *units = json_object_get(st, "units");
+    const char *id;
+    json_t *u;
+    json_object_foreach(units, id, u)
+        ney += strcmp(json_string_value(json_object_get(u, "commander")), "french:ney") == 0;
+    assert_true(ney > 10);
+    wr_strbuf_release(&out);
+    wr_strbuf_init(&out);
+    assert_int_equal(rs->present->draw_svg(v, &out), 0);
+    if (count_of(out.s, "class=\"mine\"") != ney)                                /* 144 */
+        fail_msg("row 144: %d counters ringed, Ney has %d", count_of(out.s, "class=\"mine\""),
+                 ney);
+    json_t *cmd = NULL;
+    wr_strbuf_release(&out);
+    wr_strbuf_init(&out);
+    assert_int_equal(rs->present->order(v, "view LL-21 1", &cmd, &out, &why), WR_ORDER_ANSWER);
+    wr_strbuf_release(&out);
+    wr_strbuf_init(&out);
+    struct wr_draw_opts o = { 0, 0, 0 };
+    assert_int_equal(rs->present->draw_text(v, &o, &out), 0);
+    if (strstr(out.s, "Ney HQ (fr-hq-ney) [yours]") == NULL)                     /* 145 */
+        fail_msg("row 145: the text picture says: %s", out.s);
+    json_t *mine = json_loads("{\"type\":\"place\",\"unit\":\"fr-i-quiot\",\"at\":\"PP-18\"}",
+                              0, NULL);
+    json_t *theirs = json_loads("{\"type\":\"place\",\"unit\":\"fr-iii-lefol\","
+                                "\"at\":\"JJ-13\"}", 0, NULL);
+    assert_int_equal(rs->present->precheck(v, mine, &why), 1);                    /* 146 */
+    assert_int_equal(rs->present->precheck(v, theirs, &why), -1);                 /* 147 */
+    assert_string_equal(why.code, "not_your_command");
+    json_decref(mine);
+    json_decref(theirs);
+    wr_strbuf_release(&out);
+    rs->present->close(v);
+    json_decref(st);
+    rs->destroy(g);
+    json_decref(opt);
+    json_decref(sc);
+}
+
 /* --- random team games ------------------------------------------------------------- */
 
 /* Random 1815 games with 2 and 3 commanders a side through the ruleset
@@ -815,6 +895,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_joint_battle_exchange, setup, teardown),
         cmocka_unit_test_setup_teardown(test_defection_by_cic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_commander_unchanged, setup, teardown),
+        cmocka_unit_test(test_present_yours),
         cmocka_unit_test(test_random_team_games),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
