@@ -159,6 +159,26 @@ int wl_game_check(const struct wl_game *g, struct wr_refusal *why)
             return wl_refuse(why, WL_R_STACKING, "%d factors on %s", occ.factors[u->at],
                              wl_grid_name(u->at, a)), -1;
     }
+    /* 2b) Team play (waterloo_teams.h): no flags beyond the game's
+     *     commanders; the commander-in-chief is never out and never ends a
+     *     phase for himself alone; a commander out has lost his HQ; ends are
+     *     recorded only while a set-up or movement phase is awaited. */
+    int n = g->opt.commanders > 1 ? g->opt.commanders : 1;
+    for (int side = 0; side < WL_NSIDES; side++)
+        for (int k = 0; k < WL_MAX_COMMANDERS; k++) {
+            int hq = n > 1 && k < n ? sc->commanders[n - 2][side][k] : -1;
+            if ((g->cmdr_out[side][k] || g->cmdr_done[side][k]) && (k == 0 || k >= n))
+                return wl_refuse(why, WL_R_WRONG_PHASE, "%s commander %d: out or ended, "
+                                 "but not a subordinate of the game", wl_side_name(side), k), -1;
+            if (g->cmdr_out[side][k] && g->units[hq].where == WL_ON_BOARD)
+                return wl_refuse(why, WL_R_WRONG_PHASE, "%s commander %d is out but his HQ %s "
+                                 "is on the board", wl_side_name(side), k, sc->units[hq].id), -1;
+            if (g->cmdr_done[side][k] && (g->await_side != side ||
+                                          (g->await_what != WL_AW_SETUP &&
+                                           g->await_what != WL_AW_MOVE)))
+                return wl_refuse(why, WL_R_WRONG_PHASE, "%s commander %d has ended a phase "
+                                 "that is not awaited", wl_side_name(side), k), -1;
+        }
     /* 3) The awaited seat fits the phase. */
     if (g->phase == WL_PH_OVER) {
         if (g->await_what != WL_AW_NONE || g->winner < 0)

@@ -11,7 +11,7 @@
  * additional HQ Units may be used as subordinate commanders' HQ Units.
  * Elimination of a subordinate commander's HQ Unit means he is out of the
  * game. Units under his command, however, remain in play."
- * (../shared/seeds/waterloo-rulebook.txt, "HQ Units").
+ * (the Waterloo rulebook, under the HQ units).
  *
  * scenarios/test/teams.json: Napoleon (commander-in-chief; II Corps
  * artillery, the Guard horse artillery) and Reille (II Corps: Jerome, Foy,
