@@ -152,7 +152,15 @@ static int line_accepted(const struct wl_view *v, struct wl_game *work, const ch
     return verdict >= 0;
 }
 
-/* A place order for the set-up: one of the side's units onto another
+/* Is unit u one the view's seat orders: of its side and, in a team game,
+ * under its command (waterloo_teams.h)? */
+static int yours(const struct wl_view *v, int u)
+{
+    return v->g->sc->units[u].side == v->side &&
+           (wl_team_size(v->g) < 2 || wl_team_commander(v->g, u) == v->commander);
+}
+
+/* A place order for the set-up: one of the seat's units onto another
  * square of its zone, the first the rules accept. */
 static int place_example(const struct wl_view *v, struct wl_game *work, struct wr_strbuf *b)
 {
@@ -160,7 +168,7 @@ static int place_example(const struct wl_view *v, struct wl_game *work, struct w
     char name[WL_SQ_NAME_MAX];
     int tries = 0;
     for (int u = 0; u < g->sc->nunits; u++) {
-        if (g->sc->units[u].side != v->side || g->units[u].where != WL_ON_BOARD)
+        if (!yours(v, u) || g->units[u].where != WL_ON_BOARD)
             continue;
         for (wl_sq s = 0; s < WL_NSQ && tries < PLACE_TRIES; s++) {
             if (!g->sc->zone[v->side][s] || s == g->units[u].at || !wl_grid_playable(s))
@@ -193,7 +201,7 @@ static void example(const struct wl_view *v, struct wr_strbuf *out)
         } else {
             struct wr_prng rng;
             wr_prng_seed(&rng, EXAMPLE_SEED);
-            found = wl_autoplay_next(v->g, &rng, reach, c) == 0;
+            found = wl_autoplay_next_by(v->g, v->commander, &rng, reach, c) == 0;
             if (found)
                 order_line(v->g, c, &line);
             found = found && line.s && line_accepted(v, work, line.s);
@@ -256,14 +264,13 @@ static void decide_move(const struct wl_view *v, struct wr_strbuf *out)
                         "once), then end the phase.\n");
     list_begin(&l, out, "  Not moved yet:");
     for (int u = 0; u < g->sc->nunits; u++)
-        if (g->sc->units[u].side == v->side && g->units[u].where == WL_ON_BOARD &&
-            !g->units[u].moved)
+        if (yours(v, u) && g->units[u].where == WL_ON_BOARD && !g->units[u].moved)
             list_item(&l, "%s", id_of(g, u));
     list_end(&l, " none");
     list_begin(&l, out, "  Reinforcements due:");
     for (int u = 0; u < g->sc->nunits; u++) {
         const struct wl_unit_def *d = &g->sc->units[u];
-        if (d->side != v->side || g->units[u].where != WL_PENDING || d->arrive_turn > g->turn)
+        if (!yours(v, u) || g->units[u].where != WL_PENDING || d->arrive_turn > g->turn)
             continue;
         int e = wl_move_entry_for(g, u);
         char name[WL_SQ_NAME_MAX];

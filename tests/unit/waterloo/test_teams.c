@@ -729,10 +729,10 @@ static int count_of(const char *hay, const char *needle)
     return n;
 }
 
-/* Rows 141-147: a view for french:ney of a 1815 game with 2 commanders a
+/* Rows 141-148: a view for french:ney of a 1815 game with 2 commanders a
  * side: the awaited commanders, "your units", his counters ringed in the
- * SVG and marked "[yours]" in the text, and a precheck refusing an order
- * for Napoleon's unit as the server would (not_your_command). */
+ * SVG and marked "[yours]" in the text, an example order for his own
+ * units, and a precheck refusing an order for Napoleon's unit as the server would (not_your_command). */
 static void test_present_yours(void **state)
 {
     (void)state;
@@ -755,6 +755,8 @@ static void test_present_yours(void **state)
         fail_msg("row 142: describe says: %s", out.s);
     if (strstr(out.s, "Your decision (setup)") == NULL)                          /* 143 */
         fail_msg("row 143: french:ney is awaited; describe says: %s", out.s);
+    if (strstr(out.s, "e.g. \"place fr-hq-ney ") == NULL)                        /* 148 */
+        fail_msg("row 148: the example is not an order for Ney's units: %s", out.s);
     /* Ney's units on the board: every unit of the left wing sets up. */
     int ney = 0;
     json_t *units = json_object_get(st, "units");
