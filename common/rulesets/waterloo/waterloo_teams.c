@@ -77,13 +77,14 @@ int wl_team_owner(const struct wl_game *g, const int16_t *u, int n)
     return owner < 0 ? 0 : owner;
 }
 
-int wl_unit_in_game(const struct wl_game *g, int i)
+int wl_team_unit_plays(const struct wl_options *opt, const struct wl_scenario *sc, int i)
 {
-    const struct wl_unit_def *d = &g->sc->units[i];
-    if (d->type != WL_HQ || g->opt.rules < 2 || !d->team_hq)
+    const struct wl_unit_def *d = &sc->units[i];
+    int n = opt->commanders;
+    if (d->type != WL_HQ || opt->rules < 2 || !d->team_hq)
         return 1;
-    for (int k = 0; k < wl_team_size(g); k++)
-        if (wl_team_hq(g, d->side, k) == i)
+    for (int k = 0; n > 1 && n <= sc->most_commanders && k < n; k++)
+        if (sc->commanders[n - 2][d->side][k] == i)
             return 1;
     return 0;
 }

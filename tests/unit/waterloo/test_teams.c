@@ -339,7 +339,7 @@ static void test_order_of_battle(void **state)
     free(sc);
 }
 
-/* Rows 131-140: the HQs in the game (TP3): "In a 2-player game use only
+/* Rows 131-140: the HQs in the game (TP3, wl_team_unit_plays): "In a 2-player game use only
  * the HQ Units labeled Wellington, Napoleon and Blucher." / "When more
  * than 2 play, additional HQ Units may be used as subordinate commanders'
  * HQ Units." */
@@ -363,23 +363,19 @@ static void test_hqs_in_game(void **state)
         { 140, 2, 2, "fr-i-quiot", 1 },         /* combat units always */
     };
     struct wl_scenario *sc = malloc(sizeof *sc);
-    struct wl_game *g = malloc(sizeof *g);
     struct wr_refusal why;
     assert_non_null(sc);
-    assert_non_null(g);
     if (wl_scenario_load_file(sc, SEATS_1815, &why) != 0)
         fail_msg("%s", why.message);
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         struct wl_options opt = { t[i].rules, t[i].commanders };
         assert_int_equal(wl_options_check(&opt, sc, &why), 0);
-        wl_game_init_with(g, sc, "hqs", NULL, &opt);
         int u = wl_scenario_find_unit(sc, t[i].unit);
         assert_true(u >= 0);
-        if (wl_unit_in_game(g, u) != t[i].in)
+        if (wl_team_unit_plays(&opt, sc, u) != t[i].in)
             fail_msg("row %d: %s in the game: %d, want %d", t[i].n, t[i].unit,
-                     wl_unit_in_game(g, u), t[i].in);
+                     wl_team_unit_plays(&opt, sc, u), t[i].in);
     }
-    free(g);
     free(sc);
 }
 
