@@ -12,6 +12,7 @@ The source files next to this script:
   places.txt   towns, entries (clockwise), exits, and the rulebook's not-river / not-woods lists
   zones.txt    the set-up zones
   units.csv    every counter: values, set-up square or arrival
+  command.txt  the formations of the order of battle and the commanders of team play
 
 Usage:
   python3 build.py           validate the source and write scenario.json
@@ -497,6 +498,100 @@ def read_units():
     return units
 
 
+FORMATION_ID_RE = re.compile(r"^[A-Za-z0-9_.-]{1,23}$")
+
+
+def read_command():
+    """command.txt: formations (id, name, parent or side, hq) and the commanders."""
+    cmd = {"formations": [], "commanders": {}}
+    for ln, text in source_lines("command.txt"):
+        at = where("command.txt", ln)
+        words = text.split(None, 1)
+        if words[0] == "formation" and len(words) == 2:
+            parts = [p.strip() for p in words[1].split("|")]
+            if len(parts) != 4:
+                P.add(at, "expected 'formation ID | NAME | PARENT | HQ'")
+                continue
+            fid, name, parent, hq = parts
+            if not FORMATION_ID_RE.match(fid):
+                P.add(at, "formation id '%s': 1..23 letters, digits, '-', '_', '.'" % fid)
+            if any(f["id"] == fid for f in cmd["formations"]):
+                P.add(at, "formation '%s' is listed twice" % fid)
+            if any(f["name"] == name for f in cmd["formations"]):
+                P.add(at, "formation name '%s' is used twice" % name)
+            if parent in SIDES:
+                side, parent = parent, None
+            else:
+                up = [f for f in cmd["formations"] if f["id"] == parent]
+                if not up:
+                    P.add(at, "parent '%s' is neither a side nor a formation listed above" % parent)
+                    side = None
+                else:
+                    side = up[0]["side"]
+            cmd["formations"].append({"id": fid, "name": name, "side": side, "parent": parent,
+                                      "hq": None if hq == "-" else hq, "line": ln})
+        elif words[0] == "commanders" and len(words) == 2:
+            m = re.match(r"^([0-9]+)\s+(french|allied):\s*(.*)$", words[1])
+            if not m:
+                P.add(at, "expected 'commanders N SIDE: HQ ...'")
+                continue
+            n, side, hqs = int(m.group(1)), m.group(2), m.group(3).split()
+            if not 2 <= n <= 4 or len(hqs) != n:
+                P.add(at, "commanders %d: name %d HQ units (2..4 a side)" % (n, n))
+            if (n, side) in cmd["commanders"]:
+                P.add(at, "commanders %d %s: given twice" % (n, side))
+            cmd["commanders"][(n, side)] = {"hqs": hqs, "line": ln}
+        else:
+            P.add(at, "expected 'formation ...' or 'commanders ...'")
+    return cmd
+
+
+def commander_of(u, n, cmd, units_by_id, formation_by_name):
+    """The index of the commander of unit u among the n commanders of its side."""
+    hqs = cmd["commanders"].get((n, u["side"]), {"hqs": []})["hqs"]
+    f = formation_by_name.get(u["formation"])
+    by_id = {x["id"]: x for x in cmd["formations"]}
+    while f is not None:
+        if f["hq"] in hqs:
+            return hqs.index(f["hq"])
+        f = by_id.get(f["parent"])
+    return 0
+
+
+def check_command(units, cmd):
+    units_by_id = {u["id"]: u for u in units}
+    formation_by_name = {f["name"]: f for f in cmd["formations"]}
+    for f in cmd["formations"]:
+        at = where("command.txt", f["line"])
+        hq = units_by_id.get(f["hq"]) if f["hq"] else None
+        if f["hq"] and (hq is None or hq["type"] != "hq" or hq["side"] != f["side"]):
+            P.add(at, "%s: HQ '%s' is not an HQ unit of the %s side" % (f["id"], f["hq"], f["side"]))
+        if hq is not None and hq["formation"] != f["name"]:
+            P.add(at, "%s: its HQ %s stands in formation '%s' (units.csv), not in the one it "
+                  "heads" % (f["id"], f["hq"], hq["formation"]))
+    for u in units:
+        f = formation_by_name.get(u["formation"])
+        if f is None:
+            P.add(where("units.csv", u["line"]), "formation '%s' is not in command.txt" % u["formation"])
+        elif f["side"] != u["side"]:
+            P.add(where("units.csv", u["line"]), "formation '%s' is of the other side" % u["formation"])
+    sizes = sorted({n for n, _ in cmd["commanders"]})
+    if sizes != list(range(2, 2 + len(sizes))):
+        P.add("command.txt", "commanders: give 2, then 3, ... a side without gaps")
+    for (n, side), c in cmd["commanders"].items():
+        at = where("command.txt", c["line"])
+        if (n, "french" if side == "allied" else "allied") not in cmd["commanders"]:
+            P.add(at, "commanders %d: both sides need their commanders" % n)
+        for k, h in enumerate(c["hqs"]):
+            hq = units_by_id.get(h)
+            if hq is None or hq["type"] != "hq" or hq["side"] != side:
+                P.add(at, "%s is not an HQ unit of the %s side" % (h, side))
+            elif commander_of(hq, n, cmd, units_by_id, formation_by_name) != k:
+                P.add(at, "%s would not command his own HQ" % h)
+            elif k > 0 and not any(f["hq"] == h for f in cmd["formations"]):
+                P.add(at, "%s heads no formation" % h)
+
+
 # --------------------------------------------------------------------------------------
 # Checks of the source as a whole
 
@@ -861,10 +956,13 @@ def build():
     places = read_places()
     zones = read_zones()
     units = read_units()
+    cmd = read_command()
     board = check_map(woods, slopes, rivers, roads, places)
     check_facts(board, places)
     check_units(units, zones, board, meta, places)
     check_zones(zones, board, units)
+    check_command(units, cmd)
+    formation_id = {f["name"]: f["id"] for f in cmd["formations"]}
 
     def names(sqs):
         return [sq_name(s) for s in sqs]
@@ -889,7 +987,9 @@ def build():
         },
         "crt": {"reconstruction": bool(crt["reconstruction"]), "columns": CRT_COLUMNS,
                 "rows": crt["rows"]},
+        "formations": [],
         "units": [],
+        "commanders": [],
         "time_record": {"days": meta["days"], "times": meta["times"]},
         "setup_zones": {key: [z["text"] for z in zones[key]] for key in ZONE_KEYS
                         if key in zones},
@@ -907,7 +1007,21 @@ def build():
             o["arrive"] = {"turn": u["arrive_turn"], "entry": u["entry"]}
         if u["team_hq"]:
             o["team_hq"] = True
+        if u["formation"] in formation_id:
+            o["formation"] = formation_id[u["formation"]]
         doc["units"].append(o)
+    for f in cmd["formations"]:
+        o = {"id": f["id"], "name": f["name"]}
+        if f["parent"] is None:
+            o["side"] = f["side"]
+        else:
+            o["parent"] = f["parent"]
+        if f["hq"]:
+            o["hq"] = f["hq"]
+        doc["formations"].append(o)
+    for n in sorted({n for n, _ in cmd["commanders"]}):
+        doc["commanders"].append({side: cmd["commanders"].get((n, side), {"hqs": []})["hqs"]
+                                  for side in ("french", "allied")})
     text = emit(doc) + "\n"
     return text, doc, board, units, rivers, roads, slopes
 

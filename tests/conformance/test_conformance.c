@@ -9,7 +9,9 @@
  *  a) every shipped scenario of a ruleset (scenarios/: each *.json and each
  *     folder/scenario.json whose "ruleset", or its base's, names it) is accepted
  *     by create(), its default scenario is one of them, and a ruleset that
- *     needs no scenario creates a game without one;
+ *     needs no scenario creates a game without one; the scenarios of
+ *     option_setups are played a second time with those options, through
+ *     c), d) and f) like the others;
  *  b) the static contract: version, name, reason table, options, every
  *     function pointer, the presentation and its version;
  *  c) determinism: the same seed and commands give byte-identical
@@ -223,6 +225,7 @@ static void walk(const char *rel, struct scenario *list, int *n)
 struct setup {
     const char *name;           /* "(none)" without a scenario */
     const json_t *scenario;     /* borrowed from the scenario list; NULL: none */
+    const char *options;        /* the options of create(), JSON text; NULL: the defaults */
     struct wr_host host;
     struct host_ctx ctx;
 };
@@ -244,6 +247,33 @@ static void load_scenarios(void)
     qsort(all_scenarios, (size_t)nall_scenarios, sizeof all_scenarios[0], by_name);
 }
 
+/* Scenarios played a second time with other options than the defaults,
+ * when the registry has the ruleset: data, not code per ruleset (each
+ * option named must be one the ruleset declares). */
+static const struct {
+    const char *ruleset, *scenario, *options;
+} option_setups[] = {
+    /* Waterloo's team play: two commanders a side (docs/rules-notes.md). */
+    { "waterloo", "waterloo-1815", "{\"commanders\": 2}" },
+};
+
+/* The options a host gives create() for a game of setup su (new reference). */
+static json_t *setup_options(const struct wr_ruleset *rs, const struct setup *su)
+{
+    json_t *given = su->options ? json_loads(su->options, 0, NULL) : NULL;
+    if (su->options && given == NULL)
+        fail_msg("option_setups: bad JSON %s", su->options);
+    const char *key;
+    json_t *v;
+    json_object_foreach(given, key, v)
+        if (wr_ruleset_option(rs, key) == NULL)
+            fail_msg("%s: option_setups names option '%s', which it does not declare",
+                     rs->name, key);
+    json_t *opts = wr_game_options(rs, given, 1);
+    json_decref(given);
+    return opts;
+}
+
 static void setups_of(const struct wr_ruleset *rs, struct rs_setups *out)
 {
     load_scenarios();
@@ -263,6 +293,14 @@ static void setups_of(const struct wr_ruleset *rs, struct rs_setups *out)
         s->scenario = all_scenarios[i].json;
         snprintf(s->ctx.dir, sizeof s->ctx.dir, "%s", all_scenarios[i].dir);
         s->host = (struct wr_host){ NULL, host_scenario, &s->ctx };
+        for (size_t k = 0; k < sizeof option_setups / sizeof option_setups[0]; k++)
+            if (strcmp(option_setups[k].ruleset, rs->name) == 0 &&
+                strcmp(option_setups[k].scenario, s->name) == 0 && out->n < MAX_SCENARIOS) {
+                struct setup *o = &out->s[out->n++];
+                *o = *s;
+                o->options = option_setups[k].options;
+                o->host.ctx = &o->ctx;
+            }
     }
 }
 
@@ -287,7 +325,7 @@ static struct wr_game *create_game(const struct wr_ruleset *rs, const struct set
                                    const char *id, const uint8_t seed[32])
 {
     struct wr_refusal why = { 0, NULL, "" };
-    json_t *opts = wr_game_options(rs, NULL, 1);
+    json_t *opts = setup_options(rs, su);
     struct wr_game *g = rs->create(su->scenario, opts, id, seed, &su->host, &why);
     json_decref(opts);
     if (g == NULL)
@@ -675,7 +713,7 @@ static void test_determinism(void **state)
             size_t m1 = 0, m2 = 0;
             struct wr_refusal why = { 0, NULL, "" };
             g = create_game(rs, r.su, r.id, r.seed);
-            json_t *opts = wr_game_options(rs, NULL, 1);
+            json_t *opts = setup_options(rs, r.su);
             struct wr_game *blind = rs->create(r.su->scenario, opts, r.id, NULL, &host, &why);
             json_decref(opts);
             if (blind == NULL)
@@ -844,7 +882,7 @@ static struct wr_game *blind_game(const struct run *r, struct rolls *dice)
     json_t *ev;
     json_array_foreach(r->events, i, ev)
         rolls_record(dice, ev);
-    json_t *opts = wr_game_options(rs, NULL, 1);
+    json_t *opts = setup_options(rs, r->su);
     struct wr_game *g = rs->create(r->su->scenario, opts, r->id, NULL, &host, &why);
     json_decref(opts);
     if (g == NULL)
@@ -870,7 +908,7 @@ static void record_check(const struct run *r, int finished, int with_seed, struc
 {
     const struct wr_ruleset *rs = r->rs;
     /* The game's options as a host pins them (ruleset.h, "rules"). */
-    json_t *opts = wr_game_options(rs, NULL, 1);
+    json_t *opts = setup_options(rs, r->su);
     char *text = wr_record_header(r->id, rs->name, r->su->scenario ? r->su->name : NULL,
                                   r->su->scenario, opts, with_seed ? r->seed : NULL);
     json_decref(opts);

@@ -72,6 +72,35 @@ static void check(const struct wl_scenario *sc)
     for (int e = 0; e < m->nentries; e++)
         if (!wl_grid_partial(m->entries[e].at))
             abort();
+    /* The order of battle: trees (a parent listed earlier, of the same
+     * side), HQs of the side, units in formations of their side; each
+     * commander of team play commands his own HQ. */
+    if (sc->nformations < 0 || sc->nformations > WL_MAX_FORMATIONS ||
+        sc->most_commanders < 1 || sc->most_commanders > WL_MAX_COMMANDERS)
+        abort();
+    for (int f = 0; f < sc->nformations; f++) {
+        const struct wl_formation *fm = &sc->formations[f];
+        if (fm->side >= WL_NSIDES || fm->parent >= f || fm->parent < -1 ||
+            (fm->parent >= 0 && sc->formations[fm->parent].side != fm->side) ||
+            fm->hq < -1 || fm->hq >= sc->nunits ||
+            (fm->hq >= 0 && (sc->units[fm->hq].type != WL_HQ ||
+                             sc->units[fm->hq].side != fm->side)))
+            abort();
+    }
+    for (int i = 0; i < sc->nunits; i++) {
+        int f = sc->units[i].formation;
+        if (f < -1 || f >= sc->nformations ||
+            (f >= 0 && sc->formations[f].side != sc->units[i].side))
+            abort();
+    }
+    for (int n = 2; n <= sc->most_commanders; n++)
+        for (int side = 0; side < WL_NSIDES; side++)
+            for (int k = 0; k < n; k++) {
+                int hq = sc->commanders[n - 2][side][k];
+                if (hq < 0 || hq >= sc->nunits || sc->units[hq].type != WL_HQ ||
+                    sc->units[hq].side != side || wl_scenario_commander(sc, n, hq) != k)
+                    abort();
+            }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "waterloo_combat.h"
+#include "waterloo_teams.h"
 
 static int mover_side(const struct wl_game *g)
 {
@@ -42,8 +43,8 @@ static int nearest(const struct wl_game *g, wl_sq s, int side)
     return best;
 }
 
-static int propose_move(const struct wl_game *g, struct wr_prng *rng, struct wl_reach *reach,
-                        struct wl_cmd *c)
+static int propose_move(const struct wl_game *g, int commander, struct wr_prng *rng,
+                        struct wl_reach *reach, struct wl_cmd *c)
 {
     int side = mover_side(g);
     int n = g->sc->nunits;
@@ -52,7 +53,7 @@ static int propose_move(const struct wl_game *g, struct wr_prng *rng, struct wl_
         int i = (start + k) % n;
         const struct wl_unit *u = &g->units[i];
         const struct wl_unit_def *d = &g->sc->units[i];
-        if (d->side != side || u->moved)
+        if (d->side != side || u->moved || wl_team_commander(g, i) != commander)
             continue;
         if (u->where != WL_ON_BOARD &&
             !(u->where == WL_PENDING && d->arrive_turn <= g->turn && g->phase == WL_PH_ALLIED_MOVE))
@@ -342,6 +343,12 @@ static void choose_losses(const struct wl_game *g, const int16_t *list, int n, i
 int wl_autoplay_next(const struct wl_game *g, struct wr_prng *rng, struct wl_reach *reach,
                      struct wl_cmd *c)
 {
+    return wl_autoplay_next_by(g, 0, rng, reach, c);
+}
+
+int wl_autoplay_next_by(const struct wl_game *g, int me, struct wr_prng *rng,
+                        struct wl_reach *reach, struct wl_cmd *c)
+{
     memset(c, 0, offsetof(struct wl_cmd, battles));
     c->nbattles = 0;
     c->to = WL_SQ_NONE;
@@ -351,14 +358,15 @@ int wl_autoplay_next(const struct wl_game *g, struct wr_prng *rng, struct wl_rea
         c->type = WL_CMD_END_SETUP;
         return 0;
     case WL_AW_MOVE:
-        return propose_move(g, rng, reach, c);
+        return propose_move(g, me, rng, reach, c);
     case WL_AW_DECLARE:
         propose_declaration(g, rng, c);
         return 0;
     case WL_AW_RESOLVE:
         c->type = WL_CMD_RESOLVE;
         for (int i = 0; i < g->nbattles; i++)
-            if (g->battles[i].state == WL_B_DECLARED) {
+            if (g->battles[i].state == WL_B_DECLARED &&
+                wl_team_owner(g, g->battles[i].attackers, g->battles[i].nattackers) == me) {
                 c->battle = i;
                 break;
             }

@@ -18,6 +18,12 @@
 int wl_autoplay_next(const struct wl_game *g, struct wr_prng *rng, struct wl_reach *reach,
                      struct wl_cmd *cmd);
 
+/* The same for commander k of the awaited side (waterloo_teams.h), who
+ * must be awaited: he moves only his own units and resolves only his own
+ * battles. wl_autoplay_next() is commander 0's. */
+int wl_autoplay_next_by(const struct wl_game *g, int k, struct wr_prng *rng,
+                        struct wl_reach *reach, struct wl_cmd *cmd);
+
 /* A command as JSON (new reference), in the form wl_cmd_parse reads. */
 struct json_t *wl_cmd_json(const struct wl_game *g, const struct wl_cmd *cmd);
 

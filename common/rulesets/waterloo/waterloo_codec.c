@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "dice.h"
+#include "waterloo_teams.h"
 
 static const char *const cmd_names[WL_NCMDS] = {
     "place", "end_setup", "move", "end_phase", "declare", "resolve", "retreat",
@@ -266,7 +267,22 @@ static json_t *units_json(const struct wl_game *g, const int16_t *u, int n)
 static const char *const event_names[] = {
     "placed", "moved", "entered", "exited", "phase", "declared", "roll", "result",
     "eliminated", "retreated", "advanced", "defected", "defection_due", "game_over",
+    "commander_out",
 };
+
+/* The units commander k of side commands by the order of battle and that
+ * are still in the game: those that pass to the commander-in-chief when
+ * he is out. */
+static json_t *command_json(const struct wl_game *g, int side, int k)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < g->sc->nunits; i++)
+        if (g->sc->units[i].side == side &&
+            wl_scenario_commander(g->sc, wl_team_size(g), i) == k &&
+            (g->units[i].where == WL_ON_BOARD || g->units[i].where == WL_PENDING))
+            json_array_append_new(a, json_string(g->sc->units[i].id));
+    return a;
+}
 
 json_t *wl_event_json(const struct wl_game *g, const struct wl_event *e)
 {
@@ -320,6 +336,13 @@ json_t *wl_event_json(const struct wl_game *g, const struct wl_event *e)
         json_object_set_new(o, "winner", json_string(wl_side_name(e->side)));
         json_object_set_new(o, "reason", json_string(g->win_reason));
         break;
+    case WL_EV_COMMANDER_OUT: {
+        char seat[WL_SEAT_MAX];
+        json_object_set_new(o, "seat", json_string(wl_team_seat(g, e->side, e->amount, seat)));
+        json_object_set_new(o, "to", json_string(wl_team_seat(g, e->side, 0, seat)));
+        json_object_set_new(o, "units", command_json(g, e->side, e->amount));
+        break;
+    }
     default:
         break;
     }
@@ -328,6 +351,12 @@ json_t *wl_event_json(const struct wl_game *g, const struct wl_event *e)
 
 enum wl_reason wl_game_apply_json(struct wl_game *g, int side, const json_t *cmd,
                                   json_t **events, struct wr_refusal *why)
+{
+    return wl_game_apply_json_by(g, side, 0, cmd, events, why);
+}
+
+enum wl_reason wl_game_apply_json_by(struct wl_game *g, int side, int k, const json_t *cmd,
+                                     json_t **events, struct wr_refusal *why)
 {
     /* Both are large; the game is not re-entered, so they live on the heap
      * of the caller's choosing: here, one allocation per call. */
@@ -341,7 +370,7 @@ enum wl_reason wl_game_apply_json(struct wl_game *g, int side, const json_t *cmd
     enum wl_reason r = wl_cmd_parse(g, cmd, &w->c, why);
     if (r == WL_R_OK) {
         w->ev.n = 0;
-        r = wl_game_apply(g, side, &w->c, &w->ev, why);
+        r = wl_game_apply_by(g, side, k, &w->c, &w->ev, why);
         if (r == WL_R_OK) {
             *events = json_array();
             for (int i = 0; i < w->ev.n; i++)
@@ -367,7 +396,46 @@ static json_t *unit_state(const struct wl_game *g, int i)
         json_object_set_new(o, "retreat", json_true());
     if (u->engaged)
         json_object_set_new(o, "engaged", json_true());
+    if (wl_team_size(g) > 1) {
+        char seat[WL_SEAT_MAX];
+        json_object_set_new(o, "commander", json_string(wl_team_seat(
+                                                g, g->sc->units[i].side,
+                                                wl_team_commander(g, i), seat)));
+    }
     return o;
+}
+
+/* A team game's commanders: for each side, in seat order, {seat, hq, out,
+ * ended} (ended: he has ended the current set-up or movement phase). */
+static json_t *commanders_json(const struct wl_game *g)
+{
+    json_t *o = json_object();
+    for (int side = 0; side < WL_NSIDES; side++) {
+        json_t *a = json_array();
+        for (int k = 0; k < wl_team_size(g); k++) {
+            char seat[WL_SEAT_MAX];
+            json_array_append_new(a, json_pack("{s:s, s:s, s:b, s:b}",
+                                               "seat", wl_team_seat(g, side, k, seat),
+                                               "hq", g->sc->units[wl_team_hq(g, side, k)].id,
+                                               "out", g->cmdr_out[side][k],
+                                               "ended", g->cmdr_done[side][k]));
+        }
+        json_object_set_new(o, wl_side_name(side), a);
+    }
+    return o;
+}
+
+/* The commanders awaited now, by seat, in a team game. */
+static json_t *awaited_seats_json(const struct wl_game *g)
+{
+    uint8_t mine[WL_MAX_COMMANDERS];
+    json_t *a = json_array();
+    char seat[WL_SEAT_MAX];
+    wl_team_awaited(g, mine);
+    for (int k = 0; k < wl_team_size(g); k++)
+        if (mine[k])
+            json_array_append_new(a, json_string(wl_team_seat(g, g->await_side, k, seat)));
+    return a;
 }
 
 static const char *const battle_states[] = { "declared", "retreats", "exchange", "advance",
@@ -392,8 +460,12 @@ json_t *wl_game_state_json(const struct wl_game *g)
                                wl_await_name(g->await_what));
         if (g->await_what == WL_AW_DEFECTION)
             json_object_set_new(aw, "factors", json_integer(g->defection_owed));
+        if (wl_team_size(g) > 1)
+            json_object_set_new(aw, "commanders", awaited_seats_json(g));
         json_object_set_new(s, "awaiting", aw);
     }
+    if (wl_team_size(g) > 1)
+        json_object_set_new(s, "commanders", commanders_json(g));
     json_t *units = json_object();
     for (int i = 0; i < sc->nunits; i++)
         if (wl_unit_in_game(g, i))
@@ -500,6 +572,10 @@ static int load_unit(struct wl_game *g, int i, const json_t *u, struct wr_refusa
             un->must_retreat = 1;
         } else if (strcmp(key, "engaged") == 0 && json_is_true(v)) {
             un->engaged = 1;
+        } else if (strcmp(key, "commander") == 0 && json_is_string(v) &&
+                   wl_team_size(g) > 1) {
+            /* derived from the order of battle and who is out: checked
+             * once the commanders are read (load_commanders) */
         } else if (strcmp(key, "battle") == 0 && json_is_integer(v) &&
                    json_integer_value(v) >= 0 && json_integer_value(v) < WL_MAX_BATTLES) {
             un->battle = (int8_t)json_integer_value(v);
@@ -567,6 +643,48 @@ static int load_battle(struct wl_game *g, int i, const json_t *o, struct wr_refu
     return 0;
 }
 
+/* A team game's commanders (commanders_json): the same seats and HQs as
+ * the game's, who is out and who has ended the phase; then every unit's
+ * "commander" must be the one the game gives it. */
+static int load_commanders(struct wl_game *g, const json_t *state, struct wr_refusal *why)
+{
+    const json_t *cs = json_object_get(state, "commanders");
+    char seat[WL_SEAT_MAX];
+    for (int side = 0; side < WL_NSIDES; side++) {
+        const json_t *a = json_object_get(cs, wl_side_name(side));
+        if (!json_is_array(a) || (int)json_array_size(a) != wl_team_size(g))
+            return load_fail(why, "commanders.%s must list %d commanders", wl_side_name(side),
+                             wl_team_size(g));
+        for (int k = 0; k < wl_team_size(g); k++) {
+            const json_t *c = json_array_get(a, (size_t)k);
+            const char *name = json_string_value(json_object_get(c, "seat"));
+            const json_t *out = json_object_get(c, "out"), *ended = json_object_get(c, "ended");
+            if (name == NULL || strcmp(name, wl_team_seat(g, side, k, seat)) != 0)
+                return load_fail(why, "commanders.%s[%d] must be seat %s", wl_side_name(side),
+                                 k, seat);
+            if (!json_is_boolean(out) || !json_is_boolean(ended) ||
+                (k == 0 && (json_is_true(out) || json_is_true(ended))))
+                return load_fail(why, "commanders.%s[%d]: out and ended are true or false "
+                                 "(never true for the commander-in-chief)",
+                                 wl_side_name(side), k);
+            g->cmdr_out[side][k] = (uint8_t)json_is_true(out);
+            g->cmdr_done[side][k] = (uint8_t)json_is_true(ended);
+        }
+    }
+    const json_t *units = json_object_get(state, "units");
+    for (int i = 0; i < g->sc->nunits; i++) {
+        if (!wl_unit_in_game(g, i))
+            continue;
+        const char *by = json_string_value(json_object_get(json_object_get(units,
+                                                                           g->sc->units[i].id),
+                                                           "commander"));
+        wl_team_seat(g, g->sc->units[i].side, wl_team_commander(g, i), seat);
+        if (by == NULL || strcmp(by, seat) != 0)
+            return load_fail(why, "units.%.40s: its commander is %s", g->sc->units[i].id, seat);
+    }
+    return 0;
+}
+
 int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
                             const json_t *state, const char *game_id, struct wr_refusal *why)
 {
@@ -577,6 +695,16 @@ int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
     if (opt.rules < 1 || opt.rules > WL_RULES) {
         wl_game_init(g, sc, game_id, NULL);
         return load_fail(why, "rules must be a rules version, 1..%d", WL_RULES);
+    }
+    /* 0b) the commanders a side: a team game's state lists them */
+    const json_t *cs = json_object_get(state, "commanders");
+    opt.commanders = cs ? (int)json_array_size(json_object_get(cs, "french")) : 1;
+    if (wl_options_check(&opt, sc, why) != 0) {
+        opt = wl_options_default();
+        wl_game_init(g, sc, game_id, NULL);
+        return load_fail(why, "commanders: the state lists %d a side; scenario '%.40s' "
+                         "under rules %d allows 1 to %d", opt.commanders, sc->name, opt.rules,
+                         sc->most_commanders);
     }
     wl_game_init_with(g, sc, game_id, NULL, &opt);
     if (!json_is_object(state))
@@ -641,6 +769,8 @@ int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
     if ((int)json_object_size(units) != playing)
         return load_fail(why, "units must hold every unit of scenario '%.40s' in the game, "
                          "and no other", sc->name);
+    if (wl_team_size(g) > 1 && load_commanders(g, state, why) != 0)
+        return -1;
     /* 5) the battles of the combat phase */
     const json_t *battles = json_object_get(state, "battles");
     if (!json_is_array(battles) || json_array_size(battles) > WL_MAX_BATTLES)

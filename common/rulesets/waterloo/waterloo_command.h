@@ -75,7 +75,9 @@ enum wl_event_type {
     WL_EV_ADVANCED,     /* unit, from, to */
     WL_EV_DEFECTED,     /* unit */
     WL_EV_DEFECTION_DUE,/* amount */
-    WL_EV_GAME_OVER     /* side (winner), text */
+    WL_EV_GAME_OVER,    /* side (winner), text */
+    WL_EV_COMMANDER_OUT /* side, amount (the commander out; his units pass to the
+                         * commander-in-chief) */
 };
 
 struct wl_event {
@@ -111,10 +113,21 @@ enum wl_reason wl_cmd_parse(const struct wl_game *g, const struct json_t *json,
 enum wl_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *cmd,
                              struct wl_events *ev, struct wr_refusal *why);
 
+/* The same from commander k of side (waterloo_teams.h; 0 = the
+ * commander-in-chief, the only one in a game of one commander a side, so
+ * wl_game_apply() is wl_game_apply_by(..., 0, ...)). In a team game the
+ * command is first checked against the authority table (waterloo_turn.c):
+ * not_your_command, commander_out. */
+enum wl_reason wl_game_apply_by(struct wl_game *g, int side, int k, const struct wl_cmd *cmd,
+                                struct wl_events *ev, struct wr_refusal *why);
+
 /* Parse then apply, with events as a JSON array (new reference in *events
  * on success, NULL on refusal). */
 enum wl_reason wl_game_apply_json(struct wl_game *g, int side, const struct json_t *cmd,
                                   struct json_t **events, struct wr_refusal *why);
+enum wl_reason wl_game_apply_json_by(struct wl_game *g, int side, int k,
+                                     const struct json_t *cmd, struct json_t **events,
+                                     struct wr_refusal *why);
 
 /* The state as JSON (new reference): units keyed by id with "at", turn,
  * date, time, phase, awaiting {seat, what}, battles, winner, dice. */

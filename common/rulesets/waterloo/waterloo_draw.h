@@ -64,7 +64,7 @@ struct json_t;
 #define WL_TEXT_CELL_W 4
 
 /* What the picture shows of a game: where each unit stands and a caption.
- * A value (no pointers); about 3 KB, so callers usually allocate it. */
+ * A value (no pointers); about 3.5 KB, so callers usually allocate it. */
 struct wl_draw_view {
     wl_sq at[WL_MAX_UNITS];     /* square of unit i on the board, or WL_SQ_NONE */
     int pending;                /* units not yet arrived */
@@ -73,6 +73,8 @@ struct wl_draw_view {
     char caption[160];          /* "Turn 3, 1815-06-16 11:00, french_move" */
     uint8_t highlight[WL_NSQ];  /* text only: squares to mark (e.g. where a unit may go) */
     int show_ids;               /* text only: give each unit's id in the list of units */
+    uint8_t mine[WL_MAX_UNITS]; /* units of the viewer's command (team play): the text's
+                                 * list says "yours", the SVG rings the counter */
 };
 
 /* The scenario's start: set-up units at their set-up squares, arrivals

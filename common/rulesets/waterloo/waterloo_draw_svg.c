@@ -126,7 +126,7 @@ static const char *nation_class(int nation)
 }
 
 static void counter(struct wr_strbuf *b, const struct wl_unit_def *u, wl_sq at, double x,
-                    double y)
+                    double y, int mine)
 {
     char sqname[WL_SQ_NAME_MAX];
     wr_strbuf_puts(b, "<g class=\"unit\" id=\"u-");
@@ -147,11 +147,16 @@ static void counter(struct wr_strbuf *b, const struct wl_unit_def *u, wl_sq at, 
         wr_strbuf_puts(b, "<text class=\"ct\" y=\"8.5\">HQ</text>");
     else
         wr_strbuf_printf(b, "<text class=\"ct\" y=\"8.5\">%d-%d</text>", u->combat, u->move);
+    if (mine)
+        wr_strbuf_printf(b, "<rect class=\"mine\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
+                            "height=\"%.0f\" rx=\"2\" fill=\"none\" stroke=\"#ffd400\" "
+                            "stroke-width=\"2\"/>", -h - 1, -h - 1, WL_SVG_COUNTER + 2,
+                         WL_SVG_COUNTER + 2);
     wr_strbuf_puts(b, "</g>\n");
 }
 
 static void svg_units(struct wr_strbuf *b, const struct wl_scenario *sc,
-                      const struct wl_draw_stacks *st)
+                      const struct wl_draw_stacks *st, const struct wl_draw_view *v)
 {
     wr_strbuf_puts(b, "<g id=\"units\">\n");
     for (wl_sq s = 0; s < WL_NSQ; s++) {
@@ -163,7 +168,7 @@ static void svg_units(struct wr_strbuf *b, const struct wl_scenario *sc,
         int k = 0;
         for (int i = st->first[s]; i >= 0; i = st->next[i], k++) {
             double o = (k - (n - 1) / 2.0) * WL_SVG_STACK_STEP;
-            counter(b, &sc->units[i], s, cx + o, cy - o);
+            counter(b, &sc->units[i], s, cx + o, cy - o, v != NULL && v->mine[i]);
         }
     }
     wr_strbuf_puts(b, "</g>\n");
@@ -580,7 +585,7 @@ int wl_draw_svg(struct wr_strbuf *out, const struct wl_scenario *sc,
     wr_strbuf_puts(out, "</text>\n");
     svg_board(out, sc);
     svg_coordinates(out);
-    svg_units(out, sc, st);
+    svg_units(out, sc, st, v);
     svg_labels(out, &sc->map, st);
     svg_legend(out, sc, v);
     wr_strbuf_puts(out, "</svg>\n");

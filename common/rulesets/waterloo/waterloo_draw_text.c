@@ -347,6 +347,8 @@ int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
                                          u->move, wl_draw_type_words(u->type));
                     if (v->show_ids)
                         wr_strbuf_printf(out, " (%s)", u->id);
+                    if (v->mine[i])
+                        wr_strbuf_puts(out, " [yours]");
                     sep = ", ";
                 }
                 wr_strbuf_puts(out, "\n");

@@ -17,15 +17,19 @@ struct wl_options wl_options_default(void)
 int wl_options_check(const struct wl_options *opt, const struct wl_scenario *sc,
                      struct wr_refusal *why)
 {
-    (void)sc;
     if (opt->rules < 1 || opt->rules > WL_RULES) {
         wl_refuse(why, WL_R_BAD_OPTIONS, "rules: %d is not a rules version of waterloo (1..%d)",
                   opt->rules, WL_RULES);
         return -1;
     }
-    if (opt->commanders != 1) {
-        wl_refuse(why, WL_R_BAD_OPTIONS, "commanders: %d; this game has one commander a side",
-                  opt->commanders);
+    if (opt->commanders < 1 || opt->commanders > sc->most_commanders) {
+        wl_refuse(why, WL_R_BAD_OPTIONS, "commanders: %d; scenario '%s' has 1 to %d commanders "
+                  "a side", opt->commanders, sc->name, sc->most_commanders);
+        return -1;
+    }
+    if (opt->commanders > 1 && opt->rules < 2) {
+        wl_refuse(why, WL_R_BAD_OPTIONS, "commanders: team play is new in rules 2; a game "
+                  "under rules %d has one commander a side", opt->rules);
         return -1;
     }
     return 0;
@@ -204,6 +208,26 @@ int wl_game_check(const struct wl_game *g, struct wr_refusal *why)
             return wl_refuse(why, WL_R_STACKING, "%d factors on %s", occ.factors[u->at],
                              wl_grid_name(u->at, a)), -1;
     }
+    /* 2b) Team play (waterloo_teams.h): no flags beyond the game's
+     *     commanders; the commander-in-chief is never out and never ends a
+     *     phase for himself alone; a commander out has lost his HQ; ends are
+     *     recorded only while a set-up or movement phase is awaited. */
+    int n = g->opt.commanders > 1 ? g->opt.commanders : 1;
+    for (int side = 0; side < WL_NSIDES; side++)
+        for (int k = 0; k < WL_MAX_COMMANDERS; k++) {
+            int hq = n > 1 && k < n ? sc->commanders[n - 2][side][k] : -1;
+            if ((g->cmdr_out[side][k] || g->cmdr_done[side][k]) && (k == 0 || k >= n))
+                return wl_refuse(why, WL_R_WRONG_PHASE, "%s commander %d: out or ended, "
+                                 "but not a subordinate of the game", wl_side_name(side), k), -1;
+            if (g->cmdr_out[side][k] && g->units[hq].where == WL_ON_BOARD)
+                return wl_refuse(why, WL_R_WRONG_PHASE, "%s commander %d is out but his HQ %s "
+                                 "is on the board", wl_side_name(side), k, sc->units[hq].id), -1;
+            if (g->cmdr_done[side][k] && (g->await_side != side ||
+                                          (g->await_what != WL_AW_SETUP &&
+                                           g->await_what != WL_AW_MOVE)))
+                return wl_refuse(why, WL_R_WRONG_PHASE, "%s commander %d has ended a phase "
+                                 "that is not awaited", wl_side_name(side), k), -1;
+        }
     /* 3) The awaited seat fits the phase. */
     if (g->phase == WL_PH_OVER) {
         if (g->await_what != WL_AW_NONE || g->winner < 0)

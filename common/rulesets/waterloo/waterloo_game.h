@@ -126,6 +126,12 @@ struct wl_game {
     int await_side;                     /* side awaited, -1 when over */
     int await_what;                     /* enum wl_await */
 
+    /* Team play (waterloo_teams.h), all zero in a game of one commander a
+     * side: the commanders out of the game (their HQ eliminated), and
+     * those who have ended the current set-up or movement phase. */
+    uint8_t cmdr_out[WL_NSIDES][WL_MAX_COMMANDERS];
+    uint8_t cmdr_done[WL_NSIDES][WL_MAX_COMMANDERS];
+
     int exited_factors;                 /* French combat factors off the board this turn */
     int defection_owed;                 /* P-A-A factors still to remove */
     int winner;                         /* -1 none yet, else enum wl_side */
@@ -148,7 +154,9 @@ void wl_game_init(struct wl_game *g, const struct wl_scenario *sc, const char *g
                   const uint8_t seed[32]);
 
 /* The same under the rules version and options of opt (borrowed for the
- * call; NULL: wl_options_default()). opt must be valid (wl_options_check). */
+ * call; NULL: wl_options_default()). opt must be valid (wl_options_check):
+ * commanders > 1 needs rules 2 and a scenario with that many
+ * (waterloo_teams.h). */
 void wl_game_init_with(struct wl_game *g, const struct wl_scenario *sc, const char *game_id,
                        const uint8_t seed[32], const struct wl_options *opt);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "waterloo_draw.h"
+#include "waterloo_teams.h"
 
 /* The radius of a text picture centred by `view SQ` with no room given. */
 #define DEFAULT_RADIUS 8
@@ -66,7 +67,7 @@ static struct wr_view *present_open(const struct wr_ruleset *rs, const json_t *s
     }
     wr_view_init(&v->base, rs, seat);
     /* A seat that is neither side watches, as a spectator does. */
-    v->side = v->base.seat[0] ? wl_side_from_name(v->base.seat) : -1;
+    v->side = v->base.seat[0] ? wl_team_side_of_seat(v->base.seat) : -1;
     v->reach_from = v->centre = v->action = WL_SQ_NONE;
     v->radius = -1;
     return &v->base;
@@ -132,6 +133,9 @@ static int present_update(struct wr_view *base, const json_t *state, struct wr_r
         v->action = at;
     v->g = v->scratch;
     v->scratch = spare;
+    int side;
+    if (v->side >= 0 && wl_team_parse_seat(v->g, v->base.seat, &side, &v->commander) != 0)
+        v->commander = -1;
     json_decref(v->state);
     v->state = copy;
     v->nmarked = 0;
@@ -153,7 +157,7 @@ static int any_face(void *ctx, uint32_t k)
 int wl_present_judge(const struct wl_view *v, struct wl_game *work, const json_t *cmd,
                      struct wr_refusal *why)
 {
-    if (v->g == NULL || v->side < 0)
+    if (v->g == NULL || v->side < 0 || v->commander < 0)
         return 0;
     /* A game not running: the server answers (not_started, game_over). */
     const char *status = json_string_value(json_object_get(json_object_get(v->state, "server"),
@@ -164,7 +168,7 @@ int wl_present_judge(const struct wl_view *v, struct wl_game *work, const json_t
     work->roll_source = any_face;
     work->roll_ctx = NULL;
     json_t *events = NULL;
-    enum wl_reason r = wl_game_apply_json(work, v->side, cmd, &events, why);
+    enum wl_reason r = wl_game_apply_json_by(work, v->side, v->commander, cmd, &events, why);
     json_decref(events);
     if (r == WL_R_OK)
         return 1;
@@ -320,6 +324,11 @@ static void picture_of(const struct wl_view *v, struct wl_draw_view *dv)
     if (v->nmarked)
         memcpy(dv->highlight, v->marked, sizeof dv->highlight);
     dv->show_ids = 1;
+    /* A team game: the view's commander's units are marked as his. */
+    if (v->g != NULL && wl_team_size(v->g) > 1 && v->side >= 0 && v->commander >= 0)
+        for (int i = 0; i < v->sc->nunits; i++)
+            dv->mine[i] = v->sc->units[i].side == v->side &&
+                          wl_team_commander(v->g, i) == v->commander;
 }
 
 /* The square the text picture is centred on: the one `view` chose, the

@@ -23,6 +23,7 @@
 #include "prng.h"
 #include "waterloo_autoplay.h"
 #include "waterloo_combat.h"
+#include "waterloo_teams.h"
 
 #define LIST_WIDTH 100          /* lists wrap before this many characters */
 #define LIST_MAX 20             /* items named in a list; the rest are counted */
@@ -151,7 +152,15 @@ static int line_accepted(const struct wl_view *v, struct wl_game *work, const ch
     return verdict >= 0;
 }
 
-/* A place order for the set-up: one of the side's units onto another
+/* Is unit u one the view's seat orders: of its side and, in a team game,
+ * under its command (waterloo_teams.h)? */
+static int yours(const struct wl_view *v, int u)
+{
+    return v->g->sc->units[u].side == v->side &&
+           (wl_team_size(v->g) < 2 || wl_team_commander(v->g, u) == v->commander);
+}
+
+/* A place order for the set-up: one of the seat's units onto another
  * square of its zone, the first the rules accept. */
 static int place_example(const struct wl_view *v, struct wl_game *work, struct wr_strbuf *b)
 {
@@ -159,7 +168,7 @@ static int place_example(const struct wl_view *v, struct wl_game *work, struct w
     char name[WL_SQ_NAME_MAX];
     int tries = 0;
     for (int u = 0; u < g->sc->nunits; u++) {
-        if (g->sc->units[u].side != v->side || g->units[u].where != WL_ON_BOARD)
+        if (!yours(v, u) || g->units[u].where != WL_ON_BOARD)
             continue;
         for (wl_sq s = 0; s < WL_NSQ && tries < PLACE_TRIES; s++) {
             if (!g->sc->zone[v->side][s] || s == g->units[u].at || !wl_grid_playable(s))
@@ -192,7 +201,7 @@ static void example(const struct wl_view *v, struct wr_strbuf *out)
         } else {
             struct wr_prng rng;
             wr_prng_seed(&rng, EXAMPLE_SEED);
-            found = wl_autoplay_next(v->g, &rng, reach, c) == 0;
+            found = wl_autoplay_next_by(v->g, v->commander, &rng, reach, c) == 0;
             if (found)
                 order_line(v->g, c, &line);
             found = found && line.s && line_accepted(v, work, line.s);
@@ -255,14 +264,13 @@ static void decide_move(const struct wl_view *v, struct wr_strbuf *out)
                         "once), then end the phase.\n");
     list_begin(&l, out, "  Not moved yet:");
     for (int u = 0; u < g->sc->nunits; u++)
-        if (g->sc->units[u].side == v->side && g->units[u].where == WL_ON_BOARD &&
-            !g->units[u].moved)
+        if (yours(v, u) && g->units[u].where == WL_ON_BOARD && !g->units[u].moved)
             list_item(&l, "%s", id_of(g, u));
     list_end(&l, " none");
     list_begin(&l, out, "  Reinforcements due:");
     for (int u = 0; u < g->sc->nunits; u++) {
         const struct wl_unit_def *d = &g->sc->units[u];
-        if (d->side != v->side || g->units[u].where != WL_PENDING || d->arrive_turn > g->turn)
+        if (!yours(v, u) || g->units[u].where != WL_PENDING || d->arrive_turn > g->turn)
             continue;
         int e = wl_move_entry_for(g, u);
         char name[WL_SQ_NAME_MAX];
@@ -482,11 +490,53 @@ static void (*const decisions[])(const struct wl_view *v, struct wr_strbuf *out)
 
 /* --- describe ------------------------------------------------------------------------ */
 
+/* "awaiting french:napoleon, french:ney (move)": the commanders a team
+ * game waits for. */
+static void awaited_commanders(const struct wl_game *g, struct wr_strbuf *out)
+{
+    uint8_t mine[WL_MAX_COMMANDERS];
+    char seat[WL_SEAT_MAX];
+    const char *sep = "";
+    wl_team_awaited(g, mine);
+    wr_strbuf_puts(out, "awaiting ");
+    for (int k = 0; k < wl_team_size(g); k++)
+        if (mine[k]) {
+            wr_strbuf_printf(out, "%s%s", sep, wl_team_seat(g, g->await_side, k, seat));
+            sep = ", ";
+        }
+    wr_strbuf_printf(out, " (%s)", wl_await_name(g->await_what));
+}
+
+/* A team game: the commanders out, then the view's own command, "Your
+ * units (french:ney): ..." with the units still in the game. */
+static void team_lines(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    char seat[WL_SEAT_MAX], to[WL_SEAT_MAX];
+    for (int side = 0; side < WL_NSIDES; side++)
+        for (int k = 1; k < wl_team_size(g); k++)
+            if (g->cmdr_out[side][k])
+                wr_strbuf_printf(out, "  %s is out (his HQ was eliminated); his units are "
+                                 "%s's\n", wl_team_seat(g, side, k, seat),
+                                 wl_team_seat(g, side, 0, to));
+    if (v->side < 0 || v->commander < 0)
+        return;
+    wr_strbuf_printf(out, "Your units (%s):", wl_team_seat(g, v->side, v->commander, seat));
+    int n = 0;
+    for (int i = 0; i < g->sc->nunits; i++)
+        if (g->sc->units[i].side == v->side && wl_team_commander(g, i) == v->commander &&
+            (g->units[i].where == WL_ON_BOARD || g->units[i].where == WL_PENDING))
+            wr_strbuf_printf(out, "%s %s", n++ ? "," : "", g->sc->units[i].id);
+    wr_strbuf_puts(out, n ? "\n" : " none left\n");
+}
+
 /* Is v's seat awaited? The server section says so when the state has one
  * (a game not running awaits nobody), else the rules. */
 static int seat_awaited(const struct wl_view *v)
 {
-    if (v->side < 0 || v->g->await_side != v->side)
+    uint8_t mine[WL_MAX_COMMANDERS];
+    if (v->side < 0 || v->commander < 0 || v->g->await_side != v->side ||
+        (wl_team_awaited(v->g, mine), !mine[v->commander]))
         return 0;
     if (json_object_get(v->state, "server") == NULL)
         return 1;
@@ -509,6 +559,8 @@ void wl_present_describe(const struct wr_view *base, struct wr_strbuf *out)
         wr_state_waiting_line(v->state, out);
     else if (g->winner >= 0)
         wr_strbuf_printf(out, "over: %s won", wl_side_name(g->winner));
+    else if (wl_team_size(g) > 1)
+        awaited_commanders(g, out);
     else
         wr_strbuf_printf(out, "awaiting %s (%s)", wl_side_name(g->await_side),
                          wl_await_name(g->await_what));
@@ -529,6 +581,8 @@ void wl_present_describe(const struct wr_view *base, struct wr_strbuf *out)
             wr_strbuf_printf(out, " (die %d)", b->die);
         wr_strbuf_puts(out, "\n");
     }
+    if (wl_team_size(g) > 1)
+        team_lines(v, out);
     if (!seat_awaited(v) || g->await_what <= WL_AW_NONE ||
         g->await_what >= (int)(sizeof decisions / sizeof decisions[0]))
         return;

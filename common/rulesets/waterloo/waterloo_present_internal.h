@@ -24,6 +24,9 @@ struct wl_view {
     struct wl_game *g;          /* that state as a game of sc; NULL before any state */
     struct wl_game *scratch;    /* where update() builds the next g and precheck() judges */
     int side;                   /* the view's seat as a side (enum wl_side), or -1 */
+    int commander;              /* its commander in a team game (waterloo_teams.h), from
+                                 * the last state; 0 otherwise, -1 for a seat that is
+                                 * not one of the game's */
     /* The text picture's own state, changed by the queries and update(). */
     uint8_t marked[WL_NSQ];     /* squares a reach query marked, until the next state */
     int nmarked;

@@ -54,7 +54,10 @@
     X(NO_ADVANCE, "no_advance", "that unit may not advance after this battle") \
     X(STRANDED, "stranded", \
       "the battles would leave a unit that must fight with no enemy it can still fight") \
-    X(BATTLE_OPEN, "battle_open", "a declared battle is not resolved yet")
+    X(BATTLE_OPEN, "battle_open", "a declared battle is not resolved yet") \
+    X(NOT_YOUR_COMMAND, "not_your_command", "that unit is under another commander's command") \
+    X(COMMANDER_OUT, "commander_out", \
+      "that commander's HQ was eliminated: he is out of the game")
 
 enum wl_reason {
 #define WL_REASON_CORE(id, code, text) WL_R_##id = WR_R_##id,

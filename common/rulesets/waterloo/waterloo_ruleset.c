@@ -11,12 +11,19 @@
 #include "waterloo_command.h"
 #include "waterloo_present.h"
 #include "waterloo_game.h"
+#include "waterloo_teams.h"
+
+#define WL_MAX_SEATS (WL_NSIDES * WL_MAX_COMMANDERS)
 
 struct waterloo {
     struct wr_game base;
     const struct wr_host *host;
     struct wl_scenario sc;
     struct wl_game g;
+    /* The game's seats (waterloo_teams.h's order), NULL-terminated,
+     * pointing into names; fixed at create. */
+    const char *seats[WL_MAX_SEATS + 1];
+    char names[WL_MAX_SEATS][WL_SEAT_MAX];
 };
 
 static const char *const waterloo_seats[] = { "french", "allied", NULL };
@@ -24,6 +31,9 @@ static const char *const waterloo_seats[] = { "french", "allied", NULL };
 static const struct wr_option waterloo_options[] = {
     { "rules", "the rules version, 1..2 (docs/rules-notes.md, \"Rules versions\"); "
                "new games are played under the newest" },
+    { "commanders", "commanders a side, 1..the scenario's most (waterloo-1815: 3), rules 2; "
+                    "1: the seats french and allied; more: a seat per commander, "
+                    "french:napoleon, french:ney, ... (docs/rules-notes.md, \"Team play\")" },
     { NULL, NULL }
 };
 
@@ -40,6 +50,16 @@ static int waterloo_read_options(const json_t *options, const struct wl_scenario
             return -1;
         }
         opt->rules = (int)json_integer_value(rules);
+    }
+    const json_t *commanders = json_object_get(options, "commanders");
+    if (commanders != NULL) {
+        if (!json_is_integer(commanders) || json_integer_value(commanders) < 1 ||
+            json_integer_value(commanders) > WL_MAX_COMMANDERS) {
+            wl_refuse(why, WL_R_BAD_OPTIONS, "commanders: an integer 1..%d",
+                      sc->most_commanders);
+            return -1;
+        }
+        opt->commanders = (int)json_integer_value(commanders);
     }
     return wl_options_check(opt, sc, why);
 }
@@ -80,6 +100,14 @@ static struct wr_game *waterloo_create(const json_t *scenario, const json_t *opt
         return NULL;
     }
     wl_game_init_with(&w->g, &w->sc, game_id, seed, &opt);
+    int n = 0;
+    for (int side = 0; side < WL_NSIDES; side++)
+        for (int k = 0; k < wl_team_size(&w->g); k++) {
+            wl_team_seat(&w->g, side, k, w->names[n]);
+            w->seats[n] = w->names[n];
+            n++;
+        }
+    w->seats[n] = NULL;
     if (seed == NULL && host && host->roll) {
         w->g.roll_source = host->roll;
         w->g.roll_ctx = host->ctx;
@@ -94,19 +122,20 @@ static void waterloo_destroy(struct wr_game *game)
 
 static const char *const *waterloo_game_seats(const struct wr_game *game)
 {
-    (void)game;
-    return waterloo_seats;
+    return ((const struct waterloo *)game)->seats;
 }
 
 static int waterloo_apply(struct wr_game *game, const char *seat, const json_t *cmd,
                           json_t **events, struct wr_refusal *why)
 {
     struct waterloo *w = (struct waterloo *)game;
-    int side = seat ? wl_side_from_name(seat) : -1;
+    int side, k;
     *events = NULL;
-    if (side < 0)
-        return wl_refuse(why, WL_R_NOT_YOUR_TURN, "only the french and allied seats act");
-    return wl_game_apply_json(&w->g, side, cmd, events, why);
+    if (wl_team_parse_seat(&w->g, seat, &side, &k) != 0)
+        return wl_refuse(why, WL_R_NOT_YOUR_TURN, "only the seats %s%s%s act", w->seats[0],
+                         w->seats[2] ? ", ... " : " and ", w->seats[2] ? "(the commanders)"
+                                                                        : w->seats[1]);
+    return wl_game_apply_json_by(&w->g, side, k, cmd, events, why);
 }
 
 /* Waterloo hides nothing from either side or from spectators: the seed
@@ -130,11 +159,18 @@ static json_t *waterloo_project_events(const struct wr_game *game, const char *s
 
 static int waterloo_awaiting(const struct wr_game *game, struct wr_decision *out, int max)
 {
-    const struct wl_game *g = &((const struct waterloo *)game)->g;
+    const struct waterloo *w = (const struct waterloo *)game;
+    const struct wl_game *g = &w->g;
+    uint8_t mine[WL_MAX_COMMANDERS];
+    int n = 0;
     if (g->await_side < 0 || max < 1)
         return 0;
-    out[0] = (struct wr_decision){ wl_side_name(g->await_side), wl_await_name(g->await_what) };
-    return 1;
+    wl_team_awaited(g, mine);
+    for (int k = 0; k < wl_team_size(g) && n < max; k++)
+        if (mine[k])
+            out[n++] = (struct wr_decision){ w->seats[g->await_side * wl_team_size(g) + k],
+                                             wl_await_name(g->await_what) };
+    return n;
 }
 
 static const char *waterloo_result(const struct wr_game *game)
@@ -156,12 +192,15 @@ static json_t *waterloo_autoplay(const struct wr_game *game, const char *seat,
                                  struct wr_prng *rng)
 {
     const struct wl_game *g = &((const struct waterloo *)game)->g;
-    if (g->await_side < 0 || seat == NULL || wl_side_from_name(seat) != g->await_side)
+    uint8_t mine[WL_MAX_COMMANDERS];
+    int side, k;
+    if (g->await_side < 0 || wl_team_parse_seat(g, seat, &side, &k) != 0 ||
+        side != g->await_side || (wl_team_awaited(g, mine), !mine[k]))
         return NULL;
     struct wl_reach *reach = malloc(sizeof *reach);
     struct wl_cmd *cmd = malloc(sizeof *cmd);
     json_t *j = NULL;
-    if (reach && cmd && wl_autoplay_next(g, rng, reach, cmd) == 0)
+    if (reach && cmd && wl_autoplay_next_by(g, k, rng, reach, cmd) == 0)
         j = wl_cmd_json(g, cmd);
     free(reach);
     free(cmd);

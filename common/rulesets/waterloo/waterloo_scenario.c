@@ -865,10 +865,221 @@ static int id_ok(const char *s)
     return 1;
 }
 
+/* ------------------------------------------------------------------------
+ * The order of battle: formations and the commanders of team play
+ */
+
+static int find_formation(const struct wl_scenario *sc, const char *id)
+{
+    for (int f = 0; f < sc->nformations; f++)
+        if (strcmp(sc->formations[f].id, id) == 0)
+            return f;
+    return -1;
+}
+
+int wl_scenario_commander(const struct wl_scenario *sc, int n, int i)
+{
+    if (n < 2 || n > sc->most_commanders || i < 0 || i >= sc->nunits)
+        return 0;
+    const struct wl_unit_def *d = &sc->units[i];
+    for (int f = d->formation; f >= 0; f = sc->formations[f].parent) {
+        int hq = sc->formations[f].hq;
+        for (int k = 0; hq >= 0 && k < n; k++)
+            if (sc->commanders[n - 2][d->side][k] == hq)
+                return k;
+    }
+    return 0;
+}
+
+char *wl_scenario_slug(const char *name, char *buf, size_t size)
+{
+    size_t n = 0;
+    int gap = 0;
+    if (size == 0)
+        return buf;
+    for (const char *p = name; *p && n + 1 < size; p++) {
+        char ch = *p;
+        if (ch == '\'')
+            continue;
+        if ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || (ch >= 'A' && ch <= 'Z')) {
+            if (gap && n > 0 && n + 2 < size)
+                buf[n++] = '_';
+            gap = 0;
+            buf[n++] = (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+        } else {
+            gap = 1;
+        }
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* formations: [{id, name, side | parent, hq?}], before the units (which
+ * name them); a parent comes earlier in the list, so the formations of a
+ * side form a tree. The HQs are read by parse_formation_hqs(), after the
+ * units. */
+static int parse_formations(struct ld *L, const json_t *root)
+{
+    static const char *const keys[] = { "id", "name", "side", "parent", "hq", NULL };
+    static const char *const sides[] = { "french", "allied", NULL };
+    struct wl_scenario *sc = L->sc;
+    json_t *list;
+    char where[WHERE_MAX];
+    if (get_array(L, root, "formations", "scenario", 0, WL_MAX_FORMATIONS, "formations",
+                  &list) != 0)
+        return -1;
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *o = json_array_get(list, i);
+        struct wl_formation *f = &sc->formations[sc->nformations];
+        const char *id, *name, *side, *parent;
+        snprintf(where, sizeof where, "formations[%zu]", i);
+        if (!json_is_object(o))
+            return bad(L->why, "%s: must be an object", where);
+        if (get_str(L, o, "id", where, 1, 1000, &id) != 0)
+            return -1;
+        if (strlen(id) >= WL_ID_MAX || !id_ok(id))
+            return bad(L->why, "%s: id '" SHOW "' is not 1 to %d letters, digits, '-', '_' "
+                               "or '.'", where, id, WL_ID_MAX - 1);
+        if (find_formation(sc, id) >= 0)
+            return bad(L->why, "%s: duplicate id '%s'", where, id);
+        snprintf(where, sizeof where, "formations[%zu] (%s)", i, id);
+        if (check_keys(L, o, where, keys) != 0 ||
+            get_str(L, o, "name", where, 1, 1000, &name) != 0 ||
+            get_str(L, o, "side", where, 0, 64, &side) != 0 ||
+            get_str(L, o, "parent", where, 0, 1000, &parent) != 0)
+            return -1;
+        if (!name_ok(name))
+            return bad(L->why, "%s: name '" SHOW "...' is longer than %d characters", where,
+                       name, WL_NAME_MAX - 1);
+        int si = side ? lookup(sides, side) : -1;
+        if (side && si < 0)
+            return bad(L->why, "%s: side '" SHOW "' is not french or allied", where, side);
+        f->parent = -1;
+        if (parent != NULL) {
+            f->parent = (int16_t)find_formation(sc, parent);
+            if (f->parent < 0)
+                return bad(L->why, "%s: parent '" SHOW "' is not a formation listed before it",
+                           where, parent);
+            if (si >= 0 && si != sc->formations[f->parent].side)
+                return bad(L->why, "%s: side %s is not the side of its parent '%s'", where,
+                           side, parent);
+            si = sc->formations[f->parent].side;
+        } else if (si < 0) {
+            return bad(L->why, "%s: a formation without a parent names its side", where);
+        }
+        copy_text(f->id, sizeof f->id, id);
+        copy_text(f->name, sizeof f->name, name);
+        f->side = (uint8_t)si;
+        f->hq = -1;
+        sc->nformations++;
+    }
+    return 0;
+}
+
+/* The "hq" of each formation: an HQ unit of its side heading no other
+ * formation. */
+static int parse_formation_hqs(struct ld *L, const json_t *root)
+{
+    struct wl_scenario *sc = L->sc;
+    const json_t *list = json_object_get(root, "formations");
+    for (int f = 0; f < sc->nformations; f++) {
+        const char *hq;
+        char where[WHERE_MAX];
+        snprintf(where, sizeof where, "formations[%d] (%s)", f, sc->formations[f].id);
+        if (get_str(L, json_array_get(list, (size_t)f), "hq", where, 0, 1000, &hq) != 0)
+            return -1;
+        if (hq == NULL)
+            continue;
+        int u = wl_scenario_find_unit(sc, hq);
+        if (u < 0)
+            return bad(L->why, "%s: hq '" SHOW "' is not a unit", where, hq);
+        if (sc->units[u].type != WL_HQ || sc->units[u].side != sc->formations[f].side)
+            return bad(L->why, "%s: hq '%s' is not an HQ unit of the %s side", where, hq,
+                       wl_side_name(sc->formations[f].side));
+        for (int e = 0; e < f; e++)
+            if (sc->formations[e].hq == u)
+                return bad(L->why, "%s: hq '%s' already heads formation '%s'", where, hq,
+                           sc->formations[e].id);
+        sc->formations[f].hq = (int16_t)u;
+    }
+    return 0;
+}
+
+/* commanders: [{"french": [hq...], "allied": [hq...]}, ...], entry i for
+ * i + 2 commanders a side, the commander-in-chief first. Every commander's
+ * HQ is under his own command, and a subordinate heads a formation. */
+static int parse_commanders(struct ld *L, const json_t *root)
+{
+    static const char *const keys[] = { "french", "allied", NULL };
+    struct wl_scenario *sc = L->sc;
+    json_t *list;
+    char where[WHERE_MAX];
+    sc->most_commanders = 1;
+    if (get_array(L, root, "commanders", "scenario", 0, WL_MAX_COMMANDERS - 1,
+                  "entries", &list) != 0)
+        return -1;
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *o = json_array_get(list, i);
+        int n = (int)i + 2;
+        snprintf(where, sizeof where, "commanders[%zu]", i);
+        if (!json_is_object(o))
+            return bad(L->why, "%s: must be an object {\"french\": [...], \"allied\": [...]}",
+                       where);
+        if (check_keys(L, o, where, keys) != 0)
+            return -1;
+        for (int side = 0; side < WL_NSIDES; side++) {
+            const json_t *hqs = json_object_get(o, keys[side]);
+            if (!json_is_array(hqs) || (int)json_array_size(hqs) != n)
+                return bad(L->why, "%s: %s must list %d HQ units (%d commanders a side, the "
+                                   "commander-in-chief first)", where, keys[side], n, n);
+            for (int k = 0; k < n; k++) {
+                const char *id = text_of(json_array_get(hqs, (size_t)k));
+                int u = id ? wl_scenario_find_unit(sc, id) : -1;
+                if (u < 0 || sc->units[u].type != WL_HQ || sc->units[u].side != side)
+                    return bad(L->why, "%s: %s[%d] is not an HQ unit of the %s side", where,
+                               keys[side], k, keys[side]);
+                for (int j = 0; j < k; j++)
+                    if (sc->commanders[i][side][j] == u)
+                        return bad(L->why, "%s: %s names %s twice", where, keys[side], id);
+                sc->commanders[i][side][k] = (int16_t)u;
+            }
+        }
+        sc->most_commanders = n;
+        for (int side = 0; side < WL_NSIDES; side++)
+            for (int k = 0; k < n; k++) {
+                int u = sc->commanders[i][side][k], heads = 0;
+                for (int f = 0; f < sc->nformations; f++)
+                    heads |= sc->formations[f].hq == u;
+                if (k > 0 && !heads)
+                    return bad(L->why, "%s: %s[%d] (%s) heads no formation: a subordinate "
+                                       "commands the formation his HQ heads", where,
+                               keys[side], k, sc->units[u].id);
+                char a[WL_SLUG_MAX], b[WL_SLUG_MAX];
+                wl_scenario_slug(sc->units[u].name, a, sizeof a);
+                if (a[0] == '\0')
+                    return bad(L->why, "%s: %s[%d] (%s): the HQ's name gives no seat name "
+                                       "(letters or digits)", where, keys[side], k,
+                               sc->units[u].id);
+                for (int j = 0; j < k; j++)
+                    if (strcmp(a, wl_scenario_slug(sc->units[sc->commanders[i][side][j]].name,
+                                                   b, sizeof b)) == 0)
+                        return bad(L->why, "%s: %s[%d] and %s[%d] would both be seat %s:%s",
+                                   where, keys[side], j, keys[side], k, keys[side], a);
+                if (wl_scenario_commander(sc, n, u) != k)
+                    return bad(L->why, "%s: %s[%d] (%s) would not command his own HQ: its "
+                                       "formation is under another commander", where,
+                               keys[side], k, sc->units[u].id);
+            }
+    }
+    return 0;
+}
+
+
 static int parse_unit(struct ld *L, const json_t *u, size_t i)
 {
     static const char *const keys[] = { "id", "name", "side", "nation", "type", "size",
-                                        "combat", "move", "at", "arrive", "team_hq", NULL };
+                                        "combat", "move", "at", "arrive", "team_hq",
+                                        "formation", NULL };
     static const char *const arrive_keys[] = { "turn", "entry", NULL };
     static const char *const sides[] = { "french", "allied", NULL };
     static const char *const nations[] = { "french", "prussian", "anglo-allied", NULL };
@@ -945,6 +1156,21 @@ static int parse_unit(struct ld *L, const json_t *u, size_t i)
     d->setup = WL_SQ_NONE;
     d->arrive_turn = 0;
     d->entry = -1;
+    d->formation = -1;
+
+    /* 3b) formation: one of the scenario's formations of the unit's side. */
+    const char *formation;
+    if (get_str(L, u, "formation", where, 0, 1000, &formation) != 0)
+        return -1;
+    if (formation != NULL) {
+        int f = find_formation(sc, formation);
+        if (f < 0)
+            return bad(L->why, "%s: formation '" SHOW "' is not one of formations[]", where,
+                       formation);
+        if (sc->formations[f].side != si)
+            return bad(L->why, "%s: formation '%s' is of the other side", where, formation);
+        d->formation = (int16_t)f;
+    }
 
     /* 4) Either "at" a playable square inside the nation's set-up zone
      *    (so inside the side's too), or "arrive" (allied units only) on a
@@ -1076,7 +1302,8 @@ static int parse(struct ld *L, const json_t *root)
 {
     static const char *const keys[] = { "warroom", "version", "name", "ruleset", "base",
                                         "description", "map", "crt", "units", "time_record",
-                                        "setup_zones", "start", NULL };
+                                        "setup_zones", "start", "formations", "commanders",
+                                        NULL };
     const char *name, *ruleset, *description;
     memset(L->sc, 0, sizeof *L->sc);
     memset(L->river_item, -1, sizeof L->river_item);
@@ -1092,7 +1319,9 @@ static int parse(struct ld *L, const json_t *root)
     if (strcmp(ruleset, "waterloo") != 0)
         return bad(L->why, "scenario: ruleset '" SHOW "' is not waterloo", ruleset);
     if (parse_map(L, root) != 0 || parse_crt(L, root) != 0 || parse_time_record(L, root) != 0 ||
-        parse_zones(L, root) != 0 || parse_units(L, root) != 0 || parse_start(L, root) != 0)
+        parse_zones(L, root) != 0 || parse_formations(L, root) != 0 ||
+        parse_units(L, root) != 0 || parse_formation_hqs(L, root) != 0 ||
+        parse_commanders(L, root) != 0 || parse_start(L, root) != 0)
         return -1;
     copy_text(L->sc->name, sizeof L->sc->name, name);
     return 0;

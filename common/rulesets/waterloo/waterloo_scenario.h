@@ -22,6 +22,9 @@
 #define WL_STACK_LIMIT 15
 #define WL_CRT_COLS 11          /* 1-6 .. 1-2, 1-1, 2-1 .. 6-1 */
 #define WL_CRT_ROWS 6
+#define WL_MAX_FORMATIONS 64
+#define WL_MAX_COMMANDERS 4     /* commanders a side in a team game, at most */
+#define WL_SLUG_MAX 40          /* a commander's seat word (wl_scenario_slug), NUL included */
 
 enum wl_side { WL_FRENCH = 0, WL_ALLIED = 1, WL_NSIDES = 2 };
 
@@ -49,6 +52,21 @@ struct wl_unit_def {
     wl_sq setup;                /* square at the start, or WL_SQ_NONE */
     int8_t arrive_turn;         /* 1-based turn of arrival, or 0 when set up */
     int8_t entry;               /* map entry index for arrivals, or -1 */
+    int16_t formation;          /* formations[] index, or -1 (none named) */
+};
+
+/* One formation of the order of battle (army, wing, corps, ...): a tree
+ * per side, each formation under its parent, headed by an HQ unit or by
+ * none. A team game's commanders are HQs; a unit is commanded by the
+ * nearest commander heading a formation above it (its own formation
+ * first), and by its side's commander-in-chief when there is none
+ * (docs/scenario-format.md, "formations" and "commanders"). */
+struct wl_formation {
+    char id[WL_ID_MAX];
+    char name[WL_NAME_MAX];
+    uint8_t side;               /* enum wl_side */
+    int16_t parent;             /* formations[] index, always lower; -1 for a root */
+    int16_t hq;                 /* units[] index of the HQ heading it, or -1 */
 };
 
 struct wl_turn_time {
@@ -89,6 +107,14 @@ struct wl_scenario {
     int nation_zones;                            /* 1: a zone per allied nation given */
     int start_turn;                              /* 1-based; default 1 */
     int start_phase;                             /* enum wl_phase; default set-up */
+    struct wl_formation formations[WL_MAX_FORMATIONS];
+    int nformations;
+    /* Team play: commanders[n - 2][side][k] is the HQ (units[] index) of
+     * commander k of side when each side has n commanders; k = 0 is the
+     * commander-in-chief. most_commanders is the largest n (1: no team
+     * play in this scenario). */
+    int16_t commanders[WL_MAX_COMMANDERS - 1][WL_NSIDES][WL_MAX_COMMANDERS];
+    int most_commanders;
 };
 
 /* CRT column index for the odds label "1-6" .. "6-1"; -1 when unknown. */
@@ -106,6 +132,18 @@ const char *wl_phase_name(int phase);        /* "french_move", ... */
 
 /* Index of the unit with this id, or -1. */
 int wl_scenario_find_unit(const struct wl_scenario *sc, const char *id);
+
+/* The commander (0 = the commander-in-chief) of unit i by the order of
+ * battle when each side has n commanders (1..sc->most_commanders): the
+ * nearest formation above it, its own first, headed by one of its side's
+ * commanders; 0 when there is none, and always 0 when n is 1. */
+int wl_scenario_commander(const struct wl_scenario *sc, int n, int i);
+
+/* The seat word of an HQ's name: lowercase letters and digits, apostrophes
+ * dropped, every other run of characters one '_' ("Prince of Orange" ->
+ * "prince_of_orange", "d'Erlon" -> "derlon"), written into buf (size
+ * bytes, cut to fit); returns buf. */
+char *wl_scenario_slug(const char *name, char *buf, size_t size);
 
 /* --- loading (waterloo_scenario.c; documented in docs/scenario-format.md) --- */
 

@@ -15,6 +15,7 @@
 #include "waterloo_combat.h"
 #include "dice.h"
 #include "waterloo_move.h"
+#include "waterloo_teams.h"
 
 #define NAME(g, i) ((g)->sc->units[i].name)
 
@@ -55,6 +56,18 @@ static int is_combat_unit(const struct wl_game *g, int i)
     return g->sc->units[i].type != WL_HQ;
 }
 
+/* Unit i has left the game: a subordinate commander whose HQ it was is
+ * out (waterloo_teams.h), and every seat sees it. */
+static void unit_lost(struct wl_game *g, int i, struct wl_events *ev)
+{
+    int k = wl_team_unit_lost(g, i);
+    struct wl_event *e = k > 0 ? emit(ev, WL_EV_COMMANDER_OUT) : NULL;
+    if (e) {
+        e->side = g->sc->units[i].side;
+        e->amount = k;
+    }
+}
+
 static void eliminate(struct wl_game *g, int i, struct wl_events *ev)
 {
     struct wl_event *e = emit(ev, WL_EV_ELIMINATED);
@@ -65,6 +78,7 @@ static void eliminate(struct wl_game *g, int i, struct wl_events *ev)
     g->units[i].where = WL_ELIMINATED;
     g->units[i].at = WL_SQ_NONE;
     g->units[i].must_retreat = 0;
+    unit_lost(g, i, ev);
 }
 
 /* Rules 2 (docs/rules-notes.md H2): a unit of side entered square s; the
@@ -209,6 +223,7 @@ static void after_combat(struct wl_game *g, struct wl_events *ev)
 static void enter_phase(struct wl_game *g, int phase, struct wl_events *ev)
 {
     g->phase = phase;
+    memset(g->cmdr_done, 0, sizeof g->cmdr_done);
     if (check_victory(g, ev))
         return;
     emit_phase(g, ev);
@@ -752,18 +767,18 @@ static enum wl_reason do_advance(struct wl_game *g, const struct wl_cmd *c,
     return WL_R_OK;
 }
 
-static enum wl_reason do_end_phase(struct wl_game *g, int side, const struct wl_cmd *c,
+static enum wl_reason do_end_phase(struct wl_game *g, int side, int k, const struct wl_cmd *c,
                                    struct wl_events *ev, struct wr_refusal *why);
 
 /* Rules 1: the whole declaration of the phase (wl_combat_check_declaration).
  * Rules 2: one or more battles added to those of the phase
  * (wl_combat_check_battles); none is end_phase. */
-static enum wl_reason do_declare(struct wl_game *g, int side, const struct wl_cmd *c,
+static enum wl_reason do_declare(struct wl_game *g, int side, int cmdr, const struct wl_cmd *c,
                                  struct wl_events *ev, struct wr_refusal *why)
 {
     int one_at_a_time = wl_combat_one_at_a_time(g);
     if (one_at_a_time && c->nbattles == 0)
-        return do_end_phase(g, side, c, ev, why);
+        return do_end_phase(g, side, cmdr, c, ev, why);
     struct wl_battle bs[WL_MAX_BATTLES];
     memset(bs, 0, sizeof(struct wl_battle) * (size_t)c->nbattles);
     for (int i = 0; i < c->nbattles; i++) {
@@ -805,24 +820,35 @@ static enum wl_reason do_declare(struct wl_game *g, int side, const struct wl_cm
 /* end_phase: the end of a movement phase, and under rules 2 of a combat
  * phase (refused while a declared battle is unresolved or an engaged unit
  * has not fought). The one place a phase is ended by its player. */
-static enum wl_reason do_end_phase(struct wl_game *g, int side, const struct wl_cmd *c,
+static enum wl_reason do_end_phase(struct wl_game *g, int side, int k, const struct wl_cmd *c,
                                    struct wl_events *ev, struct wr_refusal *why)
 {
-    (void)side;
     (void)c;
+    /* A side's phase ends when each of its commanders has ended it, or its
+     * commander-in-chief (wl_team_end_phase; one commander: at once). */
     if (g->phase == WL_PH_FRENCH_MOVE || g->phase == WL_PH_ALLIED_MOVE) {
-        enter_phase(g, g->phase == WL_PH_FRENCH_MOVE ? WL_PH_FRENCH_COMBAT : WL_PH_ALLIED_COMBAT,
-                    ev);
+        if (wl_team_end_phase(g, side, k))
+            enter_phase(g, g->phase == WL_PH_FRENCH_MOVE ? WL_PH_FRENCH_COMBAT
+                                                         : WL_PH_ALLIED_COMBAT, ev);
         return WL_R_OK;
     }
+    /* Combat (rules 2). A subordinate ends it for himself once the battles
+     * of his units are resolved; the phase ends when the commander-in-chief
+     * (or the only commander) ends it, every battle resolved and every
+     * obligation met (docs/rules-notes.md D4, TP7). */
+    int sub = wl_team_size(g) > 1 && k > 0;
     for (int i = 0; i < g->nbattles; i++)
-        if (g->battles[i].state != WL_B_DONE)
+        if (g->battles[i].state != WL_B_DONE &&
+            (!sub || wl_team_owner(g, g->battles[i].attackers, g->battles[i].nattackers) == k))
             return wl_refuse(why, WL_R_BATTLE_OPEN,
                              "battle %d is declared and not resolved yet: resolve it first", i);
-    enum wl_reason r = wl_combat_check_obligations(g, why);
-    if (r != WL_R_OK)
-        return r;
-    after_combat(g, ev);
+    if (!sub) {
+        enum wl_reason r = wl_combat_check_obligations(g, why);
+        if (r != WL_R_OK)
+            return r;
+    }
+    if (wl_team_end_phase(g, side, k))
+        after_combat(g, ev);
     return WL_R_OK;
 }
 
@@ -858,6 +884,7 @@ static enum wl_reason do_defect(struct wl_game *g, const struct wl_cmd *c,
         }
         g->units[u].where = WL_ELIMINATED;
         g->units[u].at = WL_SQ_NONE;
+        unit_lost(g, u, ev);
     }
     g->defection_owed = 0;
     enter_phase(g, WL_PH_ALLIED_MOVE, ev);
@@ -892,8 +919,117 @@ static int allowed(int what, int type)
     return 0;
 }
 
+/* --- authority: who may send a command in a team game --------------------- */
+
+/* Which units a command touches, and who may send it (waterloo_teams.h):
+ *   EACH     every unit touched is the sender's (orders for units)
+ *   OWNER    the sender is the one commander of the units touched, the
+ *            commander-in-chief when they are several commanders'
+ *   DECIDER  the sender is awaited for the decision (wl_team_awaited)
+ *   ENDS     the sender ends the phase for himself (wl_team_end_phase)
+ * PLACE, MOVE and the ends also need a sender who has not ended the
+ * phase. */
+enum touch { T_NONE, T_UNITS, T_ATTACKERS, T_BATTLE };
+enum who { W_EACH, W_OWNER, W_DECIDER, W_ENDS };
+
+static const struct {
+    uint8_t touch, who;
+} authority[WL_NCMDS] = {
+    [WL_CMD_PLACE] = { T_UNITS, W_EACH },
+    [WL_CMD_END_SETUP] = { T_NONE, W_ENDS },
+    [WL_CMD_MOVE] = { T_UNITS, W_EACH },
+    [WL_CMD_END_PHASE] = { T_NONE, W_ENDS },
+    [WL_CMD_DECLARE] = { T_ATTACKERS, W_OWNER },
+    [WL_CMD_RESOLVE] = { T_BATTLE, W_OWNER },
+    [WL_CMD_RETREAT] = { T_NONE, W_DECIDER },
+    [WL_CMD_EXCHANGE_LOSSES] = { T_NONE, W_DECIDER },
+    [WL_CMD_ADVANCE] = { T_NONE, W_DECIDER },
+    [WL_CMD_NO_ADVANCE] = { T_NONE, W_DECIDER },
+    [WL_CMD_DEFECT] = { T_NONE, W_DECIDER },
+};
+
+/* The units c touches (authority[].touch) into u; returns how many. */
+static int touched(const struct wl_game *g, const struct wl_cmd *c, int16_t *u)
+{
+    int n = 0;
+    switch (authority[c->type].touch) {
+    case T_UNITS:
+        memcpy(u, c->units, sizeof(int16_t) * (size_t)c->nunits);
+        return c->nunits;
+    case T_ATTACKERS:
+        for (int i = 0; i < c->nbattles; i++)
+            for (int k = 0; k < c->battles[i].nattackers && n < WL_MAX_UNITS; k++)
+                u[n++] = c->battles[i].attackers[k];
+        return n;
+    case T_BATTLE:
+        if (c->battle < 0 || c->battle >= g->nbattles)
+            return 0;
+        memcpy(u, g->battles[c->battle].attackers,
+               sizeof(int16_t) * (size_t)g->battles[c->battle].nattackers);
+        return g->battles[c->battle].nattackers;
+    default:
+        return 0;
+    }
+}
+
+/* May commander k of side send c now? Only asked in a team game, once c
+ * answers what is awaited of side. */
+static enum wl_reason check_authority(const struct wl_game *g, int side, int k,
+                                      const struct wl_cmd *c, struct wr_refusal *why)
+{
+    char seat[WL_SEAT_MAX], other[WL_SEAT_MAX];
+    int16_t u[WL_MAX_UNITS];
+    int n = touched(g, c, u);
+    int w = authority[c->type].who;
+    wl_team_seat(g, side, k, seat);
+    if (w != W_DECIDER && g->cmdr_done[side][k])
+        return wl_refuse(why, WL_R_NOT_YOUR_TURN, "%s has ended this %s phase", seat,
+                         wl_await_name(g->await_what));
+    switch (w) {
+    case W_EACH:
+        for (int j = 0; j < n; j++) {
+            int by = wl_team_commander(g, u[j]);
+            if (by != k)
+                return wl_refuse(why, WL_R_NOT_YOUR_COMMAND, "%s is under %s's command, not %s's",
+                                 NAME(g, u[j]), wl_team_seat(g, side, by, other), seat);
+        }
+        return WL_R_OK;
+    case W_OWNER: {
+        int by = wl_team_owner(g, u, n);
+        if (by != k)
+            return wl_refuse(why, WL_R_NOT_YOUR_COMMAND,
+                             "%s: these units are for %s to commit (%s)", seat,
+                             wl_team_seat(g, side, by, other),
+                             by == 0 ? "the commander-in-chief commits units of several "
+                                       "commanders together"
+                                     : "they are all under his command");
+        return WL_R_OK;
+    }
+    case W_DECIDER: {
+        uint8_t mine[WL_MAX_COMMANDERS];
+        wl_team_awaited(g, mine);
+        if (!mine[k]) {
+            int by = 0;
+            while (by < WL_MAX_COMMANDERS - 1 && !mine[by])
+                by++;
+            return wl_refuse(why, WL_R_NOT_YOUR_COMMAND, "%s: the %s is %s's to decide", seat,
+                             wl_await_name(g->await_what), wl_team_seat(g, side, by, other));
+        }
+        return WL_R_OK;
+    }
+    default:
+        return WL_R_OK;
+    }
+}
+
 enum wl_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *c,
                              struct wl_events *ev, struct wr_refusal *why)
+{
+    return wl_game_apply_by(g, side, 0, c, ev, why);
+}
+
+enum wl_reason wl_game_apply_by(struct wl_game *g, int side, int k, const struct wl_cmd *c,
+                                struct wl_events *ev, struct wr_refusal *why)
 {
     /* 1) The game is running and this seat is the awaited one. */
     if (g->phase == WL_PH_OVER)
@@ -901,24 +1037,39 @@ enum wl_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *c
     if (side != g->await_side)
         return wl_refuse(why, WL_R_NOT_YOUR_TURN, "the %s player is awaited (%s)",
                          wl_side_name(g->await_side), wl_await_name(g->await_what));
+    if (k < 0 || k >= wl_team_size(g))
+        return wl_refuse(why, WL_R_NOT_YOUR_TURN, "%s has no commander %d",
+                         wl_side_name(side), k);
+    if (g->cmdr_out[side][k]) {
+        char seat[WL_SEAT_MAX];
+        return wl_refuse(why, WL_R_COMMANDER_OUT, "%s is out of the game: his HQ was "
+                         "eliminated", wl_team_seat(g, side, k, seat));
+    }
     /* 2) The command answers what is awaited. */
     if (!allowed(g->await_what, c->type))
         return wl_refuse(why, WL_R_WRONG_PHASE, "%s is not allowed now: the game awaits %s",
                          wl_cmd_name(c->type), wl_await_name(g->await_what));
+    /* 2b) In a team game, this commander may send it. */
+    if (wl_team_size(g) > 1) {
+        enum wl_reason r = check_authority(g, side, k, c, why);
+        if (r != WL_R_OK)
+            return r;
+    }
     /* 3) The command itself. */
     switch (c->type) {
     case WL_CMD_PLACE:
         return do_place(g, side, c, ev, why);
     case WL_CMD_END_SETUP:
-        enter_phase(g, g->phase == WL_PH_SETUP_FRENCH ? WL_PH_SETUP_ALLIED : WL_PH_FRENCH_MOVE,
-                    ev);
+        if (wl_team_end_phase(g, side, k))
+            enter_phase(g, g->phase == WL_PH_SETUP_FRENCH ? WL_PH_SETUP_ALLIED
+                                                          : WL_PH_FRENCH_MOVE, ev);
         return WL_R_OK;
     case WL_CMD_MOVE:
         return do_move(g, side, c, ev, why);
     case WL_CMD_END_PHASE:
-        return do_end_phase(g, side, c, ev, why);
+        return do_end_phase(g, side, k, c, ev, why);
     case WL_CMD_DECLARE:
-        return do_declare(g, side, c, ev, why);
+        return do_declare(g, side, k, c, ev, why);
     case WL_CMD_RESOLVE:
         return do_resolve(g, c, ev, why);
     case WL_CMD_RETREAT:
