@@ -274,13 +274,23 @@ static int owed_star_forest(const struct wl_game *g, struct wr_prng *rng, struct
 /* Rules 2, combat: declare part of the owed star forest (one star, several
  * or all of them), or resolve a declared battle, or attack an enemy HQ
  * that nobody owes a battle to, or end the phase once nothing is owed. */
-static void propose_combat(const struct wl_game *g, struct wr_prng *rng, struct wl_cmd *c)
+static void propose_combat(const struct wl_game *g, int me, struct wr_prng *rng,
+                           struct wl_cmd *c)
 {
+    /* In a team game each commander commits and resolves only the battles
+     * that are his (wl_team_owner: a battle of several commanders' units
+     * is the commander-in-chief's). Any part of the star forest leaves the
+     * rest covered. */
     int open[WL_MAX_BATTLES], nopen = 0;
     for (int i = 0; i < g->nbattles; i++)
-        if (g->battles[i].state == WL_B_DECLARED)
+        if (g->battles[i].state == WL_B_DECLARED &&
+            wl_team_owner(g, g->battles[i].attackers, g->battles[i].nattackers) == me)
             open[nopen++] = i;
-    int nstars = owed_star_forest(g, rng, c);
+    int nstars = 0;
+    for (int k = 0, all = owed_star_forest(g, rng, c); k < all; k++)
+        if (wl_team_owner(g, c->battles[k].attackers, c->battles[k].nattackers) == me)
+            c->battles[nstars++] = c->battles[k];
+    c->nbattles = nstars;
     if (nopen > 0 && (nstars == 0 || wr_prng_below(rng, 2) == 0)) {
         c->type = WL_CMD_RESOLVE;
         c->nbattles = 0;
@@ -304,17 +314,21 @@ static void propose_combat(const struct wl_game *g, struct wr_prng *rng, struct 
         c->nbattles = kept;
         return;
     }
-    /* Nothing owed: now and then one of the mover's units that has not
-     * fought attacks an enemy HQ next to it; else the phase ends. */
+    /* Nothing owed (nothing of me's, in a team game): now and then one of
+     * the mover's units that neither fought nor owes a battle attacks an
+     * enemy HQ next to it; else the phase ends. */
     c->nbattles = 0;
     int mover = wl_phase_mover(g->phase);
     if (wr_prng_below(rng, 2) == 0)
         for (int a = 0; a < g->sc->nunits; a++) {
             if (g->sc->units[a].side != mover || g->sc->units[a].type == WL_HQ ||
-                g->units[a].where != WL_ON_BOARD || g->units[a].battle >= 0)
+                g->units[a].where != WL_ON_BOARD || g->units[a].battle >= 0 ||
+                wl_combat_owes(g, a) ||
+                wl_team_owner(g, (const int16_t[]){ (int16_t)a }, 1) != me)
                 continue;
             for (int h = 0; h < g->sc->nunits; h++)
-                if (g->sc->units[h].side != mover && g->units[h].battle < 0 && adjacent(g, a, h)) {
+                if (g->sc->units[h].side != mover && g->sc->units[h].type == WL_HQ &&
+                    g->units[h].battle < 0 && adjacent(g, a, h)) {
                     c->battles[0].attackers[0] = (int16_t)a;
                     c->battles[0].nattackers = 1;
                     c->battles[0].defenders[0] = (int16_t)h;
@@ -419,7 +433,7 @@ int wl_autoplay_next_by(const struct wl_game *g, int me, struct wr_prng *rng,
         return 0;
     }
     case WL_AW_COMBAT:
-        propose_combat(g, rng, c);
+        propose_combat(g, me, rng, c);
         return 0;
     case WL_AW_DEFECTION: {
         int sum = 0;

@@ -129,9 +129,15 @@ int wl_unit_in_game(const struct wl_game *g, int i)
 
 int wl_unit_plays(const struct wl_options *opt, const struct wl_scenario *sc, int i)
 {
-    if (opt->rules < 2 || !sc->units[i].team_hq)
+    const struct wl_unit_def *d = &sc->units[i];
+    int n = opt->commanders;
+    if (d->type != WL_HQ || opt->rules < 2 || !d->team_hq)
         return 1;
-    return opt->commanders > 1;
+    /* A team game: the HQs of its commanders too (TP3). */
+    for (int k = 0; n > 1 && n <= sc->most_commanders && k < n; k++)
+        if (sc->commanders[n - 2][d->side][k] == i)
+            return 1;
+    return 0;
 }
 
 int wl_hq_blocks(const struct wl_game *g, int combat)
@@ -222,9 +228,9 @@ int wl_game_check(const struct wl_game *g, struct wr_refusal *why)
             if (g->cmdr_out[side][k] && g->units[hq].where == WL_ON_BOARD)
                 return wl_refuse(why, WL_R_WRONG_PHASE, "%s commander %d is out but his HQ %s "
                                  "is on the board", wl_side_name(side), k, sc->units[hq].id), -1;
-            if (g->cmdr_done[side][k] && (g->await_side != side ||
-                                          (g->await_what != WL_AW_SETUP &&
-                                           g->await_what != WL_AW_MOVE)))
+            /* Ended: in a phase of his side's, never the defection. */
+            if (g->cmdr_done[side][k] &&
+                (wl_phase_mover(g->phase) != side || g->phase == WL_PH_DEFECTION))
                 return wl_refuse(why, WL_R_WRONG_PHASE, "%s commander %d has ended a phase "
                                  "that is not awaited", wl_side_name(side), k), -1;
         }

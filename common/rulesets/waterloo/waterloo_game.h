@@ -183,12 +183,11 @@ int wl_phase_mover(int phase);
 /* Is unit i part of this game (not WL_NOT_IN_GAME)? */
 int wl_unit_in_game(const struct wl_game *g, int i);
 
-/* Does the scenario's unit i take part in a game played with opt? Rules 2
- * (docs/rules-notes.md H1): "In a 2-player game use only the HQ Units
- * labeled Wellington, Napoleon and Blucher", so with one commander a side
- * the team HQs (wl_unit_def.team_hq) do not; under rules 1 every unit does.
- * With more commanders every team HQ does for now (team play narrows this
- * to the commanders' HQs). */
+/* Does the scenario's unit i take part in a game played with opt? Combat
+ * units always; every HQ under rules 1. Rules 2 (docs/rules-notes.md H1):
+ * "In a 2-player game use only the HQ Units labeled Wellington, Napoleon
+ * and Blucher", so the team HQs (wl_unit_def.team_hq) do not, except, in a
+ * team game, the HQs of its commanders (TP3). */
 int wl_unit_plays(const struct wl_options *opt, const struct wl_scenario *sc, int i);
 
 /* Rules 2 (docs/rules-notes.md H2): HQs "cannot be used to delay the

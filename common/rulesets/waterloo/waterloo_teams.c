@@ -70,23 +70,15 @@ int wl_team_owner(const struct wl_game *g, const int16_t *u, int n)
     int owner = -1;
     for (int j = 0; j < n; j++) {
         int k = wl_team_commander(g, u[j]);
+        /* A subordinate who has ended the phase leaves his units to the
+         * commander-in-chief for the rest of it (TP7). */
+        if (g->cmdr_done[g->sc->units[u[j]].side][k])
+            k = 0;
         if (owner >= 0 && k != owner)
             return 0;
         owner = k;
     }
     return owner < 0 ? 0 : owner;
-}
-
-int wl_team_unit_plays(const struct wl_options *opt, const struct wl_scenario *sc, int i)
-{
-    const struct wl_unit_def *d = &sc->units[i];
-    int n = opt->commanders;
-    if (d->type != WL_HQ || opt->rules < 2 || !d->team_hq)
-        return 1;
-    for (int k = 0; n > 1 && n <= sc->most_commanders && k < n; k++)
-        if (sc->commanders[n - 2][d->side][k] == i)
-            return 1;
-    return 0;
 }
 
 /* The mover's combat units on the board in an enemy combat unit's zone:
@@ -109,6 +101,26 @@ static int in_contact(const struct wl_game *g, int16_t *out)
     return n;
 }
 
+/* Rules 2's combat phase: has the commander-in-chief a battle of his own
+ * to resolve, or a unit of his (his own, or a subordinate's who has ended
+ * the phase) that owes a battle? A battle of units of several commanders
+ * is his too. */
+static int cic_owes(const struct wl_game *g)
+{
+    int side = g->await_side;
+    for (int i = 0; i < g->nbattles; i++)
+        if (g->battles[i].state != WL_B_DONE &&
+            wl_team_owner(g, g->battles[i].attackers, g->battles[i].nattackers) == 0)
+            return 1;
+    for (int i = 0; i < g->sc->nunits; i++) {
+        int16_t u = (int16_t)i;
+        if (g->sc->units[i].side == side && g->units[i].engaged && g->units[i].battle < 0 &&
+            g->units[i].where == WL_ON_BOARD && wl_team_owner(g, &u, 1) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 int wl_team_awaited(const struct wl_game *g, uint8_t *mine)
 {
     int side = g->await_side, n = wl_team_size(g), count = 0;
@@ -123,6 +135,19 @@ int wl_team_awaited(const struct wl_game *g, uint8_t *mine)
         for (int k = 0; k < n; k++)
             mine[k] = !g->cmdr_out[side][k] && !g->cmdr_done[side][k];
         break;
+    case WL_AW_COMBAT: {
+        /* Rules 2's combat phase (TP5, TP7): each subordinate until he
+         * ends it for himself; the commander-in-chief while a battle is his
+         * to declare or resolve, and to end the phase once every
+         * subordinate has. */
+        int subs_left = 0;
+        for (int k = 1; k < n; k++) {
+            mine[k] = !g->cmdr_out[side][k] && !g->cmdr_done[side][k];
+            subs_left += mine[k];
+        }
+        mine[0] = subs_left == 0 || cic_owes(g);
+        break;
+    }
     case WL_AW_DECLARE: {
         int16_t units[WL_MAX_UNITS];
         mine[wl_team_owner(g, units, in_contact(g, units))] = 1;

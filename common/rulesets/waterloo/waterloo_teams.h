@@ -63,14 +63,6 @@ int wl_team_commander(const struct wl_game *g, int i);
  * 0, the commander-in-chief, when they are several commanders' or none. */
 int wl_team_owner(const struct wl_game *g, const int16_t *u, int n);
 
-/* Does the scenario's unit i take part in a game played with opt? Combat
- * units always; an HQ always under rules 1; under rules 2 Napoleon,
- * Wellington and Blucher (no team_hq flag) and, in a team game, the HQs of
- * its commanders, no other (docs/rules-notes.md TP3). The same contract as
- * the 2-player HQ rule's predicate of issue 13 part A (wl_unit_plays on
- * main), which is to answer with this one; nothing here calls it yet. */
-int wl_team_unit_plays(const struct wl_options *opt, const struct wl_scenario *sc, int i);
-
 /* The commanders of g->await_side who may act on what g awaits: sets
  * mine[k] (WL_MAX_COMMANDERS entries) and returns how many. Set-up and
  * movement: every commander not out who has not ended the phase; combat

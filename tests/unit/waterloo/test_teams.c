@@ -339,7 +339,7 @@ static void test_order_of_battle(void **state)
     free(sc);
 }
 
-/* Rows 131-140: the HQs in the game (TP3, wl_team_unit_plays): "In a 2-player game use only
+/* Rows 131-140: the HQs in the game (TP3, wl_unit_plays): "In a 2-player game use only
  * the HQ Units labeled Wellington, Napoleon and Blucher." / "When more
  * than 2 play, additional HQ Units may be used as subordinate commanders'
  * HQ Units." */
@@ -372,9 +372,9 @@ static void test_hqs_in_game(void **state)
         assert_int_equal(wl_options_check(&opt, sc, &why), 0);
         int u = wl_scenario_find_unit(sc, t[i].unit);
         assert_true(u >= 0);
-        if (wl_team_unit_plays(&opt, sc, u) != t[i].in)
+        if (wl_unit_plays(&opt, sc, u) != t[i].in)
             fail_msg("row %d: %s in the game: %d, want %d", t[i].n, t[i].unit,
-                     wl_team_unit_plays(&opt, sc, u), t[i].in);
+                     wl_unit_plays(&opt, sc, u), t[i].in);
     }
     free(sc);
 }
@@ -669,6 +669,51 @@ static void test_joint_battle_exchange(void **state)
     assert_int_equal(f->g.units[unit(f, "aa-picton")].where, WL_ELIMINATED);
 }
 
+/* Rows 151-158: a rules 2 combat phase in a team game (TP5, TP7; D1-D4).
+ * Jerome (Reille's) and the II Corps artillery (Napoleon's) are both next
+ * to Picton, whose only neighbours they are: either alone against him would
+ * strand the other, so it is a battle for the commander-in-chief. Reille
+ * ends the phase for himself and leaves Jerome to Napoleon, who commits
+ * both; the phase cannot end before that battle is fought. */
+static void test_team_combat(void **state)
+{
+    struct fixture *f = *state;
+    to_movement(f);
+    static const char *const ids[] = { "fr-napoleon", "fr-reille", "fr-jerome", "fr-ii-art",
+                                       "aa-picton", "aa-wellington", NULL };
+    static const char *const at[] = { "L-38", "L-37", "N-42", "N-43", "M-43", "E-42" };
+    only(f, ids, at);
+    static const char *const alone =
+        "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
+        "\"defenders\":[\"aa-picton\"]}]}";
+    static const char *const joint =
+        "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\",\"fr-ii-art\"],"
+        "\"defenders\":[\"aa-picton\"]}]}";
+    static const char *const end = "{\"type\":\"end_phase\"}";
+    static const struct row t1[] = {
+        { 151, "french:reille", end, WL_R_OK },         /* his movement */
+        { 151, "french:napoleon", end, WL_R_OK },       /* the side's: to combat */
+    };
+    rows(f, t1, sizeof t1 / sizeof t1[0]);
+    assert_int_equal(f->g.phase, WL_PH_FRENCH_COMBAT);
+    assert_int_equal(f->g.await_what, WL_AW_COMBAT);
+    assert_awaited(f, "french:napoleon french:reille");                     /* 152 */
+    static const struct row t2[] = {
+        { 153, "french:reille", alone, WL_R_STRANDED },
+        { 154, "french:napoleon", end, WL_R_MUST_ATTACK },
+        { 155, "french:reille", end, WL_R_OK },
+        { 156, "french:reille", alone, WL_R_NOT_YOUR_TURN },
+    };
+    rows(f, t2, sizeof t2 / sizeof t2[0]);
+    assert_awaited(f, "french:napoleon");
+    static const struct row t3[] = {
+        { 157, "french:napoleon", joint, WL_R_OK },
+        { 158, "french:napoleon", end, WL_R_BATTLE_OPEN },
+    };
+    rows(f, t3, sizeof t3 / sizeof t3[0]);
+    assert_int_equal(f->g.phase, WL_PH_FRENCH_COMBAT);
+}
+
 /* Defection removals are the army's loss, chosen among every unit of the
  * side: the commander-in-chief's (TP6). */
 static void test_defection_by_cic(void **state)
@@ -746,7 +791,9 @@ static void test_present_yours(void **state)
     rs->present->describe(v, &out);
     if (strstr(out.s, "awaiting french:napoleon, french:ney (setup)") == NULL)  /* 141 */
         fail_msg("row 141: describe says: %s", out.s);
-    if (strstr(out.s, "Your units (french:ney): fr-hq-ney, fr-hq-derlon, fr-i-quiot") == NULL ||
+    /* d'Erlon's HQ is not a commander's: not in the game (TP3). */
+    if (strstr(out.s, "Your units (french:ney): fr-hq-ney, fr-i-quiot") == NULL ||
+        strstr(out.s, "fr-hq-derlon") != NULL ||
         strstr(out.s, "fr-iii-lefol") != NULL)                                   /* 142 */
         fail_msg("row 142: describe says: %s", out.s);
     if (strstr(out.s, "Your decision (setup)") == NULL)                          /* 143 */
@@ -777,11 +824,12 @@ static void test_present_yours(void **state)
     assert_int_equal(rs->present->draw_text(v, &o, &out), 0);
     if (strstr(out.s, "Ney HQ (fr-hq-ney) [yours]") == NULL)                     /* 145 */
         fail_msg("row 145: the text picture says: %s", out.s);
-    json_t *mine = json_loads("{\"type\":\"place\",\"unit\":\"fr-i-quiot\",\"at\":\"PP-18\"}",
+    json_t *mine = json_loads("{\"type\":\"place\",\"unit\":\"fr-i-quiot\",\"at\":\"RR-19\"}",
                               0, NULL);
     json_t *theirs = json_loads("{\"type\":\"place\",\"unit\":\"fr-iii-lefol\","
                                 "\"at\":\"JJ-13\"}", 0, NULL);
-    assert_int_equal(rs->present->precheck(v, mine, &why), 1);                    /* 146 */
+    if (rs->present->precheck(v, mine, &why) != 1)                                 /* 146 */
+        fail_msg("row 146: %s: %s", why.code, why.message);
     assert_int_equal(rs->present->precheck(v, theirs, &why), -1);                 /* 147 */
     assert_string_equal(why.code, "not_your_command");
     json_decref(mine);
@@ -891,6 +939,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_retreat_by_winner, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retreat_by_defender, setup, teardown),
         cmocka_unit_test_setup_teardown(test_joint_battle_exchange, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_team_combat, setup, teardown),
         cmocka_unit_test_setup_teardown(test_defection_by_cic, setup, teardown),
         cmocka_unit_test_setup_teardown(test_one_commander_unchanged, setup, teardown),
         cmocka_unit_test(test_present_yours),
