@@ -502,6 +502,43 @@ static void test_rules_versions(void **state)
     json_decref(sj);
 }
 
+/* A record is judged by the rules version it names: the golden record
+ * (made before versions, so version 1) replays; the same commands under a
+ * header naming rules 2 are refused where they first meet a changed rule
+ * (line 8 orders Reille's HQ, a team HQ, which is not in a two-player game
+ * of rules 2: docs/rules-notes.md H1). */
+static void test_record_judged_by_its_rules(void **state)
+{
+    (void)state;
+    char *rec = read_file(WARROOM_GOLDEN_DIR "/small-seed42.ndjson");
+    assert_non_null(rec);
+    char *nl = strchr(rec, '\n');
+    assert_non_null(nl);
+    json_t *h = json_loadb(rec, (size_t)(nl - rec), 0, NULL);
+    assert_non_null(h);
+    assert_null(json_object_get(h, "options"));
+    json_object_set_new(h, "options", json_pack("{s:i}", "rules", 2));
+    char *head = json_dumps(h, JSON_COMPACT);
+    size_t len = strlen(head) + strlen(nl) + 1;
+    char *v2 = malloc(len);
+    snprintf(v2, len, "%s%s", head, nl);
+
+    struct wr_record_result res;
+    struct wr_refusal why;
+    assert_int_equal(replay(rec, strlen(rec), 0, &res, &why), 0);
+    wr_record_result_release(&res);
+    int rc = replay(v2, strlen(v2), 0, &res, &why);
+    assert_int_equal(rc, WR_RECORD_EREFUSED);
+    assert_string_equal(why.code, "unit_not_on_board");
+    if (strstr(why.message, "line 8") == NULL || strstr(why.message, "Reille") == NULL)
+        fail_msg("want a refusal at line 8 naming Reille, got: %s", why.message);
+    wr_record_result_release(&res);
+    free(v2);
+    free(head);
+    json_decref(h);
+    free(rec);
+}
+
 /* test/override builds on "small" and starts at turn 3, the French moving:
  * inline or by name, its base comes through the host's scenario(). */
 static void test_base_and_start(void **state)
@@ -958,6 +995,7 @@ int main(void)
         cmocka_unit_test(test_bad_records),
         cmocka_unit_test(test_golden),
         cmocka_unit_test(test_rules_versions),
+        cmocka_unit_test(test_record_judged_by_its_rules),
         cmocka_unit_test(test_base_and_start),
         cmocka_unit_test(test_campaign_record),
         cmocka_unit_test(test_campaign_sealed_projection),
