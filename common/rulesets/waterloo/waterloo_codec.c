@@ -17,27 +17,6 @@
 #include "dice.h"
 #include "waterloo_teams.h"
 
-static const char *const cmd_names[WL_NCMDS] = {
-    "place", "end_setup", "move", "end_phase", "declare", "resolve", "retreat",
-    "exchange_losses", "advance", "no_advance", "defect",
-};
-
-static const char *const await_names[] = {
-    "nothing", "setup", "move", "declare", "resolve", "retreat", "exchange_losses",
-    "advance", "defect", "combat",
-};
-
-const char *wl_cmd_name(int type)
-{
-    return (type >= 0 && type < WL_NCMDS) ? cmd_names[type] : "?";
-}
-
-const char *wl_await_name(int what)
-{
-    return (what >= 0 && (size_t)what < sizeof await_names / sizeof await_names[0])
-               ? await_names[what] : "?";
-}
-
 /* --- parsing --------------------------------------------------------------- */
 
 static enum wl_reason parse_unit(const struct wl_game *g, const json_t *j, const char *field,
@@ -149,10 +128,7 @@ enum wl_reason wl_cmd_parse(const struct wl_game *g, const json_t *j, struct wl_
     const char *type = json_string_value(json_object_get(j, "type"));
     if (type == NULL)
         return wl_refuse(why, WL_R_BAD_COMMAND, "the command has no \"type\"");
-    c->type = -1;
-    for (int i = 0; i < WL_NCMDS; i++)
-        if (strcmp(type, cmd_names[i]) == 0)
-            c->type = i;
+    c->type = wl_cmd_type(type);
     if (c->type < 0)
         return wl_refuse(why, WL_R_BAD_COMMAND, "unknown command type '%.32s'", type);
     enum wl_reason r = only_keys(j, keys[c->type], why);
@@ -735,8 +711,7 @@ int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
     } else {
         const char *seat = json_string_value(json_object_get(aw, "seat"));
         g->await_side = seat ? wl_side_from_name(seat) : -1;
-        g->await_what = name_index(json_string_value(json_object_get(aw, "what")), await_names,
-                                   (int)(sizeof await_names / sizeof await_names[0]));
+        g->await_what = wl_await_from_name(json_string_value(json_object_get(aw, "what")));
         if (g->await_side < 0 || g->await_what <= WL_AW_NONE)
             return load_fail(why, "awaiting must be null or {seat, what}");
         if (g->await_what == WL_AW_DEFECTION &&

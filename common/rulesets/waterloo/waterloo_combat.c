@@ -325,11 +325,6 @@ enum wl_reason wl_combat_check_declaration(const struct wl_game *g, const struct
 
 /* --- battles one at a time (rules 2) ------------------------------------------ */
 
-int wl_combat_one_at_a_time(const struct wl_game *g)
-{
-    return g->opt.rules >= 2;
-}
-
 int wl_combat_engaged(const struct wl_game *g, int u)
 {
     if (!valid_unit(g, u) || is_hq(g, u) || !on_board(g, u))

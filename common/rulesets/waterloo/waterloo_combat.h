@@ -41,16 +41,6 @@ void wl_combat_odds(const struct wl_game *g, struct wl_battle *b);
 enum wl_reason wl_combat_check_declaration(const struct wl_game *g, const struct wl_battle *b,
                                            int nb, struct wr_refusal *why);
 
-/* Battles one at a time (rules 2; docs/rules-notes.md, "Declarations"). The
- * one place the rules version decides how a combat phase is declared:
- * 0 (rules 1): every battle in one declaration checked whole by
- * wl_combat_check_declaration(), the phase ends when the last is done;
- * 1 (rules 2): declarations of one or more battles at any time no battle
- * is half-resolved, checked by wl_combat_check_battles(), the obligations
- * (rules 5 and 6 above) judged at end_phase by wl_combat_check_obligations()
- * on the units marked engaged when the phase began. */
-int wl_combat_one_at_a_time(const struct wl_game *g);
-
 /* Is u a combat unit on the board next to an enemy combat unit (in its
  * zone)? Marked at the start of a combat phase as units[u].engaged. */
 int wl_combat_engaged(const struct wl_game *g, int u);

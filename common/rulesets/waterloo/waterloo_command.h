@@ -158,5 +158,9 @@ struct json_t *wl_event_json(const struct wl_game *g, const struct wl_event *e);
 /* Name of the awaited thing ("move", "retreat", ...) and of a command type. */
 const char *wl_await_name(int what);
 const char *wl_cmd_name(int type);
+/* The other way (waterloo_tables.c): the command type / awaited decision
+ * called name, or -1 (name may be NULL). */
+int wl_cmd_type(const char *name);
+int wl_await_from_name(const char *name);
 
 #endif

@@ -140,6 +140,25 @@ int wl_unit_plays(const struct wl_options *opt, const struct wl_scenario *sc, in
     return 0;
 }
 
+int wl_phase_mover(int phase)
+{
+    switch (phase) {
+    case WL_PH_SETUP_FRENCH:
+    case WL_PH_FRENCH_MOVE:
+    case WL_PH_FRENCH_COMBAT:
+        return WL_FRENCH;
+    case WL_PH_OVER:
+        return -1;
+    default:
+        return WL_ALLIED;
+    }
+}
+
+int wl_combat_one_at_a_time(const struct wl_game *g)
+{
+    return g->opt.rules >= 2;
+}
+
 int wl_hq_blocks(const struct wl_game *g, int combat)
 {
     return g->opt.rules < 2 || !combat;

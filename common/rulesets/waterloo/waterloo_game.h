@@ -190,6 +190,16 @@ int wl_unit_in_game(const struct wl_game *g, int i);
  * team game, the HQs of its commanders (TP3). */
 int wl_unit_plays(const struct wl_options *opt, const struct wl_scenario *sc, int i);
 
+/* Battles one at a time (rules 2; docs/rules-notes.md, "Declarations"). The
+ * one place the rules version decides how a combat phase is declared:
+ * 0 (rules 1): every battle in one declaration checked whole by
+ * wl_combat_check_declaration(), the phase ends when the last is done;
+ * 1 (rules 2): declarations of one or more battles at any time no battle
+ * is half-resolved, checked by wl_combat_check_battles(), the obligations
+ * (rules 5 and 6 of waterloo_combat.h) judged at end_phase by wl_combat_check_obligations()
+ * on the units marked engaged when the phase began. */
+int wl_combat_one_at_a_time(const struct wl_game *g);
+
 /* Rules 2 (docs/rules-notes.md H2): HQs "cannot be used to delay the
  * enemy". Does a square held by enemy HQ units alone stop a unit that
  * moves, enters, retreats or advances into it? combat: the unit (or the

@@ -1,6 +1,8 @@
 /*
  * waterloo_tables.c - names of sides, unit types, phases, CRT columns and results.
  */
+#include "waterloo_command.h"
+#include "waterloo_game.h"
 #include "waterloo_scenario.h"
 
 #include <string.h>
@@ -38,6 +40,45 @@ int wl_scenario_find_unit(const struct wl_scenario *sc, const char *id)
 {
     for (int i = 0; i < sc->nunits; i++)
         if (strcmp(sc->units[i].id, id) == 0)
+            return i;
+    return -1;
+}
+
+/* --- commands and awaited decisions (waterloo_command.h) ------------------ */
+
+static const char *const cmd_names[WL_NCMDS] = {
+    "place", "end_setup", "move", "end_phase", "declare", "resolve", "retreat",
+    "exchange_losses", "advance", "no_advance", "defect",
+};
+
+static const char *const await_names[] = {
+    "nothing", "setup", "move", "declare", "resolve", "retreat", "exchange_losses",
+    "advance", "defect", "combat",
+};
+
+const char *wl_cmd_name(int type)
+{
+    return (type >= 0 && type < WL_NCMDS) ? cmd_names[type] : "?";
+}
+
+const char *wl_await_name(int what)
+{
+    return (what >= 0 && (size_t)what < sizeof await_names / sizeof await_names[0])
+               ? await_names[what] : "?";
+}
+
+int wl_cmd_type(const char *name)
+{
+    for (int i = 0; name && i < WL_NCMDS; i++)
+        if (strcmp(name, cmd_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+int wl_await_from_name(const char *name)
+{
+    for (int i = 0; name && (size_t)i < sizeof await_names / sizeof await_names[0]; i++)
+        if (strcmp(name, await_names[i]) == 0)
             return i;
     return -1;
 }

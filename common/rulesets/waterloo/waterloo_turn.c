@@ -19,20 +19,6 @@
 
 #define NAME(g, i) ((g)->sc->units[i].name)
 
-int wl_phase_mover(int phase)
-{
-    switch (phase) {
-    case WL_PH_SETUP_FRENCH:
-    case WL_PH_FRENCH_MOVE:
-    case WL_PH_FRENCH_COMBAT:
-        return WL_FRENCH;
-    case WL_PH_OVER:
-        return -1;
-    default:
-        return WL_ALLIED;
-    }
-}
-
 static struct wl_event *emit(struct wl_events *ev, int type)
 {
     static const struct wl_event blank = { .unit = -1, .from = WL_SQ_NONE, .to = WL_SQ_NONE,
