@@ -17,6 +17,34 @@
 #include "dice.h"
 #include "waterloo_teams.h"
 
+/* --- options -------------------------------------------------------------- */
+
+int wl_options_read(const json_t *options, const struct wl_scenario *sc, struct wl_options *opt,
+                    struct wr_refusal *why)
+{
+    *opt = wl_options_default();
+    const json_t *rules = json_object_get(options, "rules");
+    if (rules != NULL) {
+        if (!json_is_integer(rules) || json_integer_value(rules) < 1 ||
+            json_integer_value(rules) > WL_RULES) {
+            wl_refuse(why, WL_R_BAD_OPTIONS, "rules: an integer 1..%d", WL_RULES);
+            return -1;
+        }
+        opt->rules = (int)json_integer_value(rules);
+    }
+    const json_t *commanders = json_object_get(options, "commanders");
+    if (commanders != NULL) {
+        if (!json_is_integer(commanders) || json_integer_value(commanders) < 1 ||
+            json_integer_value(commanders) > WL_MAX_COMMANDERS) {
+            wl_refuse(why, WL_R_BAD_OPTIONS, "commanders: an integer 1..%d",
+                      sc->most_commanders);
+            return -1;
+        }
+        opt->commanders = (int)json_integer_value(commanders);
+    }
+    return wl_options_check(opt, sc, why);
+}
+
 /* --- parsing --------------------------------------------------------------- */
 
 static enum wl_reason parse_unit(const struct wl_game *g, const json_t *j, const char *field,

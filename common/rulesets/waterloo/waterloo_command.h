@@ -101,6 +101,12 @@ struct wl_events {
     int n;
 };
 
+/* A game's options object (create()'s or a view's; borrowed, may be NULL:
+ * the defaults) as a struct wl_options for scenario sc: 0, or -1 with why
+ * (bad_options) naming the option at fault. */
+int wl_options_read(const struct json_t *options, const struct wl_scenario *sc,
+                    struct wl_options *opt, struct wr_refusal *why);
+
 /* Parse a command (JSON borrowed) against the game's scenario (unit ids,
  * squares). Shape errors give bad_command / unknown_unit / bad_square with
  * a sentence naming the field. */

@@ -81,12 +81,16 @@ static void caption_for_turn(const struct wl_scenario *sc, int turn, char *out, 
         snprintf(out, n, "%s", what);
 }
 
-void wl_draw_view_setup(struct wl_draw_view *v, const struct wl_scenario *sc)
+void wl_draw_view_setup(struct wl_draw_view *v, const struct wl_scenario *sc,
+                        const struct wl_options *opt)
 {
+    struct wl_options def = wl_options_default();
     memset(v, 0, sizeof *v);
     for (int i = 0; i < WL_MAX_UNITS; i++)
         v->at[i] = WL_SQ_NONE;
     for (int i = 0; i < sc->nunits; i++) {
+        if (!wl_unit_plays(opt ? opt : &def, sc, i))
+            continue;                   /* not in a game of these options (H1, TP3) */
         v->at[i] = sc->units[i].setup;
         if (v->at[i] == WL_SQ_NONE)
             v->pending++;

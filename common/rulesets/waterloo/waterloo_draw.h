@@ -44,6 +44,7 @@
 #ifndef WL_DRAW_H
 #define WL_DRAW_H
 
+#include "waterloo_game.h"
 #include "waterloo_reason.h"
 #include "waterloo_scenario.h"
 #include "strbuf.h"
@@ -77,9 +78,12 @@ struct wl_draw_view {
                                  * list says "yours", the SVG rings the counter */
 };
 
-/* The scenario's start: set-up units at their set-up squares, arrivals
- * pending, nothing highlighted. */
-void wl_draw_view_setup(struct wl_draw_view *v, const struct wl_scenario *sc);
+/* The scenario's start for a game of opt (NULL: the newest rules, one
+ * commander a side): its set-up units at their set-up squares, its
+ * arrivals pending, units not in such a game left out, nothing
+ * highlighted. */
+void wl_draw_view_setup(struct wl_draw_view *v, const struct wl_scenario *sc,
+                        const struct wl_options *opt);
 
 /* Units placed as a state says (the JSON of wl_game_state_json, borrowed):
  * "units" maps unit ids to {"at": square | "pending" | "eliminated" |

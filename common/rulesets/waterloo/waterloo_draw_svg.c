@@ -556,7 +556,7 @@ int wl_draw_svg(struct wr_strbuf *out, const struct wl_scenario *sc,
     if (v == NULL) {
         setup = malloc(sizeof *setup);
         if (setup)
-            wl_draw_view_setup(setup, sc);
+            wl_draw_view_setup(setup, sc, NULL);
         v = setup;
     }
     if (st == NULL || v == NULL) {

@@ -319,8 +319,12 @@ static void present_event(const struct wr_view *base, const json_t *e, struct wr
  * units' ids in the text's list (orders name units by id). */
 static void picture_of(const struct wl_view *v, struct wl_draw_view *dv)
 {
-    if (v->state == NULL || wl_draw_view_from_state(dv, v->sc, v->state, NULL) != 0)
-        wl_draw_view_setup(dv, v->sc);
+    if (v->state == NULL || wl_draw_view_from_state(dv, v->sc, v->state, NULL) != 0) {
+        /* The set-up of a game of the view's options: its units only. */
+        struct wl_options opt;
+        wl_draw_view_setup(dv, v->sc, wl_options_read(v->options, v->sc, &opt, NULL) == 0
+                                          ? &opt : NULL);
+    }
     if (v->nmarked)
         memcpy(dv->highlight, v->marked, sizeof dv->highlight);
     dv->show_ids = 1;

@@ -37,33 +37,6 @@ static const struct wr_option waterloo_options[] = {
     { NULL, NULL }
 };
 
-/* The options object of create() (may be NULL) as a struct wl_options. */
-static int waterloo_read_options(const json_t *options, const struct wl_scenario *sc,
-                                 struct wl_options *opt, struct wr_refusal *why)
-{
-    *opt = wl_options_default();
-    const json_t *rules = json_object_get(options, "rules");
-    if (rules != NULL) {
-        if (!json_is_integer(rules) || json_integer_value(rules) < 1 ||
-            json_integer_value(rules) > WL_RULES) {
-            wl_refuse(why, WL_R_BAD_OPTIONS, "rules: an integer 1..%d", WL_RULES);
-            return -1;
-        }
-        opt->rules = (int)json_integer_value(rules);
-    }
-    const json_t *commanders = json_object_get(options, "commanders");
-    if (commanders != NULL) {
-        if (!json_is_integer(commanders) || json_integer_value(commanders) < 1 ||
-            json_integer_value(commanders) > WL_MAX_COMMANDERS) {
-            wl_refuse(why, WL_R_BAD_OPTIONS, "commanders: an integer 1..%d",
-                      sc->most_commanders);
-            return -1;
-        }
-        opt->commanders = (int)json_integer_value(commanders);
-    }
-    return wl_options_check(opt, sc, why);
-}
-
 extern const struct wr_ruleset wr_ruleset_waterloo;
 
 /* The host's scenarios, for a scenario built on a "base". */
@@ -95,7 +68,7 @@ static struct wr_game *waterloo_create(const json_t *scenario, const json_t *opt
         return NULL;
     }
     struct wl_options opt;
-    if (waterloo_read_options(options, &w->sc, &opt, why) != 0) {
+    if (wl_options_read(options, &w->sc, &opt, why) != 0) {
         free(w);
         return NULL;
     }
