@@ -275,7 +275,7 @@ static void on_link(void *ctx, int up)
 {
     struct play *p = ctx;
     if (up) {
-        say(p, "online again: orders typed now are sent");
+        say(p, p->watching ? "online again" : "online again: orders typed now are sent");
     } else {
         for (struct sent *o = p->sent; o; o = o->next) {
             if (o->lost)
