@@ -82,10 +82,25 @@ static json_t *join_msg(struct wrc_client *cl, const char *game, int spectate)
     return json_pack("{s:s, s:s, s:b}", "type", "join", "game", game, "spectate", 1);
 }
 
+/* The answer to a reconnection's sync (synced, or a whole state): when the
+ * last one is in, the client is online again. A sync sent before another
+ * drop and answered after the next welcome is answered after that
+ * welcome's own (the server answers in order), hence the floor at 0. */
+static void on_resynced(void *ctx, const json_t *answer, int err)
+{
+    struct wrc_client *cl = ctx;
+    (void)answer;
+    if (err == WRC_CONN_ECLOSED || cl->resyncing == 0)
+        return;
+    if (--cl->resyncing == 0 && !cl->outage && cl->on_link)
+        cl->on_link(cl->ctx, 1);
+}
+
 static void on_open(void *ctx, int reconnected)
 {
     struct wrc_client *cl = ctx;
     cl->outage = 0;
+    cl->resyncing = 0;
     if (!reconnected)
         return;
     for (int i = 0; i < cl->tr.n; i++) {
@@ -99,9 +114,13 @@ static void on_open(void *ctx, int reconnected)
         g->rejoin_from = g->version;
         g->sync_from = g->version;
         wrc_conn_request(cl->conn, join_msg(cl, g->id, g->seat[0] == '\0'), 0, NULL, NULL);
-        wrc_conn_request(cl->conn, json_pack("{s:s, s:s, s:I}", "type", "sync", "game", g->id,
-                                             "since", (json_int_t)g->version), 0, NULL, NULL);
+        if (wrc_conn_request(cl->conn, json_pack("{s:s, s:s, s:I}", "type", "sync", "game",
+                                                 g->id, "since", (json_int_t)g->version),
+                             WRC_TIMEOUT_MS, on_resynced, cl) == 0)
+            cl->resyncing++;
     }
+    if (cl->resyncing == 0 && cl->on_link)
+        cl->on_link(cl->ctx, 1);
 }
 
 static void on_message(void *ctx, const json_t *msg)
@@ -141,13 +160,19 @@ static void on_lost(void *ctx, const char *why, int will_retry)
 {
     struct wrc_client *cl = ctx;
     if (will_retry) {
-        if (!cl->outage)            /* once per outage, not once per attempt */
-            note(cl, "%s; reconnecting...", why);
+        int first = !cl->outage;
         cl->outage = 1;
+        if (first) {                /* once per outage, not once per attempt */
+            note(cl, "%s; reconnecting...", why);
+            if (cl->on_link)
+                cl->on_link(cl->ctx, 0);
+        }
         return;
     }
     cl->dead = 1;
     snprintf(cl->dead_why, sizeof cl->dead_why, "%s", why);
+    if (cl->on_link)
+        cl->on_link(cl->ctx, 0);
 }
 
 static const struct wrc_conn_handler handler = { on_open, on_message, on_lost };
@@ -167,6 +192,12 @@ int wrc_client_connect(struct wrc_client *cl, int reconnect)
     }
     wrc_conn_start(cl->conn);
     return 0;
+}
+
+int wrc_client_online(const struct wrc_client *cl)
+{
+    return cl->conn && !cl->dead && !cl->outage && cl->resyncing == 0 &&
+           wrc_conn_ready(cl->conn);
 }
 
 int wrc_client_send(struct wrc_client *cl, json_t *msg, wrc_answer_cb cb, void *ctx)

@@ -19,6 +19,15 @@
  * On reconnection (when enabled) every followed game is joined again and
  * synced from the version held, and the note "reconnected, resynced from
  * version N" is given.
+ *
+ * Online: the connection is up and, after a reconnection, every followed
+ * game has had its sync answered (the state held is the server's again).
+ * Only then does interactive mode send an order: one typed while offline is
+ * refused, never queued (play.c). The on_link hook says when that changes:
+ * up 0 once per outage (after the "reconnecting..." note), up 1 once the
+ * resync is done. Requests already sent when the connection dropped are
+ * kept by the connection and sent again after the resync's (conn.h: a
+ * command keeps its seq, which the server never applies twice).
  */
 #ifndef WRC_CLIENT_H
 #define WRC_CLIENT_H
@@ -59,10 +68,12 @@ struct wrc_client {
     struct wr_host host;
     int dead;                   /* the connection is gone for good */
     int outage;                 /* the connection dropped and is being tried again */
+    int resyncing;              /* syncs of a reconnection not yet answered */
     char dead_why[400];
     /* hooks (may be NULL); ctx is the caller's */
     void (*on_change)(void *ctx, struct wrc_game *g, int what);  /* enum wrc_track_result */
     void (*on_note)(void *ctx, const char *text);
+    void (*on_link)(void *ctx, int up);         /* see "Online" above */
     void *ctx;
 };
 
@@ -77,6 +88,10 @@ int wrc_client_connect(struct wrc_client *cl, int reconnect);
 
 /* Send msg (stolen) with an answer callback (may be NULL). 0 or -1 (gone). */
 int wrc_client_send(struct wrc_client *cl, struct json_t *msg, wrc_answer_cb cb, void *ctx);
+
+/* 1 when online (see above): an order sent now goes out at once, judged
+ * by the server against the state this client holds; else 0. */
+int wrc_client_online(const struct wrc_client *cl);
 
 /* Blocking: send msg (stolen) and return its answer (new reference), or
  * NULL with *err WRC_CONN_ETIMEOUT / WRC_CONN_ECLOSED. */

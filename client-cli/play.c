@@ -16,6 +16,15 @@
  * (precheck) and, if they refuse it, not sent: the refusal says so.
  * Otherwise it is sent; the server's answer is final and shown. The
  * connection reconnects by itself and says so (client.h).
+ *
+ * Offline (client.h: from the drop until the reconnection's resync is
+ * answered) a command is refused at once, "not connected: nothing sent",
+ * and forgotten: nothing typed offline is ever sent later. Questions (help,
+ * status, log, the view's own) are answered offline as online. An order
+ * already sent when the connection drops, still unanswered, is named then
+ * ("may or may not have been applied"); the connection sends it again
+ * after the resync with its seq, which the server never applies twice
+ * (docs/protocol.md, "command"), and its answer, labelled, says which.
  */
 #include "commands.h"
 
@@ -23,6 +32,7 @@
 #include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +44,18 @@
 
 #define MSG_KEEP 64             /* message lines kept */
 #define MSG_SHOW 8              /* message lines shown */
+
+struct play;
+
+/* An order sent and not yet answered: the answer callback's context, from
+ * order() to on_answer() (or to the end of run(): a quit drops answers). */
+struct sent {
+    struct sent *next;
+    struct play *p;
+    int64_t seq;
+    int lost;                   /* in flight when the connection dropped */
+    char line[160];             /* as typed */
+};
 
 struct play {
     struct wrc_client cl;
@@ -50,7 +72,8 @@ struct play {
     int nmsgs;
     int show_board;             /* not a terminal: print the board at the next draw */
     int quitting;
-    int pending;                /* orders sent, not yet answered */
+    int pending;                /* orders sent, not yet answered: the list sent */
+    struct sent *sent;
     int quit_when_answered;     /* quit asked for while orders were pending */
 };
 
@@ -164,10 +187,23 @@ static void quit(struct play *p, int force);
 
 static void on_answer(void *ctx, const json_t *a, int err)
 {
-    struct play *p = ctx;
+    struct sent *o = ctx;
+    struct play *p = o->p;
+    for (struct sent **q = &p->sent; *q; q = &(*q)->next)
+        if (*q == o) {
+            *q = o->next;
+            break;
+        }
     p->pending--;
+    int lost = o->lost;
+    if (lost)                   /* named when the connection dropped: say which it was */
+        say(p, "\"%s\" (in flight when the connection dropped):", o->line);
+    free(o);
     const char *type = json_string_value(json_object_get(a, "type"));
-    if (a == NULL)
+    if (a == NULL && lost && err == WRC_CONN_ETIMEOUT)
+        say(p, "no answer in time: it is not sent again;\n  once online, the board and the "
+            "log show whether it was applied");
+    else if (a == NULL)
         say(p, err == WRC_CONN_ETIMEOUT ? "no answer from the server in time (it may still "
             "arrive: the command is safe to send again)" : "the connection is gone");
     else if (type && strcmp(type, "ack") == 0) {
@@ -233,6 +269,26 @@ static void on_note(void *ctx, const char *text)
     draw(p);
 }
 
+/* Offline (up 0): name the orders in flight, which the connection sends
+ * again after the resync (client.h). Online again (up 1): say so. */
+static void on_link(void *ctx, int up)
+{
+    struct play *p = ctx;
+    if (up) {
+        say(p, p->watching ? "online again" : "online again: orders typed now are sent");
+    } else {
+        for (struct sent *o = p->sent; o; o = o->next) {
+            if (o->lost)
+                continue;
+            o->lost = 1;
+            say(p, "connection lost while \"%s\" was unanswered: it may or may not have been "
+                "applied;\n  it is sent again once online, numbered %lld as before (the server "
+                "never applies one number twice)", o->line, (long long)o->seq);
+        }
+    }
+    draw(p);
+}
+
 /* --- commands ------------------------------------------------------------------------------ */
 
 static const char *const own_words[] = { "help", "status", "log", "quit", NULL };
@@ -292,6 +348,15 @@ static void order(struct play *p, const char *line)
         json_decref(cmd);
         return;
     }
+    if (!wrc_client_online(&p->cl)) {
+        /* Never queued: the board may be stale, and an order sent later,
+         * unseen, could spend a move the player has since given up on. */
+        say(p, "not connected: nothing sent (%s)", p->cl.dead ?
+            "the connection is gone for good: quit, and play again later" :
+            "reconnecting...; type it again once online");
+        json_decref(cmd);
+        return;
+    }
     if (p->w->v->pr->precheck(p->w->v, cmd, &why) < 0) {
         say(p, "refused (checked here, not sent): %s: %s", why.code, why.message);
         json_decref(cmd);
@@ -303,12 +368,25 @@ static void order(struct play *p, const char *line)
         json_decref(cmd);
         return;
     }
+    struct sent *o = calloc(1, sizeof *o);
+    if (o == NULL) {
+        say(p, "not sent: out of memory");
+        json_decref(cmd);
+        return;
+    }
+    o->p = p;
+    o->seq = seq;
+    snprintf(o->line, sizeof o->line, "%s", line);
     json_t *msg = json_pack("{s:s, s:s, s:I, s:o}", "type", "command", "game", p->g->id, "seq",
                             (json_int_t)seq, "cmd", cmd);
-    if (wrc_client_send(&p->cl, msg, on_answer, p) != 0)
+    if (wrc_client_send(&p->cl, msg, on_answer, o) != 0) {
         say(p, "not sent: the connection is gone");
-    else
-        p->pending++;
+        free(o);
+        return;
+    }
+    o->next = p->sent;
+    p->sent = o;
+    p->pending++;
 }
 
 static void on_line(void *ctx, const char *line)
@@ -452,6 +530,7 @@ static int run(const struct wrc_opts *go, int argc, char **argv, int watching)
     terminal_size(p);
     p->cl.on_change = on_change;
     p->cl.on_note = on_note;
+    p->cl.on_link = on_link;
     p->cl.ctx = p;
     char history[1200];
     snprintf(history, sizeof history, "%s/history", p->cl.cfg.dir);
@@ -480,7 +559,12 @@ static int run(const struct wrc_opts *go, int argc, char **argv, int watching)
     rc = 0;
 out:
     quit(p, 1);
-    wrc_client_release(&p->cl);
+    wrc_client_release(&p->cl);         /* drops the open requests without callbacks */
+    while (p->sent) {
+        struct sent *s = p->sent;
+        p->sent = s->next;
+        free(s);
+    }
     for (int i = 0; i < p->nmsgs; i++)
         free(p->msgs[i]);
     free(p);

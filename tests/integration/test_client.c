@@ -20,7 +20,12 @@
  *     restart, saying "reconnected, resynced from version N";
  *   - interactive mode in a terminal (tmux): the board drawn, a refusal
  *     sentence shown, tab completion, a move accepted and redrawn, the
- *     other seat's move arriving as a patch, help from the orders table.
+ *     other seat's move arriving as a patch, help from the orders table;
+ *   - interactive mode with the server down: an order typed then is refused
+ *     ("not connected: nothing sent") and never sent after the reconnection
+ *     (the game's version, seen by the other seat, does not move; the next
+ *     order is the first applied); an order in flight when the server dies
+ *     is named, sent again after the reconnection and applied once.
  *
  * Every wait has a deadline: output is read until the expected text appears
  * (or the process exits), the tmux screen is polled until the text shows.
@@ -460,6 +465,114 @@ static void test_interactive_in_a_terminal(void **state)
     tmux(&t, NULL, "kill-server", NULL);
 }
 
+/* --- interactive mode and the connection ----------------------------------------------- */
+
+/* The game's version and board as the other seat sees them (a one-shot
+ * `status`, its own connection). */
+static void expect_game(struct player *p, const char *game, long version, const char *board)
+{
+    json_t *s = run_json(p, 0, "status", game, NULL);
+    assert_string_equal(str(s, "type"), "state");
+    assert_int_equal(json_integer_value(json_object_get(s, "version")), version);
+    assert_string_equal(str(json_object_get(s, "state"), "board"), board);
+    json_decref(s);
+}
+
+/* The server back on its port and store (the client reconnects to its URL). */
+static void restart_on_the_same_port(struct wt_fixture *f)
+{
+    char listen[64];
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", f->s.port);
+    const char *again[] = { "--scenarios", WARROOM_SCENARIO_DIR, "--listen", listen, NULL };
+    assert_int_equal(wt_server_restart(&f->s, again), 0);
+}
+
+static void test_orders_typed_offline_are_refused(void **state)
+{
+    (void)state;
+    struct wt_fixture f;
+    memset(&f, 0, sizeof f);
+    assert_int_equal(wt_fixture_start(&f), 0);
+    struct tmux t;
+    tmux_init(&t, &f);
+    struct player x, o;
+    char game[64];
+    player_init(&x, &f, "x");
+    player_init(&o, &f, "o");
+    start_game(&x, &o, "tictactoe", NULL, "o", game, sizeof game);
+    tmux_start(&t, &x, "x", "play", game);
+    free(screen_shows(&t, "x", T, "Your decision: mark a free cell", "x>", NULL));
+
+    /* The server goes away (SIGTERM, its own pid); the client says so. */
+    int status = wt_server_stop(&f.s, SIGTERM, 10000);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    free(screen_shows(&t, "x", T, "reconnecting...", NULL));
+    /* An order now: refused at once, not kept. A question is still answered. */
+    tmux(&t, NULL, "send-keys", "-t", "x", "mark 4", "Enter", NULL);
+    free(screen_shows(&t, "x", T, "> mark 4", "not connected: nothing sent (reconnecting...",
+                      NULL));
+    tmux(&t, NULL, "send-keys", "-t", "x", "help", "Enter", NULL);
+    free(screen_shows(&t, "x", T, "tools:  status | log [N] | help | quit", NULL));
+
+    /* Back on the same port: the client resyncs, and nothing was sent. */
+    restart_on_the_same_port(&f);
+    free(screen_shows(&t, "x", T, "reconnected, resynced from version 0",
+                      "online again: orders typed now are sent", NULL));
+    expect_game(&o, game, 0, ".........");
+    /* The next order is the first the server sees: were "mark 4" queued on
+     * this connection, it would have gone first (and this one be refused
+     * out of turn). */
+    tmux(&t, NULL, "send-keys", "-t", "x", "mark 0", "Enter", NULL);
+    free(screen_shows(&t, "x", T, "accepted: the game is at version 1", "* x marked cell 0",
+                      NULL));
+    expect_game(&o, game, 1, "x........");
+
+    tmux(&t, NULL, "send-keys", "-t", "x", "quit", "Enter", NULL);
+    free(screen_shows(&t, "x", T, "EXIT=0", NULL));
+    tmux(&t, NULL, "kill-server", NULL);
+    wt_fixture_stop(&f);
+}
+
+static void test_order_in_flight_when_the_server_dies(void **state)
+{
+    (void)state;
+    struct wt_fixture f;
+    memset(&f, 0, sizeof f);
+    assert_int_equal(wt_fixture_start(&f), 0);
+    struct tmux t;
+    tmux_init(&t, &f);
+    struct player x, o;
+    char game[64];
+    player_init(&x, &f, "x");
+    player_init(&o, &f, "o");
+    start_game(&x, &o, "tictactoe", NULL, "o", game, sizeof game);
+    tmux_start(&t, &x, "x", "play", game);
+    free(screen_shows(&t, "x", T, "Your decision: mark a free cell", "x>", NULL));
+
+    /* The server frozen (its own pid): the order goes to the socket (or
+     * waits to) and no answer comes; then the server dies unanswering. */
+    assert_int_equal(kill(f.s.pid, SIGSTOP), 0);
+    tmux(&t, NULL, "send-keys", "-t", "x", "mark 4", "Enter", NULL);
+    free(screen_shows(&t, "x", T, "> mark 4", NULL));
+    int status = wt_server_stop(&f.s, SIGKILL, 10000);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    free(screen_shows(&t, "x", T, "connection lost while \"mark 4\" was unanswered: it may or "
+                      "may not have been applied;", "it is sent again once online, numbered 1",
+                      "reconnecting...", NULL));
+    /* Back: the order is sent once more with its number, applied once,
+     * and its answer says which order it was. */
+    restart_on_the_same_port(&f);
+    free(screen_shows(&t, "x", T, "reconnected, resynced from version 0",
+                      "\"mark 4\" (in flight when the connection dropped):",
+                      "accepted: the game is at version 1", "* x marked cell 4", NULL));
+    expect_game(&o, game, 1, "....x....");
+
+    tmux(&t, NULL, "send-keys", "-t", "x", "quit", "Enter", NULL);
+    free(screen_shows(&t, "x", T, "EXIT=0", NULL));
+    tmux(&t, NULL, "kill-server", NULL);
+    wt_fixture_stop(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -471,6 +584,8 @@ int main(void)
         cmocka_unit_test(test_wait_returns_when_the_other_seat_moves),
         cmocka_unit_test(test_wait_survives_a_server_restart),
         cmocka_unit_test(test_interactive_in_a_terminal),
+        cmocka_unit_test(test_orders_typed_offline_are_refused),
+        cmocka_unit_test(test_order_in_flight_when_the_server_dies),
     };
     return cmocka_run_group_tests(tests, wt_fixture_setup, wt_fixture_teardown);
 }
