@@ -13,13 +13,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void usage(FILE *out, const struct wrd_config *cfg)
+/* Where the default --scenarios was looked for, as one line. */
+static void default_places(const struct wrd_config *cfg, char *buf, size_t len)
 {
-    char places[4 * WR_DATADIR_LEN];
     const char *dirs[WR_DATADIR_MAX];
     for (int i = 0; i < cfg->scenario_dirs.n; i++)
         dirs[i] = cfg->scenario_dirs.dir[i];
-    wr_datadir_join(dirs, cfg->scenario_dirs.n, places, sizeof places);
+    wr_datadir_join(dirs, cfg->scenario_dirs.n, buf, len);
+}
+
+static void usage(FILE *out, const struct wrd_config *cfg)
+{
+    char places[4 * WR_DATADIR_LEN];
+    default_places(cfg, places, sizeof places);
     fprintf(out,
         "usage: warroomd [options]\n"
         "\n"
@@ -448,12 +454,10 @@ void wrd_config_check_scenarios(const struct wrd_config *cfg)
     if (stat(cfg->scenarios, &st) == 0 && S_ISDIR(st.st_mode))
         return;
     char places[4 * WR_DATADIR_LEN];
-    const char *dirs[WR_DATADIR_MAX] = { cfg->scenarios };
-    int n = 1;
     if (cfg->scenarios == wr_datadir_first(&cfg->scenario_dirs))
-        for (n = 0; n < cfg->scenario_dirs.n; n++)
-            dirs[n] = cfg->scenario_dirs.dir[n];
-    wr_datadir_join(dirs, n, places, sizeof places);
+        default_places(cfg, places, sizeof places);
+    else
+        wr_datadir_join(&cfg->scenarios, 1, places, sizeof places);
     wrd_warn("no scenario directory", "searched=\"%s\" effect=\"games that need a scenario "
              "are refused; set --scenarios\"", places);
 }

@@ -89,24 +89,35 @@ grep -A1 -- '--scenarios DIR' help.txt | grep -qF "$prefix/share/warroom/scenari
 grep -A1 -- '--scenarios DIR' help.txt | grep -qF "$src/scenarios (the first" ||
     fail "build tree's warroomd --help does not default to $src/scenarios"
 
+# start_server WARROOMD DB: start it here on a free port (pid, port set) and
+# wait for its "listening" line (read from a FIFO: no sleeping); its log
+# goes to log.txt. stop_server: SIGTERM, and a clean exit required.
+start_server() {
+    rm -f out.fifo
+    mkfifo out.fifo
+    "$1" --listen 127.0.0.1:0 --db "$2" >out.fifo 2>log.txt &
+    pid=$!
+    exec 3<out.fifo
+    IFS= read -r line <&3 || fail "$1 did not start: $(cat log.txt)"
+    port=$(echo "$line" | sed -n 's|^warroomd listening on ws://127\.0\.0\.1:\([0-9][0-9]*\)/$|\1|p')
+    [ -n "$port" ] || fail "unexpected first line from $1: $line"
+}
+stop_server() {
+    kill "$pid"
+    wait "$pid" || fail "warroomd exited with $? on SIGTERM"
+    pid=
+    exec 3<&-
+}
+
 # The installed server, started here on a free port, serves waterloo-1815.
-mkfifo out.fifo
-"$prefix/bin/warroomd" --listen 127.0.0.1:0 --db "$tmp/elsewhere/w.db" >out.fifo 2>log.txt &
-pid=$!
-exec 3<out.fifo
-IFS= read -r line <&3 || fail "warroomd did not start: $(cat log.txt)"
-port=$(echo "$line" | sed -n 's|^warroomd listening on ws://127\.0\.0\.1:\([0-9][0-9]*\)/$|\1|p')
-[ -n "$port" ] || fail "unexpected first line from warroomd: $line"
+start_server "$prefix/bin/warroomd" "$tmp/elsewhere/w.db"
 grep -qF "scenarios=$prefix/share/warroom/scenarios " log.txt ||
     fail "warroomd's log does not name $prefix/share/warroom/scenarios: $(cat log.txt)"
 WARROOM_SERVER="ws://127.0.0.1:$port/" "$prefix/bin/warroom" new --ruleset waterloo \
     --scenario waterloo-1815 >new.txt 2>&1 || fail "warroom new: $(cat new.txt)"
 grep -q "^created game g-[0-9a-f]* (waterloo, scenario waterloo-1815)" new.txt ||
     fail "warroom new: $(cat new.txt)"
-kill "$pid"
-wait "$pid" || fail "warroomd exited with $? on SIGTERM"
-pid=
-exec 3<&-
+stop_server
 echo "ok: installed warroomd run from $PWD serves waterloo-1815"
 
 # 3. The install moved to another prefix.
@@ -126,3 +137,13 @@ grep -qF "in ./scenarios, $moved/share/warroom/scenarios or " err.txt ||
 grep -A1 -- '--scenarios DIR' help.txt | grep -qF "$moved/share/warroom/scenarios (the first" ||
     fail "moved warroomd --help does not default to $moved/share/warroom/scenarios"
 echo "ok: the install moved to $moved still finds its scenarios"
+
+# Without its scenarios, the moved server still starts, and its log names
+# every folder it looked in.
+mv "$moved/share/warroom/scenarios" "$tmp/aside"
+start_server "$moved/bin/warroomd" "$tmp/elsewhere/w2.db"
+stop_server
+mv "$tmp/aside" "$moved/share/warroom/scenarios"
+grep "no scenario directory" log.txt | grep -qF "searched=\"$moved/share/warroom/scenarios or " ||
+    fail "warroomd does not warn naming $moved/share/warroom/scenarios: $(cat log.txt)"
+echo "ok: a server without scenarios says where it looked"
