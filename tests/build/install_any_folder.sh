@@ -7,7 +7,8 @@
 #     (the same SVG);
 #   - the installed warroomd's default --scenarios is its prefix's share
 #     folder, the build tree's the source scenarios/; the installed one,
-#     started on port 0, creates a waterloo-1815 game for `warroom new`;
+#     started on port 0, creates a waterloo-1815 game for `warroom new`,
+#     whose board `warroom status` shows;
 #   - the install moved to another prefix still renders, and both programs
 #     name the new prefix's folder.
 #   install_any_folder.sh BUILD_DIR SOURCE_DIR WARROOM WARROOMD
@@ -117,8 +118,15 @@ WARROOM_SERVER="ws://127.0.0.1:$port/" "$prefix/bin/warroom" new --ruleset water
     --scenario waterloo-1815 >new.txt 2>&1 || fail "warroom new: $(cat new.txt)"
 grep -q "^created game g-[0-9a-f]* (waterloo, scenario waterloo-1815)" new.txt ||
     fail "warroom new: $(cat new.txt)"
+# And the game's view (what play and watch draw) from here: its board.
+game=$(sed -n 's/^created game \(g-[0-9a-f]*\) .*/\1/p' new.txt)
+WARROOM_SERVER="ws://127.0.0.1:$port/" "$prefix/bin/warroom" status "$game" >status.txt 2>&1 ||
+    fail "warroom status $game: $(cat status.txt)"
+grep -q "^game $game (waterloo, scenario waterloo-1815)" status.txt ||
+    fail "warroom status: $(cat status.txt)"
+grep -q "^Turn 1, 1815-06-16 07:00" status.txt || fail "warroom status: $(cat status.txt)"
 stop_server
-echo "ok: installed warroomd run from $PWD serves waterloo-1815"
+echo "ok: installed warroomd run from $PWD serves waterloo-1815, warroom new and status use it"
 
 # 3. The install moved to another prefix.
 moved="$tmp/moved"
