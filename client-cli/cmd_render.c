@@ -7,7 +7,7 @@
  * Any ruleset's game, drawn by its presentation (present.h: draw_text,
  * draw_svg). A scenario is a file (a path that exists, or that ends in
  * ".json") or a name, looked up as scenarios.h says ($WARROOM_SCENARIOS,
- * ./scenarios, then the installed share directory). The state is a state
+ * ./scenarios, then this build's scenario folders). The state is a state
  * object (what the server sends, bare or in its `state` message) or a game
  * record (NDJSON, replayed to its end; its header then names the scenario
  * unless --scenario is given). Without a state, the picture is the
@@ -41,6 +41,8 @@ static const char prog[] = "warroom render";
 
 static void render_usage(FILE *out)
 {
+    char places[6144];
+    wrc_scenario_places(places, sizeof places);
     fprintf(out,
         "usage: warroom render [--scenario FILE|NAME] [--state FILE]\n"
         "                      [--svg OUT.svg | --text] [--cols N] [--rows N]\n"
@@ -49,10 +51,10 @@ static void render_usage(FILE *out)
         "Draw a game of any ruleset: a scenario at its start, or where a game state (or\n"
         "the end of a game record) has it, as its ruleset draws it.\n"
         "\n"
-        "  --scenario FILE|NAME  scenario file, or NAME for scenarios/NAME.json or\n"
-        "                        scenarios/NAME/scenario.json (current directory, then\n"
-        "                        %s/scenarios); default: the record's,\n"
-        "                        else the ruleset's default\n"
+        "  --scenario FILE|NAME  scenario file, or NAME for NAME.json or\n"
+        "                        NAME/scenario.json in %s\n"
+        "                        ($WARROOM_SCENARIOS first, when set); default: the\n"
+        "                        record's, else the ruleset's default\n"
         "  --state FILE          a game state (JSON) or a game record (NDJSON, replayed)\n"
         "  --svg OUT.svg         write the picture as SVG (\"-\" for stdout)\n"
         "  --text                print the picture as text (the default)\n"
@@ -62,7 +64,7 @@ static void render_usage(FILE *out)
         "  -h, --help            print this help\n"
         "\n"
         "The ruleset is the state's, else the scenario's, else %s.\n",
-        WARROOM_SHARE_DIR, wr_ruleset_at(0) ? wr_ruleset_at(0)->name : "none");
+        places, wr_ruleset_at(0) ? wr_ruleset_at(0)->name : "none");
 }
 
 static int readable(const char *path)
@@ -90,9 +92,10 @@ static int find_scenario(const char *arg, char *path, size_t n, char *err, size_
     }
     if (wrc_scenario_path(arg, path, n) == 0)
         return 0;
-    snprintf(err, errn, "no scenario '%s': not a file, and no %s.json or %s/scenario.json in "
-                        "$WARROOM_SCENARIOS, ./scenarios or %s/scenarios",
-             arg, arg, arg, WARROOM_SHARE_DIR);
+    char places[6144];
+    wrc_scenario_places(places, sizeof places);
+    snprintf(err, errn, "no scenario '%s': not a file, and no %s.json or %s/scenario.json in %s",
+             arg, arg, arg, places);
     return -1;
 }
 
@@ -101,7 +104,7 @@ static int find_scenario(const char *arg, char *path, size_t n, char *err, size_
 static json_t *resolve_by_name(void *ctx, const char *name)
 {
     (void)ctx;
-    char path[PATH_MAX_LEN], err[1024];
+    char path[PATH_MAX_LEN], err[8192];
     if (find_scenario(name, path, sizeof path, err, sizeof err) != 0)
         return NULL;
     return json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
@@ -242,7 +245,7 @@ static int write_file(const char *path, const struct wr_strbuf *b)
 static int load_scenario(const char *arg, const json_t *header, const char *name_default,
                          json_t **scen)
 {
-    char path[PATH_MAX_LEN], err[1024];
+    char path[PATH_MAX_LEN], err[8192];
     const json_t *named = header ? json_object_get(header, "scenario") : NULL;
     *scen = NULL;
     if (arg == NULL && json_is_object(named)) {

@@ -44,8 +44,7 @@ static void usage(FILE *out)
         "Exit status: 0 when every command was accepted and every roll matched; 1 when\n"
         "a command was refused (with --keep-going too), a roll differs, the record is\n"
         "not valid or cannot be read; 2 on usage errors.\n"
-        "Scenarios a record names are found in $WARROOM_SCENARIOS, ./scenarios or the\n"
-        "installed share directory.\n");
+        "Scenarios a record names are found as `warroom render --help` says.\n");
 }
 
 /* The refused lines, one "line L: CODE: MESSAGE" each, printed after the

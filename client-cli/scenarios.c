@@ -10,9 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#ifndef WARROOM_SHARE_DIR
-#define WARROOM_SHARE_DIR "/usr/local/share/warroom"
-#endif
+#include "datadir.h"
 
 static int is_file(const char *path)
 {
@@ -25,23 +23,49 @@ static int safe_name(const char *name)
     return name[0] != '\0' && name[0] != '/' && strstr(name, "..") == NULL;
 }
 
+/* The one search order (scenarios.h): the user's folders, then this
+ * build's (datadir.h). dir[i] points into data or the environment; a
+ * value on the caller's stack. */
+struct places {
+    int n;
+    const char *dir[2 + WR_DATADIR_MAX];
+    struct wr_datadirs data;
+};
+
+static void scenario_places(struct places *p)
+{
+    const char *env = getenv("WARROOM_SCENARIOS");
+    p->n = 0;
+    if (env != NULL && env[0] != '\0')
+        p->dir[p->n++] = env;
+    p->dir[p->n++] = "scenarios";
+    wr_datadir_scenarios(&p->data);
+    for (int i = 0; i < p->data.n; i++)
+        p->dir[p->n++] = p->data.dir[i];
+}
+
 int wrc_scenario_path(const char *name, char *buf, size_t len)
 {
-    const char *dirs[3] = { getenv("WARROOM_SCENARIOS"), "scenarios",
-                            WARROOM_SHARE_DIR "/scenarios" };
+    struct places p;
     if (!safe_name(name))
         return -1;
-    for (int i = 0; i < 3; i++) {
-        if (dirs[i] == NULL || dirs[i][0] == '\0')
-            continue;
-        snprintf(buf, len, "%s/%s.json", dirs[i], name);
+    scenario_places(&p);
+    for (int i = 0; i < p.n; i++) {
+        snprintf(buf, len, "%s/%s.json", p.dir[i], name);
         if (is_file(buf))
             return 0;
-        snprintf(buf, len, "%s/%s/scenario.json", dirs[i], name);
+        snprintf(buf, len, "%s/%s/scenario.json", p.dir[i], name);
         if (is_file(buf))
             return 0;
     }
     return -1;
+}
+
+void wrc_scenario_places(char *buf, size_t len)
+{
+    struct places p;
+    scenario_places(&p);
+    wr_datadir_join(p.dir, p.n, buf, len);
 }
 
 json_t *wrc_scenario_resolve(const char *name, void *ctx)

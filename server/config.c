@@ -11,9 +11,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-static void usage(FILE *out)
+/* Where the default --scenarios was looked for, as one line. */
+static void default_places(const struct wrd_config *cfg, char *buf, size_t len)
 {
+    const char *dirs[WR_DATADIR_MAX];
+    for (int i = 0; i < cfg->scenario_dirs.n; i++)
+        dirs[i] = cfg->scenario_dirs.dir[i];
+    wr_datadir_join(dirs, cfg->scenario_dirs.n, buf, len);
+}
+
+static void usage(FILE *out, const struct wrd_config *cfg)
+{
+    char places[4 * WR_DATADIR_LEN];
+    default_places(cfg, places, sizeof places);
     fprintf(out,
         "usage: warroomd [options]\n"
         "\n"
@@ -30,7 +42,7 @@ static void usage(FILE *out)
         "                             slower integrity_check; then every row is read and\n"
         "                             checked against its checksum and the counts\n"
         "  -s, --scenarios DIR        scenario directory (WARROOM_SCENARIOS), default\n"
-        "                             " WARROOM_SHARE_DIR "/scenarios\n"
+        "                             %s (the first that exists of: %s)\n"
         "      --notify-cmd PROGRAM   run PROGRAM with WARROOM_EVENT, WARROOM_GAME,\n"
         "                             WARROOM_SEAT, ... when a seat that is not connected\n"
         "                             is awaited (WARROOM_NOTIFY_CMD)\n"
@@ -107,7 +119,7 @@ static void usage(FILE *out)
         "2 bad usage; 3 a commit failed (nothing of it was acknowledged); 4 the\n"
         "database is damaged (refused, not repaired: restore it from a copy); 5 the\n"
         "database cannot be written by this process; 6 another process (warroomd)\n"
-        "holds the database.\n");
+        "holds the database.\n", wr_datadir_first(&cfg->scenario_dirs), places);
 }
 
 static int parse_listen(struct wrd_config *cfg, const char *v)
@@ -380,7 +392,8 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     cfg->db = "warroom.db";
     cfg->max_connections = 10000;
     cfg->max_message = 65536;
-    cfg->scenarios = WARROOM_SHARE_DIR "/scenarios";
+    wr_datadir_scenarios(&cfg->scenario_dirs);
+    cfg->scenarios = wr_datadir_first(&cfg->scenario_dirs);
     cfg->max_per_address = 256;
     cfg->webhook_max_pending = WRD_NOTIFY_DEFAULT_MAX_PENDING;
     cfg->webhook_max_per_owner = WRD_NOTIFY_DEFAULT_MAX_PER_OWNER;
@@ -411,13 +424,13 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     while ((opt = getopt_long(argc, argv, "l:d:s:hV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'h':
-            usage(stdout);
+            usage(stdout, cfg);
             return 1;
         case 'V':
             printf("warroomd %s (protocol %d)\n", WARROOM_VERSION, WARROOM_PROTOCOL_VERSION);
             return 1;
         case '?':
-            usage(stderr);
+            usage(stderr, cfg);
             return -1;
         default:
             if (apply(cfg, opt, optarg) < 0)
@@ -433,4 +446,18 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         return -1;
     }
     return 0;
+}
+
+void wrd_config_check_scenarios(const struct wrd_config *cfg)
+{
+    struct stat st;
+    if (stat(cfg->scenarios, &st) == 0 && S_ISDIR(st.st_mode))
+        return;
+    char places[4 * WR_DATADIR_LEN];
+    if (cfg->scenarios == wr_datadir_first(&cfg->scenario_dirs))
+        default_places(cfg, places, sizeof places);
+    else
+        wr_datadir_join(&cfg->scenarios, 1, places, sizeof places);
+    wrd_warn("no scenario directory", "searched=\"%s\" effect=\"games that need a scenario "
+             "are refused; set --scenarios\"", places);
 }

@@ -112,6 +112,7 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? EXIT_USAGE : 0;
     wrd_log_set_level(srv.cfg.log_level);
+    wrd_config_check_scenarios(&srv.cfg);
     signal(SIGPIPE, SIG_IGN);       /* writes to closed sockets are errors, not deaths */
 
     uint64_t t0 = uv_hrtime();

@@ -1315,8 +1315,8 @@ int wrd_net_start(struct wrd_server *srv)
     srv->net->check.data = srv;
     srv->net->timer_open = 1;
     srv->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(srv->ctx, "default"));
-    wrd_info("listening", "addr=%s:%d db=%s tls=%s", srv->cfg.host, srv->port, srv->cfg.db,
-             srv->cfg.tls_cert ? "on" : "off");
+    wrd_info("listening", "addr=%s:%d db=%s scenarios=%s tls=%s", srv->cfg.host, srv->port,
+             srv->cfg.db, srv->cfg.scenarios, srv->cfg.tls_cert ? "on" : "off");
     printf("warroomd listening on %s://%s:%d/\n", srv->cfg.tls_cert ? "wss" : "ws",
            srv->cfg.host, srv->port);
     fflush(stdout);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "datadir.h"
 #include "conn.h"
 
 struct lws_context;
@@ -25,7 +26,9 @@ struct wrd_config {
     int port;                   /* --listen port part; 0 picks a free port */
     const char *db;             /* --db path of the SQLite store */
     int db_check_full;          /* --db-check full: integrity_check, not quick_check */
-    const char *scenarios;      /* --scenarios directory */
+    const char *scenarios;      /* --scenarios directory; by default the first of
+                                 * scenario_dirs that exists (into it) */
+    struct wr_datadirs scenario_dirs; /* where the default is looked for (datadir.h) */
     const char *notify_cmd;     /* --notify-cmd program, or NULL */
     int webhook_max_pending;    /* --webhook-max-pending */
     int webhook_max_per_owner;  /* --webhook-max-per-owner */
@@ -91,6 +94,9 @@ struct wrd_server {
  * Returns 0 to run, 1 when --help/--version was served, -1 on a bad option
  * (already reported on stderr). */
 int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv);
+/* Warn (in the log) when cfg's scenario directory is missing, naming every
+ * place it was looked for. */
+void wrd_config_check_scenarios(const struct wrd_config *cfg);
 
 /* Start the listener on the server's loop; prints the address on stdout. */
 int wrd_net_start(struct wrd_server *srv);

@@ -24,7 +24,7 @@ for f in $files; do
             sed "s|^|$f:|; s|$|  <- cites a file outside the repository|"
         status=1
     fi
-    for p in $(grep -ohE '(^|[^A-Za-z0-9_./-])(docs|common|server|client-cli|tests|scenarios|scripts|docker)/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$f" 2>/dev/null |
+    for p in $(grep -ohE '(^|[^A-Za-z0-9_./-])(docs|common|platform|server|client-cli|tests|scenarios|scripts|docker)/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$f" 2>/dev/null |
                sed -E 's/^[^a-z]//' | sort -u); do
         case "$p" in *[A-Z]*[A-Z]*) case "$p" in *NAME*|*RULESET*|*TARGET*) continue ;; esac ;; esac
         [ -e "$p" ] && continue
