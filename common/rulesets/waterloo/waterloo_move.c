@@ -370,6 +370,9 @@ static enum wl_reason explain(const struct mv *c, enum wl_reason r, const struct
     case WL_R_BAD_SQUARE:
         return wl_refuse(why, r, "%s: the path names something that is not a square", who);
     case WL_R_NOT_ADJACENT:
+        if (to == from->at)
+            return wl_refuse(why, r, "%s: the path names %s, where it already stands; a path "
+                             "lists only the squares entered, so leave %s out", who, b, b);
         return wl_refuse(why, r, "%s: %s does not touch %s", who, b, a);
     case WL_R_NOT_PLAYABLE:
         return wl_refuse(why, r, "%s may not enter %s: only squares showing all six sides are "

@@ -343,6 +343,10 @@ static void test_roads(void **state)
           WL_R_NOT_PLAYABLE, NULL },
         { 29, "not adjacent", FM, "Foot", "X-42", WL_R_NOT_ADJACENT, NULL },
         { 30, "gap in the middle", FM, "Foot", "X-41 X-43", WL_R_NOT_ADJACENT, NULL },
+        /* A path that repeats the start square is told so, not "X-40 does
+         * not touch X-40". */
+        { 41, "the path starts with the unit's own square", FM, "Foot", "X-40 X-41",
+          WL_R_NOT_ADJACENT, "where it already stands" },
         { 31, "enemy square", FM, "Foot", "Y-40 Z-40 AA-40", WL_R_ENEMY_SQUARE, "Blocker" },
         { 32, "into the enemy's zone, stop there", FM, "Foot", "Y-39 Z-39 AA-39", OK, NULL },
         { 33, "the other side's unit", FM, "Blocker", "Z-40", WL_R_NOT_YOUR_UNIT, NULL },
