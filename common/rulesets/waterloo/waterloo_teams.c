@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "waterloo_combat.h"
+
 int wl_team_size(const struct wl_game *g)
 {
     return g->opt.commanders > 1 ? g->opt.commanders : 1;
@@ -114,8 +116,7 @@ static int cic_owes(const struct wl_game *g)
             return 1;
     for (int i = 0; i < g->sc->nunits; i++) {
         int16_t u = (int16_t)i;
-        if (g->sc->units[i].side == side && g->units[i].engaged && g->units[i].battle < 0 &&
-            g->units[i].where == WL_ON_BOARD && wl_team_owner(g, &u, 1) == 0)
+        if (g->sc->units[i].side == side && wl_combat_owes(g, i) && wl_team_owner(g, &u, 1) == 0)
             return 1;
     }
     return 0;
