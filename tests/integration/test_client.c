@@ -394,6 +394,15 @@ static void test_wait_survives_a_server_restart(void **state)
     wt_fixture_stop(&f);
 }
 
+/* The server back on its port and store (the client reconnects to its URL). */
+static void restart_on_the_same_port(struct wt_fixture *f)
+{
+    char listen[64];
+    snprintf(listen, sizeof listen, "127.0.0.1:%d", f->s.port);
+    const char *again[] = { "--scenarios", WARROOM_SCENARIO_DIR, "--listen", listen, NULL };
+    assert_int_equal(wt_server_restart(&f->s, again), 0);
+}
+
 /* --- interactive mode, in tmux ---------------------------------------------------------------- */
 
 static void test_interactive_in_a_terminal(void **state)
@@ -444,13 +453,10 @@ static void test_interactive_in_a_terminal(void **state)
     free(screen_shows(&t, "o", T, "* o marked cell 0", NULL));
 
     /* The server restarts: both reconnect and say so. */
-    char listen[64];
     int status = wt_server_stop(&f->s, SIGTERM, 10000);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     free(screen_shows(&t, "o", T, "reconnecting...", NULL));
-    snprintf(listen, sizeof listen, "127.0.0.1:%d", f->s.port);
-    const char *again[] = { "--scenarios", WARROOM_SCENARIO_DIR, "--listen", listen, NULL };
-    assert_int_equal(wt_server_restart(&f->s, again), 0);
+    restart_on_the_same_port(f);
     free(screen_shows(&t, "o", T, "reconnected, resynced from version 2", NULL));
     free(screen_shows(&t, "x", T, "reconnected, resynced from version 2", NULL));
     EXPECT(&x, 0, "accepted", "do", game, "mark 8");
@@ -478,30 +484,29 @@ static void expect_game(struct player *p, const char *game, long version, const 
     json_decref(s);
 }
 
-/* The server back on its port and store (the client reconnects to its URL). */
-static void restart_on_the_same_port(struct wt_fixture *f)
+/* Its own server and a tictactoe game: x in `warroom play` in a tmux pane,
+ * awaited for his first mark; o a one-shot player. */
+static void x_plays_tictactoe(struct wt_fixture *f, struct tmux *t, struct player *x,
+                              struct player *o, char *game, size_t len)
 {
-    char listen[64];
-    snprintf(listen, sizeof listen, "127.0.0.1:%d", f->s.port);
-    const char *again[] = { "--scenarios", WARROOM_SCENARIO_DIR, "--listen", listen, NULL };
-    assert_int_equal(wt_server_restart(&f->s, again), 0);
+    memset(f, 0, sizeof *f);
+    assert_int_equal(wt_fixture_start(f), 0);
+    tmux_init(t, f);
+    player_init(x, f, "x");
+    player_init(o, f, "o");
+    start_game(x, o, "tictactoe", NULL, "o", game, len);
+    tmux_start(t, x, "x", "play", game);
+    free(screen_shows(t, "x", T, "Your decision: mark a free cell", "x>", NULL));
 }
 
 static void test_orders_typed_offline_are_refused(void **state)
 {
     (void)state;
     struct wt_fixture f;
-    memset(&f, 0, sizeof f);
-    assert_int_equal(wt_fixture_start(&f), 0);
     struct tmux t;
-    tmux_init(&t, &f);
     struct player x, o;
     char game[64];
-    player_init(&x, &f, "x");
-    player_init(&o, &f, "o");
-    start_game(&x, &o, "tictactoe", NULL, "o", game, sizeof game);
-    tmux_start(&t, &x, "x", "play", game);
-    free(screen_shows(&t, "x", T, "Your decision: mark a free cell", "x>", NULL));
+    x_plays_tictactoe(&f, &t, &x, &o, game, sizeof game);
 
     /* The server goes away (SIGTERM, its own pid); the client says so. */
     int status = wt_server_stop(&f.s, SIGTERM, 10000);
@@ -537,17 +542,10 @@ static void test_order_in_flight_when_the_server_dies(void **state)
 {
     (void)state;
     struct wt_fixture f;
-    memset(&f, 0, sizeof f);
-    assert_int_equal(wt_fixture_start(&f), 0);
     struct tmux t;
-    tmux_init(&t, &f);
     struct player x, o;
     char game[64];
-    player_init(&x, &f, "x");
-    player_init(&o, &f, "o");
-    start_game(&x, &o, "tictactoe", NULL, "o", game, sizeof game);
-    tmux_start(&t, &x, "x", "play", game);
-    free(screen_shows(&t, "x", T, "Your decision: mark a free cell", "x>", NULL));
+    x_plays_tictactoe(&f, &t, &x, &o, game, sizeof game);
 
     /* The server frozen (its own pid): the order goes to the socket (or
      * waits to) and no answer comes; then the server dies unanswering. */
