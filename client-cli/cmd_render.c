@@ -432,7 +432,7 @@ int wr_cli_render(int argc, char **argv)
         rc = write_file(o.svg, &out);
         goto done;
     }
-    struct wr_draw_opts d = { o.cols, o.rows, o.color };
+    struct wr_draw_opts d = { .cols = o.cols, .rows = o.rows, .color = o.color };
     if (d.color < 0)
         d.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
     if (rs->present->draw_text(view, &d, &out) != 0) {

@@ -153,7 +153,7 @@ static void draw(struct play *p)
     int fixed = count_lines(st.s) + MSG_SHOW + 2;
     int room = p->rows - fixed;
     /* the picture, in the room left */
-    struct wr_draw_opts d = { p->cols, room > 3 ? room : 3, p->color };
+    struct wr_draw_opts d = { .cols = p->cols, .rows = room > 3 ? room : 3, .color = p->color };
     p->w->v->pr->draw_text(p->w->v, &d, &pic);
     if (!p->screen) {
         /* Not a terminal (a script): the board and status after each change. */

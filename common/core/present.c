@@ -177,7 +177,7 @@ static int plain_draw_svg(const struct wr_view *v, struct wr_strbuf *out)
 {
     struct wr_strbuf text;
     wr_strbuf_init(&text);
-    static const struct wr_draw_opts o = { 0, 0, 0 };
+    static const struct wr_draw_opts o = { .cols = 0 };
     plain_draw_text(v, &o, &text);
     int lines = 0;
     for (size_t i = 0; i < text.len; i++)

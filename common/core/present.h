@@ -1,6 +1,6 @@
 /*
  * present.h - what a client shows of a game and reads from its player: the
- * presentation half of a ruleset (ruleset.h's `present`), version 1.
+ * presentation half of a ruleset (ruleset.h's `present`), version 2.
  *
  * A client holds a view of each game it follows: made by open() from the
  * game's scenario and options, fed every state the server sends (the
@@ -27,7 +27,9 @@
 struct json_t;
 struct wr_present;
 
-#define WR_PRESENT_VERSION 1
+/* Version 2 added wr_draw_opts's pan_cols and pan_rows and draw_report. A
+ * host reads draw_report only from a presentation of version 2 or more. */
+#define WR_PRESENT_VERSION 2
 
 /* One order a player can type: a command for the server, or a query the
  * view answers itself (where can this unit go, what are the odds). */
@@ -52,6 +54,11 @@ struct wr_view {
 struct wr_draw_opts {
     int cols, rows;             /* characters and lines available; 0: no limit */
     int color;                  /* ANSI colours; 0: no ESC byte at all */
+    /* Since version 2: the player's scrolling, in the picture's own steps
+     * (for a map: columns and rows of squares) from where the view would
+     * centre it; positive moves the window right and down. The picture
+     * stops at its edges, and its coordinates stay on screen. */
+    int pan_cols, pan_rows;
 };
 
 /* What order() made of a line. */
@@ -116,6 +123,16 @@ struct wr_present {
     int (*draw_text)(const struct wr_view *v, const struct wr_draw_opts *o,
                      struct wr_strbuf *out);
     int (*draw_svg)(const struct wr_view *v, struct wr_strbuf *out);
+
+    /* Since version 2 (may be NULL: the ruleset has no report). A whole
+     * game as one self-contained document a club can post (HTML with
+     * inline SVG): the view's state, which update() was given last, is the
+     * end of the game; steps (borrowed) is the array of its commands in
+     * order, each {"seat":SEAT,"cmd":{...},"events":[...]} as the server
+     * applied it. 0, or -1 when memory ran out or steps is not such an
+     * array. */
+    int (*draw_report)(const struct wr_view *v, const struct json_t *steps,
+                       struct wr_strbuf *out);
 };
 
 /* The plain presentation (present.c): the state as indented JSON, events

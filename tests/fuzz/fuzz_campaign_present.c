@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         rs->present->complete(v, words, 1, strlen(line) < 40 ? line : "", add, &n);
         rs->present->complete(v, words, 2, "", add, &n);
         wr_strbuf_release(&out);
-        struct wr_draw_opts o = { (int)(size % 90), (int)(size % 30), 0 };
+        struct wr_draw_opts o = { .cols = (int)(size % 90), .rows = (int)(size % 30) };
         wr_strbuf_init(&out);
         if (rs->present->draw_text(v, &o, &out) != 0 || (out.len && memchr(out.s, 0x1b, out.len)))
             abort();

@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     default: {                  /* a state, and an event, from a server */
         json_t *j = json_loads(text, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
         if (j && pr->update(x->v, j, &why) == 0) {
-            static const struct wr_draw_opts o = { 80, 24, 1 };
+            static const struct wr_draw_opts o = { .cols = 80, .rows = 24, .color = 1 };
             pr->describe(x->v, &out);
             pr->draw_text(x->v, &o, &out);
             pr->draw_svg(x->v, &out);

@@ -634,7 +634,7 @@ static int utf8_chars(const char *s, size_t n)
 
 static void check_text(struct h *h, const char *seat, int cols, int rows, int color, int row)
 {
-    struct wr_draw_opts o = { cols, rows, color };
+    struct wr_draw_opts o = { .cols = cols, .rows = rows, .color = color };
     struct wr_strbuf out;
     wr_strbuf_init(&out);
     assert_int_equal(h->pr->draw_text(view_of(h, seat), &o, &out), 0);
@@ -700,7 +700,7 @@ static void test_draw(void **state)
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         check_text(&h, "p2", t[i].cols, t[i].rows, t[i].color, 10 + (int)i);
-    struct wr_draw_opts o = { 0, 0, 0 };
+    struct wr_draw_opts o = { .cols = 0 };
     struct wr_strbuf out;
     wr_strbuf_init(&out);
     assert_int_equal(h.pr->draw_text(view_of(&h, "p2"), &o, &out), 0);

@@ -250,7 +250,7 @@ static void test_describe_and_draw(void **unused)
     json_decref(over);
     json_decref(ev);
     /* the grid, plain and coloured */
-    struct wr_draw_opts plain = { 80, 24, 0 }, color = { 80, 24, 1 };
+    struct wr_draw_opts plain = { .cols = 80, .rows = 24 }, color = { .cols = 80, .rows = 24, .color = 1 };
     wr_strbuf_init(&b);
     assert_int_equal(pr->draw_text(vx, &plain, &b), 0);
     assert_string_equal(b.s, "    0 | 1 | 2 \n   ---+---+---\n    3 | x | 5 \n"

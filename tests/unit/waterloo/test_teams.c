@@ -820,7 +820,7 @@ static void test_present_yours(void **state)
     assert_int_equal(rs->present->order(v, "view LL-21 1", &cmd, &out, &why), WR_ORDER_ANSWER);
     wr_strbuf_release(&out);
     wr_strbuf_init(&out);
-    struct wr_draw_opts o = { 0, 0, 0 };
+    struct wr_draw_opts o = { .cols = 0 };
     assert_int_equal(rs->present->draw_text(v, &o, &out), 0);
     if (strstr(out.s, "Ney HQ (fr-hq-ney) [yours]") == NULL)                     /* 145 */
         fail_msg("row 145: the text picture says: %s", out.s);

@@ -629,7 +629,7 @@ static void test_order_errors(void **state)
 
 static char *draw(struct fx *f, struct wr_view *v, int cols, int rows, int color)
 {
-    struct wr_draw_opts o = { cols, rows, color };
+    struct wr_draw_opts o = { .cols = cols, .rows = rows, .color = color };
     struct wr_strbuf out;
     wr_strbuf_init(&out);
     assert_int_equal(f->pr->draw_text(v, &o, &out), 0);
