@@ -86,6 +86,10 @@ struct wl_draw_view {
                                  * not marked */
 };
 
+/* "horse artillery" for people, where wl_utype_name says "horse_artillery"
+ * (static storage). */
+const char *wl_draw_type_words(int type);
+
 /* Why a unit of a view is off the board (struct wl_draw_view's off). */
 enum wl_draw_off {
     WL_DRAW_ON = 0,             /* on the board, or not in this game */

@@ -615,4 +615,5 @@ const struct wr_present wr_present_waterloo = {
     .complete = wl_present_complete,
     .draw_text = present_draw_text,
     .draw_svg = present_draw_svg,
+    .draw_report = wl_present_draw_report,
 };

@@ -63,6 +63,9 @@ void wl_present_complete(const struct wr_view *v, const char *const *words, int 
 /* describe() (waterloo_present_describe.c). */
 void wl_present_describe(const struct wr_view *v, struct wr_strbuf *out);
 
+/* draw_report() (waterloo_report.c). */
+int wl_present_draw_report(const struct wr_view *v, const json_t *steps, struct wr_strbuf *out);
+
 /* The orders table (waterloo_present_order.c), NULL-terminated. */
 extern const struct wr_order wl_present_orders[];
 
