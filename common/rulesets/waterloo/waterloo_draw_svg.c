@@ -284,7 +284,9 @@ static void svg_board(struct wr_strbuf *b, const struct wl_scenario *sc)
     const struct wl_map *m = &sc->map;
     wr_strbuf_printf(b, "<defs><clipPath id=\"board\"><rect x=\"%.1f\" y=\"%.1f\" "
                         "width=\"%.1f\" height=\"%.1f\"/></clipPath>"
-                        "<marker id=\"lm-head\" viewBox=\"0 0 10 10\" refX=\"7\" refY=\"5\" "
+                        /* the head drawn back from the line's end (a counter's
+                         * half and more, in units of the stroke's width) */
+                        "<marker id=\"lm-head\" viewBox=\"0 0 10 10\" refX=\"22\" refY=\"5\" "
                         "markerWidth=\"4\" markerHeight=\"4\" orient=\"auto\">"
                         "<path d=\"M0 0L10 5L0 10Z\" fill=\"#e65100\"/></marker></defs>\n",
                      WL_DRAW_BOARD_LEFT, WL_DRAW_BOARD_TOP, WL_DRAW_BOARD_RIGHT - WL_DRAW_BOARD_LEFT, WL_DRAW_BOARD_BOTTOM - WL_DRAW_BOARD_TOP);
