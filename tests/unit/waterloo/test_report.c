@@ -1,7 +1,8 @@
 /*
  * test_report.c - the pictures a club posts (common/rulesets/waterloo/
  * waterloo_draw_svg.c and waterloo_report.c): the 1815 board's SVG gives
- * every square its id, a stack its total factors, the last move a mark,
+ * every square its id, a stack its total factors, the last move a mark
+ * (from the states the view was given, or the report's steps),
  * the reinforcements still to come their track by turn, and the combat
  * results table as the scenario has it; the game report of the played game
  * in tests/golden/waterloo-1815-autoplay.ndjson shows every battle of the
@@ -491,6 +492,66 @@ static void test_svg_crt(void **state)
     free(svg);
 }
 
+/* The view marks the last move by the states it was given: the record's
+ * first move, replayed in a game of its own, shows from the square it
+ * left to where the unit stands; a later state that moves nobody keeps
+ * the mark. */
+static void test_svg_view_marks_last_move(void **state)
+{
+    struct game *g = *state;
+    const struct wr_ruleset *rs = wr_ruleset_find("waterloo");
+    static const struct wr_host host = { NULL, host_scenario, NULL };
+    struct wr_refusal why;
+    struct wr_game *game = rs->create(g->scen, g->options, "view", NULL, &host, &why);
+    assert_non_null(game);
+    json_t *before = NULL, *after = NULL, *moved = NULL;
+    size_t i, j;
+    json_t *step, *e;
+    json_array_foreach(g->steps, i, step) {
+        json_t *ev = NULL;
+        before = rs->project(game, NULL);
+        assert_int_equal(rs->apply(game, json_string_value(json_object_get(step, "seat")),
+                                   json_object_get(step, "cmd"), &ev, &why), 0);
+        json_array_foreach(ev, j, e)
+            if (strcmp(json_string_value(json_object_get(e, "type")), "moved") == 0)
+                moved = json_incref(e);
+        json_decref(ev);
+        if (moved)
+            break;
+        json_decref(before);
+    }
+    assert_non_null(moved);
+    after = rs->project(game, NULL);
+    struct wr_view *v = rs->present->open(rs, g->scen, g->options, NULL, &host, &why);
+    assert_non_null(v);
+    assert_int_equal(rs->present->update(v, before, &why), 0);
+    struct wr_strbuf out;
+    wr_strbuf_init(&out);
+    assert_int_equal(rs->present->draw_svg(v, &out), 0);
+    assert_null(strstr(out.s, "<g class=\"move\">"));     /* one state: nothing to compare */
+    wr_strbuf_release(&out);
+    assert_int_equal(rs->present->update(v, after, &why), 0);
+    const json_t *path = json_object_get(moved, "path");
+    char want[96];
+    snprintf(want, sizeof want, "<title>last move: %s to %s</title>",
+             json_string_value(json_object_get(moved, "from")),
+             json_string_value(json_array_get(path, json_array_size(path) - 1)));
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(rs->present->draw_svg(v, &out), 0);
+        if (!strstr(out.s, want))
+            fail_msg("state %d: no mark '%s'", k + 1, want);
+        assert_int_equal(count(out.s, "<g class=\"move\">"), 1);
+        wr_strbuf_release(&out);
+        /* the same position again: nobody moved, the mark stays */
+        assert_int_equal(rs->present->update(v, after, &why), 0);
+    }
+    rs->present->close(v);
+    json_decref(before);
+    json_decref(after);
+    json_decref(moved);
+    rs->destroy(game);
+}
+
 /* --- outside input ------------------------------------------------------------- */
 
 static void test_report_refuses_bad_steps(void **state)
@@ -537,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_svg_stacks),
         cmocka_unit_test(test_svg_arrivals),
         cmocka_unit_test(test_svg_crt),
+        cmocka_unit_test(test_svg_view_marks_last_move),
         cmocka_unit_test(test_report_refuses_bad_steps),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
