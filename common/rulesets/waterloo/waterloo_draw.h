@@ -22,8 +22,9 @@
  *         centre line of row 0 to half a hex side below the centres of WW:
  *         partial squares show as cut hexes. Every counter is a group
  *           <g class="unit" id="u-<unit id>" transform="translate(X Y)">
- *         centred on (X, Y): the k-th unit (0-based, scenario order) of a
- *         stack of n on a square is drawn at
+ *         centred on (X, Y): the k-th unit (0-based, in drawing order: the
+ *         weakest first and the strongest last, on top; scenario order
+ *         among equals) of a stack of n on a square is drawn at
  *           X = sx + (k - (n-1)/2) * WL_SVG_STACK_STEP
  *           Y = sy - (k - (n-1)/2) * WL_SVG_STACK_STEP
  *         so a lone unit sits on the centre of its square.
@@ -65,7 +66,7 @@ struct json_t;
 #define WL_TEXT_CELL_W 4
 
 /* What the picture shows of a game: where each unit stands and a caption.
- * A value (no pointers); about 3.5 KB, so callers usually allocate it. */
+ * A value (no pointers); about 6 KB, so callers usually allocate it. */
 struct wl_draw_view {
     wl_sq at[WL_MAX_UNITS];     /* square of unit i on the board, or WL_SQ_NONE */
     int pending;                /* units not yet arrived */
@@ -76,6 +77,25 @@ struct wl_draw_view {
     int show_ids;               /* text only: give each unit's id in the list of units */
     uint8_t mine[WL_MAX_UNITS]; /* units of the viewer's command (team play): the text's
                                  * list says "yours", the SVG rings the counter */
+    /* What the SVG shows beside and over the board (the arrivals track, the
+     * eliminated pile, the last move). */
+    int turn;                   /* the state's turn; the set-up's start turn */
+    uint8_t off[WL_MAX_UNITS];  /* enum wl_draw_off: why unit i is not on the board */
+    wl_sq from[WL_MAX_UNITS];   /* where unit i stood before the last move the picture
+                                 * marks (an entry square for an arrival), or WL_SQ_NONE:
+                                 * not marked */
+};
+
+/* "horse artillery" for people, where wl_utype_name says "horse_artillery"
+ * (static storage). */
+const char *wl_draw_type_words(int type);
+
+/* Why a unit of a view is off the board (struct wl_draw_view's off). */
+enum wl_draw_off {
+    WL_DRAW_ON = 0,             /* on the board, or not in this game */
+    WL_DRAW_PENDING,            /* still to arrive */
+    WL_DRAW_ELIMINATED,
+    WL_DRAW_EXITED,
 };
 
 /* The scenario's start for a game of opt (NULL: the newest rules, one
@@ -87,7 +107,8 @@ void wl_draw_view_setup(struct wl_draw_view *v, const struct wl_scenario *sc,
 
 /* Units placed as a state says (the JSON of wl_game_state_json, borrowed):
  * "units" maps unit ids to {"at": square | "pending" | "eliminated" |
- * "exited"}. Units the state leaves out are not drawn. Returns 0, or -1
+ * "exited"}. Units the state leaves out are not drawn. No move is marked
+ * (from[] is all WL_SQ_NONE): the caller that knows one marks it. Returns 0, or -1
  * with why (may be NULL) naming the problem: not an object, a unit the
  * scenario does not have, a square that is not on the board. */
 int wl_draw_view_from_state(struct wl_draw_view *v, const struct wl_scenario *sc,

@@ -70,7 +70,32 @@ static struct wr_view *present_open(const struct wr_ruleset *rs, const json_t *s
     v->side = v->base.seat[0] ? wl_team_side_of_seat(v->base.seat) : -1;
     v->reach_from = v->centre = v->action = WL_SQ_NONE;
     v->radius = -1;
+    for (int i = 0; i < WL_MAX_UNITS; i++)
+        v->moved_from[i] = WL_SQ_NONE;
     return &v->base;
+}
+
+/* The SVG's last move: when a unit stands on another square of the board
+ * in now than in old, each such unit's old square (its entry's for an
+ * arrival) replaces the marks; otherwise they stay. */
+static void mark_last_move(struct wl_view *v, const struct wl_game *old, const struct wl_game *now)
+{
+    wl_sq from[WL_MAX_UNITS];
+    int any = 0;
+    for (int i = 0; i < now->sc->nunits; i++) {
+        const struct wl_unit *a = &old->units[i], *b = &now->units[i];
+        from[i] = WL_SQ_NONE;
+        if (b->where != WL_ON_BOARD || (a->where == WL_ON_BOARD && a->at == b->at))
+            continue;
+        int e = now->sc->units[i].entry;
+        if (a->where == WL_ON_BOARD)
+            from[i] = a->at;
+        else if (e >= 0 && e < now->sc->map.nentries)
+            from[i] = now->sc->map.entries[e].at;
+        any |= from[i] != WL_SQ_NONE;
+    }
+    if (any)
+        memcpy(v->moved_from, from, sizeof from[0] * (size_t)now->sc->nunits);
 }
 
 /* Where a unit changed place between two positions: the new square of the
@@ -126,6 +151,8 @@ static int present_update(struct wr_view *base, const json_t *state, struct wr_r
             free(spare);
         return wl_refuse(why, WL_R_NO_MEMORY, "out of memory"), -1;
     }
+    if (v->g)
+        mark_last_move(v, v->g, v->scratch);
     wl_sq at = v->g ? changed_square(v->g, v->scratch) : WL_SQ_NONE;
     if (at == WL_SQ_NONE)
         at = battle_square(v->scratch);
@@ -327,6 +354,7 @@ static void picture_of(const struct wl_view *v, struct wl_draw_view *dv)
     }
     if (v->nmarked)
         memcpy(dv->highlight, v->marked, sizeof dv->highlight);
+    memcpy(dv->from, v->moved_from, sizeof dv->from);
     dv->show_ids = 1;
     /* A team game: the view's commander's units are marked as his. */
     if (v->g != NULL && wl_team_size(v->g) > 1 && v->side >= 0 && v->commander >= 0)
@@ -587,4 +615,5 @@ const struct wr_present wr_present_waterloo = {
     .complete = wl_present_complete,
     .draw_text = present_draw_text,
     .draw_svg = present_draw_svg,
+    .draw_report = wl_present_draw_report,
 };

@@ -34,6 +34,9 @@ struct wl_view {
     wl_sq centre;               /* `view SQ`: the picture's centre; WL_SQ_NONE: the action */
     int radius;                 /* `view SQ R`: squares around it; -1: as the room allows */
     wl_sq action;               /* where the last state moved or removed a unit, or none */
+    /* The SVG's mark of the last move: where each unit stood before the
+     * last state that moved units on the board (WL_SQ_NONE: not moved). */
+    wl_sq moved_from[WL_MAX_UNITS];
 };
 
 /* order() (waterloo_present_order.c). */
@@ -59,6 +62,9 @@ void wl_present_complete(const struct wr_view *v, const char *const *words, int 
 
 /* describe() (waterloo_present_describe.c). */
 void wl_present_describe(const struct wr_view *v, struct wr_strbuf *out);
+
+/* draw_report() (waterloo_report.c). */
+int wl_present_draw_report(const struct wr_view *v, const json_t *steps, struct wr_strbuf *out);
 
 /* The orders table (waterloo_present_order.c), NULL-terminated. */
 extern const struct wr_order wl_present_orders[];

@@ -179,12 +179,13 @@ static void test_svg_counters(void **state)
     assert_null(strstr(f->out.s, "id=\"u-aa-wissel\""));
     assert_null(strstr(f->out.s, "id=\"u-pr-15\""));
 
-    /* k-th of n on a square: offset (k - (n-1)/2) * step right and up */
+    /* k-th of n on a square in drawing order (the weakest first, the
+     * strongest last, on top): offset (k - (n-1)/2) * step right and up */
     static const struct { int row; const char *id; const char *rowname; int c; int k, n; } t[] = {
         { 1, "aa-picton", "H", 40, 0, 1 },
         { 2, "fr-napoleon", "L", 38, 0, 1 },
-        { 3, "fr-jerome", "K", 40, 0, 2 },      /* Jerome and Foy share K-40 */
-        { 4, "fr-foy", "K", 40, 1, 2 },
+        { 3, "fr-jerome", "K", 40, 1, 2 },      /* Jerome (6) and Foy (5) share K-40: */
+        { 4, "fr-foy", "K", 40, 0, 2 },         /* Jerome on top, though listed first */
         { 5, "aa-wellington", "F", 42, 0, 1 },
         { 6, "fr-guard-ha", "L", 41, 0, 1 },
     };
