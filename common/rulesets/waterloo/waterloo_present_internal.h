@@ -34,6 +34,9 @@ struct wl_view {
     wl_sq centre;               /* `view SQ`: the picture's centre; WL_SQ_NONE: the action */
     int radius;                 /* `view SQ R`: squares around it; -1: as the room allows */
     wl_sq action;               /* where the last state moved or removed a unit, or none */
+    uint8_t last_move[WL_NSQ];  /* the other side's last move: where its units stood and
+                                 * stand (update() sets them, the view's own move clears) */
+    int nlast;                  /* squares set in last_move */
 };
 
 /* order() (waterloo_present_order.c). */
