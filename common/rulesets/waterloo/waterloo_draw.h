@@ -151,7 +151,7 @@ struct wl_draw_fit {
  * f->cols characters a line (escapes take no room). First the map, as
  * large a window as fits (its diagonal numbers above and below, its row
  * names on both sides), then, as long as lines are left: the caption, the
- * marks' meaning, the window's stacks unit by unit (the nearest to the
+ * key's line for stacks, the marks' meaning, the window's stacks unit by unit (the nearest to the
  * centre first), the key's markers and the towns and entries in the
  * window; what does not fit is cut and the last line says so (the
  * client's `board` shows it all). From 24 rows on, the map leaves the key

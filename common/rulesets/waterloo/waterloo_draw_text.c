@@ -324,12 +324,16 @@ static void key_marks(struct wr_strbuf *out, const struct wl_draw_view *v)
         }
 }
 
-/* The markers and colours of the key. */
-static void key_legend(struct wr_strbuf *out, int color)
+/* The markers and colours of the key: its first line (the stacks), or
+ * the others. */
+static void key_legend(struct wr_strbuf *out, int color, int first)
 {
-    wr_strbuf_puts(out, "key: F/P/A French/Prussian/Anglo-Allied stack and its combat factors "
-                        "(FHQ: HQ alone)\n"
-                        "     w woods  ^ slope  n hill top  : partial square  ~ river  "
+    if (first) {
+        wr_strbuf_puts(out, "key: F/P/A French/Prussian/Anglo-Allied stack and its combat "
+                            "factors (FHQ: HQ alone)\n");
+        return;
+    }
+    wr_strbuf_puts(out, "     w woods  ^ slope  n hill top  : partial square  ~ river  "
                         "= primary road  - secondary road\n"
                         "     ~=~ ~-~ bridge  x French exit  >E< entry  Abc town (below)\n");
     if (color)
@@ -415,7 +419,8 @@ static void draw_key(struct wr_strbuf *out, const struct wl_scenario *sc,
 {
     if (v->caption[0])
         wr_strbuf_printf(out, "%s: %s\n", sc->name, v->caption);
-    key_legend(out, color);
+    key_legend(out, color, 1);
+    key_legend(out, color, 0);
     key_marks(out, v);
     key_places(out, &sc->map, win, 100);
     if (units)
@@ -423,17 +428,18 @@ static void draw_key(struct wr_strbuf *out, const struct wl_scenario *sc,
 }
 
 /* The key of a fitted picture, what a player needs most first: the
- * caption, the marks, the stacks nearest to near, then the markers and
- * the towns (wrapped at wrap columns). */
+ * caption, what a stack shows, the marks, the stacks nearest to near,
+ * then the other markers and the towns (wrapped at wrap columns). */
 static void draw_key_fit(struct wr_strbuf *out, const struct wl_scenario *sc,
                          const struct wl_draw_view *v, const struct wl_draw_stacks *st,
                          const struct wl_draw_window *win, int color, int wrap, wl_sq near)
 {
     if (v->caption[0])
         wr_strbuf_printf(out, "%s: %s\n", sc->name, v->caption);
+    key_legend(out, color, 1);
     key_marks(out, v);
     key_units(out, sc, v, st, win, near);
-    key_legend(out, color);
+    key_legend(out, color, 0);
     key_places(out, &sc->map, win, wrap);
 }
 
