@@ -18,7 +18,8 @@
  * at 24 rows up to 8 at 50, the panel what is left, cut with a line saying
  * `status` shows it whole. A text longer than the messages' room (help,
  * status, board, log, a long answer) is shown in place of the picture and
- * panel, a page at a time (PgUp/PgDn), until Enter on an empty line.
+ * panel, a page at a time (PgUp/PgDn), until Enter on an empty line (or
+ * the next line typed, or a move of the game).
  * Ctrl-C clears the line being typed; on an empty line it asks before
  * leaving. Ctrl-D and quit leave at once.
  *
@@ -476,6 +477,9 @@ static void on_change(void *ctx, struct wrc_game *g, int what)
     if (g != p->g)
         return;
     if (what == WRC_TRACK_PATCH) {
+        /* the game moved: the board again, in place of a page */
+        free(p->page);
+        p->page = NULL;
         /* the events of this patch: the log's entries at its version */
         size_t n = json_array_size(g->log);
         size_t i = n;
