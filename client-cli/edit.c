@@ -79,6 +79,46 @@ static char *prompt_of(EditLine *el)
 
 /* --- completion ---------------------------------------------------------------- */
 
+/* The matches (200 at most, then how many in all): to the on_list hook as
+ * one line for it to wrap, or under the prompt in lines of about 100
+ * columns. */
+static void list_matches(struct wrc_edit *e, const struct wrc_cands *hits)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return;
+    int col = 0;
+    for (int i = 0; i < hits->n && i < 200; i++) {
+        int w = (int)strlen(hits->v[i]) + 2;
+        if (col + w > 100 && e->hooks.on_list == NULL) {
+            fputs("\n", f);
+            col = 0;
+        }
+        fprintf(f, "%s  ", hits->v[i]);
+        col += w;
+    }
+    if (hits->n > 200)
+        fprintf(f, "... (%d in all)", hits->n);
+    fputs("\n", f);
+    fclose(f);
+    if (e->hooks.on_list) {
+        e->in_key = 1;          /* the completion's redisplay follows */
+        e->hooks.on_list(e->ctx, text);
+        e->in_key = 0;
+    } else {
+        fputs("\r\n", stdout);
+        for (const char *s = text; *s; s++) {
+            if (*s == '\n')
+                putchar('\r');
+            putchar(*s);
+        }
+        fflush(stdout);
+    }
+    free(text);
+}
+
 static unsigned char complete(EditLine *el, int ch)
 {
     (void)ch;
@@ -133,22 +173,8 @@ static unsigned char complete(EditLine *el, int ch)
             el_insertstr(el, pre);
             rc = CC_REFRESH;
         } else if (e->last_was_tab) {
-            /* list them under the line, then the prompt again */
-            fputs("\r\n", stdout);
-            int col = 0;
-            for (int i = 0; i < hits.n && i < 200; i++) {
-                int w = (int)strlen(hits.v[i]) + 2;
-                if (col + w > 100) {
-                    fputs("\r\n", stdout);
-                    col = 0;
-                }
-                printf("%s  ", hits.v[i]);
-                col += w;
-            }
-            if (hits.n > 200)
-                printf("... (%d in all)", hits.n);
-            fputs("\r\n", stdout);
-            fflush(stdout);
+            /* list them (to the caller, or under the line), then the prompt again */
+            list_matches(e, &hits);
             rc = CC_REDISPLAY;
         } else {
             rc = CC_REFRESH_BEEP;

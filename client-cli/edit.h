@@ -62,6 +62,10 @@ struct wrc_edit_hooks {
      * the prompt and that line again (wrc_edit_redraw waits for the call's
      * end). */
     void (*on_key)(void *ctx, enum wrc_key key);
+    /* The matches a second Tab lists, one text of lines (borrowed for the
+     * call), for the caller to show where it has room (may be NULL: they
+     * are printed under the prompt). The prompt and the line follow. */
+    void (*on_list)(void *ctx, const char *text);
 };
 
 /* Start reading standard input on loop. history (may be NULL) is the file

@@ -384,9 +384,10 @@ static void draw(struct play *p)
     /* the messages at the bottom, right above the prompt */
     int mlines;
     message_lines(p, l.width, l.msgs, &msgs, &mlines);
-    if (used < l.area)
-        put_lines("", 0, l.area - used);
-    put_lines(msgs.s, mlines > l.msgs ? mlines - l.msgs : 0, l.msgs);
+    int shown = mlines < l.msgs ? mlines : l.msgs;
+    if (used < l.area + l.msgs - shown)
+        put_lines("", 0, l.area + l.msgs - shown - used);
+    put_lines(msgs.s, mlines - shown, shown);
     fflush(stdout);
     wr_strbuf_release(&pic);
     wr_strbuf_release(&head);
@@ -765,6 +766,14 @@ static void complete(void *ctx, char *const *words, int nwords, const char *word
                       out);
 }
 
+/* A second Tab's matches: in the messages, or on a page when many. */
+static void on_list(void *ctx, const char *text)
+{
+    struct play *p = ctx;
+    show(p, "the matches", text);
+    draw(p);
+}
+
 /* --- life cycle -------------------------------------------------------------------------------- */
 
 static void signal_closed(uv_handle_t *h)
@@ -803,7 +812,7 @@ static void on_leave_answer(void *ctx, int key)
         quit(p, 0);
         return;
     }
-    say(p, "still playing");
+    say(p, p->watching ? "still watching" : "still playing");
     draw(p);
 }
 
@@ -874,7 +883,7 @@ static int run(const struct wrc_opts *go, int argc, char **argv, int watching)
     p->cl.ctx = p;
     char history[1200];
     snprintf(history, sizeof history, "%s/history", p->cl.cfg.dir);
-    static const struct wrc_edit_hooks hooks = { on_line, complete, on_key };
+    static const struct wrc_edit_hooks hooks = { on_line, complete, on_key, on_list };
     char prompt[64];
     snprintf(prompt, sizeof prompt, "%s> ", watching ? "watch" : p->g->seat);
     p->edit = wrc_edit_new(&p->cl.loop, prompt, history, &hooks, p);
