@@ -209,6 +209,24 @@ static char *line_changes(struct tmux *t, const char *pane, int k, const char *b
     }
 }
 
+/* Poll the pane until text is gone from it (deadline T). */
+static char *screen_lacks(struct tmux *t, const char *pane, const char *text)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    long deadline = ts.tv_sec * 1000L + ts.tv_nsec / 1000000L + T;
+    for (;;) {
+        char *screen = screen_now(t, pane);
+        if (!strstr(screen, text))
+            return screen;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        if (ts.tv_sec * 1000L + ts.tv_nsec / 1000000L >= deadline)
+            fail_msg("pane %s: \"%s\" stayed:\n%s", pane, text, screen);
+        free(screen);
+        poll(NULL, 0, 50);      /* the next look at the screen: a bounded poll */
+    }
+}
+
 /* --- an 1815 game at one size ------------------------------------------------------------ */
 
 static void game_at(struct wt_fixture *f, int cols, int rows)
@@ -314,8 +332,9 @@ static void game_at(struct wt_fixture *f, int cols, int rows)
     tmux(&t, NULL, "send-keys", "-t", pane, "-l", "move nothing", NULL);
     free(screen_shows(&t, pane, T, "allied> move nothing", NULL));
     tmux(&t, NULL, "send-keys", "-t", pane, "C-c", NULL);
+    free(screen_lacks(&t, pane, "move nothing"));
     screen = screen_shows(&t, pane, T, "allied>", NULL);
-    assert_null(strstr(screen, "move nothing"));
+    assert_null(strstr(screen, "leave? (y/n)"));        /* a line typed: no question */
     free(screen);
     tmux(&t, NULL, "send-keys", "-t", pane, "C-c", NULL);
     free(screen_shows(&t, pane, T, "leave? (y/n)", NULL));
