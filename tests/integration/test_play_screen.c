@@ -9,7 +9,8 @@
  *     diagonal numbers (nothing scrolled off), the rows of the awaited
  *     side's units are on the board, no line is wider than the terminal;
  *     after the patch, the moved unit's new square is on the board, marked
- *     '+' as the other side's last move;
+ *     '+' as the other side's last move (no longer after the player's own
+ *     next order);
  *   - at allied turn 1, the decision panel says "Reinforcements due" with an
  *     example order; the order read from the screen (or from `status`, the
  *     whole panel, when the panel is cut) and typed as shown is accepted,
@@ -102,6 +103,16 @@ static int is_number_line(const char *line)
         numbers += isdigit((unsigned char)*c) && (c == line || c[-1] == ' ');
     }
     return numbers >= 2;
+}
+
+/* A line of the board's map: a row name (one or two capitals, or "0")
+ * and a blank first. */
+static int is_row_line(const char *line)
+{
+    size_t n = strspn(line, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+    if (line[0] == '0')
+        n = 1;
+    return n >= 1 && n <= 2 && line[n] == ' ' && line[n + 1] == ' ';
 }
 
 /* The board's line of row (its name first, then blanks), or NULL. */
@@ -306,6 +317,11 @@ static void game_at(struct wt_fixture *f, int cols, int rows)
                  cols, rows, unit, row, at, screen);
     snprintf(what, sizeof what, "%dx%d, after the reinforcement", cols, rows);
     expect_fitting_board(screen, cols, st, "aa-", what);
+    /* the player's own order: the French move is no longer marked */
+    for (int k = 1; screen_line(screen, k, line, sizeof line) == 0; k++)
+        if (is_row_line(line) && strchr(line, '+'))
+            fail_msg("%s: a square still marked '+' on row line %d: '%s'\n%s", what, k + 1,
+                     line, screen);
     json_decref(st);
     free(order);
 
