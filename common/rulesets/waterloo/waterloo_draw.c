@@ -166,3 +166,16 @@ int wl_draw_view_from_state(struct wl_draw_view *v, const struct wl_scenario *sc
         snprintf(v->caption + n, sizeof v->caption - (size_t)n, ", won by %.20s", winner);
     return 0;
 }
+
+void wl_draw_mark_moves(struct wl_draw_view *v)
+{
+    memset(v->last_move, 0, sizeof v->last_move);
+    for (int i = 0; i < WL_MAX_UNITS; i++) {
+        if (v->from[i] == WL_SQ_NONE)
+            continue;
+        if (v->from[i] < WL_NSQ)
+            v->last_move[v->from[i]] = 1;
+        if (v->at[i] != WL_SQ_NONE && v->at[i] < WL_NSQ)
+            v->last_move[v->at[i]] = 1;
+    }
+}

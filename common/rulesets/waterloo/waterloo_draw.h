@@ -35,8 +35,9 @@
  *         x_min..x_max, the cell of square x starts at character
  *           WL_TEXT_LABEL_W + 2 * (x_max - x)
  *         of its line (counting visible characters, not ANSI escapes); its
- *         first character is blank ('*' on a highlighted square) and its
- *         marker is in characters 1..3.
+ *         first character is blank ('*' on a highlighted square, '+' on a
+ *         square of the other side's last move) and its marker is in
+ *         characters 1..3.
  *         Each board row is one line, with the row name left and right; the
  *         diagonal numbers are written above the top row and below the
  *         bottom row, each where the square of that diagonal would be one
@@ -84,7 +85,14 @@ struct wl_draw_view {
     wl_sq from[WL_MAX_UNITS];   /* where unit i stood before the last move the picture
                                  * marks (an entry square for an arrival), or WL_SQ_NONE:
                                  * not marked */
+    uint8_t last_move[WL_NSQ];  /* text only: the squares of the marked move, where
+                                 * its units stood and stand (wl_draw_mark_moves() sets
+                                 * them from from and at), marked '+' */
 };
+
+/* Set v->last_move from v->from and v->at: the square each marked unit
+ * stood on and the one it stands on. */
+void wl_draw_mark_moves(struct wl_draw_view *v);
 
 /* "horse artillery" for people, where wl_utype_name says "horse_artillery"
  * (static storage). */
@@ -144,11 +152,39 @@ int wl_draw_window_around(struct wl_draw_window *w, wl_sq centre, int radius);
  * when a window is given (w not NULL), the units of every stack in it. A unit
  * stack shows as the nation letter of its first unit (F French, P
  * Prussian, A Anglo-Allied) and its combat factors ("F11"), or "FHQ" for
- * HQs alone. Without colour the output has no ESC byte (the map cells are
+ * HQs alone; with colour, a stack's text is drawn on its square's own
+ * background (terrain or town, a river underlined), in its nation's
+ * colour. A square of last_move has '+' in its cell's first character
+ * ('*' of a highlight wins). Without colour the output has no ESC byte (the map cells are
  * ASCII; names are copied from the scenario as they are).
  * Returns 0, or -1 when memory ran out. */
 int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
                  const struct wl_draw_view *v, const struct wl_draw_window *w, int color);
+
+/* The room a text picture must fit, and what it centres on. */
+struct wl_draw_fit {
+    int cols, rows;             /* characters and lines; 0: no limit */
+    int color;                  /* ANSI colours; 0: no ESC byte at all */
+    wl_sq centre;               /* the square the window is centred on; WL_SQ_NONE: the
+                                 * middle of the board */
+    int radius;                 /* at most this many squares around centre; -1: as the
+                                 * room allows */
+    int pan_cols, pan_rows;     /* the window moved this many squares east and south of
+                                 * centre, stopping at the board's edges */
+};
+
+/* The text picture within f's room: never more than f->rows lines nor
+ * f->cols characters a line (escapes take no room). First the map, as
+ * large a window as fits (its diagonal numbers above and below, its row
+ * names on both sides), then, as long as lines are left: the caption, the
+ * key's line for stacks, the marks' meaning, the window's stacks unit by unit (the nearest to the
+ * centre first), the key's markers and the towns and entries in the
+ * window; what does not fit is cut and the last line says so (the
+ * client's `board` shows it all). From 24 rows on, the map leaves the key
+ * up to a quarter of them. Key lines are wrapped with a hanging indent,
+ * map lines cut. Returns 0, or -1 when memory ran out. */
+int wl_draw_text_fit(struct wr_strbuf *out, const struct wl_scenario *sc,
+                     const struct wl_draw_view *v, const struct wl_draw_fit *f);
 
 /* The most characters a line of window w's board takes (row names on both
  * sides and diagonal numbers included): no line wl_draw_text() writes

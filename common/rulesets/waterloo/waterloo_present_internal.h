@@ -34,8 +34,9 @@ struct wl_view {
     wl_sq centre;               /* `view SQ`: the picture's centre; WL_SQ_NONE: the action */
     int radius;                 /* `view SQ R`: squares around it; -1: as the room allows */
     wl_sq action;               /* where the last state moved or removed a unit, or none */
-    /* The SVG's mark of the last move: where each unit stood before the
-     * last state that moved units on the board (WL_SQ_NONE: not moved). */
+    /* The last move the pictures mark: where each unit stood before it
+     * (its entry square for an arrival), WL_SQ_NONE for a unit not marked
+     * (waterloo_present.c's note_last_move says which moves). */
     wl_sq moved_from[WL_MAX_UNITS];
 };
 
