@@ -219,6 +219,10 @@ int wl_present_judge(const struct wl_view *v, struct wl_game *work, const json_t
     const char *type = json_string_value(json_object_get(cmd, "type"));
     if (r == WL_R_NO_ADVANCE && type && strcmp(type, "advance") == 0)
         return 0;
+    /* Nor where the units of the move to take back came from: an undo
+     * wl_undo_check() allows is the server's to make. */
+    if (r == WL_R_BAD_COMMAND && type && strcmp(type, "undo") == 0 && !work->undo.known)
+        return 0;
     return -1;
 }
 
@@ -328,10 +332,34 @@ static void ev_game_over(const json_t *e, const char *type, struct wr_strbuf *ou
     wr_strbuf_printf(out, "game over: %s wins (%s)", str(e, "winner"), reason ? reason : "");
 }
 
+static void ev_undone(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    size_t i;
+    json_t *u;
+    wr_strbuf_puts(out, "move taken back: ");
+    json_array_foreach(json_object_get(e, "units"), i, u)
+        wr_strbuf_printf(out, "%s%s", i ? ", " : "", json_string_value(u) ?
+                                                    json_string_value(u) : "?");
+    const char *to = json_string_value(json_object_get(e, "to"));
+    if (to)
+        wr_strbuf_printf(out, " back on %s", to);
+    else
+        wr_strbuf_puts(out, " back off the board, to arrive");
+}
+
+static void ev_restored(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "%s is back on %s (the move that eliminated it was taken back)",
+                     str(e, "unit"), str(e, "to"));
+}
+
 static const struct {
     const char *type;
     void (*line)(const json_t *e, const char *type, struct wr_strbuf *out);
 } event_lines[] = {
+    { "undone", ev_undone }, { "restored", ev_restored },
     { "moved", ev_moved }, { "entered", ev_moved }, { "retreated", ev_retreated },
     { "advanced", ev_from_to }, { "placed", ev_from_to }, { "eliminated", ev_removed },
     { "defected", ev_removed }, { "exited", ev_exited }, { "phase", ev_phase },

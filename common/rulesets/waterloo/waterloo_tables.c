@@ -48,7 +48,7 @@ int wl_scenario_find_unit(const struct wl_scenario *sc, const char *id)
 
 static const char *const cmd_names[WL_NCMDS] = {
     "place", "end_setup", "move", "end_phase", "declare", "resolve", "retreat",
-    "exchange_losses", "advance", "no_advance", "defect",
+    "exchange_losses", "advance", "no_advance", "defect", "undo",
 };
 
 static const char *const await_names[] = {

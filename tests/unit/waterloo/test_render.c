@@ -50,7 +50,7 @@ static int setup(void **state)
     }
     /* Rules 1 keeps every counter of the scenario on the picture (Reille's
      * HQ too): these rows are about drawing, not about which units play. */
-    struct wl_options all = { .rules = 1, .commanders = 1 };
+    struct wl_options all = { .rules = 1, .commanders = 1, .undo = 1 };
     wl_draw_view_setup(&f->view, &f->sc, &all);
     wr_strbuf_init(&f->out);
     *state = f;
