@@ -29,6 +29,8 @@
 #define LIST_MAX 20             /* items named in a list; the rest are counted */
 #define EXAMPLE_SEED 1815       /* the random player's seed for examples */
 #define PLACE_TRIES 64          /* set-up squares tried for a place example */
+#define ENTRY_PATH 6            /* board squares of a reinforcement's example move */
+#define ARRIVALS_LINES 2        /* lines the arrivals still to come may take */
 
 /* --- lists ------------------------------------------------------------------------- */
 
@@ -256,6 +258,77 @@ static void decide_setup(const struct wl_view *v, struct wr_strbuf *out)
     wr_strbuf_puts(out, "; endsetup when they stand where you want them.\n");
 }
 
+/* The order that brings reinforcement u on now: "move U SQ..." along a
+ * legal path of at most ENTRY_PATH squares from its entry to the square
+ * farthest from it (the shortest such path), the
+ * entry square left out (the order fills it in, waterloo_present_order.c),
+ * or with it when the rules refuse the short form. 0 and the line in b, or
+ * -1 when no such order is accepted. */
+static int entry_order(const struct wl_view *v, struct wl_game *work, struct wl_reach *reach,
+                       int u, struct wr_strbuf *b)
+{
+    const struct wl_game *g = v->g;
+    struct wr_refusal why;
+    int unit = u, best = -1;
+    if (wl_move_reach(g, &unit, 1, reach, &why) != WL_R_OK)
+        return -1;
+    wl_sq entry = reach->n ? reach->path[0][0] : WL_SQ_NONE;
+    for (int i = 0, far = 0; i < reach->n; i++) {
+        int d = reach->end[i] == WL_PATH_OFF ? 0 : wl_grid_distance(entry, reach->end[i]);
+        if (d > 0 && reach->path_len[i] >= 2 && reach->path_len[i] <= ENTRY_PATH + 1 &&
+            (d > far || (d == far && reach->path_len[i] < reach->path_len[best]))) {
+            best = i;
+            far = d;
+        }
+    }
+    for (int full = 0; best >= 0 && full < 2; full++) {
+        wr_strbuf_release(b);
+        wr_strbuf_printf(b, "move %s", id_of(g, u));
+        squares(b, reach->path[best] + 1 - full, reach->path_len[best] - 1 + full);
+        if (b->s && !b->failed && line_accepted(v, work, b->s))
+            return 0;
+    }
+    wr_strbuf_release(b);
+    return -1;
+}
+
+/* "Reinforcements due:" and a line for each unit of the seat's due now:
+ * its entry and the order that brings it on, checked with the rules. */
+static void reinforcements(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    struct wl_game *work = malloc(sizeof *work);
+    struct wl_reach *reach = malloc(sizeof *reach);
+    struct wr_strbuf line;
+    char name[WL_SQ_NAME_MAX];
+    int n = 0;
+    wr_strbuf_init(&line);
+    wr_strbuf_puts(out, "  Reinforcements due:");
+    for (int u = 0; u < g->sc->nunits; u++) {
+        const struct wl_unit_def *d = &g->sc->units[u];
+        if (!yours(v, u) || g->units[u].where != WL_PENDING || d->arrive_turn > g->turn)
+            continue;
+        if (n++ == 0)
+            wr_strbuf_puts(out, " (a path may start on the entry square or next to it)\n");
+        int e = wl_move_entry_for(g, u);
+        if (e < 0) {
+            wr_strbuf_printf(out, "    %s cannot enter: every entry is in an enemy zone\n",
+                             d->id);
+            continue;
+        }
+        wr_strbuf_printf(out, "    %s enters at %s (%s)", d->id, g->sc->map.entries[e].name,
+                         wl_grid_name(g->sc->map.entries[e].at, name));
+        if (work && reach && entry_order(v, work, reach, u, &line) == 0)
+            wr_strbuf_printf(out, ", e.g. \"%s\"", line.s);
+        wr_strbuf_puts(out, "\n");
+    }
+    if (n == 0)
+        wr_strbuf_puts(out, " none\n");
+    wr_strbuf_release(&line);
+    free(reach);
+    free(work);
+}
+
 static void decide_move(const struct wl_view *v, struct wr_strbuf *out)
 {
     const struct wl_game *g = v->g;
@@ -267,20 +340,7 @@ static void decide_move(const struct wl_view *v, struct wr_strbuf *out)
         if (yours(v, u) && g->units[u].where == WL_ON_BOARD && !g->units[u].moved)
             list_item(&l, "%s", id_of(g, u));
     list_end(&l, " none");
-    list_begin(&l, out, "  Reinforcements due:");
-    for (int u = 0; u < g->sc->nunits; u++) {
-        const struct wl_unit_def *d = &g->sc->units[u];
-        if (!yours(v, u) || g->units[u].where != WL_PENDING || d->arrive_turn > g->turn)
-            continue;
-        int e = wl_move_entry_for(g, u);
-        char name[WL_SQ_NAME_MAX];
-        if (e < 0)
-            list_item(&l, "%s (every entry is blocked)", d->id);
-        else
-            list_item(&l, "%s entering at %s (%s)", d->id, g->sc->map.entries[e].name,
-                      wl_grid_name(g->sc->map.entries[e].at, name));
-    }
-    list_end(&l, " none");
+    reinforcements(v, out);
     wr_strbuf_puts(out, "  Orders: move UNIT[,UNIT...] SQUARE... (the path square by square)");
     example(v, out);
     wr_strbuf_puts(out, "; reach UNIT marks where a unit can go; end ends the phase.\n");
@@ -488,6 +548,127 @@ static void (*const decisions[])(const struct wl_view *v, struct wr_strbuf *out)
     [WL_AW_COMBAT] = decide_combat,
 };
 
+/* --- the record: time, arrivals, losses ---------------------------------------------- */
+
+/* text[0..len) on lines of at most LIST_WIDTH characters, broken at
+ * blanks, continued with an indent, at most max lines (the rest is cut). */
+static void put_wrapped(struct wr_strbuf *out, const char *text, size_t len, int max)
+{
+    size_t i = 0;
+    for (int line = 0; i < len && line < max; line++) {
+        size_t room = LIST_WIDTH - (line ? 5 : 0), end = i + room;
+        if (end >= len) {
+            end = len;
+        } else {
+            while (end > i && text[end] != ' ')
+                end--;
+            if (end == i)
+                end = i + room;
+        }
+        wr_strbuf_printf(out, "%s%.*s\n", line ? "     " : "", (int)(end - i), text + i);
+        i = end;
+        while (i < len && text[i] == ' ')
+            i++;
+    }
+}
+
+/* "Turn 3 of 12, 1815-06-16 11:00, 10 turns left with this one". */
+static void turn_record(const struct wl_game *g, struct wr_strbuf *out)
+{
+    const struct wl_turn_time *t = &g->sc->turns[g->turn - 1];
+    int left = g->sc->nturns - g->turn + 1;
+    wr_strbuf_printf(out, "Turn %d of %d, %s %s, %d turn%s left with this one\n", g->turn,
+                     g->sc->nturns, t->date, t->time, left, left == 1 ? "" : "s");
+}
+
+/* "Still to arrive: turn 4: aa-picton, aa-wissel at Brussels, pr-ii at
+ * Namur; turn 5: ..." for the units due after this turn, both sides (the
+ * order of battle is no secret), cut to ARRIVALS_LINES lines with "+N
+ * more". */
+static void arrivals(const struct wl_game *g, struct wr_strbuf *out)
+{
+    const struct wl_scenario *sc = g->sc;
+    struct wr_strbuf text;
+    size_t budget = ARRIVALS_LINES * (LIST_WIDTH - 5) - 12;    /* room for " +NN more" */
+    int named = 0, more = 0;
+    wr_strbuf_init(&text);
+    wr_strbuf_puts(&text, "Still to arrive:");
+    for (int t = g->turn + 1; t <= sc->nturns; t++) {
+        int turn_named = 0;
+        for (int e = -1; e < sc->map.nentries; e++) {
+            int in_group = 0;
+            for (int u = 0; u < sc->nunits; u++) {
+                if (g->units[u].where != WL_PENDING || sc->units[u].arrive_turn != t ||
+                    sc->units[u].entry != e)
+                    continue;
+                size_t before = text.len;
+                if (more == 0) {
+                    if (in_group)
+                        wr_strbuf_puts(&text, ",");
+                    else if (turn_named)
+                        wr_strbuf_puts(&text, " and");
+                    else
+                        wr_strbuf_printf(&text, "%s turn %d:", named ? ";" : "", t);
+                    wr_strbuf_printf(&text, " %s", sc->units[u].id);
+                }
+                if (more || text.len > budget) {
+                    text.len = before;      /* cut: counted, not named */
+                    if (text.s)
+                        text.s[before] = '\0';
+                    more++;
+                    continue;
+                }
+                in_group = turn_named = 1;
+                named++;
+            }
+            if (in_group && e >= 0)
+                wr_strbuf_printf(&text, " at %s", sc->map.entries[e].name);
+        }
+    }
+    if (named == 0 && more == 0)
+        wr_strbuf_puts(&text, " none");
+    if (more)
+        wr_strbuf_printf(&text, " +%d more", more);
+    if (text.failed)
+        out->failed = 1;
+    else
+        put_wrapped(out, text.s, text.len, ARRIVALS_LINES);
+    wr_strbuf_release(&text);
+}
+
+/* "Lost: French 12 (3 units), Allied 6 (1); left the board: French 5 (1)":
+ * the printed combat factors of the units eliminated (defected included)
+ * and of those that left the board, per side. */
+static void losses(const struct wl_game *g, struct wr_strbuf *out)
+{
+    static const int where[2] = { WL_ELIMINATED, WL_EXITED };
+    wr_strbuf_puts(out, "Lost:");
+    for (int k = 0; k < 2; k++) {
+        int factors[WL_NSIDES] = { 0 }, units[WL_NSIDES] = { 0 }, any = 0;
+        for (int u = 0; u < g->sc->nunits; u++)
+            if (g->units[u].where == where[k]) {
+                factors[g->sc->units[u].side] += g->sc->units[u].combat;
+                units[g->sc->units[u].side]++;
+                any = 1;
+            }
+        if (k == 1 && !any)
+            break;
+        if (k == 1)
+            wr_strbuf_puts(out, "; left the board:");
+        if (!any)
+            wr_strbuf_puts(out, " none");
+        for (int side = 0, n = 0; side < WL_NSIDES; side++) {
+            if (units[side] == 0)
+                continue;
+            int first = n++ == 0;
+            wr_strbuf_printf(out, "%s %s %d (%d%s)", first ? "" : ",",
+                             side == WL_FRENCH ? "French" : "Allied", factors[side],
+                             units[side], !first ? "" : units[side] == 1 ? " unit" : " units");
+        }
+    }
+    wr_strbuf_puts(out, "\n");
+}
+
 /* --- describe ------------------------------------------------------------------------ */
 
 /* "awaiting french:napoleon, french:ney (move)": the commanders a team
@@ -583,9 +764,12 @@ void wl_present_describe(const struct wr_view *base, struct wr_strbuf *out)
     }
     if (wl_team_size(g) > 1)
         team_lines(v, out);
-    if (!seat_awaited(v) || g->await_what <= WL_AW_NONE ||
-        g->await_what >= (int)(sizeof decisions / sizeof decisions[0]))
-        return;
-    wr_strbuf_printf(out, "Your decision (%s): ", wl_await_name(g->await_what));
-    decisions[g->await_what](v, out);
+    if (seat_awaited(v) && g->await_what > WL_AW_NONE &&
+        g->await_what < (int)(sizeof decisions / sizeof decisions[0])) {
+        wr_strbuf_printf(out, "Your decision (%s): ", wl_await_name(g->await_what));
+        decisions[g->await_what](v, out);
+    }
+    turn_record(g, out);
+    arrivals(g, out);
+    losses(g, out);
 }

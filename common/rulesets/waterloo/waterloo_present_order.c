@@ -195,10 +195,33 @@ static int o_end_setup(const struct parse *p, json_t **cmd)
     return 0;
 }
 
+/* The entry square a reinforcement's path leaves out: when the units are
+ * due and their first square touches the entry the rules make them use
+ * now (wl_move_entry_for), that entry; else WL_SQ_NONE (the path is sent
+ * as typed, and the rules judge it). */
+static wl_sq entry_left_out(const struct wl_view *v, const json_t *units, const char *first)
+{
+    const struct wl_game *g = v->g;
+    int u = g ? wl_scenario_find_unit(v->sc, json_string_value(json_array_get(units, 0))) : -1;
+    if (u < 0 || g->units[u].where != WL_PENDING || v->sc->units[u].arrive_turn > g->turn)
+        return WL_SQ_NONE;
+    int e = wl_move_entry_for(g, u);
+    wl_sq s;
+    if (e < 0 || wl_grid_parse(first, (size_t)-1, &s) != 0)
+        return WL_SQ_NONE;
+    wl_sq at = g->sc->map.entries[e].at;
+    return s != at && wl_grid_distance(at, s) == 1 ? at : WL_SQ_NONE;
+}
+
+/* A reinforcement's path may leave out its entry square: it is put back. */
 static int o_move(const struct parse *p, json_t **cmd)
 {
     const struct words *ws = p->ws;
     json_t *units = units_of(ws, 1, 2), *path = json_array();
+    wl_sq entry = entry_left_out(p->v, units, ws->w[2]);
+    char name[WL_SQ_NAME_MAX];
+    if (entry != WL_SQ_NONE)
+        json_array_append_new(path, json_string(wl_grid_name(entry, name)));
     for (int i = 2; i < ws->n; i++)
         json_array_append_new(path, square(ws->w[i], i == ws->n - 1));
     if (json_array_size(units) == 1)

@@ -841,12 +841,16 @@ static void test_battle(void **state)
                     "zone (14 squares");
     expect_in(3, d, "Orders: place UNIT SQUARE, e.g. \"place ");
     free(d);
+    /* not awaited: where the game stands and the record, no decision */
     d = describe(f, f->al);
-    assert_int_equal(count_lines(d), 1);
+    assert_int_equal(count_lines(d), 4);
+    assert_null(strstr(d, "Your decision"));
     free(d);
     d = describe(f, f->spec);
-    assert_int_equal(count_lines(d), 1);
-    expect_in(4, d, "awaiting french (setup)");
+    assert_int_equal(count_lines(d), 4);
+    expect_in(4, d, "awaiting french (setup)\nTurn 1 of 6, 1815-06-18 07:00, 6 turns left "
+                    "with this one\nStill to arrive: turn 2: aa-wissel at Hal; turn 4: pr-15 "
+                    "at Brussels\nLost: none\n");
     free(d);
     static const struct step setup[] = {
         { 10, "allied", "endsetup", "not_your_turn" },
@@ -1083,6 +1087,128 @@ static void test_exchange(void **state)
 
 /* A French unit leaves the board by the Brussels road: the P-A-A owes a
  * defection. */
+/* The panel at the 1815 game's allied turn 1: the two HQs due at Brussels,
+ * each with the order that brings it on; that order, typed as shown, is
+ * accepted; the turn record, the arrivals to come and the losses. */
+static void test_panel_1815(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("waterloo-1815/scenario.json", NULL, 0);
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "endsetup", "ok" },
+        { 3, "french", "end", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    char *d = describe(f, f->al);
+    expect_in(5, d, "allied_move: awaiting allied (move)\nYour decision (move)");
+    expect_in(6, d, "  Reinforcements due: (a path may start on the entry square or next to "
+                    "it)\n    aa-hq-wellington enters at Brussels (0-46), e.g. \"move "
+                    "aa-hq-wellington ");
+    expect_in(7, d, "Turn 1 of 30, 1815-06-16 07:00, 30 turns left with this one\n");
+    expect_in(8, d, "Still to arrive: turn 2: aa-picton, aa-art-5, aa-wissel at Brussels and "
+                    "pr-ii-5, pr-ii-6,");
+    expect_in(9, d, " +58 more\nLost: none\n");
+    /* the arrivals take two lines, each within the list's width */
+    const char *arr = strstr(d, "Still to arrive:");
+    assert_non_null(arr);
+    assert_int_equal(count_lines(arr), 3);
+    assert_true(widest_line(arr) <= 100);
+    free(d);
+    /* the reinforcement's order, typed as shown, brings it on (without its
+     * entry square: the order fills it in) */
+    char line[256];
+    d = describe(f, f->al);
+    if (example_of(strstr(d, "enters at"), line, sizeof line) != 0)
+        fail_msg("row 10: no order for the reinforcement:\n%s", d);
+    free(d);
+    assert_null(strstr(line, "0-46"));
+    json_t *cmd = command_of(f, "allied", line);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(cmd, "path"), 0)),
+                        "0-46");
+    struct wr_refusal why;
+    if (judge_and_apply(f, 11, "allied", cmd, &why) != 0)
+        fail_msg("row 11: '%s' refused: %s", line, why.message);
+    json_decref(cmd);
+    d = describe(f, f->al);
+    expect_in(12, d, "Reinforcements due: none\n");
+    free(d);
+    /* allied turn 2: Picton, art-5 and Wissel at Brussels, the II Corps at
+     * Namur; each order shown brings its unit on, one after the other */
+    static const struct step turn2[] = {
+        { 13, "allied", "end", "ok" },
+        { 14, "french", "end", "ok" },     /* no battle to fight: the combat phase passes */
+    };
+    run_steps(f, turn2, sizeof turn2 / sizeof turn2[0]);
+    d = describe(f, f->al);
+    expect_in(16, d, "Turn 2 of 30, 1815-06-16 09:00, 29 turns left with this one\n");
+    expect_in(17, d, "    aa-picton enters at Brussels (0-46), e.g. \"move aa-picton ");
+    expect_in(18, d, "    pr-ii-5 enters at Namur (");
+    free(d);
+    int entered = 0;
+    for (;;) {
+        d = describe(f, f->al);
+        const char *at = strstr(d, "enters at");
+        if (at == NULL || example_of(at, line, sizeof line) != 0) {
+            free(d);
+            break;
+        }
+        free(d);
+        cmd = command_of(f, "allied", line);
+        if (judge_and_apply(f, 20 + entered, "allied", cmd, &why) != 0)
+            fail_msg("row %d: '%s' refused: %s", 20 + entered, line, why.message);
+        json_decref(cmd);
+        entered++;
+    }
+    assert_int_equal(entered, 7);
+    d = describe(f, f->al);
+    expect_in(30, d, "Reinforcements due: none\n");
+    free(d);
+    fx_free(f);
+}
+
+/* A reinforcement's path may leave out its entry square: the order puts
+ * it back when the first square touches the entry the rules make it use;
+ * otherwise the path goes as typed and the rules say why it is wrong. */
+static void test_entry_left_out(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("waterloo-1815/scenario.json", NULL, 0);
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "endsetup", "ok" },
+        { 3, "french", "end", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    static const struct { int row; const char *line, *json; } rows[] = {
+        { 4, "move aa-hq-wellington a-46 b-46",
+          "{\"path\":[\"0-46\",\"A-46\",\"B-46\"],\"type\":\"move\",\"unit\":\"aa-hq-wellington\"}" },
+        { 5, "move aa-hq-wellington 0-46 A-46",
+          "{\"path\":[\"0-46\",\"A-46\"],\"type\":\"move\",\"unit\":\"aa-hq-wellington\"}" },
+        { 6, "move aa-hq-wellington C-46",       /* not next to the entry: as typed */
+          "{\"path\":[\"C-46\"],\"type\":\"move\",\"unit\":\"aa-hq-wellington\"}" },
+        { 7, "move aa-picton A-46",              /* not due yet: as typed */
+          "{\"path\":[\"A-46\"],\"type\":\"move\",\"unit\":\"aa-picton\"}" },
+        { 8, "move pr-i-1 J-40",                 /* on the board: as typed */
+          "{\"path\":[\"J-40\"],\"type\":\"move\",\"unit\":\"pr-i-1\"}" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct wr_refusal why;
+        char *got = command_text(f, f->al, rows[i].line, &why);
+        if (got == NULL || strcmp(got, rows[i].json) != 0)
+            fail_msg("row %d: '%s' gave %s, want %s", rows[i].row, rows[i].line,
+                     got ? got : why.message, rows[i].json);
+        free(got);
+    }
+    static const struct step moves[] = {
+        { 9, "allied", "move aa-hq-wellington C-46", "bad_entry" },
+        { 10, "allied", "move aa-picton A-46", "not_arrived" },
+        { 11, "allied", "move aa-hq-wellington A-46 B-46", "ok" },
+    };
+    run_steps(f, moves, sizeof moves / sizeof moves[0]);
+    fx_free(f);
+}
+
 static void test_defection(void **state)
 {
     (void)state;
@@ -1403,6 +1529,8 @@ int main(void)
         cmocka_unit_test(test_battles_one_by_one),
         cmocka_unit_test(test_exchange),
         cmocka_unit_test(test_defection),
+        cmocka_unit_test(test_panel_1815),
+        cmocka_unit_test(test_entry_left_out),
         cmocka_unit_test(test_random_small),
         cmocka_unit_test(test_random_1815),
         cmocka_unit_test(test_events),
