@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "waterloo_combat.h"
+#include "waterloo_suggest.h"
 
 #define LINE_MAX_LEN 4096
 #define MAX_WORDS 160
@@ -369,7 +370,7 @@ static int query_units(const struct parse *p, int from, int to, int *out, int ma
         for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             int u = wl_scenario_find_unit(p->v->sc, t);
             if (u < 0)
-                return wl_refuse(p->why, WL_R_UNKNOWN_UNIT, "there is no unit '%.40s'", t), -1;
+                return wl_refuse_unknown_unit(p->why, p->v->sc, p->v->side, t), -1;
             if (n == max)
                 return bad(p, "at most %d units", max);
             out[n++] = u;
@@ -382,7 +383,7 @@ static int needs_state(const struct parse *p)
 {
     if (p->v->g)
         return 0;
-    wl_refuse(p->why, WL_R_BAD_COMMAND, "%s needs the game's position: no state yet",
+    wl_refuse(p->why, WL_R_BAD_COMMAND, "%s needs the game's position, and none has come from the server yet",
               p->order->name);
     return -1;
 }
@@ -641,8 +642,8 @@ int wl_present_command(const struct wl_view *v, const char *line, json_t **cmd,
     const struct row *r = parse_line(v, line, ws, &p, why);
     int rc = -1;
     if (r && r->command == NULL)
-        wl_refuse(why, WL_R_BAD_COMMAND, "%s is a question the view answers, not a command",
-                  r->name);
+        wl_refuse(why, WL_R_BAD_COMMAND, "%s is a question answered here, not an order for "
+                  "the game", r->name);
     else if (r)
         rc = r->command(&p, cmd);
     if (rc == 0 && *cmd == NULL) {

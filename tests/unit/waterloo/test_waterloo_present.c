@@ -34,6 +34,7 @@
 #include "ruleset.h"
 #include "waterloo_autoplay.h"
 #include "waterloo_command.h"
+#include "waterloo_suggest.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
@@ -1167,6 +1168,88 @@ static void test_panel_1815(void **state)
     fx_free(f);
 }
 
+/* Refusals speak a wargamer's words: no JSON field, no protocol name; a
+ * mistyped unit or square gets the nearest names. Each row: seat, order,
+ * the code (unchanged: the protocol) and the whole sentence, the same from
+ * precheck() and from the rules (judge_and_apply checks they agree). */
+static void test_refusal_words(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    static const struct { int row; const char *seat, *line, *code, *message; } rows[] = {
+        { 1, "french", "move fr-jerome J-40", "wrong_phase",
+          "a move is not allowed now: the game waits for the French to set up their units" },
+        { 2, "allied", "endsetup", "not_your_turn",
+          "the french player is awaited: the game waits for the French to set up their units" },
+        { 3, "french", "place fr-jerom L-42", "unknown_unit",
+          "no unit fr-jerom: did you mean fr-jerome?" },
+        { 4, "french", "place fr-jeorme L-42", "unknown_unit",
+          "no unit fr-jeorme: did you mean fr-jerome?" },
+        { 5, "french", "place fr-nobody-at-all L-42", "unknown_unit",
+          "no unit fr-nobody-at-all in this scenario" },
+        { 6, "french", "place fr-jerome L-4Z", "bad_square",
+          "'L-4Z' is not a square of the board: did you mean L-40, L-41 or L-42?" },
+        { 7, "french", "place fr-jerome ZZ-99", "bad_square",
+          "'ZZ-99' is not a square of the board" },
+        { 8, "french", "resolve", "bad_command",
+          "resolve needs the number of a declared battle, and no battle is declared now" },
+        { 9, "french", "exchange fr-foy fr-foy", "bad_command", "fr-foy is named twice" },
+        { 10, "french", "attack fr-jerome vs aa-pictn", "unknown_unit",
+          "no unit aa-pictn: did you mean aa-picton?" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_t *cmd = command_of(f, rows[i].seat, rows[i].line);
+        struct wr_refusal why = { 0, "ok", "" };
+        if (judge_and_apply(f, rows[i].row, rows[i].seat, cmd, &why) == 0)
+            fail_msg("row %d: '%s' was applied", rows[i].row, rows[i].line);
+        if (strcmp(why.code, rows[i].code) != 0 || strcmp(why.message, rows[i].message) != 0)
+            fail_msg("row %d: '%s' gave %s (%s), want %s (%s)", rows[i].row, rows[i].line,
+                     why.code, why.message, rows[i].code, rows[i].message);
+        json_decref(cmd);
+    }
+    /* the queries too */
+    json_t *cmd = NULL;
+    struct wr_strbuf out;
+    struct wr_refusal why;
+    wr_strbuf_init(&out);
+    assert_int_equal(f->pr->order(f->fr, "reach fr-pyre", &cmd, &out, &why), WR_ORDER_ERROR);
+    assert_string_equal(why.code, "unknown_unit");
+    assert_string_equal(why.message, "no unit fr-pyre: did you mean fr-pire?");
+    assert_int_equal(f->pr->order(f->fr, "resolve", &cmd, &out, &why), WR_ORDER_COMMAND);
+    json_decref(cmd);
+    wr_strbuf_release(&out);
+    fx_free(f);
+
+    /* 11) the nearest first, and among them the units of the side preferred */
+    struct wl_scenario *sc = calloc(1, sizeof *sc);
+    assert_non_null(sc);
+    static const struct { const char *id; int side; } units[] = {
+        { "fr-ney", WL_FRENCH }, { "aa-ney", WL_ALLIED }, { "fr-neyy", WL_FRENCH },
+    };
+    for (int i = 0; i < 3; i++) {
+        snprintf(sc->units[i].id, sizeof sc->units[i].id, "%s", units[i].id);
+        sc->units[i].side = (uint8_t)units[i].side;
+    }
+    sc->nunits = 3;
+    wl_refuse_unknown_unit(&why, sc, WL_ALLIED, "xx-ney");
+    assert_string_equal(why.message, "no unit xx-ney: did you mean aa-ney or fr-ney?");
+    wl_refuse_unknown_unit(&why, sc, WL_FRENCH, "xx-ney");
+    assert_string_equal(why.message, "no unit xx-ney: did you mean fr-ney or aa-ney?");
+    wl_refuse_unknown_unit(&why, sc, WL_ALLIED, "fr-neyyy");
+    assert_string_equal(why.message, "no unit fr-neyyy: did you mean fr-neyy?");
+    free(sc);
+    /* 12) the distance: a change, an addition, a swap count one; case none */
+    static const struct { const char *a, *b; int d; } dist[] = {
+        { "fr-jerom", "fr-jerome", 1 }, { "fr-jeorme", "fr-jerome", 1 },
+        { "FR-JEROME", "fr-jerome", 0 }, { "kitten", "sitting", 3 }, { "abc", "", 3 },
+        { "", "", 0 }, { "ab", "ba", 1 },
+    };
+    for (size_t i = 0; i < sizeof dist / sizeof dist[0]; i++)
+        if (wl_suggest_distance(dist[i].a, dist[i].b) != dist[i].d)
+            fail_msg("row 12.%zu: %s/%s: %d, want %d", i, dist[i].a, dist[i].b,
+                     wl_suggest_distance(dist[i].a, dist[i].b), dist[i].d);
+}
+
 /* A reinforcement's path may leave out its entry square: the order puts
  * it back when the first square touches the entry the rules make it use;
  * otherwise the path goes as typed and the rules say why it is wrong. */
@@ -1531,6 +1614,7 @@ int main(void)
         cmocka_unit_test(test_defection),
         cmocka_unit_test(test_panel_1815),
         cmocka_unit_test(test_entry_left_out),
+        cmocka_unit_test(test_refusal_words),
         cmocka_unit_test(test_random_small),
         cmocka_unit_test(test_random_1815),
         cmocka_unit_test(test_events),
