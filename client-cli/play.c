@@ -293,11 +293,17 @@ static void on_link(void *ctx, int up)
 
 static const char *const own_words[] = { "help", "status", "log", "quit", NULL };
 
-static void help(struct play *p)
+static void help(struct play *p, const char *order)
 {
     struct wr_strbuf b;
     wr_strbuf_init(&b);
-    wrc_view_help(p->w->v, &b);
+    if (order[0]) {             /* help ORDER: that order alone */
+        wrc_view_help(p->w->v, order, &b);
+        say(p, "%s", b.s ? b.s : "");
+        wr_strbuf_release(&b);
+        return;
+    }
+    wrc_view_help(p->w->v, NULL, &b);
     say(p, "orders:\n%s", b.s ? b.s : "");
     say(p, "tools:  status | log [N] | help | quit");
     say(p, "Tab completes orders and their words; arrows recall earlier lines.");
@@ -414,7 +420,7 @@ static void on_line(void *ctx, const char *line)
         return;
     }
     if (strcmp(verb, "help") == 0) {
-        help(p);
+        help(p, args);
     } else if (strcmp(verb, "status") == 0) {
         struct wr_strbuf b;
         wr_strbuf_init(&b);
