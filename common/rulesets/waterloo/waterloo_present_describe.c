@@ -154,9 +154,7 @@ static int line_accepted(const struct wl_view *v, struct wl_game *work, const ch
     return verdict >= 0;
 }
 
-/* Is unit u one the view's seat orders: of its side and, in a team game,
- * under its command (waterloo_teams.h)? */
-static int yours(const struct wl_view *v, int u)
+int wl_present_yours(const struct wl_view *v, int u)
 {
     return v->g->sc->units[u].side == v->side &&
            (wl_team_size(v->g) < 2 || wl_team_commander(v->g, u) == v->commander);
@@ -170,7 +168,7 @@ static int place_example(const struct wl_view *v, struct wl_game *work, struct w
     char name[WL_SQ_NAME_MAX];
     int tries = 0;
     for (int u = 0; u < g->sc->nunits; u++) {
-        if (!yours(v, u) || g->units[u].where != WL_ON_BOARD)
+        if (!wl_present_yours(v, u) || g->units[u].where != WL_ON_BOARD)
             continue;
         for (wl_sq s = 0; s < WL_NSQ && tries < PLACE_TRIES; s++) {
             if (!g->sc->zone[v->side][s] || s == g->units[u].at || !wl_grid_playable(s))
@@ -306,7 +304,8 @@ static void reinforcements(const struct wl_view *v, struct wr_strbuf *out)
     wr_strbuf_puts(out, "  Reinforcements due:");
     for (int u = 0; u < g->sc->nunits; u++) {
         const struct wl_unit_def *d = &g->sc->units[u];
-        if (!yours(v, u) || g->units[u].where != WL_PENDING || d->arrive_turn > g->turn)
+        if (!wl_present_yours(v, u) || g->units[u].where != WL_PENDING ||
+            d->arrive_turn > g->turn)
             continue;
         if (n++ == 0)
             wr_strbuf_puts(out, " (a path may start on the entry square or next to it)\n");
@@ -337,7 +336,7 @@ static void decide_move(const struct wl_view *v, struct wr_strbuf *out)
                         "once), then end the phase.\n");
     list_begin(&l, out, "  Not moved yet:");
     for (int u = 0; u < g->sc->nunits; u++)
-        if (yours(v, u) && g->units[u].where == WL_ON_BOARD && !g->units[u].moved)
+        if (wl_present_yours(v, u) && g->units[u].where == WL_ON_BOARD && !g->units[u].moved)
             list_item(&l, "%s", id_of(g, u));
     list_end(&l, " none");
     reinforcements(v, out);

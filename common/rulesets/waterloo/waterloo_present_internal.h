@@ -57,6 +57,10 @@ int wl_present_judge(const struct wl_view *v, struct wl_game *work, const json_t
 void wl_present_complete(const struct wr_view *v, const char *const *words, int nwords,
                          const char *word, void (*add)(void *ctx, const char *cand), void *ctx);
 
+/* Is unit u one v's seat orders: of its side and, in a team game, under
+ * its command (waterloo_teams.h)? v has a state. */
+int wl_present_yours(const struct wl_view *v, int u);
+
 /* describe() (waterloo_present_describe.c). */
 void wl_present_describe(const struct wr_view *v, struct wr_strbuf *out);
 

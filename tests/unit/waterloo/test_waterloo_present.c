@@ -824,6 +824,41 @@ static void test_draw_svg(void **state)
     fx_free(f);
 }
 
+struct cands {
+    char list[8192];
+    int n;
+};
+
+static void add_cand(void *ctx, const char *cand)
+{
+    struct cands *c = ctx;
+    size_t len = strlen(c->list);
+    snprintf(c->list + len, sizeof c->list - len, "%s|", cand);
+    c->n++;
+}
+
+static void complete(struct fx *f, struct wr_view *v, const char *const *words, int nwords,
+                     const char *word, struct cands *c)
+{
+    c->list[0] = '|';
+    c->list[1] = '\0';
+    c->n = 0;
+    f->pr->complete(v, words, nwords, word, add_cand, c);
+}
+
+/* Every candidate of list ("|A|B|") is a square next to square near. */
+static void all_near(int row, const char *list, const char *near)
+{
+    wl_sq a, b;
+    assert_int_equal(wl_grid_parse(near, (size_t)-1, &a), 0);
+    for (const char *p = list + 1; *p; p += strcspn(p, "|") + 1) {
+        char sq[16];
+        snprintf(sq, sizeof sq, "%.*s", (int)strcspn(p, "|"), p);
+        if (wl_grid_parse(sq, (size_t)-1, &b) != 0 || wl_grid_distance(a, b) != 1)
+            fail_msg("row %d: %s is not next to %s (%s)", row, sq, near, list);
+    }
+}
+
 /* --- the game, scripted ---------------------------------------------------------------- */
 
 /* A battle from set-up to the advance, each command checked with precheck()
@@ -951,6 +986,19 @@ static void test_battle(void **state)
         { 75, "allied", "retreat aa-picton H-40 G-39", "not_your_turn" },
     };
     run_steps(f, retreat, sizeof retreat / sizeof retreat[0]);
+    /* completion: the unit that must retreat, then the first squares of
+     * its open routes (next to I-40), then the second of the route chosen */
+    struct cands c;
+    complete(f, f->fr, (const char *const[]){ "retreat" }, 1, "", &c);
+    assert_string_equal(c.list, "|aa-picton|");
+    complete(f, f->fr, (const char *const[]){ "retreat", "aa-picton" }, 2, "", &c);
+    assert_true(c.n >= 1);
+    all_near(77, c.list, "I-40");
+    char first[16];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(c.list + 1, "|"), c.list + 1);
+    complete(f, f->fr, (const char *const[]){ "retreat", "aa-picton", first }, 3, "", &c);
+    assert_true(c.n >= 1);
+    all_near(78, c.list, first);
     follow_example(f, 76, "french");
 
     /* the advance: from the slope J-40 onto the hill top Picton left */
@@ -1518,26 +1566,69 @@ static void test_events(void **state)
     fx_free(f);
 }
 
-struct cands {
-    char list[8192];
-    int n;
-};
-
-static void add_cand(void *ctx, const char *cand)
+/* Completion offers only what makes sense now: in a movement phase, the
+ * seat's units that have not moved and its due reinforcements, then the
+ * squares a legal path takes next; never a unit still to arrive later,
+ * never the whole board. */
+static void test_complete_now(void **state)
 {
-    struct cands *c = ctx;
-    size_t len = strlen(c->list);
-    snprintf(c->list + len, sizeof c->list - len, "%s|", cand);
-    c->n++;
-}
+    (void)state;
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "place aa-picton I-40", "ok" },
+        { 3, "allied", "endsetup", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    struct cands c;
+    complete(f, f->fr, (const char *const[]){ "move" }, 1, "", &c);
+    assert_string_equal(c.list, "|fr-napoleon|fr-jerome|fr-foy|fr-pire|fr-ii-art|fr-guard-ha|");
+    run_steps(f, (const struct step[]){ { 4, "french", "move fr-jerome,fr-foy J-40", "ok" } },
+              1);
+    complete(f, f->fr, (const char *const[]){ "move" }, 1, "fr-", &c);
+    assert_string_equal(c.list, "|fr-napoleon|fr-pire|fr-ii-art|fr-guard-ha|");
+    complete(f, f->fr, (const char *const[]){ "reach" }, 1, "fr-j", &c);
+    assert_int_equal(c.n, 0);
+    /* Pire on K-41: the squares next to it it can move to, then on */
+    complete(f, f->fr, (const char *const[]){ "move", "fr-pire" }, 2, "", &c);
+    assert_true(c.n >= 2);
+    all_near(5, c.list, "K-41");
+    assert_null(strstr(c.list, "|off|"));
+    complete(f, f->fr, (const char *const[]){ "move", "fr-pire", "K-40" }, 3, "", &c);
+    assert_true(c.n >= 1);
+    all_near(6, c.list, "K-40");
+    assert_null(strstr(c.list, "|K-41|"));          /* where it came from is no end */
+    /* a letter typed: still only squares it can reach, not the board's */
+    complete(f, f->fr, (const char *const[]){ "move", "fr-pire" }, 2, "a", &c);
+    assert_int_equal(c.n, 0);
+    /* the other seat's units are no candidates of its move */
+    complete(f, f->fr, (const char *const[]){ "move" }, 1, "aa-", &c);
+    assert_int_equal(c.n, 0);
+    fx_free(f);
 
-static void complete(struct fx *f, struct wr_view *v, const char *const *words, int nwords,
-                     const char *word, struct cands *c)
-{
-    c->list[0] = '|';
-    c->list[1] = '\0';
-    c->n = 0;
-    f->pr->complete(v, words, nwords, word, add_cand, c);
+    /* 1815, allied turn 1: Wellington's HQ is due at Brussels (0-46); the
+     * Hanoverian reserve (turn 10) is not */
+    f = fx_new("waterloo-1815/scenario.json", NULL, 0);
+    static const struct step s1815[] = {
+        { 10, "french", "endsetup", "ok" },
+        { 11, "allied", "endsetup", "ok" },
+        { 12, "french", "end", "ok" },
+    };
+    run_steps(f, s1815, sizeof s1815 / sizeof s1815[0]);
+    complete(f, f->al, (const char *const[]){ "move" }, 1, "aa-hq-", &c);
+    assert_string_equal(c.list, "|aa-hq-wellington|");
+    complete(f, f->al, (const char *const[]){ "move", "aa-hq-wellington" }, 2, "", &c);
+    expect_in(13, c.list, "|0-46|");
+    char rest[8192];        /* the others: the squares next to the entry */
+    const char *entry = strstr(c.list, "|0-46|");
+    snprintf(rest, sizeof rest, "%.*s%s", (int)(entry - c.list), c.list, entry + 5);
+    assert_true(strlen(rest) > 1);
+    all_near(14, rest, "0-46");
+    assert_true(c.n >= 2);
+    complete(f, f->al, (const char *const[]){ "move", "aa-hq-wellington", "A-46" }, 3, "", &c);
+    assert_true(c.n >= 1);
+    all_near(15, c.list, "A-46");
+    fx_free(f);
 }
 
 static void test_complete(void **state)
@@ -1578,7 +1669,7 @@ static void test_complete(void **state)
         { 15, { "end" }, 1, "", NULL, "|", 0 },
         { 16, { "noadvance" }, 1, "", NULL, "|", 0 },
         { 17, { "view" }, 1, "e-4", "|E-43|", "|D-", -1 },
-        { 18, { "reach" }, 1, "pr-", "|pr-15|", NULL, 1 },
+        { 18, { "reach" }, 1, "pr-", NULL, "|", 0 },     /* pr-15 arrives on turn 4 */
         { 19, { "fly" }, 1, "", NULL, "|", 0 },
         { 20, { "retreat", "aa-picton", "H-40" }, 3, "", "|off|", NULL, -1 },
         { 21, { "exchange" }, 1, "fr-", "|fr-jerome|", "|aa-", -1 },
@@ -1619,6 +1710,7 @@ int main(void)
         cmocka_unit_test(test_random_1815),
         cmocka_unit_test(test_events),
         cmocka_unit_test(test_complete),
+        cmocka_unit_test(test_complete_now),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
