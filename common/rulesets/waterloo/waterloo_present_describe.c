@@ -189,19 +189,21 @@ static int place_example(const struct wl_view *v, struct wl_game *work, struct w
  * state gives the same example), or a place order during the set-up. */
 static void example(const struct wl_view *v, struct wr_strbuf *out)
 {
-    struct wl_game *work = malloc(sizeof *work);
+    struct wl_game *work = malloc(sizeof *work), *now = malloc(sizeof *now);
     struct wl_reach *reach = malloc(sizeof *reach);
     struct wl_cmd *c = malloc(sizeof *c);
     struct wr_strbuf line;
     wr_strbuf_init(&line);
-    if (work && reach && c) {
+    if (work && now && reach && c) {
         int found;
         if (v->g->await_what == WL_AW_SETUP) {
             found = place_example(v, work, &line) == 0;
         } else {
             struct wr_prng rng;
             wr_prng_seed(&rng, EXAMPLE_SEED);
-            found = wl_autoplay_next_by(v->g, v->commander, &rng, reach, c) == 0;
+            *now = *v->g;       /* with the advance's squares, when known */
+            wl_present_fill_advance(v, now);
+            found = wl_autoplay_next_by(now, v->commander, &rng, reach, c) == 0;
             if (found)
                 order_line(v->g, c, &line);
             found = found && line.s && line_accepted(v, work, line.s);
@@ -212,6 +214,7 @@ static void example(const struct wl_view *v, struct wr_strbuf *out)
     wr_strbuf_release(&line);
     free(c);
     free(reach);
+    free(now);
     free(work);
 }
 
@@ -505,19 +508,60 @@ static void decide_advance(const struct wl_view *v, struct wr_strbuf *out)
     wr_strbuf_printf(out, "your attackers won battle %d: one on a river square may advance "
                      "onto a square the defenders vacated, one on a slope onto a vacated "
                      "hill top, each once.\n", g->current);
-    struct list l;
-    list_begin(&l, out, "  Attackers on a river or slope square:");
-    for (int k = 0; k < b->nattackers; k++) {
-        int u = b->attackers[k];
-        if (g->units[u].where != WL_ON_BOARD)
-            continue;
-        const struct wl_cell *c = &g->sc->map.cell[g->units[u].at];
-        if (c->river || c->slope_high)
-            unit_at(&l, g, u);
+    struct wl_game *now = malloc(sizeof *now);
+    int known = 0;
+    if (now) {
+        *now = *g;
+        known = wl_present_fill_advance(v, now);
     }
-    list_end(&l, " none");
-    wr_strbuf_puts(out, "  (The state does not say which squares were vacated: the server "
-                        "judges an advance.)\n  Orders: advance UNIT SQUARE, or noadvance");
+    if (known) {
+        /* each attacker that may still advance, and where (the rules say) */
+        const struct wl_battle *nb = &now->battles[now->current];
+        char name[WL_SQ_NAME_MAX], to[WL_SQ_NAME_MAX];
+        int any = 0;
+        for (int k = 0; k < nb->nattackers; k++) {
+            int u = nb->attackers[k];
+            if (now->units[u].where != WL_ON_BOARD || now->units[u].advanced)
+                continue;
+            int n = 0;
+            for (int i = 0; i < nb->nvacated; i++) {
+                int dup = 0;
+                for (int j = 0; j < i; j++)
+                    dup |= nb->vacated[j] == nb->vacated[i];
+                if (dup || wl_combat_check_advance(now, nb, u, nb->vacated[i], NULL) != WL_R_OK)
+                    continue;
+                wl_grid_name(nb->vacated[i], to);
+                if (n++)
+                    wr_strbuf_printf(out, ", %s", to);
+                else
+                    wr_strbuf_printf(out, "  %s on %s may advance to %s", id_of(g, u),
+                                     wl_grid_name(now->units[u].at, name), to);
+            }
+            if (n) {
+                wr_strbuf_puts(out, "\n");
+                any = 1;
+            }
+        }
+        if (!any)
+            wr_strbuf_puts(out, "  No attacker may advance now.\n");
+    } else {
+        struct list l;
+        list_begin(&l, out, "  Attackers on a river or slope square:");
+        for (int k = 0; k < b->nattackers; k++) {
+            int u = b->attackers[k];
+            if (g->units[u].where != WL_ON_BOARD)
+                continue;
+            const struct wl_cell *c = &g->sc->map.cell[g->units[u].at];
+            if (c->river || c->slope_high)
+                unit_at(&l, g, u);
+        }
+        list_end(&l, " none");
+        wr_strbuf_puts(out, "  (This view did not see the battle declared, and the game's "
+                            "position does not say which squares were vacated: the server "
+                            "judges an advance.)\n");
+    }
+    free(now);
+    wr_strbuf_puts(out, "  Orders: advance UNIT SQUARE, or noadvance");
     example(v, out);
     wr_strbuf_puts(out, ".\n");
 }

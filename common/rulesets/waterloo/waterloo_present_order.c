@@ -182,8 +182,22 @@ static int next_battle(const struct wl_view *v)
 
 /* --- orders for the server ------------------------------------------------------ */
 
+/* place, retreat and advance name one unit: a list is refused here, with
+ * the order for its first unit (each of the others follows the same way). */
+static int one_unit(const struct parse *p)
+{
+    const char *w = p->ws->w[1];
+    size_t n = strcspn(w, ",");
+    if (w[n] == '\0')
+        return 0;
+    return bad(p, "%s takes one unit at a time: %s %.*s ..., then the next", p->order->name,
+               p->order->name, (int)(n < 40 ? n : 40), w);
+}
+
 static int o_place(const struct parse *p, json_t **cmd)
 {
+    if (one_unit(p))
+        return -1;
     *cmd = json_pack("{s:s, s:s, s:o}", "type", "place", "unit", p->ws->w[1], "at",
                      square(p->ws->w[2], 0));
     return 0;
@@ -325,6 +339,8 @@ static int o_resolve(const struct parse *p, json_t **cmd)
 
 static int o_retreat(const struct parse *p, json_t **cmd)
 {
+    if (one_unit(p))
+        return -1;
     *cmd = json_pack("{s:s, s:s, s:[o, o]}", "type", "retreat", "unit", p->ws->w[1], "path",
                      square(p->ws->w[2], 0), square(p->ws->w[3], 1));
     return 0;
@@ -339,6 +355,8 @@ static int o_exchange(const struct parse *p, json_t **cmd)
 
 static int o_advance(const struct parse *p, json_t **cmd)
 {
+    if (one_unit(p))
+        return -1;
     *cmd = json_pack("{s:s, s:s, s:o}", "type", "advance", "unit", p->ws->w[1], "to",
                      square(p->ws->w[2], 0));
     return 0;

@@ -594,6 +594,12 @@ static void test_order_errors(void **state)
         { 29, "   ", "no order given" },
         { 30, "{\"type\":\"end_phase\"}", "unknown order" },
         { 31, "mark 4", "unknown order 'mark'" },
+        /* one unit at a time: refused here, before anything is sent */
+        { 32, "advance fr-jerome,fr-foy I-40",
+          "advance takes one unit at a time: advance fr-jerome ..., then the next" },
+        { 33, "retreat aa-picton,aa-cooke H-40 G-40",
+          "retreat takes one unit at a time: retreat aa-picton ..., then the next" },
+        { 34, "place fr-jerome,fr-foy L-42", "place takes one unit at a time" },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         json_t *cmd = NULL;
@@ -1004,20 +1010,42 @@ static void test_battle(void **state)
     /* the advance: from the slope J-40 onto the hill top Picton left */
     d = describe(f, f->fr);
     expect_in(80, d, "awaiting french (advance)\n");
-    expect_in(81, d, "Attackers on a river or slope square: fr-jerome on J-40, fr-foy on J-40, "
-                     "fr-pire on J-40\n");
-    expect_in(82, d, "e.g. \"noadvance\"");
+    /* the view saw the battle declared: it knows the square Picton left */
+    expect_in(81, d, "  fr-jerome on J-40 may advance to I-40\n  fr-foy on J-40 may advance "
+                     "to I-40\n  fr-pire on J-40 may advance to I-40\n");
+    expect_in(82, d, "e.g. \"advance fr-jerome I-40\"");
+    free(d);
+    /* a view opened now did not: it names the attackers that might, and
+     * leaves the advance to the server */
+    struct wr_view *late = open_view(f, "french");
+    json_t *st = state_of(f->game);
+    struct wr_refusal why;
+    assert_int_equal(f->pr->update(late, st, &why), 0);
+    json_decref(st);
+    d = describe(f, late);
+    expect_in(83, d, "Attackers on a river or slope square: fr-jerome on J-40, fr-foy on J-40, "
+                     "fr-pire on J-40\n  (This view did not see the battle declared");
     free(d);
     json_t *adv = command_of(f, "french", "advance fr-jerome I-40");
-    struct wr_refusal why;
-    assert_int_equal(f->pr->precheck(f->fr, adv, &why), 0);    /* vacated: not in the state */
-    assert_int_equal(judge_and_apply(f, 83, "french", adv, &why), 0);
+    assert_int_equal(f->pr->precheck(late, adv, &why), 0);
+    f->pr->close(late);
+    /* the view that saw it judges the advance as the server does */
+    assert_int_equal(f->pr->precheck(f->fr, adv, &why), 1);
     json_decref(adv);
     static const struct step advance[] = {
+        { 84, "french", "advance fr-jerome I-41", "no_advance" },  /* not vacated */
+        { 84, "french", "advance fr-jerome I-40", "ok" },
+        { 84, "french", "advance fr-jerome I-40", "no_advance" },  /* advanced already */
         { 84, "allied", "noadvance", "not_your_turn" },
-        { 85, "french", "noadvance", "ok" },
     };
     run_steps(f, advance, sizeof advance / sizeof advance[0]);
+    d = describe(f, f->fr);
+    expect_in(85, d, "  fr-foy on J-40 may advance to I-40\n  fr-pire on J-40 may advance "
+                     "to I-40\n  Orders:");
+    assert_null(strstr(d, "fr-jerome on"));
+    free(d);
+    run_steps(f, (const struct step[]){ { 85, "french", "noadvance", "ok" } }, 1);
+
     d = describe(f, f->al);
     expect_in(86, d, "allied_move: awaiting allied (move)\nYour decision (move)");
     expect_in(87, d, "Reinforcements due: none");
