@@ -39,8 +39,9 @@ const struct wr_order wl_present_orders[] = {
     { "move", "move UNIT[,UNIT...] SQUARE... [off]",
       "Movement: a unit, or a stack moving together at its slowest unit's rate, enters the "
       "squares of the path one by one; it stops on entering an enemy zone, a river or woods, "
-      "a primary road adds 4 squares, a reinforcement's path starts on its entry square and "
-      "French units leave the board with off from A-39 to A-45 (rules: How to Move Units).",
+      "a primary road adds 4 squares, a reinforcement's path starts on its entry square (or "
+      "next to it: the entry is filled in) and French units leave the board with off from "
+      "A-39 to A-45 (rules: How to Move Units).",
       "move fr-g-friant TT-14 TT-13", 0 },
     { "end", "end",
       "End your movement phase; your combat phase follows (rules: How to Play). Under rules 2 "

@@ -1148,16 +1148,20 @@ static void test_exchange(void **state)
     expect_in(9, d, "battle 0 was an exchange: the other side lost its units in it; remove "
                     "units of yours from it worth at least 6 printed combat factors.\n");
     expect_in(10, d, "Yours in it: fr-jerome (6), fr-foy (5)\n");
+    expect_in(10, d, "Lost: Allied 6 (1 unit)\n");     /* Picton, the smaller side */
     free(d);
     static const struct step exchange[] = {
         { 11, "french", "exchange fr-foy", "exchange_short" },
         { 12, "french", "exchange aa-cooke", "not_losing" },
         { 13, "french", "exchange fr-foy fr-foy", "bad_command" },
+        { 13, "french", "exchange fr-foy,fr-foy", "bad_command" },     /* judged here too */
+        { 13, "french", "exchange fr-foy,aa-cooke", "not_losing" },
     };
     run_steps(f, exchange, sizeof exchange / sizeof exchange[0]);
-    follow_example(f, 14, "french");
+    run_steps(f, (const struct step[]){ { 14, "french", "exchange fr-jerome", "ok" } }, 1);
     d = describe(f, f->spec);
     expect_in(15, d, "allied_move: awaiting allied (move)\n");
+    expect_in(16, d, "Lost: French 6 (1 unit), Allied 6 (1)\n");
     free(d);
     fx_free(f);
 }
@@ -1394,6 +1398,7 @@ static void test_defection(void **state)
     expect_in(16, d, "Your decision (defect): French units worth 6 combat factors left the "
                      "board: remove P-A-A units, on the board or still to arrive, worth at "
                      "least 12 printed combat factors.\n");
+    expect_in(16, d, "Lost: none; left the board: French 6 (1 unit)\n");
     free(d);
     d = describe(f, f->fr);
     assert_null(strstr(d, "Your decision"));
