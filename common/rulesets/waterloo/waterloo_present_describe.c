@@ -632,7 +632,7 @@ static void arrivals(const struct wl_game *g, struct wr_strbuf *out)
 {
     const struct wl_scenario *sc = g->sc;
     struct wr_strbuf text;
-    size_t budget = ARRIVALS_LINES * (LIST_WIDTH - 5) - 12;    /* room for " +NN more" */
+    size_t budget = ARRIVALS_LINES * (LIST_WIDTH - 5) - 30;    /* room for breaks, "+NN more" */
     int named = 0, more = 0;
     wr_strbuf_init(&text);
     wr_strbuf_puts(&text, "Still to arrive:");

@@ -1189,7 +1189,7 @@ static void test_panel_1815(void **state)
     expect_in(7, d, "Turn 1 of 30, 1815-06-16 07:00, 30 turns left with this one\n");
     expect_in(8, d, "Still to arrive: turn 2: aa-picton, aa-art-5, aa-wissel at Brussels and "
                     "pr-ii-5, pr-ii-6,");
-    expect_in(9, d, " +58 more\nLost: none\n");
+    expect_in(9, d, "turn 3: aa-brunswick at Brussels +59 more\nLost: none\n");
     /* the arrivals take two lines, each within the list's width */
     const char *arr = strstr(d, "Still to arrive:");
     assert_non_null(arr);
