@@ -402,8 +402,8 @@ static int needs_state(const struct parse *p)
 {
     if (p->v->g)
         return 0;
-    wl_refuse(p->why, WL_R_BAD_COMMAND, "%s needs the game's position, and none has come from the server yet",
-              p->order->name);
+    wl_refuse(p->why, WL_R_BAD_COMMAND, "%s needs the game's position, and none has come "
+              "from the server yet", p->order->name);
     return -1;
 }
 
@@ -869,7 +869,8 @@ static int complete_move(const struct wl_view *v, const struct cands *c,
     if (pending && nt == 0)
         typed[nt++] = entry;        /* the entry itself may be typed, or left out */
     for (int i = 0; i < reach->n; i++) {
-        if (reach->path_len[i] <= nt || memcmp(reach->path[i], typed, (size_t)nt * sizeof typed[0]))
+        if (reach->path_len[i] <= nt ||
+            memcmp(reach->path[i], typed, (size_t)nt * sizeof typed[0]) != 0)
             continue;
         wl_sq next = reach->path[i][nt];
         if (next != WL_PATH_OFF && !offered[next]) {

@@ -1345,7 +1345,8 @@ static void test_entry_left_out(void **state)
     run_steps(f, script, sizeof script / sizeof script[0]);
     static const struct { int row; const char *line, *json; } rows[] = {
         { 4, "move aa-hq-wellington a-46 b-46",
-          "{\"path\":[\"0-46\",\"A-46\",\"B-46\"],\"type\":\"move\",\"unit\":\"aa-hq-wellington\"}" },
+          "{\"path\":[\"0-46\",\"A-46\",\"B-46\"],\"type\":\"move\","
+          "\"unit\":\"aa-hq-wellington\"}" },
         { 5, "move aa-hq-wellington 0-46 A-46",
           "{\"path\":[\"0-46\",\"A-46\"],\"type\":\"move\",\"unit\":\"aa-hq-wellington\"}" },
         { 6, "move aa-hq-wellington C-46",       /* not next to the entry: as typed */
