@@ -616,7 +616,14 @@ static void unknown(const char *word, struct wr_refusal *why)
     names[0] = '\0';
     for (const struct wr_order *o = wl_present_orders; o->name && n < sizeof names; o++)
         n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", o->name);
-    if (word)
+    const char *near = NULL;        /* the nearest order, one letter off or two swapped */
+    for (const struct wr_order *o = wl_present_orders; word && o->name; o++)
+        if (near == NULL && wl_suggest_distance(word, o->name) == 1)
+            near = o->name;
+    if (word && near)
+        wl_refuse(why, WL_R_BAD_COMMAND, "unknown order '%.40s': did you mean %s? (orders: %s)",
+                  word, near, names);
+    else if (word)
         wl_refuse(why, WL_R_BAD_COMMAND, "unknown order '%.40s' (orders: %s)", word, names);
     else
         wl_refuse(why, WL_R_BAD_COMMAND, "no order given (orders: %s)", names);

@@ -593,7 +593,8 @@ static void test_order_errors(void **state)
         { 28, "", "no order given" },
         { 29, "   ", "no order given" },
         { 30, "{\"type\":\"end_phase\"}", "unknown order" },
-        { 31, "mark 4", "unknown order 'mark'" },
+        { 31, "mark 4", "unknown order 'mark' (orders:" },
+        { 31, "mvoe fr-jerome J-40", "unknown order 'mvoe': did you mean move? (orders: place," },
         /* one unit at a time: refused here, before anything is sent */
         { 32, "advance fr-jerome,fr-foy I-40",
           "advance takes one unit at a time: advance fr-jerome ..., then the next" },
