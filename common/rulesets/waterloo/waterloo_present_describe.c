@@ -7,6 +7,13 @@
  *   Your decision (declare): declare every battle of this combat phase at once.
  *     Must attack (in an enemy zone): fr-jerome on K-40, ...
  *     Orders: attack ATTACKER... vs DEFENDER... [; ...], e.g. "attack ..."; ...
+ *   Turn 2 of 30, 1815-06-16 09:00, 29 turns left with this one
+ *   Still to arrive: turn 3: aa-alten, aa-art-3 at Braine-le-Comte ... +40 more
+ *   Lost: French 6 (1 unit), Allied 5 (1)
+ *
+ * The first line, the battles and the last three lines are for every
+ * seat; the decision only for the seat awaited (in a movement phase it
+ * names each reinforcement due with the order that brings it on).
  *
  * The units listed are worked out with the rules library on the game
  * rebuilt from the state; each example is a line order() turns into a
@@ -259,12 +266,11 @@ static void decide_setup(const struct wl_view *v, struct wr_strbuf *out)
     wr_strbuf_puts(out, "; endsetup when they stand where you want them.\n");
 }
 
-/* The order that brings reinforcement u on now: "move U SQ..." along a
- * legal path of at most ENTRY_PATH squares from its entry to the square
- * farthest from it (the shortest such path), the
- * entry square left out (the order fills it in, waterloo_present_order.c),
- * or with it when the rules refuse the short form. 0 and the line in b, or
- * -1 when no such order is accepted. */
+/* The order that brings reinforcement u on now: "move U SQ..." along the
+ * shortest legal path of at most ENTRY_PATH squares to the square farthest
+ * from its entry, written without the entry square (the order puts it
+ * back, waterloo_present_order.c), or with it when the rules refuse the
+ * short form. 0 and the line in b, or -1 when no such order is accepted. */
 static int entry_order(const struct wl_view *v, struct wl_game *work, struct wl_reach *reach,
                        int u, struct wr_strbuf *b)
 {
