@@ -126,7 +126,7 @@ static void check_view(const struct wr_present *pr, const struct wr_view *v, int
         abort();        /* a description is lines */
     *said = strdup(b.s);
     wr_strbuf_release(&b);
-    struct wr_draw_opts o = { COLS, 40, 0 };
+    struct wr_draw_opts o = { .cols = COLS, .rows = 40, .color = 0 };
     if (pr->draw_text(v, &o, &b) != 0 || memchr(b.s, '\x1b', b.len))
         abort();        /* no colour asked for, an ESC written */
     for (const char *l = b.s; *l;) {
