@@ -218,7 +218,8 @@ static int o_end_setup(const struct parse *p, json_t **cmd)
 static wl_sq entry_left_out(const struct wl_view *v, const json_t *units, const char *first)
 {
     const struct wl_game *g = v->g;
-    int u = g ? wl_scenario_find_unit(v->sc, json_string_value(json_array_get(units, 0))) : -1;
+    const char *id = json_string_value(json_array_get(units, 0));   /* none: "move , J-40" */
+    int u = g && id ? wl_scenario_find_unit(v->sc, id) : -1;
     if (u < 0 || g->units[u].where != WL_PENDING || v->sc->units[u].arrive_turn > g->turn)
         return WL_SQ_NONE;
     int e = wl_move_entry_for(g, u);

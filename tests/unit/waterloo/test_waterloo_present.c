@@ -1356,6 +1356,8 @@ static void test_entry_left_out(void **state)
           "{\"path\":[\"A-46\"],\"type\":\"move\",\"unit\":\"aa-picton\"}" },
         { 8, "move pr-i-1 J-40",                 /* on the board: as typed */
           "{\"path\":[\"J-40\"],\"type\":\"move\",\"unit\":\"pr-i-1\"}" },
+        { 8, "move , A-46",                      /* no unit named: as typed */
+          "{\"path\":[\"A-46\"],\"type\":\"move\",\"units\":[]}" },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct wr_refusal why;
