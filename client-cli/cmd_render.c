@@ -3,9 +3,12 @@
  *
  *   warroom render [--scenario FILE|NAME] [--state FILE] [--svg OUT.svg | --text]
  *                  [--cols N] [--rows N] [--no-color | --color]
+ *   warroom render --report OUT.html --state RECORD [--scenario FILE|NAME]
  *
  * Any ruleset's game, drawn by its presentation (present.h: draw_text,
- * draw_svg). A scenario is a file (a path that exists, or that ends in
+ * draw_svg), or a whole game's report (draw_report): the record replayed,
+ * its final state given to the view, and each accepted command with its
+ * events passed as the steps. A scenario is a file (a path that exists, or that ends in
  * ".json") or a name, looked up as scenarios.h says ($WARROOM_SCENARIOS,
  * ./scenarios, then this build's scenario folders). The state is a state
  * object (what the server sends, bare or in its `state` message) or a game
@@ -47,9 +50,12 @@ static void render_usage(FILE *out)
         "usage: warroom render [--scenario FILE|NAME] [--state FILE]\n"
         "                      [--svg OUT.svg | --text] [--cols N] [--rows N]\n"
         "                      [--no-color | --color]\n"
+        "       warroom render --report OUT.html --state RECORD [--scenario FILE|NAME]\n"
         "\n"
         "Draw a game of any ruleset: a scenario at its start, or where a game state (or\n"
-        "the end of a game record) has it, as its ruleset draws it.\n"
+        "the end of a game record) has it, as its ruleset draws it. With --report, a\n"
+        "whole game from its record: one HTML page (the result, the board at the end,\n"
+        "the battles, the losses) for rulesets that have a game report.\n"
         "\n"
         "  --scenario FILE|NAME  scenario file, or NAME for NAME.json or\n"
         "                        NAME/scenario.json in %s\n"
@@ -57,6 +63,8 @@ static void render_usage(FILE *out)
         "                        record's, else the ruleset's default\n"
         "  --state FILE          a game state (JSON) or a game record (NDJSON, replayed)\n"
         "  --svg OUT.svg         write the picture as SVG (\"-\" for stdout)\n"
+        "  --report OUT.html     write the game report of the --state record (\"-\" for\n"
+        "                        stdout)\n"
         "  --text                print the picture as text (the default)\n"
         "  --cols N, --rows N    the room the text picture may take (default: no limit)\n"
         "  --no-color, --color   text without / with ANSI colours (default: colours\n"
@@ -133,6 +141,7 @@ struct opts {
     const char *scenario;
     const char *state;
     const char *svg;
+    const char *report;
     int cols, rows;             /* 0: no limit */
     int text;
     int color;                  /* -1: decide by the terminal */
@@ -158,6 +167,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         { "scenario", required_argument, NULL, 's' },
         { "state", required_argument, NULL, 'S' },
         { "svg", required_argument, NULL, 'g' },
+        { "report", required_argument, NULL, 'R' },
         { "text", no_argument, NULL, 't' },
         { "cols", required_argument, NULL, 'c' },
         { "rows", required_argument, NULL, 'r' },
@@ -176,6 +186,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
         case 's': o->scenario = optarg; break;
         case 'S': o->state = optarg; break;
         case 'g': o->svg = optarg; break;
+        case 'R': o->report = optarg; break;
         case 't': o->text = 1; break;
         case 'n': o->color = 0; break;
         case 'C': o->color = 1; break;
@@ -206,6 +217,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
     }
     if (o->svg && o->text) {
         fprintf(stderr, "%s: give --svg or --text, not both\n", prog);
+        return 2;
+    }
+    if (o->report && (o->svg || o->text || o->cols || o->rows)) {
+        fprintf(stderr, "%s: --report writes the whole game's report: give it without --svg, "
+                        "--text, --cols and --rows\n", prog);
+        return 2;
+    }
+    if (o->report && o->state == NULL) {
+        fprintf(stderr, "%s: --report needs the game's record: --state RECORD.ndjson\n", prog);
         return 2;
     }
     if (o->svg && (o->cols || o->rows)) {
@@ -302,15 +322,29 @@ static int read_state(const char *path, json_t **header, char **text, size_t *le
     return 0;
 }
 
+/* A step of a report (present.h's draw_report): each accepted command
+ * with its events, appended to the array ctx. */
+static void add_step(void *ctx, int n, const char *seat, const json_t *cmd, int verdict,
+                     const struct wr_refusal *why, const json_t *events)
+{
+    (void)n;
+    (void)why;
+    if (verdict != 0)
+        return;
+    json_array_append_new(ctx, json_pack("{s:s, s:O, s:O}", "seat", seat, "cmd", cmd,
+                                         "events", events ? events : json_null()));
+}
+
 /* The state of the --state text: parsed, or the final state of the
- * record replayed. *state is a new reference. Returns 0 or 1 (message
- * printed). */
+ * record replayed. *state is a new reference. steps (NULL: not wanted)
+ * gets a record's steps. Returns 0 or 1 (message printed). */
 static int state_json(const char *path, const char *text, size_t len, const json_t *header,
-                      json_t **state)
+                      json_t **state, json_t *steps)
 {
     if (header) {
         struct wr_refusal why;
-        struct wr_record_opts ro = { wr_ruleset_find, resolve_for_replay, NULL, 0, NULL, NULL };
+        struct wr_record_opts ro = { wr_ruleset_find, resolve_for_replay, NULL, 0,
+                                     steps ? add_step : NULL, steps };
         struct wr_record_result res;
         int rc = wr_record_replay(text, len, &ro, &res, &why);
         *state = rc == 0 ? res.rs->project(res.game, NULL) : NULL;
@@ -366,7 +400,7 @@ int wr_cli_render(int argc, char **argv)
         return rc < 0 ? 0 : rc;
 
     static const struct wr_host host = { NULL, resolve_by_name, NULL };
-    json_t *header = NULL, *state = NULL, *scen = NULL, *base = NULL;
+    json_t *header = NULL, *state = NULL, *scen = NULL, *base = NULL, *steps = NULL;
     struct wr_view *view = NULL;
     char *text = NULL;
     size_t len = 0;
@@ -374,9 +408,16 @@ int wr_cli_render(int argc, char **argv)
     wr_strbuf_init(&out);
     struct wr_refusal why;
     rc = 1;
-    if (o.state && (read_state(o.state, &header, &text, &len) != 0 ||
-                    state_json(o.state, text, len, header, &state) != 0))
+    if (o.report && (steps = json_array()) == NULL)
         goto done;
+    if (o.state && (read_state(o.state, &header, &text, &len) != 0 ||
+                    state_json(o.state, text, len, header, &state, steps) != 0))
+        goto done;
+    if (o.report && header == NULL) {
+        fprintf(stderr, "%s: --report needs a game record, and '%s' is a state: a report "
+                        "tells the whole game\n", prog, o.state);
+        goto done;
+    }
     /* The ruleset: the state's, else the scenario's, else the first. */
     const char *rsname = json_string_value(json_object_get(state, "ruleset"));
     if (rsname == NULL)
@@ -395,6 +436,11 @@ int wr_cli_render(int argc, char **argv)
     if (rs == NULL) {
         fprintf(stderr, "%s: this warroom has no ruleset '%s' (warroom help new lists "
                         "those it has)\n", prog, rsname);
+        goto done;
+    }
+    if (o.report && (rs->present->version < 2 || rs->present->draw_report == NULL)) {
+        fprintf(stderr, "%s: ruleset '%s' has no game report (its presentation draws "
+                        "pictures only: --svg or --text)\n", prog, rs->name);
         goto done;
     }
     if (scen == NULL && (load_scenario(NULL, NULL, rs->default_scenario, &scen) != 0))
@@ -424,6 +470,14 @@ int wr_cli_render(int argc, char **argv)
         fprintf(stderr, "%s: %s: %s\n", prog, o.state ? o.state : "the scenario", why.message);
         goto done;
     }
+    if (o.report) {
+        if (rs->present->draw_report(view, steps, &out) != 0) {
+            fprintf(stderr, "%s: out of memory\n", prog);
+            goto done;
+        }
+        rc = write_file(o.report, &out);
+        goto done;
+    }
     if (o.svg) {
         if (rs->present->draw_svg(view, &out) != 0) {
             fprintf(stderr, "%s: out of memory\n", prog);
@@ -445,6 +499,7 @@ done:
         view->pr->close(view);
     wr_strbuf_release(&out);
     json_decref(state);
+    json_decref(steps);
     json_decref(header);
     json_decref(scen);
     json_decref(base);

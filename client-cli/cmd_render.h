@@ -13,8 +13,9 @@
 int wr_cli_render(int argc, char **argv);
 
 /* Arguments and summary for warroom --help. */
-#define WR_CLI_RENDER_ARGS "[--scenario FILE|NAME] [--state FILE] [--svg OUT.svg | --text] " \
-                           "[--cols N] [--rows N] [--no-color]"
-#define WR_CLI_RENDER_SUMMARY "draw the board of any game as SVG or terminal text"
+#define WR_CLI_RENDER_ARGS "[--scenario FILE|NAME] [--state FILE] [--svg OUT.svg | --text | " \
+                           "--report OUT.html] [--cols N] [--rows N] [--no-color]"
+#define WR_CLI_RENDER_SUMMARY "draw the board of any game as SVG or terminal text, or a " \
+                              "played game's report as HTML"
 
 #endif

@@ -31,6 +31,9 @@ struct wrc_edit {
     struct wrc_edit_hooks hooks;
     void *ctx;
     int last_was_tab;           /* a second Tab in a row lists the matches */
+    int in_key;                 /* on_key runs: the key's function redisplays at its end */
+    void (*answer)(void *ctx, int key);     /* a question asked: its answer; NULL: none */
+    char saved_prompt[64];      /* the prompt while a question is asked */
     int in_line;                /* a line is being handled: the next prompt is fresh */
     int eof;                    /* the terminal is gone */
     int stdin_flags;            /* file status flags of standard input at the start */
@@ -75,6 +78,46 @@ static char *prompt_of(EditLine *el)
 }
 
 /* --- completion ---------------------------------------------------------------- */
+
+/* The matches (200 at most, then how many in all): to the on_list hook as
+ * one line for it to wrap, or under the prompt in lines of about 100
+ * columns. */
+static void list_matches(struct wrc_edit *e, const struct wrc_cands *hits)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return;
+    int col = 0;
+    for (int i = 0; i < hits->n && i < 200; i++) {
+        int w = (int)strlen(hits->v[i]) + 2;
+        if (col + w > 100 && e->hooks.on_list == NULL) {
+            fputs("\n", f);
+            col = 0;
+        }
+        fprintf(f, "%s  ", hits->v[i]);
+        col += w;
+    }
+    if (hits->n > 200)
+        fprintf(f, "... (%d in all)", hits->n);
+    fputs("\n", f);
+    fclose(f);
+    if (e->hooks.on_list) {
+        e->in_key = 1;          /* the completion's redisplay follows */
+        e->hooks.on_list(e->ctx, text);
+        e->in_key = 0;
+    } else {
+        fputs("\r\n", stdout);
+        for (const char *s = text; *s; s++) {
+            if (*s == '\n')
+                putchar('\r');
+            putchar(*s);
+        }
+        fflush(stdout);
+    }
+    free(text);
+}
 
 static unsigned char complete(EditLine *el, int ch)
 {
@@ -130,22 +173,8 @@ static unsigned char complete(EditLine *el, int ch)
             el_insertstr(el, pre);
             rc = CC_REFRESH;
         } else if (e->last_was_tab) {
-            /* list them under the line, then the prompt again */
-            fputs("\r\n", stdout);
-            int col = 0;
-            for (int i = 0; i < hits.n && i < 200; i++) {
-                int w = (int)strlen(hits.v[i]) + 2;
-                if (col + w > 100) {
-                    fputs("\r\n", stdout);
-                    col = 0;
-                }
-                printf("%s  ", hits.v[i]);
-                col += w;
-            }
-            if (hits.n > 200)
-                printf("... (%d in all)", hits.n);
-            fputs("\r\n", stdout);
-            fflush(stdout);
+            /* list them (to the caller, or under the line), then the prompt again */
+            list_matches(e, &hits);
             rc = CC_REDISPLAY;
         } else {
             rc = CC_REFRESH_BEEP;
@@ -154,6 +183,93 @@ static unsigned char complete(EditLine *el, int ch)
     cands_release(&hits);
     e->last_was_tab = 2;        /* cleared by the next keystroke that is not a Tab */
     return rc;
+}
+
+/* --- keys for the caller ---------------------------------------------------------- */
+
+static unsigned char give_key(EditLine *el, enum wrc_key k)
+{
+    struct wrc_edit *e = of(el);
+    if (e->hooks.on_key == NULL)
+        return CC_NORM;
+    e->in_key = 1;
+    e->hooks.on_key(e->ctx, k);
+    e->in_key = 0;
+    return e->closed ? CC_NORM : CC_REDISPLAY;
+}
+
+/* The last byte of "ESC [ 1 ; 2 A".."D" says which arrow. */
+static unsigned char shift_arrow(EditLine *el, int ch)
+{
+    static const struct { int ch; enum wrc_key k; } arrows[] = {
+        { 'A', WRC_KEY_SHIFT_UP }, { 'B', WRC_KEY_SHIFT_DOWN },
+        { 'C', WRC_KEY_SHIFT_RIGHT }, { 'D', WRC_KEY_SHIFT_LEFT },
+    };
+    for (size_t i = 0; i < sizeof arrows / sizeof arrows[0]; i++)
+        if (arrows[i].ch == ch)
+            return give_key(el, arrows[i].k);
+    return CC_ERROR;
+}
+
+static unsigned char page_up(EditLine *el, int ch)
+{
+    (void)ch;
+    return give_key(el, WRC_KEY_PAGE_UP);
+}
+
+static unsigned char page_down(EditLine *el, int ch)
+{
+    (void)ch;
+    return give_key(el, WRC_KEY_PAGE_DOWN);
+}
+
+/* The key sequences bound (xterm's, which tmux and most terminals send). */
+static const struct {
+    const char *seq;
+    const wchar_t *fn;
+} key_binds[] = {
+    { "\\e[1;2A", L"warroom-shift-arrow" }, { "\\e[1;2B", L"warroom-shift-arrow" },
+    { "\\e[1;2C", L"warroom-shift-arrow" }, { "\\e[1;2D", L"warroom-shift-arrow" },
+    { "\\e[5~", L"warroom-page-up" }, { "\\e[6~", L"warroom-page-down" },
+};
+
+int wrc_edit_clear_line(struct wrc_edit *e)
+{
+    if (!e->tty || e->closed || e->el == NULL)
+        return 0;
+    const LineInfo *li = el_line(e->el);
+    int n = (int)(li->lastchar - li->buffer);
+    if (n <= 0)
+        return 0;
+    el_cursor(e->el, (int)(li->lastchar - li->cursor));
+    el_deletestr(e->el, n);
+    return 1;
+}
+
+void wrc_edit_ask(struct wrc_edit *e, const char *question, void (*answer)(void *ctx, int key))
+{
+    if (e->closed || !e->tty)
+        return;
+    if (e->answer == NULL)
+        snprintf(e->saved_prompt, sizeof e->saved_prompt, "%s", e->prompt);
+    snprintf(e->prompt, sizeof e->prompt, "%s", question);
+    e->answer = answer;
+}
+
+/* The key answering a question: read here, not by libedit. */
+static void on_answer_key(struct wrc_edit *e)
+{
+    unsigned char c;
+    ssize_t n;
+    do
+        n = read(STDIN_FILENO, &c, 1);
+    while (n < 0 && errno == EINTR);
+    void (*answer)(void *ctx, int key) = e->answer;
+    e->answer = NULL;
+    snprintf(e->prompt, sizeof e->prompt, "%s", e->saved_prompt);
+    if (n <= 0)
+        e->eof = 1;
+    answer(e->ctx, n == 1 ? c : -1);
 }
 
 /* --- input ------------------------------------------------------------------------ */
@@ -196,6 +312,10 @@ static void deliver(struct wrc_edit *e, const char *line)
 static void on_tty_input(struct wrc_edit *e)
 {
     int count = 0;
+    if (e->answer) {
+        on_answer_key(e);
+        return;
+    }
     if (e->last_was_tab > 0)
         e->last_was_tab--;
     const char *s = el_gets(e->el, &count);
@@ -329,6 +449,14 @@ struct wrc_edit *wrc_edit_new(uv_loop_t *loop, const char *prompt, const char *h
             el_wset(e->el, EL_ADDFN, L"warroom-complete", L"complete a command, unit or square",
                     complete);
             el_set(e->el, EL_BIND, "^I", "warroom-complete", NULL);
+            el_wset(e->el, EL_ADDFN, L"warroom-shift-arrow", L"a Shift+arrow key", shift_arrow);
+            el_wset(e->el, EL_ADDFN, L"warroom-page-up", L"the Page Up key", page_up);
+            el_wset(e->el, EL_ADDFN, L"warroom-page-down", L"the Page Down key", page_down);
+            for (size_t i = 0; i < sizeof key_binds / sizeof key_binds[0]; i++) {
+                char fn[64];
+                snprintf(fn, sizeof fn, "%ls", key_binds[i].fn);
+                el_set(e->el, EL_BIND, key_binds[i].seq, fn, NULL);
+            }
             e->hist = history_init();
             if (e->hist) {
                 HistEvent ev;
@@ -358,8 +486,8 @@ int wrc_edit_is_tty(const struct wrc_edit *e)
 
 void wrc_edit_redraw(struct wrc_edit *e)
 {
-    if (e->in_line)
-        return;                 /* the prompt of the next line follows */
+    if (e->in_line || e->in_key)
+        return;                 /* the prompt of the next line follows, or the key's redisplay */
     if (e->tty && !e->closed)
         el_set(e->el, EL_REFRESH);
     else if (!e->closed) {

@@ -17,6 +17,11 @@
  * cursor; those matching it (ignoring case) are kept. One match replaces the
  * word (and a space follows); several extend it to their longest common
  * prefix, and a second Tab lists them.
+ *
+ * Keys the prompt does not edit with go to the on_key hook: Shift+arrows
+ * (xterm's "ESC [ 1 ; 2 A".."D") and Page Up / Page Down ("ESC [ 5 ~",
+ * "ESC [ 6 ~"); the plain arrows stay history and cursor. A question
+ * (wrc_edit_ask) takes the next key typed as its answer.
  */
 #ifndef WRC_EDIT_H
 #define WRC_EDIT_H
@@ -34,6 +39,16 @@ struct wrc_cands {
 /* Add a copy of s. */
 void wrc_cands_add(struct wrc_cands *c, const char *s);
 
+/* The keys given to on_key. */
+enum wrc_key {
+    WRC_KEY_SHIFT_UP,
+    WRC_KEY_SHIFT_DOWN,
+    WRC_KEY_SHIFT_RIGHT,
+    WRC_KEY_SHIFT_LEFT,
+    WRC_KEY_PAGE_UP,
+    WRC_KEY_PAGE_DOWN,
+};
+
 struct wrc_edit_hooks {
     /* A line, without its newline (borrowed for the call); NULL at the end
      * of the input (Ctrl-D on an empty line, or end of the pipe). */
@@ -42,6 +57,15 @@ struct wrc_edit_hooks {
      * words before it on the line. */
     void (*complete)(void *ctx, char *const *words, int nwords, const char *word,
                      struct wrc_cands *out);
+    /* A key of enum wrc_key (may be NULL: such keys do nothing). The line
+     * being typed stays; output printed during the call is followed by
+     * the prompt and that line again (wrc_edit_redraw waits for the call's
+     * end). */
+    void (*on_key)(void *ctx, enum wrc_key key);
+    /* The matches a second Tab lists, one text of lines (borrowed for the
+     * call), for the caller to show where it has room (may be NULL: they
+     * are printed under the prompt). The prompt and the line follow. */
+    void (*on_list)(void *ctx, const char *text);
 };
 
 /* Start reading standard input on loop. history (may be NULL) is the file
@@ -55,6 +79,16 @@ int wrc_edit_is_tty(const struct wrc_edit *e);
 /* Put the prompt and the line being typed back after other output (which
  * must have ended with a newline). */
 void wrc_edit_redraw(struct wrc_edit *e);
+
+/* Empty the line being typed (a terminal only): 1 when it held text, 0
+ * when it was empty already. The caller redraws. */
+int wrc_edit_clear_line(struct wrc_edit *e);
+
+/* Ask a one-key question (a terminal only): question (copied) replaces the
+ * prompt until the next key, whose first byte goes to answer(ctx, byte)
+ * (-1: the input ended), the prompt back before the call. The caller
+ * redraws to show the question. */
+void wrc_edit_ask(struct wrc_edit *e, const char *question, void (*answer)(void *ctx, int key));
 
 /* The terminal changed size. */
 void wrc_edit_resize(struct wrc_edit *e);

@@ -159,7 +159,7 @@ static void print_status(struct wrc_game *g, struct wrc_view *w)
     int lines = 0;
     for (size_t i = 0; i < b.len; i++)
         lines += b.s[i] == '\n';
-    struct wr_draw_opts d;
+    struct wr_draw_opts d = { 0 };      /* no pan */
     wrc_terminal(&d.cols, &d.rows, &d.color);
     d.rows = d.rows > lines + 6 ? d.rows - lines - 2 : 4;
     wr_strbuf_puts(&b, "\n");

@@ -4,12 +4,24 @@
  *
  * Whatever the ruleset, everything about the game comes from its view
  * (view.h, the ruleset's presentation): the screen, redrawn on every patch,
- * every answer and every resize, is
- *   the picture (draw_text, sized to the room left, coloured on a terminal),
- *   where the game stands (describe: whose decision, and what it must be),
+ * every answer and every resize, is, top to bottom,
+ *   the picture (draw_text, coloured on a terminal, scrolled by the
+ *   player's Shift+arrows and PgUp/PgDn: wr_draw_opts's pan),
+ *   a line naming the game, then the decision panel (describe: whose
+ *   decision, and what it must be), wrapped with a hanging indent,
  *   the last messages (events of patches, answers, refusals, notes),
  *   the prompt (edit.h: line editing, history, Tab completion of the orders
  *   and of their words).
+ * Every line is cut or wrapped to the width less one and counted as the
+ * lines it takes; each block has its budget of the rows (layout()), so the
+ * screen never scrolls: the picture at least half of them, the messages 2
+ * at 24 rows up to 8 at 50, the panel what is left, cut with a line saying
+ * `status` shows it whole. A text longer than the messages' room (help,
+ * status, board, log, a long answer) is shown in place of the picture and
+ * panel, a page at a time (PgUp/PgDn), until Enter on an empty line (or
+ * the next line typed, or a move of the game).
+ * Ctrl-C clears the line being typed; on an empty line it asks before
+ * leaving. Ctrl-D and quit leave at once.
  *
  * A typed line is a JSON object (sent as is) or one of the view's orders: a
  * question is answered here, a command is checked with the rules first
@@ -43,7 +55,8 @@
 #include "strbuf.h"
 
 #define MSG_KEEP 64             /* message lines kept */
-#define MSG_SHOW 8              /* message lines shown */
+#define MSG_SHOW 8              /* message lines shown at most (from 50 rows) */
+#define MSG_FEW 2               /* message lines shown at 24 rows and fewer */
 
 struct play;
 
@@ -75,6 +88,10 @@ struct play {
     int pending;                /* orders sent, not yet answered: the list sent */
     struct sent *sent;
     int quit_when_answered;     /* quit asked for while orders were pending */
+    int pan_cols, pan_rows;     /* the player's scrolling of the picture (present.h) */
+    int board_rows;             /* the rows the picture had at the last draw */
+    char *page;                 /* a long text shown in place of the picture; NULL: none */
+    int page_top;               /* its first line on screen */
 };
 
 /* --- the screen --------------------------------------------------------------------- */
@@ -114,26 +131,160 @@ static void terminal_size(struct play *p)
     wrc_terminal(&p->cols, &p->rows, &color);
 }
 
-/* Write b with "\r\n" line ends (the terminal may be in raw mode), at
- * most max_lines lines. */
-static void put_lines(const char *s, int max_lines)
+/* --- fitting the screen ---------------------------------------------------------------- */
+
+/* Bytes of the UTF-8 character starting with byte c. */
+static size_t utf8_len(unsigned char c)
+{
+    return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+/* Bytes of the ANSI escape sequence at s[0..n) (ESC '[' ... final byte). */
+static size_t escape_len(const char *s, size_t n)
+{
+    size_t i = 2;
+    while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7E))
+        i++;
+    return i < n ? i + 1 : n;
+}
+
+/* The bytes of s[0..n) taking at most width characters on screen (escapes
+ * take none); a tab counts as one. */
+static size_t cut_at(const char *s, size_t n, int width)
+{
+    int w = 0;
+    size_t i = 0;
+    while (i < n) {
+        if (s[i] == '\x1b') {
+            i += escape_len(s + i, n - i);
+            continue;
+        }
+        if (w == width)
+            break;
+        size_t len = utf8_len((unsigned char)s[i]);
+        i += len < n - i ? len : n - i;
+        w++;
+    }
+    return i;
+}
+
+/* Each line of text into out within width characters, each ending in
+ * "\n": cut (wrap 0), or wrapped at blanks, a continuation indented two
+ * more than its line's own indent (a hanging indent). Returns the lines. */
+static int fit(const char *text, int width, int wrap, struct wr_strbuf *out)
 {
     int lines = 0;
-    for (const char *l = s; *l && lines < max_lines; lines++) {
-        const char *nl = strchr(l, '\n');
-        size_t n = nl ? (size_t)(nl - l) : strlen(l);
-        fwrite(l, 1, n, stdout);
-        fputs("\x1b[0m\r\n", stdout);
-        l += n + (nl ? 1 : 0);
+    if (width < 1)
+        width = 1;
+    for (const char *s = text ? text : ""; *s;) {
+        const char *nl = strchr(s, '\n');
+        size_t n = nl ? (size_t)(nl - s) : strlen(s);
+        size_t own = 0;
+        while (own < n && s[own] == ' ')
+            own++;
+        int hang = (int)own + 2 < width / 2 ? (int)own + 2 : 0;
+        for (size_t k = 0, first = 1; first || k < n; first = 0) {
+            int room = width - (first ? 0 : hang);
+            size_t end = k + cut_at(s + k, n - k, room);
+            size_t brk = end, next = end;
+            if (!wrap) {
+                next = n;
+            } else if (end < n) {
+                while (brk > k && s[brk] != ' ')
+                    brk--;
+                if (brk > k)
+                    next = brk;
+                else
+                    brk = end;          /* one word wider than the room: cut it */
+            }
+            if (!first)
+                wr_strbuf_printf(out, "%*s", hang, "");
+            wr_strbuf_add(out, s + k, brk - k);
+            wr_strbuf_puts(out, memchr(s + k, '\x1b', brk - k) ? "\x1b[0m\n" : "\n");
+            lines++;
+            k = next;
+            while (k < n && s[k] == ' ')
+                k++;
+        }
+        s += n + (nl ? 1 : 0);
+    }
+    return lines;
+}
+
+/* The start of line k of text (lines ending in "\n"); the end of the text
+ * when it has fewer. */
+static const char *line_at(const char *text, int k)
+{
+    const char *s = text ? text : "";
+    while (k-- > 0 && *s) {
+        const char *nl = strchr(s, '\n');
+        s = nl ? nl + 1 : s + strlen(s);
+    }
+    return s;
+}
+
+/* Lines first..first+n of text (fitted: each ends in "\n") to the terminal,
+ * each ending in "\r\n" (the terminal may be in raw mode); blank lines
+ * when the text has fewer. */
+static void put_lines(const char *text, int first, int n)
+{
+    const char *s = line_at(text, first);
+    for (int i = 0; i < n; i++) {
+        const char *nl = *s ? strchr(s, '\n') : NULL;
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        fwrite(s, 1, len, stdout);
+        fputs("\x1b[0m\x1b[K\r\n", stdout);
+        s += len + (nl ? 1 : 0);
     }
 }
 
-static int count_lines(const char *s)
+/* The rows of each block: the messages by the height, the picture at
+ * least half (the rest is the panel's), one line naming the game and the
+ * prompt's. */
+struct layout {
+    int width;                  /* characters a line may take: cols - 1 */
+    int msgs;                   /* message lines */
+    int area;                   /* the picture, the game's line and the panel */
+    int board_min;              /* the picture's least */
+};
+
+static void layout(const struct play *p, struct layout *l)
 {
-    int n = 0;
-    for (; s && *s; s++)
-        n += *s == '\n';
-    return n;
+    int rows = p->rows > 4 ? p->rows : 4;
+    l->width = p->cols > 11 ? p->cols - 1 : 10;
+    l->msgs = rows <= 24 ? MSG_FEW : rows >= 50 ? MSG_SHOW
+            : MSG_FEW + (rows - 24) * (MSG_SHOW - MSG_FEW) / (50 - 24);
+    if (rows < 12)
+        l->msgs = 1;
+    l->area = rows - 1 - l->msgs;
+    l->board_min = rows / 2;
+}
+
+/* The picture with the player's scrolling, rows lines at most. */
+static void picture(struct play *p, int rows, int width, int pan_cols, int pan_rows,
+                    struct wr_strbuf *out)
+{
+    struct wr_draw_opts d = { .cols = width, .rows = rows, .color = p->color,
+                              .pan_cols = pan_cols, .pan_rows = pan_rows };
+    p->w->v->pr->draw_text(p->w->v, &d, out);
+}
+
+/* The messages' last lines, fitted. */
+static void message_lines(const struct play *p, int width, int n, struct wr_strbuf *out,
+                          int *lines)
+{
+    int first = p->nmsgs;
+    int count = 0;
+    while (first > 0 && count < n) {
+        struct wr_strbuf one;
+        wr_strbuf_init(&one);
+        count += fit(p->msgs[first - 1], width, 1, &one);
+        wr_strbuf_release(&one);
+        first--;
+    }
+    *lines = 0;
+    for (int i = first; i < p->nmsgs; i++)
+        *lines += fit(p->msgs[i], width, 1, out);
 }
 
 static void draw(struct play *p)
@@ -145,40 +296,125 @@ static void draw(struct play *p)
     wr_strbuf_init(&pic);
     wr_strbuf_init(&st);
     struct wrc_game *g = p->g;
-    /* where the game stands */
-    wr_strbuf_printf(&st, "game %s (%s), version %lld, %s; %s%s\n", g->id, g->ruleset,
-                     (long long)g->version, g->status, p->watching ? "watching" : "you: ",
-                     p->watching ? "" : g->seat);
-    p->w->v->pr->describe(p->w->v, &st);
-    int fixed = count_lines(st.s) + MSG_SHOW + 2;
-    int room = p->rows - fixed;
-    /* the picture, in the room left */
-    struct wr_draw_opts d = { .cols = p->cols, .rows = room > 3 ? room : 3, .color = p->color };
-    p->w->v->pr->draw_text(p->w->v, &d, &pic);
     if (!p->screen) {
         /* Not a terminal (a script): the board and status after each change. */
+        wr_strbuf_printf(&st, "game %s (%s), version %lld, %s; %s%s\n", g->id, g->ruleset,
+                         (long long)g->version, g->status, p->watching ? "watching" : "you: ",
+                         p->watching ? "" : g->seat);
+        p->w->v->pr->describe(p->w->v, &st);
+        struct wr_draw_opts d = { .cols = p->cols, .rows = p->rows > 20 ? p->rows - 10 : 10 };
+        p->w->v->pr->draw_text(p->w->v, &d, &pic);
         printf("%s%s", pic.s ? pic.s : "", st.s ? st.s : "");
         fflush(stdout);
         wr_strbuf_release(&pic);
         wr_strbuf_release(&st);
         return;
     }
+    struct layout l;
+    layout(p, &l);
+    struct wr_strbuf head, panel, msgs;
+    wr_strbuf_init(&head);
+    wr_strbuf_init(&panel);
+    wr_strbuf_init(&msgs);
+    /* the game's line */
+    wr_strbuf_printf(&st, "game %s (%s), version %lld, %s; %s%s", g->id, g->ruleset,
+                     (long long)g->version, g->status, p->watching ? "watching" : "you: ",
+                     p->watching ? "" : g->seat);
+    fit(st.s, l.width, 0, &head);
+    wr_strbuf_release(&st);
     fputs("\x1b[H\x1b[2J", stdout);
-    put_lines(pic.s ? pic.s : "", room > 3 ? room : 3);
-    if (p->color)
-        fputs("\x1b[7m", stdout);       /* the status block in reverse video */
-    put_lines(st.s ? st.s : "", 12);
-    int first = p->nmsgs > MSG_SHOW ? p->nmsgs - MSG_SHOW : 0;
-    for (int i = 0; i < MSG_SHOW; i++) {
-        if (first + i < p->nmsgs)
-            fprintf(stdout, "%.*s", p->cols > 1 ? p->cols - 1 : 79, p->msgs[first + i]);
-        fputs("\r\n", stdout);
+    int used;
+    if (p->page) {
+        /* a long text in place of the picture and the panel */
+        struct wr_strbuf text;
+        wr_strbuf_init(&text);
+        int total = fit(p->page, l.width, 1, &text);
+        int room = l.area - 1 > 1 ? l.area - 1 : 1;
+        if (p->page_top > total - room)
+            p->page_top = total - room > 0 ? total - room : 0;
+        put_lines(text.s, p->page_top, room);
+        char foot[160];
+        snprintf(foot, sizeof foot, "-- lines %d-%d of %d; PgUp/PgDn scroll, Enter: back to "
+                 "the board --", p->page_top + 1, p->page_top + room < total ?
+                 p->page_top + room : total, total);
+        wr_strbuf_init(&st);
+        fit(foot, l.width, 0, &st);
+        if (p->color)
+            fputs("\x1b[7m", stdout);
+        put_lines(st.s, 0, 1);
+        wr_strbuf_release(&st);
+        wr_strbuf_release(&text);
+        used = room + 1;
+    } else {
+        /* the panel, wrapped: the picture gets the rows it leaves, at
+         * least half the screen; the panel the rows the picture leaves */
+        p->w->v->pr->describe(p->w->v, &st);
+        int need = fit(st.s, l.width, 1, &panel);
+        wr_strbuf_release(&st);
+        int brows = l.area - 1 - need;
+        if (brows < l.board_min)
+            brows = l.board_min;
+        if (brows > l.area - 1)
+            brows = l.area - 1;
+        p->board_rows = brows;
+        picture(p, brows, l.width, p->pan_cols, p->pan_rows, &st);
+        int blines = fit(st.s, l.width, 0, &pic);       /* cut: never wider */
+        if (blines > brows)
+            blines = brows;
+        wr_strbuf_release(&st);
+        put_lines(pic.s, 0, blines);
+        if (p->color)
+            fputs("\x1b[7m", stdout);       /* the game's line in reverse video */
+        put_lines(head.s, 0, 1);
+        int prows = l.area - blines - 1;
+        if (need <= prows) {
+            put_lines(panel.s, 0, need);
+            used = blines + 1 + need;
+        } else if (prows > 0) {
+            put_lines(panel.s, 0, prows - 1);
+            wr_strbuf_init(&st);
+            fit("  ... (status: the whole panel)", l.width, 0, &st);
+            put_lines(st.s, 0, 1);
+            wr_strbuf_release(&st);
+            used = blines + 1 + prows;
+        } else {
+            used = blines + 1;
+        }
     }
+    /* the messages at the bottom, right above the prompt */
+    int mlines;
+    message_lines(p, l.width, l.msgs, &msgs, &mlines);
+    int shown = mlines < l.msgs ? mlines : l.msgs;
+    if (used < l.area + l.msgs - shown)
+        put_lines("", 0, l.area + l.msgs - shown - used);
+    put_lines(msgs.s, mlines - shown, shown);
     fflush(stdout);
     wr_strbuf_release(&pic);
-    wr_strbuf_release(&st);
+    wr_strbuf_release(&head);
+    wr_strbuf_release(&panel);
+    wr_strbuf_release(&msgs);
     if (p->edit)
         wrc_edit_redraw(p->edit);
+}
+
+/* A text the player asked for (help, status, an answer): in the messages
+ * when it fits them, else on a page of its own (title names it). */
+static void show(struct play *p, const char *title, const char *text)
+{
+    struct layout l;
+    layout(p, &l);
+    struct wr_strbuf b;
+    wr_strbuf_init(&b);
+    int n = fit(text, l.width, 1, &b);
+    wr_strbuf_release(&b);
+    if (!p->screen || n <= l.msgs - 1) {
+        say(p, "%s", text);
+        return;
+    }
+    free(p->page);
+    p->page = strdup(text);
+    p->page_top = 0;
+    say(p, "(%s: above; PgDn/PgUp scroll, Enter: back to the board)", title);
 }
 
 /* --- answers and updates ----------------------------------------------------------------- */
@@ -242,6 +478,9 @@ static void on_change(void *ctx, struct wrc_game *g, int what)
     if (g != p->g)
         return;
     if (what == WRC_TRACK_PATCH) {
+        /* the game moved: the board again, in place of a page */
+        free(p->page);
+        p->page = NULL;
         /* the events of this patch: the log's entries at its version */
         size_t n = json_array_size(g->log);
         size_t i = n;
@@ -291,7 +530,7 @@ static void on_link(void *ctx, int up)
 
 /* --- commands ------------------------------------------------------------------------------ */
 
-static const char *const own_words[] = { "help", "status", "log", "quit", NULL };
+static const char *const own_words[] = { "help", "status", "log", "board", "quit", NULL };
 
 static void help(struct play *p, const char *order)
 {
@@ -299,14 +538,31 @@ static void help(struct play *p, const char *order)
     wr_strbuf_init(&b);
     if (order[0]) {             /* help ORDER: that order alone */
         wrc_view_help(p->w->v, order, &b);
-        say(p, "%s", b.s ? b.s : "");
+        show(p, "help", b.s ? b.s : "");
         wr_strbuf_release(&b);
         return;
     }
+    wr_strbuf_puts(&b, "orders:\n");
     wrc_view_help(p->w->v, NULL, &b);
-    say(p, "orders:\n%s", b.s ? b.s : "");
-    say(p, "tools:  status | log [N] | help | quit");
-    say(p, "Tab completes orders and their words; arrows recall earlier lines.");
+    wr_strbuf_puts(&b, "tools:  status | log [N] | help | quit | board (the whole picture and "
+                       "its key)\n"
+                       "Tab completes orders and their words; arrows recall earlier lines; "
+                       "Shift+arrows and PgUp/PgDn scroll the board; Ctrl-C clears the line.\n");
+    show(p, "help", b.s ? b.s : "");
+    wr_strbuf_release(&b);
+}
+
+/* The whole picture with its key, as wide as the screen, on a page. */
+static void board(struct play *p)
+{
+    struct layout l;
+    layout(p, &l);
+    struct wr_strbuf b;
+    wr_strbuf_init(&b);
+    struct wr_draw_opts d = { .cols = l.width, .rows = 0, .pan_cols = p->pan_cols,
+                              .pan_rows = p->pan_rows };
+    p->w->v->pr->draw_text(p->w->v, &d, &b);
+    show(p, "board", b.s ? b.s : "");
     wr_strbuf_release(&b);
 }
 
@@ -319,15 +575,21 @@ static void cmd_log(struct play *p, const char *args)
     size_t from = total > (size_t)n ? total - (size_t)n : 0;
     if (total == 0)
         say(p, "no events since you joined (warroom export %s has the whole game)", p->g->id);
+    struct wr_strbuf all;
+    wr_strbuf_init(&all);
     for (size_t i = from; i < total; i++) {
         json_t *e = json_array_get(p->g->log, i);
         struct wr_strbuf b;
         wr_strbuf_init(&b);
         p->w->v->pr->event(p->w->v, json_object_get(e, "event"), &b);
-        say(p, "v%lld %s%s", (long long)json_integer_value(json_object_get(e, "version")),
-            b.s ? b.s : "", by_note(p->g, e));
+        wr_strbuf_printf(&all, "v%lld %s%s\n",
+                         (long long)json_integer_value(json_object_get(e, "version")),
+                         b.s ? b.s : "", by_note(p->g, e));
         wr_strbuf_release(&b);
     }
+    if (all.s)
+        show(p, "log", all.s);
+    wr_strbuf_release(&all);
 }
 
 /* A line for the game: a question answered here, or a command checked
@@ -342,7 +604,7 @@ static void order(struct play *p, const char *line)
     enum wr_order_kind k = wrc_view_line(p->w->v, line, &cmd, &out, &why);
     if (k != WR_ORDER_COMMAND) {
         if (k == WR_ORDER_ANSWER)
-            say(p, "%s", out.s ? out.s : "");
+            show(p, "the answer", out.s ? out.s : "");
         else
             say(p, "%s (help lists the orders)", why.message);
         wr_strbuf_release(&out);
@@ -404,6 +666,9 @@ static void on_line(void *ctx, const char *line)
     }
     while (*line == ' ' || *line == '\t')
         line++;
+    /* Enter on an empty line, or any line: the page, if any, goes */
+    free(p->page);
+    p->page = NULL;
     if (*line == '\0') {
         draw(p);
         return;
@@ -425,13 +690,70 @@ static void on_line(void *ctx, const char *line)
         struct wr_strbuf b;
         wr_strbuf_init(&b);
         p->w->v->pr->describe(p->w->v, &b);
-        say(p, "%s", b.s ? b.s : "");
+        show(p, "status", b.s ? b.s : "");
         wr_strbuf_release(&b);
     } else if (strcmp(verb, "log") == 0) {
         cmd_log(p, args);
+    } else if (strcmp(verb, "board") == 0) {
+        board(p);
     } else {
         order(p, line);
+        if (strcmp(verb, "view") == 0)
+            p->pan_cols = p->pan_rows = 0;      /* a new centre: the scrolling starts again */
     }
+    draw(p);
+}
+
+/* --- keys ---------------------------------------------------------------------------------- */
+
+/* Shift+arrows scroll the picture a square, PgUp/PgDn half its rows (or a
+ * page shown, a page). A scroll that changes nothing (the picture is at
+ * its edge) is taken back, so the other way moves at once. */
+static void on_key(void *ctx, enum wrc_key key)
+{
+    struct play *p = ctx;
+    if (p->page) {
+        struct layout l;
+        layout(p, &l);
+        int step = l.area - 2 > 1 ? l.area - 2 : 1;
+        if (key == WRC_KEY_PAGE_DOWN || key == WRC_KEY_SHIFT_DOWN)
+            p->page_top += key == WRC_KEY_PAGE_DOWN ? step : 1;
+        else if (key == WRC_KEY_PAGE_UP || key == WRC_KEY_SHIFT_UP)
+            p->page_top -= key == WRC_KEY_PAGE_UP ? step : 1;
+        if (p->page_top < 0)
+            p->page_top = 0;
+        draw(p);
+        return;
+    }
+    int half = p->board_rows / 2 > 1 ? p->board_rows / 2 : 1;
+    static const struct { enum wrc_key key; int dc, dr; } steps[] = {
+        { WRC_KEY_SHIFT_UP, 0, -1 }, { WRC_KEY_SHIFT_DOWN, 0, 1 },
+        { WRC_KEY_SHIFT_LEFT, -1, 0 }, { WRC_KEY_SHIFT_RIGHT, 1, 0 },
+        { WRC_KEY_PAGE_UP, 0, -2 }, { WRC_KEY_PAGE_DOWN, 0, 2 },
+    };
+    int dc = 0, dr = 0;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (steps[i].key == key) {
+            dc = steps[i].dc;
+            dr = steps[i].dr == 2 || steps[i].dr == -2 ? steps[i].dr / 2 * half : steps[i].dr;
+        }
+    if (!p->screen || (dc == 0 && dr == 0))
+        return;
+    struct layout l;
+    layout(p, &l);
+    struct wr_strbuf before, after;
+    wr_strbuf_init(&before);
+    wr_strbuf_init(&after);
+    picture(p, p->board_rows, l.width, p->pan_cols, p->pan_rows, &before);
+    picture(p, p->board_rows, l.width, p->pan_cols + dc, p->pan_rows + dr, &after);
+    int moved = before.len != after.len ||
+                (before.s && after.s && memcmp(before.s, after.s, before.len) != 0);
+    wr_strbuf_release(&before);
+    wr_strbuf_release(&after);
+    if (!moved)
+        return;                 /* at the edge: nothing to show further */
+    p->pan_cols += dc;
+    p->pan_rows += dr;
     draw(p);
 }
 
@@ -448,6 +770,14 @@ static void complete(void *ctx, char *const *words, int nwords, const char *word
     struct play *p = ctx;
     wrc_view_complete(p->w->v, own_words, (const char *const *)words, nwords, word, add_cand,
                       out);
+}
+
+/* A second Tab's matches: in the messages, or on a page when many. */
+static void on_list(void *ctx, const char *text)
+{
+    struct play *p = ctx;
+    show(p, "the matches", text);
+    draw(p);
 }
 
 /* --- life cycle -------------------------------------------------------------------------------- */
@@ -481,6 +811,17 @@ static void quit(struct play *p, int force)
         wrc_conn_close(p->cl.conn);
 }
 
+static void on_leave_answer(void *ctx, int key)
+{
+    struct play *p = ctx;
+    if (key == 'y' || key == 'Y' || key < 0) {
+        quit(p, 0);
+        return;
+    }
+    say(p, p->watching ? "still watching" : "still playing");
+    draw(p);
+}
+
 static void on_signal(uv_signal_t *s, int signum)
 {
     struct play *p = s->data;
@@ -488,6 +829,14 @@ static void on_signal(uv_signal_t *s, int signum)
         terminal_size(p);
         if (p->edit)
             wrc_edit_resize(p->edit);
+        draw(p);
+        return;
+    }
+    if (signum == SIGINT && p->edit && wrc_edit_is_tty(p->edit)) {
+        /* Ctrl-C: the line typed goes; on an empty line, leave if the
+         * player says so */
+        if (!wrc_edit_clear_line(p->edit))
+            wrc_edit_ask(p->edit, "leave? (y/n) ", on_leave_answer);
         draw(p);
         return;
     }
@@ -540,7 +889,7 @@ static int run(const struct wrc_opts *go, int argc, char **argv, int watching)
     p->cl.ctx = p;
     char history[1200];
     snprintf(history, sizeof history, "%s/history", p->cl.cfg.dir);
-    static const struct wrc_edit_hooks hooks = { on_line, complete };
+    static const struct wrc_edit_hooks hooks = { on_line, complete, on_key, on_list };
     char prompt[64];
     snprintf(prompt, sizeof prompt, "%s> ", watching ? "watch" : p->g->seat);
     p->edit = wrc_edit_new(&p->cl.loop, prompt, history, &hooks, p);
@@ -573,6 +922,7 @@ out:
     }
     for (int i = 0; i < p->nmsgs; i++)
         free(p->msgs[i]);
+    free(p->page);
     free(p);
     return rc;
 }

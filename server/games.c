@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 
@@ -70,6 +71,10 @@ struct seat {
     const char *what;
     int64_t deadline_at;
     int reminded;
+    /* Why this seat forfeited, once it has ("french: no decision (move) in
+     * 86400 s (deadline 2026-12-02 10:00:00 UTC)"; forfeit_reason()), else
+     * "": in the server section, the forfeit event and the notification. */
+    char forfeit_why[192];
 };
 
 struct view {
@@ -108,6 +113,8 @@ struct wrd_game {
     char **lines;               /* the record: one JSON line per command */
     int nlines, caplines;
     int64_t restored_deadline;  /* restore only: the stored earliest deadline */
+    int64_t forfeit_deadline;   /* the deadline that passed (ms since the epoch), kept
+                                   in the game's row once it forfeited; 0: none */
     int64_t quiet_at;           /* the version at which the server section last changed
                                    without a command (the start, a forfeit); -1: never */
     struct wrd_server *srv;
@@ -283,6 +290,16 @@ static int seat_index(const struct wrd_game *g, const char *name)
     return -1;
 }
 
+/* Is seat name one of those that forfeited (g->forfeit: names joined by '+')? */
+static int forfeited(const struct wrd_game *g, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = g->forfeit; *p; p = strchr(p, '+') ? strchr(p, '+') + 1 : "")
+        if (strncmp(p, name, n) == 0 && (p[n] == '+' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+
 static int view_of(const struct wrd_game *g, int seat)
 {
     if (g->nviews == 1)
@@ -362,8 +379,11 @@ static int status_row(struct wrd_server *srv, const struct wrd_game *g)
         snprintf(res, sizeof res, "forfeit:%s", g->forfeit);
         r = res;
     }
+    /* A forfeited game keeps the deadline that passed: its reason names it. */
     return srv->store->ops->put_status(srv->store, g->id, status_names[g->status], r,
-                                       earliest_deadline(g), g->version);
+                                       g->forfeit[0] ? g->forfeit_deadline
+                                                     : earliest_deadline(g),
+                                       g->version);
 }
 
 /* The end of a message written as text: the id it answers (when not
@@ -381,16 +401,35 @@ static struct wrd_msg *end_msg(struct wrd_buf *b, const json_t *id)
     return m;
 }
 
+/* The time each awaited seat has left, as of now, into the server section
+ * sec (borrowed; changed in place): "deadlines_left" follows "deadlines". */
+static void time_left(const struct wrd_game *g, json_t *sec, int64_t now)
+{
+    json_t *left = json_object_get(sec, "deadlines_left");
+    if (left == NULL)
+        return;
+    for (int i = 0; i < g->nseats; i++)
+        if (g->seats[i].deadline_at && json_object_get(left, g->seats[i].name))
+            json_object_set_new(left, g->seats[i].name,
+                                json_integer(g->seats[i].deadline_at > now
+                                                 ? g->seats[i].deadline_at - now : 0));
+}
+
 /* A state message: the server's own part (version, status, forfeit,
  * deadline) around the ruleset's projection for the seat's view, tagged
  * with its game (a full state replaces it). Written as text directly, the
  * view serialised in place (states go to every joiner, so they are as hot
- * as patches):
+ * as patches); the time left in its server section is brought up to now
+ * first. The state that announces a forfeit (forfeit_events) carries the
+ * server's own events, one {"type":"forfeit","seat","reason"} per seat
+ * that forfeited:
  * {"type":"state","game","version","ruleset","status","state","seat"
- *  [,"forfeit"][,"deadline_ms"]} */
-static struct wrd_msg *state_msg(struct wrd_game *g, int seat, const json_t *id)
+ *  [,"forfeit"][,"deadline_ms"][,"events"]} */
+static struct wrd_msg *state_msg(struct wrd_game *g, int seat, const json_t *id,
+                                 int forfeit_events)
 {
     const struct view *v = &g->views[view_of(g, seat)];
+    time_left(g, json_object_get(v->state, "server"), wrd_now_ms());
     char stack[4096];
     struct wrd_buf b;
     wrd_buf_init(&b, stack, sizeof stack);
@@ -418,6 +457,17 @@ static struct wrd_msg *state_msg(struct wrd_game *g, int seat, const json_t *id)
         wrd_buf_lit(&b, ",\"deadline_ms\":");
         wrd_buf_int(&b, deadline);
     }
+    if (forfeit_events && g->forfeit[0]) {
+        json_t *evs = json_array();
+        for (int i = 0; i < g->nseats; i++)
+            if (g->seats[i].forfeit_why[0])
+                json_array_append_new(evs, json_pack("{s:s, s:s, s:s}", "type", "forfeit",
+                                                     "seat", g->seats[i].name, "reason",
+                                                     g->seats[i].forfeit_why));
+        wrd_buf_lit(&b, ",\"events\":");
+        wrd_buf_json(&b, evs);
+        json_decref(evs);
+    }
     struct wrd_msg *m = end_msg(&b, id);
     if (m)
         m->game = g;            /* a full state replaces it when dropped */
@@ -432,12 +482,13 @@ struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, struct wrd_conn *c,
     for (int k = 0; k < g->nmembers; k++)
         if (g->members[k].conn == c)
             g->members[k].since = g->version;   /* the patches it holds go no further */
-    return state_msg(g, m->seat, NULL);
+    return state_msg(g, m->seat, NULL, 0);
 }
 
-static void send_state(struct wrd_conn *c, struct wrd_game *g, int seat, const json_t *id)
+static void send_state(struct wrd_conn *c, struct wrd_game *g, int seat, const json_t *id,
+                       int forfeit_events)
 {
-    struct wrd_msg *m = state_msg(g, seat, id);
+    struct wrd_msg *m = state_msg(g, seat, id, forfeit_events);
     wrd_conn_send(c, m);
     wrd_msg_unref(m);
 }
@@ -689,25 +740,54 @@ static void remember(struct seat *s, int64_t seq, struct wrd_msg *answer)
 
 /* The server's part of every projected state, under the key "server"
  * (rulesets never use that key): the game's status, its result and the
- * seats that forfeited, each awaited seat with what it must send, and
- * their deadlines. Patches carry its changes like any other, so a client
- * learns from a patch that the game is over. */
+ * seats that forfeited (and, once they have, why: "forfeit_reason"), each
+ * awaited seat with what it must send, their deadlines and, while any
+ * runs, the time each has left ("deadlines_left", in ms as of when the
+ * state or patch was made; state_msg() brings it up to the moment a state
+ * is sent: a client has no clock to trust). Patches carry its changes like
+ * any other, so a client learns from a patch that the game is over. */
 static json_t *server_section(const struct wrd_game *g)
 {
     json_t *aw = json_object(), *dl = json_object();
+    char why[1024] = "";
+    size_t at = 0;
     for (int i = 0; i < g->nseats; i++) {
         const struct seat *s = &g->seats[i];
         if (s->what)
             json_object_set_new(aw, s->name, json_string(s->what));
         if (s->deadline_at)
             json_object_set_new(dl, s->name, json_integer(s->deadline_at));
+        if (s->forfeit_why[0] && at < sizeof why)
+            at += (size_t)snprintf(why + at, sizeof why - at, "%s%s", at ? "; " : "",
+                                   s->forfeit_why);
     }
     const char *res = result_of(g);
     json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o}", "status", status_names[g->status],
                           "result", res ? json_string(res) : json_null(), "forfeit",
                           g->forfeit[0] ? json_string(g->forfeit) : json_null(), "awaiting", aw,
                           "deadlines", dl);
+    if (why[0])
+        json_object_set_new(o, "forfeit_reason", json_string(why));
+    if (json_object_size(dl) > 0) {
+        json_object_set_new(o, "deadlines_left", json_copy(dl));
+        time_left(g, o, wrd_now_ms());
+    }
     return o;
+}
+
+/* Why seat i forfeits: no decision (what) in the game's time, by deadline
+ * (ms since the epoch; 0: no longer known, a forfeit stored before reasons
+ * were), into the seat's forfeit_why. */
+static void forfeit_reason(struct wrd_game *g, int i, const char *what, int64_t deadline)
+{
+    char when[48] = "unknown";
+    time_t t = (time_t)(deadline / 1000);
+    struct tm tm;
+    if (deadline > 0 && gmtime_r(&t, &tm) != NULL)
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    snprintf(g->seats[i].forfeit_why, sizeof g->seats[i].forfeit_why,
+             "%s: no decision (%s) in %lld s (deadline %s)", g->seats[i].name,
+             what ? what : "?", (long long)g->deadline_s, when);
 }
 
 /* View v's projection now, with the server section. */
@@ -754,10 +834,16 @@ static void notify_seat(struct wrd_server *srv, struct wrd_game *g, int seat, co
     json_t *section = json_object_get(g->views[view_of(g, seat)].state, "server");
     json_object_set_new(body, "what", s->what ? json_string(s->what) : json_null());
     json_object_set(body, "awaiting", json_object_get(section, "awaiting"));
+    /* A forfeit says why. */
+    const char *reason = strcmp(event, "deadline_expired") == 0 && s->forfeit_why[0]
+                             ? s->forfeit_why : NULL;
+    if (reason)
+        json_object_set_new(body, "reason", json_string(reason));
     char *text = json_dumps(body, JSON_COMPACT);
     json_decref(body);
-    struct wrd_notify_env env = { event, g->id, s->name, g->rs->name, (long)g->version,
-                                  s->webhook_owner };
+    struct wrd_notify_env env = { .event = event, .game = g->id, .seat = s->name,
+                                  .ruleset = g->rs->name, .version = (long)g->version,
+                                  .owner = s->webhook_owner, .reason = reason };
     int rc = text && srv->notifier ? wrd_notify(srv->notifier, s->webhook, text, &env) : 0;
     if (rc != 0)
         wrd_warn("notification not queued", "game=%s seat=%s error=%s", g->id, s->name,
@@ -873,12 +959,18 @@ static void on_deadline(uv_timer_t *t)
         arm_timer(g);
         return;
     }
-    /* Time is up: the seats whose deadline passed forfeit, and the game ends. */
+    /* Time is up: the seats whose deadline passed forfeit, each with its
+     * reason, and the game ends. */
     size_t at = 0;
+    g->forfeit_deadline = 0;
     for (int i = 0; i < g->nseats && at < sizeof g->forfeit; i++)
-        if (g->seats[i].was_awaited)
+        if (g->seats[i].was_awaited) {
             at += (size_t)snprintf(g->forfeit + at, sizeof g->forfeit - at, "%s%s",
                                    at ? "+" : "", g->seats[i].name);
+            forfeit_reason(g, i, g->seats[i].what, g->seats[i].deadline_at);
+            if (g->forfeit_deadline == 0 || g->seats[i].deadline_at < g->forfeit_deadline)
+                g->forfeit_deadline = g->seats[i].deadline_at;
+        }
     g->quiet_at = g->version;
     set_status(srv->games, g, ST_FINISHED);
     wrd_info("deadline expired: seat forfeits", "game=%s seat=%s", g->id, g->forfeit);
@@ -895,7 +987,8 @@ static void on_deadline(uv_timer_t *t)
     if (status_row(srv, g) != 0)
         wrd_error("store write failed", "game=%s", g->id);
     refresh_sections(g);
-    broadcast_state(srv->games, g);
+    /* Every connection gets the full state, with the forfeit events. */
+    defer(srv->games, (struct deferred){ .kind = D_STATE_ALL, .game = g, .event = "forfeit" });
     maybe_evict(srv->games, g);
 }
 
@@ -1122,7 +1215,7 @@ static int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g
         wrd_conn_ref(c);
         defer(srv->games, (struct deferred){ .kind = D_STATE_ONE, .game = g, .conn = c });
     } else if (when == STATE_NOW) {
-        send_state(c, g, seat, id);
+        send_state(c, g, seat, id, 0);
     }
     return 0;
 }
@@ -1503,7 +1596,7 @@ void wrd_games_sync(struct wrd_server *srv, struct wrd_conn *c, const json_t *ms
     for (json_int_t k = since + 1; have && k <= g->version; k++)
         have = v->patch[k % PATCH_RING] && v->patch_to[k % PATCH_RING] == k;
     if (!have) {
-        send_state(c, g, m->seat, jid);
+        send_state(c, g, m->seat, jid, 0);
         return;
     }
     for (json_int_t k = since + 1; k <= g->version; k++)
@@ -1900,7 +1993,7 @@ void wrd_games_flush(struct wrd_server *srv)
         case D_STATE_ALL:
             for (int k = 0; k < d->game->nmembers; k++) {
                 struct member_ref *m = &d->game->members[k];
-                send_state(m->conn, d->game, m->seat, NULL);
+                send_state(m->conn, d->game, m->seat, NULL, d->event != NULL);
                 m->since = d->game->version;
             }
             break;
@@ -1909,7 +2002,7 @@ void wrd_games_flush(struct wrd_server *srv)
                 struct member_ref *m = &d->game->members[k];
                 if (m->conn != d->conn)
                     continue;
-                send_state(m->conn, d->game, m->seat, NULL);
+                send_state(m->conn, d->game, m->seat, NULL, 0);
                 m->since = d->game->version;
             }
             wrd_conn_unref(d->conn);
@@ -2038,6 +2131,8 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
         snprintf(g->forfeit, sizeof g->forfeit, "%s", result[7] == ':' ? result + 8 : "?");
     }
     g->restored_deadline = deadline_ms;
+    if (g->forfeit[0])
+        g->forfeit_deadline = deadline_ms;
     g->created_ms = r->created_ms;
     int64_t sv;
     char *st;
@@ -2152,6 +2247,17 @@ static int finish_load(struct wrd_server *srv, struct wrd_game *g, char *err, si
                                    k ? "+" : "", d[k].seat);
         if (g->forfeit[0] == '\0')
             snprintf(g->forfeit, sizeof g->forfeit, "?");
+    }
+    if (g->forfeit[0]) {
+        /* Each seat that forfeited: what it did not decide (the forfeit
+         * left the game as it was) and the deadline the row kept. */
+        struct wr_decision d[WR_DECISIONS_MAX];
+        int n = g->rs->awaiting(g->g, d, WR_DECISIONS_MAX);
+        for (int k = 0; k < n; k++) {
+            int i = seat_index(g, d[k].seat);
+            if (i >= 0 && forfeited(g, g->seats[i].name))
+                forfeit_reason(g, i, d[k].what, g->forfeit_deadline);
+        }
     }
     set_status(srv->games, g, compute_status(g));
     if (g->status == ST_RUNNING) {

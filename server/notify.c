@@ -54,8 +54,10 @@
 
 extern char **environ;
 
-static const char *const env_names[5] = {
+#define NENV 6
+static const char *const env_names[NENV] = {
     "WARROOM_EVENT", "WARROOM_GAME", "WARROOM_SEAT", "WARROOM_VERSION", "WARROOM_RULESET",
+    "WARROOM_REASON",
 };
 
 enum hook_phase { HP_RESOLVING, HP_CONNECTING, HP_EXCHANGING, HP_WAITING, HP_DONE };
@@ -125,7 +127,7 @@ struct cmd {
     struct wrd_notifier *n;
     struct cmd *prev, *next;
     enum cmd_state state;
-    char *env[5];               /* "WARROOM_EVENT=...", in env_names order */
+    char *env[NENV];            /* "WARROOM_EVENT=...", in env_names order */
 };
 
 struct cmd_list {
@@ -1410,7 +1412,7 @@ static void list_remove(struct cmd_list *l, struct cmd *c)
 
 static void cmd_free(struct cmd *c)
 {
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < NENV; i++)
         free(c->env[i]);
     free(c);
 }
@@ -1472,7 +1474,7 @@ static void cmd_spawn(struct wrd_notifier *n, struct cmd *c)
     size_t count = 0;
     for (char **e = environ; e != NULL && *e != NULL; e++)
         count++;
-    char **envp = malloc((count + 6) * sizeof *envp);
+    char **envp = malloc((count + NENV + 1) * sizeof *envp);
     if (envp == NULL) {
         n->stats.commands_failed_total++;
         wrd_warn("notify command not started", "reason=\"out of memory\" event=%s game=%s seat=%s",
@@ -1484,14 +1486,14 @@ static void cmd_spawn(struct wrd_notifier *n, struct cmd *c)
     for (size_t i = 0; i < count; i++) {
         const char *e = environ[i];
         int ours = 0;
-        for (int j = 0; j < 5 && !ours; j++) {
+        for (int j = 0; j < NENV && !ours; j++) {
             size_t len = strlen(env_names[j]);
             ours = strncmp(e, env_names[j], len) == 0 && e[len] == '=';
         }
         if (!ours)
             envp[k++] = environ[i];
     }
-    for (int j = 0; j < 5; j++)
+    for (int j = 0; j < NENV; j++)
         envp[k++] = c->env[j];
     envp[k] = NULL;
 
@@ -1554,11 +1556,12 @@ static int cmd_new(struct wrd_notifier *n, const struct wrd_notify_env *env)
     c->n = n;
     char version[24];
     snprintf(version, sizeof version, "%ld", env != NULL ? env->version : 0L);
-    const char *vals[5] = {
+    const char *vals[NENV] = {
         env != NULL ? env->event : NULL, env != NULL ? env->game : NULL,
         env != NULL ? env->seat : NULL, version, env != NULL ? env->ruleset : NULL,
+        env != NULL ? env->reason : NULL,
     };
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < NENV; i++) {
         const char *v = vals[i] != NULL ? vals[i] : "";
         size_t len = strlen(env_names[i]) + 1 + strlen(v) + 1;
         c->env[i] = malloc(len);

@@ -117,6 +117,8 @@ struct wrd_notify_env {
     long version;
     const char *owner;          /* address of the client that registered the webhook;
                                    NULL or "": unknown, the URL's host stands in */
+    const char *reason;         /* deadline_expired: why the seat forfeited (the server
+                                   section's forfeit_reason); NULL or "" otherwise */
 };
 
 /* Counters for /metrics. The *_total fields only grow; the others are gauges. */

@@ -32,12 +32,28 @@ const char *wr_state_awaits(const json_t *state, const char *seat)
     return json_string_value(json_object_get(aw, seat));
 }
 
+/* A duration in ms as a player reads a clock: "2d 3h", "23h 59m", "4m 10s",
+ * "9s" (rounded down; 0 and less: "0s"). */
+static void time_left_text(json_int_t ms, struct wr_strbuf *out)
+{
+    long long s = ms > 0 ? (long long)(ms / 1000) : 0;
+    if (s >= 86400)
+        wr_strbuf_printf(out, "%lldd %lldh", s / 86400, s % 86400 / 3600);
+    else if (s >= 3600)
+        wr_strbuf_printf(out, "%lldh %lldm", s / 3600, s % 3600 / 60);
+    else if (s >= 60)
+        wr_strbuf_printf(out, "%lldm %llds", s / 60, s % 60);
+    else
+        wr_strbuf_printf(out, "%llds", s);
+}
+
 void wr_state_waiting_line(const json_t *state, struct wr_strbuf *out)
 {
     json_t *srv = json_object_get(state, "server");
     const char *status = json_string_value(json_object_get(srv, "status"));
     const char *result = json_string_value(json_object_get(srv, "result"));
     const char *forfeit = json_string_value(json_object_get(srv, "forfeit"));
+    const char *why = json_string_value(json_object_get(srv, "forfeit_reason"));
     if (status == NULL) {
         wr_strbuf_puts(out, "no state yet");
         return;
@@ -47,7 +63,9 @@ void wr_state_waiting_line(const json_t *state, struct wr_strbuf *out)
         return;
     }
     if (result || strcmp(status, "running") != 0) {
-        if (forfeit)
+        if (forfeit && why)
+            wr_strbuf_printf(out, "over: %s forfeited (%s)", forfeit, why);
+        else if (forfeit)
             wr_strbuf_printf(out, "over: %s forfeited", forfeit);
         else if (result && strcmp(result, "draw") == 0)
             wr_strbuf_puts(out, "over: a draw");
@@ -56,12 +74,19 @@ void wr_state_waiting_line(const json_t *state, struct wr_strbuf *out)
         return;
     }
     json_t *aw = json_object_get(srv, "awaiting");
+    json_t *left = json_object_get(srv, "deadlines_left");
     const char *seat;
     json_t *what;
     int n = 0;
     json_object_foreach(aw, seat, what) {
-        wr_strbuf_printf(out, "%s%s (%s)", n++ ? ", " : "awaiting ", seat,
+        wr_strbuf_printf(out, "%s%s (%s", n++ ? ", " : "awaiting ", seat,
                          json_string_value(what) ? json_string_value(what) : "?");
+        json_t *ms = json_object_get(left, seat);
+        if (json_is_integer(ms)) {
+            wr_strbuf_puts(out, "; time left ");
+            time_left_text(json_integer_value(ms), out);
+        }
+        wr_strbuf_puts(out, ")");
     }
     if (n == 0)
         wr_strbuf_puts(out, "awaiting nobody");

@@ -153,7 +153,11 @@ const struct wr_order *wr_present_order(const struct wr_present *pr, const char 
 const char *wr_state_awaits(const struct json_t *state, const char *seat);
 
 /* One line for the server section of state: "awaiting p2 (tactic), p3
- * (tactic)", "over: p1 won", "over: draw", "open: waiting for seats". */
+ * (tactic)", "over: p1 won", "over: draw", "open: waiting for seats"; a
+ * seat with a deadline running shows its time left as the server counted
+ * it when it sent the state ("awaiting french (move; time left 23h 59m)":
+ * a view has no clock), a forfeit its reason ("over: french forfeited
+ * (french: no decision (move) in 86400 s (deadline ...))"). */
 void wr_state_waiting_line(const struct json_t *state, struct wr_strbuf *out);
 
 #endif

@@ -982,6 +982,7 @@ static void test_command_env(void **state)
              "  echo \"seat=$WARROOM_SEAT\"\n"
              "  echo \"version=$WARROOM_VERSION\"\n"
              "  echo \"ruleset=$WARROOM_RULESET\"\n"
+             "  echo \"reason=$WARROOM_REASON\"\n"
              "  echo \"parent=$WT_NOTIFY_PARENT\"\n"
              "  if read -r line; then echo stdin=data; else echo stdin=eof; fi\n"
              "} > '%s/env.tmp' && mv '%s/env.tmp' '%s'\n",
@@ -992,15 +993,18 @@ static void test_command_env(void **state)
      * values winning over stale ones. */
     setenv("WT_NOTIFY_PARENT", "inherited", 1);
     setenv("WARROOM_EVENT", "stale", 1);
+    setenv("WARROOM_REASON", "stale", 1);
     f->n = notifier_new(f, script);
     assert_non_null(f->n);
     const struct wrd_notify_env env = {
-        .event = "deadline_reminder", .game = "g-00aa11bb22cc", .seat = "french",
+        .event = "deadline_expired", .game = "g-00aa11bb22cc", .seat = "french",
         .ruleset = "waterloo", .version = 1234567,
+        .reason = "french: no decision (move) in 86400 s (deadline 2026-12-02 10:00:00 UTC)",
     };
     assert_int_equal(wrd_notify(f->n, NULL, NULL, &env), 0);
     unsetenv("WT_NOTIFY_PARENT");
     unsetenv("WARROOM_EVENT");
+    unsetenv("WARROOM_REASON");
     RUN_UNTIL(f, stats(f).commands_exited_total == 1);
     struct wrd_notify_stats s = stats(f);
     assert_int_equal(s.commands_started_total, 1);
@@ -1009,11 +1013,13 @@ static void test_command_env(void **state)
     const char *got = read_file(out);
     assert_non_null(got);
     assert_string_equal(got,
-                        "event=deadline_reminder\n"
+                        "event=deadline_expired\n"
                         "game=g-00aa11bb22cc\n"
                         "seat=french\n"
                         "version=1234567\n"
                         "ruleset=waterloo\n"
+                        "reason=french: no decision (move) in 86400 s (deadline 2026-12-02 "
+                        "10:00:00 UTC)\n"
                         "parent=inherited\n"
                         "stdin=eof\n");
 
@@ -1023,7 +1029,8 @@ static void test_command_env(void **state)
     RUN_UNTIL(f, stats(f).commands_exited_total == 2);
     got = read_file(out);
     assert_non_null(got);
-    assert_string_equal(got, "event=\ngame=\nseat=\nversion=0\nruleset=\nparent=\nstdin=eof\n");
+    assert_string_equal(got, "event=\ngame=\nseat=\nversion=0\nruleset=\nreason=\nparent=\n"
+                                  "stdin=eof\n");
 }
 
 static void test_command_failures(void **state)

@@ -418,8 +418,10 @@ static void check_shape(const json_t *m)
         char required[128];
         snprintf(required, sizeof required, "type,game,version,seat,ruleset,status,state%s%s",
                  forfeit ? ",forfeit" : "", deadlines ? ",deadline_ms" : "");
+        /* Deadlines: "the `state` every connection receives carries
+         * `events`, one `{"type":"forfeit","seat","reason"}` per seat" */
         check_fields(forfeit || deadlines ? "state (with its forfeit or deadlines)" : "state", m,
-                     required, "id",
+                     required, forfeit ? "id,events" : "id",
                      "protocol.md, Server messages table: `forfeit` and `deadline_ms` when "
                      "they apply, i.e. when the server section has a forfeit or deadlines");
         const char *rs = sget(m, "ruleset");
@@ -430,11 +432,12 @@ static void check_shape(const json_t *m)
             check_fields("state.state (tictactoe)", st, "board,turn,winner,moves,server", "",
                          "tictactoe.md, The state; protocol.md, The state");
         /* protocol.md, The state: "server": {"status", "result", "forfeit",
-         * "awaiting", "deadlines"} */
+         * "awaiting", "deadlines"}, and "forfeit_reason" once a seat
+         * forfeited, "deadlines_left" while a deadline runs */
         if (json_is_object(st))
             check_fields("state.state.server", json_object_get(st, "server"),
-                         "status,result,forfeit,awaiting,deadlines", "",
-                         "protocol.md, The state");
+                         "status,result,forfeit,awaiting,deadlines",
+                         "forfeit_reason,deadlines_left", "protocol.md, The state");
     } else if (strcmp(t, "patch") == 0) {
         /* "`patch` | `game`, `from`, `to`, `by` (the seat whose command it
          * was), `ops` (RFC 6902), `events`" */
@@ -1766,6 +1769,31 @@ static void check_deadline(const json_t *st, const char *seat, long long before,
                   "awaited seat has its own deadline\"; \"a `state` message carries "
                   "`deadline_ms`, the earliest of them\"): %s",
                   who, seat, before + 3600 * 1000, after + 3600 * 1000, dump(st));
+    /* protocol.md, The state: "`deadlines_left`: while a deadline runs, the
+     * time each awaited seat has left, in milliseconds, counted when the
+     * message was made". At most the hour, no less than what is left now. */
+    const json_t *left = json_object_get(json_object_get(json_object_get(st, "state"),
+                                                         "server"), "deadlines_left");
+    const json_t *l = json_object_get(left, seat);
+    long long now = now_ms();
+    if (json_object_size(left) != 1 || !json_is_integer(l) || json_integer_value(l) > 3600000 ||
+        json_integer_value(l) < json_integer_value(ms) - now)
+        fail_long("%s: server.deadlines_left should be {\"%s\": L}, L at most an hour and at "
+                  "least the %lld ms left now (protocol.md, The state): %s", who, seat,
+                  (long long)json_integer_value(ms) - now, dump(st));
+}
+
+/* Are a and b the same state but for the time left, which is counted when
+ * each message is made (protocol.md, The state)? */
+static int same_but_time_left(const json_t *a, const json_t *b)
+{
+    json_t *x = json_deep_copy(a), *y = json_deep_copy(b);
+    json_object_del(json_object_get(x, "server"), "deadlines_left");
+    json_object_del(json_object_get(y, "server"), "deadlines_left");
+    int same = json_equal(x, y);
+    json_decref(x);
+    json_decref(y);
+    return same;
 }
 
 /* Row 12: a game with deadlines: none while a seat is unclaimed; then the
@@ -1814,11 +1842,11 @@ static void row12_deadlines(void **unused)
     json_decref(id);
     check_deadline(st, "o", before, after, "a fresh join after x's mark");
     for (int i = 0; i < 2; i++)
-        if (!json_equal(views[i].state, json_object_get(st, "state")))
+        if (!same_but_time_left(views[i].state, json_object_get(st, "state")))
             fail_long("%s: the state built by patches differs from a fresh join's (protocol.md, "
                       "The state: \"It changes like the rest of the state, so patches carry "
-                      "it\"):\n  patches: %s\n  join:    %s", all[i]->name, dump(views[i].state),
-                      dump(st));
+                      "it\", but for the time left):\n  patches: %s\n  join:    %s",
+                      all[i]->name, dump(views[i].state), dump(st));
     json_decref(st);
     view_release(&views[0]);
     view_release(&views[1]);
@@ -2242,10 +2270,33 @@ static void expect_forfeit_state(struct client *c, const struct game *g, const c
     json_t *st = expect(c, "state", id, doc);
     check_state_msg(st, g->id, seat, 1, "finished", c->name);
     assert_str(st, "forfeit", "o", c->name);
+    /* protocol.md, Deadlines: "its reason, `forfeit_reason` in the server
+     * section: `o: no decision (mark) in 2 s (deadline 2026-12-02 10:00:00
+     * UTC)`"; "that `state` carries `events`, one
+     * `{"type":"forfeit","seat","reason"}` per seat that forfeited" (the one
+     * every connection receives then; a `sync` or `join` later has none). */
+    const char *why = json_string_value(json_object_get(
+        json_object_get(json_object_get(st, "state"), "server"), "forfeit_reason"));
+    if (why == NULL || strncmp(why, "o: no decision (mark) in 2 s (deadline ", 39) != 0 ||
+        strcmp(why + strlen(why) - 5, " UTC)") != 0)
+        fail_long("%s: the forfeit's reason (protocol.md, Deadlines): %s", c->name, dump(st));
+    json_t *evs = json_object_get(st, "events");
+    if (id == NULL) {
+        json_t *e = json_pack("{s:s,s:s,s:s}", "type", "forfeit", "seat", "o", "reason", why);
+        int same = json_array_size(evs) == 1 && json_equal(json_array_get(evs, 0), e);
+        json_decref(e);
+        if (!same)
+            fail_long("%s: the forfeit state's events (protocol.md, Deadlines): %s", c->name,
+                      dump(st));
+    } else if (evs != NULL) {
+        fail_long("%s: a state sent later has no events (protocol.md, Deadlines): %s", c->name,
+                  dump(st));
+    }
     json_t *want = json_deep_copy(before);
     json_object_set_new(want, "server",
-                        json_pack("{s:s,s:s,s:s,s:{},s:{}}", "status", "finished", "result",
-                                  "forfeit", "forfeit", "o", "awaiting", "deadlines"));
+                        json_pack("{s:s,s:s,s:s,s:{},s:{},s:s}", "status", "finished", "result",
+                                  "forfeit", "forfeit", "o", "awaiting", "deadlines",
+                                  "forfeit_reason", why));
     int same = json_equal(json_object_get(st, "state"), want);
     const char *wtext = dump(want), *gtext = dump(st);
     json_decref(want);

@@ -6,8 +6,10 @@
  * command applied once, a client that drops and resumes with sync, the
  * server killed with SIGKILL mid-game and restarted with every acknowledged
  * command still there, a Waterloo game's first turns with a combat whose
- * retreat is chosen by the other seat, and a webhook received when the turn
- * passes to a seat that is not connected.
+ * retreat is chosen by the other seat, a webhook received when the turn
+ * passes to a seat that is not connected, and a forfeit on time whose
+ * reason is in the state, its event, the webhook, the notify command and
+ * the state after a restart.
  *
  * Every client tracks its state by applying each patch it receives; at the
  * end, all of them must hold the same state as a fresh `join`.
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -446,6 +449,149 @@ static void test_webhook_when_turn_passes(void **state)
     wt_close(&t.a);
 }
 
+/* --- a forfeit names its reason --------------------------------------------- */
+
+/* The lines of file (NULL while it does not exist); caller frees. */
+static char *slurp(const char *file)
+{
+    FILE *f = fopen(file, "r");
+    if (f == NULL)
+        return NULL;
+    char *buf = calloc(1, 65536);
+    size_t n = buf ? fread(buf, 1, 65535, f) : 0;
+    (void)n;
+    fclose(f);
+    return buf;
+}
+
+/* A seat that lets its deadline pass forfeits with a reason: in the server
+ * section of the full state every connection receives, in that state's
+ * forfeit event, in the webhook and in the notify command's environment,
+ * and again after a restart. */
+static void test_forfeit_reason(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/wt-forfeit-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char script[300], out[300];
+    snprintf(script, sizeof script, "%s/notify.sh", dir);
+    snprintf(out, sizeof out, "%s/notified.txt", dir);
+    FILE *f = fopen(script, "w");
+    assert_non_null(f);
+    fprintf(f, "#!/bin/sh\necho \"$WARROOM_EVENT|$WARROOM_SEAT|$WARROOM_REASON\" >> '%s'\n", out);
+    fclose(f);
+    assert_int_equal(chmod(script, 0755), 0);
+    const char *const args[] = { "--scenarios", WARROOM_SCENARIO_DIR, "--webhook-allow",
+                                 "127.0.0.1", "--notify-cmd", script, NULL };
+    struct wt_server srv;
+    assert_int_equal(wt_server_start(&srv, args), 0);
+    int hport = 0, lfd = wt_http_listen(&hport);
+    assert_true(lfd >= 0);
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/hooks/o", hport);
+    struct ttt t;
+    memset(&t, 0, sizeof t);
+    assert_int_equal(wt_open(&t.a, "alice", srv.port), 0);
+    assert_int_equal(wt_open(&t.b, "bob", srv.port), 0);
+    /* two seconds a decision: x marks at once, o lets its time pass */
+    wt_send(&t.a, "{s:s, s:s, s:s, s:{s:i}}", "type", "create", "ruleset", "tictactoe", "seat",
+            "x", "options", "deadline_seconds", 2);
+    json_t *created = wt_expect(&t.a, "created", T);
+    assert_non_null(created);
+    snprintf(t.game, sizeof t.game, "%s", str(created, "game"));
+    const char *invite = json_string_value(json_object_get(json_object_get(created, "invites"), "o"));
+    wt_send(&t.b, "{s:s, s:s, s:s}", "type", "claim", "invite", invite, "webhook", url);
+    json_t *claimed = wt_expect(&t.b, "claimed", T);
+    assert_non_null(claimed);
+    json_decref(created);
+    json_decref(claimed);
+    wt_close(&t.b);
+    mark(&t, &t.a, 4);
+    /* 1) the state every connection receives, with its server section's
+     *    time left while o is awaited, then the forfeit and its reason */
+    json_t *st = NULL;
+    int saw_left = 0;
+    for (;;) {
+        st = wt_expect(&t.a, "state", 20000);
+        if (st == NULL)
+            fail_msg("no forfeit state");
+        json_t *sec = json_object_get(json_object_get(st, "state"), "server");
+        saw_left |= json_is_integer(json_object_get(json_object_get(sec, "deadlines_left"), "x"));
+        if (strcmp(str(st, "status"), "finished") == 0)
+            break;
+        json_decref(st);
+    }
+    assert_true(saw_left);
+    json_t *sec = json_object_get(json_object_get(st, "state"), "server");
+    assert_string_equal(str(sec, "forfeit"), "o");
+    const char *why = str(sec, "forfeit_reason");
+    if (why == NULL || strncmp(why, "o: no decision (mark) in 2 s (deadline 20", 41) != 0 ||
+        strstr(why, " UTC)") == NULL)
+        fail_msg("the forfeit's reason in the state: %s", why ? why : "(none)");
+    char reason[256];
+    snprintf(reason, sizeof reason, "%s", why);
+    json_t *evs = json_object_get(st, "events");
+    json_t *ev = json_array_get(evs, 0);
+    if (json_array_size(evs) != 1 || strcmp(str(ev, "type"), "forfeit") != 0 ||
+        strcmp(str(ev, "seat"), "o") != 0 || strcmp(str(ev, "reason"), reason) != 0)
+        fail_msg("the forfeit state's events: %s", json_dumps(evs, JSON_COMPACT));
+    assert_null(json_object_get(sec, "deadlines_left"));
+    json_decref(st);
+    /* 2) the webhook: your_turn, perhaps the reminder, then the forfeit */
+    json_t *b = NULL;
+    for (int k = 0; k < 4 && b == NULL; k++) {
+        char path[256] = "";
+        char *body = wt_http_receive_post(lfd, 10000, path, sizeof path);
+        if (body == NULL)
+            fail_msg("no deadline_expired webhook");
+        json_t *j = json_loads(body, 0, NULL);
+        free(body);
+        if (j && strcmp(str(j, "event"), "deadline_expired") == 0)
+            b = j;
+        else
+            json_decref(j);
+    }
+    assert_non_null(b);
+    assert_string_equal(str(b, "seat"), "o");
+    assert_string_equal(str(b, "reason"), reason);
+    json_decref(b);
+    close(lfd);
+    /* 3) the notify command's environment */
+    char line[400];
+    snprintf(line, sizeof line, "deadline_expired|o|%s\n", reason);
+    char *got = NULL;
+    for (int k = 0; k < 500; k++) {
+        free(got);
+        got = slurp(out);
+        if (got && strstr(got, "deadline_expired"))
+            break;
+        usleep(20000);
+    }
+    if (got == NULL || strstr(got, line) == NULL)
+        fail_msg("the notify command did not get WARROOM_REASON: want '%s' in:\n%s", line,
+                 got ? got : "(nothing)");
+    free(got);
+    wt_close(&t.a);
+    /* 4) the reason survives a restart: a spectator reads it again */
+    assert_int_equal(wt_server_stop(&srv, SIGTERM, 10000) >= 0, 1);
+    assert_int_equal(wt_server_restart(&srv, args), 0);
+    struct wt_client c;
+    assert_int_equal(wt_open(&c, "carol", srv.port), 0);
+    wt_send(&c, "{s:s, s:s, s:b}", "type", "join", "game", t.game, "spectate", 1);
+    st = wt_expect(&c, "state", T);
+    assert_non_null(st);
+    sec = json_object_get(json_object_get(st, "state"), "server");
+    assert_string_equal(str(sec, "forfeit_reason"), reason);
+    assert_null(json_object_get(st, "events"));
+    json_decref(st);
+    wt_close(&c);
+    assert_true(wt_server_stop(&srv, SIGTERM, 10000) >= 0);
+    wt_server_cleanup(&srv);
+    unlink(out);
+    unlink(script);
+    rmdir(dir);
+}
+
 /* --- Waterloo -------------------------------------------------------------- */
 
 static void command(struct wt_client *c, const char *game, int seq, const char *cmd_text)
@@ -684,6 +830,7 @@ int main(void)
         cmocka_unit_test(test_resent_command_applied_once),
         cmocka_unit_test(test_drop_and_resume),
         cmocka_unit_test(test_webhook_when_turn_passes),
+        cmocka_unit_test(test_forfeit_reason),
         cmocka_unit_test(test_waterloo_first_turn),
         cmocka_unit_test(test_sigkill_and_restart),
     };

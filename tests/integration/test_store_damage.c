@@ -358,6 +358,9 @@ static char *next_text(struct wt_client *c, const char *want_type)
     free(data);
     const char *type = str(m, "type");
     char *out = NULL;
+    /* The time a seat has left is counted when the state is sent: never
+     * the same twice (protocol.md, The state). */
+    json_object_del(json_object_get(json_object_get(m, "state"), "server"), "deadlines_left");
     if (type && strcmp(type, want_type) == 0)
         out = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS);
     else if (m)

@@ -229,8 +229,22 @@ char *screen_shows(struct tmux *t, const char *pane, int timeout_ms, ...)
     }
 }
 
+char *screen_now(struct tmux *t, const char *pane)
+{
+    char *screen = NULL;
+    if (tmux(t, &screen, "capture-pane", "-p", "-J", "-t", pane, NULL) != 0 || screen == NULL)
+        fail_msg("pane %s: capture-pane failed", pane);
+    return screen;
+}
+
 void tmux_start(struct tmux *t, struct player *p, const char *pane, const char *mode,
                 const char *game)
+{
+    tmux_start_size(t, p, pane, mode, game, 160, 50);
+}
+
+void tmux_start_size(struct tmux *t, struct player *p, const char *pane, const char *mode,
+                     const char *game, int cols, int rows)
 {
     char cmd[2048];
     const char *w = getenv("WT_CLIENT_WRAPPER");
@@ -238,7 +252,10 @@ void tmux_start(struct tmux *t, struct player *p, const char *pane, const char *
              "env HOME=%s XDG_CONFIG_HOME=%s/.config XDG_CACHE_HOME=%s/.cache TERM=screen "
              "%s %s --server %s %s %s; echo EXIT=$?",
              p->h.dir, p->h.dir, p->h.dir, w ? w : "", WARROOM_CLIENT_PATH, p->url, mode, game);
-    assert_int_equal(tmux(t, NULL, "new-session", "-d", "-x", "160", "-y", "50", "-s", pane,
-                          cmd, NULL), 0);
+    char x[16], y[16];
+    snprintf(x, sizeof x, "%d", cols);
+    snprintf(y, sizeof y, "%d", rows);
+    assert_int_equal(tmux(t, NULL, "new-session", "-d", "-x", x, "-y", y, "-s", pane, cmd,
+                          NULL), 0);
     tmux(t, NULL, "set-option", "-t", pane, "remain-on-exit", "on", NULL);
 }

@@ -100,5 +100,11 @@ char *screen_shows(struct tmux *t, const char *pane, int timeout_ms, ...);
  * named pane; "EXIT=<code>" is printed when it ends. */
 void tmux_start(struct tmux *t, struct player *p, const char *pane, const char *mode,
                 const char *game);
+/* Same, in a terminal of cols x rows. */
+void tmux_start_size(struct tmux *t, struct player *p, const char *pane, const char *mode,
+                     const char *game, int cols, int rows);
+/* The pane's screen now, its lines as the program wrote them (a line the
+ * terminal wrapped comes back whole: capture-pane -J); caller frees. */
+char *screen_now(struct tmux *t, const char *pane);
 
 #endif

@@ -43,6 +43,14 @@ int wl_options_read(const json_t *options, const struct wl_scenario *sc, struct 
         }
         opt->commanders = (int)json_integer_value(commanders);
     }
+    const json_t *undo = json_object_get(options, "undo");
+    if (undo != NULL) {
+        if (!json_is_boolean(undo)) {
+            wl_refuse(why, WL_R_BAD_OPTIONS, "undo: true or false");
+            return -1;
+        }
+        opt->undo = json_is_true(undo);
+    }
     return wl_options_check(opt, sc, why);
 }
 
@@ -144,7 +152,7 @@ enum wl_reason wl_cmd_parse(const struct wl_game *g, const json_t *j, struct wl_
     static const char *const k_advance[] = { "unit", "to", NULL };
     static const char *const *const keys[WL_NCMDS] = {
         k_place, k_none, k_move, k_none, k_declare, k_resolve, k_retreat, k_units,
-        k_advance, k_none, k_units,
+        k_advance, k_none, k_units, k_none,
     };
 
     memset(c, 0, offsetof(struct wl_cmd, battles));
@@ -276,7 +284,7 @@ static json_t *units_json(const struct wl_game *g, const int16_t *u, int n)
 static const char *const event_names[] = {
     "placed", "moved", "entered", "exited", "phase", "declared", "roll", "result",
     "eliminated", "retreated", "advanced", "defected", "defection_due", "game_over",
-    "commander_out",
+    "commander_out", "undone", "restored",
 };
 
 /* The units commander k of side commands by the order of battle and that
@@ -344,6 +352,14 @@ json_t *wl_event_json(const struct wl_game *g, const struct wl_event *e)
     case WL_EV_GAME_OVER:
         json_object_set_new(o, "winner", json_string(wl_side_name(e->side)));
         json_object_set_new(o, "reason", json_string(g->win_reason));
+        break;
+    case WL_EV_UNDONE:
+        json_object_set_new(o, "units", units_json(g, e->units, e->nunits));
+        json_object_set_new(o, "from", square_json(e->from));
+        json_object_set_new(o, "to", square_json(e->to));
+        break;
+    case WL_EV_RESTORED:
+        json_object_set_new(o, "to", square_json(e->to));
         break;
     case WL_EV_COMMANDER_OUT: {
         char seat[WL_SEAT_MAX];
@@ -457,6 +473,10 @@ json_t *wl_game_state_json(const struct wl_game *g)
     json_object_set_new(s, "ruleset", json_string("waterloo"));
     json_object_set_new(s, "scenario", json_string(sc->name));
     json_object_set_new(s, "rules", json_integer(g->opt.rules));
+    /* Only when off, so the states of games made before the option are
+     * unchanged (their stored snapshots still match a replay). */
+    if (!g->opt.undo)
+        json_object_set_new(s, "undo", json_false());
     json_object_set_new(s, "turn", json_integer(g->turn));
     int t = g->turn - 1 < sc->nturns ? g->turn - 1 : sc->nturns - 1;
     json_object_set_new(s, "date", json_string(t >= 0 ? sc->turns[t].date : ""));
@@ -708,6 +728,8 @@ int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
     /* 0b) the commanders a side: a team game's state lists them */
     const json_t *cs = json_object_get(state, "commanders");
     opt.commanders = cs ? (int)json_array_size(json_object_get(cs, "french")) : 1;
+    /* 0c) undo: a state names it only when it is off */
+    opt.undo = !json_is_false(json_object_get(state, "undo"));
     if (wl_options_check(&opt, sc, why) != 0) {
         opt = wl_options_default();
         wl_game_init(g, sc, game_id, NULL);
@@ -716,6 +738,7 @@ int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
                          sc->most_commanders);
     }
     wl_game_init_with(g, sc, game_id, NULL, &opt);
+    g->undo.known = 0;                  /* the state holds which units moved, not from where */
     if (!json_is_object(state))
         return load_fail(why, "a state is a JSON object");
     /* 1) the same ruleset and scenario */

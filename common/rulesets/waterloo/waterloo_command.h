@@ -18,6 +18,8 @@
  *   exchange_losses{units: [ids]}                   chosen by the larger side
  *   advance        {unit, to}  /  no_advance {}
  *   defect         {units: [ids]}                   P-A-A removal for French exits
+ *   undo           {}                               takes back the sender's last move of
+ *                                                   this movement phase (struct wl_undo)
  */
 #ifndef WL_COMMAND_H
 #define WL_COMMAND_H
@@ -39,6 +41,7 @@ enum wl_cmd_type {
     WL_CMD_ADVANCE,
     WL_CMD_NO_ADVANCE,
     WL_CMD_DEFECT,
+    WL_CMD_UNDO,
     WL_NCMDS
 };
 
@@ -76,8 +79,14 @@ enum wl_event_type {
     WL_EV_DEFECTED,     /* unit */
     WL_EV_DEFECTION_DUE,/* amount */
     WL_EV_GAME_OVER,    /* side (winner), text */
-    WL_EV_COMMANDER_OUT /* side, amount (the commander out; his units pass to the
+    WL_EV_COMMANDER_OUT,/* side, amount (the commander out; his units pass to the
                          * commander-in-chief) */
+    WL_EV_UNDONE,       /* units, from (where the move had taken them: a square, or
+                         * none when they had left the board), to (back where they
+                         * were: a square, or none when they go back off the board
+                         * to arrive) */
+    WL_EV_RESTORED      /* unit, to: a unit the move taken back had eliminated is
+                         * back on its square (its commander, out, is back in) */
 };
 
 struct wl_event {
@@ -127,6 +136,18 @@ enum wl_reason wl_game_apply(struct wl_game *g, int side, const struct wl_cmd *c
 enum wl_reason wl_game_apply_by(struct wl_game *g, int side, int k, const struct wl_cmd *cmd,
                                 struct wl_events *ev, struct wr_refusal *why);
 
+/* May commander k of side take back a move now (the undo command)? The
+ * checks of the undo command, in order:
+ *   1) the game allows it (option undo; undo_off);
+ *   2) a movement phase of side is awaited and k has not ended it
+ *      (nothing_to_undo);
+ *   3) the side's last move of this phase was k's (nothing_to_undo); in a
+ *      game made from a state (struct wl_undo, known = 0), one of k's
+ *      units has moved this phase.
+ * Returns WL_R_OK or the reason with why (may be NULL) filled. Pure: the
+ * presentation asks it before offering "undo". */
+enum wl_reason wl_undo_check(const struct wl_game *g, int side, int k, struct wr_refusal *why);
+
 /* Parse then apply, with events as a JSON array (new reference in *events
  * on success, NULL on refusal). */
 enum wl_reason wl_game_apply_json(struct wl_game *g, int side, const struct json_t *cmd,
@@ -136,7 +157,9 @@ enum wl_reason wl_game_apply_json_by(struct wl_game *g, int side, int k,
                                      struct wr_refusal *why);
 
 /* The state as JSON (new reference): units keyed by id with "at", turn,
- * date, time, phase, awaiting {seat, what}, battles, winner, dice. */
+ * date, time, phase, awaiting {seat, what}, battles, winner, dice, and
+ * "undo": false in a game that allows no undo (nothing when it does). It
+ * does not hold the moves an undo would take back (struct wl_undo). */
 struct json_t *wl_game_state_json(const struct wl_game *g);
 
 /* Fill g from a state of wl_game_state_json (borrowed) for scenario sc
@@ -152,6 +175,8 @@ struct json_t *wl_game_state_json(const struct wl_game *g);
  * name sc, know every unit of it and no other, and give a game that passes
  * wl_game_check(). Returns 0, or -1 with why (may be NULL) naming the
  * field at fault; g is then unusable.
+ * The moves of the phase are not in a state: such a game judges an undo
+ * (wl_undo_check) but refuses to apply one (bad_command).
  * Round trip: wl_game_state_json(g) equals state, except that without the
  * seed the dice commitment is missing. */
 int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,

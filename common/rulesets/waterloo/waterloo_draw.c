@@ -71,6 +71,14 @@ const char *wl_draw_type_words(int type)
 
 /* --- views ------------------------------------------------------------------ */
 
+/* Nothing on the board, nothing off it, nothing marked. */
+static void view_clear(struct wl_draw_view *v)
+{
+    memset(v, 0, sizeof *v);
+    for (int i = 0; i < WL_MAX_UNITS; i++)
+        v->at[i] = v->from[i] = WL_SQ_NONE;
+}
+
 static void caption_for_turn(const struct wl_scenario *sc, int turn, char *out, size_t n,
                              const char *what)
 {
@@ -85,15 +93,16 @@ void wl_draw_view_setup(struct wl_draw_view *v, const struct wl_scenario *sc,
                         const struct wl_options *opt)
 {
     struct wl_options def = wl_options_default();
-    memset(v, 0, sizeof *v);
-    for (int i = 0; i < WL_MAX_UNITS; i++)
-        v->at[i] = WL_SQ_NONE;
+    view_clear(v);
+    v->turn = sc->start_turn > 0 ? sc->start_turn : 1;
     for (int i = 0; i < sc->nunits; i++) {
         if (!wl_unit_plays(opt ? opt : &def, sc, i))
             continue;                   /* not in a game of these options (H1, TP3) */
         v->at[i] = sc->units[i].setup;
-        if (v->at[i] == WL_SQ_NONE)
+        if (v->at[i] == WL_SQ_NONE) {
             v->pending++;
+            v->off[i] = WL_DRAW_PENDING;
+        }
     }
     caption_for_turn(sc, sc->start_turn > 0 ? sc->start_turn : 1, v->caption,
                      sizeof v->caption, "Set-up");
@@ -102,9 +111,7 @@ void wl_draw_view_setup(struct wl_draw_view *v, const struct wl_scenario *sc,
 int wl_draw_view_from_state(struct wl_draw_view *v, const struct wl_scenario *sc,
                             const json_t *state, struct wr_refusal *why)
 {
-    memset(v, 0, sizeof *v);
-    for (int i = 0; i < WL_MAX_UNITS; i++)
-        v->at[i] = WL_SQ_NONE;
+    view_clear(v);
     if (!json_is_object(state)) {
         wl_refuse(why, WL_R_BAD_COMMAND, "the state is not a JSON object");
         return -1;
@@ -130,10 +137,13 @@ int wl_draw_view_from_state(struct wl_draw_view *v, const struct wl_scenario *sc
         }
         if (strcmp(at, "pending") == 0) {
             v->pending++;
+            v->off[i] = WL_DRAW_PENDING;
         } else if (strcmp(at, "eliminated") == 0) {
             v->eliminated++;
+            v->off[i] = WL_DRAW_ELIMINATED;
         } else if (strcmp(at, "exited") == 0) {
             v->exited++;
+            v->off[i] = WL_DRAW_EXITED;
         } else {
             wl_sq s;
             if (wl_grid_parse(at, (size_t)-1, &s) != 0 || !wl_grid_on_board(s)) {
@@ -145,6 +155,7 @@ int wl_draw_view_from_state(struct wl_draw_view *v, const struct wl_scenario *sc
         }
     }
     json_int_t turn = json_integer_value(json_object_get(state, "turn"));
+    v->turn = (int)turn;
     const char *date = json_string_value(json_object_get(state, "date"));
     const char *time = json_string_value(json_object_get(state, "time"));
     const char *phase = json_string_value(json_object_get(state, "phase"));
@@ -154,4 +165,17 @@ int wl_draw_view_from_state(struct wl_draw_view *v, const struct wl_scenario *sc
     if (winner && n > 0 && (size_t)n < sizeof v->caption)
         snprintf(v->caption + n, sizeof v->caption - (size_t)n, ", won by %.20s", winner);
     return 0;
+}
+
+void wl_draw_mark_moves(struct wl_draw_view *v)
+{
+    memset(v->last_move, 0, sizeof v->last_move);
+    for (int i = 0; i < WL_MAX_UNITS; i++) {
+        if (v->from[i] == WL_SQ_NONE)
+            continue;
+        if (v->from[i] < WL_NSQ)
+            v->last_move[v->from[i]] = 1;
+        if (v->at[i] != WL_SQ_NONE && v->at[i] < WL_NSQ)
+            v->last_move[v->at[i]] = 1;
+    }
 }

@@ -22,8 +22,9 @@
  *         centre line of row 0 to half a hex side below the centres of WW:
  *         partial squares show as cut hexes. Every counter is a group
  *           <g class="unit" id="u-<unit id>" transform="translate(X Y)">
- *         centred on (X, Y): the k-th unit (0-based, scenario order) of a
- *         stack of n on a square is drawn at
+ *         centred on (X, Y): the k-th unit (0-based, in drawing order: the
+ *         weakest first and the strongest last, on top; scenario order
+ *         among equals) of a stack of n on a square is drawn at
  *           X = sx + (k - (n-1)/2) * WL_SVG_STACK_STEP
  *           Y = sy - (k - (n-1)/2) * WL_SVG_STACK_STEP
  *         so a lone unit sits on the centre of its square.
@@ -34,8 +35,9 @@
  *         x_min..x_max, the cell of square x starts at character
  *           WL_TEXT_LABEL_W + 2 * (x_max - x)
  *         of its line (counting visible characters, not ANSI escapes); its
- *         first character is blank ('*' on a highlighted square) and its
- *         marker is in characters 1..3.
+ *         first character is blank ('*' on a highlighted square, '+' on a
+ *         square of the other side's last move) and its marker is in
+ *         characters 1..3.
  *         Each board row is one line, with the row name left and right; the
  *         diagonal numbers are written above the top row and below the
  *         bottom row, each where the square of that diagonal would be one
@@ -65,7 +67,7 @@ struct json_t;
 #define WL_TEXT_CELL_W 4
 
 /* What the picture shows of a game: where each unit stands and a caption.
- * A value (no pointers); about 3.5 KB, so callers usually allocate it. */
+ * A value (no pointers); about 6 KB, so callers usually allocate it. */
 struct wl_draw_view {
     wl_sq at[WL_MAX_UNITS];     /* square of unit i on the board, or WL_SQ_NONE */
     int pending;                /* units not yet arrived */
@@ -76,6 +78,32 @@ struct wl_draw_view {
     int show_ids;               /* text only: give each unit's id in the list of units */
     uint8_t mine[WL_MAX_UNITS]; /* units of the viewer's command (team play): the text's
                                  * list says "yours", the SVG rings the counter */
+    /* What the SVG shows beside and over the board (the arrivals track, the
+     * eliminated pile, the last move). */
+    int turn;                   /* the state's turn; the set-up's start turn */
+    uint8_t off[WL_MAX_UNITS];  /* enum wl_draw_off: why unit i is not on the board */
+    wl_sq from[WL_MAX_UNITS];   /* where unit i stood before the last move the picture
+                                 * marks (an entry square for an arrival), or WL_SQ_NONE:
+                                 * not marked */
+    uint8_t last_move[WL_NSQ];  /* text only: the squares of the marked move, where
+                                 * its units stood and stand (wl_draw_mark_moves() sets
+                                 * them from from and at), marked '+' */
+};
+
+/* Set v->last_move from v->from and v->at: the square each marked unit
+ * stood on and the one it stands on. */
+void wl_draw_mark_moves(struct wl_draw_view *v);
+
+/* "horse artillery" for people, where wl_utype_name says "horse_artillery"
+ * (static storage). */
+const char *wl_draw_type_words(int type);
+
+/* Why a unit of a view is off the board (struct wl_draw_view's off). */
+enum wl_draw_off {
+    WL_DRAW_ON = 0,             /* on the board, or not in this game */
+    WL_DRAW_PENDING,            /* still to arrive */
+    WL_DRAW_ELIMINATED,
+    WL_DRAW_EXITED,
 };
 
 /* The scenario's start for a game of opt (NULL: the newest rules, one
@@ -87,7 +115,8 @@ void wl_draw_view_setup(struct wl_draw_view *v, const struct wl_scenario *sc,
 
 /* Units placed as a state says (the JSON of wl_game_state_json, borrowed):
  * "units" maps unit ids to {"at": square | "pending" | "eliminated" |
- * "exited"}. Units the state leaves out are not drawn. Returns 0, or -1
+ * "exited"}. Units the state leaves out are not drawn. No move is marked
+ * (from[] is all WL_SQ_NONE): the caller that knows one marks it. Returns 0, or -1
  * with why (may be NULL) naming the problem: not an object, a unit the
  * scenario does not have, a square that is not on the board. */
 int wl_draw_view_from_state(struct wl_draw_view *v, const struct wl_scenario *sc,
@@ -123,11 +152,39 @@ int wl_draw_window_around(struct wl_draw_window *w, wl_sq centre, int radius);
  * when a window is given (w not NULL), the units of every stack in it. A unit
  * stack shows as the nation letter of its first unit (F French, P
  * Prussian, A Anglo-Allied) and its combat factors ("F11"), or "FHQ" for
- * HQs alone. Without colour the output has no ESC byte (the map cells are
+ * HQs alone; with colour, a stack's text is drawn on its square's own
+ * background (terrain or town, a river underlined), in its nation's
+ * colour. A square of last_move has '+' in its cell's first character
+ * ('*' of a highlight wins). Without colour the output has no ESC byte (the map cells are
  * ASCII; names are copied from the scenario as they are).
  * Returns 0, or -1 when memory ran out. */
 int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
                  const struct wl_draw_view *v, const struct wl_draw_window *w, int color);
+
+/* The room a text picture must fit, and what it centres on. */
+struct wl_draw_fit {
+    int cols, rows;             /* characters and lines; 0: no limit */
+    int color;                  /* ANSI colours; 0: no ESC byte at all */
+    wl_sq centre;               /* the square the window is centred on; WL_SQ_NONE: the
+                                 * middle of the board */
+    int radius;                 /* at most this many squares around centre; -1: as the
+                                 * room allows */
+    int pan_cols, pan_rows;     /* the window moved this many squares east and south of
+                                 * centre, stopping at the board's edges */
+};
+
+/* The text picture within f's room: never more than f->rows lines nor
+ * f->cols characters a line (escapes take no room). First the map, as
+ * large a window as fits (its diagonal numbers above and below, its row
+ * names on both sides), then, as long as lines are left: the caption, the
+ * key's line for stacks, the marks' meaning, the window's stacks unit by unit (the nearest to the
+ * centre first), the key's markers and the towns and entries in the
+ * window; what does not fit is cut and the last line says so (the
+ * client's `board` shows it all). From 24 rows on, the map leaves the key
+ * up to a quarter of them. Key lines are wrapped with a hanging indent,
+ * map lines cut. Returns 0, or -1 when memory ran out. */
+int wl_draw_text_fit(struct wr_strbuf *out, const struct wl_scenario *sc,
+                     const struct wl_draw_view *v, const struct wl_draw_fit *f);
 
 /* The most characters a line of window w's board takes (row names on both
  * sides and diagonal numbers included): no line wl_draw_text() writes

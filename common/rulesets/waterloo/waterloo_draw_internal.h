@@ -38,9 +38,6 @@ struct wl_draw_stacks {
 void wl_draw_stacks_build(const struct wl_scenario *sc, const struct wl_draw_view *v,
                           struct wl_draw_stacks *st);
 
-/* "horse artillery" for people, where wl_utype_name says "horse_artillery". */
-const char *wl_draw_type_words(int type);
-
 /* The board's label of row r ("0", "A" .. "Z", "AA" .. "WW") into out (4 bytes). */
 void wl_draw_row_name(int r, char *out);
 

@@ -1,8 +1,11 @@
 /*
  * waterloo_draw_svg.c - the whole board as one SVG document (waterloo_draw.h):
  * terrain, slopes, roads and rivers (waterloo_draw_lines.c), bridges,
- * exits, towns, entries, the coordinates on the edges, a counter per unit
- * and a legend.
+ * exits, towns, entries, the coordinates on the edges and each square's
+ * id inside it, a counter per unit (a stack with its strongest counter on
+ * top and its total factors), the last move, a legend, and beside them the
+ * combat results table, the arrivals still to come by turn and the
+ * eliminated pile of each side.
  *
  * Nothing here does I/O: everything is appended to a wr_strbuf.
  */
@@ -25,8 +28,12 @@ static void corner(double cx, double cy, int k, double *x, double *y)
 /* --- SVG -------------------------------------------------------------------- */
 
 #define SVG_LEGEND_X (WL_DRAW_BOARD_RIGHT + 150.0)
-#define SVG_WIDTH (SVG_LEGEND_X + 250.0)
-#define SVG_HEIGHT (WL_DRAW_BOARD_BOTTOM + 50.0)
+#define SVG_PANEL_X (SVG_LEGEND_X + 250.0)      /* the CRT, arrivals and eliminated */
+#define SVG_PANEL_W 330.0
+#define SVG_WIDTH (SVG_PANEL_X + SVG_PANEL_W + 20.0)
+#define SVG_HEIGHT (WL_DRAW_BOARD_BOTTOM + 50.0)        /* at least: the panel may need more */
+#define SVG_MINI 0.75                           /* scale of the counters beside the board */
+#define SVG_MINI_STEP 19.0                      /* their spacing in a row */
 
 static const char svg_style[] =
     "<style>\n"
@@ -56,6 +63,19 @@ static const char svg_style[] =
     ".ct{font-size:8px;font-weight:bold;fill:#fff;text-anchor:middle}\n"
     ".lg{font-size:11px;fill:#222}\n"
     ".lh{font-size:13px;font-weight:bold;fill:#222}\n"
+    ".sq{font-size:5px;fill:#8f8a72;text-anchor:middle}\n"
+    ".sf{fill:#fff;stroke:#111;stroke-width:.8}\n"
+    ".sn{font-size:7.5px;font-weight:bold;fill:#111;text-anchor:middle}\n"
+    ".lm{stroke:#e65100;stroke-width:2.6;fill:none;stroke-dasharray:6 3;"
+    "stroke-linecap:round}\n"
+    ".lmr{fill:none;stroke:#e65100;stroke-width:2.4}\n"
+    ".lmf{fill:none;stroke:#e65100;stroke-width:1.4;stroke-dasharray:3 2}\n"
+    ".ph{font-size:13px;font-weight:bold;fill:#222}\n"
+    ".pt2{font-size:10.5px;fill:#333}\n"
+    ".ps{font-size:10px;font-style:italic;fill:#555}\n"
+    ".crh{font-size:9px;font-weight:bold;fill:#222;text-anchor:middle}\n"
+    ".crc{font-size:8.5px;fill:#111;text-anchor:middle}\n"
+    ".ra{fill:#f3c5c0}.rd{fill:#c8dcf0}.rx{fill:#e4e4e0}\n"
     "</style>\n";
 
 static void hex_path(struct wr_strbuf *b, double cx, double cy, double scale, const char *cls)
@@ -125,21 +145,21 @@ static const char *nation_class(int nation)
     }
 }
 
-static void counter(struct wr_strbuf *b, const struct wl_unit_def *u, wl_sq at, double x,
-                    double y, int mine)
+/* A unit's name and factors for its <title>: "Jerome (infantry 6-4)". */
+static void counter_title(struct wr_strbuf *b, const struct wl_unit_def *u)
 {
-    char sqname[WL_SQ_NAME_MAX];
-    wr_strbuf_puts(b, "<g class=\"unit\" id=\"u-");
-    wr_strbuf_xml(b, u->id);
-    wr_strbuf_printf(b, "\" transform=\"translate(%.2f %.2f)\"><title>", x, y);
     wr_strbuf_xml(b, u->name);
     if (u->type == WL_HQ)
-        wr_strbuf_printf(b, " (HQ, move %d) %s", u->move, wl_grid_name(at, sqname));
+        wr_strbuf_printf(b, " (HQ, move %d)", u->move);
     else
-        wr_strbuf_printf(b, " (%s %d-%d) %s", wl_draw_type_words(u->type), u->combat, u->move,
-                         wl_grid_name(at, sqname));
+        wr_strbuf_printf(b, " (%s %d-%d)", wl_draw_type_words(u->type), u->combat, u->move);
+}
+
+/* The counter itself, centred on (0, 0): its colour, symbol and factors. */
+static void counter_face(struct wr_strbuf *b, const struct wl_unit_def *u)
+{
     double h = WL_SVG_COUNTER / 2;
-    wr_strbuf_printf(b, "</title><rect class=\"cb %s\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
+    wr_strbuf_printf(b, "<rect class=\"cb %s\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
                         "height=\"%.0f\" rx=\"1.5\"/>",
                      nation_class(u->nation), -h, -h, WL_SVG_COUNTER, WL_SVG_COUNTER);
     counter_symbol(b, u->type);
@@ -147,6 +167,32 @@ static void counter(struct wr_strbuf *b, const struct wl_unit_def *u, wl_sq at, 
         wr_strbuf_puts(b, "<text class=\"ct\" y=\"8.5\">HQ</text>");
     else
         wr_strbuf_printf(b, "<text class=\"ct\" y=\"8.5\">%d-%d</text>", u->combat, u->move);
+}
+
+/* A small counter off the board (arrivals, eliminated), in a group of
+ * class cls centred on (x, y). */
+static void mini_counter(struct wr_strbuf *b, const struct wl_unit_def *u, double x, double y,
+                         const char *cls)
+{
+    wr_strbuf_printf(b, "<g class=\"%s\" transform=\"translate(%.1f %.1f) scale(%.2f)\">"
+                        "<title>", cls, x, y, SVG_MINI);
+    counter_title(b, u);
+    wr_strbuf_puts(b, "</title>");
+    counter_face(b, u);
+    wr_strbuf_puts(b, "</g>\n");
+}
+
+static void counter(struct wr_strbuf *b, const struct wl_unit_def *u, wl_sq at, double x,
+                    double y, int mine)
+{
+    char sqname[WL_SQ_NAME_MAX];
+    wr_strbuf_puts(b, "<g class=\"unit\" id=\"u-");
+    wr_strbuf_xml(b, u->id);
+    wr_strbuf_printf(b, "\" transform=\"translate(%.2f %.2f)\"><title>", x, y);
+    counter_title(b, u);
+    wr_strbuf_printf(b, " %s</title>", wl_grid_name(at, sqname));
+    counter_face(b, u);
+    double h = WL_SVG_COUNTER / 2;
     if (mine)
         wr_strbuf_printf(b, "<rect class=\"mine\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
                             "height=\"%.0f\" rx=\"2\" fill=\"none\" stroke=\"#ffd400\" "
@@ -155,21 +201,80 @@ static void counter(struct wr_strbuf *b, const struct wl_unit_def *u, wl_sq at, 
     wr_strbuf_puts(b, "</g>\n");
 }
 
+/* The units of the stack on s, in drawing order: the weakest first, the
+ * strongest last (on top), scenario order among equals. Returns n. */
+static int stack_order(const struct wl_scenario *sc, const struct wl_draw_stacks *st, wl_sq s,
+                       int16_t *order)
+{
+    int n = 0;
+    for (int i = st->first[s]; i >= 0; i = st->next[i]) {
+        int k = n++;
+        while (k > 0 && sc->units[order[k - 1]].combat > sc->units[i].combat) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = (int16_t)i;
+    }
+    return n;
+}
+
+/* Each stack's counters, then, on a stack of two or more with factors,
+ * a disc with its total at the top right of its top counter. */
 static void svg_units(struct wr_strbuf *b, const struct wl_scenario *sc,
                       const struct wl_draw_stacks *st, const struct wl_draw_view *v)
 {
+    int16_t order[WL_MAX_UNITS];
     wr_strbuf_puts(b, "<g id=\"units\">\n");
     for (wl_sq s = 0; s < WL_NSQ; s++) {
-        int n = st->count[s];
-        if (n == 0)
+        if (st->count[s] == 0)
             continue;
         double cx, cy;
         wl_draw_svg_centre(s, &cx, &cy);
-        int k = 0;
-        for (int i = st->first[s]; i >= 0; i = st->next[i], k++) {
+        int n = stack_order(sc, st, s, order);
+        for (int k = 0; k < n; k++) {
             double o = (k - (n - 1) / 2.0) * WL_SVG_STACK_STEP;
-            counter(b, &sc->units[i], s, cx + o, cy - o, v != NULL && v->mine[i]);
+            counter(b, &sc->units[order[k]], s, cx + o, cy - o, v != NULL && v->mine[order[k]]);
         }
+        if (n < 2 || st->factors[s] == 0)
+            continue;
+        char sqname[WL_SQ_NAME_MAX];
+        double o = (n - 1) / 2.0 * WL_SVG_STACK_STEP, h = WL_SVG_COUNTER / 2;
+        wr_strbuf_printf(b, "<g class=\"stack\" id=\"st-%s\"><title>%d units, %d combat "
+                            "factors</title><circle class=\"sf\" cx=\"%.1f\" cy=\"%.1f\" "
+                            "r=\"6.5\"/><text class=\"sn\" x=\"%.1f\" y=\"%.1f\">%d</text>"
+                            "</g>\n",
+                         wl_grid_name(s, sqname), n, st->factors[s], cx + o + h, cy - o - h,
+                         cx + o + h, cy - o - h + 2.7, st->factors[s]);
+    }
+    wr_strbuf_puts(b, "</g>\n");
+}
+
+/* The last move the view marks: for each unit with a from square, a
+ * dashed outline on where it came from, an arrow to where it stands and
+ * an outline on that square (each pair of squares once). */
+static void svg_last_move(struct wr_strbuf *b, const struct wl_scenario *sc,
+                          const struct wl_draw_view *v)
+{
+    wr_strbuf_puts(b, "<g id=\"last-move\">\n");
+    for (int i = 0; i < sc->nunits; i++) {
+        wl_sq from = v->from[i], to = v->at[i];
+        if (from == WL_SQ_NONE || to == WL_SQ_NONE || from == to)
+            continue;
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = v->from[j] == from && v->at[j] == to;
+        if (seen)
+            continue;
+        double x0, y0, x1, y1;
+        wl_draw_svg_centre(from, &x0, &y0);
+        wl_draw_svg_centre(to, &x1, &y1);
+        char a[WL_SQ_NAME_MAX], z[WL_SQ_NAME_MAX];
+        wr_strbuf_printf(b, "<g class=\"move\"><title>last move: %s to %s</title>",
+                         wl_grid_name(from, a), wl_grid_name(to, z));
+        hex_path(b, x0, y0, 0.9, "lmf");
+        hex_path(b, x1, y1, 0.95, "lmr");
+        wr_strbuf_printf(b, "<path class=\"lm\" marker-end=\"url(#lm-head)\" "
+                            "d=\"M%.1f %.1fL%.1f %.1f\"/></g>\n", x0, y0, x1, y1);
     }
     wr_strbuf_puts(b, "</g>\n");
 }
@@ -178,7 +283,12 @@ static void svg_board(struct wr_strbuf *b, const struct wl_scenario *sc)
 {
     const struct wl_map *m = &sc->map;
     wr_strbuf_printf(b, "<defs><clipPath id=\"board\"><rect x=\"%.1f\" y=\"%.1f\" "
-                        "width=\"%.1f\" height=\"%.1f\"/></clipPath></defs>\n",
+                        "width=\"%.1f\" height=\"%.1f\"/></clipPath>"
+                        /* the head drawn back from the line's end (a counter's
+                         * half and more, in units of the stroke's width) */
+                        "<marker id=\"lm-head\" viewBox=\"0 0 10 10\" refX=\"22\" refY=\"5\" "
+                        "markerWidth=\"4\" markerHeight=\"4\" orient=\"auto\">"
+                        "<path d=\"M0 0L10 5L0 10Z\" fill=\"#e65100\"/></marker></defs>\n",
                      WL_DRAW_BOARD_LEFT, WL_DRAW_BOARD_TOP, WL_DRAW_BOARD_RIGHT - WL_DRAW_BOARD_LEFT, WL_DRAW_BOARD_BOTTOM - WL_DRAW_BOARD_TOP);
     wr_strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                         "fill=\"#e2e2de\"/>\n",
@@ -256,6 +366,20 @@ static void svg_board(struct wr_strbuf *b, const struct wl_scenario *sc)
         else                            /* east edge: pointing west */
             wr_strbuf_printf(b, "<path class=\"em\" d=\"M%.1f %.1fl9 -7v14z\"/>\n", cx - 10,
                              cy);
+    }
+    wr_strbuf_puts(b, "</g>\n");
+
+    /* Each square's id, small and light, low in its hex (under a counter's
+     * foot, above the hex's lower corner). */
+    wr_strbuf_puts(b, "<g id=\"square-ids\">\n");
+    for (wl_sq s = 0; s < WL_NSQ; s++) {
+        if (!wl_grid_on_board(s))
+            continue;
+        double cx, cy;
+        char name[WL_SQ_NAME_MAX];
+        wl_draw_svg_centre(s, &cx, &cy);
+        wr_strbuf_printf(b, "<text class=\"sq\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", cx,
+                         cy + 16.2, wl_grid_name(s, name));
     }
     wr_strbuf_puts(b, "</g>\n</g>\n");
     wr_strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
@@ -510,9 +634,23 @@ static double legend_items(struct wr_strbuf *b, const struct wl_scenario *sc,
     wr_strbuf_printf(b, "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">6-4: combat factor - "
                         "movement factor</text>\n", x, y);
     y += 18;
-    wr_strbuf_printf(b, "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">Stacks are drawn "
-                        "offset.</text>\n", x, y);
-    y += 26;
+    wr_strbuf_printf(b, "<circle class=\"sf\" cx=\"%.1f\" cy=\"%.1f\" r=\"6.5\"/>"
+                        "<text class=\"sn\" x=\"%.1f\" y=\"%.1f\">11</text>"
+                        "<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">a stack's combat factors"
+                        "</text>\n<text class=\"lg\" x=\"%.1f\" y=\"%.1f\">(its strongest "
+                        "counter on top)</text>\n",
+                     x + 12, y, x + 12, y + 2.7, x + 36, y + 4, x + 36, y + 18);
+    y += 34;
+    wr_strbuf_printf(b, "<path class=\"lm\" marker-end=\"url(#lm-head)\" "
+                        "d=\"M%.1f %.1fh26\"/><text class=\"lg\" x=\"%.1f\" y=\"%.1f\">"
+                        "the last move</text>\n", x - 2, y, x + 36, y + 4);
+    y += 22;
+    hex_path(b, x + 12, y, 0.75, "cl");
+    wr_strbuf_printf(b, "<text class=\"sq\" x=\"%.1f\" y=\"%.1f\" "
+                        "style=\"font-size:6px\">G-41</text><text class=\"lg\" x=\"%.1f\" "
+                        "y=\"%.1f\">a square's id, low in it</text>\n",
+                     x + 12, y + 11, x + 36, y + 4);
+    y += 30;
     int onboard = 0;
     for (int i = 0; i < sc->nunits; i++)
         onboard += v->at[i] != WL_SQ_NONE;
@@ -548,6 +686,164 @@ static void svg_legend(struct wr_strbuf *b, const struct wl_scenario *sc,
     wr_strbuf_puts(b, "</g>\n");
 }
 
+/* --- beside the board: the CRT, the arrivals, the eliminated ---------------- */
+
+/* The result's cell colour: bad for the attacker, for the defender, both. */
+static const char *result_class(int r)
+{
+    switch (r) {
+    case WL_AE: case WL_AB2: return "ra";
+    case WL_DE: case WL_DB2: return "rd";
+    default: return "rx";
+    }
+}
+
+/* The combat results table as the scenario gives it, from (x, y) down;
+ * returns the y below it. */
+static double panel_crt(struct wr_strbuf *b, const struct wl_scenario *sc, double x, double y)
+{
+    const double cw = 27, ch = 15, dw = 22;
+    wr_strbuf_printf(b, "<g id=\"crt\">\n<text class=\"ph\" x=\"%.1f\" y=\"%.1f\">"
+                        "Combat results%s</text>\n", x, y + 10,
+                     sc->crt_reconstructed ? " (reconstructed)" : "");
+    y += 20;
+    wr_strbuf_printf(b, "<text class=\"crh\" x=\"%.1f\" y=\"%.1f\">die</text>\n",
+                     x + dw / 2, y + 10);
+    for (int c = 0; c < WL_CRT_COLS; c++)
+        wr_strbuf_printf(b, "<text class=\"crh\" x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+                         x + dw + c * cw + cw / 2, y + 10, wl_crt_label(c));
+    y += ch;
+    for (int r = 0; r < WL_CRT_ROWS; r++, y += ch) {
+        wr_strbuf_printf(b, "<text class=\"crh\" x=\"%.1f\" y=\"%.1f\">%d</text>\n",
+                         x + dw / 2, y + 10.5, r + 1);
+        for (int c = 0; c < WL_CRT_COLS; c++) {
+            int res = sc->crt[r][c];
+            wr_strbuf_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                                "height=\"%.1f\" stroke=\"#fff\"/><text class=\"crc\" "
+                                "x=\"%.1f\" y=\"%.1f\">%s</text>\n",
+                             result_class(res), x + dw + c * cw, y, cw, ch,
+                             x + dw + c * cw + cw / 2, y + 10.5, wl_result_code(res));
+        }
+    }
+    y += 6;
+    wr_strbuf_printf(b, "<text class=\"ps\" x=\"%.1f\" y=\"%.1f\">odds attacker-defender; "
+                        "A attacker, D defender,</text>\n<text class=\"ps\" x=\"%.1f\" "
+                        "y=\"%.1f\">E eliminated, B2 back 2 squares, EX exchange</text>\n"
+                        "</g>\n", x, y + 8, x, y + 21);
+    return y + 34;
+}
+
+/* Units in rows of small counters from (x, y) on, at most per_row a row;
+ * returns the y below them. */
+static double mini_rows(struct wr_strbuf *b, const struct wl_scenario *sc, const int16_t *list,
+                        int n, double x, double y, const char *cls)
+{
+    const int per_row = (int)((SVG_PANEL_W - 12) / SVG_MINI_STEP);
+    for (int k = 0; k < n; k++)
+        mini_counter(b, &sc->units[list[k]], x + 9 + (k % per_row) * SVG_MINI_STEP,
+                     y + 9 + (k / per_row) * SVG_MINI_STEP, cls);
+    return y + ((n + per_row - 1) / per_row) * SVG_MINI_STEP + 2;
+}
+
+/* The units still to arrive, by turn and entry, the turn's date beside it
+ * ("due" when its turn has come and the unit is still off the board). */
+static double panel_arrivals(struct wr_strbuf *b, const struct wl_scenario *sc,
+                             const struct wl_draw_view *v, double x, double y)
+{
+    int16_t list[WL_MAX_UNITS];
+    wr_strbuf_printf(b, "<g id=\"arrivals\">\n<text class=\"ph\" x=\"%.1f\" y=\"%.1f\">"
+                        "Still to arrive</text>\n", x, y + 10);
+    y += 18;
+    int any = 0;
+    for (int t = 1; t <= WL_MAX_TURNS; t++) {
+        for (int e = -1; e < sc->map.nentries; e++) {
+            int n = 0;
+            for (int i = 0; i < sc->nunits; i++)
+                if (v->off[i] == WL_DRAW_PENDING && sc->units[i].arrive_turn == t &&
+                    sc->units[i].entry == e)
+                    list[n++] = (int16_t)i;
+            if (n == 0)
+                continue;
+            any = 1;
+            char sqname[WL_SQ_NAME_MAX];
+            wr_strbuf_printf(b, "<g class=\"arrival\" data-turn=\"%d\"><text class=\"pt2\" "
+                                "x=\"%.1f\" y=\"%.1f\"><tspan font-weight=\"bold\">Turn %d"
+                                "</tspan>", t, x, y + 10, t);
+            if (t <= sc->nturns)
+                wr_strbuf_printf(b, ", %s %s", sc->turns[t - 1].date, sc->turns[t - 1].time);
+            if (t <= v->turn)
+                wr_strbuf_puts(b, " (due)");
+            if (e >= 0) {
+                wr_strbuf_puts(b, ": ");
+                wr_strbuf_xml(b, sc->map.entries[e].name);
+                wr_strbuf_printf(b, " (%s)", wl_grid_name(sc->map.entries[e].at, sqname));
+            }
+            wr_strbuf_puts(b, "</text>\n");
+            y = mini_rows(b, sc, list, n, x, y + 14, "arrive");
+            wr_strbuf_puts(b, "</g>\n");
+            y += 4;
+        }
+    }
+    if (!any) {
+        wr_strbuf_printf(b, "<text class=\"ps\" x=\"%.1f\" y=\"%.1f\">nobody: every "
+                            "reinforcement has come</text>\n", x, y + 10);
+        y += 16;
+    }
+    wr_strbuf_puts(b, "</g>\n");
+    return y + 10;
+}
+
+/* The units eliminated (and those that left the board), by side, with
+ * their counts and combat factors. */
+static double panel_gone(struct wr_strbuf *b, const struct wl_scenario *sc,
+                         const struct wl_draw_view *v, double x, double y)
+{
+    static const struct { int off; const char *title, *id; } piles[] = {
+        { WL_DRAW_ELIMINATED, "Eliminated", "eliminated" },
+        { WL_DRAW_EXITED, "Exited off the board", "exited" },
+    };
+    int16_t list[WL_MAX_UNITS];
+    for (size_t p = 0; p < sizeof piles / sizeof piles[0]; p++) {
+        int total = 0;
+        for (int i = 0; i < sc->nunits; i++)
+            total += v->off[i] == piles[p].off;
+        if (total == 0 && piles[p].off == WL_DRAW_EXITED)
+            continue;                   /* nobody has left: no heading */
+        wr_strbuf_printf(b, "<g id=\"%s\">\n<text class=\"ph\" x=\"%.1f\" y=\"%.1f\">%s"
+                            "</text>\n", piles[p].id, x, y + 10, piles[p].title);
+        y += 18;
+        for (int side = 0; side < WL_NSIDES; side++) {
+            int n = 0, factors = 0;
+            for (int i = 0; i < sc->nunits; i++)
+                if (v->off[i] == piles[p].off && sc->units[i].side == side) {
+                    list[n++] = (int16_t)i;
+                    factors += sc->units[i].combat;
+                }
+            wr_strbuf_printf(b, "<text class=\"pt2\" data-side=\"%s\" data-factors=\"%d\" "
+                                "x=\"%.1f\" y=\"%.1f\"><tspan font-weight=\"bold\">%s"
+                                "</tspan>: %d unit%s, %d factor%s</text>\n",
+                             wl_side_name(side), factors, x, y + 10,
+                             side == WL_FRENCH ? "French" : "Allied", n, n == 1 ? "" : "s",
+                             factors, factors == 1 ? "" : "s");
+            y = mini_rows(b, sc, list, n, x, y + 14, piles[p].id);
+            y += 4;
+        }
+        wr_strbuf_puts(b, "</g>\n");
+        y += 8;
+    }
+    return y;
+}
+
+/* The panel beside the legend; returns the y below it. */
+static double svg_panel(struct wr_strbuf *b, const struct wl_scenario *sc,
+                        const struct wl_draw_view *v)
+{
+    double x = SVG_PANEL_X, y = WL_SVG_ORIGIN_Y;
+    y = panel_crt(b, sc, x, y);
+    y = panel_arrivals(b, sc, v, x, y);
+    return panel_gone(b, sc, v, x, y);
+}
+
 int wl_draw_svg(struct wr_strbuf *out, const struct wl_scenario *sc,
                 const struct wl_draw_view *v)
 {
@@ -566,16 +862,21 @@ int wl_draw_svg(struct wr_strbuf *out, const struct wl_scenario *sc,
         return -1;
     }
     wl_draw_stacks_build(sc, v, st);
+    struct wr_strbuf panel;
+    wr_strbuf_init(&panel);
+    double height = svg_panel(&panel, sc, v) + 20;
+    if (height < SVG_HEIGHT)
+        height = SVG_HEIGHT;
 
     wr_strbuf_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
                           "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
-                     SVG_WIDTH, SVG_HEIGHT, SVG_WIDTH, SVG_HEIGHT);
+                     SVG_WIDTH, height, SVG_WIDTH, height);
     wr_strbuf_puts(out, "<title>");
     wr_strbuf_xml(out, sc->name);
     wr_strbuf_puts(out, "</title>\n");
     wr_strbuf_puts(out, svg_style);
     wr_strbuf_printf(out, "<rect width=\"%.0f\" height=\"%.0f\" fill=\"#fff\"/>\n", SVG_WIDTH,
-                     SVG_HEIGHT);
+                     height);
     wr_strbuf_printf(out, "<text x=\"%.1f\" y=\"30\" font-size=\"22\" font-weight=\"bold\" "
                           "fill=\"#222\">", WL_DRAW_BOARD_LEFT);
     wr_strbuf_xml(out, sc->name);
@@ -585,9 +886,15 @@ int wl_draw_svg(struct wr_strbuf *out, const struct wl_scenario *sc,
     wr_strbuf_puts(out, "</text>\n");
     svg_board(out, sc);
     svg_coordinates(out);
+    svg_last_move(out, sc, v);
     svg_units(out, sc, st, v);
     svg_labels(out, &sc->map, st);
     svg_legend(out, sc, v);
+    if (panel.failed)
+        out->failed = 1;
+    else if (panel.s)
+        wr_strbuf_add(out, panel.s, panel.len);
+    wr_strbuf_release(&panel);
     wr_strbuf_puts(out, "</svg>\n");
     free(st);
     free(setup);

@@ -1,7 +1,9 @@
 /*
  * waterloo_draw_text.c - the board, or a window of it, as terminal text
  * (waterloo_draw.h): one 4-character cell per square, ANSI 256 colours
- * when asked for, and a key.
+ * when asked for, and a key; or the largest window around a square that
+ * fits a terminal's room (wl_draw_text_fit), the key after the map and cut
+ * to what is left.
  *
  * Nothing here does I/O: everything is appended to a wr_strbuf.
  */
@@ -24,9 +26,9 @@ static char nation_letter(int nation)
 enum {
     BG_CLEAR = 230, BG_WOODS = 114, BG_SLOPE = 180, BG_HILL = 223, BG_PARTIAL = 250,
     FG_DIM = 243, FG_RIVER = 21, FG_ROAD1 = 94, FG_ROAD2 = 124, FG_TOWN = 16, FG_ENTRY = 90,
-    FG_EXIT = 19,
-    BG_FR = 26, BG_PR = 28, BG_AA = 160, FG_UNIT = 231,
-    BG_MARK = 226,
+    FG_EXIT = 19, BG_TOWN = 217,
+    FG_FR = 19, FG_PR = 16, FG_AA = 160,
+    BG_MARK = 226, BG_LAST = 213,
 };
 
 void wl_draw_window_all(struct wl_draw_window *w)
@@ -60,6 +62,7 @@ struct cell {
     char ch[4];                 /* three characters and NUL */
     int fg;
     int bold;
+    int underline;              /* a river under a stack */
 };
 
 static void cell_of(const struct wl_scenario *sc, const struct wl_draw_stacks *st, wl_sq s,
@@ -71,6 +74,7 @@ static void cell_of(const struct wl_scenario *sc, const struct wl_draw_stacks *s
     out->bg = BG_CLEAR;
     out->fg = FG_DIM;
     out->bold = 0;
+    out->underline = 0;
     if (wl_grid_partial(s)) {
         t = ':';
         out->bg = BG_PARTIAL;
@@ -134,6 +138,7 @@ static void cell_of(const struct wl_scenario *sc, const struct wl_draw_stacks *s
             out->ch[j++] = ' ';
         out->fg = FG_TOWN;
         out->bold = 1;
+        out->bg = BG_TOWN;
     }
     if (st->count[s]) {
         const struct wl_unit_def *u = &sc->units[st->first[s]];
@@ -145,25 +150,33 @@ static void cell_of(const struct wl_scenario *sc, const struct wl_draw_stacks *s
             snprintf(txt, sizeof txt, "%cHQ", nation_letter(u->nation));
         memcpy(out->ch, txt, 3);
         out->ch[3] = '\0';
-        out->bg = u->nation == WL_NATION_FRENCH ? BG_FR
-                : u->nation == WL_NATION_PRUSSIAN ? BG_PR : BG_AA;
-        out->fg = FG_UNIT;
+        /* the square's background stays: the terrain or town under the stack */
+        out->fg = u->nation == WL_NATION_FRENCH ? FG_FR
+                : u->nation == WL_NATION_PRUSSIAN ? FG_PR : FG_AA;
         out->bold = 1;
+        out->underline = c->river;
     }
 }
 
-static void sgr(struct wr_strbuf *b, int color, int bg, int fg, int bold)
+static void sgr_u(struct wr_strbuf *b, int color, int bg, int fg, int bold, int underline)
 {
     if (!color)
         return;
     wr_strbuf_puts(b, "\x1b[0");
     if (bold)
         wr_strbuf_puts(b, ";1");
+    if (underline)
+        wr_strbuf_puts(b, ";4");
     if (bg)
         wr_strbuf_printf(b, ";48;5;%d", bg);
     if (fg)
         wr_strbuf_printf(b, ";38;5;%d", fg);
     wr_strbuf_puts(b, "m");
+}
+
+static void sgr(struct wr_strbuf *b, int color, int bg, int fg, int bold)
+{
+    sgr_u(b, color, bg, fg, bold, 0);
 }
 
 static void reset(struct wr_strbuf *b, int color)
@@ -207,23 +220,13 @@ static void number_line(struct wr_strbuf *b, const struct wl_draw_window *w, int
     wr_strbuf_puts(b, "\n");
 }
 
-int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
-                 const struct wl_draw_view *v, const struct wl_draw_window *win, int color)
+/* The map of window win: the diagonal numbers, one line per row, the
+ * diagonal numbers again. */
+static void draw_map(struct wr_strbuf *out, const struct wl_scenario *sc,
+                     const struct wl_draw_view *v, const struct wl_draw_stacks *st,
+                     const struct wl_draw_window *win, int color)
 {
-    struct wl_draw_window all;
-    if (win == NULL) {
-        wl_draw_window_all(&all);
-        win = &all;
-    }
-    struct wl_draw_stacks *st = malloc(sizeof *st);
-    if (st == NULL) {
-        out->failed = 1;
-        return -1;
-    }
-    wl_draw_stacks_build(sc, v, st);
-    const struct wl_map *m = &sc->map;
     int top = win->row_min, bottom = win->row_max;
-
     number_line(out, win, top, -1);
     for (int r = top; r <= bottom; r++) {
         char name[4];
@@ -258,11 +261,14 @@ int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
                     ce.bg = BG_MARK;
                 sgr(out, color, BG_MARK, FG_TOWN, 1);
                 wr_strbuf_puts(out, "*");
+            } else if (v->last_move[s]) {
+                sgr(out, color, BG_LAST, FG_TOWN, 1);
+                wr_strbuf_puts(out, "+");
             } else {
                 sgr(out, color, ce.bg, 0, 0);
                 wr_strbuf_puts(out, " ");
             }
-            sgr(out, color, ce.bg, ce.fg, ce.bold);
+            sgr_u(out, color, ce.bg, ce.fg, ce.bold, ce.underline);
             wr_strbuf_puts(out, ce.ch);
             reset(out, color);
             col += 4;
@@ -275,22 +281,70 @@ int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
         wr_strbuf_printf(out, " %s\n", name);
     }
     number_line(out, win, bottom, +1);
+}
 
-    /* The key. */
+/* One stack of the list of units: its square, marker and units. */
+static void stack_line(struct wr_strbuf *out, const struct wl_scenario *sc,
+                       const struct wl_draw_view *v, const struct wl_draw_stacks *st, wl_sq s)
+{
+    struct cell ce;
+    char sqname[WL_SQ_NAME_MAX];
+    cell_of(sc, st, s, &ce);
+    wr_strbuf_printf(out, "  %-6s %-4s", wl_grid_name(s, sqname), ce.ch);
+    const char *sep = "";
+    for (int i = st->first[s]; i >= 0; i = st->next[i]) {
+        const struct wl_unit_def *u = &sc->units[i];
+        if (u->type == WL_HQ)
+            wr_strbuf_printf(out, "%s%s HQ", sep, u->name);
+        else
+            wr_strbuf_printf(out, "%s%s %d-%d %s", sep, u->name, u->combat, u->move,
+                             wl_draw_type_words(u->type));
+        if (v->show_ids)
+            wr_strbuf_printf(out, " (%s)", u->id);
+        if (v->mine[i])
+            wr_strbuf_puts(out, " [yours]");
+        sep = ", ";
+    }
     wr_strbuf_puts(out, "\n");
-    if (v->caption[0])
-        wr_strbuf_printf(out, "%s: %s\n", sc->name, v->caption);
-    wr_strbuf_puts(out, "key: F/P/A French/Prussian/Anglo-Allied stack and its combat factors "
-                        "(FHQ: HQ alone)\n"
-                        "     w woods  ^ slope  n hill top  : partial square  ~ river  "
-                        "= primary road  - secondary road\n"
-                        "     ~=~ ~-~ bridge  x French exit  >E< entry  Abc town (below)\n");
+}
+
+/* The marks' lines of the key: what '*' and '+' mean, when some square has them. */
+static void key_marks(struct wr_strbuf *out, const struct wl_draw_view *v)
+{
     for (int s = 0; s < WL_NSQ; s++)
         if (v->highlight[s]) {
             wr_strbuf_puts(out, "     * marked square\n");
             break;
         }
-    /* towns and entries inside the window, wrapped at about 100 columns */
+    for (int s = 0; s < WL_NSQ; s++)
+        if (v->last_move[s]) {
+            wr_strbuf_puts(out, "     + the other side's last move (where it stood, where it "
+                                "stands)\n");
+            break;
+        }
+}
+
+/* The markers and colours of the key: its first line (the stacks), or
+ * the others. */
+static void key_legend(struct wr_strbuf *out, int color, int first)
+{
+    if (first) {
+        wr_strbuf_puts(out, "key: F/P/A French/Prussian/Anglo-Allied stack and its combat "
+                            "factors (FHQ: HQ alone)\n");
+        return;
+    }
+    wr_strbuf_puts(out, "     w woods  ^ slope  n hill top  : partial square  ~ river  "
+                        "= primary road  - secondary road\n"
+                        "     ~=~ ~-~ bridge  x French exit  >E< entry  Abc town (below)\n");
+    if (color)
+        wr_strbuf_puts(out, "     under a stack, its square's colour: green woods, tan slope, "
+                            "cream hill top, pink town, grey partial; underlined: a river\n");
+}
+
+/* The towns and entries inside the window, wrapped at about wrap columns. */
+static void key_places(struct wr_strbuf *out, const struct wl_map *m,
+                       const struct wl_draw_window *win, int wrap)
+{
     size_t line_start = out->len;
     int any = 0, group = -1;
     for (int i = 0; i < m->ntowns + m->nentries; i++) {
@@ -298,7 +352,7 @@ int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
         const struct wl_place *pl = g == 0 ? &m->towns[i] : &m->entries[i - m->ntowns];
         wl_sq s = pl->at;
         int r = wl_sq_row(s), x = wl_grid_x(s);
-        if (r < top || r > bottom || x < win->x_min || x > win->x_max)
+        if (r < win->row_min || r > win->row_max || x < win->x_min || x > win->x_max)
             continue;
         if (g != group) {
             if (any)
@@ -312,7 +366,7 @@ int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
         }
         char sqname[WL_SQ_NAME_MAX];
         wl_grid_name(s, sqname);
-        if (out->len - line_start + strlen(sqname) + strlen(pl->name) + 2 > 100) {
+        if (out->len - line_start + strlen(sqname) + strlen(pl->name) + 2 > (size_t)wrap) {
             wr_strbuf_puts(out, "\n   ");
             line_start = out->len - 3;
         }
@@ -320,10 +374,19 @@ int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
     }
     if (any)
         wr_strbuf_puts(out, "\n");
-    if (win != &all) {
-        /* The stacks inside a window, unit by unit. */
-        any = 0;
-        for (int r = top; r <= bottom; r++) {
+}
+
+/* The stacks inside the window, unit by unit: in row order, or each
+ * distance from near in turn when near is a square. */
+static void key_units(struct wr_strbuf *out, const struct wl_scenario *sc,
+                      const struct wl_draw_view *v, const struct wl_draw_stacks *st,
+                      const struct wl_draw_window *win, wl_sq near)
+{
+    int first = 1;
+    int dmax = near == WL_SQ_NONE ? 0 : 2 * WL_ROWS + WL_COLS;
+    for (int d = 0; d <= dmax; d++) {
+        int more = 0;
+        for (int r = win->row_min; r <= win->row_max; r++) {
             for (int x = win->x_max; x >= win->x_min; x--) {
                 int c2 = x - r + 51;
                 if ((c2 & 1) || c2 / 2 < 1 || c2 / 2 > 57)
@@ -331,30 +394,273 @@ int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
                 wl_sq s = wl_sq_make(r, c2 / 2);
                 if (!st->count[s])
                     continue;
-                struct cell ce;
-                char sqname[WL_SQ_NAME_MAX];
-                cell_of(sc, st, s, &ce);
-                wr_strbuf_printf(out, "%s  %-6s %-4s", any ? "" : "units:\n",
-                                 wl_grid_name(s, sqname), ce.ch);
-                any = 1;
-                const char *sep = "";
-                for (int i = st->first[s]; i >= 0; i = st->next[i]) {
-                    const struct wl_unit_def *u = &sc->units[i];
-                    if (u->type == WL_HQ)
-                        wr_strbuf_printf(out, "%s%s HQ", sep, u->name);
-                    else
-                        wr_strbuf_printf(out, "%s%s %d-%d %s", sep, u->name, u->combat,
-                                         u->move, wl_draw_type_words(u->type));
-                    if (v->show_ids)
-                        wr_strbuf_printf(out, " (%s)", u->id);
-                    if (v->mine[i])
-                        wr_strbuf_puts(out, " [yours]");
-                    sep = ", ";
+                if (near != WL_SQ_NONE) {
+                    int ds = wl_grid_distance(near, s);
+                    more |= ds > d;
+                    if (ds != d)
+                        continue;
                 }
-                wr_strbuf_puts(out, "\n");
+                if (first)
+                    wr_strbuf_puts(out, "units:\n");
+                first = 0;
+                stack_line(out, sc, v, st, s);
             }
         }
+        if (!more)
+            break;
     }
+}
+
+/* The key of window win, after its caption: the markers, the marks, the
+ * towns and entries and, when units is set, its stacks unit by unit. */
+static void draw_key(struct wr_strbuf *out, const struct wl_scenario *sc,
+                     const struct wl_draw_view *v, const struct wl_draw_stacks *st,
+                     const struct wl_draw_window *win, int color, int units)
+{
+    if (v->caption[0])
+        wr_strbuf_printf(out, "%s: %s\n", sc->name, v->caption);
+    key_legend(out, color, 1);
+    key_legend(out, color, 0);
+    key_marks(out, v);
+    key_places(out, &sc->map, win, 100);
+    if (units)
+        key_units(out, sc, v, st, win, WL_SQ_NONE);
+}
+
+/* The key of a fitted picture, what a player needs most first: the
+ * caption, what a stack shows, the marks, the stacks nearest to near,
+ * then the other markers and the towns (wrapped at wrap columns). */
+static void draw_key_fit(struct wr_strbuf *out, const struct wl_scenario *sc,
+                         const struct wl_draw_view *v, const struct wl_draw_stacks *st,
+                         const struct wl_draw_window *win, int color, int wrap, wl_sq near)
+{
+    if (v->caption[0])
+        wr_strbuf_printf(out, "%s: %s\n", sc->name, v->caption);
+    key_legend(out, color, 1);
+    key_marks(out, v);
+    key_units(out, sc, v, st, win, near);
+    key_legend(out, color, 0);
+    key_places(out, &sc->map, win, wrap);
+}
+
+int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
+                 const struct wl_draw_view *v, const struct wl_draw_window *win, int color)
+{
+    struct wl_draw_window all;
+    int whole = win == NULL;
+    if (whole) {
+        wl_draw_window_all(&all);
+        win = &all;
+    }
+    struct wl_draw_stacks *st = malloc(sizeof *st);
+    if (st == NULL) {
+        out->failed = 1;
+        return -1;
+    }
+    wl_draw_stacks_build(sc, v, st);
+    draw_map(out, sc, v, st, win, color);
+    wr_strbuf_puts(out, "\n");
+    draw_key(out, sc, v, st, win, color, !whole);
+    free(st);
+    return out->failed ? -1 : 0;
+}
+
+/* --- fitting a terminal ----------------------------------------------------------- */
+
+/* Bytes of the UTF-8 character starting with byte c. */
+static size_t utf8_len(unsigned char c)
+{
+    return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+/* Bytes of the ANSI escape sequence at s[0..n) (ESC '[' ... final byte). */
+static size_t escape_len(const char *s, size_t n)
+{
+    size_t i = 2;
+    while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7E))
+        i++;
+    return i < n ? i + 1 : n;
+}
+
+/* The bytes of s[0..n) that take at most cols characters on screen
+ * (escapes take none, and those after the cut are dropped). */
+static size_t cut_at(const char *s, size_t n, int cols)
+{
+    int w = 0;
+    size_t i = 0;
+    while (i < n) {
+        if (s[i] == '\x1b') {
+            i += escape_len(s + i, n - i);
+            continue;
+        }
+        if (w == cols)
+            break;
+        size_t len = utf8_len((unsigned char)s[i]);
+        i += len < n - i ? len : n - i;
+        w++;
+    }
+    return i;
+}
+
+/* Each line of text (escapes allowed) into lines, ending in "\n": cut at
+ * cols characters when wrap is 0, else wrapped at blanks with its
+ * continuations indented (text without escapes). cols 0: as they are.
+ * Returns how many lines. */
+static int fit_lines(const char *text, size_t len, int cols, int wrap, struct wr_strbuf *lines)
+{
+    static const char indent[] = "     ";
+    int ind = cols > 20 ? (int)sizeof indent - 1 : 0;
+    int count = 0;
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
+        const char *s = text + i;
+        i += n + 1;
+        size_t fit = cols > 0 ? cut_at(s, n, cols) : n;
+        int esc = memchr(s, '\x1b', n) != NULL;
+        if (fit == n || !wrap) {
+            wr_strbuf_add(lines, s, fit);
+            wr_strbuf_puts(lines, fit < n && esc ? "\x1b[0m\n" : "\n");
+            count++;
+            continue;
+        }
+        for (size_t k = 0, first = 1; k < n; first = 0) {
+            int room = cols - (first ? 0 : ind);
+            size_t end = k + cut_at(s + k, n - k, room > 1 ? room : 1);
+            size_t brk = end, next = end;
+            if (end < n) {
+                while (brk > k && s[brk] != ' ')
+                    brk--;
+                if (brk > k)
+                    next = brk;
+                else
+                    brk = end;          /* one word wider than the room: cut it */
+            }
+            if (!first)
+                wr_strbuf_add(lines, indent, (size_t)ind);
+            wr_strbuf_add(lines, s + k, brk - k);
+            wr_strbuf_puts(lines, "\n");
+            count++;
+            k = next;
+            while (k < n && s[k] == ' ')
+                k++;
+        }
+    }
+    return count;
+}
+
+/* The first n lines of text into out. */
+static void first_lines(const struct wr_strbuf *text, int n, struct wr_strbuf *out)
+{
+    size_t end = 0;
+    for (int k = 0; k < n && end < text->len; k++) {
+        const char *nl = memchr(text->s + end, '\n', text->len - end);
+        end = nl ? (size_t)(nl - text->s) + 1 : text->len;
+    }
+    wr_strbuf_add(out, text->s ? text->s : "", end);
+}
+
+/* lo..hi, or lo when hi < lo. */
+static long clamp(long v, long lo, long hi)
+{
+    return v > hi ? (hi > lo ? hi : lo) : v < lo ? lo : v;
+}
+
+/* The window of nrows rows and span half-hex widths around f's centre
+ * (stopped at the board's edges), then moved by f's pan from there (and
+ * stopped again): each step of a pan moves what the player sees. */
+static void fit_window(const struct wl_draw_fit *f, int nrows, int span,
+                       struct wl_draw_window *w)
+{
+    int rc = 25, xc = WL_DRAW_XMAX / 2;
+    if (f->centre != WL_SQ_NONE && wl_grid_on_board(f->centre)) {
+        rc = wl_sq_row(f->centre);
+        xc = wl_grid_x(f->centre);
+    }
+    long top = clamp((long)rc - (nrows - 1) / 2, 0, 50 - nrows);
+    top = clamp(top + f->pan_rows, 0, 50 - nrows);
+    w->row_min = (int)top;
+    w->row_max = (int)top + nrows - 1;
+    /* east is smaller x: a pan east moves the window's x down */
+    long xmax = clamp((long)xc + span / 2, span, WL_DRAW_XMAX);
+    xmax = clamp(xmax - 2L * f->pan_cols, span, WL_DRAW_XMAX);
+    w->x_max = (int)xmax;
+    w->x_min = (int)xmax - span;
+}
+
+int wl_draw_text_fit(struct wr_strbuf *out, const struct wl_scenario *sc,
+                     const struct wl_draw_view *v, const struct wl_draw_fit *f)
+{
+    int cols = f->cols > 0 ? f->cols : 0, rows = f->rows > 0 ? f->rows : 0;
+    /* the map's most: its rows, and the half-hex widths its lines allow */
+    int span = WL_DRAW_XMAX;
+    if (cols > 0) {
+        int s = (cols - (WL_TEXT_LABEL_W + WL_TEXT_CELL_W + 3)) / 2;
+        span = s < 0 ? 0 : s < span ? s : span;
+    }
+    int nrows = 50;
+    if (rows > 0 && rows - 3 < nrows)
+        nrows = rows - 3 > 1 ? rows - 3 : 1;    /* its two number lines and one of key */
+    if (f->radius >= 0) {
+        if (2 * f->radius + 1 < nrows)
+            nrows = 2 * f->radius + 1;
+        if (4 * f->radius < span)
+            span = 4 * f->radius;
+    }
+    struct wl_draw_stacks *st = malloc(sizeof *st);
+    if (st == NULL) {
+        out->failed = 1;
+        return -1;
+    }
+    wl_draw_stacks_build(sc, v, st);
+    struct wr_strbuf key, lines;
+    wr_strbuf_init(&key);
+    wr_strbuf_init(&lines);
+    struct wl_draw_window w;
+    int nkey = 0;
+    /* The map first; from 24 rows on, it leaves the key up to a quarter
+     * of them. */
+    int least = rows >= 24 ? rows - 2 - rows / 4 : nrows;
+    if (least > nrows)
+        least = nrows;
+    for (;;) {
+        fit_window(f, nrows, span, &w);
+        wr_strbuf_release(&key);
+        wr_strbuf_release(&lines);
+        draw_key_fit(&key, sc, v, st, &w, f->color, cols > 0 && cols < 100 ? cols : 100,
+                     f->centre);
+        nkey = fit_lines(key.s ? key.s : "", key.len, cols, 1, &lines);
+        if (rows <= 0 || nrows + 2 + nkey <= rows || nrows <= least)
+            break;
+        nrows = rows - 2 - nkey > least ? rows - 2 - nkey : least;
+    }
+    struct wr_strbuf map;
+    wr_strbuf_init(&map);
+    draw_map(&map, sc, v, st, &w, f->color);
+    struct wr_strbuf pic;
+    wr_strbuf_init(&pic);
+    int nmap = fit_lines(map.s ? map.s : "", map.len, cols, 0, &pic);
+    int room = rows > 0 ? rows - nmap : nkey + 1;
+    if (nkey + 1 <= room) {
+        wr_strbuf_puts(&pic, "\n");
+        wr_strbuf_add(&pic, lines.s ? lines.s : "", lines.len);
+    } else if (nkey <= room) {
+        wr_strbuf_add(&pic, lines.s ? lines.s : "", lines.len);
+    } else if (room >= 1) {
+        first_lines(&lines, room - 1, &pic);
+        static const char more[] = "  ... the rest of the key and lists cut (play: board)\n";
+        fit_lines(more, sizeof more - 1, cols, 0, &pic);
+    }
+    if (rows > 0)
+        first_lines(&pic, rows, out);       /* a room too small for the map itself */
+    else
+        wr_strbuf_add(out, pic.s ? pic.s : "", pic.len);
+    if (map.failed || pic.failed || key.failed || lines.failed)
+        out->failed = 1;
+    wr_strbuf_release(&map);
+    wr_strbuf_release(&pic);
+    wr_strbuf_release(&key);
+    wr_strbuf_release(&lines);
     free(st);
     return out->failed ? -1 : 0;
 }

@@ -11,7 +11,7 @@
 
 struct wl_options wl_options_default(void)
 {
-    return (struct wl_options){ .rules = WL_RULES, .commanders = 1 };
+    return (struct wl_options){ .rules = WL_RULES, .commanders = 1, .undo = 1 };
 }
 
 int wl_options_check(const struct wl_options *opt, const struct wl_scenario *sc,
@@ -71,6 +71,7 @@ void wl_game_init_with(struct wl_game *g, const struct wl_scenario *sc, const ch
     g->phase = sc->start_phase;
     g->current = -1;
     g->winner = -1;
+    g->undo.known = 1;
     switch (g->phase) {
     case WL_PH_SETUP_FRENCH:
         g->await_side = WL_FRENCH;
@@ -253,6 +254,26 @@ int wl_game_check(const struct wl_game *g, struct wr_refusal *why)
                 return wl_refuse(why, WL_R_WRONG_PHASE, "%s commander %d has ended a phase "
                                  "that is not awaited", wl_side_name(side), k), -1;
         }
+    /* 2c) Undo (struct wl_undo): moves to take back only in a movement
+     *     phase of a game that allows it, each of a commander of the side,
+     *     each unit marked by one of them, the mover's units marked having
+     *     moved. */
+    int moving = g->phase == WL_PH_FRENCH_MOVE || g->phase == WL_PH_ALLIED_MOVE;
+    if (g->undo.nmoves < 0 || g->undo.nmoves > WL_MAX_UNITS ||
+        (g->undo.nmoves > 0 && (!moving || !g->opt.undo || !g->undo.known)))
+        return wl_refuse(why, WL_R_WRONG_PHASE, "%d moves to take back outside a movement "
+                         "phase that allows it", g->undo.nmoves), -1;
+    for (int m = 0; m < g->undo.nmoves; m++)
+        if (g->undo.cmdr[m] >= n)
+            return wl_refuse(why, WL_R_WRONG_PHASE, "move %d to take back is by commander %d "
+                             "of %d", m + 1, g->undo.cmdr[m], n), -1;
+    for (int i = 0; i < sc->nunits; i++) {
+        const struct wl_unit *u = &g->units[i];
+        if (u->undo_move > g->undo.nmoves ||
+            (u->undo_move > 0 && sc->units[i].side == wl_phase_mover(g->phase) && !u->moved))
+            return wl_refuse(why, WL_R_WRONG_PHASE, "%s: marked by move %d of %d to take "
+                             "back", sc->units[i].id, u->undo_move, g->undo.nmoves), -1;
+    }
     /* 3) The awaited seat fits the phase. */
     if (g->phase == WL_PH_OVER) {
         if (g->await_what != WL_AW_NONE || g->winner < 0)

@@ -46,6 +46,9 @@
 struct wl_options {
     int rules;                  /* 1..WL_RULES */
     int commanders;             /* commanders a side; 1 = the 2-player game */
+    int undo;                   /* 1: a move may be taken back in its movement phase
+                                 * (the undo command); 0 in tournament games. A game
+                                 * whose options name none: 1 */
 };
 
 /* WL_NOT_IN_GAME: a counter the game's options leave out (rules 2 with one
@@ -64,6 +67,28 @@ struct wl_unit {
     uint8_t engaged;            /* rules 2, combat phase: a combat unit next to an enemy
                                  * combat unit when the phase began; it owes a battle
                                  * until battle >= 0 (waterloo_combat.h) */
+    /* Undo (struct wl_undo): in a movement phase, the move of the phase
+     * (1-based) that moved this unit or eliminated it on the way (an HQ a
+     * rules-2 move ran over), 0 for none; and where it was before that
+     * move: its square (WL_SQ_NONE off the board) and enum wl_where. */
+    uint16_t undo_move;
+    wl_sq undo_at;
+    uint8_t undo_where;
+};
+
+/* The moves of the current movement phase that the undo command may take
+ * back, last first (docs/rules-notes.md, "Taking back a move"): move n
+ * (1..nmoves) was made by commander cmdr[n - 1] of the moving side; the
+ * units it moved or eliminated carry n in undo_move. Emptied whenever a
+ * phase begins: a movement phase rolls no die, so "no die rolled since"
+ * is "the same movement phase". A game made from a state
+ * (wl_game_init_from_state) does not know them (known = 0): the state
+ * carries only which units moved, so such a game can judge whether an
+ * undo is refused but cannot take a move back. */
+struct wl_undo {
+    int known;
+    int nmoves;
+    uint8_t cmdr[WL_MAX_UNITS];
 };
 
 enum wl_battle_state {
@@ -131,6 +156,8 @@ struct wl_game {
      * those who have ended the current set-up or movement phase. */
     uint8_t cmdr_out[WL_NSIDES][WL_MAX_COMMANDERS];
     uint8_t cmdr_done[WL_NSIDES][WL_MAX_COMMANDERS];
+
+    struct wl_undo undo;                /* the moves of this movement phase */
 
     int exited_factors;                 /* French combat factors off the board this turn */
     int defection_owed;                 /* P-A-A factors still to remove */

@@ -70,6 +70,8 @@ static struct wr_view *present_open(const struct wr_ruleset *rs, const json_t *s
     v->side = v->base.seat[0] ? wl_team_side_of_seat(v->base.seat) : -1;
     v->reach_from = v->centre = v->action = WL_SQ_NONE;
     v->radius = -1;
+    for (int i = 0; i < WL_MAX_UNITS; i++)
+        v->moved_from[i] = WL_SQ_NONE;
     return &v->base;
 }
 
@@ -154,6 +156,44 @@ int wl_present_fill_advance(const struct wl_view *v, struct wl_game *work)
     return 1;
 }
 
+/* The last move the pictures mark (moved_from), as the view sees it from
+ * one state to the next (update() gets no events). For a player: the other
+ * side's moves since the player's own last order, each unit's square before
+ * them (its entry's for an arrival); the first state that comes while the
+ * player's side is awaited comes of its own order, and the marks go. For a
+ * spectator: the moves of the last state that moved a unit on the board. A
+ * unit that leaves the board is not marked. */
+static void note_last_move(struct wl_view *v, const struct wl_game *old,
+                           const struct wl_game *now)
+{
+    wl_sq from[WL_MAX_UNITS];
+    int any = 0, n = now->sc->nunits;
+    for (int i = 0; i < n; i++) {
+        const struct wl_unit *a = &old->units[i], *b = &now->units[i];
+        int e = now->sc->units[i].entry;
+        from[i] = WL_SQ_NONE;
+        if (now->sc->units[i].side == v->side || b->where != WL_ON_BOARD ||
+            (a->where == WL_ON_BOARD && a->at == b->at))
+            continue;
+        if (a->where == WL_ON_BOARD)
+            from[i] = a->at;
+        else if (e >= 0 && e < now->sc->map.nentries)
+            from[i] = now->sc->map.entries[e].at;
+        any |= from[i] != WL_SQ_NONE;
+    }
+    if (v->side < 0) {
+        if (any)
+            memcpy(v->moved_from, from, sizeof from[0] * (size_t)n);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        if (old->await_side == v->side)
+            v->moved_from[i] = WL_SQ_NONE;
+        if (v->moved_from[i] == WL_SQ_NONE)
+            v->moved_from[i] = from[i];
+    }
+}
+
 /* The state is rebuilt into a game first (it must fit the scenario), then
  * kept; the marks of a reach belonged to the old position and go. */
 static int present_update(struct wr_view *base, const json_t *state, struct wr_refusal *why)
@@ -171,6 +211,8 @@ static int present_update(struct wr_view *base, const json_t *state, struct wr_r
         return wl_refuse(why, WL_R_NO_MEMORY, "out of memory"), -1;
     }
     wl_sq at = v->g ? changed_square(v->g, v->scratch) : WL_SQ_NONE;
+    if (v->g)
+        note_last_move(v, v->g, v->scratch);
     if (at == WL_SQ_NONE)
         at = battle_square(v->scratch);
     if (at != WL_SQ_NONE)
@@ -223,6 +265,10 @@ int wl_present_judge(const struct wl_view *v, struct wl_game *work, const json_t
      * advance refused for that is the server's to judge. */
     const char *type = json_string_value(json_object_get(cmd, "type"));
     if (!complete && r == WL_R_NO_ADVANCE && type && strcmp(type, "advance") == 0)
+        return 0;
+    /* Nor where the units of the move to take back came from: an undo
+     * wl_undo_check() allows is the server's to make. */
+    if (r == WL_R_BAD_COMMAND && type && strcmp(type, "undo") == 0 && !work->undo.known)
         return 0;
     return -1;
 }
@@ -333,10 +379,34 @@ static void ev_game_over(const json_t *e, const char *type, struct wr_strbuf *ou
     wr_strbuf_printf(out, "game over: %s wins (%s)", str(e, "winner"), reason ? reason : "");
 }
 
+static void ev_undone(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    size_t i;
+    json_t *u;
+    wr_strbuf_puts(out, "move taken back: ");
+    json_array_foreach(json_object_get(e, "units"), i, u)
+        wr_strbuf_printf(out, "%s%s", i ? ", " : "", json_string_value(u) ?
+                                                    json_string_value(u) : "?");
+    const char *to = json_string_value(json_object_get(e, "to"));
+    if (to)
+        wr_strbuf_printf(out, " back on %s", to);
+    else
+        wr_strbuf_puts(out, " back off the board, to arrive");
+}
+
+static void ev_restored(const json_t *e, const char *type, struct wr_strbuf *out)
+{
+    (void)type;
+    wr_strbuf_printf(out, "%s is back on %s (the move that eliminated it was taken back)",
+                     str(e, "unit"), str(e, "to"));
+}
+
 static const struct {
     const char *type;
     void (*line)(const json_t *e, const char *type, struct wr_strbuf *out);
 } event_lines[] = {
+    { "undone", ev_undone }, { "restored", ev_restored },
     { "moved", ev_moved }, { "entered", ev_moved }, { "retreated", ev_retreated },
     { "advanced", ev_from_to }, { "placed", ev_from_to }, { "eliminated", ev_removed },
     { "defected", ev_removed }, { "exited", ev_exited }, { "phase", ev_phase },
@@ -374,6 +444,8 @@ static void picture_of(const struct wl_view *v, struct wl_draw_view *dv)
     }
     if (v->nmarked)
         memcpy(dv->highlight, v->marked, sizeof dv->highlight);
+    memcpy(dv->from, v->moved_from, sizeof dv->from);
+    wl_draw_mark_moves(dv);
     dv->show_ids = 1;
     /* A team game: the view's commander's units are marked as his. */
     if (v->g != NULL && wl_team_size(v->g) > 1 && v->side >= 0 && v->commander >= 0)
@@ -418,193 +490,39 @@ static wl_sq focus(const struct wl_view *v, const struct wl_draw_view *dv)
     return WL_SQ_NONE;
 }
 
-/* Bytes of the UTF-8 character starting with byte c. */
-static size_t utf8_len(unsigned char c)
-{
-    return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-}
-
-/* Bytes of the ANSI escape sequence at s[0..n) (ESC '[' ... final byte). */
-static size_t escape_len(const char *s, size_t n)
-{
-    size_t i = 2;
-    while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7E))
-        i++;
-    return i < n ? i + 1 : n;
-}
-
-/* Characters of s[0..n) a terminal shows: escapes take no room. */
-static int visible_width(const char *s, size_t n)
-{
-    int w = 0;
-    for (size_t i = 0; i < n;) {
-        if (s[i] == '\x1b') {
-            i += escape_len(s + i, n - i);
-            continue;
-        }
-        i += utf8_len((unsigned char)s[i]);
-        w++;
-    }
-    return w;
-}
-
-/* The end of the first k characters of s[i..n) (no escapes in it). */
-static size_t advance_chars(const char *s, size_t i, size_t n, int k)
-{
-    while (i < n && k-- > 0)
-        i += utf8_len((unsigned char)s[i]);
-    return i < n ? i : n;
-}
-
-/* Line s[0..n) (without its "\n") within cols characters: as it is when
- * it fits; a line of the board (cut set) cut at cols, its colours reset;
- * a line of the key wrapped at blanks, its continuations indented.
- * Returns the lines written. */
-static int fit_line(const char *s, size_t n, int cols, int cut, struct wr_strbuf *out)
-{
-    if (cols <= 0 || visible_width(s, n) <= cols) {
-        wr_strbuf_add(out, s, n);
-        wr_strbuf_puts(out, "\n");
-        return 1;
-    }
-    if (cut) {
-        int w = 0;
-        size_t i = 0;
-        while (i < n) {
-            size_t len = s[i] == '\x1b' ? escape_len(s + i, n - i) : utf8_len((unsigned char)s[i]);
-            if (s[i] != '\x1b' && w++ == cols)
-                break;
-            wr_strbuf_add(out, s + i, len < n - i ? len : n - i);
-            i += len;
-        }
-        wr_strbuf_puts(out, memchr(s, '\x1b', n) ? "\x1b[0m\n" : "\n");
-        return 1;
-    }
-    static const char indent[] = "     ";
-    int ind = cols > 20 ? (int)sizeof indent - 1 : 0;
-    int lines = 0;
-    size_t i = 0;
-    while (i < n) {
-        if (lines > 0)
-            wr_strbuf_add(out, indent, (size_t)ind);
-        size_t end = advance_chars(s, i, n, cols - (lines > 0 ? ind : 0));
-        size_t brk = end, next = end;
-        if (end < n) {
-            while (brk > i && s[brk] != ' ')
-                brk--;
-            if (brk > i)
-                next = brk;
-            else
-                brk = end;      /* one word wider than the room: cut it */
-        }
-        wr_strbuf_add(out, s + i, brk - i);
-        wr_strbuf_puts(out, "\n");
-        lines++;
-        i = next;
-        while (i < n && s[i] == ' ')
-            i++;
-    }
-    return lines;
-}
-
-/* Text within cols (0: any width) into out: the board's lines cut, the
- * key's wrapped. Returns how many lines it takes; *board is how many come
- * before the list of units (all of them when there is none): the picture
- * and the key proper. */
-static int fit_text(const struct wr_strbuf *text, int cols, struct wr_strbuf *out, int *board)
-{
-    int lines = 0, key = 0;
-    const char *s = text->s ? text->s : "";
-    *board = -1;
-    for (size_t i = 0; i < text->len;) {
-        const char *nl = memchr(s + i, '\n', text->len - i);
-        size_t n = nl ? (size_t)(nl - (s + i)) : text->len - i;
-        key = key || n == 0;        /* the key starts after the first empty line */
-        if (*board < 0 && n == 6 && memcmp(s + i, "units:", 6) == 0)
-            *board = lines;
-        lines += fit_line(s + i, n, cols, !key, out);
-        i += n + 1;
-    }
-    if (*board < 0)
-        *board = lines;
-    return lines;
-}
-
-/* The first rows lines of text (all when rows is 0), the last of them
- * "  ..." when some are left out. */
-static void first_lines(const struct wr_strbuf *text, int rows, struct wr_strbuf *out)
-{
-    const char *s = text->s ? text->s : "";
-    size_t end = 0;
-    int n = 0;
-    while (end < text->len && (rows <= 0 || n < rows)) {
-        const char *nl = memchr(s + end, '\n', text->len - end);
-        end = nl ? (size_t)(nl - s) + 1 : text->len;
-        n++;
-    }
-    if (end >= text->len || rows <= 1) {
-        wr_strbuf_add(out, s, end);
-        return;
-    }
-    /* drop the last line kept for the mark that there is more */
-    size_t last = end - 1;
-    while (last > 0 && s[last - 1] != '\n')
-        last--;
-    wr_strbuf_add(out, s, last);
-    wr_strbuf_puts(out, "  ...\n");
-}
-
-/* The board as text fitting o: with no room given, the whole board (or,
- * after `view SQ`, DEFAULT_RADIUS squares around it); else the widest
- * window around the focus whose lines fit o->cols and whose picture and
- * key fit o->rows, with as much of the list of its units as the rows left
- * hold (a window of one square at least; what still does not fit is cut). */
+/* The board as text fitting o (waterloo_draw.h, wl_draw_text_fit): with no
+ * room given and no `view SQ`, the whole board; else a window around the
+ * focus, as large as o allows (or `view SQ R` asks), moved by o's pan. */
 static int present_draw_text(const struct wr_view *base, const struct wr_draw_opts *o,
                              struct wr_strbuf *out)
 {
     const struct wl_view *v = (const struct wl_view *)base;
-    int cols = o ? o->cols : 0, rows = o ? o->rows : 0, color = o ? o->color != 0 : 0;
+    struct wl_draw_fit fit = { 0 };
+    if (o) {
+        fit.cols = o->cols;
+        fit.rows = o->rows;
+        fit.color = o->color != 0;
+        fit.pan_cols = o->pan_cols;
+        fit.pan_rows = o->pan_rows;
+    }
     struct wl_draw_view *dv = malloc(sizeof *dv);
     if (dv == NULL) {
         out->failed = 1;
         return -1;
     }
     picture_of(v, dv);
-    wl_sq centre = focus(v, dv);
-    if (cols <= 0 && rows <= 0 && (v->centre == WL_SQ_NONE || centre == WL_SQ_NONE)) {
-        int rc = wl_draw_text(out, v->sc, dv, NULL, color);
-        free(dv);
-        return rc;
+    fit.centre = focus(v, dv);
+    int rc;
+    if (fit.cols <= 0 && fit.rows <= 0 && !fit.pan_cols && !fit.pan_rows &&
+        (v->centre == WL_SQ_NONE || fit.centre == WL_SQ_NONE)) {
+        rc = wl_draw_text(out, v->sc, dv, NULL, fit.color);
+    } else {
+        fit.radius = v->radius >= 0 ? v->radius
+                   : fit.cols <= 0 && fit.rows <= 0 ? DEFAULT_RADIUS : -1;
+        rc = wl_draw_text_fit(out, v->sc, dv, &fit);
     }
-    int r = v->radius >= 0 ? v->radius : cols <= 0 && rows <= 0 ? DEFAULT_RADIUS : WL_ROWS;
-    if (rows > 0 && r > (rows - 3) / 2)
-        r = (rows - 3) / 2 > 0 ? (rows - 3) / 2 : 0;    /* 2r + 1 rows and two number lines */
-    struct wr_strbuf pic, fitted;
-    wr_strbuf_init(&pic);
-    wr_strbuf_init(&fitted);
-    for (; r >= 0; r--) {
-        struct wl_draw_window w;
-        if (centre == WL_SQ_NONE || wl_draw_window_around(&w, centre, r) != 0)
-            wl_draw_window_all(&w);
-        if (cols > 0 && r > 0 && wl_draw_window_width(&w) > cols)
-            continue;
-        wr_strbuf_release(&pic);
-        wr_strbuf_release(&fitted);
-        if (wl_draw_text(&pic, v->sc, dv, &w, color) != 0)
-            break;
-        int board;
-        fit_text(&pic, cols, &fitted, &board);
-        if (rows <= 0 || board <= rows)
-            break;
-    }
-    if (pic.failed || fitted.failed)
-        out->failed = 1;
-    else
-        first_lines(&fitted, rows, out);
-    wr_strbuf_release(&pic);
-    wr_strbuf_release(&fitted);
     free(dv);
-    return out->failed ? -1 : 0;
+    return rc;
 }
 
 static int present_draw_svg(const struct wr_view *base, struct wr_strbuf *out)
@@ -634,4 +552,5 @@ const struct wr_present wr_present_waterloo = {
     .complete = wl_present_complete,
     .draw_text = present_draw_text,
     .draw_svg = present_draw_svg,
+    .draw_report = wl_present_draw_report,
 };

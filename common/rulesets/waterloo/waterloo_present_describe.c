@@ -352,6 +352,8 @@ static void decide_move(const struct wl_view *v, struct wr_strbuf *out)
     wr_strbuf_puts(out, "  Orders: move UNIT[,UNIT...] SQUARE... (the path square by square)");
     example(v, out);
     wr_strbuf_puts(out, "; reach UNIT marks where a unit can go; end ends the phase.\n");
+    if (v->side >= 0 && wl_undo_check(g, v->side, v->commander, NULL) == WL_R_OK)
+        wr_strbuf_puts(out, "  undo takes back your last move.\n");
 }
 
 static void decide_declare(const struct wl_view *v, struct wr_strbuf *out)

@@ -41,6 +41,10 @@ struct wl_view {
     int seen_turn, seen_phase;
     uint8_t seen[WL_MAX_BATTLES];
     wl_sq seen_sq[WL_MAX_BATTLES][2 * WL_MAX_IN_BATTLE];
+    /* The last move the pictures mark: where each unit stood before it
+     * (its entry square for an arrival), WL_SQ_NONE for a unit not marked
+     * (waterloo_present.c's note_last_move says which moves). */
+    wl_sq moved_from[WL_MAX_UNITS];
 };
 
 /* Put back into work (a copy of v->g) what the state leaves out of the
@@ -77,6 +81,9 @@ int wl_present_yours(const struct wl_view *v, int u);
 
 /* describe() (waterloo_present_describe.c). */
 void wl_present_describe(const struct wr_view *v, struct wr_strbuf *out);
+
+/* draw_report() (waterloo_report.c). */
+int wl_present_draw_report(const struct wr_view *v, const json_t *steps, struct wr_strbuf *out);
 
 /* The orders table (waterloo_present_order.c), NULL-terminated. */
 extern const struct wr_order wl_present_orders[];

@@ -48,6 +48,12 @@ const struct wr_order wl_present_orders[] = {
       "it also ends your combat phase, once every declared battle is resolved and every unit "
       "that must fight has fought. During the set-up it ends your set-up. Also end_phase.",
       "end", 0 },
+    { "undo", "undo",
+      "Movement: take back your last move of this movement phase, unit for unit, with "
+      "anything it changed (an HQ it overran comes back, a reinforcement goes back to "
+      "arrive); again for the move before. Not once the phase has ended, and not in a game "
+      "played without undo (a tournament game). A house convenience, not a rule of 1962.",
+      "undo", 0 },
     { "attack", "attack ATTACKER... vs DEFENDER... [; ATTACKER... vs DEFENDER...]",
       "Combat: declare battles, each attacker touching every defender of its battle. Under "
       "rules 2 one battle or several at a time, the next chosen after earlier results; by the "
@@ -255,6 +261,14 @@ static int o_end(const struct parse *p, json_t **cmd)
 {
     int setup = p->v->g && p->v->g->await_what == WL_AW_SETUP;
     *cmd = json_pack("{s:s}", "type", setup ? "end_setup" : "end_phase");
+    return 0;
+}
+
+/* undo: the last move of this movement phase taken back. */
+static int o_undo(const struct parse *p, json_t **cmd)
+{
+    (void)p;
+    *cmd = json_pack("{s:s}", "type", "undo");
     return 0;
 }
 
@@ -555,6 +569,7 @@ static const struct row rows[] = {
     { "endsetup", "end_setup", 0, 0, "", o_end_setup, NULL },
     { "move", NULL, 2, -1, "Uo", o_move, NULL },
     { "end", "end_phase", 0, 0, "", o_end, NULL },
+    { "undo", NULL, 0, 0, "", o_undo, NULL },
     { "attack", NULL, 3, -1, "U", o_attack, NULL },
     { "declare", NULL, 0, -1, "U", o_declare, NULL },
     { "resolve", NULL, 0, 1, "b", o_resolve, NULL },

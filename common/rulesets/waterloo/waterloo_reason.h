@@ -57,7 +57,10 @@
     X(BATTLE_OPEN, "battle_open", "a declared battle is not resolved yet") \
     X(NOT_YOUR_COMMAND, "not_your_command", "that unit is under another commander's command") \
     X(COMMANDER_OUT, "commander_out", \
-      "that commander's HQ was eliminated: he is out of the game")
+      "that commander's HQ was eliminated: he is out of the game") \
+    X(NOTHING_TO_UNDO, "nothing_to_undo", \
+      "there is no move of yours to take back in this movement phase") \
+    X(UNDO_OFF, "undo_off", "moves cannot be taken back in this game")
 
 enum wl_reason {
 #define WL_REASON_CORE(id, code, text) WL_R_##id = WR_R_##id,

@@ -34,6 +34,8 @@ static const struct wr_option waterloo_options[] = {
     { "commanders", "commanders a side, 1..the scenario's most (waterloo-1815: 3), rules 2; "
                     "1: the seats french and allied; more: a seat per commander, "
                     "french:napoleon, french:ney, ... (docs/rules-notes.md, \"Team play\")" },
+    { "undo", "true or false (default true): a player may take back his last move in his "
+              "movement phase (the undo order); tournament games set false" },
     { NULL, NULL }
 };
 

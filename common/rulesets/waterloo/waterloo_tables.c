@@ -48,7 +48,7 @@ int wl_scenario_find_unit(const struct wl_scenario *sc, const char *id)
 
 static const char *const cmd_names[WL_NCMDS] = {
     "place", "end_setup", "move", "end_phase", "declare", "resolve", "retreat",
-    "exchange_losses", "advance", "no_advance", "defect",
+    "exchange_losses", "advance", "no_advance", "defect", "undo",
 };
 
 static const char *const await_names[] = {
@@ -73,7 +73,7 @@ const char *wl_await_name(int what)
 static const char *const cmd_words[WL_NCMDS] = {
     "placing a unit", "ending the set-up", "a move", "ending the phase",
     "declaring battles", "resolving a battle", "a retreat", "an exchange", "an advance",
-    "declining an advance", "a defection",
+    "declining an advance", "a defection", "taking back a move",
 };
 
 static const char *const await_words[] = {

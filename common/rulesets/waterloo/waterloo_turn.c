@@ -210,6 +210,10 @@ static void enter_phase(struct wl_game *g, int phase, struct wl_events *ev)
 {
     g->phase = phase;
     memset(g->cmdr_done, 0, sizeof g->cmdr_done);
+    /* The moves of the phase that ends can no longer be taken back. */
+    g->undo.nmoves = 0;
+    for (int i = 0; i < g->sc->nunits; i++)
+        g->units[i].undo_move = 0;
     if (check_victory(g, ev))
         return;
     emit_phase(g, ev);
@@ -315,7 +319,16 @@ static enum wl_reason do_place(struct wl_game *g, int side, const struct wl_cmd 
 
 /* --- movement -------------------------------------------------------------- */
 
-static enum wl_reason do_move(struct wl_game *g, int side, const struct wl_cmd *c,
+/* Mark unit i as moved or eliminated by move n of the phase, where it is
+ * now (struct wl_undo). */
+static void undo_mark(struct wl_game *g, int i, int n)
+{
+    g->units[i].undo_move = (uint16_t)n;
+    g->units[i].undo_at = g->units[i].at;
+    g->units[i].undo_where = g->units[i].where;
+}
+
+static enum wl_reason do_move(struct wl_game *g, int side, int cmdr, const struct wl_cmd *c,
                               struct wl_events *ev, struct wr_refusal *why)
 {
     int units[WL_MAX_UNITS];
@@ -341,6 +354,19 @@ static enum wl_reason do_move(struct wl_game *g, int side, const struct wl_cmd *
         e->npath = c->npath;
         memcpy(e->path, c->path, sizeof(wl_sq) * (size_t)c->npath);
     }
+    /* Remember the move, to take it back (struct wl_undo): the units it
+     * moves, and the enemy HQs on its path that it eliminates. */
+    if (g->opt.undo && g->undo.known && g->undo.nmoves < WL_MAX_UNITS) {
+        int n = ++g->undo.nmoves;
+        g->undo.cmdr[n - 1] = (uint8_t)cmdr;
+        for (int k = 0; k < c->nunits; k++)
+            undo_mark(g, c->units[k], n);
+        for (int i = 0; i < g->sc->nunits; i++)
+            for (int k = 0; k < c->npath && g->units[i].where == WL_ON_BOARD &&
+                            g->sc->units[i].side != side; k++)
+                if (g->units[i].at == c->path[k])
+                    undo_mark(g, i, n);
+    }
     for (int k = 0; k < c->npath; k++)
         overrun(g, c->path[k], side, ev);
     for (int k = 0; k < c->nunits; k++) {
@@ -359,6 +385,104 @@ static enum wl_reason do_move(struct wl_game *g, int side, const struct wl_cmd *
             u->at = to;
         }
     }
+    return WL_R_OK;
+}
+
+/* --- taking back a move (docs/rules-notes.md, "Taking back a move") ------- */
+
+enum wl_reason wl_undo_check(const struct wl_game *g, int side, int k, struct wr_refusal *why)
+{
+    char seat[WL_SEAT_MAX];
+    /* 1) The game allows it. */
+    if (!g->opt.undo)
+        return wl_refuse(why, WL_R_UNDO_OFF, "moves cannot be taken back in this game: it is "
+                         "played without undo (a tournament game)");
+    /* 2) A movement phase of side, not ended by k. */
+    if (g->phase == WL_PH_OVER || g->await_side != side || g->await_what != WL_AW_MOVE)
+        return wl_refuse(why, WL_R_NOTHING_TO_UNDO, "a move can be taken back only in your "
+                         "own movement phase, before it ends");
+    if (k < 0 || k >= wl_team_size(g))
+        return wl_refuse(why, WL_R_NOTHING_TO_UNDO, "%s has no commander %d",
+                         wl_side_name(side), k);
+    if (g->cmdr_done[side][k])
+        return wl_refuse(why, WL_R_NOTHING_TO_UNDO, "%s has ended this movement phase: "
+                         "its moves stand", wl_team_seat(g, side, k, seat));
+    /* 3) The side's last move was k's; from a state, one of k's units moved. */
+    if (!g->undo.known) {
+        for (int i = 0; i < g->sc->nunits; i++)
+            if (g->sc->units[i].side == side && g->units[i].moved &&
+                wl_team_commander(g, i) == k)
+                return WL_R_OK;
+        return wl_refuse(why, WL_R_NOTHING_TO_UNDO, "no move of yours to take back: none of "
+                         "your units has moved in this movement phase");
+    }
+    if (g->undo.nmoves == 0)
+        return wl_refuse(why, WL_R_NOTHING_TO_UNDO, "no move of yours to take back: %s",
+                         wl_team_size(g) > 1 ? "none of your units has moved in this "
+                                               "movement phase, or their moves were taken back"
+                                             : "no unit has moved in this movement phase, "
+                                               "or every move was taken back");
+    int by = g->undo.cmdr[g->undo.nmoves - 1];
+    if (by != k)
+        return wl_refuse(why, WL_R_NOTHING_TO_UNDO, "the last move of this phase was %s's: "
+                         "only the last move can be taken back, by the one who made it",
+                         wl_team_seat(g, side, by, seat));
+    return WL_R_OK;
+}
+
+/* Take back the last move of the phase: its units go back where they were
+ * (on their square, or off the board to arrive), unmoved; an exit is
+ * taken off the count of factors that left; the units it eliminated come
+ * back, and a commander out with his HQ is back in. */
+static enum wl_reason do_undo(struct wl_game *g, int side, int k, struct wl_events *ev,
+                              struct wr_refusal *why)
+{
+    enum wl_reason r = wl_undo_check(g, side, k, why);
+    if (r != WL_R_OK)
+        return r;
+    if (!g->undo.known)
+        return wl_refuse(why, WL_R_BAD_COMMAND, "this copy of the game was made from a state, "
+                         "which does not say where the units came from: the server takes "
+                         "the move back");
+    int n = g->undo.nmoves;
+    struct wl_event *e = emit(ev, WL_EV_UNDONE);
+    for (int i = 0; i < g->sc->nunits; i++) {
+        struct wl_unit *u = &g->units[i];
+        if (u->undo_move != n || g->sc->units[i].side != side)
+            continue;
+        if (e && e->nunits < WL_MAX_IN_BATTLE) {
+            if (e->nunits == 0) {
+                e->unit = i;
+                e->from = u->at;
+                e->to = u->undo_at;
+            }
+            e->units[e->nunits++] = (int16_t)i;
+        }
+        if (u->where == WL_EXITED && is_combat_unit(g, i))
+            g->exited_factors -= g->sc->units[i].combat;
+        u->where = u->undo_where;
+        u->at = u->undo_at;
+        u->moved = 0;
+        u->undo_move = 0;
+    }
+    for (int i = 0; i < g->sc->nunits; i++) {
+        struct wl_unit *u = &g->units[i];
+        if (u->undo_move != n)
+            continue;
+        int other = g->sc->units[i].side;
+        for (int c = 1; c < wl_team_size(g); c++)
+            if (wl_team_hq(g, other, c) == i)
+                g->cmdr_out[other][c] = 0;
+        u->where = u->undo_where;
+        u->at = u->undo_at;
+        u->undo_move = 0;
+        struct wl_event *x = emit(ev, WL_EV_RESTORED);
+        if (x) {
+            x->unit = i;
+            x->to = u->at;
+        }
+    }
+    g->undo.nmoves = n - 1;
     return WL_R_OK;
 }
 
@@ -932,6 +1056,7 @@ static const struct {
     [WL_CMD_ADVANCE] = { T_NONE, W_DECIDER },
     [WL_CMD_NO_ADVANCE] = { T_NONE, W_DECIDER },
     [WL_CMD_DEFECT] = { T_NONE, W_DECIDER },
+    [WL_CMD_UNDO] = { T_NONE, W_EACH },     /* wl_undo_check() judges it */
 };
 
 /* The units c touches (authority[].touch) into u; returns how many. */
@@ -1032,7 +1157,10 @@ enum wl_reason wl_game_apply_by(struct wl_game *g, int side, int k, const struct
         return wl_refuse(why, WL_R_COMMANDER_OUT, "%s is out of the game: his HQ was "
                          "eliminated", wl_team_seat(g, side, k, seat));
     }
-    /* 2) The command answers what is awaited. */
+    /* 2) The command answers what is awaited; undo says itself why not
+     *    (wl_undo_check). */
+    if (c->type == WL_CMD_UNDO)
+        return do_undo(g, side, k, ev, why);
     if (!allowed(g->await_what, c->type))
         return wl_refuse(why, WL_R_WRONG_PHASE, "%s is not allowed now: the game waits for "
                          "%s to %s", wl_cmd_words(c->type), wl_side_words(g->await_side),
@@ -1053,7 +1181,7 @@ enum wl_reason wl_game_apply_by(struct wl_game *g, int side, int k, const struct
                                                           : WL_PH_FRENCH_MOVE, ev);
         return WL_R_OK;
     case WL_CMD_MOVE:
-        return do_move(g, side, c, ev, why);
+        return do_move(g, side, k, c, ev, why);
     case WL_CMD_END_PHASE:
         return do_end_phase(g, side, k, c, ev, why);
     case WL_CMD_DECLARE:
@@ -1069,6 +1197,8 @@ enum wl_reason wl_game_apply_by(struct wl_game *g, int side, int k, const struct
         return do_advance(g, c, ev, why);
     case WL_CMD_DEFECT:
         return do_defect(g, c, ev, why);
+    case WL_CMD_UNDO:
+        break;                              /* answered above */
     }
     return wl_refuse(why, WL_R_BAD_COMMAND, "unknown command");
 }

@@ -317,7 +317,7 @@ static void test_hq_attacked(void **state)
 /* Start the fixture's game again under rules version `rules`. */
 static void rules_version(struct fixture *f, int rules)
 {
-    struct wl_options opt = { .rules = rules, .commanders = 1 };
+    struct wl_options opt = { .rules = rules, .commanders = 1, .undo = 1 };
     wl_game_init_with(&f->g, &f->sc, "test-game", NULL, &opt);
 }
 

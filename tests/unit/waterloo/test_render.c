@@ -4,6 +4,9 @@
  * counter per unit on the board where the geometry of the board reference
  * puts it, and labels the edges; the text picture puts row labels and unit
  * markers in the columns its layout promises; --no-color output has no ESC;
+ * the text fitted to a terminal's room (wl_draw_text_fit) never exceeds it,
+ * starts with the numbers, totals a stack, keeps a town's colour under a
+ * stack, marks the other side's last move and pans within the board;
  * the SVG of the 1815 scenario's set-up is docs/waterloo-1815-start.svg,
  * byte for byte.
  *
@@ -47,7 +50,7 @@ static int setup(void **state)
     }
     /* Rules 1 keeps every counter of the scenario on the picture (Reille's
      * HQ too): these rows are about drawing, not about which units play. */
-    struct wl_options all = { .rules = 1, .commanders = 1 };
+    struct wl_options all = { .rules = 1, .commanders = 1, .undo = 1 };
     wl_draw_view_setup(&f->view, &f->sc, &all);
     wr_strbuf_init(&f->out);
     *state = f;
@@ -179,12 +182,13 @@ static void test_svg_counters(void **state)
     assert_null(strstr(f->out.s, "id=\"u-aa-wissel\""));
     assert_null(strstr(f->out.s, "id=\"u-pr-15\""));
 
-    /* k-th of n on a square: offset (k - (n-1)/2) * step right and up */
+    /* k-th of n on a square in drawing order (the weakest first, the
+     * strongest last, on top): offset (k - (n-1)/2) * step right and up */
     static const struct { int row; const char *id; const char *rowname; int c; int k, n; } t[] = {
         { 1, "aa-picton", "H", 40, 0, 1 },
         { 2, "fr-napoleon", "L", 38, 0, 1 },
-        { 3, "fr-jerome", "K", 40, 0, 2 },      /* Jerome and Foy share K-40 */
-        { 4, "fr-foy", "K", 40, 1, 2 },
+        { 3, "fr-jerome", "K", 40, 1, 2 },      /* Jerome (6) and Foy (5) share K-40: */
+        { 4, "fr-foy", "K", 40, 0, 2 },         /* Jerome on top, though listed first */
         { 5, "aa-wellington", "F", 42, 0, 1 },
         { 6, "fr-guard-ha", "L", 41, 0, 1 },
     };
@@ -434,6 +438,169 @@ static void test_text_whole_board(void **state)
     assert_non_null(strstr(last, "34"));
 }
 
+/* Characters a terminal shows of line s[0..n): escapes take none. */
+static int visible(const char *s, size_t n)
+{
+    int w = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\x1b') {
+            while (i < n && s[i] != 'm')
+                i++;
+            continue;
+        }
+        w += ((unsigned char)s[i] & 0xC0) != 0x80;
+    }
+    return w;
+}
+
+/* Line k (0-based) of text into buf, escapes removed; NULL past the end. */
+static const char *plain_line(const char *text, int k, char *buf, size_t n)
+{
+    const char *p = text;
+    for (; k > 0 && p; k--) {
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    if (p == NULL || *p == '\0')
+        return NULL;
+    size_t j = 0;
+    for (; *p && *p != '\n' && j + 1 < n; p++) {
+        if (*p == '\x1b') {
+            while (*p && *p != 'm')
+                p++;
+            if (!*p)
+                break;
+            continue;
+        }
+        buf[j++] = *p;
+    }
+    buf[j] = '\0';
+    return buf;
+}
+
+static int number_line(const char *line)
+{
+    int n = 0;
+    for (const char *c = line; *c; c++) {
+        if (*c != ' ' && (*c < '0' || *c > '9'))
+            return 0;
+        n += *c != ' ' && (c == line || c[-1] == ' ');
+    }
+    return n >= 2;
+}
+
+static void fit(struct fixture *f, const char *centre, int cols, int rows, int color,
+                int pan_cols, int pan_rows)
+{
+    struct wl_draw_fit o = { .cols = cols, .rows = rows, .color = color, .radius = -1,
+                             .pan_cols = pan_cols, .pan_rows = pan_rows };
+    o.centre = WL_SQ_NONE;
+    if (centre)
+        assert_int_equal(wl_grid_parse(centre, (size_t)-1, &o.centre), 0);
+    wr_strbuf_release(&f->out);
+    assert_int_equal(wl_draw_text_fit(&f->out, &f->sc, &f->view, &o), 0);
+    assert_non_null(f->out.s);
+}
+
+/* wl_draw_text_fit: never more lines or wider lines than the room, the
+ * numbers first, the centre's row on the map, the key cut with a line
+ * saying so; stacks total their factors, show the terrain under them,
+ * the other side's last move is marked; the pan moves and stops. */
+static void test_text_fit(void **state)
+{
+    struct fixture *f = *state;
+    static const struct { int row, cols, rows; } room[] = {
+        { 1, 80, 24 }, { 2, 131, 36 }, { 3, 199, 40 }, { 4, 40, 10 }, { 5, 79, 12 },
+        { 6, 12, 4 }, { 7, 200, 0 },
+    };
+    char line[1024];
+    for (size_t i = 0; i < sizeof room / sizeof room[0]; i++)
+        for (int color = 0; color < 2; color++) {
+            fit(f, "I-40", room[i].cols, room[i].rows, color, 0, 0);
+            const char *t = f->out.s;
+            int lines = 0;
+            for (const char *p = t; *p;) {
+                const char *nl = strchr(p, '\n');
+                assert_non_null(nl);            /* every line ends */
+                if (visible(p, (size_t)(nl - p)) > room[i].cols)
+                    fail_msg("row %d: a line wider than %d: '%.*s'", room[i].row,
+                             room[i].cols, (int)(nl - p), p);
+                lines++;
+                p = nl + 1;
+            }
+            if (room[i].rows && lines > room[i].rows)
+                fail_msg("row %d: %d lines in %d", room[i].row, lines, room[i].rows);
+            if ((strchr(t, '\x1b') != NULL) != color)
+                fail_msg("row %d: color %d, ESC %s", room[i].row, color, color ? "missing" : "");
+            if (room[i].rows >= 10 &&
+                (!plain_line(t, 0, line, sizeof line) || !number_line(line)))
+                fail_msg("row %d: the first line is not the numbers: '%s'", room[i].row, line);
+            if (room[i].rows >= 10 && !text_line(t, "I", line, sizeof line))
+                fail_msg("row %d: the centre's row I is not on the map:\n%s", room[i].row, t);
+        }
+    /* 8: a room too small for the key: the map, then a line saying what is cut */
+    fit(f, "I-40", 80, 16, 0, 0, 0);
+    assert_non_null(strstr(f->out.s, "cut (play: board)\n"));
+    assert_null(strstr(f->out.s, "towns:"));
+    /* 9: room enough: the stacks nearest the centre listed, the key, the towns */
+    fit(f, "I-40", 120, 0, 0, 0, 0);
+    assert_non_null(strstr(f->out.s, "units:\n"));
+    assert_non_null(strstr(f->out.s, "key: F/P/A"));
+    assert_non_null(strstr(f->out.s, "towns:"));
+    assert_null(strstr(f->out.s, "cut (play: board)"));
+
+    /* 10: a stack of three totals its factors: Jerome 6 + Foy 5 + Pire 4 */
+    struct wl_draw_view saved = f->view;
+    wl_sq k40, e43, k41;
+    assert_int_equal(wl_grid_parse("K-40", (size_t)-1, &k40), 0);
+    assert_int_equal(wl_grid_parse("E-43", (size_t)-1, &e43), 0);
+    assert_int_equal(wl_grid_parse("K-41", (size_t)-1, &k41), 0);
+    f->view.at[wl_scenario_find_unit(&f->sc, "fr-pire")] = k40;
+    fit(f, "I-40", 120, 40, 0, 0, 0);
+    assert_non_null(text_line(f->out.s, "K", line, sizeof line));
+    if (!strstr(line, "F15"))
+        fail_msg("row 10: no F15 on row K: '%s'", line);
+    /* 11: the other side's last move marked '+' in the cell's first character */
+    f->view.last_move[k41] = 1;
+    fit(f, "I-40", 120, 40, 0, 0, 0);
+    assert_non_null(strstr(f->out.s, "+ the other side's last move"));
+    assert_non_null(text_line(f->out.s, "K", line, sizeof line));
+    if (!strstr(line, "+.") && !strstr(line, "+ ") && !strstr(line, "+w") &&
+        !strstr(line, "+-") && !strstr(line, "+="))
+        fail_msg("row 11: K-41 is not marked: '%s'", line);
+    /* 12: colour: a stack on a town keeps the town's background (217), in
+     * its nation's colour */
+    f->view = saved;
+    f->view.at[wl_scenario_find_unit(&f->sc, "fr-pire")] = e43;
+    fit(f, "E-43", 120, 0, 1, 0, 0);
+    if (!strstr(f->out.s, "48;5;217;38;5;19mF4"))
+        fail_msg("row 12: Pire on Waterloo is not drawn on the town's colour:\n%s", f->out.s);
+    assert_non_null(strstr(f->out.s, "under a stack, its square's colour"));
+    f->view = saved;
+
+    /* 13: the pan moves the window by rows and columns from the centre */
+    fit(f, "I-40", 80, 24, 0, 0, 0);
+    char top0[64], top1[64], num0[256], num1[256];
+    assert_non_null(plain_line(f->out.s, 1, top0, sizeof top0));
+    assert_non_null(plain_line(f->out.s, 0, num0, sizeof num0));
+    fit(f, "I-40", 80, 24, 0, 0, 3);
+    assert_non_null(plain_line(f->out.s, 1, top1, sizeof top1));
+    assert_int_equal(row_of(strtok(top1, " ")), row_of(strtok(top0, " ")) + 3);
+    fit(f, "I-40", 80, 24, 0, 2, 0);
+    assert_non_null(plain_line(f->out.s, 0, num1, sizeof num1));
+    assert_string_not_equal(num0, num1);
+    /* 14: and stops at the board's edges: the last row is WW, the west edge x 66 */
+    fit(f, "I-40", 80, 24, 0, -1000, 1000);
+    assert_non_null(text_line(f->out.s, "WW", line, sizeof line));
+    assert_null(text_line(f->out.s, "A", line, sizeof line));
+    char west[256];
+    fit(f, "I-40", 80, 24, 0, -1000, 0);
+    assert_non_null(plain_line(f->out.s, 0, west, sizeof west));
+    fit(f, "I-40", 80, 24, 0, -999, 0);
+    assert_non_null(plain_line(f->out.s, 0, num1, sizeof num1));
+    assert_string_equal(west, num1);            /* one step further west: the same */
+}
+
 static void test_window_errors(void **state)
 {
     (void)state;
@@ -459,6 +626,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_view_from_state, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_window, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_whole_board, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_text_fit, setup, teardown),
         cmocka_unit_test(test_window_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

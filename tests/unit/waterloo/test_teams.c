@@ -368,7 +368,7 @@ static void test_hqs_in_game(void **state)
     if (wl_scenario_load_file(sc, SEATS_1815, &why) != 0)
         fail_msg("%s", why.message);
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        struct wl_options opt = { t[i].rules, t[i].commanders };
+        struct wl_options opt = { t[i].rules, t[i].commanders, 1 };
         assert_int_equal(wl_options_check(&opt, sc, &why), 0);
         int u = wl_scenario_find_unit(sc, t[i].unit);
         assert_true(u >= 0);

@@ -378,7 +378,7 @@ static void test_setup_lines(void **state)
     assert_non_null(g);
     (void)state;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        struct wl_options opt = { .rules = t[i].rules, .commanders = 1 };
+        struct wl_options opt = { .rules = t[i].rules, .commanders = 1, .undo = 1 };
         struct wr_refusal why = { WL_R_OK, "ok", "" };
         char text[128];
         json_t *events = NULL;
@@ -422,7 +422,7 @@ static void test_two_player_hqs(void **state)
     assert_non_null(g);
     assert_non_null(back);
     for (int rules = 1; rules <= 2; rules++) {
-        struct wl_options opt = { .rules = rules, .commanders = 1 };
+        struct wl_options opt = { .rules = rules, .commanders = 1, .undo = 1 };
         wl_game_init_with(g, sc, "hqs", NULL, &opt);
         int hqs = 0, in_game = 0;
         json_t *st = wl_game_state_json(g);

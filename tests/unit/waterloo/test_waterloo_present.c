@@ -457,9 +457,9 @@ static void test_orders_table(void **state)
         json_decref(cmd);
         wr_strbuf_release(&out);
     }
-    assert_int_equal(n, 16);
+    assert_int_equal(n, 17);
     for (const char *const *w = (const char *const[]){ "place", "endsetup", "move", "end",
-             "attack", "declare", "resolve", "retreat", "exchange", "advance", "noadvance",
+             "undo", "attack", "declare", "resolve", "retreat", "exchange", "advance", "noadvance",
              "defect", "reach", "odds", "view", "clear", NULL }; *w; w++)
         if (wr_present_order(f->pr, *w) == NULL)
             fail_msg("no order %s", *w);
