@@ -508,8 +508,13 @@ int wrc_cmd_do(const struct wrc_opts *go, int argc, char **argv)
         goto out;
     }
     const char *line = text.s ? text.s : "";
-    if (strcmp(line, "help") == 0) {
-        wrc_view_help(w->v, &out);
+    if (strncmp(line, "help", 4) == 0 && (line[4] == '\0' || line[4] == ' ')) {
+        const char *order = line + 4 + strspn(line + 4, " ");
+        if (wrc_view_help(w->v, order, &out) != 0) {
+            fputs(out.s ? out.s : "", stderr);
+            rc = WRC_EXIT_USAGE;
+            goto out;
+        }
         fputs(out.s ? out.s : "", stdout);
         goto out;
     }

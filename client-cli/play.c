@@ -532,12 +532,18 @@ static void on_link(void *ctx, int up)
 
 static const char *const own_words[] = { "help", "status", "log", "board", "quit", NULL };
 
-static void help(struct play *p)
+static void help(struct play *p, const char *order)
 {
     struct wr_strbuf b;
     wr_strbuf_init(&b);
+    if (order[0]) {             /* help ORDER: that order alone */
+        wrc_view_help(p->w->v, order, &b);
+        show(p, "help", b.s ? b.s : "");
+        wr_strbuf_release(&b);
+        return;
+    }
     wr_strbuf_puts(&b, "orders:\n");
-    wrc_view_help(p->w->v, &b);
+    wrc_view_help(p->w->v, NULL, &b);
     wr_strbuf_puts(&b, "tools:  status | log [N] | help | quit | board (the whole picture and "
                        "its key)\n"
                        "Tab completes orders and their words; arrows recall earlier lines; "
@@ -679,7 +685,7 @@ static void on_line(void *ctx, const char *line)
         return;
     }
     if (strcmp(verb, "help") == 0) {
-        help(p);
+        help(p, args);
     } else if (strcmp(verb, "status") == 0) {
         struct wr_strbuf b;
         wr_strbuf_init(&b);

@@ -78,14 +78,32 @@ void wrc_view_headline(const struct wr_view *v, struct wr_strbuf *out)
     wr_strbuf_release(&d);
 }
 
-void wrc_view_help(const struct wr_view *v, struct wr_strbuf *out)
+/* One order's block: synopsis, help, example. */
+static void order_help(const struct wr_order *o, struct wr_strbuf *out)
 {
+    wr_strbuf_printf(out, "%s%s\n    %s\n    e.g. %s\n", o->synopsis,
+                     o->query ? "  (answered here, nothing is sent)" : "", o->help, o->example);
+}
+
+int wrc_view_help(const struct wr_view *v, const char *order, struct wr_strbuf *out)
+{
+    if (order && order[0]) {
+        const struct wr_order *o = wr_present_order(v->pr, order);
+        if (o) {
+            order_help(o, out);
+            return 0;
+        }
+        wr_strbuf_printf(out, "no order '%.40s'; the orders:", order);
+        for (o = v->pr->orders; o->name; o++)
+            wr_strbuf_printf(out, " %s", o->name);
+        wr_strbuf_puts(out, "\n");
+        return -1;
+    }
     for (const struct wr_order *o = v->pr->orders; o->name; o++)
-        wr_strbuf_printf(out, "%s%s\n    %s\n    e.g. %s\n", o->synopsis,
-                         o->query ? "  (answered here, nothing is sent)" : "", o->help,
-                         o->example);
+        order_help(o, out);
     wr_strbuf_printf(out, "{...}\n    any %s command as a JSON object, sent as typed\n",
                      v->rs->name);
+    return 0;
 }
 
 void wrc_view_complete(const struct wr_view *v, const char *const *host_words,

@@ -48,9 +48,11 @@ enum wr_order_kind wrc_view_line(struct wr_view *v, const char *line, struct jso
 /* describe()'s first line, without its newline. */
 void wrc_view_headline(const struct wr_view *v, struct wr_strbuf *out);
 
-/* The orders table: each order's synopsis, help and example, one block
- * each, then how to send a command as JSON. */
-void wrc_view_help(const struct wr_view *v, struct wr_strbuf *out);
+/* The orders table: with order NULL or "", each order's synopsis, help
+ * and example, one block each, then how to send a command as JSON; with an
+ * order's name (borrowed), that order's block alone. 0, or -1 with a line
+ * naming the orders when v has no order of that name. */
+int wrc_view_help(const struct wr_view *v, const char *order, struct wr_strbuf *out);
 
 /* Completion: the first word from the orders table (and the host's own
  * words, NULL-terminated, may be NULL), the others from the view. */

@@ -111,6 +111,12 @@ static void test_tictactoe_oneshot(void **state)
     if (r.rc != 0 || !strstr(r.out, "mark N\n") || !strstr(r.out, "e.g. mark 4"))
         fail_msg("do help: exit %d\n%s%s", r.rc, r.out, r.err);
     result_free(&r);
+    /* help ORDER: that order alone; an order the game lacks is a usage error */
+    r = run(&x, "do", game, "help mark", NULL);
+    if (r.rc != 0 || strncmp(r.out, "mark N\n", 7) != 0 || strstr(r.out, "JSON object"))
+        fail_msg("do help mark: exit %d\n%s%s", r.rc, r.out, r.err);
+    result_free(&r);
+    EXPECT(&x, 2, "no order 'dance'; the orders: mark", "do", game, "help dance");
     EXPECT(&x, 1, "not_your_turn", "do", game, "mark 0");          /* out of turn */
     EXPECT(&o, 1, "enemy_square", "do", game, "mark", "4");         /* taken */
     r = run(&o, "do", game, "mark", "1", NULL);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "dice.h"
+#include "waterloo_suggest.h"
 #include "waterloo_teams.h"
 
 /* --- options -------------------------------------------------------------- */
@@ -63,7 +64,7 @@ static enum wl_reason parse_unit(const struct wl_game *g, const json_t *j, const
         return wl_refuse(why, WL_R_BAD_COMMAND, "%s must be a unit id (a string)", field);
     int i = wl_scenario_find_unit(g->sc, id);
     if (i < 0)
-        return wl_refuse(why, WL_R_UNKNOWN_UNIT, "%s: there is no unit '%.40s'", field, id);
+        return wl_refuse_unknown_unit(why, g->sc, g->await_side, id);
     *out = (int16_t)i;
     return WL_R_OK;
 }
@@ -83,8 +84,8 @@ static enum wl_reason parse_units(const struct wl_game *g, const json_t *arr, co
             return r;
         for (size_t j = 0; j < k; j++)
             if (out[j] == out[k])
-                return wl_refuse(why, WL_R_BAD_COMMAND, "%s names %s twice", field,
-                                 g->sc->units[out[k]].name);
+                return wl_refuse(why, WL_R_BAD_COMMAND, "%s is named twice",
+                                 g->sc->units[out[k]].id);
     }
     *n = (int)json_array_size(arr);
     return WL_R_OK;
@@ -101,8 +102,7 @@ static enum wl_reason parse_square(const json_t *j, const char *field, int allow
         return WL_R_OK;
     }
     if (wl_grid_parse(s, (size_t)-1, out) != 0 || !wl_grid_on_board(*out))
-        return wl_refuse(why, WL_R_BAD_SQUARE, "%s: '%.16s' is not a square of the board", field,
-                         s);
+        return wl_refuse_bad_square(why, s);
     return WL_R_OK;
 }
 
@@ -210,8 +210,13 @@ enum wl_reason wl_cmd_parse(const struct wl_game *g, const json_t *j, struct wl_
                            &c->nunits, why);
     case WL_CMD_RESOLVE: {
         json_t *b = json_object_get(j, "battle");
-        if (!json_is_integer(b))
-            return wl_refuse(why, WL_R_BAD_COMMAND, "resolve needs \"battle\": a battle number");
+        if (!json_is_integer(b)) {
+            int declared = 0;
+            for (int i = 0; i < g->nbattles; i++)
+                declared += g->battles[i].state == WL_B_DECLARED;
+            return wl_refuse(why, WL_R_BAD_COMMAND, "resolve needs the number of a declared "
+                             "battle%s", declared ? "" : ", and no battle is declared now");
+        }
         json_int_t v = json_integer_value(b);
         c->battle = (v < 0 || v >= WL_MAX_BATTLES) ? WL_MAX_BATTLES : (int)v;
         return WL_R_OK;

@@ -189,6 +189,13 @@ struct json_t *wl_event_json(const struct wl_game *g, const struct wl_event *e);
 /* Name of the awaited thing ("move", "retreat", ...) and of a command type. */
 const char *wl_await_name(int what);
 const char *wl_cmd_name(int type);
+/* The same in a player's words (waterloo_tables.c), for refusals: a
+ * command as an act ("ending the phase"), a decision as what the awaited
+ * side is to do ("declare their battles", after "the game waits for the
+ * French to"), a side as "the French" / "the Allies". Static strings. */
+const char *wl_cmd_words(int type);
+const char *wl_await_words(int what);
+const char *wl_side_words(int side);
 /* The other way (waterloo_tables.c): the command type / awaited decision
  * called name, or -1 (name may be NULL). */
 int wl_cmd_type(const char *name);

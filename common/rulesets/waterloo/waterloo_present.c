@@ -112,6 +112,50 @@ static wl_sq battle_square(const struct wl_game *g)
     return WL_SQ_NONE;
 }
 
+/* Keep the squares of the units of each battle declared in v's state,
+ * for an advance after it (wl_present_fill_advance); a new combat phase
+ * forgets the last one's. */
+static void remember_battles(struct wl_view *v)
+{
+    const struct wl_game *g = v->g;
+    if (g->turn != v->seen_turn || g->phase != v->seen_phase) {
+        memset(v->seen, 0, sizeof v->seen);
+        v->seen_turn = g->turn;
+        v->seen_phase = g->phase;
+    }
+    for (int i = 0; i < g->nbattles && i < WL_MAX_BATTLES; i++) {
+        const struct wl_battle *b = &g->battles[i];
+        if (b->state != WL_B_DECLARED)
+            continue;
+        for (int k = 0; k < b->nattackers + b->ndefenders && k < 2 * WL_MAX_IN_BATTLE; k++) {
+            int u = k < b->nattackers ? b->attackers[k] : b->defenders[k - b->nattackers];
+            v->seen_sq[i][k] = g->units[u].where == WL_ON_BOARD ? g->units[u].at : WL_SQ_NONE;
+        }
+        v->seen[i] = 1;
+    }
+}
+
+int wl_present_fill_advance(const struct wl_view *v, struct wl_game *work)
+{
+    int i = work->current;
+    if (work->await_what != WL_AW_ADVANCE || i < 0 || i >= WL_MAX_BATTLES || !v->seen[i] ||
+        work->turn != v->seen_turn || work->phase != v->seen_phase)
+        return 0;
+    struct wl_battle *b = &work->battles[i];
+    b->nvacated = 0;
+    for (int k = 0; k < b->ndefenders; k++) {
+        wl_sq s = v->seen_sq[i][b->nattackers + k];
+        if (s != WL_SQ_NONE && b->nvacated < WL_MAX_IN_BATTLE)
+            b->vacated[b->nvacated++] = s;
+    }
+    for (int k = 0; k < b->nattackers; k++) {
+        struct wl_unit *u = &work->units[b->attackers[k]];
+        if (u->where == WL_ON_BOARD && u->at != v->seen_sq[i][k])
+            u->advanced = 1;
+    }
+    return 1;
+}
+
 /* The last move the pictures mark (moved_from), as the view sees it from
  * one state to the next (update() gets no events). For a player: the other
  * side's moves since the player's own last order, each unit's square before
@@ -175,6 +219,7 @@ static int present_update(struct wr_view *base, const json_t *state, struct wr_r
         v->action = at;
     v->g = v->scratch;
     v->scratch = spare;
+    remember_battles(v);
     int side;
     if (v->side >= 0 && wl_team_parse_seat(v->g, v->base.seat, &side, &v->commander) != 0)
         v->commander = -1;
@@ -209,15 +254,17 @@ int wl_present_judge(const struct wl_view *v, struct wl_game *work, const json_t
     *work = *v->g;
     work->roll_source = any_face;
     work->roll_ctx = NULL;
+    int complete = wl_present_fill_advance(v, work);
     json_t *events = NULL;
     enum wl_reason r = wl_game_apply_json_by(work, v->side, v->commander, cmd, &events, why);
     json_decref(events);
     if (r == WL_R_OK)
         return 1;
     /* The state says neither which squares the defenders vacated nor who
-     * advanced already: an advance refused for that is the server's to judge. */
+     * advanced already: unless the view saw the battle declared, an
+     * advance refused for that is the server's to judge. */
     const char *type = json_string_value(json_object_get(cmd, "type"));
-    if (r == WL_R_NO_ADVANCE && type && strcmp(type, "advance") == 0)
+    if (!complete && r == WL_R_NO_ADVANCE && type && strcmp(type, "advance") == 0)
         return 0;
     /* Nor where the units of the move to take back came from: an undo
      * wl_undo_check() allows is the server's to make. */

@@ -7,6 +7,13 @@
  *   Your decision (declare): declare every battle of this combat phase at once.
  *     Must attack (in an enemy zone): fr-jerome on K-40, ...
  *     Orders: attack ATTACKER... vs DEFENDER... [; ...], e.g. "attack ..."; ...
+ *   Turn 2 of 30, 1815-06-16 09:00, 29 turns left with this one
+ *   Still to arrive: turn 3: aa-alten, aa-art-3 at Braine-le-Comte ... +40 more
+ *   Lost: French 6 (1 unit), Allied 5 (1)
+ *
+ * The first line, the battles and the last three lines are for every
+ * seat; the decision only for the seat awaited (in a movement phase it
+ * names each reinforcement due with the order that brings it on).
  *
  * The units listed are worked out with the rules library on the game
  * rebuilt from the state; each example is a line order() turns into a
@@ -29,6 +36,8 @@
 #define LIST_MAX 20             /* items named in a list; the rest are counted */
 #define EXAMPLE_SEED 1815       /* the random player's seed for examples */
 #define PLACE_TRIES 64          /* set-up squares tried for a place example */
+#define ENTRY_PATH 6            /* board squares of a reinforcement's example move */
+#define ARRIVALS_LINES 2        /* lines the arrivals still to come may take */
 
 /* --- lists ------------------------------------------------------------------------- */
 
@@ -152,9 +161,7 @@ static int line_accepted(const struct wl_view *v, struct wl_game *work, const ch
     return verdict >= 0;
 }
 
-/* Is unit u one the view's seat orders: of its side and, in a team game,
- * under its command (waterloo_teams.h)? */
-static int yours(const struct wl_view *v, int u)
+int wl_present_yours(const struct wl_view *v, int u)
 {
     return v->g->sc->units[u].side == v->side &&
            (wl_team_size(v->g) < 2 || wl_team_commander(v->g, u) == v->commander);
@@ -168,7 +175,7 @@ static int place_example(const struct wl_view *v, struct wl_game *work, struct w
     char name[WL_SQ_NAME_MAX];
     int tries = 0;
     for (int u = 0; u < g->sc->nunits; u++) {
-        if (!yours(v, u) || g->units[u].where != WL_ON_BOARD)
+        if (!wl_present_yours(v, u) || g->units[u].where != WL_ON_BOARD)
             continue;
         for (wl_sq s = 0; s < WL_NSQ && tries < PLACE_TRIES; s++) {
             if (!g->sc->zone[v->side][s] || s == g->units[u].at || !wl_grid_playable(s))
@@ -189,19 +196,21 @@ static int place_example(const struct wl_view *v, struct wl_game *work, struct w
  * state gives the same example), or a place order during the set-up. */
 static void example(const struct wl_view *v, struct wr_strbuf *out)
 {
-    struct wl_game *work = malloc(sizeof *work);
+    struct wl_game *work = malloc(sizeof *work), *now = malloc(sizeof *now);
     struct wl_reach *reach = malloc(sizeof *reach);
     struct wl_cmd *c = malloc(sizeof *c);
     struct wr_strbuf line;
     wr_strbuf_init(&line);
-    if (work && reach && c) {
+    if (work && now && reach && c) {
         int found;
         if (v->g->await_what == WL_AW_SETUP) {
             found = place_example(v, work, &line) == 0;
         } else {
             struct wr_prng rng;
             wr_prng_seed(&rng, EXAMPLE_SEED);
-            found = wl_autoplay_next_by(v->g, v->commander, &rng, reach, c) == 0;
+            *now = *v->g;       /* with the advance's squares, when known */
+            wl_present_fill_advance(v, now);
+            found = wl_autoplay_next_by(now, v->commander, &rng, reach, c) == 0;
             if (found)
                 order_line(v->g, c, &line);
             found = found && line.s && line_accepted(v, work, line.s);
@@ -212,6 +221,7 @@ static void example(const struct wl_view *v, struct wr_strbuf *out)
     wr_strbuf_release(&line);
     free(c);
     free(reach);
+    free(now);
     free(work);
 }
 
@@ -256,6 +266,77 @@ static void decide_setup(const struct wl_view *v, struct wr_strbuf *out)
     wr_strbuf_puts(out, "; endsetup when they stand where you want them.\n");
 }
 
+/* The order that brings reinforcement u on now: "move U SQ..." along the
+ * shortest legal path of at most ENTRY_PATH squares to the square farthest
+ * from its entry, written without the entry square (the order puts it
+ * back, waterloo_present_order.c), or with it when the rules refuse the
+ * short form. 0 and the line in b, or -1 when no such order is accepted. */
+static int entry_order(const struct wl_view *v, struct wl_game *work, struct wl_reach *reach,
+                       int u, struct wr_strbuf *b)
+{
+    const struct wl_game *g = v->g;
+    struct wr_refusal why;
+    int unit = u, best = -1;
+    if (wl_move_reach(g, &unit, 1, reach, &why) != WL_R_OK)
+        return -1;
+    wl_sq entry = reach->n ? reach->path[0][0] : WL_SQ_NONE;
+    for (int i = 0, far = 0; i < reach->n; i++) {
+        int d = reach->end[i] == WL_PATH_OFF ? 0 : wl_grid_distance(entry, reach->end[i]);
+        if (d > 0 && reach->path_len[i] >= 2 && reach->path_len[i] <= ENTRY_PATH + 1 &&
+            (d > far || (d == far && reach->path_len[i] < reach->path_len[best]))) {
+            best = i;
+            far = d;
+        }
+    }
+    for (int full = 0; best >= 0 && full < 2; full++) {
+        wr_strbuf_release(b);
+        wr_strbuf_printf(b, "move %s", id_of(g, u));
+        squares(b, reach->path[best] + 1 - full, reach->path_len[best] - 1 + full);
+        if (b->s && !b->failed && line_accepted(v, work, b->s))
+            return 0;
+    }
+    wr_strbuf_release(b);
+    return -1;
+}
+
+/* "Reinforcements due:" and a line for each unit of the seat's due now:
+ * its entry and the order that brings it on, checked with the rules. */
+static void reinforcements(const struct wl_view *v, struct wr_strbuf *out)
+{
+    const struct wl_game *g = v->g;
+    struct wl_game *work = malloc(sizeof *work);
+    struct wl_reach *reach = malloc(sizeof *reach);
+    struct wr_strbuf line;
+    char name[WL_SQ_NAME_MAX];
+    int n = 0;
+    wr_strbuf_init(&line);
+    wr_strbuf_puts(out, "  Reinforcements due:");
+    for (int u = 0; u < g->sc->nunits; u++) {
+        const struct wl_unit_def *d = &g->sc->units[u];
+        if (!wl_present_yours(v, u) || g->units[u].where != WL_PENDING ||
+            d->arrive_turn > g->turn)
+            continue;
+        if (n++ == 0)
+            wr_strbuf_puts(out, " (a path may start on the entry square or next to it)\n");
+        int e = wl_move_entry_for(g, u);
+        if (e < 0) {
+            wr_strbuf_printf(out, "    %s cannot enter: every entry is in an enemy zone\n",
+                             d->id);
+            continue;
+        }
+        wr_strbuf_printf(out, "    %s enters at %s (%s)", d->id, g->sc->map.entries[e].name,
+                         wl_grid_name(g->sc->map.entries[e].at, name));
+        if (work && reach && entry_order(v, work, reach, u, &line) == 0)
+            wr_strbuf_printf(out, ", e.g. \"%s\"", line.s);
+        wr_strbuf_puts(out, "\n");
+    }
+    if (n == 0)
+        wr_strbuf_puts(out, " none\n");
+    wr_strbuf_release(&line);
+    free(reach);
+    free(work);
+}
+
 static void decide_move(const struct wl_view *v, struct wr_strbuf *out)
 {
     const struct wl_game *g = v->g;
@@ -264,23 +345,10 @@ static void decide_move(const struct wl_view *v, struct wr_strbuf *out)
                         "once), then end the phase.\n");
     list_begin(&l, out, "  Not moved yet:");
     for (int u = 0; u < g->sc->nunits; u++)
-        if (yours(v, u) && g->units[u].where == WL_ON_BOARD && !g->units[u].moved)
+        if (wl_present_yours(v, u) && g->units[u].where == WL_ON_BOARD && !g->units[u].moved)
             list_item(&l, "%s", id_of(g, u));
     list_end(&l, " none");
-    list_begin(&l, out, "  Reinforcements due:");
-    for (int u = 0; u < g->sc->nunits; u++) {
-        const struct wl_unit_def *d = &g->sc->units[u];
-        if (!yours(v, u) || g->units[u].where != WL_PENDING || d->arrive_turn > g->turn)
-            continue;
-        int e = wl_move_entry_for(g, u);
-        char name[WL_SQ_NAME_MAX];
-        if (e < 0)
-            list_item(&l, "%s (every entry is blocked)", d->id);
-        else
-            list_item(&l, "%s entering at %s (%s)", d->id, g->sc->map.entries[e].name,
-                      wl_grid_name(g->sc->map.entries[e].at, name));
-    }
-    list_end(&l, " none");
+    reinforcements(v, out);
     wr_strbuf_puts(out, "  Orders: move UNIT[,UNIT...] SQUARE... (the path square by square)");
     example(v, out);
     wr_strbuf_puts(out, "; reach UNIT marks where a unit can go; end ends the phase.\n");
@@ -448,19 +516,60 @@ static void decide_advance(const struct wl_view *v, struct wr_strbuf *out)
     wr_strbuf_printf(out, "your attackers won battle %d: one on a river square may advance "
                      "onto a square the defenders vacated, one on a slope onto a vacated "
                      "hill top, each once.\n", g->current);
-    struct list l;
-    list_begin(&l, out, "  Attackers on a river or slope square:");
-    for (int k = 0; k < b->nattackers; k++) {
-        int u = b->attackers[k];
-        if (g->units[u].where != WL_ON_BOARD)
-            continue;
-        const struct wl_cell *c = &g->sc->map.cell[g->units[u].at];
-        if (c->river || c->slope_high)
-            unit_at(&l, g, u);
+    struct wl_game *now = malloc(sizeof *now);
+    int known = 0;
+    if (now) {
+        *now = *g;
+        known = wl_present_fill_advance(v, now);
     }
-    list_end(&l, " none");
-    wr_strbuf_puts(out, "  (The state does not say which squares were vacated: the server "
-                        "judges an advance.)\n  Orders: advance UNIT SQUARE, or noadvance");
+    if (known) {
+        /* each attacker that may still advance, and where (the rules say) */
+        const struct wl_battle *nb = &now->battles[now->current];
+        char name[WL_SQ_NAME_MAX], to[WL_SQ_NAME_MAX];
+        int any = 0;
+        for (int k = 0; k < nb->nattackers; k++) {
+            int u = nb->attackers[k];
+            if (now->units[u].where != WL_ON_BOARD || now->units[u].advanced)
+                continue;
+            int n = 0;
+            for (int i = 0; i < nb->nvacated; i++) {
+                int dup = 0;
+                for (int j = 0; j < i; j++)
+                    dup |= nb->vacated[j] == nb->vacated[i];
+                if (dup || wl_combat_check_advance(now, nb, u, nb->vacated[i], NULL) != WL_R_OK)
+                    continue;
+                wl_grid_name(nb->vacated[i], to);
+                if (n++)
+                    wr_strbuf_printf(out, ", %s", to);
+                else
+                    wr_strbuf_printf(out, "  %s on %s may advance to %s", id_of(g, u),
+                                     wl_grid_name(now->units[u].at, name), to);
+            }
+            if (n) {
+                wr_strbuf_puts(out, "\n");
+                any = 1;
+            }
+        }
+        if (!any)
+            wr_strbuf_puts(out, "  No attacker may advance now.\n");
+    } else {
+        struct list l;
+        list_begin(&l, out, "  Attackers on a river or slope square:");
+        for (int k = 0; k < b->nattackers; k++) {
+            int u = b->attackers[k];
+            if (g->units[u].where != WL_ON_BOARD)
+                continue;
+            const struct wl_cell *c = &g->sc->map.cell[g->units[u].at];
+            if (c->river || c->slope_high)
+                unit_at(&l, g, u);
+        }
+        list_end(&l, " none");
+        wr_strbuf_puts(out, "  (This view did not see the battle declared, and the game's "
+                            "position does not say which squares were vacated: the server "
+                            "judges an advance.)\n");
+    }
+    free(now);
+    wr_strbuf_puts(out, "  Orders: advance UNIT SQUARE, or noadvance");
     example(v, out);
     wr_strbuf_puts(out, ".\n");
 }
@@ -489,6 +598,127 @@ static void (*const decisions[])(const struct wl_view *v, struct wr_strbuf *out)
     [WL_AW_DEFECTION] = decide_defect,
     [WL_AW_COMBAT] = decide_combat,
 };
+
+/* --- the record: time, arrivals, losses ---------------------------------------------- */
+
+/* text[0..len) on lines of at most LIST_WIDTH characters, broken at
+ * blanks, continued with an indent, at most max lines (the rest is cut). */
+static void put_wrapped(struct wr_strbuf *out, const char *text, size_t len, int max)
+{
+    size_t i = 0;
+    for (int line = 0; i < len && line < max; line++) {
+        size_t room = LIST_WIDTH - (line ? 5 : 0), end = i + room;
+        if (end >= len) {
+            end = len;
+        } else {
+            while (end > i && text[end] != ' ')
+                end--;
+            if (end == i)
+                end = i + room;
+        }
+        wr_strbuf_printf(out, "%s%.*s\n", line ? "     " : "", (int)(end - i), text + i);
+        i = end;
+        while (i < len && text[i] == ' ')
+            i++;
+    }
+}
+
+/* "Turn 3 of 12, 1815-06-16 11:00, 10 turns left with this one". */
+static void turn_record(const struct wl_game *g, struct wr_strbuf *out)
+{
+    const struct wl_turn_time *t = &g->sc->turns[g->turn - 1];
+    int left = g->sc->nturns - g->turn + 1;
+    wr_strbuf_printf(out, "Turn %d of %d, %s %s, %d turn%s left with this one\n", g->turn,
+                     g->sc->nturns, t->date, t->time, left, left == 1 ? "" : "s");
+}
+
+/* "Still to arrive: turn 4: aa-picton, aa-wissel at Brussels, pr-ii at
+ * Namur; turn 5: ..." for the units due after this turn, both sides (the
+ * order of battle is no secret), cut to ARRIVALS_LINES lines with "+N
+ * more". */
+static void arrivals(const struct wl_game *g, struct wr_strbuf *out)
+{
+    const struct wl_scenario *sc = g->sc;
+    struct wr_strbuf text;
+    size_t budget = ARRIVALS_LINES * (LIST_WIDTH - 5) - 30;    /* room for breaks, "+NN more" */
+    int named = 0, more = 0;
+    wr_strbuf_init(&text);
+    wr_strbuf_puts(&text, "Still to arrive:");
+    for (int t = g->turn + 1; t <= sc->nturns; t++) {
+        int turn_named = 0;
+        for (int e = -1; e < sc->map.nentries; e++) {
+            int in_group = 0;
+            for (int u = 0; u < sc->nunits; u++) {
+                if (g->units[u].where != WL_PENDING || sc->units[u].arrive_turn != t ||
+                    sc->units[u].entry != e)
+                    continue;
+                size_t before = text.len;
+                if (more == 0) {
+                    if (in_group)
+                        wr_strbuf_puts(&text, ",");
+                    else if (turn_named)
+                        wr_strbuf_puts(&text, " and");
+                    else
+                        wr_strbuf_printf(&text, "%s turn %d:", named ? ";" : "", t);
+                    wr_strbuf_printf(&text, " %s", sc->units[u].id);
+                }
+                if (more || text.len > budget) {
+                    text.len = before;      /* cut: counted, not named */
+                    if (text.s)
+                        text.s[before] = '\0';
+                    more++;
+                    continue;
+                }
+                in_group = turn_named = 1;
+                named++;
+            }
+            if (in_group && e >= 0)
+                wr_strbuf_printf(&text, " at %s", sc->map.entries[e].name);
+        }
+    }
+    if (named == 0 && more == 0)
+        wr_strbuf_puts(&text, " none");
+    if (more)
+        wr_strbuf_printf(&text, " +%d more", more);
+    if (text.failed)
+        out->failed = 1;
+    else
+        put_wrapped(out, text.s, text.len, ARRIVALS_LINES);
+    wr_strbuf_release(&text);
+}
+
+/* "Lost: French 12 (3 units), Allied 6 (1); left the board: French 5 (1)":
+ * the printed combat factors of the units eliminated (defected included)
+ * and of those that left the board, per side. */
+static void losses(const struct wl_game *g, struct wr_strbuf *out)
+{
+    static const int where[2] = { WL_ELIMINATED, WL_EXITED };
+    wr_strbuf_puts(out, "Lost:");
+    for (int k = 0; k < 2; k++) {
+        int factors[WL_NSIDES] = { 0 }, units[WL_NSIDES] = { 0 }, any = 0;
+        for (int u = 0; u < g->sc->nunits; u++)
+            if (g->units[u].where == where[k]) {
+                factors[g->sc->units[u].side] += g->sc->units[u].combat;
+                units[g->sc->units[u].side]++;
+                any = 1;
+            }
+        if (k == 1 && !any)
+            break;
+        if (k == 1)
+            wr_strbuf_puts(out, "; left the board:");
+        if (!any)
+            wr_strbuf_puts(out, " none");
+        for (int side = 0, n = 0; side < WL_NSIDES; side++) {
+            if (units[side] == 0)
+                continue;
+            int first = n++ == 0;
+            wr_strbuf_printf(out, "%s %s %d (%d%s)", first ? "" : ",",
+                             side == WL_FRENCH ? "French" : "Allied", factors[side],
+                             units[side], !first ? "" : units[side] == 1 ? " unit" : " units");
+        }
+    }
+    wr_strbuf_puts(out, "\n");
+}
 
 /* --- describe ------------------------------------------------------------------------ */
 
@@ -585,9 +815,12 @@ void wl_present_describe(const struct wr_view *base, struct wr_strbuf *out)
     }
     if (wl_team_size(g) > 1)
         team_lines(v, out);
-    if (!seat_awaited(v) || g->await_what <= WL_AW_NONE ||
-        g->await_what >= (int)(sizeof decisions / sizeof decisions[0]))
-        return;
-    wr_strbuf_printf(out, "Your decision (%s): ", wl_await_name(g->await_what));
-    decisions[g->await_what](v, out);
+    if (seat_awaited(v) && g->await_what > WL_AW_NONE &&
+        g->await_what < (int)(sizeof decisions / sizeof decisions[0])) {
+        wr_strbuf_printf(out, "Your decision (%s): ", wl_await_name(g->await_what));
+        decisions[g->await_what](v, out);
+    }
+    turn_record(g, out);
+    arrivals(g, out);
+    losses(g, out);
 }

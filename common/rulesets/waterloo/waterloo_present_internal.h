@@ -34,11 +34,24 @@ struct wl_view {
     wl_sq centre;               /* `view SQ`: the picture's centre; WL_SQ_NONE: the action */
     int radius;                 /* `view SQ R`: squares around it; -1: as the room allows */
     wl_sq action;               /* where the last state moved or removed a unit, or none */
+    /* What a state leaves out of an advance (which squares the defeated
+     * defenders vacated, which attackers advanced already), kept from the
+     * states seen: the squares of each battle's attackers then defenders
+     * while it was declared, for the battles of one combat phase. */
+    int seen_turn, seen_phase;
+    uint8_t seen[WL_MAX_BATTLES];
+    wl_sq seen_sq[WL_MAX_BATTLES][2 * WL_MAX_IN_BATTLE];
     /* The last move the pictures mark: where each unit stood before it
      * (its entry square for an arrival), WL_SQ_NONE for a unit not marked
      * (waterloo_present.c's note_last_move says which moves). */
     wl_sq moved_from[WL_MAX_UNITS];
 };
+
+/* Put back into work (a copy of v->g) what the state leaves out of the
+ * advance awaited: the squares the battle's defenders vacated, and which
+ * attackers advanced (no longer where they attacked from). 1 when v saw
+ * the battle declared and work is complete, else 0 (work unchanged). */
+int wl_present_fill_advance(const struct wl_view *v, struct wl_game *work);
 
 /* order() (waterloo_present_order.c). */
 enum wr_order_kind wl_present_order(struct wr_view *v, const char *line, json_t **cmd,
@@ -52,14 +65,19 @@ int wl_present_command(const struct wl_view *v, const char *line, json_t **cmd,
 
 /* Judge cmd from v's seat on work, a copy of v->g the caller provides (it
  * is overwritten): 1 the rules accept it, 0 it cannot be judged here (no
- * state, a spectator, an advance: the state does not say which squares
- * were vacated), -1 refused with why filled as the server fills it. */
+ * state, a spectator, an advance after a battle v did not see declared:
+ * the state does not say which squares were vacated), -1 refused with why
+ * filled as the server fills it. */
 int wl_present_judge(const struct wl_view *v, struct wl_game *work, const json_t *cmd,
                      struct wr_refusal *why);
 
 /* complete() (waterloo_present_order.c). */
 void wl_present_complete(const struct wr_view *v, const char *const *words, int nwords,
                          const char *word, void (*add)(void *ctx, const char *cand), void *ctx);
+
+/* Is unit u one v's seat orders: of its side and, in a team game, under
+ * its command (waterloo_teams.h)? v has a state. */
+int wl_present_yours(const struct wl_view *v, int u);
 
 /* describe() (waterloo_present_describe.c). */
 void wl_present_describe(const struct wr_view *v, struct wr_strbuf *out);

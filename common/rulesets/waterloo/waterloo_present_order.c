@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "waterloo_combat.h"
+#include "waterloo_suggest.h"
 
 #define LINE_MAX_LEN 4096
 #define MAX_WORDS 160
@@ -38,8 +39,9 @@ const struct wr_order wl_present_orders[] = {
     { "move", "move UNIT[,UNIT...] SQUARE... [off]",
       "Movement: a unit, or a stack moving together at its slowest unit's rate, enters the "
       "squares of the path one by one; it stops on entering an enemy zone, a river or woods, "
-      "a primary road adds 4 squares, a reinforcement's path starts on its entry square and "
-      "French units leave the board with off from A-39 to A-45 (rules: How to Move Units).",
+      "a primary road adds 4 squares, a reinforcement's path starts on its entry square (or "
+      "next to it: the entry is filled in) and French units leave the board with off from "
+      "A-39 to A-45 (rules: How to Move Units).",
       "move fr-g-friant TT-14 TT-13", 0 },
     { "end", "end",
       "End your movement phase; your combat phase follows (rules: How to Play). Under rules 2 "
@@ -187,8 +189,22 @@ static int next_battle(const struct wl_view *v)
 
 /* --- orders for the server ------------------------------------------------------ */
 
+/* place, retreat and advance name one unit: a list is refused here, with
+ * the order for its first unit (each of the others follows the same way). */
+static int one_unit(const struct parse *p)
+{
+    const char *w = p->ws->w[1];
+    size_t n = strcspn(w, ",");
+    if (w[n] == '\0')
+        return 0;
+    return bad(p, "%s takes one unit at a time: %s %.*s ..., then the next", p->order->name,
+               p->order->name, (int)(n < 40 ? n : 40), w);
+}
+
 static int o_place(const struct parse *p, json_t **cmd)
 {
+    if (one_unit(p))
+        return -1;
     *cmd = json_pack("{s:s, s:s, s:o}", "type", "place", "unit", p->ws->w[1], "at",
                      square(p->ws->w[2], 0));
     return 0;
@@ -201,10 +217,34 @@ static int o_end_setup(const struct parse *p, json_t **cmd)
     return 0;
 }
 
+/* The entry square a reinforcement's path leaves out: when the units are
+ * due and their first square touches the entry the rules make them use
+ * now (wl_move_entry_for), that entry; else WL_SQ_NONE (the path is sent
+ * as typed, and the rules judge it). */
+static wl_sq entry_left_out(const struct wl_view *v, const json_t *units, const char *first)
+{
+    const struct wl_game *g = v->g;
+    const char *id = json_string_value(json_array_get(units, 0));   /* none: "move , J-40" */
+    int u = g && id ? wl_scenario_find_unit(v->sc, id) : -1;
+    if (u < 0 || g->units[u].where != WL_PENDING || v->sc->units[u].arrive_turn > g->turn)
+        return WL_SQ_NONE;
+    int e = wl_move_entry_for(g, u);
+    wl_sq s;
+    if (e < 0 || wl_grid_parse(first, (size_t)-1, &s) != 0)
+        return WL_SQ_NONE;
+    wl_sq at = g->sc->map.entries[e].at;
+    return s != at && wl_grid_distance(at, s) == 1 ? at : WL_SQ_NONE;
+}
+
+/* A reinforcement's path may leave out its entry square: it is put back. */
 static int o_move(const struct parse *p, json_t **cmd)
 {
     const struct words *ws = p->ws;
     json_t *units = units_of(ws, 1, 2), *path = json_array();
+    wl_sq entry = entry_left_out(p->v, units, ws->w[2]);
+    char name[WL_SQ_NAME_MAX];
+    if (entry != WL_SQ_NONE)
+        json_array_append_new(path, json_string(wl_grid_name(entry, name)));
     for (int i = 2; i < ws->n; i++)
         json_array_append_new(path, square(ws->w[i], i == ws->n - 1));
     if (json_array_size(units) == 1)
@@ -315,6 +355,8 @@ static int o_resolve(const struct parse *p, json_t **cmd)
 
 static int o_retreat(const struct parse *p, json_t **cmd)
 {
+    if (one_unit(p))
+        return -1;
     *cmd = json_pack("{s:s, s:s, s:[o, o]}", "type", "retreat", "unit", p->ws->w[1], "path",
                      square(p->ws->w[2], 0), square(p->ws->w[3], 1));
     return 0;
@@ -329,6 +371,8 @@ static int o_exchange(const struct parse *p, json_t **cmd)
 
 static int o_advance(const struct parse *p, json_t **cmd)
 {
+    if (one_unit(p))
+        return -1;
     *cmd = json_pack("{s:s, s:s, s:o}", "type", "advance", "unit", p->ws->w[1], "to",
                      square(p->ws->w[2], 0));
     return 0;
@@ -360,7 +404,7 @@ static int query_units(const struct parse *p, int from, int to, int *out, int ma
         for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
             int u = wl_scenario_find_unit(p->v->sc, t);
             if (u < 0)
-                return wl_refuse(p->why, WL_R_UNKNOWN_UNIT, "there is no unit '%.40s'", t), -1;
+                return wl_refuse_unknown_unit(p->why, p->v->sc, p->v->side, t), -1;
             if (n == max)
                 return bad(p, "at most %d units", max);
             out[n++] = u;
@@ -373,8 +417,8 @@ static int needs_state(const struct parse *p)
 {
     if (p->v->g)
         return 0;
-    wl_refuse(p->why, WL_R_BAD_COMMAND, "%s needs the game's position: no state yet",
-              p->order->name);
+    wl_refuse(p->why, WL_R_BAD_COMMAND, "%s needs the game's position, and none has come "
+              "from the server yet", p->order->name);
     return -1;
 }
 
@@ -588,7 +632,14 @@ static void unknown(const char *word, struct wr_refusal *why)
     names[0] = '\0';
     for (const struct wr_order *o = wl_present_orders; o->name && n < sizeof names; o++)
         n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", o->name);
-    if (word)
+    const char *near = NULL;        /* the nearest order, one letter off or two swapped */
+    for (const struct wr_order *o = wl_present_orders; word && o->name; o++)
+        if (near == NULL && wl_suggest_distance(word, o->name) == 1)
+            near = o->name;
+    if (word && near)
+        wl_refuse(why, WL_R_BAD_COMMAND, "unknown order '%.40s': did you mean %s? (orders: %s)",
+                  word, near, names);
+    else if (word)
         wl_refuse(why, WL_R_BAD_COMMAND, "unknown order '%.40s' (orders: %s)", word, names);
     else
         wl_refuse(why, WL_R_BAD_COMMAND, "no order given (orders: %s)", names);
@@ -633,8 +684,8 @@ int wl_present_command(const struct wl_view *v, const char *line, json_t **cmd,
     const struct row *r = parse_line(v, line, ws, &p, why);
     int rc = -1;
     if (r && r->command == NULL)
-        wl_refuse(why, WL_R_BAD_COMMAND, "%s is a question the view answers, not a command",
-                  r->name);
+        wl_refuse(why, WL_R_BAD_COMMAND, "%s is a question answered here, not an order for "
+                  "the game", r->name);
     else if (r)
         rc = r->command(&p, cmd);
     if (rc == 0 && *cmd == NULL) {
@@ -727,18 +778,171 @@ static void complete_squares(const struct wl_view *v, const struct cands *c, con
                 offer(c, wl_grid_name(wl_sq_make(r, col), name), 1);
 }
 
-static void complete_units(const struct wl_view *v, struct cands *c, int list)
+/* Is the seat of v the one awaited now for decision what (a decision a
+ * unit list of an order answers)? Completion then offers only what that
+ * decision can use; otherwise any unit in the game. */
+static int deciding(const struct wl_view *v, int what)
+{
+    return v->g && v->side >= 0 && v->g->await_side == v->side && v->g->await_what == what;
+}
+
+/* May unit u be named in word `kind` of order r now (waterloo_present.h's
+ * forms; side 1 of attack, odds and declare are the defenders)? Without
+ * a state, any unit; a unit still to arrive only once it is due. */
+static int unit_fits(const struct wl_view *v, const struct row *r, int side, int u)
+{
+    const struct wl_game *g = v->g;
+    if (g == NULL)
+        return 1;
+    int where = g->units[u].where, on = where == WL_ON_BOARD;
+    int due = where == WL_PENDING && v->sc->units[u].arrive_turn <= g->turn;
+    int mine = v->side >= 0 && wl_present_yours(v, u);
+    const struct wl_battle *b = g->current >= 0 ? &g->battles[g->current] : NULL;
+    if (strcmp(r->name, "move") == 0 || strcmp(r->name, "reach") == 0) {
+        if (deciding(v, WL_AW_MOVE))
+            return mine && ((on && !g->units[u].moved) || due);
+    } else if (strcmp(r->name, "place") == 0) {
+        if (deciding(v, WL_AW_SETUP))
+            return mine && on;
+    } else if (strcmp(r->name, "retreat") == 0) {
+        if (deciding(v, WL_AW_RETREAT))
+            return g->units[u].must_retreat;
+    } else if (strcmp(r->name, "exchange") == 0 || strcmp(r->name, "advance") == 0) {
+        int what = r->name[0] == 'e' ? WL_AW_EXCHANGE : WL_AW_ADVANCE;
+        if (deciding(v, what) && b) {
+            int in = 0;
+            for (int k = 0; k < b->nattackers + b->ndefenders; k++)
+                in |= (k < b->nattackers ? b->attackers[k]
+                                         : b->defenders[k - b->nattackers]) == u;
+            return in && mine && on;
+        }
+    } else if (strcmp(r->name, "defect") == 0) {
+        if (deciding(v, WL_AW_DEFECTION))
+            return mine && (on || where == WL_PENDING) && u >= 0 &&
+                   v->sc->units[u].nation == WL_NATION_ANGLO_ALLIED;
+    } else if (v->side >= 0 && g->sc->units[u].side != v->side && side == 0 &&
+               (strcmp(r->name, "attack") == 0 || strcmp(r->name, "declare") == 0)) {
+        return 0;           /* attackers are the seat's own */
+    } else if (v->side >= 0 && g->sc->units[u].side == v->side && side == 1) {
+        return 0;           /* defenders the other side's */
+    }
+    return on || due;
+}
+
+static void complete_units(const struct wl_view *v, const struct row *r, struct cands *c,
+                           int list, int side)
 {
     if (list) {
         for (const char *p = c->word; *p; p++)
-            if (*p == ',' || *p == ':')
+            if (*p == ',' || *p == ':') {
                 c->keep = (size_t)(p - c->word) + 1;
+                side = side || *p == ':';
+            }
     }
-    for (int i = 0; i < v->sc->nunits; i++) {
-        int where = v->g ? v->g->units[i].where : WL_ON_BOARD;
-        if (where == WL_ON_BOARD || where == WL_PENDING)
+    for (int i = 0; i < v->sc->nunits; i++)
+        if (unit_fits(v, r, side, i))
             offer(c, v->sc->units[i].id, 0);
+}
+
+/* The squares a move of the units named in words[1] may take next, after
+ * the squares words[2..nwords-1]: the next square of every legal path
+ * (wl_move_reach's, one to each square it can end on) that starts with
+ * those squares, and the squares next to the last one it can end on; a
+ * reinforcement's entry square or the squares beside it first. 0, or -1
+ * when the move cannot be judged here (no movement of the seat's now). */
+static int complete_move(const struct wl_view *v, const struct cands *c,
+                         const char *const *words, int nwords)
+{
+    int idx[WL_MAX_IN_BATTLE], n = 0;
+    char buf[LINE_MAX_LEN], name[WL_SQ_NAME_MAX];
+    if (!deciding(v, WL_AW_MOVE))
+        return -1;
+    snprintf(buf, sizeof buf, "%s", words[1]);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t && n < WL_MAX_IN_BATTLE;
+         t = strtok_r(NULL, ",", &save))
+        if ((idx[n] = wl_scenario_find_unit(v->sc, t)) >= 0)
+            n++;
+    struct wl_reach *reach = n ? malloc(sizeof *reach) : NULL;
+    struct wr_refusal why;
+    if (reach == NULL || wl_move_reach(v->g, idx, n, reach, &why) != WL_R_OK) {
+        free(reach);
+        return -1;
     }
+    uint8_t can_end[WL_NSQ] = { 0 }, offered[WL_NSQ] = { 0 };
+    int off = 0;
+    for (int i = 0; i < reach->n; i++) {
+        if (reach->end[i] == WL_PATH_OFF)
+            off = 1;
+        else
+            can_end[reach->end[i]] = 1;
+    }
+    /* The squares typed, the entry square put first when it was left out. */
+    wl_sq typed[WL_PATH_MAX + 1];
+    int nt = 0, pending = v->g->units[idx[0]].where == WL_PENDING;
+    wl_sq entry = pending && reach->n ? reach->path[0][0] : WL_SQ_NONE;
+    for (int i = 2; i < nwords && nt < WL_PATH_MAX; i++) {
+        wl_sq s;
+        if (wl_grid_parse(words[i], (size_t)-1, &s) != 0)
+            break;
+        if (nt == 0 && pending && s != entry)
+            typed[nt++] = entry;
+        typed[nt++] = s;
+    }
+    if (pending && nt == 0)
+        typed[nt++] = entry;        /* the entry itself may be typed, or left out */
+    for (int i = 0; i < reach->n; i++) {
+        if (reach->path_len[i] <= nt ||
+            memcmp(reach->path[i], typed, (size_t)nt * sizeof typed[0]) != 0)
+            continue;
+        wl_sq next = reach->path[i][nt];
+        if (next != WL_PATH_OFF && !offered[next]) {
+            offered[next] = 1;
+            offer(c, wl_grid_name(next, name), 1);
+        }
+    }
+    if (pending && nwords == 2 && entry != WL_SQ_NONE)
+        offer(c, wl_grid_name(entry, name), 1);
+    wl_sq last = nt ? typed[nt - 1] : v->g->units[idx[0]].at;
+    for (int d = 0; d < WL_NDIR; d++) {
+        wl_sq s = wl_grid_neighbour(last, d);
+        if (s != WL_SQ_NONE && can_end[s] && !offered[s]) {
+            offered[s] = 1;
+            offer(c, wl_grid_name(s, name), 1);
+        }
+    }
+    if (off && nwords > 2)
+        offer(c, "off", 0);
+    free(reach);
+    return 0;
+}
+
+/* The squares of a retreat of words[1] after words[2..]: those of its
+ * open routes (none blocked), or -1 when it has none or cannot be named. */
+static int complete_retreat(const struct wl_view *v, const struct cands *c,
+                            const char *const *words, int nwords)
+{
+    int u = v->g ? wl_scenario_find_unit(v->sc, words[1]) : -1;
+    wl_sq paths[16][2], first = WL_SQ_NONE;
+    char name[WL_SQ_NAME_MAX];
+    if (u < 0 || !v->g->units[u].must_retreat)
+        return -1;
+    int n = wl_combat_open_retreats(v->g, u, paths, 16);
+    if (n <= 0)
+        return -1;
+    if (nwords == 3 && wl_grid_parse(words[2], (size_t)-1, &first) != 0)
+        return -1;
+    uint8_t offered[WL_NSQ] = { 0 };
+    for (int k = 0; k < n && k < 16; k++) {
+        wl_sq s = nwords == 2 ? paths[k][0] : paths[k][0] == first ? paths[k][1] : WL_SQ_NONE;
+        if (s == WL_PATH_OFF)
+            offer(c, "off", 0);
+        else if (s != WL_SQ_NONE && !offered[s]) {
+            offered[s] = 1;
+            offer(c, wl_grid_name(s, name), 1);
+        }
+    }
+    return 0;
 }
 
 void wl_present_complete(const struct wr_view *base, const char *const *words, int nwords,
@@ -753,21 +957,31 @@ void wl_present_complete(const struct wr_view *base, const char *const *words, i
     char kind = r->words[(size_t)nwords - 1 < kinds ? (size_t)nwords - 1 : kinds - 1];
     const char *prev = nwords >= 2 ? words[nwords - 1] : NULL;
     char num[16];
+    int side = 0;           /* attack, odds: 1 after "vs" (the defenders) */
+    for (int i = 1; i < nwords; i++)
+        if (strcmp(words[i], "vs") == 0)
+            side = 1;
+        else if (strcmp(words[i], ";") == 0 || strcmp(words[i], "and") == 0)
+            side = 0;
     switch (kind) {
     case 'u':
-        complete_units(v, &c, 0);
+        complete_units(v, r, &c, 0, 0);
         break;
     case 'U':
         if (strcmp(r->name, "attack") == 0 || strcmp(r->name, "odds") == 0) {
-            if (nwords >= 2)
+            if (nwords >= 2 && !side)
                 offer(&c, "vs", 0);
-            if (strcmp(r->name, "attack") == 0 && nwords >= 4)
+            if (strcmp(r->name, "attack") == 0 && nwords >= 4 && side)
                 offer(&c, ";", 0);
         }
-        complete_units(v, &c, 1);
+        complete_units(v, r, &c, 1, side);
         break;
     case 's':
     case 'o':
+        if (strcmp(r->name, "move") == 0 && complete_move(v, &c, words, nwords) == 0)
+            break;
+        if (strcmp(r->name, "retreat") == 0 && complete_retreat(v, &c, words, nwords) == 0)
+            break;
         complete_squares(v, &c, prev, kind == 'o');
         break;
     case 'b':

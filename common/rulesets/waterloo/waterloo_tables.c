@@ -67,6 +67,40 @@ const char *wl_await_name(int what)
                ? await_names[what] : "?";
 }
 
+/* What a player reads: each command as an act, each decision as what the
+ * side awaited is to do ("the game waits for the French to ..."). A
+ * command type without words here is named by its wire name. */
+static const char *const cmd_words[WL_NCMDS] = {
+    "placing a unit", "ending the set-up", "a move", "ending the phase",
+    "declaring battles", "resolving a battle", "a retreat", "an exchange", "an advance",
+    "declining an advance", "a defection", "taking back a move",
+};
+
+static const char *const await_words[] = {
+    "do nothing more (the game is over)", "set up their units", "move",
+    "declare their battles", "resolve their battles",
+    "retreat the units that lost the battle", "choose their losses in the exchange",
+    "advance after the battle or decline", "remove defecting P-A-A units",
+    "fight their combat phase",
+};
+
+const char *wl_cmd_words(int type)
+{
+    return (type >= 0 && type < WL_NCMDS && cmd_words[type]) ? cmd_words[type]
+                                                             : wl_cmd_name(type);
+}
+
+const char *wl_await_words(int what)
+{
+    return (what >= 0 && (size_t)what < sizeof await_words / sizeof await_words[0])
+               ? await_words[what] : wl_await_name(what);
+}
+
+const char *wl_side_words(int side)
+{
+    return side == WL_FRENCH ? "the French" : side == WL_ALLIED ? "the Allies" : "nobody";
+}
+
 int wl_cmd_type(const char *name)
 {
     for (int i = 0; name && i < WL_NCMDS; i++)

@@ -1094,8 +1094,8 @@ static enum wl_reason check_authority(const struct wl_game *g, int side, int k,
     int w = authority[c->type].who;
     wl_team_seat(g, side, k, seat);
     if (w != W_DECIDER && g->cmdr_done[side][k])
-        return wl_refuse(why, WL_R_NOT_YOUR_TURN, "%s has ended this %s phase", seat,
-                         wl_await_name(g->await_what));
+        return wl_refuse(why, WL_R_NOT_YOUR_TURN, "%s has already ended his part of this %s",
+                         seat, g->await_what == WL_AW_SETUP ? "set-up" : "movement phase");
     switch (w) {
     case W_EACH:
         for (int j = 0; j < n; j++) {
@@ -1123,8 +1123,8 @@ static enum wl_reason check_authority(const struct wl_game *g, int side, int k,
             int by = 0;
             while (by < WL_MAX_COMMANDERS - 1 && !mine[by])
                 by++;
-            return wl_refuse(why, WL_R_NOT_YOUR_COMMAND, "%s: the %s is %s's to decide", seat,
-                             wl_await_name(g->await_what), wl_team_seat(g, side, by, other));
+            return wl_refuse(why, WL_R_NOT_YOUR_COMMAND, "%s: it is for %s to %s", seat,
+                             wl_team_seat(g, side, by, other), wl_await_words(g->await_what));
         }
         return WL_R_OK;
     }
@@ -1146,8 +1146,9 @@ enum wl_reason wl_game_apply_by(struct wl_game *g, int side, int k, const struct
     if (g->phase == WL_PH_OVER)
         return wl_refuse(why, WL_R_GAME_OVER, "the game is over: %s", g->win_reason);
     if (side != g->await_side)
-        return wl_refuse(why, WL_R_NOT_YOUR_TURN, "the %s player is awaited (%s)",
-                         wl_side_name(g->await_side), wl_await_name(g->await_what));
+        return wl_refuse(why, WL_R_NOT_YOUR_TURN, "the %s player is awaited: the game waits "
+                         "for %s to %s", wl_side_name(g->await_side),
+                         wl_side_words(g->await_side), wl_await_words(g->await_what));
     if (k < 0 || k >= wl_team_size(g))
         return wl_refuse(why, WL_R_NOT_YOUR_TURN, "%s has no commander %d",
                          wl_side_name(side), k);
@@ -1161,8 +1162,9 @@ enum wl_reason wl_game_apply_by(struct wl_game *g, int side, int k, const struct
     if (c->type == WL_CMD_UNDO)
         return do_undo(g, side, k, ev, why);
     if (!allowed(g->await_what, c->type))
-        return wl_refuse(why, WL_R_WRONG_PHASE, "%s is not allowed now: the game awaits %s",
-                         wl_cmd_name(c->type), wl_await_name(g->await_what));
+        return wl_refuse(why, WL_R_WRONG_PHASE, "%s is not allowed now: the game waits for "
+                         "%s to %s", wl_cmd_words(c->type), wl_side_words(g->await_side),
+                         wl_await_words(g->await_what));
     /* 2b) In a team game, this commander may send it. */
     if (wl_team_size(g) > 1) {
         enum wl_reason r = check_authority(g, side, k, c, why);

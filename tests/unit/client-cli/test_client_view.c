@@ -89,10 +89,21 @@ static void test_view_of_a_game(void **unused)
     wr_strbuf_release(&b);
     /* help: the orders table; completion: orders and the host's words. */
     wr_strbuf_init(&b);
-    wrc_view_help(w.v, &b);
+    assert_int_equal(wrc_view_help(w.v, NULL, &b), 0);
     assert_non_null(strstr(b.s, "mark N\n"));
     assert_non_null(strstr(b.s, "    e.g. mark 4\n"));
     assert_non_null(strstr(b.s, "any tictactoe command as a JSON object"));
+    wr_strbuf_release(&b);
+    /* help ORDER: that order's block alone; an unknown one names the orders */
+    wr_strbuf_init(&b);
+    assert_int_equal(wrc_view_help(w.v, "mark", &b), 0);
+    assert_true(strncmp(b.s, "mark N\n    ", 11) == 0);
+    assert_non_null(strstr(b.s, "    e.g. mark 4\n"));
+    assert_null(strstr(b.s, "JSON object"));
+    wr_strbuf_release(&b);
+    wr_strbuf_init(&b);
+    assert_int_equal(wrc_view_help(w.v, "dance", &b), -1);
+    assert_true(strncmp(b.s, "no order 'dance'; the orders: mark", 34) == 0);
     wr_strbuf_release(&b);
     wrc_view_close(&w);
     wrc_view_close(&w);         /* closing twice is allowed */

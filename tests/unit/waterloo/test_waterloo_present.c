@@ -34,6 +34,7 @@
 #include "ruleset.h"
 #include "waterloo_autoplay.h"
 #include "waterloo_command.h"
+#include "waterloo_suggest.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
@@ -592,7 +593,14 @@ static void test_order_errors(void **state)
         { 28, "", "no order given" },
         { 29, "   ", "no order given" },
         { 30, "{\"type\":\"end_phase\"}", "unknown order" },
-        { 31, "mark 4", "unknown order 'mark'" },
+        { 31, "mark 4", "unknown order 'mark' (orders:" },
+        { 31, "mvoe fr-jerome J-40", "unknown order 'mvoe': did you mean move? (orders: place," },
+        /* one unit at a time: refused here, before anything is sent */
+        { 32, "advance fr-jerome,fr-foy I-40",
+          "advance takes one unit at a time: advance fr-jerome ..., then the next" },
+        { 33, "retreat aa-picton,aa-cooke H-40 G-40",
+          "retreat takes one unit at a time: retreat aa-picton ..., then the next" },
+        { 34, "place fr-jerome,fr-foy L-42", "place takes one unit at a time" },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         json_t *cmd = NULL;
@@ -823,6 +831,41 @@ static void test_draw_svg(void **state)
     fx_free(f);
 }
 
+struct cands {
+    char list[8192];
+    int n;
+};
+
+static void add_cand(void *ctx, const char *cand)
+{
+    struct cands *c = ctx;
+    size_t len = strlen(c->list);
+    snprintf(c->list + len, sizeof c->list - len, "%s|", cand);
+    c->n++;
+}
+
+static void complete(struct fx *f, struct wr_view *v, const char *const *words, int nwords,
+                     const char *word, struct cands *c)
+{
+    c->list[0] = '|';
+    c->list[1] = '\0';
+    c->n = 0;
+    f->pr->complete(v, words, nwords, word, add_cand, c);
+}
+
+/* Every candidate of list ("|A|B|") is a square next to square near. */
+static void all_near(int row, const char *list, const char *near)
+{
+    wl_sq a, b;
+    assert_int_equal(wl_grid_parse(near, (size_t)-1, &a), 0);
+    for (const char *p = list + 1; *p; p += strcspn(p, "|") + 1) {
+        char sq[16];
+        snprintf(sq, sizeof sq, "%.*s", (int)strcspn(p, "|"), p);
+        if (wl_grid_parse(sq, (size_t)-1, &b) != 0 || wl_grid_distance(a, b) != 1)
+            fail_msg("row %d: %s is not next to %s (%s)", row, sq, near, list);
+    }
+}
+
 /* --- the game, scripted ---------------------------------------------------------------- */
 
 /* A battle from set-up to the advance, each command checked with precheck()
@@ -841,12 +884,16 @@ static void test_battle(void **state)
                     "zone (14 squares");
     expect_in(3, d, "Orders: place UNIT SQUARE, e.g. \"place ");
     free(d);
+    /* not awaited: where the game stands and the record, no decision */
     d = describe(f, f->al);
-    assert_int_equal(count_lines(d), 1);
+    assert_int_equal(count_lines(d), 4);
+    assert_null(strstr(d, "Your decision"));
     free(d);
     d = describe(f, f->spec);
-    assert_int_equal(count_lines(d), 1);
-    expect_in(4, d, "awaiting french (setup)");
+    assert_int_equal(count_lines(d), 4);
+    expect_in(4, d, "awaiting french (setup)\nTurn 1 of 6, 1815-06-18 07:00, 6 turns left "
+                    "with this one\nStill to arrive: turn 2: aa-wissel at Hal; turn 4: pr-15 "
+                    "at Brussels\nLost: none\n");
     free(d);
     static const struct step setup[] = {
         { 10, "allied", "endsetup", "not_your_turn" },
@@ -946,25 +993,60 @@ static void test_battle(void **state)
         { 75, "allied", "retreat aa-picton H-40 G-39", "not_your_turn" },
     };
     run_steps(f, retreat, sizeof retreat / sizeof retreat[0]);
+    /* completion: the unit that must retreat, then the first squares of
+     * its open routes (next to I-40), then the second of the route chosen */
+    struct cands c;
+    complete(f, f->fr, (const char *const[]){ "retreat" }, 1, "", &c);
+    assert_string_equal(c.list, "|aa-picton|");
+    complete(f, f->fr, (const char *const[]){ "retreat", "aa-picton" }, 2, "", &c);
+    assert_true(c.n >= 1);
+    all_near(77, c.list, "I-40");
+    char first[16];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(c.list + 1, "|"), c.list + 1);
+    complete(f, f->fr, (const char *const[]){ "retreat", "aa-picton", first }, 3, "", &c);
+    assert_true(c.n >= 1);
+    all_near(78, c.list, first);
     follow_example(f, 76, "french");
 
     /* the advance: from the slope J-40 onto the hill top Picton left */
     d = describe(f, f->fr);
     expect_in(80, d, "awaiting french (advance)\n");
-    expect_in(81, d, "Attackers on a river or slope square: fr-jerome on J-40, fr-foy on J-40, "
-                     "fr-pire on J-40\n");
-    expect_in(82, d, "e.g. \"noadvance\"");
+    /* the view saw the battle declared: it knows the square Picton left */
+    expect_in(81, d, "  fr-jerome on J-40 may advance to I-40\n  fr-foy on J-40 may advance "
+                     "to I-40\n  fr-pire on J-40 may advance to I-40\n");
+    expect_in(82, d, "e.g. \"advance fr-jerome I-40\"");
+    free(d);
+    /* a view opened now did not: it names the attackers that might, and
+     * leaves the advance to the server */
+    struct wr_view *late = open_view(f, "french");
+    json_t *st = state_of(f->game);
+    struct wr_refusal why;
+    assert_int_equal(f->pr->update(late, st, &why), 0);
+    json_decref(st);
+    d = describe(f, late);
+    expect_in(83, d, "Attackers on a river or slope square: fr-jerome on J-40, fr-foy on J-40, "
+                     "fr-pire on J-40\n  (This view did not see the battle declared");
     free(d);
     json_t *adv = command_of(f, "french", "advance fr-jerome I-40");
-    struct wr_refusal why;
-    assert_int_equal(f->pr->precheck(f->fr, adv, &why), 0);    /* vacated: not in the state */
-    assert_int_equal(judge_and_apply(f, 83, "french", adv, &why), 0);
+    assert_int_equal(f->pr->precheck(late, adv, &why), 0);
+    f->pr->close(late);
+    /* the view that saw it judges the advance as the server does */
+    assert_int_equal(f->pr->precheck(f->fr, adv, &why), 1);
     json_decref(adv);
     static const struct step advance[] = {
+        { 84, "french", "advance fr-jerome I-41", "no_advance" },  /* not vacated */
+        { 84, "french", "advance fr-jerome I-40", "ok" },
+        { 84, "french", "advance fr-jerome I-40", "no_advance" },  /* advanced already */
         { 84, "allied", "noadvance", "not_your_turn" },
-        { 85, "french", "noadvance", "ok" },
     };
     run_steps(f, advance, sizeof advance / sizeof advance[0]);
+    d = describe(f, f->fr);
+    expect_in(85, d, "  fr-foy on J-40 may advance to I-40\n  fr-pire on J-40 may advance "
+                     "to I-40\n  Orders:");
+    assert_null(strstr(d, "fr-jerome on"));
+    free(d);
+    run_steps(f, (const struct step[]){ { 85, "french", "noadvance", "ok" } }, 1);
+
     d = describe(f, f->al);
     expect_in(86, d, "allied_move: awaiting allied (move)\nYour decision (move)");
     expect_in(87, d, "Reinforcements due: none");
@@ -1067,22 +1149,233 @@ static void test_exchange(void **state)
     expect_in(9, d, "battle 0 was an exchange: the other side lost its units in it; remove "
                     "units of yours from it worth at least 6 printed combat factors.\n");
     expect_in(10, d, "Yours in it: fr-jerome (6), fr-foy (5)\n");
+    expect_in(10, d, "Lost: Allied 6 (1 unit)\n");     /* Picton, the smaller side */
     free(d);
     static const struct step exchange[] = {
         { 11, "french", "exchange fr-foy", "exchange_short" },
         { 12, "french", "exchange aa-cooke", "not_losing" },
         { 13, "french", "exchange fr-foy fr-foy", "bad_command" },
+        { 13, "french", "exchange fr-foy,fr-foy", "bad_command" },     /* judged here too */
+        { 13, "french", "exchange fr-foy,aa-cooke", "not_losing" },
     };
     run_steps(f, exchange, sizeof exchange / sizeof exchange[0]);
-    follow_example(f, 14, "french");
+    run_steps(f, (const struct step[]){ { 14, "french", "exchange fr-jerome", "ok" } }, 1);
     d = describe(f, f->spec);
     expect_in(15, d, "allied_move: awaiting allied (move)\n");
+    expect_in(16, d, "Lost: French 6 (1 unit), Allied 6 (1)\n");
     free(d);
     fx_free(f);
 }
 
 /* A French unit leaves the board by the Brussels road: the P-A-A owes a
  * defection. */
+/* The panel at the 1815 game's allied turn 1: the two HQs due at Brussels,
+ * each with the order that brings it on; that order, typed as shown, is
+ * accepted; the turn record, the arrivals to come and the losses. */
+static void test_panel_1815(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("waterloo-1815/scenario.json", NULL, 0);
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "endsetup", "ok" },
+        { 3, "french", "end", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    char *d = describe(f, f->al);
+    expect_in(5, d, "allied_move: awaiting allied (move)\nYour decision (move)");
+    expect_in(6, d, "  Reinforcements due: (a path may start on the entry square or next to "
+                    "it)\n    aa-hq-wellington enters at Brussels (0-46), e.g. \"move "
+                    "aa-hq-wellington ");
+    expect_in(7, d, "Turn 1 of 30, 1815-06-16 07:00, 30 turns left with this one\n");
+    expect_in(8, d, "Still to arrive: turn 2: aa-picton, aa-art-5, aa-wissel at Brussels and "
+                    "pr-ii-5, pr-ii-6,");
+    expect_in(9, d, "turn 3: aa-brunswick at Brussels +59 more\nLost: none\n");
+    /* the arrivals take two lines, each within the list's width */
+    const char *arr = strstr(d, "Still to arrive:");
+    assert_non_null(arr);
+    assert_int_equal(count_lines(arr), 3);
+    assert_true(widest_line(arr) <= 100);
+    free(d);
+    /* the reinforcement's order, typed as shown, brings it on (without its
+     * entry square: the order fills it in) */
+    char line[256];
+    d = describe(f, f->al);
+    if (example_of(strstr(d, "enters at"), line, sizeof line) != 0)
+        fail_msg("row 10: no order for the reinforcement:\n%s", d);
+    free(d);
+    assert_null(strstr(line, "0-46"));
+    json_t *cmd = command_of(f, "allied", line);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(cmd, "path"), 0)),
+                        "0-46");
+    struct wr_refusal why;
+    if (judge_and_apply(f, 11, "allied", cmd, &why) != 0)
+        fail_msg("row 11: '%s' refused: %s", line, why.message);
+    json_decref(cmd);
+    d = describe(f, f->al);
+    expect_in(12, d, "Reinforcements due: none\n");
+    free(d);
+    /* allied turn 2: Picton, art-5 and Wissel at Brussels, the II Corps at
+     * Namur; each order shown brings its unit on, one after the other */
+    static const struct step turn2[] = {
+        { 13, "allied", "end", "ok" },
+        { 14, "french", "end", "ok" },     /* no battle to fight: the combat phase passes */
+    };
+    run_steps(f, turn2, sizeof turn2 / sizeof turn2[0]);
+    d = describe(f, f->al);
+    expect_in(16, d, "Turn 2 of 30, 1815-06-16 09:00, 29 turns left with this one\n");
+    expect_in(17, d, "    aa-picton enters at Brussels (0-46), e.g. \"move aa-picton ");
+    expect_in(18, d, "    pr-ii-5 enters at Namur (");
+    free(d);
+    int entered = 0;
+    for (;;) {
+        d = describe(f, f->al);
+        const char *at = strstr(d, "enters at");
+        if (at == NULL || example_of(at, line, sizeof line) != 0) {
+            free(d);
+            break;
+        }
+        free(d);
+        cmd = command_of(f, "allied", line);
+        if (judge_and_apply(f, 20 + entered, "allied", cmd, &why) != 0)
+            fail_msg("row %d: '%s' refused: %s", 20 + entered, line, why.message);
+        json_decref(cmd);
+        entered++;
+    }
+    assert_int_equal(entered, 7);
+    d = describe(f, f->al);
+    expect_in(30, d, "Reinforcements due: none\n");
+    free(d);
+    fx_free(f);
+}
+
+/* Refusals speak a wargamer's words: no JSON field, no protocol name; a
+ * mistyped unit or square gets the nearest names. Each row: seat, order,
+ * the code (unchanged: the protocol) and the whole sentence, the same from
+ * precheck() and from the rules (judge_and_apply checks they agree). */
+static void test_refusal_words(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    static const struct { int row; const char *seat, *line, *code, *message; } rows[] = {
+        { 1, "french", "move fr-jerome J-40", "wrong_phase",
+          "a move is not allowed now: the game waits for the French to set up their units" },
+        { 2, "allied", "endsetup", "not_your_turn",
+          "the french player is awaited: the game waits for the French to set up their units" },
+        { 3, "french", "place fr-jerom L-42", "unknown_unit",
+          "no unit fr-jerom: did you mean fr-jerome?" },
+        { 4, "french", "place fr-jeorme L-42", "unknown_unit",
+          "no unit fr-jeorme: did you mean fr-jerome?" },
+        { 5, "french", "place fr-nobody-at-all L-42", "unknown_unit",
+          "no unit fr-nobody-at-all in this scenario" },
+        { 6, "french", "place fr-jerome L-4Z", "bad_square",
+          "'L-4Z' is not a square of the board: did you mean L-40, L-41 or L-42?" },
+        { 7, "french", "place fr-jerome ZZ-99", "bad_square",
+          "'ZZ-99' is not a square of the board" },
+        { 8, "french", "resolve", "bad_command",
+          "resolve needs the number of a declared battle, and no battle is declared now" },
+        { 9, "french", "exchange fr-foy fr-foy", "bad_command", "fr-foy is named twice" },
+        { 10, "french", "attack fr-jerome vs aa-pictn", "unknown_unit",
+          "no unit aa-pictn: did you mean aa-picton?" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_t *cmd = command_of(f, rows[i].seat, rows[i].line);
+        struct wr_refusal why = { 0, "ok", "" };
+        if (judge_and_apply(f, rows[i].row, rows[i].seat, cmd, &why) == 0)
+            fail_msg("row %d: '%s' was applied", rows[i].row, rows[i].line);
+        if (strcmp(why.code, rows[i].code) != 0 || strcmp(why.message, rows[i].message) != 0)
+            fail_msg("row %d: '%s' gave %s (%s), want %s (%s)", rows[i].row, rows[i].line,
+                     why.code, why.message, rows[i].code, rows[i].message);
+        json_decref(cmd);
+    }
+    /* the queries too */
+    json_t *cmd = NULL;
+    struct wr_strbuf out;
+    struct wr_refusal why;
+    wr_strbuf_init(&out);
+    assert_int_equal(f->pr->order(f->fr, "reach fr-pyre", &cmd, &out, &why), WR_ORDER_ERROR);
+    assert_string_equal(why.code, "unknown_unit");
+    assert_string_equal(why.message, "no unit fr-pyre: did you mean fr-pire?");
+    assert_int_equal(f->pr->order(f->fr, "resolve", &cmd, &out, &why), WR_ORDER_COMMAND);
+    json_decref(cmd);
+    wr_strbuf_release(&out);
+    fx_free(f);
+
+    /* 11) the nearest first, and among them the units of the side preferred */
+    struct wl_scenario *sc = calloc(1, sizeof *sc);
+    assert_non_null(sc);
+    static const struct { const char *id; int side; } units[] = {
+        { "fr-ney", WL_FRENCH }, { "aa-ney", WL_ALLIED }, { "fr-neyy", WL_FRENCH },
+    };
+    for (int i = 0; i < 3; i++) {
+        snprintf(sc->units[i].id, sizeof sc->units[i].id, "%s", units[i].id);
+        sc->units[i].side = (uint8_t)units[i].side;
+    }
+    sc->nunits = 3;
+    wl_refuse_unknown_unit(&why, sc, WL_ALLIED, "xx-ney");
+    assert_string_equal(why.message, "no unit xx-ney: did you mean aa-ney or fr-ney?");
+    wl_refuse_unknown_unit(&why, sc, WL_FRENCH, "xx-ney");
+    assert_string_equal(why.message, "no unit xx-ney: did you mean fr-ney or aa-ney?");
+    wl_refuse_unknown_unit(&why, sc, WL_ALLIED, "fr-neyyy");
+    assert_string_equal(why.message, "no unit fr-neyyy: did you mean fr-neyy?");
+    free(sc);
+    /* 12) the distance: a change, an addition, a swap count one; case none */
+    static const struct { const char *a, *b; int d; } dist[] = {
+        { "fr-jerom", "fr-jerome", 1 }, { "fr-jeorme", "fr-jerome", 1 },
+        { "FR-JEROME", "fr-jerome", 0 }, { "kitten", "sitting", 3 }, { "abc", "", 3 },
+        { "", "", 0 }, { "ab", "ba", 1 },
+    };
+    for (size_t i = 0; i < sizeof dist / sizeof dist[0]; i++)
+        if (wl_suggest_distance(dist[i].a, dist[i].b) != dist[i].d)
+            fail_msg("row 12.%zu: %s/%s: %d, want %d", i, dist[i].a, dist[i].b,
+                     wl_suggest_distance(dist[i].a, dist[i].b), dist[i].d);
+}
+
+/* A reinforcement's path may leave out its entry square: the order puts
+ * it back when the first square touches the entry the rules make it use;
+ * otherwise the path goes as typed and the rules say why it is wrong. */
+static void test_entry_left_out(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("waterloo-1815/scenario.json", NULL, 0);
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "endsetup", "ok" },
+        { 3, "french", "end", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    static const struct { int row; const char *line, *json; } rows[] = {
+        { 4, "move aa-hq-wellington a-46 b-46",
+          "{\"path\":[\"0-46\",\"A-46\",\"B-46\"],\"type\":\"move\","
+          "\"unit\":\"aa-hq-wellington\"}" },
+        { 5, "move aa-hq-wellington 0-46 A-46",
+          "{\"path\":[\"0-46\",\"A-46\"],\"type\":\"move\",\"unit\":\"aa-hq-wellington\"}" },
+        { 6, "move aa-hq-wellington C-46",       /* not next to the entry: as typed */
+          "{\"path\":[\"C-46\"],\"type\":\"move\",\"unit\":\"aa-hq-wellington\"}" },
+        { 7, "move aa-picton A-46",              /* not due yet: as typed */
+          "{\"path\":[\"A-46\"],\"type\":\"move\",\"unit\":\"aa-picton\"}" },
+        { 8, "move pr-i-1 J-40",                 /* on the board: as typed */
+          "{\"path\":[\"J-40\"],\"type\":\"move\",\"unit\":\"pr-i-1\"}" },
+        { 8, "move , A-46",                      /* no unit named: as typed */
+          "{\"path\":[\"A-46\"],\"type\":\"move\",\"units\":[]}" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct wr_refusal why;
+        char *got = command_text(f, f->al, rows[i].line, &why);
+        if (got == NULL || strcmp(got, rows[i].json) != 0)
+            fail_msg("row %d: '%s' gave %s, want %s", rows[i].row, rows[i].line,
+                     got ? got : why.message, rows[i].json);
+        free(got);
+    }
+    static const struct step moves[] = {
+        { 9, "allied", "move aa-hq-wellington C-46", "bad_entry" },
+        { 10, "allied", "move aa-picton A-46", "not_arrived" },
+        { 11, "allied", "move aa-hq-wellington A-46 B-46", "ok" },
+    };
+    run_steps(f, moves, sizeof moves / sizeof moves[0]);
+    fx_free(f);
+}
+
 static void test_defection(void **state)
 {
     (void)state;
@@ -1109,6 +1402,7 @@ static void test_defection(void **state)
     expect_in(16, d, "Your decision (defect): French units worth 6 combat factors left the "
                      "board: remove P-A-A units, on the board or still to arrive, worth at "
                      "least 12 printed combat factors.\n");
+    expect_in(16, d, "Lost: none; left the board: French 6 (1 unit)\n");
     free(d);
     d = describe(f, f->fr);
     assert_null(strstr(d, "Your decision"));
@@ -1309,26 +1603,69 @@ static void test_events(void **state)
     fx_free(f);
 }
 
-struct cands {
-    char list[8192];
-    int n;
-};
-
-static void add_cand(void *ctx, const char *cand)
+/* Completion offers only what makes sense now: in a movement phase, the
+ * seat's units that have not moved and its due reinforcements, then the
+ * squares a legal path takes next; never a unit still to arrive later,
+ * never the whole board. */
+static void test_complete_now(void **state)
 {
-    struct cands *c = ctx;
-    size_t len = strlen(c->list);
-    snprintf(c->list + len, sizeof c->list - len, "%s|", cand);
-    c->n++;
-}
+    (void)state;
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "place aa-picton I-40", "ok" },
+        { 3, "allied", "endsetup", "ok" },
+    };
+    run_steps(f, script, sizeof script / sizeof script[0]);
+    struct cands c;
+    complete(f, f->fr, (const char *const[]){ "move" }, 1, "", &c);
+    assert_string_equal(c.list, "|fr-napoleon|fr-jerome|fr-foy|fr-pire|fr-ii-art|fr-guard-ha|");
+    run_steps(f, (const struct step[]){ { 4, "french", "move fr-jerome,fr-foy J-40", "ok" } },
+              1);
+    complete(f, f->fr, (const char *const[]){ "move" }, 1, "fr-", &c);
+    assert_string_equal(c.list, "|fr-napoleon|fr-pire|fr-ii-art|fr-guard-ha|");
+    complete(f, f->fr, (const char *const[]){ "reach" }, 1, "fr-j", &c);
+    assert_int_equal(c.n, 0);
+    /* Pire on K-41: the squares next to it it can move to, then on */
+    complete(f, f->fr, (const char *const[]){ "move", "fr-pire" }, 2, "", &c);
+    assert_true(c.n >= 2);
+    all_near(5, c.list, "K-41");
+    assert_null(strstr(c.list, "|off|"));
+    complete(f, f->fr, (const char *const[]){ "move", "fr-pire", "K-40" }, 3, "", &c);
+    assert_true(c.n >= 1);
+    all_near(6, c.list, "K-40");
+    assert_null(strstr(c.list, "|K-41|"));          /* where it came from is no end */
+    /* a letter typed: still only squares it can reach, not the board's */
+    complete(f, f->fr, (const char *const[]){ "move", "fr-pire" }, 2, "a", &c);
+    assert_int_equal(c.n, 0);
+    /* the other seat's units are no candidates of its move */
+    complete(f, f->fr, (const char *const[]){ "move" }, 1, "aa-", &c);
+    assert_int_equal(c.n, 0);
+    fx_free(f);
 
-static void complete(struct fx *f, struct wr_view *v, const char *const *words, int nwords,
-                     const char *word, struct cands *c)
-{
-    c->list[0] = '|';
-    c->list[1] = '\0';
-    c->n = 0;
-    f->pr->complete(v, words, nwords, word, add_cand, c);
+    /* 1815, allied turn 1: Wellington's HQ is due at Brussels (0-46); the
+     * Hanoverian reserve (turn 10) is not */
+    f = fx_new("waterloo-1815/scenario.json", NULL, 0);
+    static const struct step s1815[] = {
+        { 10, "french", "endsetup", "ok" },
+        { 11, "allied", "endsetup", "ok" },
+        { 12, "french", "end", "ok" },
+    };
+    run_steps(f, s1815, sizeof s1815 / sizeof s1815[0]);
+    complete(f, f->al, (const char *const[]){ "move" }, 1, "aa-hq-", &c);
+    assert_string_equal(c.list, "|aa-hq-wellington|");
+    complete(f, f->al, (const char *const[]){ "move", "aa-hq-wellington" }, 2, "", &c);
+    expect_in(13, c.list, "|0-46|");
+    char rest[8192];        /* the others: the squares next to the entry */
+    const char *entry = strstr(c.list, "|0-46|");
+    snprintf(rest, sizeof rest, "%.*s%s", (int)(entry - c.list), c.list, entry + 5);
+    assert_true(strlen(rest) > 1);
+    all_near(14, rest, "0-46");
+    assert_true(c.n >= 2);
+    complete(f, f->al, (const char *const[]){ "move", "aa-hq-wellington", "A-46" }, 3, "", &c);
+    assert_true(c.n >= 1);
+    all_near(15, c.list, "A-46");
+    fx_free(f);
 }
 
 static void test_complete(void **state)
@@ -1369,7 +1706,7 @@ static void test_complete(void **state)
         { 15, { "end" }, 1, "", NULL, "|", 0 },
         { 16, { "noadvance" }, 1, "", NULL, "|", 0 },
         { 17, { "view" }, 1, "e-4", "|E-43|", "|D-", -1 },
-        { 18, { "reach" }, 1, "pr-", "|pr-15|", NULL, 1 },
+        { 18, { "reach" }, 1, "pr-", NULL, "|", 0 },     /* pr-15 arrives on turn 4 */
         { 19, { "fly" }, 1, "", NULL, "|", 0 },
         { 20, { "retreat", "aa-picton", "H-40" }, 3, "", "|off|", NULL, -1 },
         { 21, { "exchange" }, 1, "fr-", "|fr-jerome|", "|aa-", -1 },
@@ -1403,10 +1740,14 @@ int main(void)
         cmocka_unit_test(test_battles_one_by_one),
         cmocka_unit_test(test_exchange),
         cmocka_unit_test(test_defection),
+        cmocka_unit_test(test_panel_1815),
+        cmocka_unit_test(test_entry_left_out),
+        cmocka_unit_test(test_refusal_words),
         cmocka_unit_test(test_random_small),
         cmocka_unit_test(test_random_1815),
         cmocka_unit_test(test_events),
         cmocka_unit_test(test_complete),
+        cmocka_unit_test(test_complete_now),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
