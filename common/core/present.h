@@ -85,11 +85,14 @@ struct wr_present {
      * fit the scenario (the view keeps the state it had). */
     int (*update)(struct wr_view *v, const struct json_t *state, struct wr_refusal *why);
 
-    /* Where the game stands, in one line ("Turn 3, 1815-06-16 11:00,
-     * french_move: awaiting french (move)"), then, when the view's seat is
-     * awaited, its decision: what exactly the rules require of it now (the
-     * units, factors owed, squares or towns allowed) and the orders that
-     * make it, with an example. Before any state: one line saying so. */
+    /* The decision panel. Where the game stands, in one line ("Turn 3,
+     * 1815-06-16 11:00, french_move: awaiting french (move)"), then, when the
+     * view's seat is awaited, its decision: what exactly the rules require
+     * of it now (the units, factors owed, squares or towns allowed) and the
+     * orders that make it, each with an example that the rules accept as
+     * typed; then, for every seat, a few lines of record the ruleset keeps
+     * (for a map game: the turn and turns left, what is still to arrive,
+     * each side's losses). Before any state: one line saying so. */
     void (*describe)(const struct wr_view *v, struct wr_strbuf *out);
 
     /* One line (no "\n") for an event of a patch, as the view's seat sees it. */

@@ -64,9 +64,21 @@ void wt_remove_tree(const char *root)
     nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* A test that failed half-way (cmocka jumps out of it) leaves the tmux
+ * server of tmux_init() running, its clients with it: stop it before its
+ * socket's folder goes. */
+static void tmux_leftovers(struct wt_fixture *f)
+{
+    struct tmux t;
+    snprintf(t.sock, sizeof t.sock, "%s/tmux.sock", f->root);
+    if (access(t.sock, F_OK) == 0)
+        tmux(&t, NULL, "kill-server", NULL);
+}
+
 int wt_fixture_teardown(void **state)
 {
     struct wt_fixture *f = *state;
+    tmux_leftovers(f);
     int status = wt_server_stop(&f->s, SIGTERM, 10000);
     wt_server_cleanup(&f->s);
     wt_remove_tree(f->root);
@@ -75,6 +87,7 @@ int wt_fixture_teardown(void **state)
 
 void wt_fixture_stop(struct wt_fixture *f)
 {
+    tmux_leftovers(f);
     int status = wt_server_stop(&f->s, SIGTERM, 10000);
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     wt_server_cleanup(&f->s);
