@@ -133,41 +133,6 @@ static void terminal_size(struct play *p)
 
 /* --- fitting the screen ---------------------------------------------------------------- */
 
-/* Bytes of the UTF-8 character starting with byte c. */
-static size_t utf8_len(unsigned char c)
-{
-    return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-}
-
-/* Bytes of the ANSI escape sequence at s[0..n) (ESC '[' ... final byte). */
-static size_t escape_len(const char *s, size_t n)
-{
-    size_t i = 2;
-    while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7E))
-        i++;
-    return i < n ? i + 1 : n;
-}
-
-/* The bytes of s[0..n) taking at most width characters on screen (escapes
- * take none); a tab counts as one. */
-static size_t cut_at(const char *s, size_t n, int width)
-{
-    int w = 0;
-    size_t i = 0;
-    while (i < n) {
-        if (s[i] == '\x1b') {
-            i += escape_len(s + i, n - i);
-            continue;
-        }
-        if (w == width)
-            break;
-        size_t len = utf8_len((unsigned char)s[i]);
-        i += len < n - i ? len : n - i;
-        w++;
-    }
-    return i;
-}
-
 /* Each line of text into out within width characters, each ending in
  * "\n": cut (wrap 0), or wrapped at blanks, a continuation indented two
  * more than its line's own indent (a hanging indent). Returns the lines. */
@@ -185,7 +150,7 @@ static int fit(const char *text, int width, int wrap, struct wr_strbuf *out)
         int hang = (int)own + 2 < width / 2 ? (int)own + 2 : 0;
         for (size_t k = 0, first = 1; first || k < n; first = 0) {
             int room = width - (first ? 0 : hang);
-            size_t end = k + cut_at(s + k, n - k, room);
+            size_t end = k + wr_text_cut(s + k, n - k, room);
             size_t brk = end, next = end;
             if (!wrap) {
                 next = n;

@@ -104,3 +104,36 @@ int wr_strbuf_xml(struct wr_strbuf *b, const char *s)
     }
     return 0;
 }
+
+/* Bytes of the UTF-8 character starting with byte c. */
+static size_t utf8_len(unsigned char c)
+{
+    return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+/* Bytes of the ANSI escape sequence at s[0..n) (ESC '[' ... final byte). */
+static size_t escape_len(const char *s, size_t n)
+{
+    size_t i = 2;
+    while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7E))
+        i++;
+    return i < n ? i + 1 : n;
+}
+
+size_t wr_text_cut(const char *s, size_t n, int width)
+{
+    int w = 0;
+    size_t i = 0;
+    while (i < n) {
+        if (s[i] == '\x1b') {
+            i += escape_len(s + i, n - i);
+            continue;
+        }
+        if (w == width)
+            break;
+        size_t len = utf8_len((unsigned char)s[i]);
+        i += len < n - i ? len : n - i;
+        w++;
+    }
+    return i;
+}

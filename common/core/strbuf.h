@@ -34,4 +34,10 @@ int wr_strbuf_printf(struct wr_strbuf *b, const char *fmt, ...)
 /* Append s with the five XML special characters escaped. */
 int wr_strbuf_xml(struct wr_strbuf *b, const char *s);
 
+/* Terminal text: the bytes of s[0..n) that take at most width characters
+ * on screen. A UTF-8 character counts one, a tab one, an ANSI escape
+ * sequence (ESC '[' ... final byte) none; the escapes right after the cut
+ * are left out. */
+size_t wr_text_cut(const char *s, size_t n, int width);
+
 #endif

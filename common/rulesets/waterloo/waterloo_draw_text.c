@@ -467,41 +467,6 @@ int wl_draw_text(struct wr_strbuf *out, const struct wl_scenario *sc,
 
 /* --- fitting a terminal ----------------------------------------------------------- */
 
-/* Bytes of the UTF-8 character starting with byte c. */
-static size_t utf8_len(unsigned char c)
-{
-    return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-}
-
-/* Bytes of the ANSI escape sequence at s[0..n) (ESC '[' ... final byte). */
-static size_t escape_len(const char *s, size_t n)
-{
-    size_t i = 2;
-    while (i < n && !((unsigned char)s[i] >= 0x40 && (unsigned char)s[i] <= 0x7E))
-        i++;
-    return i < n ? i + 1 : n;
-}
-
-/* The bytes of s[0..n) that take at most cols characters on screen
- * (escapes take none, and those after the cut are dropped). */
-static size_t cut_at(const char *s, size_t n, int cols)
-{
-    int w = 0;
-    size_t i = 0;
-    while (i < n) {
-        if (s[i] == '\x1b') {
-            i += escape_len(s + i, n - i);
-            continue;
-        }
-        if (w == cols)
-            break;
-        size_t len = utf8_len((unsigned char)s[i]);
-        i += len < n - i ? len : n - i;
-        w++;
-    }
-    return i;
-}
-
 /* Each line of text (escapes allowed) into lines, ending in "\n": cut at
  * cols characters when wrap is 0, else wrapped at blanks with its
  * continuations indented (text without escapes). cols 0: as they are.
@@ -516,7 +481,7 @@ static int fit_lines(const char *text, size_t len, int cols, int wrap, struct wr
         size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
         const char *s = text + i;
         i += n + 1;
-        size_t fit = cols > 0 ? cut_at(s, n, cols) : n;
+        size_t fit = cols > 0 ? wr_text_cut(s, n, cols) : n;
         int esc = memchr(s, '\x1b', n) != NULL;
         if (fit == n || !wrap) {
             wr_strbuf_add(lines, s, fit);
@@ -526,7 +491,7 @@ static int fit_lines(const char *text, size_t len, int cols, int wrap, struct wr
         }
         for (size_t k = 0, first = 1; k < n; first = 0) {
             int room = cols - (first ? 0 : ind);
-            size_t end = k + cut_at(s + k, n - k, room > 1 ? room : 1);
+            size_t end = k + wr_text_cut(s + k, n - k, room > 1 ? room : 1);
             size_t brk = end, next = end;
             if (end < n) {
                 while (brk > k && s[brk] != ' ')
