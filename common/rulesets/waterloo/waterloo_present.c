@@ -156,6 +156,12 @@ int wl_present_fill_advance(const struct wl_view *v, struct wl_game *work)
     return 1;
 }
 
+int wl_present_yours(const struct wl_view *v, int u)
+{
+    return v->g->sc->units[u].side == v->side &&
+           (wl_team_size(v->g) < 2 || wl_team_commander(v->g, u) == v->commander);
+}
+
 /* The last move the pictures mark (moved_from), as the view sees it from
  * one state to the next (update() gets no events). For a player: the other
  * side's moves since the player's own last order, each unit's square before

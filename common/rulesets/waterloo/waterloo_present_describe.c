@@ -161,12 +161,6 @@ static int line_accepted(const struct wl_view *v, struct wl_game *work, const ch
     return verdict >= 0;
 }
 
-int wl_present_yours(const struct wl_view *v, int u)
-{
-    return v->g->sc->units[u].side == v->side &&
-           (wl_team_size(v->g) < 2 || wl_team_commander(v->g, u) == v->commander);
-}
-
 /* A place order for the set-up: one of the seat's units onto another
  * square of its zone, the first the rules accept. */
 static int place_example(const struct wl_view *v, struct wl_game *work, struct wr_strbuf *b)

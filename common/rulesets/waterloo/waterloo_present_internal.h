@@ -75,7 +75,7 @@ int wl_present_judge(const struct wl_view *v, struct wl_game *work, const json_t
 void wl_present_complete(const struct wr_view *v, const char *const *words, int nwords,
                          const char *word, void (*add)(void *ctx, const char *cand), void *ctx);
 
-/* Is unit u one v's seat orders: of its side and, in a team game, under
+/* (waterloo_present.c) Is unit u one v's seat orders: of its side and, in a team game, under
  * its command (waterloo_teams.h)? v has a state. */
 int wl_present_yours(const struct wl_view *v, int u);
 
