@@ -337,12 +337,13 @@ static void decide_move(const struct wl_view *v, struct wr_strbuf *out)
     struct list l;
     wr_strbuf_puts(out, "move any of your units that have not moved this phase (each "
                         "once), then end the phase.\n");
+    /* The reinforcements first: on a small screen they are what is cut last. */
+    reinforcements(v, out);
     list_begin(&l, out, "  Not moved yet:");
     for (int u = 0; u < g->sc->nunits; u++)
         if (wl_present_yours(v, u) && g->units[u].where == WL_ON_BOARD && !g->units[u].moved)
             list_item(&l, "%s", id_of(g, u));
     list_end(&l, " none");
-    reinforcements(v, out);
     wr_strbuf_puts(out, "  Orders: move UNIT[,UNIT...] SQUARE... (the path square by square)");
     example(v, out);
     wr_strbuf_puts(out, "; reach UNIT marks where a unit can go; end ends the phase.\n");
