@@ -28,6 +28,7 @@
 
 #include "waterloo_combat.h"
 #include "waterloo_move.h"
+#include "wl_testdata.h"
 
 #define FC WL_PH_FRENCH_COMBAT
 #define AC WL_PH_ALLIED_COMBAT
@@ -254,18 +255,6 @@ static int next_token(const char **p, const char *seps, char *buf, size_t n)
 }
 
 /* A square name, "off" (WL_PATH_OFF) or "none" (WL_SQ_NONE). */
-static wl_sq sq(const char *name)
-{
-    wl_sq s = WL_SQ_NONE;
-    if (strcmp(name, "off") == 0)
-        return WL_PATH_OFF;
-    if (strcmp(name, "none") == 0)
-        return WL_SQ_NONE;
-    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
-        fail_msg("test data: '%s' does not parse", name);
-    return s;
-}
-
 static int sq_list(const char *text, wl_sq *out, int max)
 {
     char tok[16];
@@ -273,7 +262,7 @@ static int sq_list(const char *text, wl_sq *out, int max)
     while (next_token(&text, ",", tok, sizeof tok)) {
         if (n == max)
             fail_msg("test data: too many squares");
-        out[n++] = sq(tok);
+        out[n++] = wlt_sq(tok);
     }
     return n;
 }
@@ -326,7 +315,7 @@ static void add_terrain(struct fx *f, const char *terrain)
             char where[16];
             if (!next_token(&q, ":", where, sizeof where))
                 fail_msg("test data: slope without a square");
-            wl_sq at = sq(where);
+            wl_sq at = wlt_sq(where);
             while (next_token(&q, ",", dirs, sizeof dirs))
                 m->cell[at].slope_high |= (uint8_t)(1u << dir_of(dirs));
         } else {
@@ -365,7 +354,7 @@ static void add_units(struct fx *f, const char *units)
             d->combat = (uint8_t)atoi(factor);
         }
         d->move = 4;
-        d->setup = strcmp(at, "-") == 0 ? WL_SQ_NONE : sq(at);
+        d->setup = strcmp(at, "-") == 0 ? WL_SQ_NONE : wlt_sq(at);
         d->entry = -1;
     }
 }
@@ -815,15 +804,15 @@ static void test_terrain_of_examples(void **state)
     struct fx f;
     (void)state;
     build(&f, "terrain", 1, P_DFI_PLAIN, PDEF);
-    assert_true(f.sc->map.cell[sq("P-30")].hilltop);    /* Blue-C attacks down slope */
-    assert_false(f.sc->map.cell[sq("O-30")].hilltop);
+    assert_true(f.sc->map.cell[wlt_sq("P-30")].hilltop);    /* Blue-C attacks down slope */
+    assert_false(f.sc->map.cell[wlt_sq("O-30")].hilltop);
     release(&f);
     build(&f, "terrain", 2, P_HC2, PDEF);
-    assert_true(f.sc->map.cell[sq("M-30")].hilltop);
-    assert_false(f.sc->map.cell[sq("M-31")].hilltop);   /* "Red-B's square is not a hilltop" */
+    assert_true(f.sc->map.cell[wlt_sq("M-30")].hilltop);
+    assert_false(f.sc->map.cell[wlt_sq("M-31")].hilltop);   /* "Red-B's square is not a hilltop" */
     release(&f);
     build(&f, "terrain", 3, P_RET_BRIDGE, PDEF);
-    assert_true(f.sc->map.cell[sq("N-31")].bridge);
+    assert_true(f.sc->map.cell[wlt_sq("N-31")].bridge);
     release(&f);
 }
 
@@ -917,8 +906,8 @@ static void test_retreats(void **state)
         int n = t->p1 ? 2 : 1, outcome = -1;
 
         build(&f, "retreat", t->row, t->pos, PDEF);
-        path[0] = sq(t->p0);
-        path[1] = t->p1 ? sq(t->p1) : WL_SQ_NONE;
+        path[0] = wlt_sq(t->p0);
+        path[1] = t->p1 ? wlt_sq(t->p1) : WL_SQ_NONE;
         enum wl_reason r = wl_combat_retreat_outcome(f.g, unit(&f, t->unit), path, n, &outcome,
                                                      &why);
         if (r != t->want)
@@ -935,7 +924,7 @@ static void test_retreats(void **state)
 
     /* Three squares are not a retreat either. */
     struct fx f;
-    wl_sq three[3] = { sq("L-30"), sq("K-30"), sq("J-30") };
+    wl_sq three[3] = { wlt_sq("L-30"), wlt_sq("K-30"), wlt_sq("J-30") };
     int outcome;
     build(&f, "retreat", 50, P_RET_OPEN, PDEF);
     assert_int_equal(wl_combat_retreat_outcome(f.g, unit(&f, "Red"), three, 3, &outcome, NULL),
@@ -985,7 +974,7 @@ static void test_open_retreats(void **state)
             if (wl_combat_retreat_outcome(f.g, u, paths[k], 2, &outcome, NULL) != WL_R_OK ||
                 outcome == WL_RET_ELIMINATED)
                 fail_msg("open row %d: path %d is not open", t->row, k);
-            if (t->p0 != NULL && paths[k][0] == sq(t->p0) && paths[k][1] == sq(t->p1))
+            if (t->p0 != NULL && paths[k][0] == wlt_sq(t->p0) && paths[k][1] == wlt_sq(t->p1))
                 found = 1;
         }
         if (!found)
@@ -1056,7 +1045,7 @@ static void test_advances(void **state)
         if (parse_battles(&f, t->battle, &b, 1) != 1)
             fail_msg("advance row %d: test data: one battle", t->row);
         b.nvacated = sq_list(t->vacated, b.vacated, WL_MAX_IN_BATTLE);
-        enum wl_reason r = wl_combat_check_advance(f.g, &b, unit(&f, t->unit), sq(t->to), &why);
+        enum wl_reason r = wl_combat_check_advance(f.g, &b, unit(&f, t->unit), wlt_sq(t->to), &why);
         if (r != t->want)
             fail_msg("advance row %d (%s): %s to %s: got %s (%s), want %s", t->row,
                      positions[t->pos].what, t->unit, t->to, wl_reason_code(r), why.message,
@@ -1111,7 +1100,7 @@ static void test_hq_in_the_way(void **state)
         f.g->opt.rules = t->rules;      /* no team HQ here: init would set nothing else */
         int u = unit(&f, t->unit);
         if (strcmp(t->what, "retreat") == 0) {
-            wl_sq path[2] = { sq(t->a), sq(t->b) };
+            wl_sq path[2] = { wlt_sq(t->a), wlt_sq(t->b) };
             r = wl_combat_retreat_outcome(f.g, u, path, 2, &got, &why);
         } else if (strcmp(t->what, "open") == 0) {
             got = wl_combat_open_retreats(f.g, u, NULL, 0);
@@ -1120,7 +1109,7 @@ static void test_hq_in_the_way(void **state)
             if (parse_battles(&f, "Blue>Red", &b, 1) != 1)
                 fail_msg("hq row %d: test data: one battle", t->row);
             b.nvacated = sq_list(t->a, b.vacated, WL_MAX_IN_BATTLE);
-            r = wl_combat_check_advance(f.g, &b, u, sq(t->b), &why);
+            r = wl_combat_check_advance(f.g, &b, u, wlt_sq(t->b), &why);
             got = 0;
         }
         if (r != t->want)

@@ -21,6 +21,7 @@
 #include "waterloo_game.h"
 #include "jsonpatch.h"
 #include "waterloo_scenario.h"
+#include "wl_testdata.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
@@ -60,22 +61,6 @@ static int teardown(void **state)
 {
     free(*state);
     return 0;
-}
-
-static int unit(const struct fixture *f, const char *id)
-{
-    int i = wl_scenario_find_unit(&f->sc, id);
-    if (i < 0)
-        fail_msg("test data: no unit %s", id);
-    return i;
-}
-
-static wl_sq sq(const char *name)
-{
-    wl_sq s;
-    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
-        fail_msg("test data: bad square %s", name);
-    return s;
 }
 
 /* Apply a command given as JSON text; returns the reason. On refusal the
@@ -125,9 +110,9 @@ static void only(struct fixture *f, const char *const *ids, const char *const *a
         f->g.units[i].at = WL_SQ_NONE;
     }
     for (int k = 0; ids[k]; k++) {
-        int i = unit(f, ids[k]);
+        int i = wlt_unit(&f->sc, ids[k]);
         f->g.units[i].where = WL_ON_BOARD;
-        f->g.units[i].at = sq(at[k]);
+        f->g.units[i].at = wlt_sq(at[k]);
     }
 }
 
@@ -225,8 +210,8 @@ static void test_exchange_equal(void **state)
                             "\"defenders\":[\"aa-picton\"]}]}", WL_R_OK);
     expect(f, 3, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":1}", WL_R_NO_SUCH_BATTLE);
     expect(f, 4, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_ELIMINATED);
-    assert_int_equal(f->g.units[unit(f, "aa-picton")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-jerome")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-picton")].where, WL_ELIMINATED);
     /* No French combat unit is left: the P-A-A wins (clause b). */
     assert_int_equal(f->g.winner, WL_ALLIED);
 }
@@ -253,9 +238,9 @@ static void test_exchange_choice(void **state)
     expect(f, 4, WL_FRENCH, "{\"type\":\"exchange_losses\",\"units\":[\"aa-cooke\"]}",
            WL_R_NOT_LOSING);
     expect(f, 5, WL_FRENCH, "{\"type\":\"exchange_losses\",\"units\":[\"fr-jerome\"]}", WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "fr-foy")].where, WL_ON_BOARD);
-    assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_ELIMINATED);
-    assert_int_equal(f->g.units[unit(f, "aa-picton")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-foy")].where, WL_ON_BOARD);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-jerome")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-picton")].where, WL_ELIMINATED);
     /* The battle is over; the turn goes on to the P-A-A. */
     assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
 }
@@ -283,7 +268,7 @@ static void test_defender_retreat(void **state)
            WL_R_BAD_RETREAT);
     expect(f, 6, WL_FRENCH, "{\"type\":\"retreat\",\"unit\":\"aa-picton\",\"path\":[\"L-42\","
                             "\"K-42\"]}", WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "aa-picton")].at, sq("K-42"));
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-picton")].at, wlt_sq("K-42"));
     /* Plain attackers do not advance: the battle and the phase are over. */
     assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
 }
@@ -302,7 +287,7 @@ static void test_hq_attacked(void **state)
     expect(f, 2, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
                             "\"defenders\":[\"aa-wellington\"]}]}", WL_R_OK);
     expect(f, 3, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "aa-wellington")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-wellington")].where, WL_ELIMINATED);
     assert_int_equal(f->g.rolls, rolls);
     assert_int_equal(f->used, 0);
 }
@@ -367,21 +352,21 @@ static void test_hq_in_the_way_move(void **state)
     only(f, ids, at);
     move_phase(f, WL_ALLIED, 1);
     assert_true(eliminates(f, 1, WL_ALLIED, through, "fr-napoleon"));
-    assert_int_equal(f->g.units[unit(f, "fr-napoleon")].where, WL_ELIMINATED);
-    assert_int_equal(f->g.units[unit(f, "aa-picton")].at, sq("E-42"));
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-napoleon")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-picton")].at, wlt_sq("E-42"));
     /* rules 2: and ends its move on it */
     rules_version(f, 2);
     only(f, ids, at);
     move_phase(f, WL_ALLIED, 1);
     assert_true(eliminates(f, 2, WL_ALLIED, "{\"type\":\"move\",\"unit\":\"aa-picton\","
                            "\"path\":[\"G-42\"]}", "fr-napoleon"));
-    assert_int_equal(f->g.units[unit(f, "aa-picton")].at, sq("G-42"));
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-picton")].at, wlt_sq("G-42"));
     /* rules 1: the square is held */
     rules_version(f, 1);
     only(f, ids, at);
     move_phase(f, WL_ALLIED, 1);
     expect(f, 3, WL_ALLIED, through, WL_R_ENEMY_SQUARE);
-    assert_int_equal(f->g.units[unit(f, "fr-napoleon")].where, WL_ON_BOARD);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-napoleon")].where, WL_ON_BOARD);
 }
 
 /* The example: French HQs on and a Brussels reinforcement. */
@@ -394,7 +379,7 @@ static void test_hq_in_the_way_entry(void **state)
                                         NULL };
     static const char *const at1[] = { "P-40", "A-45", "A-46", "H-40" };
     only(f, ids1, at1);
-    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
+    f->g.units[wlt_unit(&f->sc, "pr-15")].where = WL_PENDING;
     move_phase(f, WL_ALLIED, 4);
     expect(f, 1, WL_ALLIED, "{\"type\":\"move\",\"unit\":\"pr-15\",\"path\":[\"0-46\","
                             "\"A-45\"]}", WL_R_ENEMY_SQUARE);
@@ -402,15 +387,15 @@ static void test_hq_in_the_way_entry(void **state)
                             "\"A-46\"]}", WL_R_ENEMY_SQUARE);
     /* rules 2 (Reille is no counter of a 2-player game): pr-15 enters over Napoleon */
     rules_version(f, 2);
-    assert_false(wl_unit_in_game(&f->g, unit(f, "fr-reille")));
+    assert_false(wl_unit_in_game(&f->g, wlt_unit(&f->sc, "fr-reille")));
     static const char *const ids2[] = { "fr-jerome", "fr-napoleon", "aa-cooke", NULL };
     static const char *const at2[] = { "P-40", "A-45", "H-40" };
     only(f, ids2, at2);
-    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
+    f->g.units[wlt_unit(&f->sc, "pr-15")].where = WL_PENDING;
     move_phase(f, WL_ALLIED, 4);
     assert_true(eliminates(f, 3, WL_ALLIED, "{\"type\":\"move\",\"unit\":\"pr-15\",\"path\":"
                            "[\"0-46\",\"A-45\",\"B-44\"]}", "fr-napoleon"));
-    assert_int_equal(f->g.units[unit(f, "pr-15")].at, sq("B-44"));
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "pr-15")].at, wlt_sq("B-44"));
 }
 
 /* Picton's only routes out (as in "How to Have Combat") cross Napoleon's square M-43. */
@@ -429,10 +414,10 @@ static void test_hq_in_the_way_retreat(void **state)
     expect(f, 1, WL_FRENCH, declare, WL_R_OK);
     expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
     assert_int_equal(f->g.await_what, WL_AW_RETREAT);
-    assert_int_equal(wl_combat_open_retreats(&f->g, unit(f, "aa-picton"), NULL, 0), 3);
+    assert_int_equal(wl_combat_open_retreats(&f->g, wlt_unit(&f->sc, "aa-picton"), NULL, 0), 3);
     assert_true(eliminates(f, 3, WL_FRENCH, "{\"type\":\"retreat\",\"unit\":\"aa-picton\","
                            "\"path\":[\"M-43\",\"M-44\"]}", "fr-napoleon"));
-    assert_int_equal(f->g.units[unit(f, "aa-picton")].at, sq("M-44"));
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-picton")].at, wlt_sq("M-44"));
     /* rules 1: no open route; Picton is eliminated, Napoleon stays */
     rules_version(f, 1);
     only(f, ids, at);
@@ -440,8 +425,8 @@ static void test_hq_in_the_way_retreat(void **state)
     f->faces[f->nfaces++] = 2;
     expect(f, 4, WL_FRENCH, declare, WL_R_OK);
     expect(f, 5, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "aa-picton")].where, WL_ELIMINATED);
-    assert_int_equal(f->g.units[unit(f, "fr-napoleon")].where, WL_ON_BOARD);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-picton")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-napoleon")].where, WL_ON_BOARD);
 }
 
 /* Jerome attacks from the slope J-40 onto the hill top I-40, where Ross stands with
@@ -469,13 +454,13 @@ static void test_hq_in_the_way_advance(void **state)
         if (rules == 1) {
             /* rules 1: Wellington holds I-40; there is no advance to offer */
             assert_int_not_equal(f->g.await_what, WL_AW_ADVANCE);
-            assert_int_equal(f->g.units[unit(f, "aa-wellington")].at, sq("I-40"));
+            assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-wellington")].at, wlt_sq("I-40"));
             continue;
         }
         assert_int_equal(f->g.await_what, WL_AW_ADVANCE);
         assert_true(eliminates(f, 24, WL_FRENCH, "{\"type\":\"advance\",\"unit\":\"fr-jerome\","
                                "\"to\":\"I-40\"}", "aa-wellington"));
-        assert_int_equal(f->g.units[unit(f, "fr-jerome")].at, sq("I-40"));
+        assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-jerome")].at, wlt_sq("I-40"));
     }
 }
 
@@ -489,14 +474,14 @@ static void test_defection(void **state)
                                        "aa-cooke", "aa-uxbridge", "aa-ross", NULL };
     static const char *const at[] = { "A-40", "A-41", "A-42", "E-40", "E-41", "E-42", "E-43" };
     only(f, ids, at);
-    f->g.units[unit(f, "aa-wissel")].where = WL_PENDING;
-    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
+    f->g.units[wlt_unit(&f->sc, "aa-wissel")].where = WL_PENDING;
+    f->g.units[wlt_unit(&f->sc, "pr-15")].where = WL_PENDING;
     f->g.phase = WL_PH_FRENCH_MOVE;
     f->g.await_side = WL_FRENCH;
     f->g.await_what = WL_AW_MOVE;
     expect(f, 1, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-jerome\",\"path\":[\"off\"]}",
            WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_EXITED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-jerome")].where, WL_EXITED);
     expect(f, 2, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_OK);
     /* No contact: combat passes; the P-A-A owes 12. */
     assert_int_equal(f->g.phase, WL_PH_DEFECTION);
@@ -504,7 +489,7 @@ static void test_defection(void **state)
     expect(f, 3, WL_ALLIED, "{\"type\":\"defect\",\"units\":[\"aa-uxbridge\",\"aa-ross\","
                             "\"aa-wissel\"]}", WL_R_DEFECTION_SHORT);
     expect(f, 4, WL_ALLIED, "{\"type\":\"defect\",\"units\":[\"aa-picton\",\"pr-15\"]}", WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "pr-15")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "pr-15")].where, WL_ELIMINATED);
     assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
 }
 
@@ -518,8 +503,8 @@ static void test_defection_example(void **state)
     static const char *const at[] = { "A-40", "A-41", "A-42", "P-40", "E-40", "E-41", "E-42",
                                       "E-43" };
     only(f, ids, at);
-    f->g.units[unit(f, "aa-wissel")].where = WL_PENDING;
-    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
+    f->g.units[wlt_unit(&f->sc, "aa-wissel")].where = WL_PENDING;
+    f->g.units[wlt_unit(&f->sc, "pr-15")].where = WL_PENDING;
     f->g.phase = WL_PH_FRENCH_MOVE;
     f->g.await_side = WL_FRENCH;
     f->g.await_what = WL_AW_MOVE;
@@ -546,13 +531,13 @@ static void test_advance_from_river(void **state)
                             "\"defenders\":[\"aa-ross\"]}]}", WL_R_OK);
     assert_int_equal(f->g.battles[0].defence, 2);
     expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "aa-ross")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-ross")].where, WL_ELIMINATED);
     assert_int_equal(f->g.await_what, WL_AW_ADVANCE);
     expect(f, 3, WL_FRENCH, "{\"type\":\"advance\",\"unit\":\"fr-jerome\",\"to\":\"D-54\"}",
            WL_R_NO_ADVANCE);
     expect(f, 4, WL_FRENCH, "{\"type\":\"advance\",\"unit\":\"fr-jerome\",\"to\":\"E-54\"}",
            WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "fr-jerome")].at, sq("E-54"));
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-jerome")].at, wlt_sq("E-54"));
     assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
 }
 
@@ -564,10 +549,10 @@ static void test_clause_c(void **state)
     static const char *const ids[] = { "fr-guard-ha", "fr-ii-art", NULL };
     static const char *const at[] = { "A-45", "C-56" };
     only(f, ids, at);
-    f->g.units[unit(f, "aa-wissel")].where = WL_PENDING;
-    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
+    f->g.units[wlt_unit(&f->sc, "aa-wissel")].where = WL_PENDING;
+    f->g.units[wlt_unit(&f->sc, "pr-15")].where = WL_PENDING;
     /* 2 x (3 + 4) = 14 < 2 + 15 still to come. */
-    f->sc.units[unit(f, "pr-15")].combat = 15;
+    f->sc.units[wlt_unit(&f->sc, "pr-15")].combat = 15;
     f->g.phase = WL_PH_FRENCH_MOVE;
     f->g.await_side = WL_FRENCH;
     f->g.await_what = WL_AW_MOVE;
@@ -584,9 +569,9 @@ static void test_clause_c_open_entry(void **state)
     static const char *const ids[] = { "fr-guard-ha", "fr-ii-art", NULL };
     static const char *const at[] = { "A-45", "P-40" };
     only(f, ids, at);
-    f->g.units[unit(f, "aa-wissel")].where = WL_PENDING;
-    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
-    f->sc.units[unit(f, "pr-15")].combat = 15;
+    f->g.units[wlt_unit(&f->sc, "aa-wissel")].where = WL_PENDING;
+    f->g.units[wlt_unit(&f->sc, "pr-15")].where = WL_PENDING;
+    f->sc.units[wlt_unit(&f->sc, "pr-15")].combat = 15;
     f->g.phase = WL_PH_FRENCH_MOVE;
     f->g.await_side = WL_FRENCH;
     f->g.await_what = WL_AW_MOVE;
@@ -628,10 +613,10 @@ static void test_battles_one_at_a_time(void **state)
     combat_phase(f, WL_FRENCH);
     assert_int_equal(f->g.await_what, WL_AW_COMBAT);
     /* Marked when the phase began: the four units in contact, not the others. */
-    assert_true(f->g.units[unit(f, "fr-jerome")].engaged);
-    assert_true(f->g.units[unit(f, "aa-cooke")].engaged);
-    assert_false(f->g.units[unit(f, "fr-pire")].engaged);
-    assert_false(f->g.units[unit(f, "aa-uxbridge")].engaged);
+    assert_true(f->g.units[wlt_unit(&f->sc, "fr-jerome")].engaged);
+    assert_true(f->g.units[wlt_unit(&f->sc, "aa-cooke")].engaged);
+    assert_false(f->g.units[wlt_unit(&f->sc, "fr-pire")].engaged);
+    assert_false(f->g.units[wlt_unit(&f->sc, "aa-uxbridge")].engaged);
     f->faces[f->nfaces++] = 5;  /* battle 0, Foy 5 against Cooke 6 = 1-2, die 5: AE */
     f->faces[f->nfaces++] = 2;  /* battle 1, Jerome 6 against Picton 6 = 1-1, die 2: DB2 */
     /* "All units which move into an enemy zone of control must attack ...": by the end
@@ -648,7 +633,7 @@ static void test_battles_one_at_a_time(void **state)
     expect_msg(f, 5, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_BATTLE_OPEN, "battle 0");
     expect(f, 6, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
     assert_int_equal(f->g.battles[0].result, WL_AE);
-    assert_int_equal(f->g.units[unit(f, "fr-foy")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-foy")].where, WL_ELIMINATED);
     assert_int_equal(f->g.phase, WL_PH_FRENCH_COMBAT);
     assert_int_equal(f->g.await_what, WL_AW_COMBAT);
     /* The result known: Jerome, next to both defenders, still owes his battle. */
@@ -661,14 +646,14 @@ static void test_battles_one_at_a_time(void **state)
            WL_R_ONE_BATTLE);
     expect(f, 10, WL_FRENCH, DECLARE1("\"fr-jerome\"", "\"aa-picton\""), WL_R_OK);
     assert_int_equal(f->g.nbattles, 2);
-    assert_int_equal(f->g.battles[1].attackers[0], unit(f, "fr-jerome"));
+    assert_int_equal(f->g.battles[1].attackers[0], wlt_unit(&f->sc, "fr-jerome"));
     expect(f, 11, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":1}", WL_R_OK);
     assert_int_equal(f->g.await_what, WL_AW_RETREAT);
     expect(f, 12, WL_FRENCH, "{\"type\":\"retreat\",\"unit\":\"aa-picton\",\"path\":[\"L-42\","
                              "\"K-42\"]}", WL_R_OK);
     /* Nothing more can be declared and every battle is done: the phase ends by itself. */
     assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
-    assert_false(f->g.units[unit(f, "fr-jerome")].engaged);
+    assert_false(f->g.units[wlt_unit(&f->sc, "fr-jerome")].engaged);
 }
 
 /* The same position declared whole, as rules 1 had it: still valid under rules 2 (several
@@ -685,7 +670,7 @@ static void test_up_front_declaration(void **state)
                             "\"aa-cooke\"") "," BATTLE("\"fr-jerome\"", "\"aa-picton\"") "]}",
            WL_R_OK);
     expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":1}", WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-jerome")].where, WL_ELIMINATED);
     assert_int_equal(f->g.await_what, WL_AW_COMBAT);
     expect(f, 3, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
     assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
@@ -700,7 +685,7 @@ static void test_rules1_whole_declaration(void **state)
     only(f, two_fronts_ids, two_fronts_at);
     combat_phase(f, WL_FRENCH);
     assert_int_equal(f->g.await_what, WL_AW_DECLARE);
-    assert_false(f->g.units[unit(f, "fr-jerome")].engaged);
+    assert_false(f->g.units[wlt_unit(&f->sc, "fr-jerome")].engaged);
     expect_msg(f, 1, WL_FRENCH, DECLARE1("\"fr-foy\"", "\"aa-cooke\""), WL_R_MUST_ATTACK,
                "must attack");
     expect(f, 2, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_WRONG_PHASE);
@@ -721,7 +706,7 @@ static void test_nothing_owed(void **state)
     only(f, ids, at);
     combat_phase(f, WL_FRENCH);
     assert_int_equal(f->g.await_what, WL_AW_COMBAT);
-    assert_false(f->g.units[unit(f, "fr-jerome")].engaged);
+    assert_false(f->g.units[wlt_unit(&f->sc, "fr-jerome")].engaged);
     json_t *s = wl_game_state_json(&f->g);
     assert_string_equal(json_string_value(json_object_get(json_object_get(s, "awaiting"),
                                                           "what")), "combat");
@@ -750,7 +735,7 @@ static void test_engaged_round_trip(void **state)
     json_object_del(s, "dice");
     json_object_del(again, "dice");
     assert_true(json_equal(s, again));
-    assert_true(back->units[unit(f, "aa-picton")].engaged);
+    assert_true(back->units[wlt_unit(&f->sc, "aa-picton")].engaged);
     json_decref(again);
     json_decref(s);
     free(back);

@@ -10,14 +10,7 @@
 #include <cmocka.h>
 
 #include "waterloo_grid.h"
-
-static wl_sq sq(const char *name)
-{
-    wl_sq s = WL_SQ_NONE;
-    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
-        fail_msg("test data: '%s' does not parse", name);
-    return s;
-}
+#include "wl_testdata.h"
 
 static void test_parse_and_name(void **state)
 {
@@ -61,7 +54,7 @@ static void test_parse_and_name(void **state)
     /* A length-bounded parse must not read past len. */
     wl_sq s;
     assert_int_equal(wl_grid_parse("X-27junk", 4, &s), 0);
-    assert_int_equal(s, sq("X-27"));
+    assert_int_equal(s, wlt_sq("X-27"));
     assert_int_equal(wl_grid_parse(NULL, 3, &s), -1);
 }
 
@@ -96,7 +89,7 @@ static void test_neighbours(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        wl_sq a = sq(t[i].from), b = sq(t[i].to);
+        wl_sq a = wlt_sq(t[i].from), b = wlt_sq(t[i].to);
         if (wl_grid_neighbour(a, t[i].dir) != b)
             fail_msg("row %d: %s %s is not %s", t[i].row, wl_dir_name(t[i].dir), t[i].from,
                      t[i].to);
@@ -105,13 +98,13 @@ static void test_neighbours(void **state)
         if (wl_grid_distance(a, b) != 1)
             fail_msg("row %d: neighbours not at distance 1", t[i].row);
     }
-    assert_int_equal(wl_grid_neighbour(sq("A-5"), WL_NE), sq("0-5"));
-    assert_int_equal(wl_grid_neighbour(sq("0-5"), WL_NE), WL_SQ_NONE);
-    assert_int_equal(wl_grid_neighbour(sq("WW-3"), WL_SW), WL_SQ_NONE);
-    assert_int_equal(wl_grid_neighbour(sq("A-57"), WL_W), WL_SQ_NONE);
+    assert_int_equal(wl_grid_neighbour(wlt_sq("A-5"), WL_NE), wlt_sq("0-5"));
+    assert_int_equal(wl_grid_neighbour(wlt_sq("0-5"), WL_NE), WL_SQ_NONE);
+    assert_int_equal(wl_grid_neighbour(wlt_sq("WW-3"), WL_SW), WL_SQ_NONE);
+    assert_int_equal(wl_grid_neighbour(wlt_sq("A-57"), WL_W), WL_SQ_NONE);
     assert_int_equal(wl_grid_neighbour(WL_SQ_NONE, WL_E), WL_SQ_NONE);
-    assert_int_equal(wl_grid_neighbour(sq("A-5"), 6), WL_SQ_NONE);
-    assert_int_equal(wl_grid_dir_to(sq("A-5"), sq("A-7")), -1);
+    assert_int_equal(wl_grid_neighbour(wlt_sq("A-5"), 6), WL_SQ_NONE);
+    assert_int_equal(wl_grid_dir_to(wlt_sq("A-5"), wlt_sq("A-7")), -1);
 }
 
 static void test_distance(void **state)
@@ -127,8 +120,8 @@ static void test_distance(void **state)
     };
     (void)state;
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        int d = wl_grid_distance(sq(t[i].a), sq(t[i].b));
-        if (d != t[i].d || wl_grid_distance(sq(t[i].b), sq(t[i].a)) != t[i].d)
+        int d = wl_grid_distance(wlt_sq(t[i].a), wlt_sq(t[i].b));
+        if (d != t[i].d || wl_grid_distance(wlt_sq(t[i].b), wlt_sq(t[i].a)) != t[i].d)
             fail_msg("row %d: distance %s..%s = %d, want %d", t[i].row, t[i].a, t[i].b, d,
                      t[i].d);
     }
@@ -146,7 +139,7 @@ static void test_reference_lines(void **state)
         grew = 0;
         for (int i = 0; i < N; i++)
             for (int j = 0; j < N; j++)
-                if (reached[i] && !reached[j] && wl_grid_distance(sq(road[i]), sq(road[j])) == 1)
+                if (reached[i] && !reached[j] && wl_grid_distance(wlt_sq(road[i]), wlt_sq(road[j])) == 1)
                     reached[j] = grew = 1;
     }
     for (int i = 0; i < N; i++)
@@ -154,16 +147,16 @@ static void test_reference_lines(void **state)
             fail_msg("%s is not connected to the Charleroi-Fleurus road net", road[i]);
 
     /* PP-13 to JJ-13 is a straight NE line. */
-    wl_sq s = sq("PP-13");
+    wl_sq s = wlt_sq("PP-13");
     for (int i = 0; i < 6; i++)
         s = wl_grid_neighbour(s, WL_NE);
-    assert_int_equal(s, sq("JJ-13"));
+    assert_int_equal(s, wlt_sq("JJ-13"));
 
     /* The Prussian set-up line alternates SE/SW: due south. */
     static const char *const line[] = { "Y-26", "Z-25", "AA-25", "BB-24", "CC-24", "DD-23",
                                         "EE-23" };
     for (int i = 0; i + 1 < 7; i++)
-        assert_int_equal(wl_grid_dir_to(sq(line[i]), sq(line[i + 1])), i % 2 ? WL_SW : WL_SE);
+        assert_int_equal(wl_grid_dir_to(wlt_sq(line[i]), wlt_sq(line[i + 1])), i % 2 ? WL_SW : WL_SE);
 }
 
 static void test_board_extent(void **state)
@@ -177,7 +170,7 @@ static void test_board_extent(void **state)
         { 17, "0-57", 0, 1 }, { 18, "0-26", 0, 1 }, { 19, "0-25", 0, 0 },
     };
     for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
-        wl_sq s = sq(u[i].s);
+        wl_sq s = wlt_sq(u[i].s);
         if (wl_grid_playable(s) != u[i].playable || wl_grid_partial(s) != u[i].partial)
             fail_msg("row %d: %s playable=%d partial=%d", u[i].row, u[i].s,
                      wl_grid_playable(s), wl_grid_partial(s));

@@ -17,16 +17,9 @@
 #include <cmocka.h>
 
 #include "waterloo_move.h"
+#include "wl_testdata.h"
 
 /* --- building fixtures ---------------------------------------------------- */
-
-static wl_sq sq(const char *name)
-{
-    wl_sq s = WL_SQ_NONE;
-    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
-        fail_msg("test data: '%s' does not parse", name);
-    return s;
-}
 
 /* Parse "Q-20 Q-21 OFF" into squares; returns the count. */
 static int squares(const char *text, wl_sq *out, int max)
@@ -71,7 +64,7 @@ static void road_line(struct wl_map *m, const char *name, enum wl_road_kind kind
 {
     wl_sq s[64];
     struct wr_refusal why;
-    s[0] = sq(from);
+    s[0] = wlt_sq(from);
     for (int i = 1; i < n; i++)
         s[i] = wl_grid_neighbour(s[i - 1], d);
     if (wl_map_add_road(m, name, kind, s, n, &why) < 0)
@@ -82,7 +75,7 @@ static void river_line(struct wl_map *m, const char *name, const char *from, int
 {
     wl_sq s[64];
     struct wr_refusal why;
-    s[0] = sq(from);
+    s[0] = wlt_sq(from);
     for (int i = 1; i < n; i++)
         s[i] = wl_grid_neighbour(s[i - 1], d);
     if (wl_map_add_river(m, name, s, n, &why) < 0)
@@ -141,7 +134,7 @@ static struct fx fx_make(void (*terrain)(struct wl_map *), const struct uspec *u
         d->type = (uint8_t)u[i].type;
         d->combat = (uint8_t)u[i].combat;
         d->move = (uint8_t)u[i].move;
-        d->setup = u[i].at ? sq(u[i].at) : WL_SQ_NONE;
+        d->setup = u[i].at ? wlt_sq(u[i].at) : WL_SQ_NONE;
         d->arrive_turn = (int8_t)u[i].arrive;
         d->entry = (int8_t)(u[i].at ? -1 : u[i].entry);
     }
@@ -188,7 +181,7 @@ static void place(struct fx *f, const char *name, const char *at)
     int u = unit(f, name);
     if (at) {
         f->g->units[u].where = WL_ON_BOARD;
-        f->g->units[u].at = sq(at);
+        f->g->units[u].at = wlt_sq(at);
     } else {
         f->g->units[u].where = WL_ELIMINATED;
         f->g->units[u].at = WL_SQ_NONE;
@@ -370,7 +363,7 @@ static void test_unit_checks(void **state)
     (void)state;
     struct fx f = fx_make(terrain_roads, roads_units,
                           (int)(sizeof roads_units / sizeof roads_units[0]), 1);
-    wl_sq p[1] = { sq("X-41") };
+    wl_sq p[1] = { wlt_sq("X-41") };
     int u = unit(&f, "Foot");
     struct wr_refusal why;
 
@@ -393,7 +386,7 @@ static void test_unit_checks(void **state)
     /* A path longer than WL_PATH_MAX is refused before any square is read. */
     wl_sq longp[WL_PATH_MAX + 1];
     for (int i = 0; i < WL_PATH_MAX + 1; i++)
-        longp[i] = sq("X-41");
+        longp[i] = wlt_sq("X-41");
     assert_int_equal(wl_move_check(f.g, &u, 1, longp, WL_PATH_MAX + 1, &why),
                      WL_R_BAD_COMMAND);
     /* Things that are not squares. */
@@ -403,7 +396,7 @@ static void test_unit_checks(void **state)
             fail_msg("junk square %d: %s", i, why.message);
     /* A NULL refusal is allowed. */
     assert_int_equal(wl_move_check(f.g, &u, 1, p, 1, NULL), OK);
-    wl_sq far[1] = { sq("X-42") };
+    wl_sq far[1] = { wlt_sq("X-42") };
     assert_int_equal(wl_move_check(f.g, &u, 1, far, 1, NULL), WL_R_NOT_ADJACENT);
     fx_free(&f);
 }
@@ -723,7 +716,7 @@ static void test_zones(void **state)
     assert_int_equal(wl_move_reach(f.g, &u, 1, r, NULL), OK);
     assert_true(r->n > 5);
     for (int i = 0; i < r->n; i++)
-        if (r->path[i][0] != sq("J-40"))
+        if (r->path[i][0] != wlt_sq("J-40"))
             fail_msg("Ryssel reaches %d by a path not through X", r->end[i]);
     free(r);
     fx_free(&f);
@@ -808,9 +801,9 @@ static void terrain_entries(struct wl_map *m)
     terrain_north(m);
     road(m, "Braine road", WL_ROAD_SECONDARY, "U-48 U-47 U-46 U-45 U-44 U-43");
     road(m, "Hal road", WL_ROAD_SECONDARY, "C-57 C-56 C-55 C-54 C-53");
-    if (wl_map_add_entry(m, "Brussels", sq("0-46"), &why) != 0 ||
-        wl_map_add_entry(m, "Braine-le-Comte", sq("U-48"), &why) != 1 ||
-        wl_map_add_entry(m, "Hal", sq("C-57"), &why) != 2)
+    if (wl_map_add_entry(m, "Brussels", wlt_sq("0-46"), &why) != 0 ||
+        wl_map_add_entry(m, "Braine-le-Comte", wlt_sq("U-48"), &why) != 1 ||
+        wl_map_add_entry(m, "Hal", wlt_sq("C-57"), &why) != 2)
         fail_msg("test data: entries");
 }
 
@@ -1187,8 +1180,8 @@ static void test_reach_refusals(void **state)
     /* Cooke (movement 4) in the open: every square within 4. */
     int n4 = 0;
     for (int s = 0; s < WL_NSQ; s++)
-        if (wl_grid_playable((wl_sq)s) && s != sq("N-40") &&
-            wl_grid_distance((wl_sq)s, sq("N-40")) <= 4)
+        if (wl_grid_playable((wl_sq)s) && s != wlt_sq("N-40") &&
+            wl_grid_distance((wl_sq)s, wlt_sq("N-40")) <= 4)
             n4++;
     assert_int_equal(r->n, n4);
     assert_int_equal(n4, 60);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "waterloo_scenario.h"
+#include "wl_testdata.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must name the scenarios/ directory"
@@ -68,14 +69,6 @@ static const char valid[] =
     "{'id':'pr-ziethen','name':'Ziethen','side':'allied','nation':'prussian',"
     "'type':'infantry','combat':6,'move':4,'at':'F-40'}],"
     "'start':{'turn':1,'phase':'setup_french'}}";
-
-static wl_sq sq(const char *name)
-{
-    wl_sq s = WL_SQ_NONE;
-    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
-        fail_msg("test data: '%s' does not parse", name);
-    return s;
-}
 
 /* text with every ' turned into " (malloc'd). */
 static char *quotes(const char *text)
@@ -153,10 +146,10 @@ static struct wl_scenario *load_path(const char *rel)
 /* The road id through the hexside between a and b, checked from both sides. */
 static int road_between(const struct wl_map *m, const char *a, const char *b)
 {
-    int d = wl_grid_dir_to(sq(a), sq(b));
+    int d = wl_grid_dir_to(wlt_sq(a), wlt_sq(b));
     if (d < 0)
         fail_msg("test data: %s and %s are not adjacent", a, b);
-    int here = m->cell[sq(a)].road[d], there = m->cell[sq(b)].road[wl_dir_opposite(d)];
+    int here = m->cell[wlt_sq(a)].road[d], there = m->cell[wlt_sq(b)].road[wl_dir_opposite(d)];
     if (here != there)
         fail_msg("road between %s and %s is %d one way and %d the other", a, b, here, there);
     return here;
@@ -189,13 +182,13 @@ static void check_roads(const struct wl_map *m)
         if (road_between(m, hal[i], hal[i + 1]) != 2)
             fail_msg("no secondary road %s-%s (the range C-57..C-47 in a path)", hal[i],
                      hal[i + 1]);
-    assert_int_equal(wl_map_road_kind(m, sq("E-43"), WL_NE), WL_ROAD_PRIMARY);
-    assert_int_equal(wl_map_road_kind(m, sq("E-43"), WL_W), WL_ROAD_SECONDARY);
+    assert_int_equal(wl_map_road_kind(m, wlt_sq("E-43"), WL_NE), WL_ROAD_PRIMARY);
+    assert_int_equal(wl_map_road_kind(m, wlt_sq("E-43"), WL_W), WL_ROAD_SECONDARY);
     assert_int_equal(road_between(m, "I-40", "I-41"), 3);
     /* No road where none was drawn. */
     assert_int_equal(road_between(m, "E-43", "E-42"), 0);
     assert_int_equal(road_between(m, "C-47", "C-46"), 0);
-    assert_false(wl_map_has_road(m, sq("X-27")));
+    assert_false(wl_map_has_road(m, wlt_sq("X-27")));
 }
 
 static void test_small(void **state)
@@ -211,42 +204,42 @@ static void test_small(void **state)
     /* River, bridge (derived where the Hal road crosses the Senne). */
     assert_int_equal(m->nrivers, 1);
     assert_string_equal(m->rivers[1], "Senne");
-    assert_true(wl_map_is_river(m, sq("C-55")));
-    assert_true(wl_map_is_river(m, sq("G-54")));
-    assert_false(wl_map_is_river(m, sq("C-56")));
-    assert_int_equal(m->cell[sq("C-55")].bridge, 1);
-    assert_int_equal(m->cell[sq("D-55")].bridge, 0);
+    assert_true(wl_map_is_river(m, wlt_sq("C-55")));
+    assert_true(wl_map_is_river(m, wlt_sq("G-54")));
+    assert_false(wl_map_is_river(m, wlt_sq("C-56")));
+    assert_int_equal(m->cell[wlt_sq("C-55")].bridge, 1);
+    assert_int_equal(m->cell[wlt_sq("D-55")].bridge, 0);
     assert_int_equal(count_cells(m, offsetof(struct wl_cell, bridge)), 1);
     assert_int_equal(count_cells(m, offsetof(struct wl_cell, river)), 5);
 
     /* Woods from ranges: B-40..B-42, C-38..C-41, D-39..D-41. */
     assert_int_equal(count_cells(m, offsetof(struct wl_cell, woods)), 10);
-    assert_int_equal(m->cell[sq("C-38")].woods, 1);
-    assert_int_equal(m->cell[sq("B-42")].woods, 1);
-    assert_int_equal(m->cell[sq("B-39")].woods, 0);
+    assert_int_equal(m->cell[wlt_sq("C-38")].woods, 1);
+    assert_int_equal(m->cell[wlt_sq("B-42")].woods, 1);
+    assert_int_equal(m->cell[wlt_sq("B-39")].woods, 0);
 
     /* Slopes and derived hill tops: J-40 and J-41 face NE and NW. */
-    assert_int_equal(m->cell[sq("J-40")].slope_high, (1 << WL_NE) | (1 << WL_NW));
+    assert_int_equal(m->cell[wlt_sq("J-40")].slope_high, (1 << WL_NE) | (1 << WL_NW));
     assert_int_equal(count_cells(m, offsetof(struct wl_cell, slope_high)), 2);
     static const char *const tops[] = { "I-40", "I-41", "I-42" };
     for (int i = 0; i < 3; i++)
-        if (!m->cell[sq(tops[i])].hilltop)
+        if (!m->cell[wlt_sq(tops[i])].hilltop)
             fail_msg("%s is not a hill top", tops[i]);
     assert_int_equal(count_cells(m, offsetof(struct wl_cell, hilltop)), 3);
-    assert_int_equal(m->cell[sq("J-40")].hilltop, 0);
+    assert_int_equal(m->cell[wlt_sq("J-40")].hilltop, 0);
 
     /* Towns, entries (clockwise: Brussels north, Hal west), exits. */
     assert_int_equal(m->ntowns, 3);
     assert_int_equal(wl_map_find_town(m, "Waterloo"), 0);
-    assert_int_equal(m->towns[0].at, sq("E-43"));
-    assert_int_equal(m->cell[sq("I-40")].town, 1);
-    assert_int_equal(m->cell[sq("J-42")].town, 2);
+    assert_int_equal(m->towns[0].at, wlt_sq("E-43"));
+    assert_int_equal(m->cell[wlt_sq("I-40")].town, 1);
+    assert_int_equal(m->cell[wlt_sq("J-42")].town, 2);
     assert_int_equal(m->nentries, 2);
     assert_string_equal(m->entries[0].name, "Brussels");
-    assert_int_equal(m->entries[0].at, sq("0-46"));
-    assert_int_equal(m->entries[1].at, sq("C-57"));
-    assert_int_equal(m->cell[sq("C-57")].entry, 1);
-    assert_int_equal(m->cell[sq("0-46")].entry, 0);
+    assert_int_equal(m->entries[0].at, wlt_sq("0-46"));
+    assert_int_equal(m->entries[1].at, wlt_sq("C-57"));
+    assert_int_equal(m->cell[wlt_sq("C-57")].entry, 1);
+    assert_int_equal(m->cell[wlt_sq("0-46")].entry, 0);
     assert_int_equal(count_cells(m, offsetof(struct wl_cell, exit)), 7);
     for (int c = 39; c <= 45; c++)
         if (!m->cell[wl_sq_make(1, c)].exit)
@@ -283,11 +276,11 @@ static void test_small(void **state)
     assert_string_equal(sc->turns[5].time, "17:00");
 
     /* Zones. */
-    assert_int_equal(sc->zone[WL_FRENCH][sq("K-40")], 1);
-    assert_int_equal(sc->zone[WL_FRENCH][sq("L-43")], 1);
-    assert_int_equal(sc->zone[WL_FRENCH][sq("L-44")], 0);
-    assert_int_equal(sc->zone[WL_FRENCH][sq("H-40")], 0);
-    assert_int_equal(sc->zone[WL_ALLIED][sq("H-40")], 1);
+    assert_int_equal(sc->zone[WL_FRENCH][wlt_sq("K-40")], 1);
+    assert_int_equal(sc->zone[WL_FRENCH][wlt_sq("L-43")], 1);
+    assert_int_equal(sc->zone[WL_FRENCH][wlt_sq("L-44")], 0);
+    assert_int_equal(sc->zone[WL_FRENCH][wlt_sq("H-40")], 0);
+    assert_int_equal(sc->zone[WL_ALLIED][wlt_sq("H-40")], 1);
 
     /* Units. */
     assert_int_equal(sc->nunits, 14);
@@ -300,7 +293,7 @@ static void test_small(void **state)
     assert_int_equal(sc->units[i].type, WL_INFANTRY);
     assert_int_equal(sc->units[i].combat, 6);
     assert_int_equal(sc->units[i].move, 4);
-    assert_int_equal(sc->units[i].setup, sq("K-40"));
+    assert_int_equal(sc->units[i].setup, wlt_sq("K-40"));
     assert_int_equal(sc->units[i].arrive_turn, 0);
     assert_int_equal(sc->units[i].entry, -1);
     i = wl_scenario_find_unit(sc, "fr-reille");
@@ -346,9 +339,9 @@ static void test_override(void **state)
     assert_string_equal(sc->units[i].name, "Foy");
     assert_int_equal(sc->units[i].combat, 4);
     assert_int_equal(sc->units[i].move, 4);
-    assert_int_equal(sc->units[i].setup, sq("K-41"));
+    assert_int_equal(sc->units[i].setup, wlt_sq("K-41"));
     i = wl_scenario_find_unit(sc, "aa-wissel");
-    assert_int_equal(sc->units[i].setup, sq("G-39"));
+    assert_int_equal(sc->units[i].setup, wlt_sq("G-39"));
     assert_int_equal(sc->units[i].arrive_turn, 0);
     assert_int_equal(sc->units[i].entry, -1);
     i = wl_scenario_find_unit(sc, "pr-ryssel");

@@ -37,6 +37,7 @@
 #include "waterloo_game.h"
 #include "waterloo_scenario.h"
 #include "waterloo_teams.h"
+#include "wl_testdata.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
@@ -85,26 +86,10 @@ static int teardown(void **state)
     return 0;
 }
 
-static int unit(const struct fixture *f, const char *id)
-{
-    int i = wl_scenario_find_unit(&f->sc, id);
-    if (i < 0)
-        fail_msg("test data: no unit %s", id);
-    return i;
-}
-
-static wl_sq sq(const char *name)
-{
-    wl_sq s;
-    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
-        fail_msg("test data: bad square %s", name);
-    return s;
-}
-
 /* The seat of unit id's commander now. */
 static const char *commander_of(const struct fixture *f, const char *id, char *buf)
 {
-    int i = unit(f, id);
+    int i = wlt_unit(&f->sc, id);
     return wl_team_seat(&f->g, f->sc.units[i].side, wl_team_commander(&f->g, i), buf);
 }
 
@@ -190,9 +175,9 @@ static void only(struct fixture *f, const char *const *ids, const char *const *a
         f->g.units[i].at = WL_SQ_NONE;
     }
     for (int k = 0; ids[k]; k++) {
-        int i = unit(f, ids[k]);
+        int i = wlt_unit(&f->sc, ids[k]);
         f->g.units[i].where = WL_ON_BOARD;
-        f->g.units[i].at = sq(at[k]);
+        f->g.units[i].at = wlt_sq(at[k]);
     }
 }
 
@@ -420,7 +405,7 @@ static void test_orders(void **state)
           WL_R_NOT_YOUR_COMMAND },
     };
     rows(f, more, sizeof more / sizeof more[0]);
-    assert_int_equal(f->g.units[unit(f, "fr-foy")].at, sq("L-40"));
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-foy")].at, wlt_sq("L-40"));
 }
 
 /* "A side's phase ends when each of its commanders has ended it (the
@@ -487,7 +472,7 @@ static void test_subordinate_out(void **state)
         { 64, "allied:wellington", "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK },
     };
     rows(f, t, sizeof t / sizeof t[0]);
-    assert_int_equal(f->g.units[unit(f, "fr-reille")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-reille")].where, WL_ELIMINATED);
     const json_t *e = event_of(f, "commander_out");
     assert_non_null(e);
     assert_string_equal(json_string_value(json_object_get(e, "seat")), "french:reille");
@@ -497,7 +482,7 @@ static void test_subordinate_out(void **state)
     assert_int_equal(json_array_size(passed), 1);
     assert_string_equal(json_string_value(json_array_get(passed, 0)), "fr-jerome");
     /* "Units under his command, however, remain in play": Napoleon's now. */
-    assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_ON_BOARD);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-jerome")].where, WL_ON_BOARD);
     assert_string_equal(commander_of(f, "fr-jerome", seat), "french:napoleon");
     json_t *s = wl_game_state_json(&f->g);
     assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
@@ -562,7 +547,7 @@ static void test_cic_hq_eliminated(void **state)
         { 72, "allied:wellington", "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK },
     };
     rows(f, t, sizeof t / sizeof t[0]);
-    assert_int_equal(f->g.units[unit(f, "fr-napoleon")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-napoleon")].where, WL_ELIMINATED);
     assert_null(event_of(f, "commander_out"));
     assert_int_equal(f->g.cmdr_out[WL_FRENCH][0], 0);
     assert_string_equal(commander_of(f, "fr-ii-art", seat), "french:napoleon");
@@ -606,7 +591,7 @@ static void test_retreat_by_winner(void **state)
                                "[\"L-42\",\"K-42\"]}", WL_R_OK },
     };
     rows(f, t, sizeof t / sizeof t[0]);
-    assert_int_equal(f->g.units[unit(f, "aa-picton")].at, sq("K-42"));
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-picton")].at, wlt_sq("K-42"));
 }
 
 /* A-Back-2: the defender won; the commander of the defending units
@@ -631,7 +616,7 @@ static void test_retreat_by_defender(void **state)
                                "[\"L-42\",\"K-42\"]}", WL_R_OK },
     };
     rows(f, t, sizeof t / sizeof t[0]);
-    assert_int_equal(f->g.units[unit(f, "aa-picton")].at, sq("K-42"));
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-picton")].at, wlt_sq("K-42"));
 }
 
 /* A battle of two commanders' units: declared, resolved and its exchange
@@ -665,8 +650,8 @@ static void test_joint_battle_exchange(void **state)
           WL_R_OK },
     };
     rows(f, t2, sizeof t2 / sizeof t2[0]);
-    assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_ELIMINATED);
-    assert_int_equal(f->g.units[unit(f, "aa-picton")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-jerome")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-picton")].where, WL_ELIMINATED);
 }
 
 /* Rows 151-158: a rules 2 combat phase in a team game (TP5, TP7; D1-D4).
@@ -731,7 +716,7 @@ static void test_defection_by_cic(void **state)
         { 112, "allied:wellington", "{\"type\":\"defect\",\"units\":[\"aa-cooke\"]}", WL_R_OK },
     };
     rows(f, t, sizeof t / sizeof t[0]);
-    assert_int_equal(f->g.units[unit(f, "aa-cooke")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-cooke")].where, WL_ELIMINATED);
     assert_int_equal(f->g.phase, WL_PH_ALLIED_MOVE);
 }
 

@@ -27,6 +27,7 @@
 #include "waterloo_game.h"
 #include "waterloo_scenario.h"
 #include "waterloo_teams.h"
+#include "wl_testdata.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
@@ -83,22 +84,6 @@ static int teardown(void **state)
     json_decref(f->events);
     free(f);
     return 0;
-}
-
-static int unit(const struct fixture *f, const char *id)
-{
-    int i = wl_scenario_find_unit(&f->sc, id);
-    if (i < 0)
-        fail_msg("test data: no unit %s", id);
-    return i;
-}
-
-static wl_sq sq(const char *name)
-{
-    wl_sq s;
-    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
-        fail_msg("test data: bad square %s", name);
-    return s;
 }
 
 static char *state_text(const struct wl_game *g)
@@ -161,9 +146,9 @@ static void only(struct fixture *f, const char *const *ids, const char *const *a
         f->g.units[i].at = WL_SQ_NONE;
     }
     for (int k = 0; ids[k]; k++) {
-        int i = unit(f, ids[k]);
+        int i = wlt_unit(&f->sc, ids[k]);
         f->g.units[i].where = WL_ON_BOARD;
-        f->g.units[i].at = sq(at[k]);
+        f->g.units[i].at = wlt_sq(at[k]);
     }
 }
 
@@ -215,9 +200,9 @@ static void test_undo_restores_move_and_hq(void **state)
     /* 1) the move eliminates Napoleon */
     expect(f, 1, WL_ALLIED, "{\"type\":\"move\",\"unit\":\"aa-picton\",\"path\":[\"G-42\","
                             "\"F-42\",\"E-42\"]}", WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "fr-napoleon")].where, WL_ELIMINATED);
-    assert_int_equal(f->g.units[unit(f, "aa-picton")].at, sq("E-42"));
-    assert_true(f->g.units[unit(f, "aa-picton")].moved);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-napoleon")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-picton")].at, wlt_sq("E-42"));
+    assert_true(f->g.units[wlt_unit(&f->sc, "aa-picton")].moved);
     /* 2) undo: the state of before the move, with its events */
     expect(f, 2, WL_ALLIED, UNDO, WL_R_OK);
     assert_state(f, 2, start);
@@ -230,7 +215,7 @@ static void test_undo_restores_move_and_hq(void **state)
     expect(f, 3, WL_ALLIED, UNDO, WL_R_NOTHING_TO_UNDO);
     expect(f, 4, WL_ALLIED, "{\"type\":\"move\",\"unit\":\"aa-picton\",\"path\":[\"G-42\"]}",
            WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "fr-napoleon")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-napoleon")].where, WL_ELIMINATED);
     free(start);
 }
 
@@ -267,17 +252,17 @@ static void test_undo_entry(void **state)
     static const char *const ids[] = { "fr-jerome", "fr-napoleon", "aa-cooke", NULL };
     static const char *const at[] = { "P-40", "A-45", "H-40" };
     only(f, ids, at);
-    f->g.units[unit(f, "pr-15")].where = WL_PENDING;
+    f->g.units[wlt_unit(&f->sc, "pr-15")].where = WL_PENDING;
     move_phase(f, WL_ALLIED, 4);
     char *start = state_text(&f->g);
     expect(f, 1, WL_ALLIED, "{\"type\":\"move\",\"unit\":\"pr-15\",\"path\":[\"0-46\",\"A-45\","
                             "\"B-44\"]}", WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "pr-15")].where, WL_ON_BOARD);
-    assert_int_equal(f->g.units[unit(f, "fr-napoleon")].where, WL_ELIMINATED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "pr-15")].where, WL_ON_BOARD);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-napoleon")].where, WL_ELIMINATED);
     expect(f, 2, WL_ALLIED, UNDO, WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "pr-15")].where, WL_PENDING);
-    assert_int_equal(f->g.units[unit(f, "pr-15")].at, WL_SQ_NONE);
-    assert_int_equal(f->g.units[unit(f, "fr-napoleon")].at, sq("A-45"));
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "pr-15")].where, WL_PENDING);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "pr-15")].at, WL_SQ_NONE);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-napoleon")].at, wlt_sq("A-45"));
     assert_true(json_is_null(json_object_get(json_array_get(f->events, 0), "to")));
     assert_state(f, 2, start);
     /* it may enter again */
@@ -298,11 +283,11 @@ static void test_undo_exit(void **state)
     char *start = state_text(&f->g);
     expect(f, 1, WL_FRENCH, "{\"type\":\"move\",\"unit\":\"fr-jerome\",\"path\":[\"off\"]}",
            WL_R_OK);
-    assert_int_equal(f->g.units[unit(f, "fr-jerome")].where, WL_EXITED);
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-jerome")].where, WL_EXITED);
     assert_int_equal(f->g.exited_factors, 6);
     expect(f, 2, WL_FRENCH, UNDO, WL_R_OK);
     assert_int_equal(f->g.exited_factors, 0);
-    assert_int_equal(f->g.units[unit(f, "fr-jerome")].at, sq("A-44"));
+    assert_int_equal(f->g.units[wlt_unit(&f->sc, "fr-jerome")].at, wlt_sq("A-44"));
     assert_true(json_is_null(json_object_get(json_array_get(f->events, 0), "from")));
     assert_state(f, 2, start);
     /* the phase ends with nobody gone: the allied move, no defection */
@@ -321,7 +306,7 @@ static void test_undo_refused(void **state)
     static const char *const at[] = { "K-40", "P-40", "H-40", "C-52" };
     only(f, ids, at);
     /* Ross stands next to Foy: a battle owed from the start of the combat phase */
-    f->g.units[unit(f, "aa-ross")].at = wl_grid_neighbour(sq("P-40"), WL_E);
+    f->g.units[wlt_unit(&f->sc, "aa-ross")].at = wl_grid_neighbour(wlt_sq("P-40"), WL_E);
     move_phase(f, WL_FRENCH, 1);
     /* 1) nothing moved in this phase */
     expect(f, 1, WL_FRENCH, UNDO, WL_R_NOTHING_TO_UNDO);
@@ -331,19 +316,19 @@ static void test_undo_refused(void **state)
     /* a path of one square from wherever Jerome can reach next to Cooke:
      * put him one square from a square touching Cooke and walk him in */
     for (int d = 0; d < WL_NDIR && !placed; d++) {
-        wl_sq t = wl_grid_neighbour(sq("H-40"), d);
+        wl_sq t = wl_grid_neighbour(wlt_sq("H-40"), d);
         if (t == WL_SQ_NONE || !wl_grid_playable(t))
             continue;
         for (int e = 0; e < WL_NDIR && !placed; e++) {
             wl_sq from = wl_grid_neighbour(t, e);
-            if (from == WL_SQ_NONE || !wl_grid_playable(from) || from == sq("H-40"))
+            if (from == WL_SQ_NONE || !wl_grid_playable(from) || from == wlt_sq("H-40"))
                 continue;
             int touches = 0;
             for (int x = 0; x < WL_NDIR; x++)
-                touches |= wl_grid_neighbour(from, x) == sq("H-40");
+                touches |= wl_grid_neighbour(from, x) == wlt_sq("H-40");
             if (touches)
                 continue;
-            f->g.units[unit(f, "fr-jerome")].at = from;
+            f->g.units[wlt_unit(&f->sc, "fr-jerome")].at = from;
             snprintf(mv, sizeof mv, "{\"type\":\"move\",\"unit\":\"fr-jerome\",\"path\":[\"%s\"]}",
                      wl_grid_name(t, a));
             struct wr_refusal why;
@@ -519,10 +504,10 @@ static void test_undo_team_commander_back(void **state)
     int side, reille;
     assert_int_equal(wl_team_parse_seat(&f->g, "french:reille", &side, &reille), 0);
     assert_true(f->g.cmdr_out[WL_FRENCH][reille]);
-    assert_int_equal(wl_team_commander(&f->g, unit(f, "fr-foy")), 0);
+    assert_int_equal(wl_team_commander(&f->g, wlt_unit(&f->sc, "fr-foy")), 0);
     expect(f, 2, WL_ALLIED, UNDO, WL_R_OK);
     assert_false(f->g.cmdr_out[WL_FRENCH][reille]);
-    assert_int_equal(wl_team_commander(&f->g, unit(f, "fr-foy")), reille);
+    assert_int_equal(wl_team_commander(&f->g, wlt_unit(&f->sc, "fr-foy")), reille);
     assert_true(has_event(f, "restored", "fr-reille"));
     assert_state(f, 2, start);
     free(start);

@@ -18,6 +18,7 @@
 
 #include "waterloo_autoplay.h"
 #include "waterloo_command.h"
+#include "wl_testdata.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
@@ -42,14 +43,6 @@ static int unload(void **state)
     (void)state;
     free(sc);
     return 0;
-}
-
-static wl_sq sq(const char *name)
-{
-    wl_sq s;
-    if (wl_grid_parse(name, (size_t)-1, &s) != 0)
-        fail_msg("test data: bad square %s", name);
-    return s;
 }
 
 static int roads_of_kind(wl_sq s, int kind)
@@ -162,7 +155,7 @@ static void test_fixed_squares(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof towns / sizeof towns[0]; i++) {
         int t = wl_map_find_town(&sc->map, towns[i].town);
-        if (t < 0 || sc->map.towns[t].at != sq(towns[i].at))
+        if (t < 0 || sc->map.towns[t].at != wlt_sq(towns[i].at))
             fail_msg("row %d: %s is not at %s", towns[i].row, towns[i].town, towns[i].at);
     }
     /* The Charleroi-Fleurus road: one connected road net, on to JJ-13. */
@@ -170,19 +163,19 @@ static void test_fixed_squares(void **state)
                                         "OO-16", "PP-14", "PP-13", "JJ-13" };
     enum { N = sizeof road / sizeof road[0] };
     for (int i = 0; i < N; i++)
-        if (!has_road(sq(road[i])))
+        if (!has_road(wlt_sq(road[i])))
             fail_msg("%s has no road", road[i]);
     /* Follow road hexsides from TT-15 up to 40 squares. */
     uint8_t net[WL_NSQ] = { 0 };
-    flood(sq("TT-15"), any_road, 0, net);
+    flood(wlt_sq("TT-15"), any_road, 0, net);
     for (int i = 0; i < N; i++)
-        if (!net[sq(road[i])])
+        if (!net[wlt_sq(road[i])])
             fail_msg("%s is not on the road net from Charleroi", road[i]);
     /* Primary roads run into LL-21, TT-16 and UU-15; Nivelles, Gosselies and
      * Charleroi are on primary roads; Genappe and Marchienne are not. */
     static const char *const primary[] = { "LL-21", "TT-16", "UU-15", "V-38", "TT-15" };
     for (size_t i = 0; i < 5; i++)
-        if (roads_of_kind(sq(primary[i]), WL_ROAD_PRIMARY) == 0)
+        if (roads_of_kind(wlt_sq(primary[i]), WL_ROAD_PRIMARY) == 0)
             fail_msg("%s is not on a primary road", primary[i]);
     static const char *const not_primary[] = { "Genappe", "Marchienne-au-Pont" };
     for (size_t i = 0; i < 2; i++) {
@@ -194,18 +187,18 @@ static void test_fixed_squares(void **state)
     /* Bridges: river squares a road passes through. */
     static const char *const bridges[] = { "UU-9", "UU-15", "UU-19", "D-27", "C-27" };
     for (size_t i = 0; i < 5; i++) {
-        wl_sq s = sq(bridges[i]);
+        wl_sq s = wlt_sq(bridges[i]);
         if (!sc->map.cell[s].river || !has_road(s) || !sc->map.cell[s].bridge)
             fail_msg("%s is not a bridge", bridges[i]);
     }
     static const char *const not_river[] = { "Y-13", "Y-14", "Y-16", "Y-17", "X-19", "N-21",
                                              "A-32", "S-25", "S-38", "V-38", "A-56" };
     for (size_t i = 0; i < sizeof not_river / sizeof not_river[0]; i++)
-        if (sc->map.cell[sq(not_river[i])].river)
+        if (sc->map.cell[wlt_sq(not_river[i])].river)
             fail_msg("%s must not be a river square", not_river[i]);
     static const char *const not_woods[] = { "T-20", "I-23", "B-37", "B-39", "E-44" };
     for (size_t i = 0; i < 5; i++)
-        if (sc->map.cell[sq(not_woods[i])].woods)
+        if (sc->map.cell[wlt_sq(not_woods[i])].woods)
             fail_msg("%s must not be woods", not_woods[i]);
     /* Entries and the French exit. */
     static const struct { const char *name, *at; } entries[] = {
@@ -213,7 +206,7 @@ static void test_fixed_squares(void **state)
     };
     for (size_t i = 0; i < 3; i++) {
         int e = wl_map_find_entry(&sc->map, entries[i].name);
-        if (e < 0 || sc->map.entries[e].at != sq(entries[i].at))
+        if (e < 0 || sc->map.entries[e].at != wlt_sq(entries[i].at))
             fail_msg("entry %s is not at %s", entries[i].name, entries[i].at);
     }
     for (int c = 1; c < WL_COLS; c++) {
@@ -221,9 +214,9 @@ static void test_fixed_squares(void **state)
         assert_int_equal(sc->map.cell[s].exit != 0, c >= 39 && c <= 45);
     }
     /* The two roads leaving northward at. */
-    assert_true(sc->map.cell[sq("A-45")].road[WL_NW] != 0);    /* into 0-46 */
-    assert_true(sc->map.cell[sq("A-39")].road[WL_NE] != 0 ||
-                sc->map.cell[sq("A-39")].road[WL_NW] != 0);
+    assert_true(sc->map.cell[wlt_sq("A-45")].road[WL_NW] != 0);    /* into 0-46 */
+    assert_true(sc->map.cell[wlt_sq("A-39")].road[WL_NE] != 0 ||
+                sc->map.cell[wlt_sq("A-39")].road[WL_NW] != 0);
 }
 
 /* Every road is continuous through its hexsides, every river a connected
@@ -460,7 +453,7 @@ static void test_two_player_hqs(void **state)
         c->units[0] = (int16_t)wl_scenario_find_unit(sc, "pr-hq-muffling");
         c->nunits = 1;
         c->path[0] = sc->map.entries[sc->units[c->units[0]].entry].at;
-        c->path[1] = sq("A-45");
+        c->path[1] = wlt_sq("A-45");
         c->npath = 2;
         struct wl_events *ev = calloc(1, sizeof *ev);
         assert_non_null(ev);
