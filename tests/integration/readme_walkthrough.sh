@@ -1,12 +1,14 @@
 #!/bin/bash
-# The README's walk-throughs, run as written: every command block of the
-# sections "Playing a game" (with "Waterloo in teams") and "Correspondence
-# play", against a real warroomd started here on a free port.
+# The README's examples, run as written: every command block of the
+# sections "Playing a game" (with "Waterloo in teams"), "Correspondence
+# play", "Looking at the board" and "Watching a game", against a real
+# warroomd started here on a free port.
 #
 #   readme_walkthrough.sh README WARROOM WARROOMD
 #
 # Each section runs in a bash of its own, as a reader would in a terminal,
-# from a folder standing for the source directory: its
+# from a folder standing for the source directory (its tests/ and
+# scenarios/ are the source's): its
 # build/client-cli/warroom (the path the README's alias names) runs WARROOM
 # and notes what `new` and `claim` printed. A reader types their own game id
 # and invite where the README shows an example one; so does that wrapper:
@@ -54,6 +56,9 @@ fail() {
 unset XDG_CONFIG_HOME WARROOM_SERVER WARROOM_SCENARIOS WARROOM_LISTEN WARROOM_DB
 export HOME="$tmp/home"
 mkdir -p "$HOME" "$tmp/src/build/client-cli" "$tmp/state" "$tmp/blocks"
+src=$(cd "$(dirname "$readme")" && pwd -P)
+ln -s "$src/tests" "$tmp/src/tests"
+ln -s "$src/scenarios" "$tmp/src/scenarios"
 
 # --- the server ---------------------------------------------------------------------------------
 mkfifo "$tmp/out.fifo"
@@ -221,4 +226,9 @@ grep -q '^accepted: game g-[0-9a-f]* is at version 4' "$tmp/section.log" ||
     fail "the French end of the correspondence game was not accepted"
 grep -q '^your move in ' "$tmp/section.log" || fail "wait did not return for the Allies"
 [ -s "$tmp/src/game.ndjson" ] || fail "export wrote no game.ndjson"
-echo "ok: both walk-throughs ran as written"
+run "Looking at the board"
+head -c 5 "$tmp/src/board.svg" | grep -q '^<svg ' || fail "render --svg wrote no SVG"
+grep -q '</html>' "$tmp/src/report.html" || fail "render --report wrote no HTML page"
+run "Watching a game"
+grep -q '^watching game g-[0-9a-f]* on ' "$tmp/section.log" || fail "watch did not watch"
+echo "ok: the README's examples ran as written"
