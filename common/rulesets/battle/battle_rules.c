@@ -1,7 +1,7 @@
 /*
  * battle_rules.c - the battle referee's rules core (battle_rules.h). Each
  * function quotes the seed sentence it implements; docs/rules-notes.md
- * ("Battle referee") gives the readings B1-B16.
+ * ("Battle referee") gives the readings B1-B20.
  */
 #include "battle_rules.h"
 
@@ -83,7 +83,7 @@ static bool clear(enum wb_terrain t)
  * cavalry in skirmish formation, but not to chariots."
  * B8. "Note that a reformed unit still loses its rank bonus for the
  * duration of the combat if an enemy unit of five or more models charged
- * it." (only a charge that would cancel it: B3 first, hole 4)
+ * it." (only a charge that would cancel it: B3 first, B20)
  *   1) terrain of both  2) march column  3) a flank or rear charge by five
  *   or more models: skirmishers other than chariots keep it, else lost,
  *   reformed or not. */
@@ -307,7 +307,7 @@ struct wb_verdict wb_elephant_event(struct wb_army *a, bool beat)
  * doesn't apply until the turn after he has been killed). OR d) There is an
  * enemy unit (other than skirmishers) in a position from which it could
  * declare a flank or rear charge on the unit. OR e) The army has lost 50%
- * or more of its starting number of models" (e) counted as the break
+ * or more of its starting number of models" (B17: e) counted as the break
  * point counts, B15), and B12's "units are edgy if within 12"". */
 struct wb_verdict wb_edgy(const struct wb_army *a, const struct wb_unit *u, int turn)
 {
@@ -338,7 +338,7 @@ struct wb_verdict wb_edgy(const struct wb_army *a, const struct wb_unit *u, int 
     return v;
 }
 
-/* B9, B10. "A confident unit will fall back in good order as described in
+/* B9, B10, B18. "A confident unit will fall back in good order as described in
  * AoA if it fails a panic test." B12: "Units may not fall back in good
  * order when fighting against elephants" (per familiarity).
  *   1) passed: nothing  2) not confident: flees  3) fighting elephants and

@@ -1,7 +1,7 @@
 /*
  * battle_rules.h - the battle referee's rules core: the tabletop rules of
  * the campaign and battle rulebook from "Counter charge" to the end
- * (docs/rules-notes.md, "Battle referee", readings B1-B16), applied to the
+ * (docs/rules-notes.md, "Battle referee", readings B1-B20), applied to the
  * facts the players state.
  *
  * The base Warhammer Ancient Battles rules are not here: what they decide

@@ -2,7 +2,7 @@
  * test_battle_rules.c - the battle referee's rules core
  * (common/rulesets/battle/battle_rules.h) against the rules from "Counter
  * charge" to the end of the campaign and battle rules (docs/sources.md)
- * and docs/rules-notes.md ("Battle referee", B1-B16).
+ * and docs/rules-notes.md ("Battle referee", B1-B20).
  *
  * One table per rule; rows are numbered across the file, and each carries
  * the seed's sentence it checks, printed with the row's number on failure.
@@ -492,6 +492,8 @@ static const struct el_row_t {
     { 83, Q_EX, WB_EXPERT, false, WB_INFANTRY, false, { false, true, true, false, true } },
     { 84, Q_EX, WB_EXPERT, false, WB_CAVALRY, false, { true, true, true, false, false } },
     { 85, Q_EXF, WB_EXPERT, false, WB_CAVALRY, true, { false, true, true, false, false } },
+    /* B12 reading: elephants are not made edgy by elephants */
+    { 114, Q_NM, WB_NEVER_MET, false, WB_ELEPHANT, false, { false, false, false, false, false } },
 };
 
 static void test_elephant_effects(void **state)
