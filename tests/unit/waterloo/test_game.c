@@ -30,16 +30,8 @@
 struct fixture {
     struct wl_scenario sc;
     struct wl_game g;
-    int faces[64];          /* forced dice, consumed in order */
-    int nfaces, used;
+    struct wlt_dice dice;   /* forced dice, consumed in order */
 };
-
-static int forced_roll(void *ctx, uint32_t k)
-{
-    struct fixture *f = ctx;
-    (void)k;
-    return f->used < f->nfaces ? f->faces[f->used++] : 0;
-}
 
 static int setup(void **state)
 {
@@ -124,8 +116,8 @@ static void combat_phase(struct fixture *f, int side)
     f->g.phase = side == WL_FRENCH ? WL_PH_FRENCH_MOVE : WL_PH_ALLIED_MOVE;
     f->g.await_side = side;
     f->g.await_what = WL_AW_MOVE;
-    f->g.roll_source = forced_roll;
-    f->g.roll_ctx = f;
+    f->g.roll_source = wlt_dice_roll;
+    f->g.roll_ctx = &f->dice;
     expect(f, 0, side, "{\"type\":\"end_phase\"}", WL_R_OK);
     assert_int_equal(f->g.phase, side == WL_FRENCH ? WL_PH_FRENCH_COMBAT : WL_PH_ALLIED_COMBAT);
 }
@@ -204,7 +196,7 @@ static void test_exchange_equal(void **state)
     static const char *const at[] = { "N-42", "M-42", "E-42" };
     only(f, ids, at);
     combat_phase(f, WL_FRENCH);
-    f->faces[f->nfaces++] = 6;  /* 1-1, die 6: EX */
+    f->dice.faces[f->dice.n++] = 6;  /* 1-1, die 6: EX */
     expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[]}", WL_R_MUST_ATTACK);
     expect(f, 2, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
                             "\"defenders\":[\"aa-picton\"]}]}", WL_R_OK);
@@ -225,7 +217,7 @@ static void test_exchange_choice(void **state)
     static const char *const at[] = { "N-42", "N-43", "M-43", "E-42" };
     only(f, ids, at);
     combat_phase(f, WL_FRENCH);
-    f->faces[f->nfaces++] = 6;
+    f->dice.faces[f->dice.n++] = 6;
     expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\","
                             "\"fr-foy\"],\"defenders\":[\"aa-picton\"]}]}", WL_R_OK);
     assert_int_equal(f->g.battles[0].attack, 11);
@@ -254,7 +246,7 @@ static void test_defender_retreat(void **state)
     static const char *const at[] = { "N-42", "M-42", "E-42" };
     only(f, ids, at);
     combat_phase(f, WL_FRENCH);
-    f->faces[f->nfaces++] = 2;  /* 1-1, die 2: DB2 */
+    f->dice.faces[f->dice.n++] = 2;  /* 1-1, die 2: DB2 */
     expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
                             "\"defenders\":[\"aa-picton\"]}]}", WL_R_OK);
     expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
@@ -289,7 +281,7 @@ static void test_hq_attacked(void **state)
     expect(f, 3, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
     assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-wellington")].where, WL_ELIMINATED);
     assert_int_equal(f->g.rolls, rolls);
-    assert_int_equal(f->used, 0);
+    assert_int_equal(f->dice.used, 0);
 }
 
 /* --- HQs in the way (rules 2) ----------------------------------------------- */
@@ -410,7 +402,7 @@ static void test_hq_in_the_way_retreat(void **state)
     /* rules 2: the winner retreats Picton across Napoleon, who is eliminated */
     only(f, ids, at);
     combat_phase(f, WL_FRENCH);
-    f->faces[f->nfaces++] = 2;  /* 15-6, 2-1, die 2: DB2 */
+    f->dice.faces[f->dice.n++] = 2;  /* 15-6, 2-1, die 2: DB2 */
     expect(f, 1, WL_FRENCH, declare, WL_R_OK);
     expect(f, 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
     assert_int_equal(f->g.await_what, WL_AW_RETREAT);
@@ -422,7 +414,7 @@ static void test_hq_in_the_way_retreat(void **state)
     rules_version(f, 1);
     only(f, ids, at);
     combat_phase(f, WL_FRENCH);
-    f->faces[f->nfaces++] = 2;
+    f->dice.faces[f->dice.n++] = 2;
     expect(f, 4, WL_FRENCH, declare, WL_R_OK);
     expect(f, 5, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
     assert_int_equal(f->g.units[wlt_unit(&f->sc, "aa-picton")].where, WL_ELIMINATED);
@@ -446,8 +438,8 @@ static void test_hq_in_the_way_advance(void **state)
         rules_version(f, rules);
         only(f, ids, at);
         combat_phase(f, WL_FRENCH);
-        f->nfaces = f->used = 0;
-        f->faces[f->nfaces++] = 3;  /* 6-2 (Ross doubled on the hill top), 3-1, die 3: DB2 */
+        f->dice.n = f->dice.used = 0;
+        f->dice.faces[f->dice.n++] = 3;  /* 6-2 (Ross doubled on the hill top), 3-1, die 3: DB2 */
         expect(f, 10 * rules + 1, WL_FRENCH, declare, WL_R_OK);
         expect(f, 10 * rules + 2, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
         expect(f, 10 * rules + 3, WL_FRENCH, retreat, WL_R_OK);
@@ -526,7 +518,7 @@ static void test_advance_from_river(void **state)
     static const char *const at[] = { "E-55", "E-54", "N-42" };
     only(f, ids, at);
     combat_phase(f, WL_FRENCH);
-    f->faces[f->nfaces++] = 1;  /* 6 against 1 doubled (river attack) = 6-2, 3-1: die 1 DE */
+    f->dice.faces[f->dice.n++] = 1;  /* 6 against 1 doubled (river attack) = 6-2, 3-1: die 1 DE */
     expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
                             "\"defenders\":[\"aa-ross\"]}]}", WL_R_OK);
     assert_int_equal(f->g.battles[0].defence, 2);
@@ -617,8 +609,8 @@ static void test_battles_one_at_a_time(void **state)
     assert_true(f->g.units[wlt_unit(&f->sc, "aa-cooke")].engaged);
     assert_false(f->g.units[wlt_unit(&f->sc, "fr-pire")].engaged);
     assert_false(f->g.units[wlt_unit(&f->sc, "aa-uxbridge")].engaged);
-    f->faces[f->nfaces++] = 5;  /* battle 0, Foy 5 against Cooke 6 = 1-2, die 5: AE */
-    f->faces[f->nfaces++] = 2;  /* battle 1, Jerome 6 against Picton 6 = 1-1, die 2: DB2 */
+    f->dice.faces[f->dice.n++] = 5;  /* battle 0, Foy 5 against Cooke 6 = 1-2, die 5: AE */
+    f->dice.faces[f->dice.n++] = 2;  /* battle 1, Jerome 6 against Picton 6 = 1-1, die 2: DB2 */
     /* "All units which move into an enemy zone of control must attack ...": by the end
      * of the phase, so end_phase, and declare with no battle, are refused now. */
     expect_msg(f, 1, WL_FRENCH, "{\"type\":\"end_phase\"}", WL_R_MUST_ATTACK, "must attack");
@@ -664,8 +656,8 @@ static void test_up_front_declaration(void **state)
     struct fixture *f = *state;
     only(f, two_fronts_ids, two_fronts_at);
     combat_phase(f, WL_FRENCH);
-    f->faces[f->nfaces++] = 5;  /* battle 1 first: 1-1, die 5: AE */
-    f->faces[f->nfaces++] = 5;  /* battle 0: 1-2, die 5: AE */
+    f->dice.faces[f->dice.n++] = 5;  /* battle 1 first: 1-1, die 5: AE */
+    f->dice.faces[f->dice.n++] = 5;  /* battle 0: 1-2, die 5: AE */
     expect(f, 1, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[" BATTLE("\"fr-foy\"",
                             "\"aa-cooke\"") "," BATTLE("\"fr-jerome\"", "\"aa-picton\"") "]}",
            WL_R_OK);

@@ -48,17 +48,9 @@
 struct fixture {
     struct wl_scenario sc;
     struct wl_game g;
-    int faces[16];          /* forced dice, consumed in order */
-    int nfaces, used;
+    struct wlt_dice dice;   /* forced dice, consumed in order */
     json_t *last_events;    /* the events of the last accepted command */
 };
-
-static int forced_roll(void *ctx, uint32_t k)
-{
-    struct fixture *f = ctx;
-    (void)k;
-    return f->used < f->nfaces ? f->faces[f->used++] : 0;
-}
 
 static int setup(void **state)
 {
@@ -186,8 +178,8 @@ static void combat_phase(struct fixture *f, int side)
     f->g.phase = side == WL_FRENCH ? WL_PH_FRENCH_COMBAT : WL_PH_ALLIED_COMBAT;
     f->g.await_side = side;
     f->g.await_what = WL_AW_DECLARE;
-    f->g.roll_source = forced_roll;
-    f->g.roll_ctx = f;
+    f->g.roll_source = wlt_dice_roll;
+    f->g.roll_ctx = &f->dice;
 }
 
 /* Both set-ups ended by the commanders-in-chief: French movement, turn 1. */
@@ -574,7 +566,7 @@ static void test_retreat_by_winner(void **state)
     static const char *const at[] = { "L-38", "L-37", "N-42", "M-42", "E-42" };
     only(f, ids, at);
     combat_phase(f, WL_FRENCH);
-    f->faces[f->nfaces++] = 2;  /* 1-1, die 2: DB2 */
+    f->dice.faces[f->dice.n++] = 2;  /* 1-1, die 2: DB2 */
     static const struct row t[] = {
         { 81, "french:napoleon", "{\"type\":\"declare\",\"battles\":[{\"attackers\":"
                                  "[\"fr-jerome\"],\"defenders\":[\"aa-picton\"]}]}",
@@ -605,7 +597,7 @@ static void test_retreat_by_defender(void **state)
     static const char *const at[] = { "L-38", "L-37", "N-42", "M-42", "E-42" };
     only(f, ids, at);
     combat_phase(f, WL_ALLIED);
-    f->faces[f->nfaces++] = 1;  /* 1-1, die 1: AB2 */
+    f->dice.faces[f->dice.n++] = 1;  /* 1-1, die 1: AB2 */
     static const struct row t[] = {
         { 91, "allied:wellington", "{\"type\":\"declare\",\"battles\":[{\"attackers\":"
                                    "[\"aa-picton\"],\"defenders\":[\"fr-jerome\"]}]}", WL_R_OK },
@@ -630,7 +622,7 @@ static void test_joint_battle_exchange(void **state)
     static const char *const at[] = { "L-38", "L-37", "N-42", "N-43", "M-43", "E-42" };
     only(f, ids, at);
     combat_phase(f, WL_FRENCH);
-    f->faces[f->nfaces++] = 6;  /* 10-6 is 1-1, die 6: EX */
+    f->dice.faces[f->dice.n++] = 6;  /* 10-6 is 1-1, die 6: EX */
     static const char *const declare =
         "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\",\"fr-ii-art\"],"
         "\"defenders\":[\"aa-picton\"]}]}";

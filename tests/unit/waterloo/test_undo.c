@@ -38,17 +38,9 @@
 struct fixture {
     struct wl_scenario sc;
     struct wl_game g;
-    int faces[8];           /* forced dice, consumed in order */
-    int nfaces, used;
+    struct wlt_dice dice;   /* forced dice, consumed in order */
     json_t *events;         /* the events of the last accepted command */
 };
-
-static int forced_roll(void *ctx, uint32_t k)
-{
-    struct fixture *f = ctx;
-    (void)k;
-    return f->used < f->nfaces ? f->faces[f->used++] : 0;
-}
 
 /* A game of file (under rules 2) with opt's commanders and undo. */
 static struct fixture *fixture_new(const char *file, int commanders, int undo)
@@ -61,8 +53,8 @@ static struct fixture *fixture_new(const char *file, int commanders, int undo)
     opt.commanders = commanders;
     opt.undo = undo;
     wl_game_init_with(&f->g, &f->sc, "test-undo", NULL, &opt);
-    f->g.roll_source = forced_roll;
-    f->g.roll_ctx = f;
+    f->g.roll_source = wlt_dice_roll;
+    f->g.roll_ctx = &f->dice;
     return f;
 }
 
@@ -344,8 +336,8 @@ static void test_undo_refused(void **state)
     /* 4) a die rolled: still none */
     expect(f, 5, WL_FRENCH, "{\"type\":\"declare\",\"battles\":[{\"attackers\":[\"fr-jerome\"],"
                             "\"defenders\":[\"aa-cooke\"]}]}", WL_R_OK);
-    f->faces[0] = 6;
-    f->nfaces = 1;
+    f->dice.faces[0] = 6;
+    f->dice.n = 1;
     uint32_t rolls = f->g.rolls;
     expect(f, 6, WL_FRENCH, "{\"type\":\"resolve\",\"battle\":0}", WL_R_OK);
     assert_int_equal(f->g.rolls, rolls + 1);

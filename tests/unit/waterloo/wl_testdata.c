@@ -35,3 +35,10 @@ int wlt_unit(const struct wl_scenario *sc, const char *id)
         fail_msg("test data: no unit '%s'", id);
     return u;
 }
+
+int wlt_dice_roll(void *ctx, uint32_t k)
+{
+    struct wlt_dice *d = ctx;
+    (void)k;
+    return d->used < d->n && d->used < WLT_DICE_MAX ? d->faces[d->used++] : 0;
+}
