@@ -772,8 +772,7 @@ static json_t *unit_json(const struct bg_game *g, int s, int i)
     const struct bg_unit_x *x = &g->side[s].x[i];
     json_t *fj = json_object();
     for (int f = 0; f < NFACTS; f++)
-        if (x->value[f] != 0 || (x->stated >> f & 1u))
-            json_object_set_new(fj, facts[f].name, facts[f].terrain
+        json_object_set_new(fj, facts[f].name, facts[f].terrain
                                 ? json_string(terrain_names[x->value[f]])
                                 : json_boolean(x->value[f]));
     json_t *stated = json_array();
