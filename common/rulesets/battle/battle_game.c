@@ -458,10 +458,10 @@ static int do_dispute(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
         return why->reason;
     if (us == s)
         return refuse(why, BG_R_OWN_FACT, "%s is your own unit", g->side[us].army.units[ui].name);
-    int f = fact_index(json_string_value(json_object_get(cmd, "fact")));
+    const char *fname = json_string_value(json_object_get(cmd, "fact"));
+    int f = fact_index(fname);
     if (f < 0)
-        return refuse(why, BG_R_UNKNOWN_FACT, "no fact called '%.40s'",
-                      json_string_value(json_object_get(cmd, "fact")) ? json_string_value(json_object_get(cmd, "fact")) : "");
+        return refuse(why, BG_R_UNKNOWN_FACT, "no fact called '%.40s'", fname ? fname : "");
     struct bg_unit_x *x = &g->side[us].x[ui];
     if (!(x->stated >> f & 1u))
         return refuse(why, BG_R_NOT_STATED, "%s's %s was not stated since it was last settled",
@@ -829,14 +829,26 @@ json_t *bg_project(const struct bg_game *g, const char *seat)
     if (g->offer >= 0)
         offer = json_pack("{s:s, s:s}", "side", side_name[g->offer], "result",
                           (const char *[]){ "p1", "p2", "draw" }[g->offer_result]);
-    return json_pack("{s:s, s:i, s:b, s:{s:b, s:b}, s:i, s:s?, s:s?, s:o, s:o, s:o, s:s?, s:I}",
+    /* The dice (docs/dice.md): the next roll's k, the seed's commitment,
+     * and the seed once the battle is over. */
+    json_t *dice = json_pack("{s:I}", "rolls", (json_int_t)g->rolls);
+    if (g->has_seed) {
+        char hex[65];
+        wr_dice_commitment(g->seed, hex);
+        json_object_set_new(dice, "commitment", json_string(hex));
+        if (g->phase == BG_OVER) {
+            wr_dice_seed_hex(g->seed, hex);
+            json_object_set_new(dice, "seed", json_string(hex));
+        }
+    }
+    return json_pack("{s:s, s:i, s:b, s:{s:b, s:b}, s:i, s:s?, s:s?, s:o, s:o, s:o, s:s?, s:o}",
                      "phase", phase_names[g->phase], "points", g->points, "referee", g->referee,
                      "options", "diagonal", g->opts.diagonal, "deep_is_column",
                      g->opts.deep_is_column, "turn", g->turn, "player",
                      g->phase >= BG_PLAY ? side_name[g->active] : NULL, "segment",
                      g->phase == BG_PLAY ? segment_names[g->segment] : NULL, "sides", sides,
                      "dispute", dispute, "offer", offer, "winner",
-                     g->winner[0] ? g->winner : NULL, "rolls", (json_int_t)g->rolls);
+                     g->winner[0] ? g->winner : NULL, "dice", dice);
 }
 
 /* A roster event shows its units to its own side only; the state reveals

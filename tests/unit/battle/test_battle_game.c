@@ -309,11 +309,13 @@ static const struct step game2[] = {
     { "referee", "{\"type\":\"settle\",\"stands\":true}", "not_your_turn", 0, 0, 0, 0, 0 },
     { "p1", P1_PART2, "ok", 0, 0, 0, 0, 0 },
     { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0 },
-    { "p1", "{\"type\":\"start\"}", "ok", "p1", "{\"player\":\"p2\",\"rolls\":4}", 0, 0, 0 },
+    { "p1", "{\"type\":\"start\"}", "ok", "p1", "{\"player\":\"p2\",\"dice\":"
+      "{\"rolls\":4}}", 0, 0, 0 },
     { "p2", "{\"type\":\"fact\",\"unit\":\"Archers\",\"fact\":\"won_round\",\"value\":true}",
       "ok", "p1", "{\"sides\":{\"p2\":{\"units\":[{\"status\":[\"confident\"]}]}}}", 0, 0, 0 },
     { "p1", "{\"type\":\"dispute\",\"unit\":\"Archers\",\"fact\":\"won_round\"}", "ok", "p1",
-      "{\"dispute\":null,\"rolls\":5,\"sides\":{\"p2\":{\"units\":[{\"facts\":{\"won_round\":"
+      "{\"dispute\":null,\"dice\":{\"rolls\":5},\"sides\":{\"p2\":{\"units\":[{\"facts\":"
+      "{\"won_round\":"
       "false}}]}}}", 0, "settled", 0 },
     { "p2", "{\"type\":\"test\",\"unit\":\"Archers\",\"test\":\"ld\",\"target\":7}",
       "bad_command", 0, 0, 0, 0, 0 },
