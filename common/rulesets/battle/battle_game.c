@@ -688,7 +688,7 @@ static const struct bg_command {
     const char *type;
     enum bg_phase phase;
     enum who who;
-    bool blocked_by_dispute;    /* refused while the referee settles a dispute */
+    bool blocked_by_dispute;    /* refused while the referee settles a dispute (B22) */
     int (*handler)(struct bg_game *, int, const json_t *, json_t *, struct wr_refusal *);
 } commands[] = {
     { "roster", BG_ROSTER, SIDES, false, do_roster },
@@ -700,8 +700,8 @@ static const struct bg_command {
     { "test", BG_PLAY, SIDES, true, do_test },
     { "end_phase", BG_PLAY, SIDES, true, do_end },
     { "end_turn", BG_PLAY, SIDES, true, do_end },
-    { "offer_end", BG_PLAY, SIDES, true, do_offer },
-    { "accept_end", BG_PLAY, SIDES, true, do_accept },
+    { "offer_end", BG_PLAY, SIDES, false, do_offer },
+    { "accept_end", BG_PLAY, SIDES, false, do_accept },
 };
 
 int bg_apply(struct bg_game *g, const char *seat, const json_t *cmd, json_t **events,

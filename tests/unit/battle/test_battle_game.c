@@ -217,7 +217,7 @@ static const struct step game1[] = {
     { "p1", "{\"type\":\"fact\",\"unit\":\"Spears\",\"fact\":\"rear_support\",\"value\":true}",
       "ok", "p2", "{\"sides\":{\"p1\":{\"units\":[{\"status\":[\"confident\"],\"why\":"
       "{\"confident\":\"confident_b\"}}]}}}", 0, 0, 0 },
-    /* 18-24: a dispute the referee settles */
+    /* 18-25: a dispute the referee settles; an offer meanwhile */
     { "p1", "{\"type\":\"dispute\",\"unit\":\"Spears\",\"fact\":\"rear_support\"}", "own_fact",
       0, 0, 0, 0, 0 },
     { "p2", "{\"type\":\"dispute\",\"unit\":\"Spears\",\"fact\":\"isolated\"}", "not_stated",
@@ -226,11 +226,14 @@ static const struct step game1[] = {
       "{\"dispute\":{\"unit\":\"Spears\",\"fact\":\"rear_support\"}}", 0, 0, 0 },
     { "p1", "{\"type\":\"end_phase\"}", "dispute_pending", 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"settle\",\"stands\":true}", "not_your_turn", 0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"offer_end\",\"result\":\"p1\"}", "ok", NULL,
+      "{\"offer\":{\"side\":\"p2\",\"result\":\"p1\"},\"dispute\":{\"unit\":\"Spears\"}}", 0,
+      0, 0 },
     { "referee", "{\"type\":\"settle\",\"stands\":false}", "ok", "p1",
       "{\"dispute\":null,\"sides\":{\"p1\":{\"units\":[{\"status\":[],\"facts\":"
       "{\"rear_support\":false}}]}}}", 0, 0, 0 },
     { "referee", "{\"type\":\"settle\",\"stands\":false}", "no_dispute", 0, 0, 0, 0, 0 },
-    /* 25-31: tests rolled by the host and their outcomes */
+    /* 26-32: tests rolled by the host and their outcomes */
     { "p1", "{\"type\":\"test\",\"unit\":\"Spears\",\"test\":\"panic\",\"target\":0}",
       "bad_target", 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"test\",\"unit\":\"Spears\",\"test\":\"rally\",\"target\":7}",
@@ -246,7 +249,7 @@ static const struct step game1[] = {
     { "p1", "{\"type\":\"test\",\"unit\":\"Horse\",\"test\":\"panic\",\"target\":8}", "ok",
       "p2", 0, 0, "test", "fall_back" },
     { "p2", "{\"type\":\"end_phase\"}", "not_active", 0, 0, 0, 0, 0 },
-    /* 32-38: the break point at the end of a player turn */
+    /* 33-39: the break point at the end of a player turn */
     { "p1", "{\"type\":\"end_phase\"}", "ok", NULL, "{\"segment\":\"rally\"}", 0, 0, 0 },
     { "p1", "{\"type\":\"end_turn\"}", "ok", NULL, "{\"player\":\"p2\",\"turn\":2,\"segment\":"
       "\"declare_charges\"}", 0, "turn", 0 },
