@@ -1,0 +1,1050 @@
+/*
+ * battle_game.c - the battle referee's game (battle_game.h): options,
+ * commands, statuses from the rules core's verdicts, the state as JSON,
+ * the invariants and the random player.
+ */
+#include "battle_game.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dice.h"
+#include "prng.h"
+
+#define BG_ALL_REASONS(X) WB_REASON_MAP(X) BG_REASON_MAP(X)
+static const struct wr_reason_info bg_reason_rows[] = { WR_REASON_ROWS(BG_ALL_REASONS) };
+const struct wr_reason_table bg_reasons = { bg_reason_rows, BG_R_COUNT };
+
+static int refuse(struct wr_refusal *why, int r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int refuse(struct wr_refusal *why, int r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    wr_vrefuse_in(why, &bg_reasons, r, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+static const char *const side_name[2] = { "p1", "p2" };
+
+/* --- names ----------------------------------------------------------------- */
+
+static const char *const kind_names[] = { "infantry", "cavalry", "chariot", "elephant",
+                                          "character", "skirmishers", NULL };
+static const char *const fam_names[] = { "never_met", "previously_fought", "know", "expert",
+                                         NULL };
+static const char *const terrain_names[] = { "clear", "hill", "ford", "difficult", "obstacle",
+                                             NULL };
+static const char *const segment_names[] = { "declare_charges", "rally", "compulsory_move",
+                                             "shooting", "combat", NULL };
+static const char *const phase_names[] = { "roster", "start", "play", "over" };
+
+static int name_index(const char *const *names, const char *s)
+{
+    for (int i = 0; s && names[i]; i++)
+        if (strcmp(names[i], s) == 0)
+            return i;
+    return -1;
+}
+
+/* The facts a side may state: the name, whether it is a terrain (else a
+ * bool) and where it goes in struct wb_facts. */
+static const struct bg_fact {
+    const char *name;
+    bool terrain;
+    size_t off;
+} facts[] = {
+    { "terrain", true, offsetof(struct wb_facts, terrain) },
+    { "enemy_terrain", true, offsetof(struct wb_facts, enemy_terrain) },
+    { "secure_flanks", false, offsetof(struct wb_facts, secure_flanks) },
+    { "rear_support", false, offsetof(struct wb_facts, rear_support) },
+    { "near_screen", false, offsetof(struct wb_facts, near_screen) },
+    { "isolated", false, offsetof(struct wb_facts, isolated) },
+    { "flank_threat", false, offsetof(struct wb_facts, flank_threat) },
+    { "flank_threat_skirmish", false, offsetof(struct wb_facts, flank_threat_skirmish) },
+    { "near_elephant", false, offsetof(struct wb_facts, near_elephant) },
+    { "near_enemy_elephant", false, offsetof(struct wb_facts, near_enemy_elephant) },
+    { "won_round", false, offsetof(struct wb_facts, won_round) },
+    { "fighting_elephants", false, offsetof(struct wb_facts, fighting_elephants) },
+    { "fighting_flank_rear", false, offsetof(struct wb_facts, fighting_flank_rear) },
+    { "engaged_other_facing", false, offsetof(struct wb_facts, engaged_other_facing) },
+};
+#define NFACTS ((int)(sizeof facts / sizeof facts[0]))
+_Static_assert(sizeof facts / sizeof facts[0] <= BG_FACTS_MAX, "BG_FACTS_MAX");
+
+static int fact_index(const char *s)
+{
+    for (int i = 0; s && i < NFACTS; i++)
+        if (strcmp(facts[i].name, s) == 0)
+            return i;
+    return -1;
+}
+
+/* The unit's struct wb_facts from its stated values. */
+static void facts_fill(struct wb_unit *u, const struct bg_unit_x *x)
+{
+    for (int i = 0; i < NFACTS; i++) {
+        char *p = (char *)&u->facts + facts[i].off;
+        if (facts[i].terrain) {
+            enum wb_terrain t = (enum wb_terrain)x->value[i];
+            memcpy(p, &t, sizeof t);
+        } else {
+            bool b = x->value[i] != 0;
+            memcpy(p, &b, sizeof b);
+        }
+    }
+}
+
+/* --- statuses from the verdicts ---------------------------------------------- */
+
+/* The bits the verdicts decide, for check(). */
+#define BG_ST_JUDGED (WB_ST_CONFIDENT | WB_ST_EDGY | WB_ST_RANK_LOST)
+
+static void judge_unit(struct bg_game *g, int s, int i)
+{
+    struct wb_army *a = &g->side[s].army;
+    struct wb_unit *u = &a->units[i];
+    struct bg_unit_x *x = &g->side[s].x[i];
+    facts_fill(u, x);
+    struct wb_verdict c = wb_confident(a, u), e = wb_edgy(a, u, g->turn > 0 ? g->turn : 1);
+    struct wb_verdict r = wb_rank_bonus(u, &g->opts);
+    u->status &= ~(unsigned)BG_ST_JUDGED;
+    u->status |= (c.yes ? WB_ST_CONFIDENT : 0u) | (e.yes ? WB_ST_EDGY : 0u) |
+                 (r.yes ? 0u : WB_ST_RANK_LOST);
+    x->why_conf = c.why;
+    x->why_edgy = e.why;
+    x->why_rank = r.why;
+}
+
+static void judge_all(struct bg_game *g)
+{
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < g->side[s].army.count; i++)
+            judge_unit(g, s, i);
+}
+
+/* --- create -------------------------------------------------------------------- */
+
+static int opt_bool(const json_t *opts, const char *name, bool def, bool *out,
+                    struct wr_refusal *why)
+{
+    json_t *v = json_object_get(opts, name);
+    if (v == NULL) {
+        *out = def;
+        return 0;
+    }
+    if (!json_is_boolean(v))
+        return refuse(why, WB_R_BAD_OPTIONS, "the option %s is true or false", name);
+    *out = json_is_true(v);
+    return 0;
+}
+
+static int opt_fam(const json_t *opts, const char *name, enum wb_familiarity *out,
+                   struct wr_refusal *why)
+{
+    json_t *v = json_object_get(opts, name);
+    *out = WB_NEVER_MET;
+    if (v == NULL)
+        return 0;
+    int f = name_index(fam_names, json_string_value(v));
+    if (f < 0)
+        return refuse(why, WB_R_BAD_OPTIONS,
+                      "the option %s is never_met, previously_fought, know or expert", name);
+    *out = (enum wb_familiarity)f;
+    return 0;
+}
+
+struct bg_game *bg_new(const json_t *options, const char *game_id, const uint8_t *seed,
+                       const struct wr_host *host, struct wr_refusal *why)
+{
+    if (options != NULL && !json_is_object(options)) {
+        refuse(why, WB_R_BAD_OPTIONS, "options must be an object");
+        return NULL;
+    }
+    struct bg_game *g = calloc(1, sizeof *g);
+    if (g == NULL) {
+        refuse(why, WB_R_NO_MEMORY, "out of memory");
+        return NULL;
+    }
+    g->host = host;
+    snprintf(g->id, sizeof g->id, "%s", game_id ? game_id : "");
+    if (seed) {
+        memcpy(g->seed, seed, sizeof g->seed);
+        g->has_seed = true;
+    }
+    g->points = BG_POINTS_DEFAULT;
+    g->offer = -1;
+    json_t *pts = json_object_get(options, "points");
+    struct wb_options def = wb_options_default();
+    if (pts != NULL && (!json_is_integer(pts) || json_integer_value(pts) < 1 ||
+                        json_integer_value(pts) > BG_POINTS_MAX)) {
+        refuse(why, WB_R_BAD_OPTIONS, "the option points is 1..%d", BG_POINTS_MAX);
+    } else if (pts != NULL) {
+        g->points = (int)json_integer_value(pts);
+    }
+    if ((pts == NULL || g->points == json_integer_value(pts)) &&
+        opt_bool(options, "referee", false, &g->referee, why) == 0 &&
+        opt_bool(options, "diagonal", def.diagonal, &g->opts.diagonal, why) == 0 &&
+        opt_bool(options, "deep_is_column", def.deep_is_column, &g->opts.deep_is_column, why) ==
+            0 &&
+        opt_fam(options, "p1_elephants", &g->side[0].army.familiarity, why) == 0 &&
+        opt_fam(options, "p2_elephants", &g->side[1].army.familiarity, why) == 0) {
+        g->seats[0] = "p1";
+        g->seats[1] = "p2";
+        g->seats[2] = g->referee ? "referee" : NULL;
+        g->seats[3] = NULL;
+        return g;
+    }
+    free(g);
+    return NULL;
+}
+
+/* --- dice ------------------------------------------------------------------------ */
+
+/* Roll the game's next die: its face, or 0 when there is none. */
+static int roll(struct bg_game *g, json_t *ev, const char *for_what)
+{
+    uint32_t k = g->rolls;
+    int face = g->has_seed ? wr_dice_roll(g->seed, g->id, k)
+             : g->host && g->host->roll ? g->host->roll(g->host->ctx, k) : 0;
+    if (face < 1 || face > 6)
+        return 0;
+    g->rolls++;
+    json_array_append_new(ev, json_pack("{s:s, s:I, s:i, s:s}", "type", "roll", "k",
+                                        (json_int_t)k, "face", face, "for", for_what));
+    return face;
+}
+
+/* --- commands -------------------------------------------------------------------- */
+
+static int side_of(const char *seat)
+{
+    return name_index((const char *const[]){ "p1", "p2", NULL }, seat);
+}
+
+/* Refuse keys of cmd other than those of allowed (NULL-terminated). */
+static int only_keys(const json_t *cmd, const char *const *allowed, struct wr_refusal *why)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)cmd, key, v)
+        if (name_index(allowed, key) < 0)
+            return refuse(why, WB_R_BAD_COMMAND, "a %s command has no '%.40s'",
+                          json_string_value(json_object_get(cmd, "type")), key);
+    return 0;
+}
+
+/* The unit named in cmd's "unit": its side and index. */
+static int find_unit(const struct bg_game *g, const json_t *cmd, int *s, int *i,
+                     struct wr_refusal *why)
+{
+    const char *name = json_string_value(json_object_get(cmd, "unit"));
+    if (name == NULL)
+        return refuse(why, WB_R_BAD_COMMAND, "name the unit: \"unit\": its name");
+    for (int k = 0; k < 2; k++)
+        for (int n = 0; n < g->side[k].army.count; n++)
+            if (strcmp(g->side[k].army.units[n].name, name) == 0) {
+                *s = k;
+                *i = n;
+                return 0;
+            }
+    return refuse(why, BG_R_UNKNOWN_UNIT, "no unit called '%.40s' is on the table", name);
+}
+
+static int parse_unit(const json_t *j, struct wb_unit *u, int *points, struct wr_refusal *why)
+{
+    static const char *const keys[] = { "name", "kind", "models", "wounds", "move", "files",
+                                        "ranks", "skirmish", "general", "points", NULL };
+    if (!json_is_object(j) || only_keys(j, keys, why) != 0)
+        return refuse(why, BG_R_BAD_ROSTER, "each unit is an object: name, kind, models, "
+                      "and wounds, move, files, ranks, skirmish, general, points");
+    const char *name = json_string_value(json_object_get(j, "name"));
+    int kind = name_index(kind_names, json_string_value(json_object_get(j, "kind")));
+    json_t *m = json_object_get(j, "models");
+    if (name == NULL || name[0] == '\0' || strlen(name) >= WB_NAME_MAX || kind < 0 ||
+        !json_is_integer(m) || json_integer_value(m) < 1 ||
+        json_integer_value(m) > BG_MODELS_MAX)
+        return refuse(why, BG_R_BAD_ROSTER, "a unit needs a name of 1 to %d bytes, a kind "
+                      "(infantry, cavalry, chariot, elephant, character, skirmishers) and "
+                      "1 to %d models", WB_NAME_MAX - 1, BG_MODELS_MAX);
+    memset(u, 0, sizeof *u);
+    memcpy(u->name, name, strlen(name) + 1);
+    u->kind = (enum wb_kind)kind;
+    u->models = (int)json_integer_value(m);
+    static const struct { const char *key; int def, max; size_t off; } ints[] = {
+        { "wounds", 1, BG_WOUNDS_MAX, offsetof(struct wb_unit, wounds) },
+        { "move", 4, 24, offsetof(struct wb_unit, move) },
+        { "files", 1, BG_MODELS_MAX, offsetof(struct wb_unit, files) },
+        { "ranks", 1, BG_MODELS_MAX, offsetof(struct wb_unit, ranks) },
+    };
+    for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++) {
+        json_t *v = json_object_get(j, ints[k].key);
+        int val = ints[k].def;
+        if (v != NULL) {
+            if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+                json_integer_value(v) > ints[k].max)
+                return refuse(why, BG_R_BAD_ROSTER, "a unit's %s is 1..%d", ints[k].key,
+                              ints[k].max);
+            val = (int)json_integer_value(v);
+        }
+        memcpy((char *)u + ints[k].off, &val, sizeof val);
+    }
+    json_t *sk = json_object_get(j, "skirmish"), *gen = json_object_get(j, "general");
+    json_t *pt = json_object_get(j, "points");
+    if ((sk && !json_is_boolean(sk)) || (gen && !json_is_boolean(gen)) ||
+        (pt && (!json_is_integer(pt) || json_integer_value(pt) < 0 ||
+                json_integer_value(pt) > BG_POINTS_MAX)))
+        return refuse(why, BG_R_BAD_ROSTER, "skirmish and general are true or false, points "
+                      "0..%d", BG_POINTS_MAX);
+    u->skirmish = json_is_true(sk) || u->kind == WB_SKIRMISHERS;
+    u->general = json_is_true(gen);
+    *points = pt ? (int)json_integer_value(pt) : 0;
+    return 0;
+}
+
+static json_t *unit_json(const struct bg_game *g, int s, int i);
+
+/* A roster comes in one or more parts, each sealed from everyone but its
+ * side; "last": true closes it. */
+static int do_roster(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                     struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "units", "last", NULL };
+    if (only_keys(cmd, keys, why) != 0)
+        return why->reason;
+    if (g->side[s].in)
+        return refuse(why, BG_R_ROSTER_IN, "%s's roster is already in", side_name[s]);
+    struct bg_side *sd = &g->side[s];
+    json_t *units = json_object_get(cmd, "units"), *last = json_object_get(cmd, "last");
+    size_t n = json_array_size(units), have = (size_t)sd->army.count;
+    if (!json_is_array(units) || n < 1 || have + n > WB_UNITS_MAX)
+        return refuse(why, BG_R_BAD_ROSTER, "a roster is 1 to %d units in all; %s has %d",
+                      WB_UNITS_MAX, side_name[s], sd->army.count);
+    if (last != NULL && !json_is_boolean(last))
+        return refuse(why, WB_R_BAD_COMMAND, "\"last\" is true or false");
+    int total = 0;
+    for (size_t k = 0; k < have; k++)
+        total += sd->x[k].points;
+    for (size_t k = have; k < have + n; k++) {
+        if (parse_unit(json_array_get(units, k - have), &sd->army.units[k], &sd->x[k].points,
+                       why))
+            return why->reason;
+        total += sd->x[k].points;
+        for (size_t j = 0; j < k; j++)
+            if (strcmp(sd->army.units[j].name, sd->army.units[k].name) == 0)
+                return refuse(why, BG_R_DUPLICATE_UNIT, "two units are called '%s'",
+                              sd->army.units[k].name);
+        /* Names are unique across the table: commands name units alone. */
+        for (int j = 0; j < g->side[!s].army.count; j++)
+            if (strcmp(g->side[!s].army.units[j].name, sd->army.units[k].name) == 0)
+                return refuse(why, BG_R_DUPLICATE_UNIT, "the other army has a unit called '%s'",
+                              sd->army.units[k].name);
+    }
+    if (total > g->points)
+        return refuse(why, BG_R_OVER_POINTS, "the roster costs %d points; the battle is of %d",
+                      total, g->points);
+    sd->army.count = (int)(have + n);
+    json_t *list = json_array();
+    for (int k = (int)have; k < sd->army.count; k++)
+        json_array_append_new(list, unit_json(g, s, k));
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:o, s:b}", "type", "roster", "side",
+                                        side_name[s], "units", list, "last", json_is_true(last)));
+    if (!json_is_true(last))
+        return 0;
+    sd->army.start_models = wb_army_start_count(&sd->army);
+    sd->in = true;
+    if (g->side[0].in && g->side[1].in) {
+        g->phase = BG_START;
+        json_array_append_new(ev, json_pack("{s:s}", "type", "rosters_revealed"));
+    }
+    return 0;
+}
+
+static int do_start(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                    struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", NULL };
+    if (only_keys(cmd, keys, why) != 0)
+        return why->reason;
+    (void)s;
+    /* The roll-off for the first turn (B21): a D6 each, again on a tie;
+     * after five ties p1 goes first. */
+    int first = 0;
+    for (int t = 0; t < 5; t++) {
+        int a = roll(g, ev, "p1"), b = a ? roll(g, ev, "p2") : 0;
+        if (a == 0 || b == 0)
+            return refuse(why, WB_R_BAD_COMMAND, "the host has no die for the roll-off");
+        if (a != b) {
+            first = a > b ? 0 : 1;
+            break;
+        }
+    }
+    g->phase = BG_PLAY;
+    g->turn = 1;
+    g->active = first;
+    g->segment = BG_SEG_CHARGES;
+    judge_all(g);
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:i}", "type", "started", "first",
+                                        side_name[first], "turn", 1));
+    return 0;
+}
+
+static int do_fact(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                   struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "unit", "fact", "value", NULL };
+    int us, ui;
+    if (only_keys(cmd, keys, why) != 0 || find_unit(g, cmd, &us, &ui, why) != 0)
+        return why->reason;
+    if (us != s)
+        return refuse(why, BG_R_NOT_YOUR_UNIT, "%s is %s's unit: its side states its facts",
+                      g->side[us].army.units[ui].name, side_name[us]);
+    int f = fact_index(json_string_value(json_object_get(cmd, "fact")));
+    if (f < 0)
+        return refuse(why, BG_R_UNKNOWN_FACT, "a fact is one of terrain, enemy_terrain, "
+                      "secure_flanks, rear_support, isolated, flank_threat, won_round, ...");
+    json_t *v = json_object_get(cmd, "value");
+    int val;
+    if (facts[f].terrain) {
+        val = name_index(terrain_names, json_string_value(v));
+        if (val < 0)
+            return refuse(why, BG_R_BAD_VALUE, "%s is clear, hill, ford, difficult or obstacle",
+                          facts[f].name);
+    } else {
+        if (!json_is_boolean(v))
+            return refuse(why, BG_R_BAD_VALUE, "%s is true or false", facts[f].name);
+        val = json_is_true(v);
+    }
+    struct bg_unit_x *x = &g->side[s].x[ui];
+    x->prev[f] = x->value[f];
+    x->value[f] = val;
+    x->stated |= 1u << f;
+    judge_unit(g, s, ui);
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:s, s:s, s:O}", "type", "fact", "side",
+                                        side_name[s], "unit", g->side[s].army.units[ui].name,
+                                        "fact", facts[f].name, "value", v));
+    return 0;
+}
+
+static json_t *settled_event(const struct bg_game *g, bool stands, const char *by)
+{
+    int s = g->dispute.side, f = g->dispute.fact;
+    return json_pack("{s:s, s:s, s:s, s:s, s:b, s:s}", "type", "settled", "unit",
+                     g->side[s].army.units[g->dispute.unit].name, "fact", facts[f].name,
+                     "by", by, "stands", stands, "why",
+                     stands ? "the stated fact stands" : "the fact is as it was before");
+}
+
+static void settle(struct bg_game *g, bool stands)
+{
+    struct bg_unit_x *x = &g->side[g->dispute.side].x[g->dispute.unit];
+    if (!stands)
+        x->value[g->dispute.fact] = x->prev[g->dispute.fact];
+    g->dispute.on = false;
+    judge_unit(g, g->dispute.side, g->dispute.unit);
+}
+
+static int do_dispute(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                      struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "unit", "fact", NULL };
+    int us, ui;
+    if (only_keys(cmd, keys, why) != 0 || find_unit(g, cmd, &us, &ui, why) != 0)
+        return why->reason;
+    if (us == s)
+        return refuse(why, BG_R_OWN_FACT, "%s is your own unit", g->side[us].army.units[ui].name);
+    const char *fname = json_string_value(json_object_get(cmd, "fact"));
+    int f = fact_index(fname);
+    if (f < 0)
+        return refuse(why, BG_R_UNKNOWN_FACT, "no fact called '%.40s'", fname ? fname : "");
+    struct bg_unit_x *x = &g->side[us].x[ui];
+    if (!(x->stated >> f & 1u))
+        return refuse(why, BG_R_NOT_STATED, "%s's %s was not stated since it was last settled",
+                      g->side[us].army.units[ui].name, facts[f].name);
+    x->stated &= ~(1u << f);
+    g->dispute.on = true;
+    g->dispute.side = us;
+    g->dispute.unit = ui;
+    g->dispute.fact = f;
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:s, s:s}", "type", "dispute", "side",
+                                        side_name[s], "unit", g->side[us].army.units[ui].name,
+                                        "fact", facts[f].name));
+    if (g->referee)
+        return 0;
+    /* No referee: a D6, the stated fact stands on a 4 or more (B22). */
+    int face = roll(g, ev, "dispute");
+    if (face == 0)
+        return refuse(why, WB_R_BAD_COMMAND, "the host has no die for the dispute");
+    json_array_append_new(ev, settled_event(g, face >= 4, "dice"));
+    settle(g, face >= 4);
+    return 0;
+}
+
+static int do_settle(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                     struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "stands", NULL };
+    (void)s;
+    json_t *st = json_object_get(cmd, "stands");
+    if (only_keys(cmd, keys, why) != 0)
+        return why->reason;
+    if (!json_is_boolean(st))
+        return refuse(why, WB_R_BAD_COMMAND, "settle with \"stands\": true or false");
+    if (!g->dispute.on)
+        return refuse(why, BG_R_NO_DISPUTE, "no fact is disputed");
+    json_array_append_new(ev, settled_event(g, json_is_true(st), "referee"));
+    settle(g, json_is_true(st));
+    return 0;
+}
+
+static int do_casualties(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                         struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "unit", "wounds", NULL };
+    int us, ui;
+    (void)s;
+    if (only_keys(cmd, keys, why) != 0 || find_unit(g, cmd, &us, &ui, why) != 0)
+        return why->reason;
+    json_t *w = json_object_get(cmd, "wounds");
+    struct wb_unit *u = &g->side[us].army.units[ui];
+    int left = u->models * u->wounds - u->wounds_lost;
+    if (!json_is_integer(w) || json_integer_value(w) < 1)
+        return refuse(why, WB_R_BAD_COMMAND, "report \"wounds\": 1 or more");
+    if (left == 0)
+        return refuse(why, BG_R_UNIT_GONE, "%s has no models left", u->name);
+    if (json_integer_value(w) > left)
+        return refuse(why, BG_R_TOO_MANY_CASUALTIES, "%s has %d wounds left, not %d", u->name,
+                      left, (int)json_integer_value(w));
+    u->wounds_lost += (int)json_integer_value(w);
+    judge_all(g);   /* edgy e) counts the whole army */
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:i, s:i}", "type", "casualties", "unit",
+                                        u->name, "wounds", (int)json_integer_value(w),
+                                        "models_left", wb_unit_alive(u)));
+    return 0;
+}
+
+static int do_test(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                   struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "unit", "test", "target", NULL };
+    static const char *const tests[] = { "ld", "panic", "rally", NULL };
+    int us, ui;
+    if (only_keys(cmd, keys, why) != 0 || find_unit(g, cmd, &us, &ui, why) != 0)
+        return why->reason;
+    struct wb_unit *u = &g->side[us].army.units[ui];
+    if (us != s)
+        return refuse(why, BG_R_NOT_YOUR_UNIT, "%s is %s's unit: its side asks for its tests",
+                      u->name, side_name[us]);
+    int t = name_index(tests, json_string_value(json_object_get(cmd, "test")));
+    json_t *tg = json_object_get(cmd, "target");
+    if (t < 0 || !json_is_integer(tg))
+        return refuse(why, WB_R_BAD_COMMAND, "a test is ld, panic or rally, with a \"target\"");
+    if (json_integer_value(tg) < 1 || json_integer_value(tg) > BG_TARGET_MAX)
+        return refuse(why, BG_R_BAD_TARGET, "a target number is 1 to %d, not %lld",
+                      BG_TARGET_MAX, (long long)json_integer_value(tg));
+    if (wb_unit_alive(u) == 0)
+        return refuse(why, BG_R_UNIT_GONE, "%s has no models left", u->name);
+    bool fleeing = (u->status & WB_ST_FLEEING) != 0;
+    if (t == 2 && !fleeing)
+        return refuse(why, BG_R_NOT_FLEEING, "%s is not fleeing", u->name);
+    if (t != 2 && fleeing)
+        return refuse(why, BG_R_FLEEING, "%s is fleeing: it may only test to rally", u->name);
+    bool edgy = (u->status & WB_ST_EDGY) != 0;
+    int n = edgy ? 3 : 2, faces[WB_DICE_MAX];
+    json_t *fj = json_array();
+    for (int k = 0; k < n; k++) {
+        faces[k] = roll(g, ev, u->name);
+        if (faces[k] == 0) {
+            json_decref(fj);
+            return refuse(why, WB_R_BAD_COMMAND, "the host has no die for the test");
+        }
+        json_array_append_new(fj, json_integer(faces[k]));
+    }
+    struct wb_verdict v = wb_ld_test(faces, n, edgy, (int)json_integer_value(tg));
+    enum wb_reason outcome = v.why;
+    struct bg_unit_x *x = &g->side[s].x[ui];
+    if (t == 1) {
+        struct wb_verdict p = wb_panic_result(&g->side[s].army, u, !v.yes);
+        outcome = p.why;
+        if (p.why == WB_R_FALL_BACK)
+            u->status |= WB_ST_FALLING_BACK;
+        else if (p.why == WB_R_FLEES || p.why == WB_R_FALL_BACK_ELEPHANTS)
+            u->status = (u->status & ~(unsigned)WB_ST_FALLING_BACK) | WB_ST_FLEEING;
+        if (p.why != WB_R_PANIC_PASSED)
+            x->why_retreat = p.why;
+    } else if (t == 2 && v.yes) {
+        u->status &= ~(unsigned)WB_ST_FLEEING;
+        x->why_retreat = WB_R_OK;
+    }
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:s, s:i, s:o, s:b, s:s, s:s}", "type",
+                                        "test", "unit", u->name, "test", tests[t], "target",
+                                        (int)json_integer_value(tg), "faces", fj, "passed",
+                                        v.yes, "outcome", wb_reason_code(outcome), "why",
+                                        wb_reason_text(outcome)));
+    return 0;
+}
+
+/* The end of a player turn: the break point of both armies (B14), then
+ * the other side's turn. */
+static void end_turn(struct bg_game *g, json_t *ev)
+{
+    /* A unit that fell back in good order rallied at the end of its move
+     * and may not charge in its owner's next turn (B9). */
+    struct wb_army *own = &g->side[g->active].army;
+    for (int i = 0; i < own->count; i++) {
+        unsigned *st = &own->units[i].status;
+        *st &= ~(unsigned)WB_ST_FELL_BACK;
+        if (*st & WB_ST_FALLING_BACK)
+            *st = (*st & ~(unsigned)WB_ST_FALLING_BACK) | WB_ST_FELL_BACK;
+    }
+    bool broken[2];
+    for (int s = 0; s < 2; s++)
+        broken[s] = wb_army_broken(&g->side[s].army, true).yes;
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:i}", "type", "turn_ended", "side",
+                                         side_name[g->active], "turn", g->turn));
+    if (broken[0] || broken[1]) {
+        snprintf(g->winner, sizeof g->winner, "%s",
+                 broken[0] && broken[1] ? "draw" : broken[0] ? "p2" : "p1");
+        g->phase = BG_OVER;
+        g->dispute.on = false;
+        json_array_append_new(ev, json_pack("{s:s, s:s, s:s}", "type", "battle_over", "result",
+                                            g->winner, "why", wb_reason_text(WB_R_ARMY_BROKEN)));
+        return;
+    }
+    g->turn++;
+    g->active = !g->active;
+    g->segment = BG_SEG_CHARGES;
+    judge_all(g);
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:i, s:s}", "type", "turn", "side",
+                                        side_name[g->active], "turn", g->turn, "segment",
+                                        segment_names[g->segment]));
+}
+
+static int do_end(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                  struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", NULL };
+    if (only_keys(cmd, keys, why) != 0)
+        return why->reason;
+    if (s != g->active)
+        return refuse(why, BG_R_NOT_ACTIVE, "it is %s's player turn", side_name[g->active]);
+    bool whole = strcmp(json_string_value(json_object_get(cmd, "type")), "end_turn") == 0;
+    if (!whole && g->segment + 1 < BG_SEG_COUNT) {
+        g->segment++;
+        json_array_append_new(ev, json_pack("{s:s, s:s}", "type", "segment", "segment",
+                                            segment_names[g->segment]));
+        return 0;
+    }
+    end_turn(g, ev);
+    return 0;
+}
+
+static int do_offer(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                    struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "result", NULL };
+    static const char *const results[] = { "p1", "p2", "draw", NULL };
+    if (only_keys(cmd, keys, why) != 0)
+        return why->reason;
+    int r = name_index(results, json_string_value(json_object_get(cmd, "result")));
+    if (r < 0)
+        return refuse(why, WB_R_BAD_COMMAND, "offer a \"result\": p1, p2 or draw");
+    g->offer = s;
+    g->offer_result = r;
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:s}", "type", "offer", "side",
+                                        side_name[s], "result", results[r]));
+    return 0;
+}
+
+static int do_accept(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                     struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", NULL };
+    static const char *const results[] = { "p1", "p2", "draw" };
+    if (only_keys(cmd, keys, why) != 0)
+        return why->reason;
+    if (g->offer < 0)
+        return refuse(why, BG_R_NO_OFFER, "no side has offered to end the battle");
+    if (g->offer == s)
+        return refuse(why, BG_R_OWN_OFFER, "the offer is yours: the other side accepts it");
+    snprintf(g->winner, sizeof g->winner, "%s", results[g->offer_result]);
+    g->phase = BG_OVER;
+    g->dispute.on = false;
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:s}", "type", "battle_over", "result",
+                                        g->winner, "why", "the sides agreed to end the battle"));
+    return 0;
+}
+
+/* Who may send a command: the sides (either, unless the handler says
+ * otherwise), or the referee. */
+enum who { SIDES, REFEREE };
+
+static const struct bg_command {
+    const char *type;
+    enum bg_phase phase;
+    enum who who;
+    bool blocked_by_dispute;    /* refused while the referee settles a dispute (B22) */
+    int (*handler)(struct bg_game *, int, const json_t *, json_t *, struct wr_refusal *);
+} commands[] = {
+    { "roster", BG_ROSTER, SIDES, false, do_roster },
+    { "start", BG_START, SIDES, false, do_start },
+    { "fact", BG_PLAY, SIDES, true, do_fact },
+    { "dispute", BG_PLAY, SIDES, true, do_dispute },
+    { "settle", BG_PLAY, REFEREE, false, do_settle },
+    { "casualties", BG_PLAY, SIDES, true, do_casualties },
+    { "test", BG_PLAY, SIDES, true, do_test },
+    { "end_phase", BG_PLAY, SIDES, true, do_end },
+    { "end_turn", BG_PLAY, SIDES, true, do_end },
+    { "offer_end", BG_PLAY, SIDES, false, do_offer },
+    { "accept_end", BG_PLAY, SIDES, false, do_accept },
+};
+
+int bg_apply(struct bg_game *g, const char *seat, const json_t *cmd, json_t **events,
+             struct wr_refusal *why)
+{
+    *events = NULL;
+    const char *type = json_string_value(json_object_get(cmd, "type"));
+    const struct bg_command *c = NULL;
+    for (size_t i = 0; type && i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].type, type) == 0)
+            c = &commands[i];
+    if (!json_is_object(cmd) || c == NULL)
+        return refuse(why, WB_R_BAD_COMMAND, "a command is an object whose \"type\" is roster, "
+                      "start, fact, dispute, settle, casualties, test, end_phase, end_turn, "
+                      "offer_end or accept_end");
+    int s = side_of(seat);
+    bool is_ref = g->referee && seat && strcmp(seat, "referee") == 0;
+    if (g->phase == BG_OVER)
+        return refuse(why, WB_R_GAME_OVER, "the battle is over: %s", g->winner);
+    if ((c->who == SIDES && s < 0) || (c->who == REFEREE && !is_ref))
+        return refuse(why, WB_R_NOT_YOUR_TURN, c->who == SIDES ? "only the two sides may %s"
+                      : "only the referee may %s", type);
+    if (c->phase != g->phase)
+        return refuse(why, WB_R_WRONG_PHASE, "%s is not allowed while the battle is at %s",
+                      type, phase_names[g->phase]);
+    if (c->blocked_by_dispute && g->dispute.on)
+        return refuse(why, BG_R_DISPUTE_PENDING, "the referee settles %s's %s first",
+                      g->side[g->dispute.side].army.units[g->dispute.unit].name,
+                      facts[g->dispute.fact].name);
+    struct bg_game *work = malloc(sizeof *work);
+    json_t *ev = json_array();
+    if (work == NULL || ev == NULL) {
+        free(work);
+        json_decref(ev);
+        return refuse(why, WB_R_NO_MEMORY, "out of memory");
+    }
+    memcpy(work, g, sizeof *work);
+    int r = c->handler(work, s, cmd, ev, why);
+    if (r == 0) {
+        memcpy(g, work, sizeof *g);
+        *events = ev;
+    } else {
+        json_decref(ev);
+    }
+    free(work);
+    return r;
+}
+
+/* --- the state ---------------------------------------------------------------- */
+
+static json_t *statuses_json(const struct wb_unit *u)
+{
+    static const struct { unsigned bit; const char *name; } names[] = {
+        { WB_ST_CONFIDENT, "confident" }, { WB_ST_EDGY, "edgy" }, { WB_ST_FLEEING, "fleeing" },
+        { WB_ST_FALLING_BACK, "falling_back" }, { WB_ST_FELL_BACK, "fell_back" },
+        { WB_ST_REFORMED, "reformed" }, { WB_ST_RANK_LOST, "rank_bonus_lost" },
+    };
+    json_t *a = json_array();
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (u->status & names[i].bit)
+            json_array_append_new(a, json_string(names[i].name));
+    return a;
+}
+
+static json_t *unit_json(const struct bg_game *g, int s, int i)
+{
+    const struct wb_unit *u = &g->side[s].army.units[i];
+    const struct bg_unit_x *x = &g->side[s].x[i];
+    json_t *fj = json_object();
+    for (int f = 0; f < NFACTS; f++)
+        json_object_set_new(fj, facts[f].name, facts[f].terrain
+                                ? json_string(terrain_names[x->value[f]])
+                                : json_boolean(x->value[f]));
+    json_t *stated = json_array();
+    for (int f = 0; f < NFACTS; f++)
+        if (x->stated >> f & 1u)
+            json_array_append_new(stated, json_string(facts[f].name));
+    json_t *reasons = json_pack("{s:s, s:s, s:s}", "confident", wb_reason_code(x->why_conf),
+                                "edgy", wb_reason_code(x->why_edgy), "rank",
+                                wb_reason_code(x->why_rank));
+    if (x->why_retreat != WB_R_OK)
+        json_object_set_new(reasons, "retreat", json_string(wb_reason_code(x->why_retreat)));
+    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:b, s:i, s:o, s:o, "
+                     "s:o, s:o}",
+                     "name", u->name, "kind", kind_names[u->kind], "models", u->models,
+                     "wounds", u->wounds, "wounds_lost", u->wounds_lost, "models_left",
+                     wb_unit_alive(u), "move", u->move, "files", u->files, "ranks", u->ranks,
+                     "skirmish", u->skirmish, "general", u->general, "points", x->points,
+                     "status", statuses_json(u), "why", reasons, "facts", fj, "stated", stated);
+}
+
+static json_t *side_json(const struct bg_game *g, int s, bool sees)
+{
+    const struct bg_side *sd = &g->side[s];
+    json_t *j = json_pack("{s:b, s:s}", "in", sd->in, "elephants",
+                          fam_names[sd->army.familiarity]);
+    if (!sees)
+        return j;
+    int alive = wb_army_alive(&sd->army), start = sd->army.start_models;
+    char line[96];
+    snprintf(line, sizeof line, "%d of %d models, breaks at %d", alive, start, start / 4);
+    json_t *units = json_array();
+    for (int i = 0; i < sd->army.count; i++)
+        json_array_append_new(units, unit_json(g, s, i));
+    json_object_set_new(j, "units", units);
+    json_object_set_new(j, "models_left", json_integer(alive));
+    json_object_set_new(j, "start_models", json_integer(start));
+    json_object_set_new(j, "breaks_at", json_integer(start / 4));
+    json_object_set_new(j, "break_point", json_string(line));
+    return j;
+}
+
+json_t *bg_project(const struct bg_game *g, const char *seat)
+{
+    int me = side_of(seat);
+    bool revealed = g->phase != BG_ROSTER;
+    json_t *sides = json_object();
+    for (int s = 0; s < 2; s++)
+        json_object_set_new(sides, side_name[s], side_json(g, s, revealed || me == s));
+    json_t *dispute = json_null(), *offer = json_null();
+    if (g->dispute.on)
+        dispute = json_pack("{s:s, s:s, s:s}", "side", side_name[g->dispute.side], "unit",
+                            g->side[g->dispute.side].army.units[g->dispute.unit].name, "fact",
+                            facts[g->dispute.fact].name);
+    if (g->offer >= 0)
+        offer = json_pack("{s:s, s:s}", "side", side_name[g->offer], "result",
+                          (const char *[]){ "p1", "p2", "draw" }[g->offer_result]);
+    /* The dice (docs/dice.md): the next roll's k, the seed's commitment,
+     * and the seed once the battle is over. */
+    json_t *dice = json_pack("{s:I}", "rolls", (json_int_t)g->rolls);
+    if (g->has_seed) {
+        char hex[65];
+        wr_dice_commitment(g->seed, hex);
+        json_object_set_new(dice, "commitment", json_string(hex));
+        if (g->phase == BG_OVER) {
+            wr_dice_seed_hex(g->seed, hex);
+            json_object_set_new(dice, "seed", json_string(hex));
+        }
+    }
+    return json_pack("{s:s, s:i, s:b, s:{s:b, s:b}, s:i, s:s?, s:s?, s:o, s:o, s:o, s:s?, s:o}",
+                     "phase", phase_names[g->phase], "points", g->points, "referee", g->referee,
+                     "options", "diagonal", g->opts.diagonal, "deep_is_column",
+                     g->opts.deep_is_column, "turn", g->turn, "player",
+                     g->phase >= BG_PLAY ? side_name[g->active] : NULL, "segment",
+                     g->phase == BG_PLAY ? segment_names[g->segment] : NULL, "sides", sides,
+                     "dispute", dispute, "offer", offer, "winner",
+                     g->winner[0] ? g->winner : NULL, "dice", dice);
+}
+
+/* A roster event shows its units to its own side only; the state reveals
+ * them all once both are in. */
+json_t *bg_project_events(const struct bg_game *g, const char *seat, const json_t *events)
+{
+    (void)g;
+    json_t *out = json_array();
+    size_t i;
+    json_t *e;
+    json_array_foreach((json_t *)events, i, e) {
+        const char *type = json_string_value(json_object_get(e, "type"));
+        const char *side = json_string_value(json_object_get(e, "side"));
+        if (type && strcmp(type, "roster") == 0 && (seat == NULL || !side ||
+                                                    strcmp(seat, side) != 0)) {
+            json_array_append_new(out, json_pack("{s:s, s:s?}", "type", "roster", "side", side));
+            continue;
+        }
+        json_array_append(out, e);
+    }
+    return out;
+}
+
+int bg_awaiting(const struct bg_game *g, struct wr_decision *out, int max)
+{
+    int n = 0;
+    switch (g->phase) {
+    case BG_ROSTER:
+        for (int s = 0; s < 2 && n < max; s++)
+            if (!g->side[s].in)
+                out[n++] = (struct wr_decision){ side_name[s], "roster" };
+        break;
+    case BG_START:
+        if (max > 0)
+            out[n++] = (struct wr_decision){ "p1", "start" };
+        break;
+    case BG_PLAY:
+        if (max > 0)
+            out[n++] = g->dispute.on ? (struct wr_decision){ "referee", "settle" }
+                                     : (struct wr_decision){ side_name[g->active], "turn" };
+        break;
+    case BG_OVER:
+        break;
+    }
+    return n;
+}
+
+/* --- invariants ------------------------------------------------------------------ */
+
+static int broken(struct wr_refusal *why, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int broken(struct wr_refusal *why, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    wr_vrefuse_in(why, &bg_reasons, WB_R_BAD_COMMAND, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int bg_check(const struct bg_game *g, struct wr_refusal *why)
+{
+    if ((unsigned)g->phase > BG_OVER || (g->phase == BG_OVER) != (g->winner[0] != '\0'))
+        return broken(why, "phase %d with winner '%s'", (int)g->phase, g->winner);
+    if (g->phase >= BG_START && !(g->side[0].in && g->side[1].in))
+        return broken(why, "the battle is past its rosters with a roster missing");
+    if (g->dispute.on && (!g->referee || g->phase != BG_PLAY))
+        return broken(why, "a dispute is pending without a referee to settle it");
+    if ((unsigned)g->segment >= BG_SEG_COUNT || (g->phase == BG_PLAY && g->turn < 1))
+        return broken(why, "segment %d at turn %d", (int)g->segment, g->turn);
+    for (int s = 0; s < 2; s++) {
+        const struct wb_army *a = &g->side[s].army;
+        if (a->count < 0 || a->count > WB_UNITS_MAX || (g->side[s].in && a->count < 1) ||
+            (g->phase != BG_ROSTER && !g->side[s].in))
+            return broken(why, "%s has %d units", side_name[s], a->count);
+        if (g->side[s].in && a->start_models != wb_army_start_count(a))
+            return broken(why, "%s started with %d models, its roster says %d", side_name[s],
+                          a->start_models, wb_army_start_count(a));
+        for (int i = 0; i < a->count; i++) {
+            const struct wb_unit *u = &a->units[i];
+            if (u->wounds_lost < 0 || u->wounds_lost > u->models * u->wounds)
+                return broken(why, "%s lost %d of %d wounds", u->name, u->wounds_lost,
+                              u->models * u->wounds);
+            if ((u->status & WB_ST_FLEEING) && (u->status & WB_ST_FALLING_BACK))
+                return broken(why, "%s flees and falls back at once", u->name);
+            if (g->phase != BG_PLAY)
+                continue;
+            /* The statuses the verdicts decide are what the rules say now. */
+            struct bg_game *copy = malloc(sizeof *copy);
+            if (copy == NULL)
+                return broken(why, "out of memory");
+            memcpy(copy, g, sizeof *copy);
+            judge_unit(copy, s, i);
+            unsigned want = copy->side[s].army.units[i].status;
+            free(copy);
+            if ((want & BG_ST_JUDGED) != (u->status & BG_ST_JUDGED))
+                return broken(why, "%s's statuses are %#x, the rules say %#x", u->name,
+                              u->status, want);
+        }
+    }
+    return 0;
+}
+
+/* --- the random player ---------------------------------------------------------- */
+
+static json_t *random_roster(const struct bg_game *g, int s, struct wr_prng *rng)
+{
+    const struct bg_side *sd = &g->side[s];
+    int have = sd->army.count, n = 1 + wr_prng_below(rng, 3), budget = g->points;
+    for (int i = 0; i < have; i++)
+        budget -= sd->x[i].points;
+    json_t *units = json_array();
+    for (int i = have; i < have + n; i++) {
+        char name[WB_NAME_MAX];
+        snprintf(name, sizeof name, "%s-u%d", side_name[s], i + 1);
+        int kind = wr_prng_below(rng, 6), pts = wr_prng_below(rng, budget / (2 * n) + 1);
+        budget -= pts;
+        json_array_append_new(units, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:i}",
+                                               "name", name, "kind", kind_names[kind],
+                                               "models", 1 + wr_prng_below(rng, 30), "wounds",
+                                               1 + wr_prng_below(rng, 3), "files",
+                                               1 + wr_prng_below(rng, 6), "ranks",
+                                               1 + wr_prng_below(rng, 6), "general", i == 0,
+                                               "points", pts));
+    }
+    return json_pack("{s:s, s:o, s:b}", "type", "roster", "units", units, "last",
+                     have + n >= 6 || wr_prng_below(rng, 3) == 0);
+}
+
+/* A random live unit of side s, or -1. */
+static int live_unit(const struct bg_game *g, int s, struct wr_prng *rng)
+{
+    int live[WB_UNITS_MAX], n = 0;
+    for (int i = 0; i < g->side[s].army.count; i++)
+        if (wb_unit_alive(&g->side[s].army.units[i]) > 0)
+            live[n++] = i;
+    return n ? live[wr_prng_below(rng, n)] : -1;
+}
+
+static json_t *random_turn(const struct bg_game *g, int s, struct wr_prng *rng)
+{
+    int pick = wr_prng_below(rng, 20);
+    const struct wb_army *mine = &g->side[s].army, *theirs = &g->side[!s].army;
+    if (pick < 7) {                 /* casualties on an enemy unit */
+        int e = live_unit(g, !s, rng);
+        if (e >= 0) {
+            const struct wb_unit *u = &theirs->units[e];
+            int left = u->models * u->wounds - u->wounds_lost;
+            return json_pack("{s:s, s:s, s:i}", "type", "casualties", "unit", u->name,
+                             "wounds", 1 + wr_prng_below(rng, left < 8 ? left : 8));
+        }
+    } else if (pick < 10) {         /* a fact about an own unit */
+        int u = wr_prng_below(rng, mine->count), f = wr_prng_below(rng, NFACTS);
+        json_t *v = facts[f].terrain ? json_string(terrain_names[wr_prng_below(rng, 5)])
+                                     : json_boolean(wr_prng_below(rng, 2));
+        return json_pack("{s:s, s:s, s:s, s:o}", "type", "fact", "unit", mine->units[u].name,
+                         "fact", facts[f].name, "value", v);
+    } else if (pick < 12) {         /* dispute an enemy fact */
+        for (int i = 0; i < theirs->count; i++)
+            for (int f = 0; f < NFACTS; f++)
+                if (g->side[!s].x[i].stated >> f & 1u)
+                    return json_pack("{s:s, s:s, s:s}", "type", "dispute", "unit",
+                                     theirs->units[i].name, "fact", facts[f].name);
+    } else if (pick < 15) {         /* a test */
+        int u = live_unit(g, s, rng);
+        if (u >= 0) {
+            bool fleeing = (mine->units[u].status & WB_ST_FLEEING) != 0;
+            const char *t = fleeing ? "rally" : wr_prng_below(rng, 2) ? "panic" : "ld";
+            return json_pack("{s:s, s:s, s:s, s:i}", "type", "test", "unit",
+                             mine->units[u].name, "test", t, "target",
+                             5 + wr_prng_below(rng, 5));
+        }
+    }
+    return json_pack("{s:s}", "type", pick == 19 ? "end_turn" : "end_phase");
+}
+
+json_t *bg_autoplay(const struct bg_game *g, const char *seat, struct wr_prng *rng)
+{
+    struct wr_decision d[3];
+    int n = bg_awaiting(g, d, 3), s = side_of(seat);
+    bool awaited = false;
+    for (int i = 0; seat && i < n; i++)
+        awaited |= strcmp(d[i].seat, seat) == 0;
+    if (!awaited)
+        return NULL;
+    switch (g->phase) {
+    case BG_ROSTER:
+        return random_roster(g, s, rng);
+    case BG_START:
+        return json_pack("{s:s}", "type", "start");
+    case BG_PLAY:
+        if (g->dispute.on)
+            return json_pack("{s:s, s:b}", "type", "settle", "stands", wr_prng_below(rng, 2));
+        return random_turn(g, s, rng);
+    case BG_OVER:
+        break;
+    }
+    return NULL;
+}

@@ -1,0 +1,132 @@
+/*
+ * battle_game.h - the battle referee as a game (the ruleset `battle`,
+ * docs/rulesets/battle.md): two sides, "p1" and "p2", enter their rosters
+ * sealed, then state facts about their units, dispute each other's facts,
+ * report casualties and ask for Ld tests the server rolls, turn by turn,
+ * until an army reaches its break point (B14) or the sides agree to end.
+ * The rules themselves are battle_rules.h; this file holds the state and
+ * the commands around them.
+ *
+ * A struct bg_game is a value of fixed size (no pointers but the host's,
+ * borrowed; see ruleset.h): apply() works on a copy and keeps it only when
+ * the command is accepted, so a refusal leaves the game unchanged.
+ */
+#ifndef BG_BATTLE_GAME_H
+#define BG_BATTLE_GAME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "battle_rules.h"
+#include "ruleset.h"
+
+struct json_t;
+
+#define BG_POINTS_DEFAULT 1000
+#define BG_POINTS_MAX 100000
+#define BG_MODELS_MAX 1000          /* models of one unit */
+#define BG_WOUNDS_MAX 10            /* wounds per model */
+#define BG_TARGET_MAX 18            /* an Ld target number: 3D6 at most */
+
+/* The game's own reasons, after those of the rules core (battle_rules.h):
+ * X(id, wire code, sentence). */
+#define BG_REASON_MAP(X) \
+    X(ROSTER_IN, "roster_in", "your roster is already in") \
+    X(BAD_ROSTER, "bad_roster", "a roster is 1 to 32 units, each with a name, a kind and its models") \
+    X(DUPLICATE_UNIT, "duplicate_unit", "two units of a roster have the same name") \
+    X(OVER_POINTS, "over_points", "the roster costs more points than the battle allows") \
+    X(UNKNOWN_UNIT, "unknown_unit", "no unit of that name is on the table") \
+    X(NOT_YOUR_UNIT, "not_your_unit", "a side states facts and asks for tests about its own units only") \
+    X(UNKNOWN_FACT, "unknown_fact", "that is not a fact the referee knows") \
+    X(BAD_VALUE, "bad_value", "that value does not fit the fact") \
+    X(NOT_STATED, "not_stated", "that fact was never stated, or was already disputed") \
+    X(OWN_FACT, "own_fact", "a side may not dispute its own facts") \
+    X(DISPUTE_PENDING, "dispute_pending", "a disputed fact awaits the referee's settlement") \
+    X(NO_DISPUTE, "no_dispute", "there is no dispute to settle") \
+    X(TOO_MANY_CASUALTIES, "too_many_casualties", "the unit does not have that many wounds left") \
+    X(UNIT_GONE, "unit_gone", "the unit has no models left on the table") \
+    X(BAD_TARGET, "bad_target", "a target number is 1 to 18") \
+    X(NOT_FLEEING, "not_fleeing", "only a fleeing unit tests to rally") \
+    X(FLEEING, "fleeing", "a fleeing unit may only test to rally") \
+    X(NOT_ACTIVE, "not_active", "only the side whose player turn it is ends a phase or the turn") \
+    X(NO_OFFER, "no_offer", "the other side has not offered to end the battle") \
+    X(OWN_OFFER, "own_offer", "a side may not accept its own offer")
+
+enum bg_reason {
+    BG_R_FIRST_ = WB_R_COUNT - 1,
+#define BG_REASON_OWN(id, code, text) BG_R_##id,
+    BG_REASON_MAP(BG_REASON_OWN)
+#undef BG_REASON_OWN
+    BG_R_COUNT
+};
+
+/* The whole table: core, rules core, game. */
+extern const struct wr_reason_table bg_reasons;
+
+/* Where a game is. */
+enum bg_phase { BG_ROSTER, BG_START, BG_PLAY, BG_OVER };
+
+/* The segments of a player turn, as far as the seed names them (B21). */
+enum bg_segment { BG_SEG_CHARGES, BG_SEG_RALLY, BG_SEG_COMPULSORY, BG_SEG_SHOOTING,
+                  BG_SEG_COMBAT, BG_SEG_COUNT };
+
+/* The facts a side may state (struct wb_facts), by index: the bool facts
+ * and the two terrains. */
+#define BG_FACTS_MAX 16
+
+/* What the game keeps beside a rules-core unit. */
+struct bg_unit_x {
+    int points;
+    int value[BG_FACTS_MAX];        /* the stated value of each fact (0: unstated) */
+    int prev[BG_FACTS_MAX];         /* its value before the last statement */
+    unsigned stated;                /* facts stated and not disputed, as bits */
+    enum wb_reason why_conf, why_edgy, why_rank, why_retreat;  /* WB_R_OK: none */
+};
+
+struct bg_side {
+    struct wb_army army;
+    struct bg_unit_x x[WB_UNITS_MAX];
+    bool in;                        /* its roster is in */
+};
+
+struct bg_game {
+    struct wr_game base;            /* first: the ruleset interface's game */
+    const struct wr_host *host;     /* borrowed */
+    char id[64];
+    uint8_t seed[32];
+    bool has_seed;
+    bool referee;
+    int points;
+    struct wb_options opts;
+    enum bg_phase phase;
+    int turn;                       /* player turns, from 1 */
+    int active;                     /* 0: p1, 1: p2 */
+    enum bg_segment segment;
+    uint32_t rolls;                 /* dice rolled so far: the next roll's k */
+    struct bg_side side[2];
+    struct {
+        bool on;
+        int side, unit, fact;       /* whose unit, which, which fact */
+    } dispute;
+    int offer;                      /* -1: none; else the side offering */
+    int offer_result;               /* 0: p1 wins, 1: p2, 2: a draw */
+    char winner[8];                 /* "" running, "p1", "p2" or "draw" */
+    const char *seats[4];           /* static strings */
+};
+
+/* The ruleset (battle_ruleset.c). */
+extern const struct wr_ruleset wr_ruleset_battle;
+
+/* The ruleset's functions (battle_game.c). */
+struct bg_game *bg_new(const struct json_t *options, const char *game_id, const uint8_t *seed,
+                       const struct wr_host *host, struct wr_refusal *why);
+int bg_apply(struct bg_game *g, const char *seat, const struct json_t *cmd,
+             struct json_t **events, struct wr_refusal *why);
+struct json_t *bg_project(const struct bg_game *g, const char *seat);
+struct json_t *bg_project_events(const struct bg_game *g, const char *seat,
+                                 const struct json_t *events);
+int bg_awaiting(const struct bg_game *g, struct wr_decision *out, int max);
+int bg_check(const struct bg_game *g, struct wr_refusal *why);
+struct json_t *bg_autoplay(const struct bg_game *g, const char *seat, struct wr_prng *rng);
+
+#endif

@@ -1,0 +1,391 @@
+/*
+ * test_battle_game.c - the battle ruleset (common/rulesets/battle/
+ * battle_game.h, docs/rulesets/battle.md) through the ruleset interface:
+ * one table of steps per game, each a command from a seat with the reason
+ * it must get ("ok" or a refusal's wire code), and what a view must then
+ * see (a part of its projection, a path it must not see, or the outcome
+ * of the step's events). The dice come from the host (no seed), from the
+ * step table's own list of faces, so each test's outcome follows from
+ * faces the table states.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "battle_game.h"
+#include "ruleset.h"
+
+/* The host's dice: face k of the list, 0 past its end. */
+struct faces {
+    const int *face;
+    int n;
+};
+
+static int host_roll(void *ctx, uint32_t k)
+{
+    const struct faces *f = ctx;
+    return k < (uint32_t)f->n ? f->face[k] : 0;
+}
+
+/* One step: seat sends cmd and gets code; then, when look is set, view
+ * (NULL: spectators) sees at least look in its projection (objects
+ * compared member by member, a non-empty array element by element from
+ * the first, anything else exactly); absent names a
+ * dotted path view must not see; event names an event type the step
+ * made, whose member "outcome" or "result" is want_event (when set). */
+struct step {
+    const char *seat, *cmd, *code;
+    const char *view, *look, *absent;
+    const char *event, *want_event;
+};
+
+static int contains(const json_t *want, const json_t *got)
+{
+    if (json_is_array(want) && json_array_size(want) > 0) {
+        size_t i;
+        json_t *v;
+        json_array_foreach((json_t *)want, i, v)
+            if (!contains(v, json_array_get(got, i)))
+                return 0;
+        return json_is_array(got);
+    }
+    if (!json_is_object(want))
+        return json_equal(want, got);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)want, key, v)
+        if (!contains(v, json_object_get(got, key)))
+            return 0;
+    return 1;
+}
+
+static json_t *at_path(json_t *j, const char *path)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", path);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ".", &save); t && j; t = strtok_r(NULL, ".", &save))
+        j = json_is_array(j) ? json_array_get(j, (size_t)atoi(t)) : json_object_get(j, t);
+    return j;
+}
+
+static struct wr_game *new_game(const char *options, struct faces *dice, struct wr_host *host)
+{
+    const struct wr_ruleset *rs = wr_ruleset_find("battle");
+    assert_non_null(rs);
+    *host = (struct wr_host){ host_roll, NULL, dice };
+    json_t *o = json_loads(options, 0, NULL);
+    assert_non_null(o);
+    struct wr_refusal why = { 0, NULL, "" };
+    struct wr_game *g = rs->create(NULL, o, "battle-test", NULL, host, &why);
+    json_decref(o);
+    if (g == NULL)
+        fail_msg("create refused: %s", why.message);
+    return g;
+}
+
+static char *dump_views(const struct wr_game *g)
+{
+    static const char *const views[] = { "p1", "p2", "referee", NULL };
+    size_t len = 0;
+    char *all = NULL;
+    for (int v = 0; v < 4; v++) {
+        json_t *p = g->rs->project(g, views[v]);
+        char *s = json_dumps(p, JSON_SORT_KEYS | JSON_COMPACT);
+        all = realloc(all, len + strlen(s) + 2);
+        len += (size_t)sprintf(all + len, "%s\n", s);
+        free(s);
+        json_decref(p);
+    }
+    return all;
+}
+
+/* Play steps on g; every accepted command goes to history ([seat, cmd]). */
+static void play(struct wr_game *g, const struct step *steps, size_t n, json_t *history)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct step *s = &steps[i];
+        json_error_t err;
+        json_t *cmd = json_loads(s->cmd, 0, &err), *ev = NULL;
+        if (cmd == NULL)
+            fail_msg("step %zu: bad JSON: %s", i + 1, err.text);
+        struct wr_refusal why = { 0, NULL, "" };
+        int r = wr_game_apply(g, s->seat, cmd, &ev, &why);
+        const char *code = r == 0 ? "ok" : why.code;
+        if (strcmp(code, s->code) != 0)
+            fail_msg("step %zu (%s %s): got %s (%s), want %s", i + 1, s->seat, s->cmd, code,
+                     why.message, s->code);
+        if (r != 0)
+            assert_true(why.message[0] != '\0');
+        else
+            json_array_append_new(history, json_pack("[s, O]", s->seat, cmd));
+        if (s->look || s->absent) {
+            json_t *p = g->rs->project(g, s->view);
+            if (s->look) {
+                json_t *want = json_loads(s->look, 0, &err);
+                assert_non_null(want);
+                if (!contains(want, p)) {
+                    char *t = json_dumps(p, JSON_SORT_KEYS);
+                    fail_msg("step %zu: %s does not see %s in\n%s", i + 1,
+                             s->view ? s->view : "spectators", s->look, t);
+                }
+                json_decref(want);
+            }
+            if (s->absent && at_path(p, s->absent) != NULL)
+                fail_msg("step %zu: %s sees %s", i + 1, s->view ? s->view : "spectators",
+                         s->absent);
+            json_decref(p);
+        }
+        if (s->event) {
+            /* The events as view sees them. */
+            json_t *pe = g->rs->project_events(g, s->view, ev);
+            json_t *e, *found = NULL;
+            size_t k;
+            json_array_foreach(pe, k, e)
+                if (strcmp(json_string_value(json_object_get(e, "type")), s->event) == 0)
+                    found = e;
+            if (found == NULL)
+                fail_msg("step %zu: no event %s", i + 1, s->event);
+            if (s->want_event) {
+                json_t *o = json_object_get(found, "outcome");
+                const char *got = json_string_value(o ? o : json_object_get(found, "result"));
+                if (got == NULL || strcmp(got, s->want_event) != 0)
+                    fail_msg("step %zu: event %s gives %s, want %s", i + 1, s->event,
+                             got ? got : "(none)", s->want_event);
+            }
+            json_decref(pe);
+        }
+        json_decref(ev);
+        json_decref(cmd);
+    }
+}
+
+#define P1_PART1 "{\"type\":\"roster\",\"units\":[{\"name\":\"Spears\",\"kind\":\"infantry\"," \
+                 "\"models\":20,\"files\":5,\"ranks\":4,\"points\":300}]}"
+#define P1_PART2 "{\"type\":\"roster\",\"last\":true,\"units\":[{\"name\":\"Horse\"," \
+                 "\"kind\":\"cavalry\",\"models\":10,\"move\":8,\"general\":true,\"points\":400}]}"
+#define P2_ROSTER "{\"type\":\"roster\",\"last\":true,\"units\":[{\"name\":\"Archers\"," \
+                  "\"kind\":\"infantry\",\"models\":10},{\"name\":\"Slingers\"," \
+                  "\"kind\":\"skirmishers\",\"models\":5}]}"
+
+/* The dice of the first game: the roll-off (p1 5, p2 2), Spears' panic
+ * test (6, 6), its rally (1, 2), the Horse's panic test (6, 5). */
+static const int faces1[] = { 5, 2, 6, 6, 1, 2, 6, 5 };
+
+static const struct step game1[] = {
+    /* 1-9: sealed rosters */
+    { "referee", P1_PART1, "not_your_turn", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"roster\",\"units\":[]}", "bad_roster", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"start\"}", "wrong_phase", 0, 0, 0, 0, 0 },
+    { "p1", P1_PART1, "ok", "p2", "{\"sides\":{\"p1\":{\"in\":false}}}", "sides.p1.units",
+      0, 0 },
+    { "p1", "{\"type\":\"roster\",\"units\":[{\"name\":\"Spears\",\"kind\":\"infantry\","
+            "\"models\":5}]}", "duplicate_unit", "p1", "{\"sides\":{\"p1\":{\"in\":false}}}",
+      0, 0, 0 },
+    { "p1", "{\"type\":\"roster\",\"units\":[{\"name\":\"Elephants\",\"kind\":\"elephant\","
+            "\"models\":2,\"points\":800}]}", "over_points", 0, 0, 0, 0, 0 },
+    { "p1", P1_PART2, "ok", NULL, "{\"sides\":{\"p1\":{\"in\":true}},\"phase\":\"roster\"}",
+      "sides.p1.units", 0, 0 },
+    { "p1", P2_ROSTER, "roster_in", 0, 0, 0, 0, 0 },
+    { "p2", P2_ROSTER, "ok", "p2", "{\"phase\":\"start\",\"sides\":{\"p1\":{\"break_point\":"
+      "\"30 of 30 models, breaks at 7\"},\"p2\":{\"break_point\":\"15 of 15 models, breaks at "
+      "3\"}}}", 0, 0, 0 },
+    /* 10: the roll-off, 5 against 2 */
+    { "p1", "{\"type\":\"start\"}", "ok", NULL, "{\"phase\":\"play\",\"player\":\"p1\","
+      "\"segment\":\"declare_charges\",\"turn\":1}", 0, "started", 0 },
+    /* 11-17: facts, statuses and their reasons */
+    { "p2", "{\"type\":\"fact\",\"unit\":\"Spears\",\"fact\":\"isolated\",\"value\":true}",
+      "not_your_unit", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"fact\",\"unit\":\"Spears\",\"fact\":\"bravery\",\"value\":true}",
+      "unknown_fact", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"fact\",\"unit\":\"Spears\",\"fact\":\"terrain\",\"value\":\"sea\"}",
+      "bad_value", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"fact\",\"unit\":\"Ghosts\",\"fact\":\"isolated\",\"value\":true}",
+      "unknown_unit", 0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"casualties\",\"unit\":\"Spears\",\"wounds\":2}", "ok", NULL,
+      "{\"sides\":{\"p1\":{\"models_left\":28,\"units\":[{\"name\":\"Spears\",\"status\":[],"
+      "\"why\":{\"confident\":\"not_confident\"}}]}}}", 0, 0, 0 },
+    { "p1", "{\"type\":\"fact\",\"unit\":\"Spears\",\"fact\":\"secure_flanks\",\"value\":true}",
+      "ok", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"fact\",\"unit\":\"Spears\",\"fact\":\"rear_support\",\"value\":true}",
+      "ok", "p2", "{\"sides\":{\"p1\":{\"units\":[{\"status\":[\"confident\"],\"why\":"
+      "{\"confident\":\"confident_b\"}}]}}}", 0, 0, 0 },
+    /* 18-25: a dispute the referee settles; an offer meanwhile */
+    { "p1", "{\"type\":\"dispute\",\"unit\":\"Spears\",\"fact\":\"rear_support\"}", "own_fact",
+      0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"dispute\",\"unit\":\"Spears\",\"fact\":\"isolated\"}", "not_stated",
+      0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"dispute\",\"unit\":\"Spears\",\"fact\":\"rear_support\"}", "ok", NULL,
+      "{\"dispute\":{\"unit\":\"Spears\",\"fact\":\"rear_support\"}}", 0, 0, 0 },
+    { "p1", "{\"type\":\"end_phase\"}", "dispute_pending", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"settle\",\"stands\":true}", "not_your_turn", 0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"offer_end\",\"result\":\"p1\"}", "ok", NULL,
+      "{\"offer\":{\"side\":\"p2\",\"result\":\"p1\"},\"dispute\":{\"unit\":\"Spears\"}}", 0,
+      0, 0 },
+    { "referee", "{\"type\":\"settle\",\"stands\":false}", "ok", "p1",
+      "{\"dispute\":null,\"sides\":{\"p1\":{\"units\":[{\"status\":[],\"facts\":"
+      "{\"rear_support\":false}}]}}}", 0, 0, 0 },
+    { "referee", "{\"type\":\"settle\",\"stands\":false}", "no_dispute", 0, 0, 0, 0, 0 },
+    /* 26-32: tests rolled by the host and their outcomes */
+    { "p1", "{\"type\":\"test\",\"unit\":\"Spears\",\"test\":\"panic\",\"target\":0}",
+      "bad_target", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"test\",\"unit\":\"Spears\",\"test\":\"rally\",\"target\":7}",
+      "not_fleeing", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"test\",\"unit\":\"Spears\",\"test\":\"panic\",\"target\":7}", "ok",
+      NULL, "{\"sides\":{\"p1\":{\"units\":[{\"status\":[\"fleeing\"],\"why\":{\"retreat\":"
+      "\"flees\"}}]}}}", 0, "test", "flees" },
+    { "p1", "{\"type\":\"test\",\"unit\":\"Spears\",\"test\":\"ld\",\"target\":7}", "fleeing",
+      0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"test\",\"unit\":\"Spears\",\"test\":\"rally\",\"target\":7}", "ok",
+      NULL, "{\"sides\":{\"p1\":{\"units\":[{\"status\":[]}]}}}", "sides.p1.units.0.why.retreat",
+      "test", "ld_passed" },
+    { "p1", "{\"type\":\"test\",\"unit\":\"Horse\",\"test\":\"panic\",\"target\":8}", "ok",
+      "p2", 0, 0, "test", "fall_back" },
+    { "p2", "{\"type\":\"end_phase\"}", "not_active", 0, 0, 0, 0, 0 },
+    /* 33-39: the break point at the end of a player turn */
+    { "p1", "{\"type\":\"end_phase\"}", "ok", NULL, "{\"segment\":\"rally\"}", 0, 0, 0 },
+    { "p1", "{\"type\":\"end_turn\"}", "ok", NULL, "{\"player\":\"p2\",\"turn\":2,\"segment\":"
+      "\"declare_charges\"}", 0, "turn", 0 },
+    { "p1", "{\"type\":\"casualties\",\"unit\":\"Archers\",\"wounds\":11}",
+      "too_many_casualties", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"casualties\",\"unit\":\"Archers\",\"wounds\":10}", "ok", NULL,
+      "{\"sides\":{\"p2\":{\"break_point\":\"5 of 15 models, breaks at 3\"}}}", 0, 0, 0 },
+    { "p1", "{\"type\":\"casualties\",\"unit\":\"Slingers\",\"wounds\":2}", "ok", NULL,
+      "{\"phase\":\"play\",\"winner\":null}", 0, 0, 0 },
+    { "p2", "{\"type\":\"end_turn\"}", "ok", NULL, "{\"phase\":\"over\",\"winner\":\"p1\"}", 0,
+      "battle_over", "p1" },
+    { "p2", "{\"type\":\"end_turn\"}", "game_over", 0, 0, 0, 0, 0 },
+};
+
+static void test_game_with_referee(void **state)
+{
+    (void)state;
+    struct faces dice = { faces1, (int)(sizeof faces1 / sizeof faces1[0]) };
+    struct wr_host host;
+    struct wr_game *g = new_game("{\"referee\":true}", &dice, &host);
+    json_t *history = json_array();
+    play(g, game1, sizeof game1 / sizeof game1[0], history);
+    assert_string_equal(g->rs->result(g), "p1");
+    struct wr_decision d[4];
+    assert_int_equal(g->rs->awaiting(g, d, 4), 0);
+
+    /* The roster event: the units for their side, not for the other. */
+    json_t *ev = json_loads("[{\"type\":\"roster\",\"side\":\"p1\",\"units\":[1]}]", 0, NULL);
+    json_t *mine = g->rs->project_events(g, "p1", ev), *theirs = g->rs->project_events(g, "p2", ev);
+    assert_non_null(json_object_get(json_array_get(mine, 0), "units"));
+    assert_null(json_object_get(json_array_get(theirs, 0), "units"));
+    json_decref(mine), json_decref(theirs), json_decref(ev);
+
+    /* Replay: the same commands and dice give every view byte for byte. */
+    struct wr_host host2;
+    struct wr_game *g2 = new_game("{\"referee\":true}", &dice, &host2);
+    size_t i;
+    json_t *step;
+    json_array_foreach(history, i, step) {
+        struct wr_refusal why;
+        json_t *e = NULL;
+        assert_int_equal(wr_game_apply(g2, json_string_value(json_array_get(step, 0)),
+                                       json_array_get(step, 1), &e, &why), 0);
+        json_decref(e);
+    }
+    char *a = dump_views(g), *b = dump_views(g2);
+    assert_string_equal(a, b);
+    free(a), free(b);
+    g->rs->destroy(g2);
+    g->rs->destroy(g);
+    json_decref(history);
+}
+
+/* The second game: no referee. The roll-off ties (3, 3), then p2 wins it
+ * (1, 4); a dispute is settled by a D6 (2: the fact does not stand); a
+ * test without a die left is refused. */
+static const int faces2[] = { 3, 3, 1, 4, 2 };
+
+static const struct step game2[] = {
+    { "referee", "{\"type\":\"settle\",\"stands\":true}", "not_your_turn", 0, 0, 0, 0, 0 },
+    { "p1", P1_PART2, "ok", 0, 0, 0, 0, 0 },
+    { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"start\"}", "ok", "p1", "{\"player\":\"p2\",\"dice\":"
+      "{\"rolls\":4}}", 0, 0, 0 },
+    { "p2", "{\"type\":\"fact\",\"unit\":\"Archers\",\"fact\":\"won_round\",\"value\":true}",
+      "ok", "p1", "{\"sides\":{\"p2\":{\"units\":[{\"status\":[\"confident\"]}]}}}", 0, 0, 0 },
+    { "p1", "{\"type\":\"dispute\",\"unit\":\"Archers\",\"fact\":\"won_round\"}", "ok", "p1",
+      "{\"dispute\":null,\"dice\":{\"rolls\":5},\"sides\":{\"p2\":{\"units\":[{\"facts\":"
+      "{\"won_round\":"
+      "false}}]}}}", 0, "settled", 0 },
+    { "p2", "{\"type\":\"test\",\"unit\":\"Archers\",\"test\":\"ld\",\"target\":7}",
+      "bad_command", 0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"accept_end\"}", "no_offer", 0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"offer_end\",\"result\":\"draw\"}", "ok", NULL,
+      "{\"offer\":{\"side\":\"p2\",\"result\":\"draw\"}}", 0, 0, 0 },
+    { "p2", "{\"type\":\"accept_end\"}", "own_offer", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"accept_end\"}", "ok", NULL, "{\"phase\":\"over\",\"winner\":\"draw\"}",
+      0, "battle_over", "draw" },
+};
+
+static void test_game_without_referee(void **state)
+{
+    (void)state;
+    struct faces dice = { faces2, (int)(sizeof faces2 / sizeof faces2[0]) };
+    struct wr_host host;
+    struct wr_game *g = new_game("{\"points\":700}", &dice, &host);
+    const char *const *seats = g->rs->seats(g);
+    assert_string_equal(seats[0], "p1");
+    assert_string_equal(seats[1], "p2");
+    assert_null(seats[2]);
+    json_t *history = json_array();
+    play(g, game2, sizeof game2 / sizeof game2[0], history);
+    assert_string_equal(g->rs->result(g), "draw");
+    json_decref(history);
+    g->rs->destroy(g);
+}
+
+/* Options: each refused with bad_options and a sentence. */
+static void test_options(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "{\"points\":0}", "{\"points\":\"many\"}", "{\"referee\":1}", "{\"diagonal\":\"yes\"}",
+        "{\"p1_elephants\":\"friends\"}", "[]",
+    };
+    const struct wr_ruleset *rs = wr_ruleset_find("battle");
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *o = json_loads(bad[i], JSON_DECODE_ANY, NULL);
+        struct wr_refusal why = { 0, NULL, "" };
+        struct wr_game *g = rs->create(NULL, o, "t", NULL, NULL, &why);
+        if (g != NULL)
+            fail_msg("options %s accepted", bad[i]);
+        assert_string_equal(why.code, "bad_options");
+        assert_true(why.message[0] != '\0');
+        json_decref(o);
+    }
+    json_t *o = json_loads("{\"diagonal\":false,\"deep_is_column\":false,\"points\":2000,"
+                           "\"p2_elephants\":\"expert\"}", 0, NULL);
+    struct wr_refusal why;
+    struct wr_game *g = rs->create(NULL, o, "t", NULL, NULL, &why);
+    assert_non_null(g);
+    json_t *p = rs->project(g, NULL), *want = json_loads(
+        "{\"points\":2000,\"options\":{\"diagonal\":false,\"deep_is_column\":false},"
+        "\"sides\":{\"p2\":{\"elephants\":\"expert\"},\"p1\":{\"elephants\":\"never_met\"}}}",
+        0, NULL);
+    assert_true(contains(want, p));
+    json_decref(p), json_decref(want), json_decref(o);
+    rs->destroy(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_game_with_referee),
+        cmocka_unit_test(test_game_without_referee),
+        cmocka_unit_test(test_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
