@@ -261,13 +261,14 @@ static int only_keys(const json_t *cmd, const char *const *allowed, struct wr_re
     return 0;
 }
 
-/* The unit named in cmd's "unit": its side and index. */
-static int find_unit(const struct bg_game *g, const json_t *cmd, int *s, int *i,
-                     struct wr_refusal *why)
+/* The unit named in cmd's member key (find_unit: "unit"), anywhere on the
+ * table: its side and index. */
+static int find_named(const struct bg_game *g, const json_t *cmd, const char *key, int *s,
+                      int *i, struct wr_refusal *why)
 {
-    const char *name = json_string_value(json_object_get(cmd, "unit"));
+    const char *name = json_string_value(json_object_get(cmd, key));
     if (name == NULL)
-        return refuse(why, WB_R_BAD_COMMAND, "name the unit: \"unit\": its name");
+        return refuse(why, WB_R_BAD_COMMAND, "name the unit: \"%s\": its name", key);
     for (int k = 0; k < 2; k++)
         for (int n = 0; n < g->side[k].army.count; n++)
             if (strcmp(g->side[k].army.units[n].name, name) == 0) {
@@ -276,6 +277,12 @@ static int find_unit(const struct bg_game *g, const json_t *cmd, int *s, int *i,
                 return 0;
             }
     return refuse(why, BG_R_UNKNOWN_UNIT, "no unit called '%.40s' is on the table", name);
+}
+
+static int find_unit(const struct bg_game *g, const json_t *cmd, int *s, int *i,
+                     struct wr_refusal *why)
+{
+    return find_named(g, cmd, "unit", s, i, why);
 }
 
 static int parse_unit(const json_t *j, struct wb_unit *u, int *points, struct wr_refusal *why)
@@ -736,23 +743,6 @@ static void formed_broken(struct wb_army *a, const struct bg_unit_x *x)
     a->formed_unit_broken = false;
     for (int i = 0; i < a->count; i++)
         a->formed_unit_broken |= x[i].broke_turn > 0 && !a->units[i].skirmish;
-}
-
-/* A unit named by cmd's member key, anywhere on the table. */
-static int find_named(const struct bg_game *g, const json_t *cmd, const char *key, int *s,
-                      int *i, struct wr_refusal *why)
-{
-    const char *name = json_string_value(json_object_get(cmd, key));
-    if (name == NULL)
-        return refuse(why, WB_R_BAD_COMMAND, "name the unit: \"%s\": its name", key);
-    for (int k = 0; k < 2; k++)
-        for (int n = 0; n < g->side[k].army.count; n++)
-            if (strcmp(g->side[k].army.units[n].name, name) == 0) {
-                *s = k;
-                *i = n;
-                return 0;
-            }
-    return refuse(why, BG_R_UNKNOWN_UNIT, "no unit called '%.40s' is on the table", name);
 }
 
 /* Open u's statement record (B35): what kind changes, as it was before. */
