@@ -411,7 +411,7 @@ static const struct step game3[] = {
     { "p2", P2_ARMY, "ok", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"start\"}", "ok", NULL, "{\"player\":\"p1\",\"turn\":1}", 0, 0, 0,
       "!p2:counter_charge" },
-    /* 4-14: charge and counter charge, accepted and refused (B26, B29) */
+    /* 4-15: charge and counter charge, accepted and refused (B26, B29) */
     { "p2", ONE("counter_charge", "Lancers"), "cc_not_front", 0, 0, 0, 0, 0, 0 },
     { "p2", CHARGE("Hoplites", "Spears", "front"), "not_charging_side", 0, 0, 0, 0, 0, 0 },
     { "p1", CHARGE("Ghosts", "Lancers", "front"), "unknown_unit", 0, 0, 0, 0, 0, 0 },
@@ -429,7 +429,8 @@ static const struct step game3[] = {
       P2U("", "{\"charge\":{\"counter_charged\":true},\"disputable\":\"counter_charge\"}"), 0,
       "counter_charge", 0, "!p2:counter_charge" },
     { "p2", ONE("counter_charge", "Lancers"), "already_stated", 0, 0, 0, 0, 0, 0 },
-    /* 15-23: a disputed charge undone, a disputed counter charge standing (B35) */
+    { "p1", ONE("counter_charge", "Lancers"), "not_your_unit", 0, 0, 0, 0, 0, 0 },
+    /* 16-24: a disputed charge undone, a disputed counter charge standing (B35) */
     { "p1", DISPUTE("Knights", "charge"), "own_fact", 0, 0, 0, 0, 0, 0 },
     { "p2", DISPUTE("Spears", "reform"), "not_stated", 0, 0, 0, 0, 0, 0 },
     { "p2", DISPUTE("Knights", "charge"), "ok", NULL,
@@ -445,7 +446,7 @@ static const struct step game3[] = {
     { "p1", DISPUTE("Lancers", "counter_charge"), "ok", 0, 0, 0, 0, 0, 0 },
     { "referee", SETTLE("true"), "ok", NULL,
       P2U("", "{\"charge\":{\"counter_charged\":true},\"disputable\":null}"), 0, 0, 0, 0 },
-    /* 24-38: the rank bonus against flank and rear charges (B2-B4, B8, B27),
+    /* 25-39: the rank bonus against flank and rear charges (B2-B4, B8, B27),
      * the skirmish screen fleeing (B30), the counter charge's reasons */
     { "p1", FACT("Spears", "near_screen", "true"), "ok", 0, 0, 0, 0, 0, 0 },
     { "p1", CHARGE("Spears", "Hoplites", "flank"), "ok", "p2",
@@ -470,11 +471,13 @@ static const struct step game3[] = {
     { "p1", CHARGE("Chariots", "Guards", "rear"), "ok", "p2",
       P2U(SKIP2, "{\"name\":\"Guards\",\"status\":[\"confident\",\"rank_bonus_lost\"],"
                  "\"why\":{\"rank\":\"rank_charged\"}}"), 0, 0, 0, 0 },
-    /* 39-54: segments; the screen rallies; soft cover (B37) */
+    /* 40-58: segments; the screen rallies; soft cover (B37) */
     { "p1", COVER("Screen", "Spears", "true"), "wrong_segment", 0, 0, 0, 0, 0, 0 },
     { "p1", ONE("broke", "Hoplites"), "wrong_segment", 0, 0, 0, 0, 0, 0 },
     { "p1", END_PHASE, "ok", NULL, "{\"segment\":\"rally\"}", 0, 0, 0, 0 },
     { "p2", ONE("counter_charge", "Lancers"), "wrong_segment", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Spears", "Hoplites", "flank"), "wrong_segment", 0, 0, 0, 0, 0, 0 },
+    { "p1", SCREEN("Screen", "Spears"), "wrong_segment", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"test\",\"unit\":\"Screen\",\"test\":\"rally\",\"target\":7}", "ok",
       NULL, P1U(SKIP2, "{\"name\":\"Screen\",\"status\":[]}"), 0, "test", "ld_passed", 0 },
     { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
@@ -487,12 +490,13 @@ static const struct step game3[] = {
       0 },
     { "p1", COVER("Screen", "Hoplites", "true"), "not_friends", 0, 0, 0, 0, 0, 0 },
     { "p1", ONE("cover", "Spears"), "bad_command", 0, 0, 0, 0, 0, 0 },
+    { "p2", COVER("Javelins", "Ghosts", "true"), "unknown_unit", 0, 0, 0, 0, 0, 0 },
     { "p2", ONE("reform", "Guards"), "reform_not_end", 0, 0, 0, 0, 0, 0 },
     { "p2", ELEPHANT("Archers", "survived"), "wrong_segment", 0, 0, 0, 0, 0, 0 },
-    /* 55: the Knights fail a panic test, confident: they fall back */
+    /* 59: the Knights fail a panic test, confident: they fall back */
     { "p1", "{\"type\":\"test\",\"unit\":\"Knights\",\"test\":\"panic\",\"target\":7}", "ok",
       0, 0, 0, "test", "fall_back", 0 },
-    /* 56-59: a formed unit breaks: it flees, its army loses confident a);
+    /* 60-63: a formed unit breaks: it flees, its army loses confident a);
      * skirmishers breaking do not take it (B31) */
     { "p1", END_PHASE, "ok", NULL, "{\"segment\":\"combat\"}", 0, 0, 0, 0 },
     { "p1", ONE("broke", "Hoplites"), "ok", NULL,
@@ -503,7 +507,7 @@ static const struct step game3[] = {
     { "p2", ONE("broke", "Screen"), "ok", NULL,
       "{\"sides\":{\"p1\":{\"formed_unit_broken\":false,\"units\":[{},{\"name\":\"Spears\","
       "\"status\":[\"confident\"],\"why\":{\"confident\":\"confident_a\"}}]}}}", 0, 0, 0, 0 },
-    /* 60-69: reforming (B8, B32): refused by each clause, then a reformed
+    /* 64-73: reforming (B8, B32): refused by each clause, then a reformed
      * unit charged in the rear by five skirmishing chariots still has no
      * rank bonus */
     { "p2", FACT("Hoplites", "fighting_flank_rear", "true"), "ok", 0, 0, 0, 0, 0, 0 },
@@ -518,7 +522,7 @@ static const struct step game3[] = {
       P2U(SKIP2, "{\"name\":\"Guards\",\"status\":[\"reformed\",\"rank_bonus_lost\"],"
                  "\"why\":{\"rank\":\"rank_reformed_charged\"}}"), 0, "reform", 0, 0 },
     { "p2", ONE("reform", "Guards"), "already_stated", 0, 0, 0, 0, 0, 0 },
-    /* 70-74: elephants (B13, B34): the familiarity improves once */
+    /* 74-79: elephants (B13, B34): the familiarity improves once */
     { "p2", ELEPHANT("Archers", "trample"), "bad_command", 0, 0, 0, 0, 0, 0 },
     { "p2", ELEPHANT("Archers", "survived"), "ok", NULL,
       "{\"sides\":{\"p2\":{\"elephants\":\"previously_fought\",\"elephants_upgraded\":true}}}",
@@ -527,13 +531,14 @@ static const struct step game3[] = {
     { "p1", ELEPHANT("Spears", "survived"), "elephant_no_upgrade", 0, 0, 0, 0, 0, 0 },
     { "p1", ELEPHANT("Spears", "beat"), "ok", NULL,
       "{\"sides\":{\"p1\":{\"elephants_upgraded\":true}}}", 0, 0, 0, 0 },
-    /* 75-77: the general dies (B33): no longer with his unit; edgy c) waits */
+    { "p1", ELEPHANT("Archers", "survived"), "not_your_unit", 0, 0, 0, 0, 0, 0 },
+    /* 80-82: the general dies (B33): no longer with his unit; edgy c) waits */
     { "p2", GENERAL("p3"), "bad_command", 0, 0, 0, 0, 0, 0 },
     { "p2", GENERAL("p1"), "ok", NULL,
       "{\"sides\":{\"p1\":{\"general_killed\":1,\"units\":[{\"general\":false,\"why\":"
       "{\"edgy\":\"not_edgy\"}}]}}}", 0, "general_killed", 0, 0 },
     { "p1", GENERAL("p1"), "general_dead", 0, 0, 0, 0, 0, 0 },
-    /* 78-85: a fleeing unit leaves the table (B36); disputes of a side's
+    /* 83-91: a fleeing unit leaves the table (B36); disputes of a side's
      * statement and of the other's */
     { "p1", ONE("left_table", "Archers"), "not_fled", 0, 0, 0, 0, 0, 0 },
     { "p1", ONE("left_table", "Hoplites"), "ok", NULL,
@@ -545,12 +550,13 @@ static const struct step game3[] = {
       "{\"sides\":{\"p2\":{\"break_point\":\"62 of 62 models, breaks at 15\"}}}", 0, 0, 0, 0 },
     { "p1", ONE("left_table", "Hoplites"), "ok", NULL,
       "{\"sides\":{\"p2\":{\"models_left\":42}}}", 0, 0, 0, 0 },
+    { "p1", DISPUTE("Knights", "general_killed"), "bad_command", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"dispute\",\"side\":\"p1\",\"fact\":\"general_killed\"}", "ok", NULL,
       "{\"dispute\":{\"side\":\"p1\",\"unit\":null,\"fact\":\"general_killed\"}}", 0, 0, 0,
       0 },
     { "referee", SETTLE("true"), "ok", NULL, "{\"sides\":{\"p1\":{\"general_killed\":1}}}", 0,
       0, 0, 0 },
-    /* 86-87: the end of the turn (B28, B35, B38): the Knights fell back and
+    /* 92-93: the end of the turn (B28, B35, B38): the Knights fell back and
      * their charge on the Lancers is over; edgy c) applies; the Guards'
      * combat goes on, reformed without their rank bonus; statements close */
     { "p1", END_PHASE, "ok", NULL,
@@ -559,7 +565,7 @@ static const struct step game3[] = {
       "{\"charge\":null},{\"charge\":null},{\"charge\":{\"by\":\"Chariots\",\"facing\":"
       "\"rear\"},\"status\":[\"reformed\",\"rank_bonus_lost\"]}]}}}", 0, "turn", 0, 0 },
     { "p1", DISPUTE("Guards", "reform"), "not_stated", 0, 0, 0, 0, 0, 0 },
-    /* 88-93: p2's turn: the Riders break */
+    /* 94-99: p2's turn: the Riders break */
     { "p2", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
     { "p2", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
     { "p2", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
@@ -568,7 +574,7 @@ static const struct step game3[] = {
     { "p2", "{\"type\":\"end_turn\"}", "ok", NULL,
       "{\"turn\":3,\"player\":\"p1\",\"sides\":{\"p2\":{\"units\":[{},{},{},"
       "{\"charge\":null}]}}}", 0, 0, 0, 0 },
-    /* 94-103: turn 3: fell back, fleeing, gone; counter charges too slow
+    /* 100-110: turn 3: fell back, fleeing, gone; counter charges too slow
      * and against chariots; a front charge does not replace a rear one */
     { "p1", CHARGE("Knights", "Lancers", "front"), "fell_back_no_charge", 0, 0, 0, 0, 0, 0 },
     { "p1", CHARGE("Riders", "Lancers", "front"), "fleeing", 0, 0, 0, 0, 0, 0 },
@@ -577,16 +583,18 @@ static const struct step game3[] = {
     { "p2", ONE("counter_charge", "Ponies"), "cc_too_slow", 0, 0, 0, 0, 0, 0 },
     { "p1", CHARGE("Chariots", "Lancers", "front"), "ok", 0, 0, 0, 0, 0, 0 },
     { "p2", ONE("counter_charge", "Lancers"), "cc_not_vs_cavalry", 0, 0, 0, 0, 0, 0 },
+    { "p2", ONE("counter_charge", "Hoplites"), "unit_gone", 0, 0, 0, 0, 0, 0 },
     { "p1", CHARGE("Militia", "Guards", "front"), "ok", NULL,
       P2U(SKIP2, "{\"charge\":{\"by\":\"Chariots\",\"facing\":\"rear\",\"turn\":1},\"why\":"
                  "{\"rank\":\"rank_reformed_charged\"}}"), 0, 0, 0, 0 },
     { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
     { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
-    /* 104-107: the chariots break: the Guards' combat is over, their
+    /* 111-115: the chariots break: the Guards' combat is over, their
      * reformed status and the charge go at the end of the turn */
     { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
     { "p1", END_PHASE, "ok", NULL, "{\"segment\":\"combat\"}", 0, 0, 0, 0 },
     { "p2", ONE("broke", "Chariots"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", ONE("broke", "Hoplites"), "unit_gone", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"end_turn\"}", "ok", NULL,
       P2U(SKIP2, "{\"name\":\"Guards\",\"charge\":null,\"status\":[],\"why\":{\"rank\":"
                  "\"rank_kept\"}}"), 0, 0, 0, 0 },
