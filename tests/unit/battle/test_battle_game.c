@@ -617,7 +617,8 @@ static void test_combat_commands(void **state)
 }
 
 /* Without a referee a disputed charge is settled by a D6 (B22, B35): on
- * 3 it does not stand and the target's charge is gone. */
+ * 3 it does not stand and the target's charge is gone (steps 1-6). Then
+ * a reformed unit is charged (steps 7-15). */
 static const int faces4[] = { 6, 1, 3 };
 
 static const struct step game4[] = {
@@ -630,6 +631,22 @@ static const struct step game4[] = {
       "{\"dispute\":null,\"sides\":{\"p2\":{\"units\":[{},{\"charge\":null,\"why\":{\"rank\":"
       "\"rank_kept\"}}]}}}", 0, "settled", 0, 0 },
     { "p2", DISPUTE("Spears", "charge"), "not_stated", 0, 0, 0, 0, 0, 0 },
+    /* 7-15: a unit reformed first, charged in the flank by five or more
+     * models later in the same combat, loses its rank bonus (B8, B32) */
+    { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", END_PHASE, "ok", NULL, "{\"segment\":\"combat\"}", 0, 0, 0, 0 },
+    { "p2", FACT("Guards", "fighting_flank_rear", "true"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", ONE("reform", "Guards"), "ok", NULL,
+      P2U(SKIP2, "{\"status\":[\"confident\",\"reformed\"],\"why\":{\"rank\":"
+                 "\"rank_kept\"}}"), 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"end_turn\"}", "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"end_turn\"}", "ok", NULL,
+      P2U(SKIP2, "{\"status\":[\"confident\",\"reformed\"]}"), 0, 0, 0, 0 },
+    { "p1", CHARGE("Knights", "Guards", "flank"), "ok", NULL,
+      P2U(SKIP2, "{\"status\":[\"confident\",\"reformed\",\"rank_bonus_lost\"],"
+                 "\"why\":{\"rank\":\"rank_reformed_charged\"}}"), 0, 0, 0, 0 },
 };
 
 static void test_combat_dispute_dice(void **state)
