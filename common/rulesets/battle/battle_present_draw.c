@@ -170,9 +170,11 @@ int bp_draw_text(const struct bp_view *p, const struct wr_draw_opts *o, struct w
     }
     wr_strbuf_init(&b);
     wr_strbuf_printf(&b, "The battle, %lld points: %s", iget(st, "points"), sv(st, "phase"));
-    if (sget(st, "player"))
+    if (sget(st, "segment"))
         wr_strbuf_printf(&b, ", turn %lld, %s's player turn (%s)", iget(st, "turn"),
-                         sv(st, "player"), sget(st, "segment") ? sget(st, "segment") : "-");
+                         sv(st, "player"), sv(st, "segment"));
+    else if (iget(st, "turn") > 0)
+        wr_strbuf_printf(&b, " after turn %lld", iget(st, "turn"));
     if (sget(st, "winner"))
         wr_strbuf_printf(&b, ", result %s", sv(st, "winner"));
     put_wrapped(out, width, 2, b.s);
@@ -263,7 +265,7 @@ static const char sheet_css[] =
     ".result{font-size:1.25em;font-weight:bold;margin:.3em 0}.small{color:#555;font-size:.85em}\n"
     ".lost{color:#a00}.pass{color:#070}.fail{color:#a00}\n"
     "ol.turn{margin:.2em 0 .8em;padding-left:2em}ol.turn li{margin:.1em 0}\n"
-    ".seat{font-weight:bold;display:inline-block;min-width:3.5em}\n"
+    ".seat{font-weight:bold;display:inline-block;min-width:3.5em}code{word-break:break-all}\n"
     "@media print{body{margin:0;max-width:none}h2{break-after:avoid}tr,li{break-inside:avoid}}\n";
 
 static void esc(struct wr_strbuf *out, const char *s)
@@ -335,15 +337,19 @@ static void put_tests(const json_t *steps, struct wr_strbuf *out)
         const json_t *events = json_object_get(step, "events");
         struct wr_strbuf dice;
         wr_strbuf_init(&dice);
+        long long total = 0;
         json_array_foreach(events, k, e) {
             const char *type = sv(e, "type");
             if (strcmp(type, "turn") == 0 || strcmp(type, "started") == 0)
                 turn = strcmp(type, "turn") == 0 ? iget(e, "turn") : 1;
             if (strcmp(type, "roll") == 0) {
                 /* the rolls go with the test, settlement or roll-off after them */
-                wr_strbuf_printf(&dice, "%sk%lld for ", dice.len ? ", " : "", iget(e, "k"));
-                esc(&dice, sget(e, "for"));
+                const char *who = sv(e, "for");
+                wr_strbuf_printf(&dice, "%sk%lld", dice.len ? ", " : "", iget(e, "k"));
+                if (strcmp(who, "p1") == 0 || strcmp(who, "p2") == 0)
+                    wr_strbuf_printf(&dice, " (%s)", who);      /* a roll-off's die */
                 wr_strbuf_printf(&dice, ": %lld", iget(e, "face"));
+                total += iget(e, "face");
                 continue;
             }
             if (strcmp(type, "test") == 0 || strcmp(type, "settled") == 0 ||
@@ -352,7 +358,11 @@ static void put_tests(const json_t *steps, struct wr_strbuf *out)
                 esc(out, sget(step, "seat"));
                 wr_strbuf_puts(out, "</td><td>");
                 esc(out, strcmp(type, "started") == 0 ? "the first turn" : sget(e, "unit"));
-                wr_strbuf_printf(out, "</td><td>%s</td><td>", dice.len ? dice.s : "");
+                wr_strbuf_printf(out, "</td><td>%s", dice.len ? dice.s : "");
+                if (strcmp(type, "test") == 0)
+                    wr_strbuf_printf(out, " = %lld", total);
+                wr_strbuf_puts(out, "</td><td>");
+                total = 0;
                 if (strcmp(type, "test") == 0) {
                     const char *why = bp_reason_text(sget(e, "outcome"));
                     int pass = json_is_true(json_object_get(e, "passed"));

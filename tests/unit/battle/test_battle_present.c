@@ -746,7 +746,8 @@ static void test_report(void **state)
                   "less of its starting models left alive)</p>");
     assert_has(h, "<td>Hoplites</td><td>infantry</td><td class=\"n\">24</td><td class=\"n\">4"
                   "</td><td class=\"n lost\">20</td>");
-    assert_has(h, "k0 for p1: 4, k1 for p2: 3");
+    assert_has(h, "<td>k0 (p1): 4, k1 (p2): 3</td><td>roll-off</td>");
+    assert_has(h, "<td>k3: 6, k4: 2 = 8</td><td>ld</td>");
     assert_has(h, "<td>ld</td><td class=\"n\">7</td><td class=\"fail\">failed: the Ld test is "
                   "failed");
     assert_has(h, "<td>p2</td><td>Spears</td><td>secure_flanks</td><td>dice</td><td>stands</td>");
