@@ -965,13 +965,16 @@ static json_t *random_roster(const struct bg_game *g, int s, struct wr_prng *rng
         char name[WB_NAME_MAX];
         snprintf(name, sizeof name, "%s-u%d", side_name[s], i + 1);
         int kind = wr_prng_below(rng, 6), pts = wr_prng_below(rng, budget / (2 * n) + 1);
+        /* One draw per statement: the order of a call's arguments is
+         * unspecified, and the same seed must give the same roster with
+         * every compiler (tests/golden/battle-autoplay.ndjson). */
+        int models = 1 + wr_prng_below(rng, 30), wounds = 1 + wr_prng_below(rng, 3);
+        int files = 1 + wr_prng_below(rng, 6), ranks = 1 + wr_prng_below(rng, 6);
         budget -= pts;
         json_array_append_new(units, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:i}",
                                                "name", name, "kind", kind_names[kind],
-                                               "models", 1 + wr_prng_below(rng, 30), "wounds",
-                                               1 + wr_prng_below(rng, 3), "files",
-                                               1 + wr_prng_below(rng, 6), "ranks",
-                                               1 + wr_prng_below(rng, 6), "general", i == 0,
+                                               "models", models, "wounds", wounds, "files",
+                                               files, "ranks", ranks, "general", i == 0,
                                                "points", pts));
     }
     return json_pack("{s:s, s:o, s:b}", "type", "roster", "units", units, "last",
