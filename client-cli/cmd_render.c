@@ -272,8 +272,11 @@ static int load_scenario(const char *arg, const json_t *header, const char *name
         *scen = json_incref((json_t *)named);
         return 0;
     }
-    if (arg == NULL && json_is_string(named))
+    if (arg == NULL && json_is_string(named)) {
+        if (json_string_value(named)[0] == '\0')
+            return 0;       /* "": a ruleset without scenarios (record.h) */
         arg = json_string_value(named);
+    }
     if (arg == NULL)
         arg = name_default;
     if (arg == NULL)

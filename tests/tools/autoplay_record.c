@@ -7,6 +7,10 @@
  *
  *   autoplay_record RULESET SCENARIO_NAME SCENARIO_FILE GAME_ID SEED MAX_TURNS OUT
  *
+ * SCENARIO_FILE "-" plays a ruleset that needs no scenario (the battle): the
+ * record's scenario is then "" (none) whatever SCENARIO_NAME says.
+ * tests/golden/battle-autoplay.ndjson is made so.
+ *
  * SEED is a number: the dice seed is its 8 bytes (little-endian) followed
  * by zeros, and the autoplayer's generator is seeded with it too. The game
  * stops when it is over, or before the first command of turn MAX_TURNS + 1
@@ -79,8 +83,9 @@ int main(int argc, char **argv)
         return 2;
     }
     json_error_t je;
-    json_t *scen = json_load_file(argv[3], JSON_REJECT_DUPLICATES, &je);
-    if (scen == NULL) {
+    int no_scenario = strcmp(argv[3], "-") == 0;
+    json_t *scen = no_scenario ? NULL : json_load_file(argv[3], JSON_REJECT_DUPLICATES, &je);
+    if (scen == NULL && !no_scenario) {
         fprintf(stderr, "autoplay_record: %s:%d: %s\n", argv[3], je.line, je.text);
         return 1;
     }
@@ -106,7 +111,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "autoplay_record: cannot write '%s': %s\n", argv[7], strerror(errno));
         return 1;
     }
-    char *header = wr_record_header(argv[4], rs->name, argv[2], NULL, opts, seed);
+    char *header = wr_record_header(argv[4], rs->name, no_scenario ? "" : argv[2], NULL, opts,
+                                    seed);
     int rc = header && fprintf(f, "%s\n", header) > 0 ? 0 : 1;
     free(header);
     struct wr_prng rng;

@@ -1862,15 +1862,18 @@ static json_t *random_roster(const struct bg_game *g, int s, struct wr_prng *rng
         char name[WB_NAME_MAX];
         snprintf(name, sizeof name, "%s-u%d", side_name[s], i + 1);
         int kind = wr_prng_below(rng, 6), pts = wr_prng_below(rng, budget / (2 * n) + 1);
+        /* One draw per statement: the order of a call's arguments is
+         * unspecified, and the same seed must give the same roster with
+         * every compiler (tests/golden/battle-autoplay.ndjson). */
+        int models = 1 + wr_prng_below(rng, 30), wounds = 1 + wr_prng_below(rng, 3);
+        int files = 1 + wr_prng_below(rng, 6), ranks = 1 + wr_prng_below(rng, 6);
         budget -= pts;
         /* Cavalry of 5" to 8": some may counter charge (B29), some not. */
         int move = kind == WB_CAVALRY ? 5 + wr_prng_below(rng, 4) : 4;
         json_array_append_new(units, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:i, s:i}",
                                                "name", name, "kind", kind_names[kind],
-                                               "models", 1 + wr_prng_below(rng, 30), "wounds",
-                                               1 + wr_prng_below(rng, 3), "files",
-                                               1 + wr_prng_below(rng, 6), "ranks",
-                                               1 + wr_prng_below(rng, 6), "general", i == 0,
+                                               "models", models, "wounds", wounds, "files",
+                                               files, "ranks", ranks, "general", i == 0,
                                                "points", pts, "move", move));
     }
     return json_pack("{s:s, s:o, s:b}", "type", "roster", "units", units, "last",
@@ -1929,7 +1932,11 @@ static json_t *random_turn(const struct bg_game *g, int s, struct wr_prng *rng)
  * referee settles on one of the two reports or on points of its own. */
 static json_t *random_points(const struct bg_game *g, int s, struct wr_prng *rng)
 {
-    int vp[2] = { 50 * wr_prng_below(rng, 61), 50 * wr_prng_below(rng, 61) };
+    /* Two statements: the order of an initializer list's evaluations is
+     * unspecified (C11 6.7.9), and a seed must give one game everywhere. */
+    int vp[2];
+    vp[0] = 50 * wr_prng_below(rng, 61);
+    vp[1] = 50 * wr_prng_below(rng, 61);
     if (s < 0) {
         int pick = wr_prng_below(rng, 3);
         if (pick < 2) {

@@ -1,14 +1,14 @@
 /*
  * battle_ruleset.c - the battle referee's glue: a struct bg_game behind the
- * interface of ruleset.h (wr_ruleset_battle). The presentation is the
- * plain one (present.h) until the client's orders come.
+ * interface of ruleset.h (wr_ruleset_battle). The presentation is
+ * wr_present_battle (battle_present.h).
  */
 #include "battle_game.h"
 
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "present.h"
+#include "battle_present.h"
 
 static const char *const battle_seats[] = { "p1", "p2", "referee", NULL };
 
@@ -113,5 +113,5 @@ const struct wr_ruleset wr_ruleset_battle = {
     .result = battle_result,
     .check = battle_check,
     .autoplay = battle_autoplay,
-    .present = &wr_present_plain,
+    .present = &wr_present_battle,
 };
