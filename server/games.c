@@ -146,6 +146,7 @@ struct wrd_game {
     char link_refused[320];
     struct link *children;
     int nchildren, capchildren;
+    int dirty_queued;           /* in the registry's list of dirty games */
     struct wrd_game *next;      /* hash chain */
     struct wrd_game *all_prev, *all_next;   /* every game held, oldest first (by
                                                created_ms, then id) */
@@ -187,6 +188,9 @@ struct wrd_games {
     struct load *loads;         /* games being read back from the store */
     struct deferred *pending;
     int npending, cappending;
+    struct wrd_game **dirty;    /* games whose server section changed without a command
+                                   (section_changed), looked at by the flush */
+    int ndirty, capdirty;
 };
 
 struct load;
@@ -975,14 +979,56 @@ static void refresh_sections(struct wrd_game *g)
 
 /* --- linked games ------------------------------------------------------------- */
 
-/* The server section of g changed without a command (a child's status, a
- * command of a child's refused): every member gets the full state after
- * the commit, and a sync from before now gets it too. */
+/* The server section of g changed without a command of its own (a
+ * child's status, a command of a child's refused). A command of g later in
+ * this loop iteration carries the change in its patch (publish projects
+ * the section afresh); otherwise the flush sends every member the full
+ * state (flush_dirty). Either way no event of g is lost. */
 static void section_changed(struct wrd_games *gs, struct wrd_game *g)
 {
-    refresh_sections(g);
-    g->quiet_at = g->version;
-    broadcast_state(gs, g);
+    if (g->dirty_queued)
+        return;
+    if (gs->ndirty == gs->capdirty) {
+        int cap = gs->capdirty ? 2 * gs->capdirty : 16;
+        struct wrd_game **d = realloc(gs->dirty, sizeof *d * (size_t)cap);
+        if (d == NULL) {
+            /* No list: the state goes now (a later patch of this
+             * iteration's may then be skipped; its change is in it). */
+            refresh_sections(g);
+            g->quiet_at = g->version;
+            broadcast_state(gs, g);
+            return;
+        }
+        gs->dirty = d;
+        gs->capdirty = cap;
+    }
+    g->dirty_queued = 1;
+    gs->dirty[gs->ndirty++] = g;
+}
+
+/* Before the deliveries: each dirty game whose views do not show its
+ * server section as it is now gets it, in a full state to every member
+ * after the patches of this iteration; a sync from before gets it too. */
+static void flush_dirty(struct wrd_games *gs)
+{
+    for (int i = 0; i < gs->ndirty; i++) {
+        struct wrd_game *g = gs->dirty[i];
+        g->dirty_queued = 0;
+        /* (the time left is not a change: it is counted when sent) */
+        json_t *now = server_section(g);
+        json_t *shown = json_copy(json_object_get(g->views[0].state, "server"));
+        json_object_del(now, "deadlines_left");
+        json_object_del(shown, "deadlines_left");
+        int same = json_equal(now, shown);
+        json_decref(now);
+        json_decref(shown);
+        if (same)
+            continue;
+        refresh_sections(g);
+        g->quiet_at = g->version;
+        broadcast_state(gs, g);
+    }
+    gs->ndirty = 0;
 }
 
 /* The child id among parent's children, or NULL. */
@@ -2286,6 +2332,7 @@ void wrd_games_flush(struct wrd_server *srv)
         }
         observe_commit(&srv->metrics, (double)(uv_hrtime() - t0) / 1e9);
     }
+    flush_dirty(gs);
     /* Everything queued before this point may now be written (conn.h). */
     srv->commits++;
     srv->delivering = 1;
@@ -2371,6 +2418,7 @@ void wrd_games_free(struct wrd_server *srv)
             wrd_conn_unref(gs->pending[i].conn);
     }
     free(gs->pending);
+    free(gs->dirty);
     free(gs->evict);
     for (int i = 0; i < HASH_BUCKETS; i++)
         while (gs->invites[i]) {
