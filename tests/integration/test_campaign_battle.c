@@ -30,7 +30,11 @@
  * - both sides report the same victory points: the campaign applies them
  *   (battle_result, the town taken or not by the 250-point rule, computed
  *   here from the numbers reported); the battle's spectator followed every
- *   patch and holds what a fresh spectator is sent.
+ *   patch and holds what a fresh spectator is sent;
+ * - the terminal client: `warroom create battle --parent GAME` refused
+ *   while a battle game runs (child_exists), `warroom status` showing the
+ *   link on both games, and, at the campaign's next battle, a battle made
+ *   with the client: its seat held with the campaign seat's saved token.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,14 +46,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "campaign_map.h"
+#include "cli.h"
 #include "proc.h"
 #include "wsclient.h"
 
-#ifndef WARROOM_SCENARIO_DIR
-#error "WARROOM_SCENARIO_DIR must be defined by the build"
+#if !defined(WARROOM_SCENARIO_DIR) || !defined(WARROOM_CLIENT_PATH)
+#error "WARROOM_SCENARIO_DIR and WARROOM_CLIENT_PATH must be defined by the build"
 #endif
 
 #define T 5000                  /* ms to wait for any one answer */
@@ -310,7 +316,7 @@ static const char *ambusher(const json_t *st)
  * the battle phase: returns 1 (and sends nothing) when the battle is to be
  * played as a game: it holds an ambush, or no attack is left to look for
  * one; else reports it by hand, 1000 each. */
-static int campaign_step(struct campaign *k, int *attacks)
+static int campaign_step(struct campaign *k, int *attacks, int any_battle)
 {
     const json_t *st = spectator(&k->g)->state;
     const json_t *aw = json_object_get(json_object_get(st, "server"), "awaiting");
@@ -356,7 +362,7 @@ static int campaign_step(struct campaign *k, int *attacks)
         snprintf(cmd, sizeof cmd, "{\"type\":\"seal_ambush\",\"note\":\"Light horse behind "
                  "the olive grove, %s\"}", seat);
     } else if (strcmp(what, "report") == 0) {
-        if (ambusher(st) || *attacks >= MAX_ATTACKS)
+        if (any_battle || ambusher(st) || *attacks >= MAX_ATTACKS)
             return 1;
         /* the state changes under us: the seats are copied first */
         char a[16], d[16];
@@ -418,6 +424,66 @@ static void start_campaign(struct campaign *k, struct wt_server *s)
     join(g, g->n - 1, s->port);
     g->version = 0;
     sync_all(g);
+}
+
+/* --- the terminal client ------------------------------------------------------------ */
+
+/* A home for the client whose config holds seat's campaign token. */
+static void cli_home(struct wt_home *h, const struct wt_server *s, const struct campaign *k,
+                     const char *seat, const char *name)
+{
+    char path[512];
+    assert_int_equal(wt_home_init(h, s->dir, name), 0);
+    snprintf(path, sizeof path, "%s/.config", h->dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/.config/warroom", h->dir);
+    assert_int_equal(mkdir(path, 0700), 0);
+    snprintf(path, sizeof path, "%s/.config/warroom/config.json", h->dir);
+    char url[64];
+    snprintf(url, sizeof url, "ws://127.0.0.1:%d/", s->port);
+    json_t *cfg = json_pack("{s:s, s:{s:{s:s, s:s, s:s, s:s, s:i}}}", "server", url, "games",
+                            k->g.id, "server", url, "seat", seat, "token",
+                            k->g.token[seat_client(&k->g, seat)], "ruleset", "campaign", "seq",
+                            0);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(json_dumpf(cfg, f, JSON_COMPACT), 0);
+    fclose(f);
+    chmod(path, 0600);
+    json_decref(cfg);
+}
+
+/* Run the client with args in home h; its exit code, *out its stdout and
+ * stderr together (caller frees). */
+static int cli(const struct wt_home *h, const struct wt_server *s, char **out,
+               const char *const *args)
+{
+    char url[64];
+    snprintf(url, sizeof url, "ws://127.0.0.1:%d/", s->port);
+    const char *argv[16] = { WARROOM_CLIENT_PATH, "--server", url };
+    int n = 3;
+    for (; args[n - 3] && n < 15; n++)
+        argv[n] = args[n - 3];
+    argv[n] = NULL;
+    char *o = NULL, *e = NULL;
+    int rc = wt_run(argv, h->env, 20000, &o, &e);
+    size_t lo = o ? strlen(o) : 0, le = e ? strlen(e) : 0;
+    *out = malloc(lo + le + 2);
+    snprintf(*out, lo + le + 2, "%s\n%s", o ? o : "", e ? e : "");
+    free(o);
+    free(e);
+    return rc;
+}
+
+static void cli_says(const struct wt_home *h, const struct wt_server *s, int want_rc,
+                     const char *want_text, const char *const *args)
+{
+    char *out = NULL;
+    int rc = cli(h, s, &out, args);
+    if (rc != want_rc || strstr(out, want_text) == NULL)
+        fail_msg("warroom %s %s: exit %d, want %d with '%s':\n%s", args[0],
+                 args[1] ? args[1] : "", rc, want_rc, want_text, out);
+    free(out);
 }
 
 /* --- the battle -------------------------------------------------------------------- */
@@ -518,7 +584,7 @@ static void test_campaign_battle(void **state)
     /* 2) the campaign played to a battle, one with an ambush when the dice
      *    give one within MAX_ATTACKS attacks */
     int attacks = 0, steps = 0;
-    while (!campaign_step(&k, &attacks))
+    while (!campaign_step(&k, &attacks, 0))
         if (++steps > MAX_COMMANDS)
             fail_msg("no battle within %d commands", MAX_COMMANDS);
     const json_t *cst = spectator(&k.g)->state;
@@ -613,6 +679,18 @@ static void test_campaign_battle(void **state)
     if (ambush_side)
         assert_string_equal(str(json_object_get(bst, "ambush"), ambush_side), "waiting");
     link_shown(&k, &b, key, "running");
+
+    /* 6b) the terminal client: a second battle refused, the link shown */
+    struct wt_home hd, ha;
+    cli_home(&hd, &s, &k, defender, "home-defender");
+    cli_home(&ha, &s, &k, attacker, "home-attacker");
+    cli_says(&hd, &s, 1, "child_exists",
+             (const char *const[]){ "create", "battle", "--parent", k.g.id, NULL });
+    char part[160], played[160];
+    snprintf(part, sizeof part, "part of game %s: %s", k.g.id, key);
+    snprintf(played, sizeof played, "%s is played as game %s (battle, running", key, b.id);
+    cli_says(&hd, &s, 0, part, (const char *const[]){ "status", b.id, NULL });
+    cli_says(&hd, &s, 0, played, (const char *const[]){ "status", k.g.id, NULL });
 
     /* 7) sealed rosters */
     static struct sealed sealed = { "p1", { "Spears-k7", "Archers-k7" }, 1, 0, { 0 }, "", NULL };
@@ -767,6 +845,8 @@ static void test_campaign_battle(void **state)
     assert_string_equal(str(entry, "status"), "finished");
     assert_string_equal(str(entry, "result"), "p1");
     create_refused(&k.g.cl[ai], msg, "no_battle");
+    cli_says(&ha, &s, 1, "no_battle",
+             (const char *const[]){ "create", "battle", "--parent", k.g.id, NULL });
 
     /* 15) the battle's spectator followed every patch and holds what a
      *     fresh spectator is sent */
@@ -781,6 +861,34 @@ static void test_campaign_battle(void **state)
     assert_true(json_equal(json_object_get(fst, "state"), bs->state));
     json_decref(fst);
     wt_close(&fresh);
+
+    /* 16) the campaign's next battle, made with the terminal client by its
+     *     attacker: the client joins the campaign with the saved token, and
+     *     the battle's seat is held with that token too */
+    steps = 0;
+    while (!campaign_step(&k, &attacks, 1))
+        if (++steps > MAX_COMMANDS)
+            fail_msg("no second battle within %d commands", MAX_COMMANDS);
+    at = json_object_get(spectator(&k.g)->state, "attack");
+    struct wt_home h2;
+    cli_home(&h2, &s, &k, str(at, "attacker"), "home-second");
+    char *out = NULL;
+    int rc = cli(&h2, &s, &out, (const char *const[]){ "--json", "create", "battle", "--parent",
+                                                        k.g.id, NULL });
+    if (rc != 0)
+        fail_msg("warroom create battle --parent: exit %d:\n%s", rc, out);
+    json_t *ans = json_loads(out, JSON_DISABLE_EOF_CHECK, NULL);
+    free(out);
+    assert_non_null(ans);
+    assert_string_equal(str(ans, "type"), "created");
+    assert_null(json_object_get(ans, "token"));
+    snprintf(key, sizeof key, "attack-%d", attacks);
+    assert_string_equal(str(json_object_get(ans, "parent"), "key"), key);
+    char second_battle[32];
+    snprintf(second_battle, sizeof second_battle, "%s", str(ans, "game"));
+    json_decref(ans);
+    cli_says(&h2, &s, 0, "you hold the p1 seat",
+             (const char *const[]){ "status", second_battle, NULL });
 
     for (int i = 0; i < b.n; i++)
         wt_close(&b.cl[i]);
