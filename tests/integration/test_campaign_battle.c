@@ -314,8 +314,10 @@ static const char *ambusher(const json_t *st)
 
 /* One awaited command of the campaign, chosen from the public state. In
  * the battle phase: returns 1 (and sends nothing) when the battle is to be
- * played as a game: it holds an ambush, or no attack is left to look for
- * one; else reports it by hand, 1000 each. */
+ * played as a game; else reports it by hand, 1000 each. The battle to play
+ * (any_battle): 0 one with a sealed Hidden Ambush Force, or any once
+ * MAX_ATTACKS attacks are played; 1 any; 2 one whose Hidden Ambush Force
+ * is not written down yet (the note is then not sealed). */
 static int campaign_step(struct campaign *k, int *attacks, int any_battle)
 {
     const json_t *st = spectator(&k->g)->state;
@@ -358,11 +360,13 @@ static int campaign_step(struct campaign *k, int *attacks, int any_battle)
     } else if (strcmp(what, "tactic") == 0) {
         /* attack against attack: an open battle at once (C7's table) */
         snprintf(cmd, sizeof cmd, "{\"type\":\"tactic\",\"choice\":\"attack\"}");
+    } else if (strcmp(what, "seal_ambush") == 0 && any_battle == 2) {
+        return 1;               /* the battle, its Hidden Ambush Force not written down */
     } else if (strcmp(what, "seal_ambush") == 0) {
         snprintf(cmd, sizeof cmd, "{\"type\":\"seal_ambush\",\"note\":\"Light horse behind "
                  "the olive grove, %s\"}", seat);
     } else if (strcmp(what, "report") == 0) {
-        if (any_battle || ambusher(st) || *attacks >= MAX_ATTACKS)
+        if (any_battle == 1 || (any_battle == 0 && (ambusher(st) || *attacks >= MAX_ATTACKS)))
             return 1;
         /* the state changes under us: the seats are copied first */
         char a[16], d[16];
@@ -899,10 +903,139 @@ static void test_campaign_battle(void **state)
     assert_true(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+/* A command the campaign refuses from its battle's events: the battle's
+ * agreed points while a Hidden Ambush Force is not written down (C12's
+ * ambush_note_missing). Nothing changes in the campaign, the battle says
+ * so in server.parent.refused, and the campaign goes on by hand. */
+static void test_parent_refuses(void **state)
+{
+    (void)state;
+    static struct wt_server s;
+    assert_int_equal(wt_server_start(&s, server_args), 0);
+    static struct campaign k;
+    start_campaign(&k, &s);
+    int attacks = 0, steps = 0;
+    while (!campaign_step(&k, &attacks, 2))
+        if (++steps > MAX_COMMANDS)
+            fail_msg("no battle within %d commands", MAX_COMMANDS);
+    if (attacks > MAX_ATTACKS * 2)
+        fail_msg("no Hidden Ambush Force in %d attacks", attacks);
+    const json_t *at = json_object_get(spectator(&k.g)->state, "attack");
+    char attacker[16], defender[16], writer[16] = "";
+    snprintf(attacker, sizeof attacker, "%s", str(at, "attacker"));
+    snprintf(defender, sizeof defender, "%s", str(at, "defender"));
+    const char *seat;
+    json_t *aw;
+    json_object_foreach(json_object_get(json_object_get(spectator(&k.g)->state, "server"),
+                                        "awaiting"), seat, aw)
+        if (strcmp(json_string_value(aw), "seal_ambush") == 0)
+            snprintf(writer, sizeof writer, "%s", seat);
+    assert_true(writer[0] != '\0');
+    long long before = k.g.version;
+
+    /* the battle, ended at once by agreement, its points agreed */
+    int ai = seat_client(&k.g, attacker);
+    char msg[512];
+    snprintf(msg, sizeof msg, "{\"type\":\"create\",\"ruleset\":\"battle\",\"parent\":\"%s\"}",
+             k.g.id);
+    wt_send_text(&k.g.cl[ai], msg);
+    json_t *created = wt_expect(&k.g.cl[ai], "created", T);
+    assert_non_null(created);
+    static struct game b;
+    memset(&b, 0, sizeof b);
+    snprintf(b.id, sizeof b.id, "%s", str(created, "game"));
+    json_decref(created);
+    const json_t *amb = json_object_get(json_object_get(json_object_get(
+        spectator(&k.g)->state, "attack"), "ambush"), writer);
+    assert_false(json_is_true(json_object_get(amb, "sealed")));
+    static const char *const bnames[SEATS] = { "b-p1", "b-p2", "b-referee", "b-spectator" };
+    const char *holders[3] = { attacker, defender, "referee" };
+    static const char *const bseats[3] = { "p1", "p2", "referee" };
+    for (int i = 0; i < 3; i++) {
+        snprintf(b.seat[i], sizeof b.seat[i], "%s", bseats[i]);
+        snprintf(b.token[i], sizeof b.token[i], "%s", k.g.token[seat_client(&k.g, holders[i])]);
+    }
+    b.n = 4;
+    for (int i = 0; i < b.n; i++) {
+        b.cl[i].name = bnames[i];
+        join(&b, i, s.port);
+    }
+    sync_all(&b);
+    /* a note not sealed when the battle is made: no ambush in it (C16) */
+    assert_int_equal((int)json_object_size(json_object_get(spectator(&b)->state, "ambush")), 0);
+    ok0(&b, "p1", "{\"type\":\"roster\",\"last\":true,\"units\":[{\"name\":\"Cavalry\","
+                  "\"kind\":\"cavalry\",\"models\":10}]}");
+    ok0(&b, "p2", "{\"type\":\"roster\",\"last\":true,\"units\":[{\"name\":\"Warband\","
+                  "\"kind\":\"infantry\",\"models\":30}]}");
+    ok0(&b, "p1", "{\"type\":\"start\"}");
+    ok0(&b, "p1", "{\"type\":\"offer_end\",\"result\":\"draw\"}");
+    ok0(&b, "p2", "{\"type\":\"accept_end\"}");
+    assert_string_equal(str(spectator(&b)->state, "phase"), "victory");
+    ok0(&b, "p1", "{\"type\":\"victory_points\",\"p1\":1500,\"p2\":900}");
+    ok0(&b, "p2", "{\"type\":\"victory_points\",\"p1\":1500,\"p2\":900}");
+
+    /* the campaign refused both reports: the battle names it in a full
+     *     state after its last patch */
+    const char *why = NULL;
+    for (int tries = 0; tries < 100; tries++) {
+        const json_t *up = json_object_get(json_object_get(spectator(&b)->state, "server"),
+                                           "parent");
+        if ((why = str(up, "refused")) != NULL)
+            break;
+        json_t *m = wt_next(spectator(&b), T);
+        if (m == NULL)
+            break;
+        json_decref(m);
+    }
+    if (why == NULL || strstr(why, "ambush_note_missing") == NULL || strstr(why, k.g.id) == NULL
+        || strstr(why, "report") == NULL)
+        fail_msg("the battle does not name the refused report: %s", why ? why : "(nothing)");
+    /* ... and nothing changed in the campaign: the state that shows its
+     *     battle finished (sent in the same flush as any command the
+     *     battle's end would have given it, and after them) is still at
+     *     the version of before */
+    const json_t *entry = NULL;
+    for (int tries = 0; tries < 100; tries++) {
+        entry = child_entry(spectator(&k.g)->state, b.id);
+        if (entry && strcmp(str(entry, "status"), "finished") == 0)
+            break;
+        json_t *m = wt_next(spectator(&k.g), T);
+        if (m == NULL)
+            break;
+        json_decref(m);
+    }
+    assert_non_null(entry);
+    assert_string_equal(str(entry, "status"), "finished");
+    assert_int_equal(spectator(&k.g)->version, before);
+    assert_string_equal(str(spectator(&k.g)->state, "phase"), "battle");
+    assert_string_equal(str(json_object_get(spectator(&b)->state, "server"), "status"),
+                        "finished");
+    k.g.version = before;
+    sync_all(&k.g);
+
+    /* the campaign goes on by hand: the note, then both reports */
+    ok0(&k.g, writer, "{\"type\":\"seal_ambush\",\"note\":\"late\"}");
+    ok0(&k.g, attacker, "{\"type\":\"report\",\"attacker\":1500,\"defender\":900}");
+    json_t *ev = ok(&k.g, defender, "{\"type\":\"report\",\"attacker\":1500,\"defender\":900}");
+    const json_t *res = event_of(ev, "battle_result");
+    assert_non_null(res);
+    assert_true(json_is_true(json_object_get(res, "towns_change")));
+    json_decref(ev);
+
+    for (int i = 0; i < b.n; i++)
+        wt_close(&b.cl[i]);
+    for (int i = 0; i < k.g.n; i++)
+        wt_close(&k.g.cl[i]);
+    int st = wt_server_stop(&s, SIGTERM, 10000);
+    wt_server_cleanup(&s);
+    assert_true(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_campaign_battle),
+        cmocka_unit_test(test_parent_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
