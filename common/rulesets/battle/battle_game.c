@@ -42,7 +42,7 @@ static const char *const terrain_names[] = { "clear", "hill", "ford", "difficult
                                              NULL };
 static const char *const segment_names[] = { "declare_charges", "rally", "compulsory_move",
                                              "shooting", "combat", NULL };
-static const char *const phase_names[] = { "roster", "start", "play", "over" };
+static const char *const phase_names[] = { "roster", "start", "play", "victory", "over" };
 
 static int name_index(const char *const *names, const char *s)
 {
@@ -159,6 +159,58 @@ static int opt_fam(const json_t *opts, const char *name, enum wb_familiarity *ou
     return 0;
 }
 
+/* The option campaign (B43): an object of at most BG_CAMPAIGN_MAX bytes as
+ * compact JSON, kept as that text and shown as given. */
+static int opt_campaign(const json_t *opts, struct bg_game *g, struct wr_refusal *why)
+{
+    json_t *v = json_object_get(opts, "campaign");
+    if (v == NULL)
+        return 0;
+    if (!json_is_object(v))
+        return refuse(why, WB_R_BAD_OPTIONS, "the option campaign is an object");
+    char *text = json_dumps(v, JSON_COMPACT);
+    if (text == NULL)
+        return refuse(why, WB_R_NO_MEMORY, "out of memory");
+    size_t n = strlen(text);
+    /* Read back here, so the state can always show it (a nesting deeper
+     * than the JSON reader takes is refused now, not at the first view). */
+    json_t *back = n <= BG_CAMPAIGN_MAX ? json_loads(text, 0, NULL) : NULL;
+    if (back != NULL)
+        memcpy(g->campaign, text, n + 1);
+    json_decref(back);
+    free(text);
+    if (n > BG_CAMPAIGN_MAX)
+        return refuse(why, WB_R_BAD_OPTIONS, "the option campaign is at most %d bytes as "
+                      "compact JSON, not %zu", BG_CAMPAIGN_MAX, n);
+    if (back == NULL)
+        return refuse(why, WB_R_BAD_OPTIONS, "the option campaign is nested too deeply");
+    return 0;
+}
+
+/* The option ambush (B44): the sides holding a Hidden Ambush Force. */
+static int side_of(const char *seat);
+static int opt_ambush(const json_t *opts, struct bg_game *g, struct wr_refusal *why)
+{
+    json_t *v = json_object_get(opts, "ambush"), *e;
+    size_t i;
+    if (v == NULL)
+        return 0;
+    if (!json_is_array(v))
+        return refuse(why, WB_R_BAD_OPTIONS, "the option ambush is an array of sides: "
+                      "\"p1\", \"p2\"");
+    json_array_foreach(v, i, e) {
+        int s = side_of(json_string_value(e));
+        if (s < 0)
+            return refuse(why, WB_R_BAD_OPTIONS, "the option ambush names sides, p1 or p2 "
+                          "(element %zu is not one)", i + 1);
+        if (g->ambush[s] != BG_AMBUSH_NONE)
+            return refuse(why, WB_R_BAD_OPTIONS, "the option ambush names %s twice",
+                          side_name[s]);
+        g->ambush[s] = BG_AMBUSH_WAITING;
+    }
+    return 0;
+}
+
 struct bg_game *bg_new(const json_t *options, const char *game_id, const uint8_t *seed,
                        const struct wr_host *host, struct wr_refusal *why)
 {
@@ -193,7 +245,8 @@ struct bg_game *bg_new(const json_t *options, const char *game_id, const uint8_t
         opt_bool(options, "deep_is_column", def.deep_is_column, &g->opts.deep_is_column, why) ==
             0 &&
         opt_fam(options, "p1_elephants", &g->side[0].army.familiarity, why) == 0 &&
-        opt_fam(options, "p2_elephants", &g->side[1].army.familiarity, why) == 0) {
+        opt_fam(options, "p2_elephants", &g->side[1].army.familiarity, why) == 0 &&
+        opt_campaign(options, g, why) == 0 && opt_ambush(options, g, why) == 0) {
         g->seats[0] = "p1";
         g->seats[1] = "p2";
         g->seats[2] = g->referee ? "referee" : NULL;
@@ -365,6 +418,28 @@ static int do_roster(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
     return 0;
 }
 
+/* The start of a player turn: a side's Hidden Ambush Force is due at the
+ * start of its first (B44). */
+static void turn_begins(struct bg_game *g, json_t *ev)
+{
+    if (g->ambush[g->active] != BG_AMBUSH_WAITING)
+        return;
+    g->ambush[g->active] = BG_AMBUSH_DUE;
+    json_array_append_new(ev, json_pack("{s:s, s:s}", "type", "ambush_due", "side",
+                                        side_name[g->active]));
+}
+
+/* The battle ends on the table (B25, B42): the result is decided, the
+ * sides report the victory points before the game is over. */
+static void battle_ends(struct bg_game *g, const char *result, const char *why, json_t *ev)
+{
+    snprintf(g->decided, sizeof g->decided, "%s", result);
+    g->phase = BG_VICTORY;
+    g->dispute.on = false;
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:s}", "type", "battle_over", "result",
+                                        g->decided, "why", why));
+}
+
 static int do_start(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
                     struct wr_refusal *why)
 {
@@ -391,6 +466,7 @@ static int do_start(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
     judge_all(g);
     json_array_append_new(ev, json_pack("{s:s, s:s, s:i}", "type", "started", "first",
                                         side_name[first], "turn", 1));
+    turn_begins(g, ev);
     return 0;
 }
 
@@ -608,12 +684,8 @@ static void end_turn(struct bg_game *g, json_t *ev)
     json_array_append_new(ev, json_pack("{s:s, s:s, s:i}", "type", "turn_ended", "side",
                                          side_name[g->active], "turn", g->turn));
     if (broken[0] || broken[1]) {
-        snprintf(g->winner, sizeof g->winner, "%s",
-                 broken[0] && broken[1] ? "draw" : broken[0] ? "p2" : "p1");
-        g->phase = BG_OVER;
-        g->dispute.on = false;
-        json_array_append_new(ev, json_pack("{s:s, s:s, s:s}", "type", "battle_over", "result",
-                                            g->winner, "why", wb_reason_text(WB_R_ARMY_BROKEN)));
+        battle_ends(g, broken[0] && broken[1] ? "draw" : broken[0] ? "p2" : "p1",
+                    wb_reason_text(WB_R_ARMY_BROKEN), ev);
         return;
     }
     g->turn++;
@@ -623,6 +695,7 @@ static void end_turn(struct bg_game *g, json_t *ev)
     json_array_append_new(ev, json_pack("{s:s, s:s, s:i, s:s}", "type", "turn", "side",
                                         side_name[g->active], "turn", g->turn, "segment",
                                         segment_names[g->segment]));
+    turn_begins(g, ev);
 }
 
 static int do_end(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
@@ -672,11 +745,83 @@ static int do_accept(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
         return refuse(why, BG_R_NO_OFFER, "no side has offered to end the battle");
     if (g->offer == s)
         return refuse(why, BG_R_OWN_OFFER, "the offer is yours: the other side accepts it");
-    snprintf(g->winner, sizeof g->winner, "%s", results[g->offer_result]);
+    battle_ends(g, results[g->offer_result], "the sides agreed to end the battle", ev);
+    return 0;
+}
+
+/* --- the victory points (B40-B42) ------------------------------------------ */
+
+/* The points of cmd ("p1", "p2") into vp. */
+static int parse_points(const json_t *cmd, int vp[2], struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "p1", "p2", NULL };
+    if (only_keys(cmd, keys, why) != 0)
+        return why->reason;
+    for (int s = 0; s < 2; s++) {
+        json_t *v = json_object_get(cmd, side_name[s]);
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            json_integer_value(v) > BG_VP_MAX)
+            return refuse(why, BG_R_BAD_VP, "\"%s\": %s's victory points, a whole number "
+                          "0..%d", side_name[s], side_name[s], BG_VP_MAX);
+        vp[s] = (int)json_integer_value(v);
+    }
+    return 0;
+}
+
+/* The points are agreed (or settled): the game is over with the result
+ * the table decided (B42). */
+static void points_agreed(struct bg_game *g, const int vp[2], json_t *ev)
+{
+    g->vp_agreed = true;
+    g->vp[0] = vp[0];
+    g->vp[1] = vp[1];
     g->phase = BG_OVER;
-    g->dispute.on = false;
-    json_array_append_new(ev, json_pack("{s:s, s:s, s:s}", "type", "battle_over", "result",
-                                        g->winner, "why", "the sides agreed to end the battle"));
+    memcpy(g->winner, g->decided, sizeof g->winner);
+    json_array_append_new(ev, json_pack("{s:s, s:i, s:i}", "type", "victory_points_agreed",
+                                        "p1", vp[0], "p2", vp[1]));
+}
+
+static bool reports_differ(const struct bg_game *g)
+{
+    const struct bg_vp *a = &g->vp_report[0], *b = &g->vp_report[1];
+    return a->in && b->in && (a->p1 != b->p1 || a->p2 != b->p2);
+}
+
+/* A side's report; it replaces the side's last one (B41). */
+static int do_victory_points(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                             struct wr_refusal *why)
+{
+    int vp[2];
+    if (parse_points(cmd, vp, why) != 0)
+        return why->reason;
+    g->vp_report[s] = (struct bg_vp){ true, vp[0], vp[1] };
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:i, s:i}", "type", "victory_points",
+                                        "side", side_name[s], "p1", vp[0], "p2", vp[1]));
+    if (!g->vp_report[!s].in)
+        return 0;
+    if (!reports_differ(g)) {
+        points_agreed(g, vp, ev);
+        return 0;
+    }
+    json_array_append_new(ev, json_pack("{s:s, s:s?}", "type", "vp_disputed", "referee",
+                                        g->referee ? "referee" : NULL));
+    return 0;
+}
+
+/* The referee's settlement of reports that differ (B41). */
+static int do_settle_points(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                            struct wr_refusal *why)
+{
+    int vp[2];
+    (void)s;
+    if (parse_points(cmd, vp, why) != 0)
+        return why->reason;
+    if (!reports_differ(g))
+        return refuse(why, BG_R_NOT_DISPUTED, g->vp_report[0].in && g->vp_report[1].in
+                      ? "the reports agree" : "both sides report before the referee settles");
+    json_array_append_new(ev, json_pack("{s:s, s:i, s:i}", "type", "vp_settled", "p1", vp[0],
+                                        "p2", vp[1]));
+    points_agreed(g, vp, ev);
     return 0;
 }
 
@@ -702,6 +847,8 @@ static const struct bg_command {
     { "end_turn", BG_PLAY, SIDES, true, do_end },
     { "offer_end", BG_PLAY, SIDES, false, do_offer },
     { "accept_end", BG_PLAY, SIDES, false, do_accept },
+    { "victory_points", BG_VICTORY, SIDES, false, do_victory_points },
+    { "settle_points", BG_VICTORY, REFEREE, false, do_settle_points },
 };
 
 int bg_apply(struct bg_game *g, const char *seat, const json_t *cmd, json_t **events,
@@ -716,7 +863,7 @@ int bg_apply(struct bg_game *g, const char *seat, const json_t *cmd, json_t **ev
     if (!json_is_object(cmd) || c == NULL)
         return refuse(why, WB_R_BAD_COMMAND, "a command is an object whose \"type\" is roster, "
                       "start, fact, dispute, settle, casualties, test, end_phase, end_turn, "
-                      "offer_end or accept_end");
+                      "offer_end, accept_end, victory_points or settle_points");
     int s = side_of(seat);
     bool is_ref = g->referee && seat && strcmp(seat, "referee") == 0;
     if (g->phase == BG_OVER)
@@ -814,6 +961,30 @@ static json_t *side_json(const struct bg_game *g, int s, bool sees)
     return j;
 }
 
+/* The end and the campaign's options in the state (B40-B44): public. */
+static void end_json(const struct bg_game *g, json_t *j)
+{
+    json_t *reports = json_object(), *ambush = json_object();
+    for (int s = 0; s < 2; s++) {
+        const struct bg_vp *r = &g->vp_report[s];
+        json_object_set_new(reports, side_name[s], r->in ? json_pack("{s:i, s:i}", "p1", r->p1,
+                                                                     "p2", r->p2)
+                                                         : json_null());
+        if (g->ambush[s] != BG_AMBUSH_NONE)
+            json_object_set_new(ambush, side_name[s], json_string(
+                                    g->ambush[s] == BG_AMBUSH_DUE ? "due" : "waiting"));
+    }
+    json_object_set_new(j, "decided", g->decided[0] ? json_string(g->decided) : json_null());
+    json_object_set_new(j, "victory_points", g->vp_agreed ? json_pack("{s:i, s:i}", "p1",
+                                                                      g->vp[0], "p2", g->vp[1])
+                                                          : json_null());
+    json_object_set_new(j, "vp_reports", reports);
+    /* Read back from the text the option was checked with (opt_campaign). */
+    json_t *c = g->campaign[0] ? json_loads(g->campaign, 0, NULL) : NULL;
+    json_object_set_new(j, "campaign", c ? c : json_null());
+    json_object_set_new(j, "ambush", ambush);
+}
+
 json_t *bg_project(const struct bg_game *g, const char *seat)
 {
     int me = side_of(seat);
@@ -841,7 +1012,8 @@ json_t *bg_project(const struct bg_game *g, const char *seat)
             json_object_set_new(dice, "seed", json_string(hex));
         }
     }
-    return json_pack("{s:s, s:i, s:b, s:{s:b, s:b}, s:i, s:s?, s:s?, s:o, s:o, s:o, s:s?, s:o}",
+    json_t *j = json_pack("{s:s, s:i, s:b, s:{s:b, s:b}, s:i, s:s?, s:s?, s:o, s:o, s:o, s:s?, "
+                          "s:o}",
                      "phase", phase_names[g->phase], "points", g->points, "referee", g->referee,
                      "options", "diagonal", g->opts.diagonal, "deep_is_column",
                      g->opts.deep_is_column, "turn", g->turn, "player",
@@ -849,6 +1021,8 @@ json_t *bg_project(const struct bg_game *g, const char *seat)
                      g->phase == BG_PLAY ? segment_names[g->segment] : NULL, "sides", sides,
                      "dispute", dispute, "offer", offer, "winner",
                      g->winner[0] ? g->winner : NULL, "dice", dice);
+    end_json(g, j);
+    return j;
 }
 
 /* A roster event shows its units to its own side only; the state reveals
@@ -890,6 +1064,17 @@ int bg_awaiting(const struct bg_game *g, struct wr_decision *out, int max)
             out[n++] = g->dispute.on ? (struct wr_decision){ "referee", "settle" }
                                      : (struct wr_decision){ side_name[g->active], "turn" };
         break;
+    case BG_VICTORY: {
+        /* Each side that has not reported; both again, and the referee,
+         * while the reports differ (B41). */
+        bool differ = reports_differ(g);
+        for (int s = 0; s < 2 && n < max; s++)
+            if (!g->vp_report[s].in || differ)
+                out[n++] = (struct wr_decision){ side_name[s], "victory_points" };
+        if (differ && g->referee && n < max)
+            out[n++] = (struct wr_decision){ "referee", "settle_points" };
+        break;
+    }
     case BG_OVER:
         break;
     }
@@ -909,8 +1094,56 @@ static int broken(struct wr_refusal *why, const char *fmt, ...)
     return -1;
 }
 
+/* The end's and the campaign options' invariants (B40-B44). */
+static int check_end(const struct bg_game *g, struct wr_refusal *why)
+{
+    if ((g->phase >= BG_VICTORY) != (g->decided[0] != '\0') ||
+        (g->phase == BG_OVER) != g->vp_agreed)
+        return broken(why, "phase %s with the result decided '%s' and points agreed %d",
+                      phase_names[g->phase], g->decided, g->vp_agreed);
+    if (g->phase == BG_OVER && strcmp(g->winner, g->decided) != 0)
+        return broken(why, "the winner %s is not the result decided, %s", g->winner,
+                      g->decided);
+    for (int s = 0; s < 2; s++) {
+        const struct bg_vp *r = &g->vp_report[s];
+        if (r->in && (g->phase < BG_VICTORY || r->p1 < 0 || r->p1 > BG_VP_MAX || r->p2 < 0 ||
+                      r->p2 > BG_VP_MAX))
+            return broken(why, "%s reported %d-%d at %s", side_name[s], r->p1, r->p2,
+                          phase_names[g->phase]);
+        if (g->phase == BG_OVER && !r->in)
+            return broken(why, "over without %s's report", side_name[s]);
+        /* Due at the side's first player turn, not before; waiting in
+         * play only while the side has not had one. */
+        if (g->ambush[s] == BG_AMBUSH_DUE && (g->phase < BG_PLAY || (g->turn < 2 &&
+                                                                  g->active != s)))
+            return broken(why, "%s's ambush is due before its first turn", side_name[s]);
+        if (g->ambush[s] == BG_AMBUSH_WAITING && g->phase == BG_PLAY &&
+            (g->turn > 1 || g->active == s))
+            return broken(why, "%s's ambush still waits in its turn %d", side_name[s],
+                          g->turn);
+    }
+    if (g->phase == BG_VICTORY && g->vp_report[0].in && g->vp_report[1].in &&
+        !reports_differ(g))
+        return broken(why, "the reports agree and the game is not over");
+    if (g->vp_agreed && (g->vp[0] < 0 || g->vp[0] > BG_VP_MAX || g->vp[1] < 0 ||
+                         g->vp[1] > BG_VP_MAX))
+        return broken(why, "points agreed %d-%d", g->vp[0], g->vp[1]);
+    if (memchr(g->campaign, '\0', sizeof g->campaign) == NULL)
+        return broken(why, "the option campaign is not a string");
+    if (g->campaign[0]) {
+        json_t *c = json_loads(g->campaign, 0, NULL);
+        bool ok = json_is_object(c);
+        json_decref(c);
+        if (!ok)
+            return broken(why, "the option campaign is not an object");
+    }
+    return 0;
+}
+
 int bg_check(const struct bg_game *g, struct wr_refusal *why)
 {
+    if (check_end(g, why) != 0)
+        return -1;
     if ((unsigned)g->phase > BG_OVER || (g->phase == BG_OVER) != (g->winner[0] != '\0'))
         return broken(why, "phase %d with winner '%s'", (int)g->phase, g->winner);
     if (g->phase >= BG_START && !(g->side[0].in && g->side[1].in))
@@ -1025,6 +1258,28 @@ static json_t *random_turn(const struct bg_game *g, int s, struct wr_prng *rng)
     return json_pack("{s:s}", "type", pick == 19 ? "end_turn" : "end_phase");
 }
 
+/* Victory points (B41): a side agrees with the other's report three times
+ * in four (always once the reports differ), else reports its own; the
+ * referee settles on one of the two reports or on points of its own. */
+static json_t *random_points(const struct bg_game *g, int s, struct wr_prng *rng)
+{
+    int vp[2] = { 50 * wr_prng_below(rng, 61), 50 * wr_prng_below(rng, 61) };
+    if (s < 0) {
+        int pick = wr_prng_below(rng, 3);
+        if (pick < 2) {
+            vp[0] = g->vp_report[pick].p1;
+            vp[1] = g->vp_report[pick].p2;
+        }
+        return json_pack("{s:s, s:i, s:i}", "type", "settle_points", "p1", vp[0], "p2", vp[1]);
+    }
+    const struct bg_vp *o = &g->vp_report[!s];
+    if (o->in && (g->vp_report[s].in || wr_prng_below(rng, 4) != 0)) {
+        vp[0] = o->p1;
+        vp[1] = o->p2;
+    }
+    return json_pack("{s:s, s:i, s:i}", "type", "victory_points", "p1", vp[0], "p2", vp[1]);
+}
+
 json_t *bg_autoplay(const struct bg_game *g, const char *seat, struct wr_prng *rng)
 {
     struct wr_decision d[3];
@@ -1043,6 +1298,8 @@ json_t *bg_autoplay(const struct bg_game *g, const char *seat, struct wr_prng *r
         if (g->dispute.on)
             return json_pack("{s:s, s:b}", "type", "settle", "stands", wr_prng_below(rng, 2));
         return random_turn(g, s, rng);
+    case BG_VICTORY:
+        return random_points(g, s, rng);
     case BG_OVER:
         break;
     }

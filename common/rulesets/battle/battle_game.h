@@ -3,7 +3,8 @@
  * docs/rulesets/battle.md): two sides, "p1" and "p2", enter their rosters
  * sealed, then state facts about their units, dispute each other's facts,
  * report casualties and ask for Ld tests the server rolls, turn by turn,
- * until an army reaches its break point (B14) or the sides agree to end.
+ * until an army reaches its break point (B14) or the sides agree to end;
+ * then both report the victory points (B40-B42).
  * The rules themselves are battle_rules.h; this file holds the state and
  * the commands around them.
  *
@@ -27,6 +28,8 @@ struct json_t;
 #define BG_MODELS_MAX 1000          /* models of one unit */
 #define BG_WOUNDS_MAX 10            /* wounds per model */
 #define BG_TARGET_MAX 18            /* an Ld target number: 3D6 at most */
+#define BG_VP_MAX 1000000           /* victory points of one side (B40) */
+#define BG_CAMPAIGN_MAX 4096        /* the option campaign, as compact JSON (B43) */
 
 /* The game's own reasons, after those of the rules core (battle_rules.h):
  * X(id, wire code, sentence). */
@@ -50,7 +53,9 @@ struct json_t;
     X(FLEEING, "fleeing", "a fleeing unit may only test to rally") \
     X(NOT_ACTIVE, "not_active", "only the side whose player turn it is ends a phase or the turn") \
     X(NO_OFFER, "no_offer", "the other side has not offered to end the battle") \
-    X(OWN_OFFER, "own_offer", "a side may not accept its own offer")
+    X(OWN_OFFER, "own_offer", "a side may not accept its own offer") \
+    X(BAD_VP, "bad_vp", "victory points are whole numbers 0 to 1,000,000 for p1 and p2") \
+    X(NOT_DISPUTED, "not_disputed", "the victory point reports are not both in and different")
 
 enum bg_reason {
     BG_R_FIRST_ = WB_R_COUNT - 1,
@@ -64,7 +69,7 @@ enum bg_reason {
 extern const struct wr_reason_table bg_reasons;
 
 /* Where a game is. */
-enum bg_phase { BG_ROSTER, BG_START, BG_PLAY, BG_OVER };
+enum bg_phase { BG_ROSTER, BG_START, BG_PLAY, BG_VICTORY, BG_OVER };
 
 /* The segments of a player turn, as far as the seed names them (B21). */
 enum bg_segment { BG_SEG_CHARGES, BG_SEG_RALLY, BG_SEG_COMPULSORY, BG_SEG_SHOOTING,
@@ -111,6 +116,20 @@ struct bg_game {
     int offer;                      /* -1: none; else the side offering */
     int offer_result;               /* 0: p1 wins, 1: p2, 2: a draw */
     char winner[8];                 /* "" running, "p1", "p2" or "draw" */
+    /* The end (B40-B42): the result the table decided (break point or
+     * agreement; "" while the battle goes on), each side's last victory
+     * point report, and the points agreed or settled (once over). */
+    char decided[8];
+    struct bg_vp {
+        bool in;
+        int p1, p2;
+    } vp_report[2];
+    bool vp_agreed;
+    int vp[2];
+    /* The campaign's options (B43, B44): the option campaign as compact
+     * JSON ("" without one), and each side's Hidden Ambush Force. */
+    char campaign[BG_CAMPAIGN_MAX + 1];
+    enum bg_ambush { BG_AMBUSH_NONE, BG_AMBUSH_WAITING, BG_AMBUSH_DUE } ambush[2];
     const char *seats[4];           /* static strings */
 };
 

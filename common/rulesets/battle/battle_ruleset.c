@@ -21,6 +21,10 @@ static const struct wr_option battle_options[] = {
     { "p1_elephants", "p1's familiarity with elephants: never_met, previously_fought, know "
                       "or expert (default never_met)" },
     { "p2_elephants", "p2's familiarity with elephants, as p1_elephants" },
+    { "campaign", "an object of at most 4096 bytes as compact JSON: the campaign's arranged "
+                  "battle, shown under the state's campaign as given" },
+    { "ambush", "an array of sides (\"p1\", \"p2\") holding a Hidden Ambush Force, due at "
+                "the start of the side's first player turn" },
     { NULL, NULL },
 };
 

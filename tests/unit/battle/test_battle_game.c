@@ -249,7 +249,7 @@ static const struct step game1[] = {
     { "p1", "{\"type\":\"test\",\"unit\":\"Horse\",\"test\":\"panic\",\"target\":8}", "ok",
       "p2", 0, 0, "test", "fall_back" },
     { "p2", "{\"type\":\"end_phase\"}", "not_active", 0, 0, 0, 0, 0 },
-    /* 33-39: the break point at the end of a player turn */
+    /* 33-41: the break point at the end of a player turn; the victory points */
     { "p1", "{\"type\":\"end_phase\"}", "ok", NULL, "{\"segment\":\"rally\"}", 0, 0, 0 },
     { "p1", "{\"type\":\"end_turn\"}", "ok", NULL, "{\"player\":\"p2\",\"turn\":2,\"segment\":"
       "\"declare_charges\"}", 0, "turn", 0 },
@@ -259,8 +259,12 @@ static const struct step game1[] = {
       "{\"sides\":{\"p2\":{\"break_point\":\"5 of 15 models, breaks at 3\"}}}", 0, 0, 0 },
     { "p1", "{\"type\":\"casualties\",\"unit\":\"Slingers\",\"wounds\":2}", "ok", NULL,
       "{\"phase\":\"play\",\"winner\":null}", 0, 0, 0 },
-    { "p2", "{\"type\":\"end_turn\"}", "ok", NULL, "{\"phase\":\"over\",\"winner\":\"p1\"}", 0,
-      "battle_over", "p1" },
+    { "p2", "{\"type\":\"end_turn\"}", "ok", NULL, "{\"phase\":\"victory\",\"winner\":null,"
+      "\"decided\":\"p1\"}", 0, "battle_over", "p1" },
+    { "p2", "{\"type\":\"end_turn\"}", "wrong_phase", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"victory_points\",\"p1\":1200,\"p2\":300}", "ok", 0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"victory_points\",\"p1\":1200,\"p2\":300}", "ok", NULL,
+      "{\"phase\":\"over\",\"winner\":\"p1\"}", 0, "victory_points_agreed", 0 },
     { "p2", "{\"type\":\"end_turn\"}", "game_over", 0, 0, 0, 0, 0 },
 };
 
@@ -326,8 +330,11 @@ static const struct step game2[] = {
     { "p2", "{\"type\":\"offer_end\",\"result\":\"draw\"}", "ok", NULL,
       "{\"offer\":{\"side\":\"p2\",\"result\":\"draw\"}}", 0, 0, 0 },
     { "p2", "{\"type\":\"accept_end\"}", "own_offer", 0, 0, 0, 0, 0 },
-    { "p1", "{\"type\":\"accept_end\"}", "ok", NULL, "{\"phase\":\"over\",\"winner\":\"draw\"}",
-      0, "battle_over", "draw" },
+    { "p1", "{\"type\":\"accept_end\"}", "ok", NULL, "{\"phase\":\"victory\",\"winner\":null,"
+      "\"decided\":\"draw\"}", 0, "battle_over", "draw" },
+    { "p1", "{\"type\":\"victory_points\",\"p1\":700,\"p2\":650}", "ok", 0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"victory_points\",\"p1\":700,\"p2\":650}", "ok", NULL,
+      "{\"phase\":\"over\",\"winner\":\"draw\"}", 0, "victory_points_agreed", 0 },
 };
 
 static void test_game_without_referee(void **state)
@@ -380,12 +387,275 @@ static void test_options(void **state)
     rs->destroy(g);
 }
 
+
+/* --- the end, the victory points, the campaign's options (B40-B44) -------- */
+
+/* Replay history on a new game with the same options and dice: every view
+ * byte for byte as g's. */
+static void replay_equal(const struct wr_game *g, const char *options, struct faces *dice,
+                         const json_t *history)
+{
+    struct wr_host host;
+    struct wr_game *g2 = new_game(options, dice, &host);
+    size_t i;
+    json_t *step;
+    json_array_foreach((json_t *)history, i, step) {
+        struct wr_refusal why;
+        json_t *e = NULL;
+        assert_int_equal(wr_game_apply(g2, json_string_value(json_array_get(step, 0)),
+                                       json_array_get(step, 1), &e, &why), 0);
+        json_decref(e);
+    }
+    char *a = dump_views(g), *b = dump_views(g2);
+    assert_string_equal(a, b);
+    free(a), free(b);
+    g2->rs->destroy(g2);
+}
+
+/* The awaited decisions as "seat:what seat:what". */
+static void assert_awaiting(const struct wr_game *g, const char *want)
+{
+    struct wr_decision d[WR_DECISIONS_MAX];
+    int n = g->rs->awaiting(g, d, WR_DECISIONS_MAX);
+    char got[256] = "";
+    size_t len = 0;
+    for (int i = 0; i < n; i++)
+        len += (size_t)snprintf(got + len, sizeof got - len, "%s%s:%s", i ? " " : "",
+                                d[i].seat, d[i].what);
+    assert_string_equal(got, want);
+}
+
+#define VP(p1, p2) "{\"type\":\"victory_points\",\"p1\":" #p1 ",\"p2\":" #p2 "}"
+#define SETTLE_VP(p1, p2) "{\"type\":\"settle_points\",\"p1\":" #p1 ",\"p2\":" #p2 "}"
+#define END_TURN "{\"type\":\"end_turn\"}"
+
+/* No referee; p2 holds an ambush; p1 wins the roll-off (5, 2) and p2's
+ * army breaks in p2's first turn. */
+static const int faces_end1[] = { 5, 2 };
+#define END1_OPTIONS "{\"ambush\":[\"p2\"],\"campaign\":{\"game_text\":\"Open battle\"," \
+                     "\"target\":\"Gades\",\"attacker\":\"p2\",\"defender\":\"p1\"," \
+                     "\"strategies\":[{\"seat\":\"p2\",\"strategy\":\"hidden_ambush\"}]," \
+                     "\"attack\":3}}"
+
+static const struct step end1_to_victory[] = {
+    { "p1", P1_PART2, "ok", NULL, "{\"ambush\":{\"p2\":\"waiting\"},\"vp_reports\":"
+      "{\"p1\":null,\"p2\":null},\"victory_points\":null,\"decided\":null}", "ambush.p1", 0, 0 },
+    { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0 },
+    { "p1", VP(1, 2), "wrong_phase", 0, 0, 0, 0, 0 },
+    /* 4: p1's first turn: p2's ambush still waits */
+    { "p1", "{\"type\":\"start\"}", "ok", NULL, "{\"player\":\"p1\",\"turn\":1,\"ambush\":"
+      "{\"p2\":\"waiting\"}}", 0, "started", 0 },
+    /* 5: p2's first turn: due */
+    { "p1", END_TURN, "ok", "p1", "{\"player\":\"p2\",\"turn\":2,\"ambush\":{\"p2\":\"due\"}}",
+      0, "ambush_due", 0 },
+    { "p1", "{\"type\":\"casualties\",\"unit\":\"Archers\",\"wounds\":10}", "ok", 0, 0, 0, 0,
+      0 },
+    { "p1", "{\"type\":\"casualties\",\"unit\":\"Slingers\",\"wounds\":2}", "ok", 0, 0, 0, 0,
+      0 },
+    { "p1", VP(1, 2), "wrong_phase", 0, 0, 0, 0, 0 },
+    /* 9: the break point: the victory phase, p1 the winner decided */
+    { "p2", END_TURN, "ok", NULL, "{\"phase\":\"victory\",\"decided\":\"p1\",\"winner\":null,"
+      "\"victory_points\":null,\"ambush\":{\"p2\":\"due\"}}", 0, "battle_over", "p1" },
+};
+
+/* The victory points without a referee: refusals, unequal reports, a
+ * report again that agrees. */
+static const struct step end1_points[] = {
+    { "p1", "{\"type\":\"victory_points\",\"p1\":-1,\"p2\":0}", "bad_vp", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"victory_points\",\"p1\":1000001,\"p2\":0}", "bad_vp", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"victory_points\",\"p1\":\"10\",\"p2\":0}", "bad_vp", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"victory_points\",\"p1\":10}", "bad_vp", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"victory_points\",\"p1\":10,\"p2\":0,\"p3\":0}", "bad_command", 0, 0,
+      0, 0, 0 },
+    { "referee", VP(10, 0), "not_your_turn", 0, 0, 0, 0, 0 },
+    { "p2", END_TURN, "wrong_phase", 0, 0, 0, 0, 0 },
+    /* 8: p1 reports */
+    { "p1", VP(1500, 0), "ok", "p2", "{\"phase\":\"victory\",\"vp_reports\":{\"p1\":"
+      "{\"p1\":1500,\"p2\":0},\"p2\":null}}", 0, "victory_points", 0 },
+    /* 9: p2 reports other points: disputed, nothing agreed */
+    { "p2", VP(1000000, 200), "ok", NULL, "{\"phase\":\"victory\",\"winner\":null,"
+      "\"victory_points\":null,\"vp_reports\":{\"p1\":{\"p1\":1500,\"p2\":0},\"p2\":"
+      "{\"p1\":1000000,\"p2\":200}}}", 0, "vp_disputed", 0 },
+    { "p2", SETTLE_VP(1500, 0), "not_your_turn", 0, 0, 0, 0, 0 },
+    /* 11: p2 reports again, agreeing: over, the winner decided at the break */
+    { "p2", VP(1500, 0), "ok", NULL, "{\"phase\":\"over\",\"winner\":\"p1\",\"victory_points\":"
+      "{\"p1\":1500,\"p2\":0}}", 0, "victory_points_agreed", 0 },
+    { "p1", VP(1500, 0), "game_over", 0, 0, 0, 0, 0 },
+};
+
+static void test_end_without_referee(void **state)
+{
+    (void)state;
+    struct faces dice = { faces_end1, (int)(sizeof faces_end1 / sizeof faces_end1[0]) };
+    struct wr_host host;
+    struct wr_game *g = new_game(END1_OPTIONS, &dice, &host);
+    json_t *history = json_array();
+    play(g, end1_to_victory, sizeof end1_to_victory / sizeof end1_to_victory[0], history);
+    assert_null(g->rs->result(g));
+    assert_awaiting(g, "p1:victory_points p2:victory_points");
+    play(g, end1_points, 8, history);
+    assert_awaiting(g, "p2:victory_points");
+    play(g, end1_points + 8, 1, history);
+    assert_null(g->rs->result(g));
+    assert_awaiting(g, "p1:victory_points p2:victory_points");
+    play(g, end1_points + 9, sizeof end1_points / sizeof end1_points[0] - 9, history);
+    assert_string_equal(g->rs->result(g), "p1");
+    assert_awaiting(g, "");
+    replay_equal(g, END1_OPTIONS, &dice, history);
+    json_decref(history);
+    g->rs->destroy(g);
+}
+
+/* A referee; both sides hold an ambush; p2 wins the roll-off (1, 4); the
+ * sides agree that p2 won, then report different points. */
+static const int faces_end2[] = { 1, 4 };
+#define END2_OPTIONS "{\"referee\":true,\"ambush\":[\"p2\",\"p1\"]}"
+
+static const struct step end2[] = {
+    { "p1", P1_PART2, "ok", 0, 0, 0, 0, 0 },
+    { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0 },
+    /* 3: p2's first turn: p2's ambush due, p1's waits */
+    { "p1", "{\"type\":\"start\"}", "ok", NULL, "{\"player\":\"p2\",\"ambush\":{\"p1\":"
+      "\"waiting\",\"p2\":\"due\"}}", 0, "ambush_due", 0 },
+    /* 4: p1's first turn */
+    { "p2", END_TURN, "ok", NULL, "{\"player\":\"p1\",\"turn\":2,\"ambush\":{\"p1\":\"due\","
+      "\"p2\":\"due\"}}", 0, "ambush_due", 0 },
+    { "referee", SETTLE_VP(1, 1), "wrong_phase", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"offer_end\",\"result\":\"p2\"}", "ok", 0, 0, 0, 0, 0 },
+    /* 7: an agreed end: the victory phase */
+    { "p2", "{\"type\":\"accept_end\"}", "ok", NULL, "{\"phase\":\"victory\",\"decided\":"
+      "\"p2\",\"winner\":null}", 0, "battle_over", "p2" },
+    { "referee", VP(900, 1400), "not_your_turn", 0, 0, 0, 0, 0 },
+    { "referee", SETTLE_VP(900, 1400), "not_disputed", 0, 0, 0, 0, 0 },
+    { "p1", VP(900, 1400), "ok", 0, 0, 0, 0, 0 },
+    { "referee", SETTLE_VP(900, 1400), "not_disputed", 0, 0, 0, 0, 0 },
+    /* 12: unequal reports: the referee settles */
+    { "p2", VP(800, 1400), "ok", "referee", "{\"phase\":\"victory\",\"vp_reports\":{\"p1\":"
+      "{\"p1\":900},\"p2\":{\"p1\":800}}}", 0, "vp_disputed", 0 },
+    { "p1", SETTLE_VP(850, 1400), "not_your_turn", 0, 0, 0, 0, 0 },
+    { "referee", SETTLE_VP(850, 1000001), "bad_vp", 0, 0, 0, 0, 0 },
+    { "referee", SETTLE_VP(850, 1400), "ok", "p1", "{\"phase\":\"over\",\"winner\":\"p2\","
+      "\"victory_points\":{\"p1\":850,\"p2\":1400},\"vp_reports\":{\"p1\":{\"p1\":900},\"p2\":"
+      "{\"p1\":800}}}", 0, "victory_points_agreed", 0 },
+    { "referee", SETTLE_VP(850, 1400), "game_over", 0, 0, 0, 0, 0 },
+};
+
+static void test_end_with_referee(void **state)
+{
+    (void)state;
+    struct faces dice = { faces_end2, (int)(sizeof faces_end2 / sizeof faces_end2[0]) };
+    struct wr_host host;
+    struct wr_game *g = new_game(END2_OPTIONS, &dice, &host);
+    json_t *history = json_array();
+    play(g, end2, 10, history);
+    assert_awaiting(g, "p2:victory_points");
+    play(g, end2 + 10, 2, history);
+    assert_awaiting(g, "p1:victory_points p2:victory_points referee:settle_points");
+    assert_null(g->rs->result(g));
+    play(g, end2 + 12, sizeof end2 / sizeof end2[0] - 12, history);
+    assert_string_equal(g->rs->result(g), "p2");
+    replay_equal(g, END2_OPTIONS, &dice, history);
+    json_decref(history);
+    g->rs->destroy(g);
+}
+
+/* p1 holds the ambush and takes the first turn (5, 2): due at the start. */
+static const struct step end3[] = {
+    { "p1", P1_PART2, "ok", 0, 0, 0, 0, 0 },
+    { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"start\"}", "ok", "p2", "{\"player\":\"p1\",\"turn\":1,\"ambush\":"
+      "{\"p1\":\"due\"}}", "ambush.p2", "ambush_due", 0 },
+    { "p1", END_TURN, "ok", NULL, "{\"player\":\"p2\",\"ambush\":{\"p1\":\"due\"}}",
+      "ambush.p2", 0, 0 },
+};
+
+static void test_ambush_first_player(void **state)
+{
+    (void)state;
+    struct faces dice = { faces_end1, (int)(sizeof faces_end1 / sizeof faces_end1[0]) };
+    struct wr_host host;
+    struct wr_game *g = new_game("{\"ambush\":[\"p1\"]}", &dice, &host);
+    json_t *history = json_array();
+    play(g, end3, sizeof end3 / sizeof end3[0], history);
+    json_decref(history);
+    g->rs->destroy(g);
+}
+
+/* The options campaign and ambush: accepted, shown as given to every
+ * view; refused with bad_options and a sentence. */
+static void test_campaign_options(void **state)
+{
+    (void)state;
+    const struct wr_ruleset *rs = wr_ruleset_find("battle");
+    /* A campaign of exactly 4096 bytes as compact JSON, and one of 4097. */
+    char fit[4200], over[4200];
+    int pad = 4096 - (int)strlen("{\"game_text\":\"\"}");
+    snprintf(fit, sizeof fit, "{\"campaign\":{\"game_text\":\"%0*d\"}}", pad, 0);
+    snprintf(over, sizeof over, "{\"campaign\":{\"game_text\":\"%0*d\"}}", pad + 1, 0);
+    static const char *const bad[] = {
+        "{\"campaign\":[]}", "{\"campaign\":\"Open battle\"}", "{\"campaign\":null}",
+        "{\"ambush\":\"p1\"}", "{\"ambush\":[\"p3\"]}", "{\"ambush\":[1]}",
+        "{\"ambush\":[\"p1\",\"p1\"]}", "{\"ambush\":[\"referee\"]}", NULL,
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *text = bad[i] ? bad[i] : over;
+        json_t *o = json_loads(text, 0, NULL);
+        assert_non_null(o);
+        struct wr_refusal why = { 0, NULL, "" };
+        struct wr_game *g = rs->create(NULL, o, "t", NULL, NULL, &why);
+        if (g != NULL)
+            fail_msg("options %.80s accepted", text);
+        assert_string_equal(why.code, "bad_options");
+        assert_true(why.message[0] != '\0');
+        json_decref(o);
+    }
+    static const char *const good[] = {
+        END1_OPTIONS, "{\"ambush\":[]}", "{\"campaign\":{}}", "{\"campaign\":{\"b\":1,"
+        "\"a\":[1.5,null,{\"x\":\"\\u00e9\"}]},\"ambush\":[\"p2\",\"p1\"]}", NULL,
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        const char *text = good[i] ? good[i] : fit;
+        json_t *o = json_loads(text, 0, NULL);
+        assert_non_null(o);
+        struct wr_refusal why = { 0, NULL, "" };
+        struct wr_game *g = rs->create(NULL, o, "t", NULL, NULL, &why);
+        if (g == NULL)
+            fail_msg("options %.80s refused: %s", text, why.message);
+        json_t *given = json_object_get(o, "campaign");
+        char *want = given ? json_dumps(given, JSON_COMPACT) : NULL;
+        static const char *const views[] = { "p1", "p2", NULL };
+        for (int v = 0; v < 3; v++) {
+            json_t *p = rs->project(g, views[v]);
+            json_t *c = json_object_get(p, "campaign");
+            if (given == NULL) {
+                assert_true(json_is_null(c));
+            } else {
+                /* As given: equal, and the same text, its keys in their order. */
+                char *got = json_dumps(c, JSON_COMPACT);
+                assert_true(json_equal(given, c));
+                assert_string_equal(got, want);
+                free(got);
+            }
+            assert_int_equal(json_object_size(json_object_get(p, "ambush")),
+                             json_array_size(json_object_get(o, "ambush")));
+            json_decref(p);
+        }
+        free(want);
+        json_decref(o);
+        rs->destroy(g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_game_with_referee),
         cmocka_unit_test(test_game_without_referee),
         cmocka_unit_test(test_options),
+        cmocka_unit_test(test_end_without_referee),
+        cmocka_unit_test(test_end_with_referee),
+        cmocka_unit_test(test_ambush_first_player),
+        cmocka_unit_test(test_campaign_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
