@@ -893,6 +893,26 @@ static void test_campaign_battle(void **state)
     json_decref(ans);
     cli_says(&h2, &s, 0, "you hold the p1 seat",
              (const char *const[]){ "status", second_battle, NULL });
+    /* the defender's client, which only has its campaign seat, finds the
+     *     battle's seat through the link, keeps it, and plays it */
+    struct wt_home h3;
+    cli_home(&h3, &s, &k, str(at, "defender"), "home-second-defender");
+    cli_says(&h3, &s, 0, "you hold the p2 seat",
+             (const char *const[]){ "status", second_battle, NULL });
+    cli_says(&h3, &s, 0, "",
+             (const char *const[]){ "do", "--no-check", second_battle,
+                                    "{\"type\":\"roster\",\"last\":true,\"units\":[{\"name\":"
+                                    "\"Guard\",\"kind\":\"infantry\",\"models\":12}]}", NULL });
+    /* `do` exits once the command is acknowledged: a fresh spectator sees it */
+    struct wt_client w;
+    assert_int_equal(wt_open(&w, "watcher", s.port), 0);
+    wt_send(&w, "{s:s, s:s, s:b}", "type", "join", "game", second_battle, "spectate", 1);
+    json_t *ws = wt_expect(&w, "state", T);
+    assert_non_null(ws);
+    assert_true(json_is_true(json_object_get(json_object_get(json_object_get(
+        json_object_get(ws, "state"), "sides"), "p2"), "in")));
+    json_decref(ws);
+    wt_close(&w);
 
     for (int i = 0; i < b.n; i++)
         wt_close(&b.cl[i]);
