@@ -515,8 +515,8 @@ static const char *const read_sql[R_NSTMTS] = {
     [R_LIST_RULESET_AFTER] = LISTED " AND ruleset = ?4 AND (created_at, id) < (?2, ?3)" NEWEST,
     [R_OPEN_IDS] = "SELECT id FROM games WHERE status <> 'finished' ORDER BY created_at, id",
     [R_ALL_IDS] = "SELECT id FROM games ORDER BY created_at, id",
-    [R_LINKS] = "SELECT id, parent, link_key, ruleset, status, result FROM games"
-                " WHERE parent IS NOT NULL ORDER BY created_at, id",
+    [R_LINKS] = ("SELECT id, parent, link_key, ruleset, status, result FROM games"
+                 " WHERE parent IS NOT NULL ORDER BY created_at, id"),
 };
 
 struct counts {
