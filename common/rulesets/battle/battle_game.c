@@ -85,6 +85,28 @@ static int fact_index(const char *s)
     return -1;
 }
 
+/* The combat statements (B26-B37): the command type, which is also the
+ * "fact" a dispute names (B35); a dispute of one holds NFACTS + its row. */
+enum { SK_CHARGE, SK_COUNTER, SK_SCREEN, SK_BROKE, SK_REFORM, SK_ELEPHANT, SK_LEFT,
+       SK_GENERAL, SK_COUNT };
+static const char *const stmt_names[] = { "charge", "counter_charge", "screen_flees", "broke",
+                                          "reform", "elephant", "left_table", "general_killed",
+                                          NULL };
+
+/* What a dispute is about: the unit (NULL: a side's general) and the fact
+ * or statement. */
+static const char *dispute_unit(const struct bg_game *g)
+{
+    return g->dispute.unit >= 0 ? g->side[g->dispute.side].army.units[g->dispute.unit].name
+                                : NULL;
+}
+
+static const char *dispute_fact(const struct bg_game *g)
+{
+    return g->dispute.fact < NFACTS ? facts[g->dispute.fact].name
+                                    : stmt_names[g->dispute.fact - NFACTS];
+}
+
 /* The unit's struct wb_facts from its stated values. */
 static void facts_fill(struct wb_unit *u, const struct bg_unit_x *x)
 {
@@ -292,13 +314,14 @@ static int only_keys(const json_t *cmd, const char *const *allowed, struct wr_re
     return 0;
 }
 
-/* The unit named in cmd's "unit": its side and index. */
-static int find_unit(const struct bg_game *g, const json_t *cmd, int *s, int *i,
-                     struct wr_refusal *why)
+/* The unit named in cmd's member key (find_unit: "unit"), anywhere on the
+ * table: its side and index. */
+static int find_named(const struct bg_game *g, const json_t *cmd, const char *key, int *s,
+                      int *i, struct wr_refusal *why)
 {
-    const char *name = json_string_value(json_object_get(cmd, "unit"));
+    const char *name = json_string_value(json_object_get(cmd, key));
     if (name == NULL)
-        return refuse(why, WB_R_BAD_COMMAND, "name the unit: \"unit\": its name");
+        return refuse(why, WB_R_BAD_COMMAND, "name the unit: \"%s\": its name", key);
     for (int k = 0; k < 2; k++)
         for (int n = 0; n < g->side[k].army.count; n++)
             if (strcmp(g->side[k].army.units[n].name, name) == 0) {
@@ -307,6 +330,12 @@ static int find_unit(const struct bg_game *g, const json_t *cmd, int *s, int *i,
                 return 0;
             }
     return refuse(why, BG_R_UNKNOWN_UNIT, "no unit called '%.40s' is on the table", name);
+}
+
+static int find_unit(const struct bg_game *g, const json_t *cmd, int *s, int *i,
+                     struct wr_refusal *why)
+{
+    return find_named(g, cmd, "unit", s, i, why);
 }
 
 static int parse_unit(const json_t *j, struct wb_unit *u, int *points, struct wr_refusal *why)
@@ -509,15 +538,22 @@ static int do_fact(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
 
 static json_t *settled_event(const struct bg_game *g, bool stands, const char *by)
 {
-    int s = g->dispute.side, f = g->dispute.fact;
-    return json_pack("{s:s, s:s, s:s, s:s, s:b, s:s}", "type", "settled", "unit",
-                     g->side[s].army.units[g->dispute.unit].name, "fact", facts[f].name,
-                     "by", by, "stands", stands, "why",
+    return json_pack("{s:s, s:s, s:s?, s:s, s:s, s:b, s:s}", "type", "settled", "side",
+                     side_name[g->dispute.side], "unit", dispute_unit(g), "fact",
+                     dispute_fact(g), "by", by, "stands", stands, "why",
                      stands ? "the stated fact stands" : "the fact is as it was before");
 }
 
+static void stmt_undo(struct bg_game *g);
+
 static void settle(struct bg_game *g, bool stands)
 {
+    if (g->dispute.fact >= NFACTS) {
+        if (!stands)
+            stmt_undo(g);
+        g->dispute.on = false;
+        return;
+    }
     struct bg_unit_x *x = &g->side[g->dispute.side].x[g->dispute.unit];
     if (!stands)
         x->value[g->dispute.fact] = x->prev[g->dispute.fact];
@@ -525,11 +561,17 @@ static void settle(struct bg_game *g, bool stands)
     judge_unit(g, g->dispute.side, g->dispute.unit);
 }
 
+static int stmt_index(const char *s);
+static int dispute_stmt(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                        struct wr_refusal *why);
+
 static int do_dispute(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
                       struct wr_refusal *why)
 {
     static const char *const keys[] = { "type", "unit", "fact", NULL };
     int us, ui;
+    if (stmt_index(json_string_value(json_object_get(cmd, "fact"))) >= 0)
+        return dispute_stmt(g, s, cmd, ev, why);        /* a combat statement (B35) */
     if (only_keys(cmd, keys, why) != 0 || find_unit(g, cmd, &us, &ui, why) != 0)
         return why->reason;
     if (us == s)
@@ -665,6 +707,8 @@ static int do_test(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
     return 0;
 }
 
+static void combat_turn_over(struct bg_game *g);
+
 /* The end of a player turn: the break point of both armies (B14), then
  * the other side's turn. */
 static void end_turn(struct bg_game *g, json_t *ev)
@@ -713,6 +757,7 @@ static int do_end(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
                                             segment_names[g->segment]));
         return 0;
     }
+    combat_turn_over(g);
     end_turn(g, ev);
     return 0;
 }
@@ -825,6 +870,551 @@ static int do_settle_points(struct bg_game *g, int s, const json_t *cmd, json_t 
     return 0;
 }
 
+/* --- combat commands ------------------------------------------------------------ */
+
+static const char *const facing_names[] = { "front", "flank", "rear", NULL };
+
+/* Out of its combat: fleeing, falling back, off the table or no models. */
+static bool out_of_combat(const struct wb_unit *u)
+{
+    return (u->status & (WB_ST_FLEEING | WB_ST_FALLING_BACK | WB_ST_OFF_TABLE)) ||
+           wb_unit_alive(u) == 0;
+}
+
+/* Confident a) counts a unit other than skirmishers broken in close combat
+ * (B31): the army's flag is the broke statements that stand. */
+static void formed_broken(struct wb_army *a, const struct bg_unit_x *x)
+{
+    a->formed_unit_broken = false;
+    for (int i = 0; i < a->count; i++)
+        a->formed_unit_broken |= x[i].broke_turn > 0 && !a->units[i].skirmish;
+}
+
+/* Open u's statement record (B35): what kind changes, as it was before. */
+static void stmt_open(struct bg_game *g, int us, int ui, int kind, int by)
+{
+    const struct wb_unit *u = &g->side[us].army.units[ui];
+    struct bg_unit_x *x = &g->side[us].x[ui];
+    struct bg_stmt *st = &x->stmt;
+    memset(st, 0, sizeof *st);
+    st->open = true;
+    st->kind = kind;
+    st->by = by;
+    st->status = u->status;
+    st->why_retreat = x->why_retreat;
+    st->broke_turn = x->broke_turn;
+}
+
+static json_t *unit_event(const char *type, const struct bg_game *g, int us, int ui)
+{
+    return json_pack("{s:s, s:s, s:s}", "type", type, "side", side_name[us], "unit",
+                     g->side[us].army.units[ui].name);
+}
+
+/* The common checks of a unit named by key: found, (own side when own),
+ * in segment seg (-1: any), with models on the table. */
+static int unit_checks(const struct bg_game *g, int s, const json_t *cmd, const char *key,
+                       bool own, int seg, int *us, int *ui, struct wr_refusal *why)
+{
+    if (find_named(g, cmd, key, us, ui, why) != 0)
+        return why->reason;
+    const struct wb_unit *u = &g->side[*us].army.units[*ui];
+    if (own && *us != s)
+        return refuse(why, BG_R_NOT_YOUR_UNIT, "%s is %s's unit: its side states that",
+                      u->name, side_name[*us]);
+    if (seg >= 0 && g->segment != (enum bg_segment)seg)
+        return refuse(why, BG_R_WRONG_SEGMENT, "%s is stated in %s, not in %s",
+                      json_string_value(json_object_get(cmd, "type")), segment_names[seg],
+                      segment_names[g->segment]);
+    if (wb_unit_alive(u) == 0)
+        return refuse(why, BG_R_UNIT_GONE, "%s has no models left on the table", u->name);
+    return 0;
+}
+
+/* B26-B28. "charge": U of the side whose player turn it is declares a
+ * charge on T in declare_charges: 1) keys 2) U, own, segment, on the table
+ * 3) that side's player turn 4) not fleeing 5) wb_may_declare_charge 6) one
+ * charge a turn 7) T an enemy on the table 8) the facing. T's charge facts
+ * take the charger's kind, models left and formation; a charge to the flank
+ * or rear is kept over a later one to the front (B27). */
+static int do_charge(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                     struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "unit", "target", "facing", NULL };
+    int us, ui, ts, ti;
+    if (only_keys(cmd, keys, why) != 0 ||                                       /* 1) */
+        unit_checks(g, s, cmd, "unit", true, BG_SEG_CHARGES, &us, &ui, why) != 0)  /* 2) */
+        return why->reason;
+    struct wb_unit *u = &g->side[us].army.units[ui];
+    struct bg_unit_x *ux = &g->side[us].x[ui];
+    if (s != g->active)                                                         /* 3) */
+        return refuse(why, BG_R_NOT_CHARGING_SIDE, "it is %s's player turn",
+                      side_name[g->active]);
+    if (u->status & WB_ST_FLEEING)                                              /* 4) */
+        return refuse(why, BG_R_FLEEING, "%s is fleeing: it may not declare a charge", u->name);
+    struct wb_verdict v = wb_may_declare_charge(u);                             /* 5) */
+    if (!v.yes)
+        return refuse(why, (int)v.why, "%s: %s", u->name, wb_reason_text(v.why));
+    if (ux->declared_turn == g->turn)                                           /* 6) */
+        return refuse(why, BG_R_ALREADY_STATED, "%s already declared a charge this turn",
+                      u->name);
+    if (find_named(g, cmd, "target", &ts, &ti, why) != 0)                       /* 7) */
+        return why->reason;
+    struct wb_unit *t = &g->side[ts].army.units[ti];
+    struct bg_unit_x *tx = &g->side[ts].x[ti];
+    if (ts == us)
+        return refuse(why, BG_R_OWN_TARGET, "%s and %s are of the same army", u->name,
+                      t->name);
+    if (wb_unit_alive(t) == 0)
+        return refuse(why, BG_R_UNIT_GONE, "%s has no models left on the table", t->name);
+    int facing = name_index(facing_names, json_string_value(json_object_get(cmd, "facing")));
+    if (facing < 0)                                                             /* 8) */
+        return refuse(why, BG_R_BAD_FACING, "\"facing\": front, flank or rear");
+    stmt_open(g, us, ui, SK_CHARGE, s);
+    struct bg_stmt *st = &ux->stmt;
+    st->target = ti;
+    st->charge = t->facts.charge;
+    st->charged_by = tx->charged_by;
+    st->facing = tx->facing;
+    st->charge_turn = tx->charge_turn;
+    st->counter_charged = tx->counter_charged;
+    ux->declared_turn = g->turn;
+    ux->declared_target = ti;
+    bool keep = t->facts.charge.charged && !t->facts.charge.to_front && facing == 0;
+    if (!keep) {
+        t->facts.charge = (struct wb_charge){ true, facing == 0, u->kind, wb_unit_alive(u),
+                                              u->skirmish };
+        tx->charged_by = ui;
+        tx->facing = facing;
+        tx->counter_charged = false;
+        tx->charge_turn = g->turn;
+    }
+    judge_unit(g, ts, ti);
+    json_t *e = unit_event("charge", g, us, ui);
+    json_object_set_new(e, "target", json_string(t->name));
+    json_object_set_new(e, "facing", json_string(facing_names[facing]));
+    json_object_set_new(e, "models", json_integer(wb_unit_alive(u)));
+    json_object_set_new(e, "kept", json_boolean(keep));
+    json_object_set_new(e, "rank", json_string(wb_reason_code(tx->why_rank)));
+    json_array_append_new(ev, e);
+    return 0;
+}
+
+/* T charged to its front in this declare_charges segment by a unit that
+ * may counter charge it: the verdict with "this segment" applied (B29). */
+static struct wb_verdict counter_verdict(const struct bg_game *g, int ts, int ti)
+{
+    struct wb_unit t = g->side[ts].army.units[ti];
+    if (g->side[ts].x[ti].charge_turn != g->turn || g->segment != BG_SEG_CHARGES)
+        t.facts.charge.charged = false;
+    return wb_counter_charge(&t, NULL, NULL);
+}
+
+/* B29. "counter_charge": T's side, in declare_charges, when T was charged
+ * to its front this segment: 1) keys 2) T, own, segment, on the table 3) not
+ * fleeing 4) not yet 5) wb_counter_charge. */
+static int do_counter_charge(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                             struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "unit", NULL };
+    int ts, ti;
+    if (only_keys(cmd, keys, why) != 0 ||                                       /* 1) */
+        unit_checks(g, s, cmd, "unit", true, BG_SEG_CHARGES, &ts, &ti, why) != 0)  /* 2) */
+        return why->reason;
+    struct wb_unit *t = &g->side[ts].army.units[ti];
+    struct bg_unit_x *tx = &g->side[ts].x[ti];
+    if (t->status & WB_ST_FLEEING)                                              /* 3) */
+        return refuse(why, BG_R_FLEEING, "%s is fleeing", t->name);
+    if (tx->counter_charged && tx->charge_turn == g->turn)                     /* 4) */
+        return refuse(why, BG_R_ALREADY_STATED, "%s already counter charged", t->name);
+    struct wb_verdict v = counter_verdict(g, ts, ti);                           /* 5) */
+    if (!v.yes)
+        return refuse(why, (int)v.why, "%s: %s", t->name, wb_reason_text(v.why));
+    stmt_open(g, ts, ti, SK_COUNTER, s);
+    tx->counter_charged = true;
+    json_t *e = unit_event("counter_charge", g, ts, ti);
+    json_object_set_new(e, "charger",
+                        json_string(g->side[!ts].army.units[tx->charged_by].name));
+    json_object_set_new(e, "why", json_string(wb_reason_text(v.why)));
+    json_array_append_new(ev, e);
+    return 0;
+}
+
+/* B30. "screen_flees": S's side, in declare_charges, after U (a friendly
+ * unit S screens) declared a charge: 1) keys 2) S, own, segment, on the
+ * table 3) U a friend 4) S not fleeing 5) wb_screen_flee. S flees. */
+static int do_screen_flees(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                           struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "screen", "unit", NULL };
+    int ss, si, us, ui;
+    if (only_keys(cmd, keys, why) != 0 ||                                       /* 1) */
+        unit_checks(g, s, cmd, "screen", true, BG_SEG_CHARGES, &ss, &si, why) != 0 ||
+        find_named(g, cmd, "unit", &us, &ui, why) != 0)                         /* 2) */
+        return why->reason;
+    struct wb_unit *sc = &g->side[ss].army.units[si];
+    const struct wb_unit *u = &g->side[us].army.units[ui];
+    if (us != ss)                                                               /* 3) */
+        return refuse(why, BG_R_NOT_FRIENDS, "%s does not screen the enemy's %s", sc->name,
+                      u->name);
+    if (sc->status & WB_ST_FLEEING)                                             /* 4) */
+        return refuse(why, BG_R_FLEEING, "%s is fleeing already", sc->name);
+    struct wb_verdict v = wb_screen_flee(sc, u, g->side[us].x[ui].declared_turn == g->turn);
+    if (!v.yes)                                                                 /* 5) */
+        return refuse(why, (int)v.why, "%s: %s", sc->name, wb_reason_text(v.why));
+    stmt_open(g, ss, si, SK_SCREEN, s);
+    sc->status = (sc->status & ~(unsigned)WB_ST_FALLING_BACK) | WB_ST_FLEEING;
+    g->side[ss].x[si].why_retreat = WB_R_SCREEN_FLEE;
+    judge_unit(g, ss, si);
+    json_t *e = unit_event("screen_flees", g, ss, si);
+    json_object_set_new(e, "screened", json_string(u->name));
+    json_object_set_new(e, "why", json_string(wb_reason_text(v.why)));
+    json_array_append_new(ev, e);
+    return 0;
+}
+
+/* B37. "cover": either side, in shooting: does a shot at U through S get
+ * soft cover? 1) keys 2) S and U, segment 3) los 4) friends. The verdict
+ * is the event's; nothing changes, nothing to dispute. */
+static int do_cover(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                    struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "screen", "unit", "los", NULL };
+    int ss, si, us, ui;
+    if (only_keys(cmd, keys, why) != 0 ||                                       /* 1) */
+        unit_checks(g, s, cmd, "screen", false, BG_SEG_SHOOTING, &ss, &si, why) != 0 ||
+        find_named(g, cmd, "unit", &us, &ui, why) != 0)                         /* 2) */
+        return why->reason;
+    json_t *los = json_object_get(cmd, "los");
+    if (!json_is_boolean(los))                                                  /* 3) */
+        return refuse(why, WB_R_BAD_COMMAND, "\"los\": true when the line of sight passes "
+                      "through the screen, else false");
+    const struct wb_unit *sc = &g->side[ss].army.units[si], *u = &g->side[us].army.units[ui];
+    if (us != ss)                                                               /* 4) */
+        return refuse(why, BG_R_NOT_FRIENDS, "%s does not screen the enemy's %s", sc->name,
+                      u->name);
+    struct wb_verdict v = wb_screen_cover(sc, u, json_is_true(los));
+    json_t *e = unit_event("cover", g, us, ui);
+    json_object_set_new(e, "screen", json_string(sc->name));
+    json_object_set_new(e, "los", json_boolean(json_is_true(los)));
+    json_object_set_new(e, "cover", json_boolean(v.yes));
+    json_object_set_new(e, "outcome", json_string(wb_reason_code(v.why)));
+    json_object_set_new(e, "why", json_string(wb_reason_text(v.why)));
+    json_array_append_new(ev, e);
+    return 0;
+}
+
+/* B31. "broke": either side, in combat: 1) keys 2) U, segment, on the
+ * table 3) not fleeing. U flees; a unit not in skirmish formation that
+ * breaks ends confident a) for its army. */
+static int do_broke(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                    struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "unit", NULL };
+    int us, ui;
+    if (only_keys(cmd, keys, why) != 0 ||                                       /* 1) */
+        unit_checks(g, s, cmd, "unit", false, BG_SEG_COMBAT, &us, &ui, why) != 0)  /* 2) */
+        return why->reason;
+    struct wb_army *a = &g->side[us].army;
+    struct wb_unit *u = &a->units[ui];
+    struct bg_unit_x *x = &g->side[us].x[ui];
+    if (u->status & WB_ST_FLEEING)                                              /* 3) */
+        return refuse(why, BG_R_FLEEING, "%s is fleeing already", u->name);
+    stmt_open(g, us, ui, SK_BROKE, s);
+    bool was = a->formed_unit_broken;
+    u->status = (u->status & ~(unsigned)WB_ST_FALLING_BACK) | WB_ST_FLEEING;
+    x->why_retreat = WB_R_FLEES;
+    x->broke_turn = g->turn;
+    formed_broken(a, g->side[us].x);
+    judge_all(g);
+    json_t *e = unit_event("broke", g, us, ui);
+    json_object_set_new(e, "confident_a_lost", json_boolean(!was && a->formed_unit_broken));
+    json_array_append_new(ev, e);
+    return 0;
+}
+
+/* B32. "reform": U's side, at the end of the combat phase (its combat
+ * segment): 1) keys 2) U, own, on the table 3) wb_reform (segment, flank or
+ * rear, did not break, no other facing) 4) not already. */
+static int do_reform(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                     struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "unit", NULL };
+    int us, ui;
+    if (only_keys(cmd, keys, why) != 0 ||                                       /* 1) */
+        unit_checks(g, s, cmd, "unit", true, -1, &us, &ui, why) != 0)           /* 2) */
+        return why->reason;
+    struct wb_unit *u = &g->side[us].army.units[ui];
+    const struct bg_unit_x *x = &g->side[us].x[ui];
+    bool broke = x->broke_turn == g->turn || (u->status & WB_ST_FLEEING);
+    struct wb_verdict v = wb_reform(u, g->segment == BG_SEG_COMBAT, broke);    /* 3) */
+    if (!v.yes)
+        return refuse(why, (int)v.why, "%s: %s", u->name, wb_reason_text(v.why));
+    if (u->status & WB_ST_REFORMED)                                             /* 4) */
+        return refuse(why, BG_R_ALREADY_STATED, "%s has reformed already", u->name);
+    stmt_open(g, us, ui, SK_REFORM, s);
+    u->status |= WB_ST_REFORMED;
+    judge_unit(g, us, ui);
+    json_t *e = unit_event("reform", g, us, ui);
+    json_object_set_new(e, "rank", json_string(wb_reason_code(x->why_rank)));
+    json_array_append_new(ev, e);
+    return 0;
+}
+
+/* B33. "general_killed": either side, any segment: 1) keys 2) a side 3) its
+ * general alive. Edgy c) from the next player turn; the general is no
+ * longer with his unit (confident c). */
+static int do_general_killed(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                             struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "side", NULL };
+    if (only_keys(cmd, keys, why) != 0)                                         /* 1) */
+        return why->reason;
+    int a = side_of(json_string_value(json_object_get(cmd, "side")));
+    if (a < 0)                                                                  /* 2) */
+        return refuse(why, WB_R_BAD_COMMAND, "\"side\": p1 or p2, whose general died");
+    struct bg_side *sd = &g->side[a];
+    if (sd->army.general_killed_turn > 0)                                       /* 3) */
+        return refuse(why, BG_R_GENERAL_DEAD, "%s's general died in turn %d", side_name[a],
+                      sd->army.general_killed_turn);
+    memset(&sd->general, 0, sizeof sd->general);
+    sd->general.open = true;
+    sd->general.kind = SK_GENERAL;
+    sd->general.by = s;
+    for (int i = 0; i < sd->army.count; i++)
+        if (sd->army.units[i].general) {
+            sd->general.generals |= 1u << i;
+            sd->army.units[i].general = false;
+        }
+    sd->army.general_killed_turn = g->turn;
+    judge_all(g);
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:i, s:i}", "type", "general_killed",
+                                        "side", side_name[a], "turn", g->turn, "edgy_from",
+                                        g->turn + 1));
+    return 0;
+}
+
+/* B34. "elephant": U's side, in combat: 1) keys 2) U, own, segment, on
+ * the table 3) beat or survived 4) wb_elephant_event: the army's upgrade,
+ * once. */
+static int do_elephant(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                       struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "unit", "event", NULL };
+    static const char *const events[] = { "beat", "survived", NULL };
+    int us, ui;
+    if (only_keys(cmd, keys, why) != 0 ||                                       /* 1) */
+        unit_checks(g, s, cmd, "unit", true, BG_SEG_COMBAT, &us, &ui, why) != 0)   /* 2) */
+        return why->reason;
+    int e = name_index(events, json_string_value(json_object_get(cmd, "event")));
+    if (e < 0)                                                                  /* 3) */
+        return refuse(why, WB_R_BAD_COMMAND, "\"event\": beat or survived");
+    struct wb_army *a = &g->side[us].army;
+    struct wb_verdict v = wb_elephant_event(a, e == 0);                         /* 4) */
+    if (!v.yes)
+        return refuse(why, (int)v.why, "%s: %s", fam_names[a->familiarity],
+                      wb_reason_text(v.why));
+    stmt_open(g, us, ui, SK_ELEPHANT, s);
+    judge_all(g);
+    json_t *j = unit_event("familiarity", g, us, ui);
+    json_object_set_new(j, "event", json_string(events[e]));
+    json_object_set_new(j, "elephants", json_string(fam_names[a->familiarity]));
+    json_object_set_new(j, "upgraded", json_true());
+    json_object_set_new(j, "why", json_string(wb_reason_text(v.why)));
+    json_array_append_new(ev, j);
+    return 0;
+}
+
+/* B36. "left_table": either side, any segment: 1) keys 2) U on the table
+ * 3) fleeing. U is no longer alive for the break point (B15). */
+static int do_left_table(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                         struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "unit", NULL };
+    int us, ui;
+    if (only_keys(cmd, keys, why) != 0 ||                                       /* 1) */
+        unit_checks(g, s, cmd, "unit", false, -1, &us, &ui, why) != 0)          /* 2) */
+        return why->reason;
+    struct wb_unit *u = &g->side[us].army.units[ui];
+    if (!(u->status & WB_ST_FLEEING))                                           /* 3) */
+        return refuse(why, BG_R_NOT_FLED, "%s is not fleeing", u->name);
+    stmt_open(g, us, ui, SK_LEFT, s);
+    u->status |= WB_ST_OFF_TABLE;
+    judge_all(g);
+    json_t *e = unit_event("left_table", g, us, ui);
+    json_object_set_new(e, "models_left", json_integer(wb_army_alive(&g->side[us].army)));
+    json_array_append_new(ev, e);
+    return 0;
+}
+
+static int stmt_index(const char *s)
+{
+    return name_index(stmt_names, s);
+}
+
+/* B35. A dispute of a combat statement: {"unit", "fact": its type}, or
+ * {"side", "fact": "general_killed"}: 1) keys 2) the unit or side 3) its
+ * last statement, open, of that type 4) stated by the other side. */
+static int dispute_stmt(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
+                        struct wr_refusal *why)
+{
+    static const char *const keys[] = { "type", "unit", "side", "fact", NULL };
+    int k = stmt_index(json_string_value(json_object_get(cmd, "fact")));
+    int us, ui = -1;
+    struct bg_stmt *st;
+    if (only_keys(cmd, keys, why) != 0)                                         /* 1) */
+        return why->reason;
+    if (k == SK_GENERAL) {                                                      /* 2) */
+        us = side_of(json_string_value(json_object_get(cmd, "side")));
+        if (us < 0 || json_object_get(cmd, "unit"))
+            return refuse(why, WB_R_BAD_COMMAND, "dispute general_killed with \"side\": "
+                          "p1 or p2");
+        st = &g->side[us].general;
+    } else {
+        if (json_object_get(cmd, "side"))
+            return refuse(why, WB_R_BAD_COMMAND, "a dispute of %s names its \"unit\"",
+                          stmt_names[k]);
+        if (find_named(g, cmd, "unit", &us, &ui, why) != 0)
+            return why->reason;
+        st = &g->side[us].x[ui].stmt;
+    }
+    const char *who = ui >= 0 ? g->side[us].army.units[ui].name : side_name[us];
+    if (!st->open || st->kind != k)                                             /* 3) */
+        return refuse(why, BG_R_NOT_STATED, "%s's last %s this turn is not open to dispute",
+                      who, stmt_names[k]);
+    if (st->by == s)                                                            /* 4) */
+        return refuse(why, BG_R_OWN_FACT, "the %s of %s is your own statement", stmt_names[k],
+                      who);
+    st->open = false;
+    g->dispute.on = true;
+    g->dispute.side = us;
+    g->dispute.unit = ui;
+    g->dispute.fact = NFACTS + k;
+    json_array_append_new(ev, json_pack("{s:s, s:s, s:s?, s:s}", "type", "dispute", "side",
+                                        side_name[s], "unit", ui >= 0 ? who : NULL, "fact",
+                                        stmt_names[k]));
+    if (g->referee)
+        return 0;
+    int face = roll(g, ev, "dispute");                  /* B22: a D6, 4+ stands */
+    if (face == 0)
+        return refuse(why, WB_R_BAD_COMMAND, "the host has no die for the dispute");
+    json_array_append_new(ev, settled_event(g, face >= 4, "dice"));
+    settle(g, face >= 4);
+    return 0;
+}
+
+/* B35. A combat statement that does not stand is undone: what it changed
+ * goes back to what it was before. */
+static void stmt_undo(struct bg_game *g)
+{
+    int us = g->dispute.side, ui = g->dispute.unit, k = g->dispute.fact - NFACTS;
+    struct wb_army *a = &g->side[us].army;
+    if (k == SK_GENERAL) {
+        struct bg_stmt *st = &g->side[us].general;
+        a->general_killed_turn = 0;
+        for (int i = 0; i < a->count; i++)
+            if (st->generals >> i & 1u)
+                a->units[i].general = true;
+        judge_all(g);
+        return;
+    }
+    struct wb_unit *u = &a->units[ui];
+    struct bg_unit_x *x = &g->side[us].x[ui];
+    const struct bg_stmt *st = &x->stmt;
+    switch (k) {
+    case SK_CHARGE: {
+        /* The target's charge as it was, its counter charge with it, when
+         * the charge it holds is this one (not an earlier one it kept,
+         * B27, nor a later one). */
+        struct wb_unit *t = &g->side[!us].army.units[st->target];
+        struct bg_unit_x *tx = &g->side[!us].x[st->target];
+        if (t->facts.charge.charged && tx->charged_by == ui && tx->charge_turn == g->turn) {
+            t->facts.charge = st->charge;
+            tx->charged_by = st->charged_by;
+            tx->facing = st->facing;
+            tx->counter_charged = st->counter_charged;
+            tx->charge_turn = st->charge_turn;
+            if (tx->stmt.open && tx->stmt.kind == SK_COUNTER)
+                tx->stmt.open = false;
+        }
+        x->declared_turn = 0;
+        break;
+    }
+    case SK_COUNTER:
+        x->counter_charged = false;
+        break;
+    case SK_ELEPHANT:
+        a->elephant_upgraded = false;
+        break;
+    default:            /* screen_flees, broke, reform, left_table: its statuses */
+        u->status = (st->status & ~(unsigned)BG_ST_JUDGED) | (u->status & BG_ST_JUDGED);
+        x->why_retreat = st->why_retreat;
+        x->broke_turn = st->broke_turn;
+        formed_broken(a, g->side[us].x);
+        break;
+    }
+    judge_all(g);
+}
+
+/* B28, B35. The end of a player turn: statements close; a combat whose
+ * charged unit or charger is out of it (fleeing, falling back, off the
+ * table, no models) is over: the charge, its counter charge and the
+ * reformed status go, and with them a rank bonus the charge took. */
+static void combat_turn_over(struct bg_game *g)
+{
+    for (int s = 0; s < 2; s++) {
+        g->side[s].general.open = false;
+        for (int i = 0; i < g->side[s].army.count; i++) {
+            struct wb_unit *u = &g->side[s].army.units[i];
+            struct bg_unit_x *x = &g->side[s].x[i];
+            x->stmt.open = false;
+            bool over = out_of_combat(u);
+            if (u->facts.charge.charged &&
+                (over || out_of_combat(&g->side[!s].army.units[x->charged_by]))) {
+                memset(&u->facts.charge, 0, sizeof u->facts.charge);
+                x->counter_charged = false;
+                over = true;
+            }
+            if (over)
+                u->status &= ~(unsigned)WB_ST_REFORMED;
+        }
+    }
+    judge_all(g);
+}
+
+/* The members a unit's state adds for the combat commands. */
+static void combat_unit_json(const struct bg_game *g, int s, int i, json_t *j)
+{
+    const struct wb_unit *u = &g->side[s].army.units[i];
+    const struct bg_unit_x *x = &g->side[s].x[i];
+    json_t *charge = json_null();
+    if (u->facts.charge.charged)
+        charge = json_pack("{s:s, s:s, s:s, s:i, s:b, s:i, s:b}", "by",
+                           g->side[!s].army.units[x->charged_by].name, "facing",
+                           facing_names[x->facing], "kind", kind_names[u->facts.charge.kind],
+                           "models", u->facts.charge.models, "skirmish",
+                           u->facts.charge.skirmish, "turn", x->charge_turn, "counter_charged",
+                           x->counter_charged);
+    json_object_set_new(j, "charge", charge);
+    json_object_set_new(j, "charging", x->declared_turn > 0 && x->declared_turn == g->turn
+                        ? json_string(g->side[!s].army.units[x->declared_target].name)
+                        : json_null());
+    json_object_set_new(j, "broke", json_boolean(x->broke_turn > 0));
+    json_object_set_new(j, "left_table", json_boolean(u->status & WB_ST_OFF_TABLE));
+    json_object_set_new(j, "disputable", x->stmt.open ? json_string(stmt_names[x->stmt.kind])
+                                                       : json_null());
+}
+
+static void combat_side_json(const struct bg_game *g, int s, json_t *j)
+{
+    const struct wb_army *a = &g->side[s].army;
+    json_object_set_new(j, "elephants_upgraded", json_boolean(a->elephant_upgraded));
+    json_object_set_new(j, "general_killed", a->general_killed_turn > 0
+                        ? json_integer(a->general_killed_turn) : json_null());
+    json_object_set_new(j, "general_killed_disputable", json_boolean(g->side[s].general.open));
+    json_object_set_new(j, "formed_unit_broken", json_boolean(a->formed_unit_broken));
+}
+
 /* Who may send a command: the sides (either, unless the handler says
  * otherwise), or the referee. */
 enum who { SIDES, REFEREE };
@@ -849,6 +1439,15 @@ static const struct bg_command {
     { "accept_end", BG_PLAY, SIDES, false, do_accept },
     { "victory_points", BG_VICTORY, SIDES, false, do_victory_points },
     { "settle_points", BG_VICTORY, REFEREE, false, do_settle_points },
+    { "charge", BG_PLAY, SIDES, true, do_charge },
+    { "counter_charge", BG_PLAY, SIDES, true, do_counter_charge },
+    { "screen_flees", BG_PLAY, SIDES, true, do_screen_flees },
+    { "cover", BG_PLAY, SIDES, true, do_cover },
+    { "broke", BG_PLAY, SIDES, true, do_broke },
+    { "reform", BG_PLAY, SIDES, true, do_reform },
+    { "general_killed", BG_PLAY, SIDES, true, do_general_killed },
+    { "elephant", BG_PLAY, SIDES, true, do_elephant },
+    { "left_table", BG_PLAY, SIDES, true, do_left_table },
 };
 
 int bg_apply(struct bg_game *g, const char *seat, const json_t *cmd, json_t **events,
@@ -863,7 +1462,9 @@ int bg_apply(struct bg_game *g, const char *seat, const json_t *cmd, json_t **ev
     if (!json_is_object(cmd) || c == NULL)
         return refuse(why, WB_R_BAD_COMMAND, "a command is an object whose \"type\" is roster, "
                       "start, fact, dispute, settle, casualties, test, end_phase, end_turn, "
-                      "offer_end, accept_end, victory_points or settle_points");
+                      "offer_end, accept_end, charge, counter_charge, screen_flees, cover, "
+                      "broke, reform, general_killed, elephant, left_table, victory_points "
+                      "or settle_points");
     int s = side_of(seat);
     bool is_ref = g->referee && seat && strcmp(seat, "referee") == 0;
     if (g->phase == BG_OVER)
@@ -876,8 +1477,8 @@ int bg_apply(struct bg_game *g, const char *seat, const json_t *cmd, json_t **ev
                       type, phase_names[g->phase]);
     if (c->blocked_by_dispute && g->dispute.on)
         return refuse(why, BG_R_DISPUTE_PENDING, "the referee settles %s's %s first",
-                      g->side[g->dispute.side].army.units[g->dispute.unit].name,
-                      facts[g->dispute.fact].name);
+                      dispute_unit(g) ? dispute_unit(g) : side_name[g->dispute.side],
+                      dispute_fact(g));
     struct bg_game *work = malloc(sizeof *work);
     json_t *ev = json_array();
     if (work == NULL || ev == NULL) {
@@ -931,13 +1532,16 @@ static json_t *unit_json(const struct bg_game *g, int s, int i)
                                 wb_reason_code(x->why_rank));
     if (x->why_retreat != WB_R_OK)
         json_object_set_new(reasons, "retreat", json_string(wb_reason_code(x->why_retreat)));
-    return json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:b, s:i, s:o, s:o, "
-                     "s:o, s:o}",
-                     "name", u->name, "kind", kind_names[u->kind], "models", u->models,
-                     "wounds", u->wounds, "wounds_lost", u->wounds_lost, "models_left",
-                     wb_unit_alive(u), "move", u->move, "files", u->files, "ranks", u->ranks,
-                     "skirmish", u->skirmish, "general", u->general, "points", x->points,
-                     "status", statuses_json(u), "why", reasons, "facts", fj, "stated", stated);
+    json_t *j = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:b, s:i, s:o, "
+                          "s:o, s:o, s:o}",
+                          "name", u->name, "kind", kind_names[u->kind], "models", u->models,
+                          "wounds", u->wounds, "wounds_lost", u->wounds_lost, "models_left",
+                          wb_unit_alive(u), "move", u->move, "files", u->files, "ranks",
+                          u->ranks, "skirmish", u->skirmish, "general", u->general, "points",
+                          x->points, "status", statuses_json(u), "why", reasons, "facts", fj,
+                          "stated", stated);
+    combat_unit_json(g, s, i, j);
+    return j;
 }
 
 static json_t *side_json(const struct bg_game *g, int s, bool sees)
@@ -958,6 +1562,7 @@ static json_t *side_json(const struct bg_game *g, int s, bool sees)
     json_object_set_new(j, "start_models", json_integer(start));
     json_object_set_new(j, "breaks_at", json_integer(start / 4));
     json_object_set_new(j, "break_point", json_string(line));
+    combat_side_json(g, s, j);
     return j;
 }
 
@@ -994,9 +1599,8 @@ json_t *bg_project(const struct bg_game *g, const char *seat)
         json_object_set_new(sides, side_name[s], side_json(g, s, revealed || me == s));
     json_t *dispute = json_null(), *offer = json_null();
     if (g->dispute.on)
-        dispute = json_pack("{s:s, s:s, s:s}", "side", side_name[g->dispute.side], "unit",
-                            g->side[g->dispute.side].army.units[g->dispute.unit].name, "fact",
-                            facts[g->dispute.fact].name);
+        dispute = json_pack("{s:s, s:s?, s:s}", "side", side_name[g->dispute.side], "unit",
+                            dispute_unit(g), "fact", dispute_fact(g));
     if (g->offer >= 0)
         offer = json_pack("{s:s, s:s}", "side", side_name[g->offer], "result",
                           (const char *[]){ "p1", "p2", "draw" }[g->offer_result]);
@@ -1046,6 +1650,27 @@ json_t *bg_project_events(const struct bg_game *g, const char *seat, const json_
     return out;
 }
 
+/* B39. Whose reaction is awaited beside the player turn: the side of a
+ * unit that may counter charge a charge of this segment. */
+static int combat_awaiting(const struct bg_game *g, struct wr_decision *out, int max)
+{
+    int o = !g->active;
+    for (int i = 0; i < g->side[o].army.count && max > 0; i++) {
+        const struct wb_unit *t = &g->side[o].army.units[i];
+        if (wb_unit_alive(t) > 0 && !(t->status & WB_ST_FLEEING) &&
+            !g->side[o].x[i].counter_charged && counter_verdict(g, o, i).yes) {
+            out[0] = (struct wr_decision){ side_name[o], "counter_charge" };
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The combat commands' invariants: a charge names a charger of the other
+ * army, off the table is fleeing, confident a) follows the broke
+ * statements, a dispute names a fact or statement of a unit. */
+static int combat_check(const struct bg_game *g, struct wr_refusal *why);
+
 int bg_awaiting(const struct bg_game *g, struct wr_decision *out, int max)
 {
     int n = 0;
@@ -1063,6 +1688,8 @@ int bg_awaiting(const struct bg_game *g, struct wr_decision *out, int max)
         if (max > 0)
             out[n++] = g->dispute.on ? (struct wr_decision){ "referee", "settle" }
                                      : (struct wr_decision){ side_name[g->active], "turn" };
+        if (!g->dispute.on)
+            n += combat_awaiting(g, out + n, max - n);
         break;
     case BG_VICTORY: {
         /* Each side that has not reported; both again, and the referee,
@@ -1182,6 +1809,43 @@ int bg_check(const struct bg_game *g, struct wr_refusal *why)
                               u->status, want);
         }
     }
+    return combat_check(g, why);
+}
+
+static int combat_check(const struct bg_game *g, struct wr_refusal *why)
+{
+    if (g->dispute.on && (g->dispute.fact < 0 || g->dispute.fact >= NFACTS + SK_COUNT ||
+                          (g->dispute.unit < 0) != (g->dispute.fact == NFACTS + SK_GENERAL)))
+        return broken(why, "a dispute of fact %d, unit %d", g->dispute.fact, g->dispute.unit);
+    for (int s = 0; s < 2; s++) {
+        const struct wb_army *a = &g->side[s].army, *o = &g->side[!s].army;
+        bool formed = false;
+        for (int i = 0; i < a->count; i++) {
+            const struct wb_unit *u = &a->units[i];
+            const struct bg_unit_x *x = &g->side[s].x[i];
+            formed |= x->broke_turn > 0 && !u->skirmish;
+            if (u->facts.charge.charged &&
+                (x->charged_by < 0 || x->charged_by >= o->count || x->facing < 0 ||
+                 x->facing > 2 || (x->facing == 0) != u->facts.charge.to_front ||
+                 u->facts.charge.models < 1))
+                return broken(why, "%s's charge names charger %d, facing %d", u->name,
+                              x->charged_by, x->facing);
+            if ((u->status & WB_ST_OFF_TABLE) && !(u->status & WB_ST_FLEEING))
+                return broken(why, "%s left the table without fleeing", u->name);
+            if (x->stmt.open && (x->stmt.kind < 0 || x->stmt.kind >= SK_GENERAL ||
+                                 x->stmt.by < 0 || x->stmt.by > 1))
+                return broken(why, "%s's open statement is %d by %d", u->name, x->stmt.kind,
+                              x->stmt.by);
+            if (x->declared_turn > g->turn || x->charge_turn > g->turn ||
+                x->broke_turn > g->turn)
+                return broken(why, "%s has a charge or break after turn %d", u->name, g->turn);
+        }
+        if (formed != a->formed_unit_broken)
+            return broken(why, "%s's confident a) flag is %d, its broke statements say %d",
+                          side_name[s], a->formed_unit_broken, formed);
+        if (a->elephant_upgraded && a->familiarity == WB_EXPERT)
+            return broken(why, "%s is expert with elephants and upgraded", side_name[s]);
+    }
     return 0;
 }
 
@@ -1199,13 +1863,15 @@ static json_t *random_roster(const struct bg_game *g, int s, struct wr_prng *rng
         snprintf(name, sizeof name, "%s-u%d", side_name[s], i + 1);
         int kind = wr_prng_below(rng, 6), pts = wr_prng_below(rng, budget / (2 * n) + 1);
         budget -= pts;
-        json_array_append_new(units, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:i}",
+        /* Cavalry of 5" to 8": some may counter charge (B29), some not. */
+        int move = kind == WB_CAVALRY ? 5 + wr_prng_below(rng, 4) : 4;
+        json_array_append_new(units, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:i, s:i}",
                                                "name", name, "kind", kind_names[kind],
                                                "models", 1 + wr_prng_below(rng, 30), "wounds",
                                                1 + wr_prng_below(rng, 3), "files",
                                                1 + wr_prng_below(rng, 6), "ranks",
                                                1 + wr_prng_below(rng, 6), "general", i == 0,
-                                               "points", pts));
+                                               "points", pts, "move", move));
     }
     return json_pack("{s:s, s:o, s:b}", "type", "roster", "units", units, "last",
                      have + n >= 6 || wr_prng_below(rng, 3) == 0);
@@ -1280,6 +1946,116 @@ static json_t *random_points(const struct bg_game *g, int s, struct wr_prng *rng
     return json_pack("{s:s, s:i, s:i}", "type", "victory_points", "p1", vp[0], "p2", vp[1]);
 }
 
+/* A combat command that is legal now for side s, the side whose player
+ * turn it is, or NULL (B26-B37). */
+static json_t *random_combat(const struct bg_game *g, int s, struct wr_prng *rng)
+{
+    const struct wb_army *mine = &g->side[s].army, *theirs = &g->side[!s].army;
+    int pick = wr_prng_below(rng, 12);
+    if (pick < 6) {                 /* dispute an open statement of the other side */
+        for (int k = 0; k < 2; k++) {
+            const struct bg_side *sd = &g->side[k];
+            if (sd->general.open && sd->general.by != s)
+                return json_pack("{s:s, s:s, s:s}", "type", "dispute", "side", side_name[k],
+                                 "fact", "general_killed");
+            for (int i = 0; i < sd->army.count; i++)
+                if (sd->x[i].stmt.open && sd->x[i].stmt.by != s)
+                    return json_pack("{s:s, s:s, s:s}", "type", "dispute", "unit",
+                                     sd->army.units[i].name, "fact",
+                                     stmt_names[sd->x[i].stmt.kind]);
+        }
+    }
+    if (pick == 1) {                /* a fleeing unit leaves the table */
+        for (int k = 0; k < 2; k++)
+            for (int i = 0; i < g->side[k].army.count; i++) {
+                const struct wb_unit *u = &g->side[k].army.units[i];
+                if ((u->status & WB_ST_FLEEING) && wb_unit_alive(u) > 0)
+                    return json_pack("{s:s, s:s}", "type", "left_table", "unit", u->name);
+            }
+    }
+    if (pick == 2 && wr_prng_below(rng, 8) == 0) {  /* a general dies, now and then */
+        int k = wr_prng_below(rng, 2);
+        if (g->side[k].army.general_killed_turn == 0)
+            return json_pack("{s:s, s:s}", "type", "general_killed", "side", side_name[k]);
+    }
+    int u = live_unit(g, s, rng), t = live_unit(g, !s, rng);
+    if (u < 0)
+        return NULL;
+    const struct wb_unit *mu = &mine->units[u];
+    const struct bg_unit_x *mx = &g->side[s].x[u];
+    int facing = wr_prng_below(rng, 3);
+    /* Cavalry seeks enemy cavalry's front now and then (a counter charge). */
+    for (int i = 0; mu->kind == WB_CAVALRY && facing == 0 && i < theirs->count; i++)
+        if (theirs->units[i].kind == WB_CAVALRY && wb_unit_alive(&theirs->units[i]) > 0)
+            t = i;
+    switch (g->segment) {
+    case BG_SEG_CHARGES:
+        if (pick < 8 && t >= 0 && !(mu->status & WB_ST_FLEEING) &&
+            wb_may_declare_charge(mu).yes && mx->declared_turn != g->turn)
+            return json_pack("{s:s, s:s, s:s, s:s}", "type", "charge", "unit", mu->name,
+                             "target", theirs->units[t].name, "facing", facing_names[facing]);
+        for (int i = 0; i < mine->count; i++) {
+            const struct wb_unit *sc = &mine->units[i];
+            if (wb_unit_alive(sc) == 0 || (sc->status & WB_ST_FLEEING) || !sc->skirmish)
+                continue;
+            for (int j = 0; j < mine->count; j++) {
+                const struct wb_unit *c = &mine->units[j];
+                bool charging = g->side[s].x[j].declared_turn == g->turn;
+                if (wb_screen_flee(sc, c, charging).yes)
+                    return json_pack("{s:s, s:s, s:s}", "type", "screen_flees", "screen",
+                                     sc->name, "unit", c->name);
+                if (charging && j != i)     /* a charger screened: say so */
+                    return json_pack("{s:s, s:s, s:s, s:b}", "type", "fact", "unit",
+                                     c->name, "fact", "near_screen", "value", true);
+            }
+        }
+        break;
+    case BG_SEG_SHOOTING:
+        if (pick < 8) {
+            int v = live_unit(g, s, rng);
+            return json_pack("{s:s, s:s, s:s, s:b}", "type", "cover", "screen", mu->name,
+                             "unit", mine->units[v].name, "los", wr_prng_below(rng, 2));
+        }
+        break;
+    case BG_SEG_COMBAT: {
+        bool broke = mx->broke_turn == g->turn || (mu->status & WB_ST_FLEEING);
+        if (pick < 5 && mu->facts.charge.charged && !mu->facts.charge.to_front &&
+            !mu->facts.fighting_flank_rear)     /* charged in the flank: it fights there */
+            return json_pack("{s:s, s:s, s:s, s:b}", "type", "fact", "unit", mu->name, "fact",
+                             "fighting_flank_rear", "value", true);
+        if (pick < 5 && wb_reform(mu, true, broke).yes && !(mu->status & WB_ST_REFORMED))
+            return json_pack("{s:s, s:s}", "type", "reform", "unit", mu->name);
+        if (pick < 7) {
+            struct wb_army a = *mine;
+            bool beat = wr_prng_below(rng, 2);
+            if (wb_elephant_event(&a, beat).yes)
+                return json_pack("{s:s, s:s, s:s}", "type", "elephant", "unit", mu->name,
+                                 "event", beat ? "beat" : "survived");
+        }
+        int k = wr_prng_below(rng, 2), b = live_unit(g, k, rng);
+        if (pick < 10 && b >= 0 && !(g->side[k].army.units[b].status & WB_ST_FLEEING))
+            return json_pack("{s:s, s:s}", "type", "broke", "unit",
+                             g->side[k].army.units[b].name);
+        break;
+    }
+    default:
+        break;
+    }
+    return NULL;
+}
+
+/* The reaction of the side that is not in its player turn (B39). */
+static json_t *combat_reaction(const struct bg_game *g, int o)
+{
+    for (int i = 0; i < g->side[o].army.count; i++) {
+        const struct wb_unit *t = &g->side[o].army.units[i];
+        if (wb_unit_alive(t) > 0 && !(t->status & WB_ST_FLEEING) &&
+            !g->side[o].x[i].counter_charged && counter_verdict(g, o, i).yes)
+            return json_pack("{s:s, s:s}", "type", "counter_charge", "unit", t->name);
+    }
+    return NULL;
+}
+
 json_t *bg_autoplay(const struct bg_game *g, const char *seat, struct wr_prng *rng)
 {
     struct wr_decision d[3];
@@ -1297,6 +2073,13 @@ json_t *bg_autoplay(const struct bg_game *g, const char *seat, struct wr_prng *r
     case BG_PLAY:
         if (g->dispute.on)
             return json_pack("{s:s, s:b}", "type", "settle", "stands", wr_prng_below(rng, 2));
+        if (s != g->active)
+            return combat_reaction(g, s);
+        if (wr_prng_below(rng, 3) == 0) {
+            json_t *c = random_combat(g, s, rng);
+            if (c != NULL)
+                return c;
+        }
         return random_turn(g, s, rng);
     case BG_VICTORY:
         return random_points(g, s, rng);

@@ -6,7 +6,10 @@
  * until an army reaches its break point (B14) or the sides agree to end;
  * then both report the victory points (B40-B42).
  * The rules themselves are battle_rules.h; this file holds the state and
- * the commands around them.
+ * the commands around them. The combat commands (charge, counter_charge,
+ * screen_flees, cover, broke, reform, general_killed, elephant,
+ * left_table; readings B26-B39) are statements the other side may dispute
+ * like facts.
  *
  * A struct bg_game is a value of fixed size (no pointers but the host's,
  * borrowed; see ruleset.h): apply() works on a copy and keeps it only when
@@ -55,7 +58,15 @@ struct json_t;
     X(NO_OFFER, "no_offer", "the other side has not offered to end the battle") \
     X(OWN_OFFER, "own_offer", "a side may not accept its own offer") \
     X(BAD_VP, "bad_vp", "victory points are whole numbers 0 to 1,000,000 for p1 and p2") \
-    X(NOT_DISPUTED, "not_disputed", "the victory point reports are not both in and different")
+    X(NOT_DISPUTED, "not_disputed", "the victory point reports are not both in and different") \
+    X(WRONG_SEGMENT, "wrong_segment", "that is not done in this segment of the player turn") \
+    X(NOT_CHARGING_SIDE, "not_charging_side", "only the side whose player turn it is declares charges") \
+    X(OWN_TARGET, "own_target", "a unit charges a unit of the enemy army") \
+    X(BAD_FACING, "bad_facing", "a charge is to the front, the flank or the rear") \
+    X(NOT_FRIENDS, "not_friends", "a skirmish screen screens units of its own army") \
+    X(ALREADY_STATED, "already_stated", "that was already stated for this unit") \
+    X(GENERAL_DEAD, "general_dead", "that army's general is already dead") \
+    X(NOT_FLED, "not_fled", "only a fleeing unit leaves the table")
 
 enum bg_reason {
     BG_R_FIRST_ = WB_R_COUNT - 1,
@@ -79,6 +90,23 @@ enum bg_segment { BG_SEG_CHARGES, BG_SEG_RALLY, BG_SEG_COMPULSORY, BG_SEG_SHOOTI
  * and the two terrains. */
 #define BG_FACTS_MAX 16
 
+/* A combat statement (charge, broke, ...: battle_game.c's statement table)
+ * open to the other side's dispute until the end of the player turn (B35):
+ * what it changed, so that a settlement saying it does not stand undoes it. */
+struct bg_stmt {
+    bool open;                      /* may still be disputed */
+    int kind;                       /* its row in battle_game.c's statement table */
+    int by;                         /* the side that stated it */
+    unsigned status;                /* the unit's statuses before */
+    enum wb_reason why_retreat;     /* its retreat reason before */
+    int broke_turn;                 /* its broke_turn before */
+    int target;                     /* charge: the target's index in the other army */
+    unsigned generals;              /* general_killed: the units he was with, as bits */
+    struct wb_charge charge;        /* charge: the target's charge before ... */
+    int charged_by, facing, charge_turn;    /* ... who, to which facing, when */
+    bool counter_charged;           /* ... and whether it had counter charged */
+};
+
 /* What the game keeps beside a rules-core unit. */
 struct bg_unit_x {
     int points;
@@ -86,12 +114,21 @@ struct bg_unit_x {
     int prev[BG_FACTS_MAX];         /* its value before the last statement */
     unsigned stated;                /* facts stated and not disputed, as bits */
     enum wb_reason why_conf, why_edgy, why_rank, why_retreat;  /* WB_R_OK: none */
+    /* The charge on it (its facts.charge while facts.charge.charged): the
+     * charger's index in the other army, the facing (0 front, 1 flank,
+     * 2 rear), the player turn it was declared (B26-B28). */
+    int charged_by, facing, charge_turn;
+    bool counter_charged;           /* it counter charged that charge (B29) */
+    int declared_turn, declared_target;     /* its own charge: turn, target index */
+    int broke_turn;                 /* the turn it broke in close combat, 0: never (B31) */
+    struct bg_stmt stmt;            /* its last combat statement (B35) */
 };
 
 struct bg_side {
     struct wb_army army;
     struct bg_unit_x x[WB_UNITS_MAX];
     bool in;                        /* its roster is in */
+    struct bg_stmt general;         /* general_killed, open to dispute (B35) */
 };
 
 struct bg_game {

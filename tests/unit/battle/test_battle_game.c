@@ -39,11 +39,13 @@ static int host_roll(void *ctx, uint32_t k)
  * compared member by member, a non-empty array element by element from
  * the first, anything else exactly); absent names a
  * dotted path view must not see; event names an event type the step
- * made, whose member "outcome" or "result" is want_event (when set). */
+ * made, whose member "outcome" or "result" is want_event (when set);
+ * awaits names a decision awaited (or, after '!', not awaited) then. */
 struct step {
     const char *seat, *cmd, *code;
     const char *view, *look, *absent;
     const char *event, *want_event;
+    const char *awaits;     /* "seat:decision" awaited after the step; "!...": not */
 };
 
 static int contains(const json_t *want, const json_t *got)
@@ -162,6 +164,20 @@ static void play(struct wr_game *g, const struct step *steps, size_t n, json_t *
             }
             json_decref(pe);
         }
+        if (s->awaits) {
+            bool want = s->awaits[0] != '!';
+            const char *a = s->awaits + !want;
+            struct wr_decision d[WR_DECISIONS_MAX];
+            int nd = g->rs->awaiting(g, d, WR_DECISIONS_MAX);
+            bool found = false;
+            for (int k = 0; k < nd; k++) {
+                char one[64];
+                snprintf(one, sizeof one, "%s:%s", d[k].seat, d[k].what);
+                found |= strcmp(one, a) == 0;
+            }
+            if (found != want)
+                fail_msg("step %zu: %s is%s awaited", i + 1, a, found ? "" : " not");
+        }
         json_decref(ev);
         json_decref(cmd);
     }
@@ -181,91 +197,91 @@ static const int faces1[] = { 5, 2, 6, 6, 1, 2, 6, 5 };
 
 static const struct step game1[] = {
     /* 1-9: sealed rosters */
-    { "referee", P1_PART1, "not_your_turn", 0, 0, 0, 0, 0 },
-    { "p1", "{\"type\":\"roster\",\"units\":[]}", "bad_roster", 0, 0, 0, 0, 0 },
-    { "p1", "{\"type\":\"start\"}", "wrong_phase", 0, 0, 0, 0, 0 },
+    { "referee", P1_PART1, "not_your_turn", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"roster\",\"units\":[]}", "bad_roster", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"start\"}", "wrong_phase", 0, 0, 0, 0, 0, 0 },
     { "p1", P1_PART1, "ok", "p2", "{\"sides\":{\"p1\":{\"in\":false}}}", "sides.p1.units",
-      0, 0 },
+      0, 0, 0 },
     { "p1", "{\"type\":\"roster\",\"units\":[{\"name\":\"Spears\",\"kind\":\"infantry\","
             "\"models\":5}]}", "duplicate_unit", "p1", "{\"sides\":{\"p1\":{\"in\":false}}}",
-      0, 0, 0 },
+      0, 0, 0, 0 },
     { "p1", "{\"type\":\"roster\",\"units\":[{\"name\":\"Elephants\",\"kind\":\"elephant\","
-            "\"models\":2,\"points\":800}]}", "over_points", 0, 0, 0, 0, 0 },
+            "\"models\":2,\"points\":800}]}", "over_points", 0, 0, 0, 0, 0, 0 },
     { "p1", P1_PART2, "ok", NULL, "{\"sides\":{\"p1\":{\"in\":true}},\"phase\":\"roster\"}",
-      "sides.p1.units", 0, 0 },
-    { "p1", P2_ROSTER, "roster_in", 0, 0, 0, 0, 0 },
+      "sides.p1.units", 0, 0, 0 },
+    { "p1", P2_ROSTER, "roster_in", 0, 0, 0, 0, 0, 0 },
     { "p2", P2_ROSTER, "ok", "p2", "{\"phase\":\"start\",\"sides\":{\"p1\":{\"break_point\":"
       "\"30 of 30 models, breaks at 7\"},\"p2\":{\"break_point\":\"15 of 15 models, breaks at "
-      "3\"}}}", 0, 0, 0 },
+      "3\"}}}", 0, 0, 0, 0 },
     /* 10: the roll-off, 5 against 2 */
     { "p1", "{\"type\":\"start\"}", "ok", NULL, "{\"phase\":\"play\",\"player\":\"p1\","
-      "\"segment\":\"declare_charges\",\"turn\":1}", 0, "started", 0 },
+      "\"segment\":\"declare_charges\",\"turn\":1}", 0, "started", 0, 0 },
     /* 11-17: facts, statuses and their reasons */
     { "p2", "{\"type\":\"fact\",\"unit\":\"Spears\",\"fact\":\"isolated\",\"value\":true}",
-      "not_your_unit", 0, 0, 0, 0, 0 },
+      "not_your_unit", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"fact\",\"unit\":\"Spears\",\"fact\":\"bravery\",\"value\":true}",
-      "unknown_fact", 0, 0, 0, 0, 0 },
+      "unknown_fact", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"fact\",\"unit\":\"Spears\",\"fact\":\"terrain\",\"value\":\"sea\"}",
-      "bad_value", 0, 0, 0, 0, 0 },
+      "bad_value", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"fact\",\"unit\":\"Ghosts\",\"fact\":\"isolated\",\"value\":true}",
-      "unknown_unit", 0, 0, 0, 0, 0 },
+      "unknown_unit", 0, 0, 0, 0, 0, 0 },
     { "p2", "{\"type\":\"casualties\",\"unit\":\"Spears\",\"wounds\":2}", "ok", NULL,
       "{\"sides\":{\"p1\":{\"models_left\":28,\"units\":[{\"name\":\"Spears\",\"status\":[],"
-      "\"why\":{\"confident\":\"not_confident\"}}]}}}", 0, 0, 0 },
+      "\"why\":{\"confident\":\"not_confident\"}}]}}}", 0, 0, 0, 0 },
     { "p1", "{\"type\":\"fact\",\"unit\":\"Spears\",\"fact\":\"secure_flanks\",\"value\":true}",
-      "ok", 0, 0, 0, 0, 0 },
+      "ok", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"fact\",\"unit\":\"Spears\",\"fact\":\"rear_support\",\"value\":true}",
       "ok", "p2", "{\"sides\":{\"p1\":{\"units\":[{\"status\":[\"confident\"],\"why\":"
-      "{\"confident\":\"confident_b\"}}]}}}", 0, 0, 0 },
+      "{\"confident\":\"confident_b\"}}]}}}", 0, 0, 0, 0 },
     /* 18-25: a dispute the referee settles; an offer meanwhile */
     { "p1", "{\"type\":\"dispute\",\"unit\":\"Spears\",\"fact\":\"rear_support\"}", "own_fact",
-      0, 0, 0, 0, 0 },
+      0, 0, 0, 0, 0, 0 },
     { "p2", "{\"type\":\"dispute\",\"unit\":\"Spears\",\"fact\":\"isolated\"}", "not_stated",
-      0, 0, 0, 0, 0 },
+      0, 0, 0, 0, 0, 0 },
     { "p2", "{\"type\":\"dispute\",\"unit\":\"Spears\",\"fact\":\"rear_support\"}", "ok", NULL,
-      "{\"dispute\":{\"unit\":\"Spears\",\"fact\":\"rear_support\"}}", 0, 0, 0 },
-    { "p1", "{\"type\":\"end_phase\"}", "dispute_pending", 0, 0, 0, 0, 0 },
-    { "p1", "{\"type\":\"settle\",\"stands\":true}", "not_your_turn", 0, 0, 0, 0, 0 },
+      "{\"dispute\":{\"unit\":\"Spears\",\"fact\":\"rear_support\"}}", 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"end_phase\"}", "dispute_pending", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"settle\",\"stands\":true}", "not_your_turn", 0, 0, 0, 0, 0, 0 },
     { "p2", "{\"type\":\"offer_end\",\"result\":\"p1\"}", "ok", NULL,
       "{\"offer\":{\"side\":\"p2\",\"result\":\"p1\"},\"dispute\":{\"unit\":\"Spears\"}}", 0,
-      0, 0 },
+      0, 0, 0 },
     { "referee", "{\"type\":\"settle\",\"stands\":false}", "ok", "p1",
       "{\"dispute\":null,\"sides\":{\"p1\":{\"units\":[{\"status\":[],\"facts\":"
-      "{\"rear_support\":false}}]}}}", 0, 0, 0 },
-    { "referee", "{\"type\":\"settle\",\"stands\":false}", "no_dispute", 0, 0, 0, 0, 0 },
+      "{\"rear_support\":false}}]}}}", 0, 0, 0, 0 },
+    { "referee", "{\"type\":\"settle\",\"stands\":false}", "no_dispute", 0, 0, 0, 0, 0, 0 },
     /* 26-32: tests rolled by the host and their outcomes */
     { "p1", "{\"type\":\"test\",\"unit\":\"Spears\",\"test\":\"panic\",\"target\":0}",
-      "bad_target", 0, 0, 0, 0, 0 },
+      "bad_target", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"test\",\"unit\":\"Spears\",\"test\":\"rally\",\"target\":7}",
-      "not_fleeing", 0, 0, 0, 0, 0 },
+      "not_fleeing", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"test\",\"unit\":\"Spears\",\"test\":\"panic\",\"target\":7}", "ok",
       NULL, "{\"sides\":{\"p1\":{\"units\":[{\"status\":[\"fleeing\"],\"why\":{\"retreat\":"
-      "\"flees\"}}]}}}", 0, "test", "flees" },
+      "\"flees\"}}]}}}", 0, "test", "flees", 0 },
     { "p1", "{\"type\":\"test\",\"unit\":\"Spears\",\"test\":\"ld\",\"target\":7}", "fleeing",
-      0, 0, 0, 0, 0 },
+      0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"test\",\"unit\":\"Spears\",\"test\":\"rally\",\"target\":7}", "ok",
       NULL, "{\"sides\":{\"p1\":{\"units\":[{\"status\":[]}]}}}", "sides.p1.units.0.why.retreat",
-      "test", "ld_passed" },
+      "test", "ld_passed", 0 },
     { "p1", "{\"type\":\"test\",\"unit\":\"Horse\",\"test\":\"panic\",\"target\":8}", "ok",
-      "p2", 0, 0, "test", "fall_back" },
-    { "p2", "{\"type\":\"end_phase\"}", "not_active", 0, 0, 0, 0, 0 },
+      "p2", 0, 0, "test", "fall_back", 0 },
+    { "p2", "{\"type\":\"end_phase\"}", "not_active", 0, 0, 0, 0, 0, 0 },
     /* 33-41: the break point at the end of a player turn; the victory points */
-    { "p1", "{\"type\":\"end_phase\"}", "ok", NULL, "{\"segment\":\"rally\"}", 0, 0, 0 },
+    { "p1", "{\"type\":\"end_phase\"}", "ok", NULL, "{\"segment\":\"rally\"}", 0, 0, 0, 0 },
     { "p1", "{\"type\":\"end_turn\"}", "ok", NULL, "{\"player\":\"p2\",\"turn\":2,\"segment\":"
-      "\"declare_charges\"}", 0, "turn", 0 },
+      "\"declare_charges\"}", 0, "turn", 0, 0 },
     { "p1", "{\"type\":\"casualties\",\"unit\":\"Archers\",\"wounds\":11}",
-      "too_many_casualties", 0, 0, 0, 0, 0 },
+      "too_many_casualties", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"casualties\",\"unit\":\"Archers\",\"wounds\":10}", "ok", NULL,
-      "{\"sides\":{\"p2\":{\"break_point\":\"5 of 15 models, breaks at 3\"}}}", 0, 0, 0 },
+      "{\"sides\":{\"p2\":{\"break_point\":\"5 of 15 models, breaks at 3\"}}}", 0, 0, 0, 0 },
     { "p1", "{\"type\":\"casualties\",\"unit\":\"Slingers\",\"wounds\":2}", "ok", NULL,
-      "{\"phase\":\"play\",\"winner\":null}", 0, 0, 0 },
+      "{\"phase\":\"play\",\"winner\":null}", 0, 0, 0, 0 },
     { "p2", "{\"type\":\"end_turn\"}", "ok", NULL, "{\"phase\":\"victory\",\"winner\":null,"
-      "\"decided\":\"p1\"}", 0, "battle_over", "p1" },
-    { "p2", "{\"type\":\"end_turn\"}", "wrong_phase", 0, 0, 0, 0, 0 },
-    { "p1", "{\"type\":\"victory_points\",\"p1\":1200,\"p2\":300}", "ok", 0, 0, 0, 0, 0 },
+      "\"decided\":\"p1\"}", 0, "battle_over", "p1", 0 },
+    { "p2", "{\"type\":\"end_turn\"}", "wrong_phase", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"victory_points\",\"p1\":1200,\"p2\":300}", "ok", 0, 0, 0, 0, 0, 0 },
     { "p2", "{\"type\":\"victory_points\",\"p1\":1200,\"p2\":300}", "ok", NULL,
-      "{\"phase\":\"over\",\"winner\":\"p1\"}", 0, "victory_points_agreed", 0 },
-    { "p2", "{\"type\":\"end_turn\"}", "game_over", 0, 0, 0, 0, 0 },
+      "{\"phase\":\"over\",\"winner\":\"p1\"}", 0, "victory_points_agreed", 0, 0 },
+    { "p2", "{\"type\":\"end_turn\"}", "game_over", 0, 0, 0, 0, 0, 0 },
 };
 
 static void test_game_with_referee(void **state)
@@ -313,28 +329,28 @@ static void test_game_with_referee(void **state)
 static const int faces2[] = { 3, 3, 1, 4, 2 };
 
 static const struct step game2[] = {
-    { "referee", "{\"type\":\"settle\",\"stands\":true}", "not_your_turn", 0, 0, 0, 0, 0 },
-    { "p1", P1_PART2, "ok", 0, 0, 0, 0, 0 },
-    { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0 },
+    { "referee", "{\"type\":\"settle\",\"stands\":true}", "not_your_turn", 0, 0, 0, 0, 0, 0 },
+    { "p1", P1_PART2, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"start\"}", "ok", "p1", "{\"player\":\"p2\",\"dice\":"
-      "{\"rolls\":4}}", 0, 0, 0 },
+      "{\"rolls\":4}}", 0, 0, 0, 0 },
     { "p2", "{\"type\":\"fact\",\"unit\":\"Archers\",\"fact\":\"won_round\",\"value\":true}",
-      "ok", "p1", "{\"sides\":{\"p2\":{\"units\":[{\"status\":[\"confident\"]}]}}}", 0, 0, 0 },
+      "ok", "p1", "{\"sides\":{\"p2\":{\"units\":[{\"status\":[\"confident\"]}]}}}", 0, 0, 0, 0 },
     { "p1", "{\"type\":\"dispute\",\"unit\":\"Archers\",\"fact\":\"won_round\"}", "ok", "p1",
       "{\"dispute\":null,\"dice\":{\"rolls\":5},\"sides\":{\"p2\":{\"units\":[{\"facts\":"
       "{\"won_round\":"
-      "false}}]}}}", 0, "settled", 0 },
+      "false}}]}}}", 0, "settled", 0, 0 },
     { "p2", "{\"type\":\"test\",\"unit\":\"Archers\",\"test\":\"ld\",\"target\":7}",
-      "bad_command", 0, 0, 0, 0, 0 },
-    { "p2", "{\"type\":\"accept_end\"}", "no_offer", 0, 0, 0, 0, 0 },
+      "bad_command", 0, 0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"accept_end\"}", "no_offer", 0, 0, 0, 0, 0, 0 },
     { "p2", "{\"type\":\"offer_end\",\"result\":\"draw\"}", "ok", NULL,
-      "{\"offer\":{\"side\":\"p2\",\"result\":\"draw\"}}", 0, 0, 0 },
-    { "p2", "{\"type\":\"accept_end\"}", "own_offer", 0, 0, 0, 0, 0 },
+      "{\"offer\":{\"side\":\"p2\",\"result\":\"draw\"}}", 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"accept_end\"}", "own_offer", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"accept_end\"}", "ok", NULL, "{\"phase\":\"victory\",\"winner\":null,"
-      "\"decided\":\"draw\"}", 0, "battle_over", "draw" },
-    { "p1", "{\"type\":\"victory_points\",\"p1\":700,\"p2\":650}", "ok", 0, 0, 0, 0, 0 },
+      "\"decided\":\"draw\"}", 0, "battle_over", "draw", 0 },
+    { "p1", "{\"type\":\"victory_points\",\"p1\":700,\"p2\":650}", "ok", 0, 0, 0, 0, 0, 0 },
     { "p2", "{\"type\":\"victory_points\",\"p1\":700,\"p2\":650}", "ok", NULL,
-      "{\"phase\":\"over\",\"winner\":\"draw\"}", 0, "victory_points_agreed", 0 },
+      "{\"phase\":\"over\",\"winner\":\"draw\"}", 0, "victory_points_agreed", 0, 0 },
 };
 
 static void test_game_without_referee(void **state)
@@ -350,6 +366,304 @@ static void test_game_without_referee(void **state)
     json_t *history = json_array();
     play(g, game2, sizeof game2 / sizeof game2[0], history);
     assert_string_equal(g->rs->result(g), "draw");
+    json_decref(history);
+    g->rs->destroy(g);
+}
+
+/* The third game: the combat commands (B26-B39), with a referee. p1 has
+ * never met elephants, p2 has previously fought them. The dice: the
+ * roll-off (p1 5, p2 2), the Screen's rally (1, 2), the Knights' panic
+ * test (6, 6). */
+static const int faces3[] = { 5, 2, 1, 2, 6, 6 };
+
+#define Q "\""
+#define CHARGE(u, t, f) "{\"type\":\"charge\",\"unit\":\"" u "\",\"target\":\"" t \
+                        "\",\"facing\":\"" f "\"}"
+#define ONE(type, u) "{\"type\":\"" type "\",\"unit\":\"" u "\"}"
+#define SCREEN(s, u) "{\"type\":\"screen_flees\",\"screen\":\"" s "\",\"unit\":\"" u "\"}"
+#define COVER(s, u, los) "{\"type\":\"cover\",\"screen\":\"" s "\",\"unit\":\"" u \
+                         "\",\"los\":" los "}"
+#define FACT(u, f, v) "{\"type\":\"fact\",\"unit\":\"" u "\",\"fact\":\"" f "\",\"value\":" v "}"
+#define DISPUTE(u, f) "{\"type\":\"dispute\",\"unit\":\"" u "\",\"fact\":\"" f "\"}"
+#define ELEPHANT(u, e) "{\"type\":\"elephant\",\"unit\":\"" u "\",\"event\":\"" e "\"}"
+#define GENERAL(s) "{\"type\":\"general_killed\",\"side\":\"" s "\"}"
+#define SETTLE(b) "{\"type\":\"settle\",\"stands\":" b "}"
+#define END_PHASE "{\"type\":\"end_phase\"}"
+/* p2's units, in roster order, as a look: {} for each unit before. */
+#define P2U(n, unit) "{\"sides\":{\"p2\":{\"units\":[" n unit "]}}}"
+#define P1U(n, unit) "{\"sides\":{\"p1\":{\"units\":[" n unit "]}}}"
+#define SKIP1 "{},"
+#define SKIP2 "{},{},"
+#define SKIP3 "{},{},{},"
+
+#define P1_ARMY "{\"type\":\"roster\",\"last\":true,\"units\":[" \
+    "{\"name\":\"Knights\",\"kind\":\"cavalry\",\"models\":10,\"move\":8,\"general\":true}," \
+    "{\"name\":\"Spears\",\"kind\":\"infantry\",\"models\":20,\"files\":5,\"ranks\":4}," \
+    "{\"name\":\"Screen\",\"kind\":\"skirmishers\",\"models\":6}," \
+    "{\"name\":\"Chariots\",\"kind\":\"chariot\",\"models\":5,\"skirmish\":true}," \
+    "{\"name\":\"Riders\",\"kind\":\"cavalry\",\"models\":6,\"skirmish\":true}," \
+    "{\"name\":\"Militia\",\"kind\":\"infantry\",\"models\":10,\"files\":5,\"ranks\":2}," \
+    "{\"name\":\"Scouts\",\"kind\":\"cavalry\",\"models\":5,\"move\":8}]}"
+#define P2_ARMY "{\"type\":\"roster\",\"last\":true,\"units\":[" \
+    "{\"name\":\"Lancers\",\"kind\":\"cavalry\",\"models\":10,\"move\":8,\"general\":true}," \
+    "{\"name\":\"Hoplites\",\"kind\":\"infantry\",\"models\":20,\"files\":5,\"ranks\":4}," \
+    "{\"name\":\"Guards\",\"kind\":\"infantry\",\"models\":10,\"files\":5,\"ranks\":2}," \
+    "{\"name\":\"Archers\",\"kind\":\"infantry\",\"models\":10,\"files\":5,\"ranks\":2}," \
+    "{\"name\":\"Ponies\",\"kind\":\"cavalry\",\"models\":4,\"move\":5}," \
+    "{\"name\":\"Javelins\",\"kind\":\"skirmishers\",\"models\":8}]}"
+
+static const struct step game3[] = {
+    /* 1-3: rosters, p1 takes the first turn */
+    { "p1", P1_ARMY, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", P2_ARMY, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"start\"}", "ok", NULL, "{\"player\":\"p1\",\"turn\":1}", 0, 0, 0,
+      "!p2:counter_charge" },
+    /* 4-15: charge and counter charge, accepted and refused (B26, B29) */
+    { "p2", ONE("counter_charge", "Lancers"), "cc_not_front", 0, 0, 0, 0, 0, 0 },
+    { "p2", CHARGE("Hoplites", "Spears", "front"), "not_charging_side", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Ghosts", "Lancers", "front"), "unknown_unit", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Hoplites", "Spears", "front"), "not_your_unit", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Knights", "Screen", "front"), "own_target", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Knights", "Lancers", "side"), "bad_facing", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"charge\",\"unit\":\"Knights\",\"target\":\"Lancers\",\"facing\":"
+            "\"front\",\"speed\":9}", "bad_command", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Knights", "Lancers", "front"), "ok", "p2",
+      P2U("", "{\"charge\":{\"by\":\"Knights\",\"facing\":\"front\",\"kind\":\"cavalry\","
+              "\"models\":10,\"skirmish\":false,\"turn\":1}}"), 0, "charge", 0,
+      "p2:counter_charge" },
+    { "p1", CHARGE("Knights", "Archers", "flank"), "already_stated", 0, 0, 0, 0, 0, 0 },
+    { "p2", ONE("counter_charge", "Lancers"), "ok", NULL,
+      P2U("", "{\"charge\":{\"counter_charged\":true},\"disputable\":\"counter_charge\"}"), 0,
+      "counter_charge", 0, "!p2:counter_charge" },
+    { "p2", ONE("counter_charge", "Lancers"), "already_stated", 0, 0, 0, 0, 0, 0 },
+    { "p1", ONE("counter_charge", "Lancers"), "not_your_unit", 0, 0, 0, 0, 0, 0 },
+    /* 16-24: a disputed charge undone, a disputed counter charge standing (B35) */
+    { "p1", DISPUTE("Knights", "charge"), "own_fact", 0, 0, 0, 0, 0, 0 },
+    { "p2", DISPUTE("Spears", "reform"), "not_stated", 0, 0, 0, 0, 0, 0 },
+    { "p2", DISPUTE("Knights", "charge"), "ok", NULL,
+      "{\"dispute\":{\"side\":\"p1\",\"unit\":\"Knights\",\"fact\":\"charge\"}}", 0, 0, 0,
+      "referee:settle" },
+    { "p1", CHARGE("Spears", "Hoplites", "flank"), "dispute_pending", 0, 0, 0, 0, 0, 0 },
+    { "referee", SETTLE("false"), "ok", NULL,
+      "{\"dispute\":null,\"sides\":{\"p1\":{\"units\":[{\"charging\":null}]},"
+      "\"p2\":{\"units\":[{\"charge\":null}]}}}", 0, "settled", 0, "!p2:counter_charge" },
+    { "p1", CHARGE("Knights", "Lancers", "front"), "ok", NULL,
+      P1U("", "{\"charging\":\"Lancers\"}"), 0, 0, 0, 0 },
+    { "p2", ONE("counter_charge", "Lancers"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", DISPUTE("Lancers", "counter_charge"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "referee", SETTLE("true"), "ok", NULL,
+      P2U("", "{\"charge\":{\"counter_charged\":true},\"disputable\":null}"), 0, 0, 0, 0 },
+    /* 25-39: the rank bonus against flank and rear charges (B2-B4, B8, B27),
+     * the skirmish screen fleeing (B30), the counter charge's reasons */
+    { "p1", FACT("Spears", "near_screen", "true"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Spears", "Hoplites", "flank"), "ok", "p2",
+      P2U(SKIP1, "{\"name\":\"Hoplites\",\"status\":[\"confident\",\"rank_bonus_lost\"],"
+                 "\"why\":{\"rank\":\"rank_charged\"}}"), 0, "charge", 0, 0 },
+    { "p2", ONE("counter_charge", "Hoplites"), "cc_not_cavalry", 0, 0, 0, 0, 0, 0 },
+    { "p2", SCREEN("Screen", "Spears"), "not_your_unit", 0, 0, 0, 0, 0, 0 },
+    { "p1", SCREEN("Screen", "Hoplites"), "not_friends", 0, 0, 0, 0, 0, 0 },
+    { "p1", SCREEN("Knights", "Spears"), "screen_not_skirmish", 0, 0, 0, 0, 0, 0 },
+    { "p1", SCREEN("Screen", "Militia"), "screen_too_far", 0, 0, 0, 0, 0, 0 },
+    { "p1", FACT("Militia", "near_screen", "true"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", SCREEN("Screen", "Militia"), "screen_no_charge", 0, 0, 0, 0, 0, 0 },
+    { "p1", SCREEN("Screen", "Spears"), "ok", "p2",
+      P1U(SKIP2, "{\"name\":\"Screen\",\"status\":[\"fleeing\"],\"why\":{\"retreat\":"
+                 "\"screen_flee\"}}"), 0, "screen_flees", 0, 0 },
+    { "p1", SCREEN("Screen", "Spears"), "fleeing", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Militia", "Ponies", "front"), "ok", 0, 0, 0, 0, 0, "!p2:counter_charge" },
+    { "p2", ONE("counter_charge", "Ponies"), "cc_vs_infantry", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Riders", "Archers", "flank"), "ok", "p2",
+      P2U(SKIP3, "{\"name\":\"Archers\",\"status\":[\"confident\"],\"why\":{\"rank\":"
+                 "\"rank_skirmish_charge\"}}"), 0, 0, 0, 0 },
+    { "p1", CHARGE("Chariots", "Guards", "rear"), "ok", "p2",
+      P2U(SKIP2, "{\"name\":\"Guards\",\"status\":[\"confident\",\"rank_bonus_lost\"],"
+                 "\"why\":{\"rank\":\"rank_charged\"}}"), 0, 0, 0, 0 },
+    /* 40-58: segments; the screen rallies; soft cover (B37) */
+    { "p1", COVER("Screen", "Spears", "true"), "wrong_segment", 0, 0, 0, 0, 0, 0 },
+    { "p1", ONE("broke", "Hoplites"), "wrong_segment", 0, 0, 0, 0, 0, 0 },
+    { "p1", END_PHASE, "ok", NULL, "{\"segment\":\"rally\"}", 0, 0, 0, 0 },
+    { "p2", ONE("counter_charge", "Lancers"), "wrong_segment", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Spears", "Hoplites", "flank"), "wrong_segment", 0, 0, 0, 0, 0, 0 },
+    { "p1", SCREEN("Screen", "Spears"), "wrong_segment", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"test\",\"unit\":\"Screen\",\"test\":\"rally\",\"target\":7}", "ok",
+      NULL, P1U(SKIP2, "{\"name\":\"Screen\",\"status\":[]}"), 0, "test", "ld_passed", 0 },
+    { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", END_PHASE, "ok", NULL, "{\"segment\":\"shooting\"}", 0, 0, 0, 0 },
+    { "p2", COVER("Javelins", "Hoplites", "true"), "ok", 0, 0, 0, "cover", "screen_too_far", 0 },
+    { "p2", FACT("Hoplites", "near_screen", "true"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", COVER("Javelins", "Hoplites", "true"), "ok", 0, 0, 0, "cover", "screen_cover", 0 },
+    { "p1", COVER("Javelins", "Hoplites", "false"), "ok", 0, 0, 0, "cover", "screen_no_los", 0 },
+    { "p1", COVER("Knights", "Spears", "true"), "ok", 0, 0, 0, "cover", "screen_not_skirmish",
+      0 },
+    { "p1", COVER("Screen", "Hoplites", "true"), "not_friends", 0, 0, 0, 0, 0, 0 },
+    { "p1", ONE("cover", "Spears"), "bad_command", 0, 0, 0, 0, 0, 0 },
+    { "p2", COVER("Javelins", "Ghosts", "true"), "unknown_unit", 0, 0, 0, 0, 0, 0 },
+    { "p2", ONE("reform", "Guards"), "reform_not_end", 0, 0, 0, 0, 0, 0 },
+    { "p2", ELEPHANT("Archers", "survived"), "wrong_segment", 0, 0, 0, 0, 0, 0 },
+    /* 59: the Knights fail a panic test, confident: they fall back */
+    { "p1", "{\"type\":\"test\",\"unit\":\"Knights\",\"test\":\"panic\",\"target\":7}", "ok",
+      0, 0, 0, "test", "fall_back", 0 },
+    /* 60-63: a formed unit breaks: it flees, its army loses confident a);
+     * skirmishers breaking do not take it (B31) */
+    { "p1", END_PHASE, "ok", NULL, "{\"segment\":\"combat\"}", 0, 0, 0, 0 },
+    { "p1", ONE("broke", "Hoplites"), "ok", NULL,
+      "{\"sides\":{\"p2\":{\"formed_unit_broken\":true,\"units\":[{},{\"broke\":true,"
+      "\"why\":{\"retreat\":\"flees\"}},{},{\"name\":\"Archers\",\"status\":[],\"why\":"
+      "{\"confident\":\"not_confident\"}}]}}}", 0, "broke", 0, 0 },
+    { "p1", ONE("broke", "Hoplites"), "fleeing", 0, 0, 0, 0, 0, 0 },
+    { "p2", ONE("broke", "Screen"), "ok", NULL,
+      "{\"sides\":{\"p1\":{\"formed_unit_broken\":false,\"units\":[{},{\"name\":\"Spears\","
+      "\"status\":[\"confident\"],\"why\":{\"confident\":\"confident_a\"}}]}}}", 0, 0, 0, 0 },
+    /* 64-73: reforming (B8, B32): refused by each clause, then a reformed
+     * unit charged in the rear by five skirmishing chariots still has no
+     * rank bonus */
+    { "p2", FACT("Hoplites", "fighting_flank_rear", "true"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", ONE("reform", "Hoplites"), "reform_broken", 0, 0, 0, 0, 0, 0 },
+    { "p2", ONE("reform", "Archers"), "reform_not_flank", 0, 0, 0, 0, 0, 0 },
+    { "p2", FACT("Archers", "fighting_flank_rear", "true"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", FACT("Archers", "engaged_other_facing", "true"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", ONE("reform", "Archers"), "reform_other_facing", 0, 0, 0, 0, 0, 0 },
+    { "p2", FACT("Guards", "fighting_flank_rear", "true"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", ONE("reform", "Guards"), "not_your_unit", 0, 0, 0, 0, 0, 0 },
+    { "p2", ONE("reform", "Guards"), "ok", "p1",
+      P2U(SKIP2, "{\"name\":\"Guards\",\"status\":[\"reformed\",\"rank_bonus_lost\"],"
+                 "\"why\":{\"rank\":\"rank_reformed_charged\"}}"), 0, "reform", 0, 0 },
+    { "p2", ONE("reform", "Guards"), "already_stated", 0, 0, 0, 0, 0, 0 },
+    /* 74-79: elephants (B13, B34): the familiarity improves once */
+    { "p2", ELEPHANT("Archers", "trample"), "bad_command", 0, 0, 0, 0, 0, 0 },
+    { "p2", ELEPHANT("Archers", "survived"), "ok", NULL,
+      "{\"sides\":{\"p2\":{\"elephants\":\"previously_fought\",\"elephants_upgraded\":true}}}",
+      0, "familiarity", 0, 0 },
+    { "p2", ELEPHANT("Guards", "beat"), "elephant_no_upgrade", 0, 0, 0, 0, 0, 0 },
+    { "p1", ELEPHANT("Spears", "survived"), "elephant_no_upgrade", 0, 0, 0, 0, 0, 0 },
+    { "p1", ELEPHANT("Spears", "beat"), "ok", NULL,
+      "{\"sides\":{\"p1\":{\"elephants_upgraded\":true}}}", 0, 0, 0, 0 },
+    { "p1", ELEPHANT("Archers", "survived"), "not_your_unit", 0, 0, 0, 0, 0, 0 },
+    /* 80-82: the general dies (B33): no longer with his unit; edgy c) waits */
+    { "p2", GENERAL("p3"), "bad_command", 0, 0, 0, 0, 0, 0 },
+    { "p2", GENERAL("p1"), "ok", NULL,
+      "{\"sides\":{\"p1\":{\"general_killed\":1,\"units\":[{\"general\":false,\"why\":"
+      "{\"edgy\":\"not_edgy\"}}]}}}", 0, "general_killed", 0, 0 },
+    { "p1", GENERAL("p1"), "general_dead", 0, 0, 0, 0, 0, 0 },
+    /* 83-91: a fleeing unit leaves the table (B36); disputes of a side's
+     * statement and of the other's */
+    { "p1", ONE("left_table", "Archers"), "not_fled", 0, 0, 0, 0, 0, 0 },
+    { "p1", ONE("left_table", "Hoplites"), "ok", NULL,
+      "{\"sides\":{\"p2\":{\"break_point\":\"42 of 62 models, breaks at 15\"}}}", 0,
+      "left_table", 0, 0 },
+    { "p1", ONE("left_table", "Hoplites"), "unit_gone", 0, 0, 0, 0, 0, 0 },
+    { "p2", DISPUTE("Hoplites", "left_table"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "referee", SETTLE("false"), "ok", NULL,
+      "{\"sides\":{\"p2\":{\"break_point\":\"62 of 62 models, breaks at 15\"}}}", 0, 0, 0, 0 },
+    { "p1", ONE("left_table", "Hoplites"), "ok", NULL,
+      "{\"sides\":{\"p2\":{\"models_left\":42}}}", 0, 0, 0, 0 },
+    { "p1", DISPUTE("Knights", "general_killed"), "bad_command", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"dispute\",\"side\":\"p1\",\"fact\":\"general_killed\"}", "ok", NULL,
+      "{\"dispute\":{\"side\":\"p1\",\"unit\":null,\"fact\":\"general_killed\"}}", 0, 0, 0,
+      0 },
+    { "referee", SETTLE("true"), "ok", NULL, "{\"sides\":{\"p1\":{\"general_killed\":1}}}", 0,
+      0, 0, 0 },
+    /* 92-93: the end of the turn (B28, B35, B38): the Knights fell back and
+     * their charge on the Lancers is over; edgy c) applies; the Guards'
+     * combat goes on, reformed without their rank bonus; statements close */
+    { "p1", END_PHASE, "ok", NULL,
+      "{\"turn\":2,\"player\":\"p2\",\"sides\":{\"p1\":{\"units\":[{\"status\":[\"confident\","
+      "\"edgy\",\"fell_back\"],\"why\":{\"edgy\":\"edgy_c\"}}]},\"p2\":{\"units\":["
+      "{\"charge\":null},{\"charge\":null},{\"charge\":{\"by\":\"Chariots\",\"facing\":"
+      "\"rear\"},\"status\":[\"reformed\",\"rank_bonus_lost\"]}]}}}", 0, "turn", 0, 0 },
+    { "p1", DISPUTE("Guards", "reform"), "not_stated", 0, 0, 0, 0, 0, 0 },
+    /* 94-99: p2's turn: the Riders break */
+    { "p2", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", END_PHASE, "ok", NULL, "{\"segment\":\"combat\"}", 0, 0, 0, 0 },
+    { "p2", ONE("broke", "Riders"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"end_turn\"}", "ok", NULL,
+      "{\"turn\":3,\"player\":\"p1\",\"sides\":{\"p2\":{\"units\":[{},{},{},"
+      "{\"charge\":null}]}}}", 0, 0, 0, 0 },
+    /* 100-110: turn 3: fell back, fleeing, gone; counter charges too slow
+     * and against chariots; a front charge does not replace a rear one */
+    { "p1", CHARGE("Knights", "Lancers", "front"), "fell_back_no_charge", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Riders", "Lancers", "front"), "fleeing", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Scouts", "Hoplites", "front"), "unit_gone", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Scouts", "Ponies", "front"), "ok", 0, 0, 0, 0, 0, "!p2:counter_charge" },
+    { "p2", ONE("counter_charge", "Ponies"), "cc_too_slow", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Chariots", "Lancers", "front"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", ONE("counter_charge", "Lancers"), "cc_not_vs_cavalry", 0, 0, 0, 0, 0, 0 },
+    { "p2", ONE("counter_charge", "Hoplites"), "unit_gone", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Militia", "Guards", "front"), "ok", NULL,
+      P2U(SKIP2, "{\"charge\":{\"by\":\"Chariots\",\"facing\":\"rear\",\"turn\":1},\"why\":"
+                 "{\"rank\":\"rank_reformed_charged\"}}"), 0, 0, 0, 0 },
+    { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    /* 111-115: the chariots break: the Guards' combat is over, their
+     * reformed status and the charge go at the end of the turn */
+    { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", END_PHASE, "ok", NULL, "{\"segment\":\"combat\"}", 0, 0, 0, 0 },
+    { "p2", ONE("broke", "Chariots"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", ONE("broke", "Hoplites"), "unit_gone", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"end_turn\"}", "ok", NULL,
+      P2U(SKIP2, "{\"name\":\"Guards\",\"charge\":null,\"status\":[],\"why\":{\"rank\":"
+                 "\"rank_kept\"}}"), 0, 0, 0, 0 },
+};
+
+static void test_combat_commands(void **state)
+{
+    (void)state;
+    struct faces dice = { faces3, (int)(sizeof faces3 / sizeof faces3[0]) };
+    struct wr_host host;
+    struct wr_game *g = new_game("{\"referee\":true,\"p2_elephants\":\"previously_fought\"}",
+                                 &dice, &host);
+    json_t *history = json_array();
+    play(g, game3, sizeof game3 / sizeof game3[0], history);
+    struct wr_refusal why = { 0, NULL, "" };
+    if (g->rs->check && g->rs->check(g, &why) != 0)
+        fail_msg("check: %s", why.message);
+    json_decref(history);
+    g->rs->destroy(g);
+}
+
+/* Without a referee a disputed charge is settled by a D6 (B22, B35): on
+ * 3 it does not stand and the target's charge is gone (steps 1-6). Then
+ * a reformed unit is charged (steps 7-15). */
+static const int faces4[] = { 6, 1, 3 };
+
+static const struct step game4[] = {
+    { "p1", P1_ARMY, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", P2_ARMY, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"start\"}", "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", CHARGE("Spears", "Hoplites", "rear"), "ok", NULL,
+      P2U(SKIP1, "{\"why\":{\"rank\":\"rank_charged\"}}"), 0, 0, 0, 0 },
+    { "p2", DISPUTE("Spears", "charge"), "ok", NULL,
+      "{\"dispute\":null,\"sides\":{\"p2\":{\"units\":[{},{\"charge\":null,\"why\":{\"rank\":"
+      "\"rank_kept\"}}]}}}", 0, "settled", 0, 0 },
+    { "p2", DISPUTE("Spears", "charge"), "not_stated", 0, 0, 0, 0, 0, 0 },
+    /* 7-15: a unit reformed first, charged in the flank by five or more
+     * models later in the same combat, loses its rank bonus (B8, B32) */
+    { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", END_PHASE, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", END_PHASE, "ok", NULL, "{\"segment\":\"combat\"}", 0, 0, 0, 0 },
+    { "p2", FACT("Guards", "fighting_flank_rear", "true"), "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", ONE("reform", "Guards"), "ok", NULL,
+      P2U(SKIP2, "{\"status\":[\"confident\",\"reformed\"],\"why\":{\"rank\":"
+                 "\"rank_kept\"}}"), 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"end_turn\"}", "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", "{\"type\":\"end_turn\"}", "ok", NULL,
+      P2U(SKIP2, "{\"status\":[\"confident\",\"reformed\"]}"), 0, 0, 0, 0 },
+    { "p1", CHARGE("Knights", "Guards", "flank"), "ok", NULL,
+      P2U(SKIP2, "{\"status\":[\"confident\",\"reformed\",\"rank_bonus_lost\"],"
+                 "\"why\":{\"rank\":\"rank_reformed_charged\"}}"), 0, 0, 0, 0 },
+};
+
+static void test_combat_dispute_dice(void **state)
+{
+    (void)state;
+    struct faces dice = { faces4, (int)(sizeof faces4 / sizeof faces4[0]) };
+    struct wr_host host;
+    struct wr_game *g = new_game("{}", &dice, &host);
+    json_t *history = json_array();
+    play(g, game4, sizeof game4 / sizeof game4[0], history);
     json_decref(history);
     g->rs->destroy(g);
 }
@@ -439,48 +753,48 @@ static const int faces_end1[] = { 5, 2 };
 
 static const struct step end1_to_victory[] = {
     { "p1", P1_PART2, "ok", NULL, "{\"ambush\":{\"p2\":\"waiting\"},\"vp_reports\":"
-      "{\"p1\":null,\"p2\":null},\"victory_points\":null,\"decided\":null}", "ambush.p1", 0, 0 },
-    { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0 },
-    { "p1", VP(1, 2), "wrong_phase", 0, 0, 0, 0, 0 },
+      "{\"p1\":null,\"p2\":null},\"victory_points\":null,\"decided\":null}", "ambush.p1", 0, 0, 0 },
+    { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p1", VP(1, 2), "wrong_phase", 0, 0, 0, 0, 0, 0 },
     /* 4: p1's first turn: p2's ambush still waits */
     { "p1", "{\"type\":\"start\"}", "ok", NULL, "{\"player\":\"p1\",\"turn\":1,\"ambush\":"
-      "{\"p2\":\"waiting\"}}", 0, "started", 0 },
+      "{\"p2\":\"waiting\"}}", 0, "started", 0, 0 },
     /* 5: p2's first turn: due */
     { "p1", END_TURN, "ok", "p1", "{\"player\":\"p2\",\"turn\":2,\"ambush\":{\"p2\":\"due\"}}",
-      0, "ambush_due", 0 },
+      0, "ambush_due", 0, 0 },
     { "p1", "{\"type\":\"casualties\",\"unit\":\"Archers\",\"wounds\":10}", "ok", 0, 0, 0, 0,
-      0 },
+      0, 0 },
     { "p1", "{\"type\":\"casualties\",\"unit\":\"Slingers\",\"wounds\":2}", "ok", 0, 0, 0, 0,
-      0 },
-    { "p1", VP(1, 2), "wrong_phase", 0, 0, 0, 0, 0 },
+      0, 0 },
+    { "p1", VP(1, 2), "wrong_phase", 0, 0, 0, 0, 0, 0 },
     /* 9: the break point: the victory phase, p1 the winner decided */
     { "p2", END_TURN, "ok", NULL, "{\"phase\":\"victory\",\"decided\":\"p1\",\"winner\":null,"
-      "\"victory_points\":null,\"ambush\":{\"p2\":\"due\"}}", 0, "battle_over", "p1" },
+      "\"victory_points\":null,\"ambush\":{\"p2\":\"due\"}}", 0, "battle_over", "p1", 0 },
 };
 
 /* The victory points without a referee: refusals, unequal reports, a
  * report again that agrees. */
 static const struct step end1_points[] = {
-    { "p1", "{\"type\":\"victory_points\",\"p1\":-1,\"p2\":0}", "bad_vp", 0, 0, 0, 0, 0 },
-    { "p1", "{\"type\":\"victory_points\",\"p1\":1000001,\"p2\":0}", "bad_vp", 0, 0, 0, 0, 0 },
-    { "p1", "{\"type\":\"victory_points\",\"p1\":\"10\",\"p2\":0}", "bad_vp", 0, 0, 0, 0, 0 },
-    { "p1", "{\"type\":\"victory_points\",\"p1\":10}", "bad_vp", 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"victory_points\",\"p1\":-1,\"p2\":0}", "bad_vp", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"victory_points\",\"p1\":1000001,\"p2\":0}", "bad_vp", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"victory_points\",\"p1\":\"10\",\"p2\":0}", "bad_vp", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"victory_points\",\"p1\":10}", "bad_vp", 0, 0, 0, 0, 0, 0 },
     { "p1", "{\"type\":\"victory_points\",\"p1\":10,\"p2\":0,\"p3\":0}", "bad_command", 0, 0,
-      0, 0, 0 },
-    { "referee", VP(10, 0), "not_your_turn", 0, 0, 0, 0, 0 },
-    { "p2", END_TURN, "wrong_phase", 0, 0, 0, 0, 0 },
+      0, 0, 0, 0 },
+    { "referee", VP(10, 0), "not_your_turn", 0, 0, 0, 0, 0, 0 },
+    { "p2", END_TURN, "wrong_phase", 0, 0, 0, 0, 0, 0 },
     /* 8: p1 reports */
     { "p1", VP(1500, 0), "ok", "p2", "{\"phase\":\"victory\",\"vp_reports\":{\"p1\":"
-      "{\"p1\":1500,\"p2\":0},\"p2\":null}}", 0, "victory_points", 0 },
+      "{\"p1\":1500,\"p2\":0},\"p2\":null}}", 0, "victory_points", 0, 0 },
     /* 9: p2 reports other points: disputed, nothing agreed */
     { "p2", VP(1000000, 200), "ok", NULL, "{\"phase\":\"victory\",\"winner\":null,"
       "\"victory_points\":null,\"vp_reports\":{\"p1\":{\"p1\":1500,\"p2\":0},\"p2\":"
-      "{\"p1\":1000000,\"p2\":200}}}", 0, "vp_disputed", 0 },
-    { "p2", SETTLE_VP(1500, 0), "not_your_turn", 0, 0, 0, 0, 0 },
+      "{\"p1\":1000000,\"p2\":200}}}", 0, "vp_disputed", 0, 0 },
+    { "p2", SETTLE_VP(1500, 0), "not_your_turn", 0, 0, 0, 0, 0, 0 },
     /* 11: p2 reports again, agreeing: over, the winner decided at the break */
     { "p2", VP(1500, 0), "ok", NULL, "{\"phase\":\"over\",\"winner\":\"p1\",\"victory_points\":"
-      "{\"p1\":1500,\"p2\":0}}", 0, "victory_points_agreed", 0 },
-    { "p1", VP(1500, 0), "game_over", 0, 0, 0, 0, 0 },
+      "{\"p1\":1500,\"p2\":0}}", 0, "victory_points_agreed", 0, 0 },
+    { "p1", VP(1500, 0), "game_over", 0, 0, 0, 0, 0, 0 },
 };
 
 static void test_end_without_referee(void **state)
@@ -512,32 +826,32 @@ static const int faces_end2[] = { 1, 4 };
 #define END2_OPTIONS "{\"referee\":true,\"ambush\":[\"p2\",\"p1\"]}"
 
 static const struct step end2[] = {
-    { "p1", P1_PART2, "ok", 0, 0, 0, 0, 0 },
-    { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0 },
+    { "p1", P1_PART2, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0, 0 },
     /* 3: p2's first turn: p2's ambush due, p1's waits */
     { "p1", "{\"type\":\"start\"}", "ok", NULL, "{\"player\":\"p2\",\"ambush\":{\"p1\":"
-      "\"waiting\",\"p2\":\"due\"}}", 0, "ambush_due", 0 },
+      "\"waiting\",\"p2\":\"due\"}}", 0, "ambush_due", 0, 0 },
     /* 4: p1's first turn */
     { "p2", END_TURN, "ok", NULL, "{\"player\":\"p1\",\"turn\":2,\"ambush\":{\"p1\":\"due\","
-      "\"p2\":\"due\"}}", 0, "ambush_due", 0 },
-    { "referee", SETTLE_VP(1, 1), "wrong_phase", 0, 0, 0, 0, 0 },
-    { "p1", "{\"type\":\"offer_end\",\"result\":\"p2\"}", "ok", 0, 0, 0, 0, 0 },
+      "\"p2\":\"due\"}}", 0, "ambush_due", 0, 0 },
+    { "referee", SETTLE_VP(1, 1), "wrong_phase", 0, 0, 0, 0, 0, 0 },
+    { "p1", "{\"type\":\"offer_end\",\"result\":\"p2\"}", "ok", 0, 0, 0, 0, 0, 0 },
     /* 7: an agreed end: the victory phase */
     { "p2", "{\"type\":\"accept_end\"}", "ok", NULL, "{\"phase\":\"victory\",\"decided\":"
-      "\"p2\",\"winner\":null}", 0, "battle_over", "p2" },
-    { "referee", VP(900, 1400), "not_your_turn", 0, 0, 0, 0, 0 },
-    { "referee", SETTLE_VP(900, 1400), "not_disputed", 0, 0, 0, 0, 0 },
-    { "p1", VP(900, 1400), "ok", 0, 0, 0, 0, 0 },
-    { "referee", SETTLE_VP(900, 1400), "not_disputed", 0, 0, 0, 0, 0 },
+      "\"p2\",\"winner\":null}", 0, "battle_over", "p2", 0 },
+    { "referee", VP(900, 1400), "not_your_turn", 0, 0, 0, 0, 0, 0 },
+    { "referee", SETTLE_VP(900, 1400), "not_disputed", 0, 0, 0, 0, 0, 0 },
+    { "p1", VP(900, 1400), "ok", 0, 0, 0, 0, 0, 0 },
+    { "referee", SETTLE_VP(900, 1400), "not_disputed", 0, 0, 0, 0, 0, 0 },
     /* 12: unequal reports: the referee settles */
     { "p2", VP(800, 1400), "ok", "referee", "{\"phase\":\"victory\",\"vp_reports\":{\"p1\":"
-      "{\"p1\":900},\"p2\":{\"p1\":800}}}", 0, "vp_disputed", 0 },
-    { "p1", SETTLE_VP(850, 1400), "not_your_turn", 0, 0, 0, 0, 0 },
-    { "referee", SETTLE_VP(850, 1000001), "bad_vp", 0, 0, 0, 0, 0 },
+      "{\"p1\":900},\"p2\":{\"p1\":800}}}", 0, "vp_disputed", 0, 0 },
+    { "p1", SETTLE_VP(850, 1400), "not_your_turn", 0, 0, 0, 0, 0, 0 },
+    { "referee", SETTLE_VP(850, 1000001), "bad_vp", 0, 0, 0, 0, 0, 0 },
     { "referee", SETTLE_VP(850, 1400), "ok", "p1", "{\"phase\":\"over\",\"winner\":\"p2\","
       "\"victory_points\":{\"p1\":850,\"p2\":1400},\"vp_reports\":{\"p1\":{\"p1\":900},\"p2\":"
-      "{\"p1\":800}}}", 0, "victory_points_agreed", 0 },
-    { "referee", SETTLE_VP(850, 1400), "game_over", 0, 0, 0, 0, 0 },
+      "{\"p1\":800}}}", 0, "victory_points_agreed", 0, 0 },
+    { "referee", SETTLE_VP(850, 1400), "game_over", 0, 0, 0, 0, 0, 0 },
 };
 
 static void test_end_with_referee(void **state)
@@ -561,12 +875,12 @@ static void test_end_with_referee(void **state)
 
 /* p1 holds the ambush and takes the first turn (5, 2): due at the start. */
 static const struct step end3[] = {
-    { "p1", P1_PART2, "ok", 0, 0, 0, 0, 0 },
-    { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0 },
+    { "p1", P1_PART2, "ok", 0, 0, 0, 0, 0, 0 },
+    { "p2", P2_ROSTER, "ok", 0, 0, 0, 0, 0, 0 },
     { "p2", "{\"type\":\"start\"}", "ok", "p2", "{\"player\":\"p1\",\"turn\":1,\"ambush\":"
-      "{\"p1\":\"due\"}}", "ambush.p2", "ambush_due", 0 },
+      "{\"p1\":\"due\"}}", "ambush.p2", "ambush_due", 0, 0 },
     { "p1", END_TURN, "ok", NULL, "{\"player\":\"p2\",\"ambush\":{\"p1\":\"due\"}}",
-      "ambush.p2", 0, 0 },
+      "ambush.p2", 0, 0, 0 },
 };
 
 static void test_ambush_first_player(void **state)
@@ -656,6 +970,8 @@ int main(void)
         cmocka_unit_test(test_end_with_referee),
         cmocka_unit_test(test_ambush_first_player),
         cmocka_unit_test(test_campaign_options),
+        cmocka_unit_test(test_combat_commands),
+        cmocka_unit_test(test_combat_dispute_dice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
