@@ -295,6 +295,43 @@ int wrc_client_conn_error(struct wrc_client *cl, const char *what, int err)
     return WRC_EXIT_CONN;
 }
 
+/* A linked game (docs/protocol.md, create) the config has no seat of,
+ * joined as a spectator with answer (its state message, borrowed): its
+ * seats are held with the tokens of its parent's seats. When the config
+ * holds a seat of the parent, join again with that token; a seat it opens
+ * is kept in the config (with the parent's token), so later commands play
+ * it. g, or the game as the seat joined it. */
+static struct wrc_game *join_linked(struct wrc_client *cl, const char *game, const json_t *answer,
+                                    struct wrc_game *g)
+{
+    const json_t *up = json_object_get(json_object_get(json_object_get(answer, "state"),
+                                                       "server"), "parent");
+    const char *parent = json_string_value(json_object_get(up, "game"));
+    const char *token = parent ? json_string_value(json_object_get(
+                                     wrc_config_game(&cl->cfg, parent), "token")) : NULL;
+    const char *ruleset = json_string_value(json_object_get(answer, "ruleset"));
+    if (token == NULL || ruleset == NULL || wrc_config_game(&cl->cfg, game) != NULL)
+        return g;
+    int err;
+    json_t *a = wrc_client_call(cl, json_pack("{s:s, s:s, s:s}", "type", "join", "game", game,
+                                              "token", token), WRC_TIMEOUT_MS, &err);
+    const char *type = a ? json_string_value(json_object_get(a, "type")) : NULL;
+    if (type && strcmp(type, "state") == 0 && json_is_string(json_object_get(a, "seat"))) {
+        json_t *fields = json_pack("{s:s, s:O, s:s, s:s, s:i, s:O}", "server", cl->url.text,
+                                   "seat", json_object_get(a, "seat"), "token", token,
+                                   "ruleset", ruleset, "seq", 0, "parent", up);
+        char errs[400];
+        if (fields == NULL || wrc_config_set_game(&cl->cfg, game, fields, errs,
+                                                  sizeof errs) != 0)
+            fprintf(stderr, "warroom: game %s: the seat is not kept: %s\n", game,
+                    fields ? errs : "out of memory");
+        json_decref(fields);
+        g = wrc_track_get(&cl->tr, game, 0);
+    }
+    json_decref(a);
+    return g;
+}
+
 struct wrc_game *wrc_client_join(struct wrc_client *cl, const char *game, int spectate,
                                  int *rc)
 {
@@ -308,6 +345,8 @@ struct wrc_game *wrc_client_join(struct wrc_client *cl, const char *game, int sp
     struct wrc_game *g = NULL;
     if (type && strcmp(type, "state") == 0) {
         g = wrc_track_get(&cl->tr, game, 0);
+        if (!spectate && !json_is_string(json_object_get(a, "seat")))
+            g = join_linked(cl, game, a, g);
     } else {
         fprintf(stderr, "warroom: cannot join game %s: %s: %s\n", game,
                 json_string_value(json_object_get(a, "code")),

@@ -103,7 +103,10 @@ int wrc_client_wait(struct wrc_client *cl, int (*done)(void *arg), void *arg, in
 
 /* Blocking: join game with the seat token the config holds for it (or as a
  * spectator when it holds none, or when spectate is set) and wait for its
- * state. Returns the game, or NULL with the reason printed and *rc set. */
+ * state. A linked game the config holds no seat of, whose parent it holds a
+ * seat of, is joined again with the parent seat's token (a child's seats are
+ * held with its parent's tokens), and the seat that opens is kept in the
+ * config. Returns the game, or NULL with the reason printed and *rc set. */
 struct wrc_game *wrc_client_join(struct wrc_client *cl, const char *game, int spectate,
                                  int *rc);
 

@@ -153,6 +153,27 @@ static void print_status(struct wrc_game *g, struct wrc_view *w)
     else
         wr_strbuf_puts(&b, "; you are watching");
     wr_strbuf_puts(&b, "\n");
+    /* Linked games: the parent this game is part of, the games of its parts. */
+    const json_t *server = json_object_get(g->state, "server");
+    const json_t *up = json_object_get(server, "parent");
+    if (up)
+        wr_strbuf_printf(&b, "part of game %s: %s\n",
+                         json_string_value(json_object_get(up, "game")),
+                         json_string_value(json_object_get(up, "key")));
+    if (json_string_value(json_object_get(up, "refused")))
+        wr_strbuf_printf(&b, "not applied there: %s\n",
+                         json_string_value(json_object_get(up, "refused")));
+    size_t k;
+    const json_t *ch;
+    json_array_foreach(json_object_get(server, "children"), k, ch) {
+        const char *res = json_string_value(json_object_get(ch, "result"));
+        wr_strbuf_printf(&b, "%s is played as game %s (%s, %s%s%s)\n",
+                         json_string_value(json_object_get(ch, "key")),
+                         json_string_value(json_object_get(ch, "game")),
+                         json_string_value(json_object_get(ch, "ruleset")),
+                         json_string_value(json_object_get(ch, "status")),
+                         res ? ", result " : "", res ? res : "");
+    }
     w->v->pr->describe(w->v, &b);
     if (b.len > 0 && b.s[b.len - 1] != '\n')
         wr_strbuf_puts(&b, "\n");
@@ -221,16 +242,19 @@ static int add_option(json_t *opts, const char *kv)
 int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
 {
     static const char usage[] =
-        "[--ruleset NAME] [--scenario NAME] [--seat SEAT] [--deadline SECONDS]\n"
+        "[RULESET] [--ruleset NAME] [--scenario NAME] [--seat SEAT] [--deadline SECONDS]\n"
         "                   [--open-seats] [--no-spectators] [--webhook URL]\n"
-        "                   [--option KEY=VALUE]...\n"
+        "                   [--parent GAME] [--option KEY=VALUE]...\n"
         "Create a game (default: the first ruleset below, its default scenario, the first\n"
         "seat) and print the invite codes to send to the other players. --option sets one\n"
         "of the ruleset's options (repeat it for several); VALUE is read as JSON when it is\n"
-        "JSON, else as a string: --option players=3 --option alliances='[[\"p1\",\"p2\"]]'.";
+        "JSON, else as a string: --option players=3 --option alliances='[[\"p1\",\"p2\"]]'.\n"
+        "--parent GAME plays part of GAME (one of your games: its seat's token is used) as\n"
+        "a game of its own, such as a campaign's battle: 'warroom create battle --parent\n"
+        "GAME'. Its seats are held by the players of GAME, with the same tokens.";
     struct wrc_opts o = *go;
     const char *ruleset = wr_ruleset_at(0) ? wr_ruleset_at(0)->name : "", *scenario = NULL,
-               *seat = NULL, *deadline = NULL, *webhook = NULL;
+               *seat = NULL, *deadline = NULL, *webhook = NULL, *parent = NULL;
     int open_seats = 0, no_spectators = 0;
     json_t *kvs = json_array();
     const struct extra ex[] = {
@@ -238,11 +262,13 @@ int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
         { "seat", 1, &seat, NULL, NULL }, { "deadline", 1, &deadline, NULL, NULL },
         { "webhook", 1, &webhook, NULL, NULL }, { "open-seats", 0, NULL, &open_seats, NULL },
         { "no-spectators", 0, NULL, &no_spectators, NULL }, { "option", 1, NULL, NULL, kvs },
-        { NULL, 0, NULL, NULL, NULL },
+        { "parent", 1, &parent, NULL, NULL }, { NULL, 0, NULL, NULL, NULL },
     };
     int rc = parse("new", usage, &o, ex, argc, argv);
     if (rc == 1)
         print_rulesets(stdout);
+    if (rc == 0 && argc - optind == 1)
+        ruleset = argv[optind++];       /* warroom create battle ... */
     if (rc == 0)
         rc = positional("new", usage, argc, argv, 0);
     if (rc) {
@@ -284,12 +310,34 @@ int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
         json_object_set_new(msg, "seat", json_string(seat));
     if (webhook)
         json_object_set_new(msg, "webhook", json_string(webhook));
+    if (parent)
+        json_object_set_new(msg, "parent", json_string(parent));
 
+    /* A linked game is made by a seat of its parent: this connection joins
+     * the parent with the seat's token first, and that token holds the
+     * child's seat too. */
     struct wrc_client cl;
-    if ((rc = wrc_client_init(&cl, &o, NULL)) != 0 || (rc = wrc_client_connect(&cl, 0)) != 0) {
+    const char *parent_token = NULL;
+    if ((rc = wrc_client_init(&cl, &o, parent)) != 0 || (rc = wrc_client_connect(&cl, 0)) != 0) {
         json_decref(msg);
         wrc_client_release(&cl);
         return rc;
+    }
+    if (parent) {
+        parent_token = json_string_value(json_object_get(wrc_config_game(&cl.cfg, parent),
+                                                         "token"));
+        if (parent_token == NULL) {
+            fprintf(stderr, "warroom new: you hold no seat of game %s (no token for it in %s)\n",
+                    parent, cl.cfg.path);
+            json_decref(msg);
+            wrc_client_release(&cl);
+            return WRC_EXIT_REFUSED;
+        }
+        if (wrc_client_join(&cl, parent, 0, &rc) == NULL) {
+            json_decref(msg);
+            wrc_client_release(&cl);
+            return rc;
+        }
     }
     int err;
     json_t *a = wrc_client_call(&cl, msg, WRC_TIMEOUT_MS, &err);
@@ -301,18 +349,22 @@ int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
         const char *game = json_string_value(json_object_get(a, "game"));
         const char *myseat = json_string_value(json_object_get(a, "seat"));
         char errs[1400];
+        const char *token = parent ? parent_token
+                                   : json_string_value(json_object_get(a, "token"));
         json_t *fields = json_pack("{s:s, s:s, s:O, s:s, s:O, s:i}", "server", cl.url.text,
                                    "ruleset", ruleset, "seat", json_object_get(a, "seat"),
-                                   "token", json_string_value(json_object_get(a, "token")),
-                                   "invites", json_object_get(a, "invites"), "seq", 0);
+                                   "token", token, "invites", json_object_get(a, "invites"),
+                                   "seq", 0);
         if (scenario)
             json_object_set_new(fields, "scenario", json_string(scenario));
+        if (parent)
+            json_object_set(fields, "parent", json_object_get(a, "parent"));
         if (wrc_config_server(&cl.cfg) == NULL)      /* the first server becomes the default */
             wrc_config_set_server(&cl.cfg, cl.url.text, errs, sizeof errs);
         if (wrc_config_set_game(&cl.cfg, game, fields, errs, sizeof errs) != 0) {
             /* Without the token the seat is lost: show it this once. */
             fprintf(stderr, "warroom: %s\nwarroom: your token for game %s is %s: keep it\n",
-                    errs, game, json_string_value(json_object_get(a, "token")));
+                    errs, game, token);
             rc = WRC_EXIT_REFUSED;
         }
         json_decref(fields);
@@ -321,6 +373,10 @@ int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
         } else {
             printf("created game %s (%s%s%s) on %s\n", game, ruleset,
                    scenario ? ", scenario " : "", scenario ? scenario : "", cl.url.text);
+            if (parent)
+                printf("it plays %s of game %s; its seats are held by that game's players, "
+                       "with their tokens\n", json_string_value(json_object_get(
+                           json_object_get(a, "parent"), "key")), parent);
             printf("you hold the %s seat (its token is kept in %s)\n", myseat, cl.cfg.path);
             printf("send each invite to the player who should take that seat (each works "
                    "once):\n");

@@ -35,6 +35,8 @@
     X(TOO_MANY_GAMES, "too_many_games", "the server holds its maximum of games in play")     \
     X(TOO_MANY_OPEN_GAMES, "too_many_open_games",                                           \
       "your address has created the most games waiting for players it may")                 \
+    X(NO_CHILDREN, "no_children", "that game's ruleset plays no part of it as a game of its own") \
+    X(CHILD_EXISTS, "child_exists", "that part of the parent game is already being played")  \
     X(INTERNAL, "internal", "the server failed; nothing was applied")
 
 enum wrd_error {

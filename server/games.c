@@ -83,6 +83,17 @@ struct view {
     int64_t patch_to[PATCH_RING];
 };
 
+/* A child of a game (ruleset.h, child), as its parent's server section
+ * shows it: kept by the parent, so a finished child that left memory is
+ * still shown; its status and result follow the child's (link_status). */
+struct link {
+    char game[24];
+    char ruleset[24];
+    char key[64];
+    int status;
+    char result[64];            /* "" while none */
+};
+
 struct member_ref {
     struct wrd_conn *conn;
     int seat;                   /* -1 spectator */
@@ -126,6 +137,16 @@ struct wrd_game {
     int64_t snap_version;
     char *snap_state;
     int64_t created_ms;
+    /* Linked games: a child's parent and the key its ruleset gave ("" for
+     * a game without a parent), and the last command of this child's
+     * events the parent refused ("" none: not stored, shown until the next
+     * one); a parent's children, oldest first. */
+    char parent[24];
+    char link_key[64];
+    char link_refused[320];
+    struct link *children;
+    int nchildren, capchildren;
+    int dirty_queued;           /* in the registry's list of dirty games */
     struct wrd_game *next;      /* hash chain */
     struct wrd_game *all_prev, *all_next;   /* every game held, oldest first (by
                                                created_ms, then id) */
@@ -167,6 +188,9 @@ struct wrd_games {
     struct load *loads;         /* games being read back from the store */
     struct deferred *pending;
     int npending, cappending;
+    struct wrd_game **dirty;    /* games whose server section changed without a command
+                                   (section_changed), looked at by the flush */
+    int ndirty, capdirty;
 };
 
 struct load;
@@ -521,6 +545,7 @@ static void game_free(struct wrd_game *g)
     free(g->scenario_name);
     free(g->scenario_text);
     free(g->snap_state);
+    free(g->children);
     json_decref(g->options);
     free(g);
 }
@@ -768,6 +793,25 @@ static json_t *server_section(const struct wrd_game *g)
                           "deadlines", dl);
     if (why[0])
         json_object_set_new(o, "forfeit_reason", json_string(why));
+    /* Linked games: a parent lists its children, a child names its parent. */
+    if (g->nchildren > 0) {
+        json_t *ch = json_array();
+        for (int i = 0; i < g->nchildren; i++) {
+            const struct link *l = &g->children[i];
+            json_array_append_new(ch, json_pack("{s:s, s:s, s:s, s:s, s:o}", "game", l->game,
+                                                "ruleset", l->ruleset, "key", l->key, "status",
+                                                status_names[l->status], "result",
+                                                l->result[0] ? json_string(l->result)
+                                                             : json_null()));
+        }
+        json_object_set_new(o, "children", ch);
+    }
+    if (g->parent[0]) {
+        json_t *pa = json_pack("{s:s, s:s}", "game", g->parent, "key", g->link_key);
+        if (g->link_refused[0])
+            json_object_set_new(pa, "refused", json_string(g->link_refused));
+        json_object_set_new(o, "parent", pa);
+    }
     if (json_object_size(dl) > 0) {
         json_object_set_new(o, "deadlines_left", json_copy(dl));
         time_left(g, o, wrd_now_ms());
@@ -933,6 +977,118 @@ static void refresh_sections(struct wrd_game *g)
     json_decref(section);
 }
 
+/* --- linked games ------------------------------------------------------------- */
+
+/* The server section of g changed without a command of its own (a
+ * child's status, a command of a child's refused). A command of g later in
+ * this loop iteration carries the change in its patch (publish projects
+ * the section afresh); otherwise the flush sends every member the full
+ * state (flush_dirty). Either way no event of g is lost. */
+static void section_changed(struct wrd_games *gs, struct wrd_game *g)
+{
+    if (g->dirty_queued)
+        return;
+    if (gs->ndirty == gs->capdirty) {
+        int cap = gs->capdirty ? 2 * gs->capdirty : 16;
+        struct wrd_game **d = realloc(gs->dirty, sizeof *d * (size_t)cap);
+        if (d == NULL) {
+            /* No list: the state goes now (a later patch of this
+             * iteration's may then be skipped; its change is in it). */
+            refresh_sections(g);
+            g->quiet_at = g->version;
+            broadcast_state(gs, g);
+            return;
+        }
+        gs->dirty = d;
+        gs->capdirty = cap;
+    }
+    g->dirty_queued = 1;
+    gs->dirty[gs->ndirty++] = g;
+}
+
+/* Before the deliveries: each dirty game whose views do not show its
+ * server section as it is now gets it, in a full state to every member
+ * after the patches of this iteration; a sync from before gets it too. */
+static void flush_dirty(struct wrd_games *gs)
+{
+    for (int i = 0; i < gs->ndirty; i++) {
+        struct wrd_game *g = gs->dirty[i];
+        g->dirty_queued = 0;
+        /* (the time left is not a change: it is counted when sent) */
+        json_t *now = server_section(g);
+        json_t *shown = json_copy(json_object_get(g->views[0].state, "server"));
+        json_object_del(now, "deadlines_left");
+        json_object_del(shown, "deadlines_left");
+        int same = json_equal(now, shown);
+        json_decref(now);
+        json_decref(shown);
+        if (same)
+            continue;
+        refresh_sections(g);
+        g->quiet_at = g->version;
+        broadcast_state(gs, g);
+    }
+    gs->ndirty = 0;
+}
+
+/* The child id among parent's children, or NULL. */
+static struct link *child_link(struct wrd_game *parent, const char *id)
+{
+    for (int i = 0; i < parent->nchildren; i++)
+        if (strcmp(parent->children[i].game, id) == 0)
+            return &parent->children[i];
+    return NULL;
+}
+
+/* A child of parent, shown in its server section from now on: 0, or -1
+ * when memory runs out (the link is stored all the same). */
+static int add_child(struct wrd_game *parent, const char *id, const char *ruleset,
+                     const char *key, int status, const char *result)
+{
+    if (parent->nchildren == parent->capchildren) {
+        int cap = parent->capchildren ? 2 * parent->capchildren : 4;
+        struct link *l = realloc(parent->children, sizeof *l * (size_t)cap);
+        if (l == NULL)
+            return -1;
+        parent->children = l;
+        parent->capchildren = cap;
+    }
+    struct link *l = &parent->children[parent->nchildren++];
+    memset(l, 0, sizeof *l);
+    snprintf(l->game, sizeof l->game, "%s", id);
+    snprintf(l->ruleset, sizeof l->ruleset, "%s", ruleset);
+    snprintf(l->key, sizeof l->key, "%s", key ? key : "");
+    l->status = status;
+    snprintf(l->result, sizeof l->result, "%s", result ? result : "");
+    return 0;
+}
+
+/* A running (not finished) child of parent keyed key, or NULL. */
+static const struct link *running_child(const struct wrd_game *parent, const char *key)
+{
+    for (int i = 0; i < parent->nchildren; i++)
+        if (parent->children[i].status != ST_FINISHED &&
+            strcmp(parent->children[i].key, key) == 0)
+            return &parent->children[i];
+    return NULL;
+}
+
+/* After any change of child's status or result: its parent's entry
+ * follows, and the parent's members see it. */
+static void link_status(struct wrd_games *gs, struct wrd_game *child)
+{
+    struct wrd_game *parent = child->parent[0] ? find(gs, child->parent) : NULL;
+    struct link *l = parent ? child_link(parent, child->id) : NULL;
+    if (l == NULL)
+        return;
+    const char *res = result_of(child);
+    if (l->status == child->status && strcmp(l->result, res ? res : "") == 0)
+        return;
+    l->status = child->status;
+    snprintf(l->result, sizeof l->result, "%s", res ? res : "");
+    section_changed(gs, parent);
+}
+
 static void on_deadline(uv_timer_t *t)
 {
     struct wrd_game *g = t->data;
@@ -989,6 +1145,7 @@ static void on_deadline(uv_timer_t *t)
     refresh_sections(g);
     /* Every connection gets the full state, with the forfeit events. */
     defer(srv->games, (struct deferred){ .kind = D_STATE_ALL, .game = g, .event = "forfeit" });
+    link_status(srv->games, g);
     maybe_evict(srv->games, g);
 }
 
@@ -1080,6 +1237,102 @@ static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const
     maybe_evict(srv->games, g);
 }
 
+/*
+ * Steps 4 and 5 of the command path for cmd from seat (the seq its client
+ * gave, 0 for a command of the server's: a linked game's): the rules; on
+ * success the patches (publish), the command, status and snapshot rows
+ * into the batch, the parent's entry of a child. 0 with *events (new
+ * reference, unprojected), or -1 with why and the game unchanged.
+ */
+static int run_command(struct wrd_server *srv, struct wrd_game *g, int seat, const json_t *cmd,
+                       int64_t seq, json_t **events, struct wr_refusal *why)
+{
+    if (apply(g, seat, cmd, events, why) != 0) {
+        srv->metrics.rejections++;
+        return -1;
+    }
+    srv->metrics.commands++;
+    int old_status = g->status;
+    publish(srv, g, seat, *events);
+    char *cmd_text = wrd_json_text(cmd);
+    char *ev_text = wrd_json_text(*events);
+    struct wrd_command_row row = { g->id, g->version, g->seats[seat].name, seq, cmd_text, ev_text,
+                                   wrd_now_ms() };
+    int bad = srv->store->ops->put_command(srv->store, &row) != 0;
+    if (g->status != old_status || g->deadline_s > 0)
+        bad |= status_row(srv, g) != 0;
+    if (g->status == ST_FINISHED || g->version % SNAPSHOT_EVERY == 0) {
+        char *st = snapshot_text(g);
+        bad |= srv->store->ops->put_snapshot(srv->store, g->id, g->version, st) != 0;
+        free(st);
+    }
+    free(cmd_text);
+    free(ev_text);
+    if (bad)
+        wrd_error("store write failed", "game=%s version=%lld", g->id, (long long)g->version);
+    if (g->status == ST_FINISHED && old_status != ST_FINISHED)
+        wrd_info("game finished", "game=%s result=%s", g->id, result_of(g));
+    link_status(srv->games, g);
+    return 0;
+}
+
+/* How deep a chain of linked games is followed (a parent's own parent...). */
+#define LINK_DEPTH 8
+
+/*
+ * After an accepted command of child with events (borrowed): the events a
+ * spectator sees go to the parent's ruleset (child_events), and each
+ * command it returns is applied to the parent through run_command, from
+ * the seat it names: in the same batch, so it is as durable as the
+ * child's command and shown after the same commit. A command the parent
+ * refuses changes nothing: it is logged and named in the child's server
+ * section (server.parent.refused), and the child goes on.
+ */
+static void to_parent(struct wrd_server *srv, struct wrd_game *child, const json_t *events,
+                      int depth)
+{
+    if (child->parent[0] == '\0' || depth >= LINK_DEPTH)
+        return;
+    struct wrd_game *parent = find(srv->games, child->parent);
+    if (parent == NULL || parent->rs->child_events == NULL) {
+        if (parent == NULL)
+            wrd_warn("linked game's parent not held", "game=%s parent=%s", child->id,
+                     child->parent);
+        return;
+    }
+    json_t *pub = child->rs->project_events(child->g, NULL, events);
+    json_t *cmds = pub ? parent->rs->child_events(parent->g, child->link_key, pub) : NULL;
+    json_decref(pub);
+    size_t i;
+    json_t *x;
+    json_array_foreach(cmds, i, x) {
+        const char *seat = json_string_value(json_object_get(x, "seat"));
+        const json_t *cmd = json_object_get(x, "command");
+        int si = seat_index(parent, seat);
+        struct wr_refusal why = { WR_R_BAD_COMMAND, "bad_command",
+                                  "the parent's ruleset named no seat or command" };
+        json_t *pev = NULL;
+        if (parent->status != ST_RUNNING) {
+            why = (struct wr_refusal){ WR_R_GAME_OVER, "game_over", "the game has finished" };
+            if (parent->status == ST_OPEN)
+                snprintf(why.message, sizeof why.message, "the game has not started");
+        } else if (si >= 0 && json_is_object(cmd) &&
+                   run_command(srv, parent, si, cmd, 0, &pev, &why) == 0) {
+            to_parent(srv, parent, pev, depth + 1);
+            json_decref(pev);
+            continue;
+        }
+        const char *type = json_string_value(json_object_get(cmd, "type"));
+        wrd_warn("parent refused a linked game's command", "game=%s parent=%s seat=%s cmd=%s "
+                 "code=%s message=\"%s\"", child->id, parent->id, seat ? seat : "-",
+                 type ? type : "-", why.code, why.message);
+        snprintf(child->link_refused, sizeof child->link_refused, "%s refused %s from %s: %s (%s)",
+                 parent->id, type ? type : "a command", seat ? seat : "no seat", why.message,
+                 why.code);
+        section_changed(srv->games, child);
+    }
+    json_decref(cmds);
+}
 
 void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
 {
@@ -1140,45 +1393,24 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
         srv->metrics.rejections++;
         return;
     }
-    /* 4) the rules */
+    /* 4) the rules, 5) the batch */
     json_t *events = NULL;
     struct wr_refusal why;
-    if (apply(g, m->seat, cmd, &events, &why) != 0) {
+    if (run_command(srv, g, m->seat, cmd, seq, &events, &why) != 0) {
         struct wrd_msg *a = wrd_refusal_msg(why.code, why.message, id, jseq,
                                           jid);
         remember(s, seq, a);
         defer_direct(gs, c, a);
-        srv->metrics.rejections++;
         return;
     }
-    srv->metrics.commands++;
-    int old_status = g->status;
-    publish(srv, g, m->seat, events);
-    /* 5) into the batch */
-    char *cmd_text = wrd_json_text(cmd);
-    char *ev_text = wrd_json_text(events);
-    struct wrd_command_row row = { g->id, g->version, s->name, seq, cmd_text, ev_text,
-                                   wrd_now_ms() };
-    int bad = srv->store->ops->put_command(srv->store, &row) != 0;
-    if (g->status != old_status || g->deadline_s > 0)
-        bad |= status_row(srv, g) != 0;
-    if (g->status == ST_FINISHED || g->version % SNAPSHOT_EVERY == 0) {
-        char *st = snapshot_text(g);
-        bad |= srv->store->ops->put_snapshot(srv->store, g->id, g->version, st) != 0;
-        free(st);
-    }
-    free(cmd_text);
-    free(ev_text);
-    if (bad)
-        wrd_error("store write failed", "game=%s version=%lld", g->id, (long long)g->version);
     json_t *pev = g->rs->project_events(g->g, s->name, events);
     struct wrd_msg *a = change_msg(g, seq, NULL, NULL, pev, jid);
     json_decref(pev);
-    json_decref(events);
     remember(s, seq, a);
     defer_direct(gs, c, a);
-    if (g->status == ST_FINISHED && old_status != ST_FINISHED)
-        wrd_info("game finished", "game=%s result=%s", g->id, result_of(g));
+    /* 6) a linked game's events, to its parent */
+    to_parent(srv, g, events, 0);
+    json_decref(events);
 }
 
 /* --- create, claim, join ---------------------------------------------------- */
@@ -1298,24 +1530,19 @@ static int check_webhook(struct wrd_server *srv, struct wrd_conn *c, const json_
     return r;
 }
 
-void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+/* The rest of create, once the ruleset (and, for a linked game, the parent
+ * with the creator's seat in it and its ruleset's answer, link, borrowed)
+ * is known: options is the creator's, or the parent's answer's. */
+static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg,
+                       const struct wr_ruleset *rs, const char *scen, const json_t *options,
+                       struct wrd_game *parent, int parent_seat, const json_t *link,
+                       const char *key)
 {
     struct wrd_games *gs = srv->games;
     json_t *jid = json_object_get(msg, "id");
-    const char *rsname = json_string_value(json_object_get(msg, "ruleset"));
-    const char *scen = json_string_value(json_object_get(msg, "scenario"));
     const char *seatname = json_string_value(json_object_get(msg, "seat"));
-    json_t *options = json_object_get(msg, "options");
     json_t *webhook = json_object_get(msg, "webhook");
     char err[256];
-
-    const struct wr_ruleset *rs = wr_ruleset_find(rsname);
-    if (rs == NULL) {
-        wrd_conn_error(c, WRD_E_NO_SUCH_RULESET, "the server has no such ruleset", NULL, NULL, jid);
-        return;
-    }
-    if (scen == NULL)
-        scen = rs->default_scenario;    /* NULL too when the ruleset needs none */
     const char *bad = check_options(rs, options);
     if (bad) {
         wrd_conn_error(c, WRD_E_BAD_OPTIONS, bad, NULL, NULL, jid);
@@ -1371,28 +1598,62 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
                        NULL, NULL, jid);
         return;
     }
-    int me = seat_index(g, seatname ? seatname : g->seats[0].name);
+    /* A linked game's seats are held by the parent seats' holders: each
+     * mapped seat takes the parent seat's token hash (and webhook), so the
+     * same token opens both; the creator's is the one mapped to its seat. */
+    int me = -1;
+    const json_t *map = parent ? json_object_get(link, "seats") : NULL;
+    if (parent) {
+        for (int i = 0; i < g->nseats && me < 0; i++) {
+            const char *ps = json_string_value(json_object_get(map, g->seats[i].name));
+            if (ps && strcmp(ps, parent->seats[parent_seat].name) == 0)
+                me = i;
+        }
+        if (me >= 0 && seatname && strcmp(seatname, g->seats[me].name) != 0)
+            me = -1;
+    } else {
+        me = seat_index(g, seatname ? seatname : g->seats[0].name);
+    }
     if (me < 0) {
         game_free(g);
-        wrd_conn_error(c, WRD_E_BAD_SEAT, "no such seat in this ruleset", NULL, NULL, jid);
+        wrd_conn_error(c, WRD_E_BAD_SEAT, parent ? "your seat of the parent game holds no "
+                       "seat of this one, or not that seat" : "no such seat in this ruleset",
+                       NULL, NULL, jid);
         return;
     }
     /* The creator's token, and one invite per other seat. */
-    char token[65], invite[33];
+    char token[65] = "", invite[33];
     json_t *inv = json_object();
-    random_hex(32, token);
-    sha256_hex(token, g->seats[me].token_hash);
+    if (parent == NULL) {
+        random_hex(32, token);
+        sha256_hex(token, g->seats[me].token_hash);
+    }
     if (json_is_string(webhook)) {
         g->seats[me].webhook = strdup(json_string_value(webhook));
         snprintf(g->seats[me].webhook_owner, sizeof g->seats[me].webhook_owner, "%s", c->addr);
     }
     for (int i = 0; i < g->nseats; i++) {
+        int pi = parent ? seat_index(parent, json_string_value(json_object_get(
+                                                  map, g->seats[i].name))) : -1;
+        if (pi >= 0 && parent->seats[pi].token_hash[0]) {
+            struct seat *from = &parent->seats[pi], *to = &g->seats[i];
+            memcpy(to->token_hash, from->token_hash, sizeof to->token_hash);
+            if (to->webhook == NULL && from->webhook) {
+                to->webhook = strdup(from->webhook);
+                memcpy(to->webhook_owner, from->webhook_owner, sizeof to->webhook_owner);
+            }
+            continue;
+        }
         if (i == me)
             continue;
         random_hex(16, invite);
         sha256_hex(invite, g->seats[i].invite_hash);
         invite_index(gs, g, i);
         json_object_set_new(inv, g->seats[i].name, json_string(invite));
+    }
+    if (parent) {
+        snprintf(g->parent, sizeof g->parent, "%s", parent->id);
+        snprintf(g->link_key, sizeof g->link_key, "%s", key);
     }
     g->owner = wrd_addr_hold(c->from);
     /* Keys of games are unique and in creation order, even for games made
@@ -1409,7 +1670,8 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     char *opt_text = json_dumps(g->options, JSON_COMPACT);
     struct wrd_game_row row = { g->id, rs->name, g->scenario_name,
                                 g->scenario_text ? g->scenario_text : "null", opt_text, g->seed,
-                                g->created_ms, listed(g) };
+                                g->created_ms, listed(g), parent ? g->parent : NULL,
+                                parent ? g->link_key : NULL };
     int fail = srv->store->ops->put_game(srv->store, &row) != 0;
     free(opt_text);
     for (int i = 0; i < g->nseats; i++)
@@ -1417,12 +1679,23 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     fail |= status_row(srv, g) != 0;
     if (fail)
         wrd_error("store write failed", "game=%s", g->id);
-    wrd_info("game created", "game=%s ruleset=%s scenario=%s", g->id, rs->name,
-             g->scenario_name);
+    wrd_info("game created", "game=%s ruleset=%s scenario=%s parent=%s", g->id, rs->name,
+             g->scenario_name, parent ? parent->id : "-");
+    if (parent) {
+        if (add_child(parent, g->id, rs->name, key, g->status, NULL) != 0)
+            wrd_error("out of memory for a link", "game=%s parent=%s", g->id, parent->id);
+        section_changed(gs, parent);
+    }
 
-    json_t *ans = json_pack("{s:s, s:s, s:s, s:s, s:o, s:I}", "type", "created", "game", g->id,
-                            "seat", g->seats[me].name, "token", token, "invites", inv, "version",
+    /* A linked game's creator already holds its token: the parent's. */
+    json_t *ans = json_pack("{s:s, s:s, s:s, s:o, s:I}", "type", "created", "game", g->id,
+                            "seat", g->seats[me].name, "invites", inv, "version",
                             (json_int_t)g->version);
+    if (parent)
+        json_object_set_new(ans, "parent", json_pack("{s:s, s:s}", "game", parent->id, "key",
+                                                     key));
+    else
+        json_object_set_new(ans, "token", json_string(token));
     if (jid)
         json_object_set(ans, "id", jid);
     /* The answer carries a secret: it waits for the commit like an ack. */
@@ -1431,6 +1704,93 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     defer_direct(gs, c, a);
     if (attach(srv, c, g, me, jid, STATE_AFTER) != 0)
         wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g->id, NULL, jid);
+}
+
+void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    struct wrd_games *gs = srv->games;
+    json_t *jid = json_object_get(msg, "id");
+    const char *rsname = json_string_value(json_object_get(msg, "ruleset"));
+    const char *scen = json_string_value(json_object_get(msg, "scenario"));
+    json_t *options = json_object_get(msg, "options");
+
+    const char *parent_id = json_string_value(json_object_get(msg, "parent"));
+    char err[256];
+
+    const struct wr_ruleset *rs = wr_ruleset_find(rsname);
+    if (rs == NULL) {
+        wrd_conn_error(c, WRD_E_NO_SUCH_RULESET, "the server has no such ruleset", NULL, NULL, jid);
+        return;
+    }
+    if (scen == NULL)
+        scen = rs->default_scenario;    /* NULL too when the ruleset needs none */
+    /* A linked game: the parent's ruleset says what it is (its key, its
+     * options over the creator's, who holds its seats). */
+    struct wrd_game *parent = NULL;
+    json_t *link = NULL;
+    const char *key = NULL;
+    int parent_seat = -1;
+    if (parent_id) {
+        parent = find(gs, parent_id);
+        if (parent == NULL) {
+            wrd_conn_error(c, WRD_E_NO_SUCH_GAME, "there is no such parent game (it must be in "
+                           "play)", parent_id, NULL, jid);
+            return;
+        }
+        struct wrd_member *pm = wrd_conn_member(c, parent);
+        if (pm == NULL) {
+            wrd_conn_error(c, WRD_E_NOT_JOINED, "join the parent game with your seat token "
+                           "first", parent_id, NULL, jid);
+            return;
+        }
+        if (pm->seat < 0) {
+            wrd_conn_error(c, WRD_E_SPECTATOR, "spectators cannot make a game of the parent's",
+                           parent_id, NULL, jid);
+            return;
+        }
+        if (parent->status != ST_RUNNING) {
+            if (parent->status == ST_OPEN)
+                wrd_conn_error(c, WRD_E_NOT_STARTED, "the parent game has not started",
+                               parent_id, NULL, jid);
+            else
+                wrd_conn_error(c, WRD_E_GAME_OVER, "the parent game has finished", parent_id,
+                               NULL, jid);
+            return;
+        }
+        if (parent->rs->child == NULL) {
+            wrd_conn_error(c, WRD_E_NO_CHILDREN, "that game's ruleset plays no part of it as a "
+                           "game of its own", parent_id, NULL, jid);
+            return;
+        }
+        parent_seat = pm->seat;
+        struct wr_refusal why = { WR_R_BAD_COMMAND, "bad_command", "" };
+        link = parent->rs->child(parent->g, parent->seats[pm->seat].name, rs->name, options,
+                                 &why);
+        if (link == NULL) {
+            wrd_conn_refusal(c, why.code, why.message, parent_id, NULL, jid);
+            return;
+        }
+        key = json_string_value(json_object_get(link, "key"));
+        options = json_object_get(link, "options");
+        if (key == NULL || key[0] == '\0' || strlen(key) > 63 || !json_is_object(options) ||
+            !json_is_object(json_object_get(link, "seats"))) {
+            json_decref(link);
+            wrd_error("a ruleset's child answer is malformed", "parent=%s", parent_id);
+            wrd_conn_error(c, WRD_E_INTERNAL, "the parent's ruleset gave no usable answer",
+                           parent_id, NULL, jid);
+            return;
+        }
+        const struct link *running = running_child(parent, key);
+        if (running) {
+            snprintf(err, sizeof err, "%s is already played as game %s (%s)", key,
+                     running->game, status_names[running->status]);
+            json_decref(link);
+            wrd_conn_error(c, WRD_E_CHILD_EXISTS, err, parent_id, NULL, jid);
+            return;
+        }
+    }
+    create_run(srv, c, msg, rs, scen, options, parent, parent_seat, link, key);
+    json_decref(link);
 }
 
 void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
@@ -1521,6 +1881,7 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
         if (attach(srv, c, g, seat, NULL, STATE_NONE) != 0)
             wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g->id, NULL, jid);
         broadcast_state(gs, g);
+        link_status(gs, g);
     } else if (attach(srv, c, g, seat, jid, STATE_AFTER) != 0) {
         wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g->id, NULL, jid);
     }
@@ -1971,6 +2332,7 @@ void wrd_games_flush(struct wrd_server *srv)
         }
         observe_commit(&srv->metrics, (double)(uv_hrtime() - t0) / 1e9);
     }
+    flush_dirty(gs);
     /* Everything queued before this point may now be written (conn.h). */
     srv->commits++;
     srv->delivering = 1;
@@ -2056,6 +2418,7 @@ void wrd_games_free(struct wrd_server *srv)
             wrd_conn_unref(gs->pending[i].conn);
     }
     free(gs->pending);
+    free(gs->dirty);
     free(gs->evict);
     for (int i = 0; i < HASH_BUCKETS; i++)
         while (gs->invites[i]) {
@@ -2131,6 +2494,10 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
         snprintf(g->forfeit, sizeof g->forfeit, "%s", result[7] == ':' ? result + 8 : "?");
     }
     g->restored_deadline = deadline_ms;
+    if (r->parent) {
+        snprintf(g->parent, sizeof g->parent, "%s", r->parent);
+        snprintf(g->link_key, sizeof g->link_key, "%s", r->link_key ? r->link_key : "");
+    }
     if (g->forfeit[0])
         g->forfeit_deadline = deadline_ms;
     g->created_ms = r->created_ms;
@@ -2223,6 +2590,25 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
     return 0;
 }
 
+/* A link (store.h, loader link): the parent, when it is held, lists the
+ * child with the status and result its row kept. */
+static int restore_link(void *ctx, const char *child, const char *parent, const char *key,
+                        const char *ruleset, const char *status, const char *result)
+{
+    struct restore *rs = ctx;
+    struct wrd_game *p = find(rs->srv->games, parent);
+    if (p == NULL || child_link(p, child))
+        return 0;               /* a finished parent stays in the store */
+    int st = ST_FINISHED;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(status, status_names[i]) == 0)
+            st = i;
+    char res[64] = "";
+    if (result)
+        snprintf(res, sizeof res, "%.*s", (int)strcspn(result, ":"), result);
+    return add_child(p, child, ruleset, key, st, res[0] ? res : NULL);
+}
+
 /* A game's commands are all in: check the replay against the latest
  * snapshot (determinism), then its status, the decisions it awaits and
  * their deadlines, and its views. The timer is armed by the caller, on
@@ -2284,7 +2670,8 @@ int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
 {
     struct restore rs = { srv, 0, NULL, NULL, "" };
     /* Finished games stay in the store until someone asks for one. */
-    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 0 };
+    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 0,
+                                  restore_link };
     char serr[200];
     int rc = srv->store->ops->load(srv->store, &l, serr, sizeof serr);
     if (rc != 0) {
@@ -2343,6 +2730,10 @@ struct load {
 
 static int evictable(const struct wrd_game *g)
 {
+    /* A parent stays while a child runs: the child's events come to it. */
+    for (int i = 0; i < g->nchildren; i++)
+        if (g->children[i].status != ST_FINISHED)
+            return 0;
     return g->status == ST_FINISHED && g->nmembers == 0 && g->pins == 0;
 }
 
@@ -2408,7 +2799,7 @@ static void load_work(uv_work_t *w)
     struct load *ld = w->data;
     struct wrd_server *srv = ld->srv;
     struct restore rs = { srv, 1, NULL, NULL, "" };
-    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 0 };
+    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 0, NULL };
     char serr[200] = "";
     ld->rc = srv->store->ops->read_game(srv->store, ld->id, &l, serr, sizeof serr);
     if (ld->rc == 0 && rs.single && finish_load(srv, rs.single, ld->err, sizeof ld->err) == 0) {

@@ -41,7 +41,7 @@ static const struct spec specs[] = {
     { "hello", handle_hello, 1, { { "protocol", F_INT, 1 }, { "client", F_STR, 0 } } },
     { "create", wrd_games_create, 20,
       { { "ruleset", F_STR, 1 }, { "scenario", F_STR, 0 }, { "seat", F_STR, 0 },
-        { "options", F_OBJ, 0 }, { "webhook", F_STR_OR_NULL, 0 } } },
+        { "options", F_OBJ, 0 }, { "webhook", F_STR_OR_NULL, 0 }, { "parent", F_STR, 0 } } },
     { "claim", wrd_games_claim, 5,
       { { "invite", F_STR, 0 }, { "game", F_STR, 0 }, { "seat", F_STR, 0 },
         { "webhook", F_STR_OR_NULL, 0 } } },

@@ -65,6 +65,11 @@ struct wrd_game_row {
     int64_t created_ms;
     int listed;                     /* 1: listed once finished (spectators allowed or seats
                                      * open), 0: not */
+    /* Linked games: the parent game of a child and the key its ruleset
+     * gave it (ruleset.h, child), both NULL for a game without a parent.
+     * Set when the game is stored, never changed. */
+    const char *parent;
+    const char *link_key;
 };
 
 struct wrd_seat_row {
@@ -99,6 +104,12 @@ struct wrd_store_loader {
     /* load() only: 1 also passes finished games (for a caller that keeps
      * them in memory), 0 passes only the others. */
     int finished_too;
+    /* load() only, may be NULL: once every game has been passed, each
+     * linked game, finished or not, oldest first: its id, its parent's,
+     * its key (may be NULL), its ruleset, status and result (may be
+     * NULL). Return non-zero to stop (load then fails). */
+    int (*link)(void *ctx, const char *child, const char *parent, const char *key,
+                const char *ruleset, const char *status, const char *result);
 };
 
 /* One seat in a listing. */

@@ -6,7 +6,7 @@
  * iteration share one transaction (BEGIN on the first write, COMMIT in
  * commit()), so the loop pays one fsync per iteration, not one per move.
  * Prepared statements are kept for the life of the store. The schema is
- * created or migrated on open; user_version records its version (3).
+ * created or migrated on open; user_version records its version (4).
  *
  * Whole or refused. SQLite's own checks (quick_check, or integrity_check)
  * see a malformed b-tree, not a changed byte inside a row nor rows lost
@@ -49,7 +49,7 @@
 #include <unistd.h>
 
 #define CACHE_KIB "256"          /* each connection's page cache */
-#define SCHEMA_VERSION 3
+#define SCHEMA_VERSION 4
 #define APPLICATION_ID 0x57524f4d   /* "WROM" */
 #define SEATS_MAX 64                /* per game, far above any ruleset's */
 
@@ -189,6 +189,7 @@ enum kind {
     K_TEXT,         /* text, may be empty */
     K_JSON,         /* non-empty text */
     K_TEXT_NULL,    /* text or NULL */
+    K_NAME_NULL,    /* a K_NAME or NULL */
     K_HASH_NULL,    /* 64 lowercase hex digits, or NULL */
     K_SEED,         /* a 32-byte blob */
     K_COUNT,        /* integer >= 0 (times, counts, client seqs, versions of a game row) */
@@ -217,6 +218,7 @@ static const struct column games_cols[] = {
     { "scenario", K_JSON }, { "options", K_JSON }, { "seed", K_SEED },
     { "created_at", K_COUNT }, { "status", K_STATUS }, { "result", K_TEXT_NULL },
     { "deadline_at", K_COUNT }, { "listed", K_FLAG }, { "version", K_COUNT },
+    { "parent", K_NAME_NULL }, { "link_key", K_TEXT_NULL },
 };
 static const struct column seats_cols[] = {
     { "game", K_NAME }, { "seat", K_NAME }, { "token_hash", K_HASH_NULL },
@@ -245,14 +247,14 @@ static const struct table t_meta = { "meta", T_META, 1, meta_cols, NCOLS(meta_co
 
 /* The columns of each table in order, rowsum last: what every row read selects. */
 #define GAMES_COLS "id, ruleset, scenario_name, scenario, options, seed, created_at, status," \
-                   " result, deadline_at, listed, version, rowsum"
+                   " result, deadline_at, listed, version, parent, link_key, rowsum"
 #define SEATS_COLS "game, seat, token_hash, invite_hash, webhook, rowsum"
 #define COMMANDS_COLS "game, version, seat, client_seq, cmd, events, at, rowsum"
 #define SNAPSHOTS_COLS "game, version, state, rowsum"
 #define META_COLS "id, games, seats, commands, snapshots, opens, schema_sum, rowsum"
 
 enum { G_ID, G_RULESET, G_SCEN_NAME, G_SCENARIO, G_OPTIONS, G_SEED, G_CREATED, G_STATUS,
-       G_RESULT, G_DEADLINE, G_LISTED, G_VERSION };
+       G_RESULT, G_DEADLINE, G_LISTED, G_VERSION, G_PARENT, G_KEY };
 enum { C_GAME, C_VERSION, C_SEAT, C_SEQ, C_CMD, C_EVENTS, C_AT };
 enum { M_ID, M_GAMES, M_SEATS, M_COMMANDS, M_SNAPSHOTS, M_OPENS, M_SCHEMA };
 
@@ -305,12 +307,13 @@ static const char *bad_column(sqlite3_stmt *q, int c, enum kind k)
 {
     int type = sqlite3_column_type(q, c);
     if (type == SQLITE_NULL)
-        return k == K_TEXT_NULL || k == K_HASH_NULL ? NULL : "NULL";
+        return k == K_TEXT_NULL || k == K_HASH_NULL || k == K_NAME_NULL ? NULL : "NULL";
     switch (k) {
     case K_NAME:
     case K_TEXT:
     case K_JSON:
     case K_TEXT_NULL:
+    case K_NAME_NULL:
     case K_HASH_NULL:
     case K_STATUS: {
         if (type != SQLITE_TEXT)
@@ -321,9 +324,9 @@ static const char *bad_column(sqlite3_stmt *q, int c, enum kind k)
             return "unreadable (out of memory?)";
         if ((int)strlen((const char *)t) != n)
             return "text holding a NUL byte";
-        if ((k == K_NAME || k == K_JSON) && n == 0)
+        if ((k == K_NAME || k == K_NAME_NULL || k == K_JSON) && n == 0)
             return "empty";
-        if (k == K_NAME && n > WRD_STORE_NAME_MAX)
+        if ((k == K_NAME || k == K_NAME_NULL) && n > WRD_STORE_NAME_MAX)
             return "too long";
         if (k == K_HASH_NULL && !is_hex64(t, n))
             return "not 64 hex digits";
@@ -467,7 +470,7 @@ static const char *const stmt_sql[S_NSTMTS] = {
     [S_COMMIT] = "COMMIT",
     [S_ROLLBACK] = "ROLLBACK",
     [S_PUT_GAME] = "INSERT INTO games (" GAMES_COLS ")"
-                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'open', NULL, 0, ?8, 0, ?9)",
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'open', NULL, 0, ?8, 0, ?10, ?11, ?9)",
     [S_PUT_SEAT] = "INSERT INTO seats (" SEATS_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     /* Only a row whose checksum still matches is changed. */
     [S_UPDATE_SEAT] = "UPDATE seats SET token_hash = ?3, invite_hash = ?4, webhook = ?5,"
@@ -479,10 +482,10 @@ static const char *const stmt_sql[S_NSTMTS] = {
      * in: the new checksum is computed in SQL from them, by the same C. */
     [S_PUT_STATUS] = "UPDATE games SET status = ?2, result = ?3, deadline_at = ?4, version = ?5,"
                      " rowsum = warroom_rowsum(2, id, ruleset, scenario_name, scenario, options,"
-                     " seed, created_at, ?2, ?3, ?4, listed, ?5)"
+                     " seed, created_at, ?2, ?3, ?4, listed, ?5, parent, link_key)"
                      " WHERE id = ?1 AND rowsum = warroom_rowsum(2, id, ruleset, scenario_name,"
                      " scenario, options, seed, created_at, status, result, deadline_at, listed,"
-                     " version)",
+                     " version, parent, link_key)",
     [S_PUT_SNAPSHOT] = "INSERT INTO snapshots (" SNAPSHOTS_COLS ") VALUES (?1, ?2, ?3, ?4)",
     /* Only over the row this process last wrote. */
     [S_PUT_META] = "UPDATE meta SET games = ?1, seats = ?2, commands = ?3, snapshots = ?4,"
@@ -492,7 +495,7 @@ static const char *const stmt_sql[S_NSTMTS] = {
 
 enum {
     R_BEGIN, R_COMMIT, R_GAME, R_SEATS, R_COMMANDS, R_SNAPSHOT, R_LIST, R_LIST_AFTER,
-    R_LIST_RULESET, R_LIST_RULESET_AFTER, R_OPEN_IDS, R_ALL_IDS, R_NSTMTS
+    R_LIST_RULESET, R_LIST_RULESET_AFTER, R_OPEN_IDS, R_ALL_IDS, R_LINKS, R_NSTMTS
 };
 
 #define LISTED "SELECT " GAMES_COLS " FROM games WHERE status = 'finished' AND listed = 1"
@@ -512,6 +515,8 @@ static const char *const read_sql[R_NSTMTS] = {
     [R_LIST_RULESET_AFTER] = LISTED " AND ruleset = ?4 AND (created_at, id) < (?2, ?3)" NEWEST,
     [R_OPEN_IDS] = "SELECT id FROM games WHERE status <> 'finished' ORDER BY created_at, id",
     [R_ALL_IDS] = "SELECT id FROM games ORDER BY created_at, id",
+    [R_LINKS] = ("SELECT id, parent, link_key, ruleset, status, result FROM games"
+                 " WHERE parent IS NOT NULL ORDER BY created_at, id"),
 };
 
 struct counts {
@@ -642,6 +647,16 @@ static const char migrate_v3[] =
 
 _Static_assert(APPLICATION_ID == 1465012045, "migrate_v3 writes APPLICATION_ID");
 
+/* Version 4 is version 3 and this: linked games (docs/architecture.md,
+ * "Linked games"). A child game names its parent game and the key the
+ * parent's ruleset gave it; other games hold NULL in both. Each checksum
+ * is computed again over the two new columns. */
+static const char migrate_v4[] =
+    "ALTER TABLE games ADD COLUMN parent TEXT;"
+    "ALTER TABLE games ADD COLUMN link_key TEXT;"
+    "UPDATE games SET rowsum = warroom_rowsum(2, id, ruleset, scenario_name, scenario, options,"
+    "  seed, created_at, status, result, deadline_at, listed, version, parent, link_key);";
+
 /* Within the migration's transaction: meta's one row. */
 static int create_meta(sqlite3 *db, char *err, size_t errlen)
 {
@@ -662,16 +677,37 @@ static int create_meta(sqlite3 *db, char *err, size_t errlen)
     return exec(db, sql, err, errlen);
 }
 
-/* Create (from 0) or migrate (from 2) to version 3, in one transaction. */
+/* Within the migration's transaction, from version 3: meta's row holds
+ * the checksum of the new schema (its counts and opens are unchanged). */
+static int remeta(sqlite3 *db, char *err, size_t errlen)
+{
+    struct counts c;
+    int64_t opens, schema;
+    int rc;
+    if ((rc = query_int(db, "SELECT games FROM meta", &c.games, err, errlen)) < 0 ||
+        (rc = query_int(db, "SELECT seats FROM meta", &c.seats, err, errlen)) < 0 ||
+        (rc = query_int(db, "SELECT commands FROM meta", &c.commands, err, errlen)) < 0 ||
+        (rc = query_int(db, "SELECT snapshots FROM meta", &c.snapshots, err, errlen)) < 0 ||
+        (rc = query_int(db, "SELECT opens FROM meta", &opens, err, errlen)) < 0 ||
+        (rc = schema_rowsum(db, &schema, err, errlen)) < 0)
+        return rc;
+    char sql[256];
+    snprintf(sql, sizeof sql, "UPDATE meta SET schema_sum = %lld, rowsum = %lld WHERE id = 1",
+             (long long)schema, (long long)meta_rowsum(&c, opens, schema));
+    return exec(db, sql, err, errlen);
+}
+
+/* Create (from 0) or migrate (from 2 or 3) to version 4, in one transaction. */
 static int migrate(sqlite3 *db, int from, char *err, size_t errlen)
 {
     int rc;
     if ((rc = exec(db, "BEGIN IMMEDIATE", err, errlen)) < 0)
         return rc;
     if ((from == 0 && (rc = exec(db, schema_v2, err, errlen)) < 0) ||
-        (rc = exec(db, migrate_v3, err, errlen)) < 0 ||
-        (rc = create_meta(db, err, errlen)) < 0 ||
-        (rc = exec(db, "PRAGMA user_version = 3", err, errlen)) < 0) {
+        (from < 3 && (rc = exec(db, migrate_v3, err, errlen)) < 0) ||
+        (rc = exec(db, migrate_v4, err, errlen)) < 0 ||
+        (rc = from < 3 ? create_meta(db, err, errlen) : remeta(db, err, errlen)) < 0 ||
+        (rc = exec(db, "PRAGMA user_version = 4", err, errlen)) < 0) {
         char ignored[64];
         exec(db, "ROLLBACK", ignored, sizeof ignored);
         return rc;
@@ -917,8 +953,8 @@ static int sqlite_open(struct wrd_store **out, const char *location, int flags, 
         rc = WRD_STORE_DAMAGED;
         goto fail;
     }
-    if (v != 0 && v != 2 && v != SCHEMA_VERSION) {
-        snprintf(err, errlen, "%s has schema version %lld; this warroomd knows 2 and %d",
+    if (v != 0 && v != 2 && v != 3 && v != SCHEMA_VERSION) {
+        snprintf(err, errlen, "%s has schema version %lld; this warroomd knows 2, 3 and %d",
                  location, (long long)v, SCHEMA_VERSION);
         rc = WRD_STORE_ERROR;
         goto fail;
@@ -1037,6 +1073,8 @@ static int sqlite_put_game(struct wrd_store *st, const struct wrd_game_row *g)
     rs_int(&r, 0);
     rs_int(&r, g->listed != 0);
     rs_int(&r, 0);
+    rs_text(&r, g->parent);
+    rs_text(&r, g->parent ? g->link_key : NULL);
     sqlite3_stmt *q = s->stmt[S_PUT_GAME];
     bind_text(q, 1, g->id);
     bind_text(q, 2, g->ruleset);
@@ -1047,6 +1085,8 @@ static int sqlite_put_game(struct wrd_store *st, const struct wrd_game_row *g)
     sqlite3_bind_int64(q, 7, g->created_ms);
     sqlite3_bind_int(q, 8, g->listed != 0);
     sqlite3_bind_int64(q, 9, rs_final(&r));
+    bind_text(q, 10, g->parent);
+    bind_text(q, 11, g->parent ? g->link_key : NULL);
     if (run(s, S_PUT_GAME, 1) < 0)
         return -1;
     s->batch.games++;
@@ -1270,7 +1310,8 @@ static void game_row_of(sqlite3_stmt *q, struct wrd_game_row *g)
                                 text(q, G_SCENARIO), text(q, G_OPTIONS),
                                 sqlite3_column_blob(q, G_SEED),
                                 sqlite3_column_int64(q, G_CREATED),
-                                (int)sqlite3_column_int64(q, G_LISTED) };
+                                (int)sqlite3_column_int64(q, G_LISTED), text(q, G_PARENT),
+                                text(q, G_KEY) };
 }
 
 static int same_text(sqlite3_stmt *q, int c, const char *want)
@@ -1500,6 +1541,7 @@ struct gent {
     char id[WRD_STORE_NAME_MAX + 1];    /* "" for a free slot */
     int64_t rowid, version, ncommands, nsnapshots;
     int nseats, finished;
+    char parent[WRD_STORE_NAME_MAX + 1];    /* "" when it has none */
 };
 
 struct gtab {
@@ -1559,7 +1601,7 @@ static struct gent *gt_add(struct gtab *t, const char *id)
  * rowsum, then rowid). A partial index is read through its WHERE, which
  * SQLite checks on the table's row: an entry it should not hold is found
  * by the listing, which checks each row it lists. */
-#define GAMES_ROWID 13
+#define GAMES_ROWID 15
 #define SEATS_ROWID 6
 #define FINISHED_LISTED " WHERE status = 'finished' AND listed = 1"
 
@@ -1654,6 +1696,7 @@ static int each_game(struct check *c, sqlite3_stmt *q)
     e->rowid = sqlite3_column_int64(q, GAMES_ROWID);
     e->version = sqlite3_column_int64(q, G_VERSION);
     e->finished = same_text(q, G_STATUS, "finished");
+    snprintf(e->parent, sizeof e->parent, "%s", text(q, G_PARENT) ? text(q, G_PARENT) : "");
     index_add(c, q, "games", e->finished && sqlite3_column_int64(q, G_LISTED) == 1);
     c->seen.games++;
     return 0;
@@ -1754,6 +1797,12 @@ static int check_reachable(struct check *c)
             continue;
         if (e->nseats == 0) {
             snprintf(c->err, c->errlen, "table seats: game %s has no seat", e->id);
+            rc = WRD_STORE_DAMAGED;
+            break;
+        }
+        if (e->parent[0] && (strcmp(e->parent, e->id) == 0 || !gt_find(&c->games, e->parent))) {
+            snprintf(c->err, c->errlen, "table games: game %s names the parent %s, which is "
+                     "not another stored game", e->id, e->parent);
             rc = WRD_STORE_DAMAGED;
             break;
         }
@@ -1882,6 +1931,18 @@ static int sqlite_load(struct wrd_store *st, const struct wrd_store_loader *l, c
             }
         }
         sqlite3_reset(ids);
+    }
+    if (rc == 0 && l->link) {
+        /* Every link, the finished games' too: their rows were checked. */
+        sqlite3_stmt *q = borrow(s, R_LINKS, NULL);
+        while ((rc = step_row(s->rd.db, q, "listing links", err, errlen)) == 1)
+            if (l->link(l->ctx, text(q, 0), text(q, 1), text(q, 2), text(q, 3), text(q, 4),
+                        text(q, 5)) != 0) {
+                snprintf(err, errlen, "a link was refused by the loader");
+                rc = WRD_STORE_ERROR;
+                break;
+            }
+        sqlite3_reset(q);
     }
     read_leave(s);
     return rc;

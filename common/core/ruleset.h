@@ -1,5 +1,5 @@
 /*
- * ruleset.h - the ruleset interface, version 3: how a host (the server, the
+ * ruleset.h - the ruleset interface, version 4: how a host (the server, the
  * terminal client, a replay, a test) holds a game of any ruleset without
  * knowing which one it is.
  *
@@ -36,7 +36,7 @@ struct wr_ruleset;
 struct wr_present;
 struct wr_prng;
 
-#define WR_RULESET_VERSION 3
+#define WR_RULESET_VERSION 4
 
 /* The start of every game object a ruleset creates: a ruleset's own game
  * struct has a struct wr_game as its first member, and create() sets rs. */
@@ -174,6 +174,37 @@ struct wr_ruleset {
      * and records name it; a game made before its ruleset had versions
      * names none, and is remade (a restore, a replay) under version 1. */
     int rules;
+
+    /* Version 4: linked games. A ruleset whose games have parts played as
+     * games of their own (the campaign's battles, played as games of the
+     * ruleset "battle") says so with these two; every other ruleset leaves
+     * both NULL, and a host refuses a child of its games.
+     *
+     * child: seat (a seat of parent) asks to play part of parent as a new
+     * game of the ruleset called ruleset, with the creator's options
+     * (borrowed; may be NULL). Returns a new reference,
+     *   {"key": K, "options": {...}, "seats": {child seat: parent seat, ...}}
+     * where K (1..63 bytes) names the part (a host runs at most one
+     * unfinished child per parent and key), options are what the child is
+     * created with (the creator's, with the parent's own keys put over
+     * them), and seats map child seats to the parent seats whose holders
+     * hold them (seat is one of the values). Or NULL with why filled from
+     * the parent's reason table (nothing to play now, a ruleset it does
+     * not play its parts as, a seat not in the part). Reads parent only.
+     *
+     * child_events: after each accepted command of the child keyed key,
+     * that command's events as a spectator sees them (project_events with
+     * seat NULL; borrowed). Returns a new reference to an array of
+     * {"seat": parent seat, "command": {...}} that the host applies to
+     * parent, in order, each through its ordinary command path (stored
+     * before anything it changes is shown), or NULL or [] when the events
+     * change nothing. A command the parent then refuses changes nothing;
+     * the host reports it, and it does not stop the child. Reads parent
+     * only. Like every function here, both are deterministic and do no I/O. */
+    struct json_t *(*child)(const struct wr_game *parent, const char *seat, const char *ruleset,
+                            const struct json_t *options, struct wr_refusal *why);
+    struct json_t *(*child_events)(const struct wr_game *parent, const char *key,
+                                   const struct json_t *events);
 };
 
 /* --- the registry (registry.c, generated from rulesets.list) ------------- */

@@ -14,6 +14,7 @@
  *   campaign_draft.c     start, choose_town
  *   campaign_attack.c    attack, counter, choose_strategy
  *   campaign_battle.c    commit, tactic, seal_ambush, reveal_ambush, report, settle
+ *   campaign_link.c      the battle as a linked game (the ruleset's child hooks)
  *   campaign_game.c      the phase machine (apply), invariants, options and creation
  *   campaign_autoplay.c  a random legal player (wr_campaign_autoplay)
  *   campaign_draw.c      the map as terminal text and as SVG, from a projected state
@@ -109,6 +110,13 @@ cp_handler cp_do_commit, cp_do_tactic, cp_do_seal_ambush,         /* campaign_ba
 /* A strategy-table roll for side; reinforcement: a free roll (campaign_attack.c;
  * the tactics of campaign_battle.c roll it too). */
 void cp_add_strategy(struct wr_campaign *c, json_t *ev, int side, int reinforcement);
+
+/* --- the battle as a linked game (campaign_link.c) -------------------------------- */
+
+/* The ruleset's child and child_events (ruleset.h, version 4). */
+json_t *cp_child(const struct wr_game *parent, const char *seat, const char *ruleset,
+                 const json_t *options, struct wr_refusal *why);
+json_t *cp_child_events(const struct wr_game *parent, const char *key, const json_t *events);
 
 /* --- the presentation (campaign_draw.c, used by campaign_present.c) --------------- */
 

@@ -30,7 +30,10 @@
       "the hidden ambush force must be written down before the battle is reported") \
     X(NOT_DISPUTED, "not_disputed", "the reports agree: there is nothing to settle") \
     X(NOT_NEIGHBOUR, "not_neighbour", \
-      "the target must be a town of a neighbour: a player holding a town next to one of yours")
+      "the target must be a town of a neighbour: a player holding a town next to one of yours") \
+    X(NO_BATTLE, "no_battle", "no battle is arranged now: the tactics have not given one") \
+    X(BATTLE_RULESET, "battle_ruleset", "a campaign's battle is played as a game of the ruleset battle") \
+    X(NOT_IN_BATTLE, "not_in_battle", "only the two sides of the battle and the referee play it")
 
 enum wr_campaign_reason {
 #define WR_CAMPAIGN_REASON_CORE(id, code, text) WR_CR_##id = WR_R_##id,

@@ -122,4 +122,6 @@ const struct wr_ruleset wr_ruleset_campaign = {
     .check = campaign_check,
     .autoplay = campaign_autoplay,
     .present = &wr_present_campaign,
+    .child = cp_child,
+    .child_events = cp_child_events,
 };

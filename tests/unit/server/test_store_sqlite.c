@@ -102,7 +102,7 @@ static void put_game(struct wrd_store *st, const char *id, const char *ruleset,
                      int64_t created_ms, int listed)
 {
     struct wrd_game_row g = { id, ruleset, "", "null", "{\"spectators\":true}", seed,
-                              created_ms, listed };
+                              created_ms, listed, NULL, NULL };
     assert_int_equal(ops->put_game(st, &g), 0);
     struct wrd_seat_row x = { id, "x", TOKEN_X, NULL, NULL };
     struct wrd_seat_row o = { id, "o", NULL, INVITE_O, NULL };
@@ -148,6 +148,8 @@ static int seen_game(void *ctx, const struct wrd_game_row *g, const char *status
         g->ruleset, g->scenario_json, g->scenario_name, g->options_json, g->seed[0],
         g->seed[31], (long long)g->created_ms, g->listed, status, result ? result : "-",
         (long long)deadline_ms);
+    if (g->parent)
+        say(s, "parent of %s: %s key %s\n", g->id, g->parent, g->link_key ? g->link_key : "-");
     s->games++;
     s->last_version = 0;
     return 0;
@@ -174,10 +176,19 @@ static int seen_command(void *ctx, const struct wrd_command_row *c)
     return 0;
 }
 
+static int seen_link(void *ctx, const char *child, const char *parent, const char *key,
+                     const char *ruleset, const char *status, const char *result)
+{
+    say(ctx, "link %s -> %s %s %s %s %s\n", child, parent, key ? key : "-", ruleset, status,
+        result ? result : "-");
+    return 0;
+}
+
 static struct wrd_store_loader loader_of(struct seen *s, int finished_too)
 {
     memset(s, 0, sizeof *s);
-    return (struct wrd_store_loader){ s, seen_game, seen_seat, seen_command, finished_too };
+    return (struct wrd_store_loader){ s, seen_game, seen_seat, seen_command, finished_too,
+                                      seen_link };
 }
 
 static void expect_text(const struct seen *s, const char *want)
@@ -194,7 +205,7 @@ static void test_write_and_read_back(void **state)
     char path[300], err[512];
     path_of(path, sizeof path, "a.db");
     struct wrd_store *st = open_ok(path);
-    assert_int_equal(ops->schema_version(st), 3);
+    assert_int_equal(ops->schema_version(st), 4);
     put_game(st, "g-a", "tictactoe", 1000, 1);
     assert_int_equal(ops->put_status(st, "g-a", "open", NULL, 0, 0), 0);
     assert_int_equal(ops->pending(st), 1);
@@ -695,8 +706,8 @@ static void test_migrate_from_v2(void **state)
     sqlite3_close(db);
 
     struct wrd_store *st = open_ok(path);
-    /* 1) version 3, every row kept */
-    assert_int_equal(ops->schema_version(st), 3);
+    /* 1) version 4, every row kept */
+    assert_int_equal(ops->schema_version(st), 4);
     struct seen s;
     struct wrd_store_loader l = loader_of(&s, 1);
     assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
@@ -800,7 +811,7 @@ static void copy_file(const char *from, const char *to)
     " 'snapshots') * (" delta "), opens, schema_sum);"
 #define GAME_SUM(status, version)                                                            \
     "warroom_rowsum(2, id, ruleset, scenario_name, scenario, options, seed, created_at, "     \
-    status ", result, deadline_at, listed, " version ")"
+    status ", result, deadline_at, listed, " version ", parent, link_key)"
 
 static const struct damage_row {
     int row;
@@ -857,7 +868,7 @@ static const struct damage_row {
       "the application id in the header is 7" },
     { 20, "UPDATE games SET id = 'g-q', rowsum = warroom_rowsum(2, 'g-q', ruleset,"
           " scenario_name, scenario, options, seed, created_at, status, result, deadline_at,"
-          " listed, version) WHERE id = 'g-a'", WRD_STORE_DAMAGED,
+          " listed, version, parent, link_key) WHERE id = 'g-a'", WRD_STORE_DAMAGED,
       "a seat of game g-a, which has no row" },
     { 21, "UPDATE games SET version = 5, rowsum = " GAME_SUM("status", "5") " WHERE id = 'g-b'",
       WRD_STORE_DAMAGED, "game g-b has 2 commands; its row says it reached version 5" },
@@ -902,6 +913,96 @@ static void test_damage_refused(void **state)
             fail_msg("row %d: the loader was passed %d games of a damaged store", d->row,
                      s.games);
     }
+}
+
+/* --- linked games (schema version 4) ------------------------------------------------------ */
+
+static void put_linked(struct wrd_store *st, const char *id, int64_t created_ms,
+                       const char *parent, const char *key, const char *status)
+{
+    struct wrd_game_row g = { id, "battle", "", "null", "{}", seed, created_ms, 1, parent, key };
+    assert_int_equal(ops->put_game(st, &g), 0);
+    struct wrd_seat_row x = { id, "p1", TOKEN_X, NULL, NULL };
+    assert_int_equal(ops->put_seat(st, &x), 0);
+    assert_int_equal(ops->put_status(st, id, status, strcmp(status, "finished") == 0 ? "p1"
+                                                                                   : NULL, 0, 0), 0);
+}
+
+static void test_links(void **state)
+{
+    (void)state;
+    char path[300], err[512];
+    path_of(path, sizeof path, "links.db");
+    struct wrd_store *st = open_ok(path);
+    put_game(st, "g-p", "campaign", 1000, 1);
+    assert_int_equal(ops->put_status(st, "g-p", "running", NULL, 0, 0), 0);
+    put_linked(st, "g-c", 2000, "g-p", "attack-1", "finished");
+    put_linked(st, "g-o", 3000, "g-p", "attack-2", "running");
+    commit_ok(st);
+    ops->close(st);
+
+    /* 1) each child names its parent and key, and every link is passed,
+     *    the finished child's too, after the games */
+    st = open_ok(path);
+    struct seen s;
+    struct wrd_store_loader l = loader_of(&s, 0);
+    assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
+    expect_text(&s,
+        "game g-p campaign null [] {\"spectators\":true} 0120 created=1000 listed=1 running - "
+        "deadline=0\n"
+        "seat g-p x 1111 - -\n"
+        "seat g-p o - 3333 -\n"
+        "game g-o battle null [] {} 0120 created=3000 listed=1 running - deadline=0\n"
+        "parent of g-o: g-p key attack-2\n"
+        "seat g-o p1 1111 - -\n"
+        "link g-c -> g-p attack-1 battle finished p1\n"
+        "link g-o -> g-p attack-2 battle running -\n");
+    /* 2) the link survives a status update (its checksum covers it) */
+    assert_int_equal(ops->put_status(st, "g-o", "finished", "p1", 0, 0), 0);
+    commit_ok(st);
+    ops->close(st);
+    st = open_ok(path);
+    l = loader_of(&s, 1);
+    assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
+    assert_non_null(strstr(s.text, "link g-o -> g-p attack-2 battle finished p1\n"));
+    ops->close(st);
+
+    /* 3) a version-3 store (the same without the two columns) is migrated:
+     *    its rows kept, its checksums and schema sum computed again */
+    sqlite3 *db = raw_open(path);
+    raw_exec(db, "ALTER TABLE games DROP COLUMN link_key; ALTER TABLE games DROP COLUMN parent;"
+                 "PRAGMA user_version = 3;");
+    sqlite3_close(db);
+    st = open_ok(path);
+    assert_int_equal(ops->schema_version(st), 4);
+    l = loader_of(&s, 1);
+    assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
+    assert_int_equal(s.games, 3);
+    assert_null(strstr(s.text, "link "));
+    assert_null(strstr(s.text, "parent of"));
+    put_linked(st, "g-n", 4000, "g-p", "attack-3", "running");
+    commit_ok(st);
+    ops->close(st);
+    st = open_ok(path);
+    l = loader_of(&s, 1);
+    assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
+    assert_non_null(strstr(s.text, "link g-n -> g-p attack-3 battle running -\n"));
+    ops->close(st);
+
+    /* 4) a child whose parent is not stored: damaged, nothing passed */
+    path_of(path, sizeof path, "orphan.db");
+    st = open_ok(path);
+    put_linked(st, "g-orphan", 5000, "g-gone", "attack-1", "running");
+    commit_ok(st);
+    ops->close(st);
+    st = open_ok(path);
+    l = loader_of(&s, 1);
+    int rc = ops->load(st, &l, err, sizeof err);
+    ops->close(st);
+    assert_int_equal(rc, WRD_STORE_DAMAGED);
+    if (strstr(err, "game g-orphan names the parent g-gone") == NULL)
+        fail_msg("%s", err);
+    assert_int_equal(s.games, 0);
 }
 
 /* SQLite's own check at open: quick_check, or integrity_check on demand. */
@@ -1056,6 +1157,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_list_finished_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_v2, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damage_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_links, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reads_and_writes_check_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sqlite_check_at_open, setup, teardown),
     };
