@@ -341,10 +341,12 @@ static int find_unit(const struct bg_game *g, const json_t *cmd, int *s, int *i,
 static int parse_unit(const json_t *j, struct wb_unit *u, int *points, struct wr_refusal *why)
 {
     static const char *const keys[] = { "name", "kind", "models", "wounds", "move", "files",
-                                        "ranks", "skirmish", "general", "points", NULL };
+                                        "ranks", "skirmish", "general", "points", "crew",
+                                        "mounted", "thrusting_spears", NULL };
     if (!json_is_object(j) || only_keys(j, keys, why) != 0)
         return refuse(why, BG_R_BAD_ROSTER, "each unit is an object: name, kind, models, "
-                      "and wounds, move, files, ranks, skirmish, general, points");
+                      "and wounds, move, files, ranks, skirmish, general, points, crew, "
+                      "mounted, thrusting_spears");
     const char *name = json_string_value(json_object_get(j, "name"));
     int kind = name_index(kind_names, json_string_value(json_object_get(j, "kind")));
     json_t *m = json_object_get(j, "models");
@@ -377,14 +379,24 @@ static int parse_unit(const json_t *j, struct wb_unit *u, int *points, struct wr
         memcpy((char *)u + ints[k].off, &val, sizeof val);
     }
     json_t *sk = json_object_get(j, "skirmish"), *gen = json_object_get(j, "general");
-    json_t *pt = json_object_get(j, "points");
+    json_t *pt = json_object_get(j, "points"), *crew = json_object_get(j, "crew");
+    json_t *mnt = json_object_get(j, "mounted"), *sp = json_object_get(j, "thrusting_spears");
     if ((sk && !json_is_boolean(sk)) || (gen && !json_is_boolean(gen)) ||
+        (mnt && !json_is_boolean(mnt)) || (sp && !json_is_boolean(sp)) ||
         (pt && (!json_is_integer(pt) || json_integer_value(pt) < 0 ||
-                json_integer_value(pt) > BG_POINTS_MAX)))
-        return refuse(why, BG_R_BAD_ROSTER, "skirmish and general are true or false, points "
-                      "0..%d", BG_POINTS_MAX);
+                json_integer_value(pt) > BG_POINTS_MAX)) ||
+        (crew && (!json_is_integer(crew) || json_integer_value(crew) < 0 ||
+                  json_integer_value(crew) > BG_CREW_MAX)))
+        return refuse(why, BG_R_BAD_ROSTER, "skirmish, general, mounted and thrusting_spears "
+                      "are true or false, points 0..%d, crew 0..%d", BG_POINTS_MAX,
+                      BG_CREW_MAX);
     u->skirmish = json_is_true(sk) || u->kind == WB_SKIRMISHERS;
     u->general = json_is_true(gen);
+    /* For the roster and the weapons only: a chariot or an elephant with
+     * its crew, and a mounted character, count as one model (B15). */
+    u->crew = crew ? (int)json_integer_value(crew) : 0;
+    u->mounted = json_is_true(mnt);
+    u->thrusting_spears = json_is_true(sp);
     *points = pt ? (int)json_integer_value(pt) : 0;
     return 0;
 }
@@ -1036,6 +1048,8 @@ static int do_counter_charge(struct bg_game *g, int s, const json_t *cmd, json_t
     json_object_set_new(e, "charger",
                         json_string(g->side[!ts].army.units[tx->charged_by].name));
     json_object_set_new(e, "why", json_string(wb_reason_text(v.why)));
+    /* "it gets +1S if it has thrusting spears" (B1): said, for the table. */
+    json_object_set_new(e, "thrusting_spears", json_boolean(t->thrusting_spears));
     json_array_append_new(ev, e);
     return 0;
 }
@@ -1540,6 +1554,9 @@ static json_t *unit_json(const struct bg_game *g, int s, int i)
                           u->ranks, "skirmish", u->skirmish, "general", u->general, "points",
                           x->points, "status", statuses_json(u), "why", reasons, "facts", fj,
                           "stated", stated);
+    json_object_set_new(j, "crew", json_integer(u->crew));
+    json_object_set_new(j, "mounted", json_boolean(u->mounted));
+    json_object_set_new(j, "thrusting_spears", json_boolean(u->thrusting_spears));
     combat_unit_json(g, s, i, j);
     return j;
 }

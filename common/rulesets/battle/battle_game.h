@@ -30,6 +30,7 @@ struct json_t;
 #define BG_POINTS_MAX 100000
 #define BG_MODELS_MAX 1000          /* models of one unit */
 #define BG_WOUNDS_MAX 10            /* wounds per model */
+#define BG_CREW_MAX 20              /* crew per chariot or elephant */
 #define BG_TARGET_MAX 18            /* an Ld target number: 3D6 at most */
 #define BG_VP_MAX 1000000           /* victory points of one side (B40) */
 #define BG_CAMPAIGN_MAX 4096        /* the option campaign, as compact JSON (B43) */

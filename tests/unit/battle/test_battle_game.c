@@ -897,6 +897,58 @@ static void test_ambush_first_player(void **state)
 
 /* The options campaign and ambush: accepted, shown as given to every
  * view; refused with bad_options and a sentence. */
+/* A roster's crew, mount and thrusting spears (B1, B15): kept and shown,
+ * never counted as models; bad values refused with bad_roster. */
+static void test_roster_equipment(void **state)
+{
+    (void)state;
+    static const struct { const char *unit, *code; } rows[] = {
+        { "{\"name\":\"X\",\"kind\":\"chariot\",\"models\":1,\"crew\":21}", "bad_roster" },
+        { "{\"name\":\"X\",\"kind\":\"chariot\",\"models\":1,\"crew\":-1}", "bad_roster" },
+        { "{\"name\":\"X\",\"kind\":\"character\",\"models\":1,\"mounted\":1}", "bad_roster" },
+        { "{\"name\":\"X\",\"kind\":\"infantry\",\"models\":1,\"thrusting_spears\":\"yes\"}",
+          "bad_roster" },
+        { "{\"name\":\"Chariots\",\"kind\":\"chariot\",\"models\":3,\"crew\":2}", "ok" },
+        { "{\"name\":\"Hero\",\"kind\":\"character\",\"models\":1,\"mounted\":true}", "ok" },
+        { "{\"name\":\"Lancers\",\"kind\":\"cavalry\",\"models\":8,"
+          "\"thrusting_spears\":true}", "ok" },
+    };
+    const struct wr_ruleset *rs = wr_ruleset_find("battle");
+    struct wr_refusal why = { 0, NULL, "" };
+    struct wr_game *g = rs->create(NULL, NULL, "t", NULL, NULL, &why);
+    assert_non_null(g);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "{\"type\":\"roster\",\"units\":[%s],\"last\":%s}",
+                 rows[i].unit, i + 1 == sizeof rows / sizeof rows[0] ? "true" : "false");
+        json_t *cmd = json_loads(text, 0, NULL), *ev = NULL;
+        assert_non_null(cmd);
+        memset(&why, 0, sizeof why);
+        int rc = rs->apply(g, "p1", cmd, &ev, &why);
+        if (strcmp(rows[i].code, "ok") == 0) {
+            if (rc != 0)
+                fail_msg("row %zu refused: %s", i + 1, why.message);
+        } else {
+            assert_int_not_equal(rc, 0);
+            assert_string_equal(why.code, rows[i].code);
+        }
+        json_decref(ev);
+        json_decref(cmd);
+    }
+    json_t *p = rs->project(g, "p1");
+    json_t *units = json_object_get(json_object_get(json_object_get(p, "sides"), "p1"), "units");
+    assert_int_equal(json_array_size(units), 3);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(units, 0), "crew")), 2);
+    assert_true(json_is_true(json_object_get(json_array_get(units, 1), "mounted")));
+    assert_true(json_is_true(json_object_get(json_array_get(units, 2), "thrusting_spears")));
+    assert_true(json_is_false(json_object_get(json_array_get(units, 0), "thrusting_spears")));
+    /* 3 chariots with crews, a mounted hero, 8 lancers: 12 models (B15) */
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(p,
+                     "sides"), "p1"), "start_models")), 12);
+    json_decref(p);
+    rs->destroy(g);
+}
+
 static void test_campaign_options(void **state)
 {
     (void)state;
@@ -970,6 +1022,7 @@ int main(void)
         cmocka_unit_test(test_end_with_referee),
         cmocka_unit_test(test_ambush_first_player),
         cmocka_unit_test(test_campaign_options),
+        cmocka_unit_test(test_roster_equipment),
         cmocka_unit_test(test_combat_commands),
         cmocka_unit_test(test_combat_dispute_dice),
     };
