@@ -44,7 +44,8 @@ enum {
 };
 
 static const struct wr_order orders[O_COUNT + 1] = {
-    { "unit", "unit NAME KIND MODELS [files=F ranks=R wounds=W move=M points=P] [skirmish] [general]",
+    { "unit", "unit NAME KIND MODELS [files=F ranks=R wounds=W move=M points=P crew=C] "
+      "[skirmish] [general] [mounted] [spears]",
       "Add a unit to the roster you are writing (kind: infantry, cavalry, chariot, elephant, "
       "character, skirmishers); nothing is sent until 'roster done'.",
       "unit Spears infantry 20 files=5 ranks=4 points=300", 1 },
@@ -59,8 +60,8 @@ static const struct wr_order orders[O_COUNT + 1] = {
       "secure_flanks, rear_support... yes|no); the other side may dispute it.",
       "fact Spears secure_flanks yes", 0 },
     { "dispute", "dispute UNIT FACT",
-      "Dispute the other side's last statement of FACT (or of charge, reform...) about UNIT: "
-      "the referee settles it, or a D6 (4+: it stands) (B22).",
+      "Dispute the other side's last statement of FACT (or of charge, reform...) about UNIT, or "
+      "dispute general_killed p1|p2: the referee settles it, or a D6 (4+: it stands) (B22).",
       "dispute Spears secure_flanks", 0 },
     { "settle", "settle yes|no",
       "The referee settles the disputed fact: yes, it stands; no, it goes back to its value "
@@ -469,11 +470,19 @@ static json_t *draft_unit(const struct words *ws, struct wr_refusal *why)
     static const struct { const char *key; long lo, hi; } ints[] = {
         { "files", 1, BG_MODELS_MAX }, { "ranks", 1, BG_MODELS_MAX },
         { "wounds", 1, BG_WOUNDS_MAX }, { "move", 1, 24 }, { "points", 0, BG_POINTS_MAX },
+        { "crew", 0, BG_CREW_MAX },
     };
     for (int i = k + 2; u && i < ws->n; i++) {
         const char *w = ws->w[i], *eq = strchr(w, '=');
-        if (eq == NULL && (strcmp(w, "skirmish") == 0 || strcmp(w, "general") == 0)) {
-            json_object_set_new(u, w, json_true());
+        static const char *const flags[][2] = {
+            { "skirmish", "skirmish" }, { "general", "general" }, { "mounted", "mounted" },
+            { "spears", "thrusting_spears" }, { "thrusting_spears", "thrusting_spears" },
+        };
+        size_t f = 0, nflags = sizeof flags / sizeof flags[0];
+        while (eq == NULL && f < nflags && strcmp(w, flags[f][0]) != 0)
+            f++;
+        if (eq == NULL && f < nflags) {
+            json_object_set_new(u, flags[f][1], json_true());
             continue;
         }
         size_t j = 0, nints = sizeof ints / sizeof ints[0];
@@ -484,7 +493,7 @@ static json_t *draft_unit(const struct words *ws, struct wr_refusal *why)
         if (v < 0) {
             char what[160];
             snprintf(what, sizeof what, "'%.40s' is not one of files=, ranks=, wounds= (1..10), "
-                     "move= (1..24), points=, skirmish, general", w);
+                     "move= (1..24), points=, crew=, skirmish, general, mounted, spears", w);
             bad_line(why, O_UNIT, what);
             json_decref(u);
             return NULL;
@@ -604,6 +613,15 @@ static int make_command(struct bp_view *p, int o, const struct words *ws, json_t
         return 0;
     }
     case O_DISPUTE: {
+        /* The general's death names an army, not a unit (B35). */
+        if (nargs == 2 && strcmp(ws->w[1], "general_killed") == 0) {
+            int s = strcmp(ws->w[2], "p1") == 0 ? 0 : strcmp(ws->w[2], "p2") == 0 ? 1 : -1;
+            if (s < 0)
+                return bad_line(why, o, "name the army whose general's death is disputed: p1 or p2");
+            *cmd = json_pack("{s:s, s:s, s:s}", "type", "dispute", "side", side_names[s], "fact",
+                             "general_killed");
+            return 0;
+        }
         if (take_unit(p, ws, &at, o, "unit", unit, why) != 0)
             return -1;
         if (ws->n - at != 1)
@@ -1079,6 +1097,14 @@ static void bp_describe(const struct wr_view *v, struct wr_strbuf *out)
 
 /* --- events ------------------------------------------------------------------------------- */
 
+/* ": " and the rules core's sentence for reason code r, when it has one. */
+static void reason_tail(const char *r, struct wr_strbuf *out)
+{
+    const char *text = bp_reason_text(r);
+    if (text != NULL)
+        wr_strbuf_printf(out, ": %s", text);
+}
+
 static void faces_list(const json_t *faces, struct wr_strbuf *out)
 {
     size_t i;
@@ -1150,6 +1176,54 @@ void bp_event_line(const json_t *e, struct wr_strbuf *out)
                          iget(e, "p2"));
     } else if (strcmp(type, "ambush_due") == 0) {
         wr_strbuf_printf(out, "%s's hidden ambush force is due", sv(e, "side"));
+    } else if (strcmp(type, "charge") == 0) {
+        wr_strbuf_printf(out, "%s charges %s in the %s (%lld models)", sv(e, "unit"),
+                         sv(e, "target"), sv(e, "facing"), iget(e, "models"));
+        if (json_is_true(json_object_get(e, "kept")))
+            wr_strbuf_puts(out, "; the earlier flank or rear charge stands");
+        reason_tail(sget(e, "rank"), out);
+    } else if (strcmp(type, "counter_charge") == 0) {
+        wr_strbuf_printf(out, "%s counter charges %s: it counts as charging for its weapons",
+                         sv(e, "unit"), sv(e, "charger"));
+        if (json_is_true(json_object_get(e, "thrusting_spears")))
+            wr_strbuf_puts(out, " (+1S: thrusting spears)");
+        wr_strbuf_puts(out, ", not for who strikes first");
+    } else if (strcmp(type, "screen_flees") == 0) {
+        wr_strbuf_printf(out, "%s, screening %s, flees out of the way", sv(e, "unit"),
+                         sv(e, "screened"));
+    } else if (strcmp(type, "cover") == 0) {
+        wr_strbuf_printf(out, "A shot at %s through %s: %s", sv(e, "unit"), sv(e, "screen"),
+                         json_is_true(json_object_get(e, "cover")) ? "soft cover" : "no cover");
+        reason_tail(sget(e, "outcome"), out);
+    } else if (strcmp(type, "broke") == 0) {
+        wr_strbuf_printf(out, "%s broke in close combat and flees", sv(e, "unit"));
+        if (json_is_true(json_object_get(e, "confident_a_lost")))
+            wr_strbuf_printf(out, "; %s's units are no longer confident by a)", sv(e, "side"));
+    } else if (strcmp(type, "reform") == 0) {
+        wr_strbuf_printf(out, "%s reforms to face the enemy engaging it", sv(e, "unit"));
+        reason_tail(sget(e, "rank"), out);
+    } else if (strcmp(type, "general_killed") == 0) {
+        wr_strbuf_printf(out, "%s's general is killed in player turn %lld (edgy c from turn %lld)",
+                         sv(e, "side"), iget(e, "turn"), iget(e, "edgy_from"));
+    } else if (strcmp(type, "familiarity") == 0) {
+        wr_strbuf_printf(out, "%s %s an elephant: %s's familiarity with elephants (%s) %s",
+                         sv(e, "unit"), strcmp(sv(e, "event"), "beat") == 0 ? "beat" : "survived",
+                         sv(e, "side"), sv(e, "elephants"),
+                         json_is_true(json_object_get(e, "upgraded")) ? "is upgraded"
+                                                                      : "is unchanged");
+    } else if (strcmp(type, "left_table") == 0) {
+        wr_strbuf_printf(out, "%s left the table: %s has %lld models alive", sv(e, "unit"),
+                         sv(e, "side"), iget(e, "models_left"));
+    } else if (strcmp(type, "victory_points") == 0) {
+        wr_strbuf_printf(out, "%s reports victory points: p1 %lld, p2 %lld", sv(e, "side"),
+                         iget(e, "p1"), iget(e, "p2"));
+    } else if (strcmp(type, "vp_disputed") == 0) {
+        wr_strbuf_puts(out, "The victory point reports differ: report again");
+        if (sget(e, "referee"))
+            wr_strbuf_puts(out, ", or the referee settles them");
+    } else if (strcmp(type, "vp_settled") == 0) {
+        wr_strbuf_printf(out, "The referee settles the victory points: p1 %lld, p2 %lld",
+                         iget(e, "p1"), iget(e, "p2"));
     } else {
         /* a later event: its type and its fields, compact */
         char *s = json_dumps(e, JSON_COMPACT | JSON_SORT_KEYS);

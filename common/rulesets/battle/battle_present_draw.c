@@ -127,6 +127,12 @@ static void put_unit(struct wr_strbuf *out, int width, const json_t *u)
                      iget(u, "models_left"), iget(u, "models"), form);
     if (json_is_true(json_object_get(u, "general")))
         wr_strbuf_puts(&b, "[general] ");
+    if (json_is_true(json_object_get(u, "mounted")))
+        wr_strbuf_puts(&b, "[mounted] ");
+    if (iget(u, "crew") > 0)
+        wr_strbuf_printf(&b, "[crew %lld] ", iget(u, "crew"));
+    if (json_is_true(json_object_get(u, "thrusting_spears")))
+        wr_strbuf_puts(&b, "[spears] ");
     statuses(u, &b);
     put_wrapped(out, width, 6, b.s ? b.s : "");
     wr_strbuf_release(&b);

@@ -179,6 +179,8 @@ static const struct order_row order_rows[] = {
     { "p2", "dispute Cavalry charge", "{\"type\":\"dispute\",\"unit\":\"Cavalry\",\"fact\":\"charge\"}" },
     { "p2", "dispute Cavalry counter_charge",
       "{\"type\":\"dispute\",\"unit\":\"Cavalry\",\"fact\":\"counter_charge\"}" },
+    { "p1", "dispute general_killed p2",
+      "{\"type\":\"dispute\",\"side\":\"p2\",\"fact\":\"general_killed\"}" },
     { "referee", "settle yes", "{\"type\":\"settle\",\"stands\":true}" },
     { "referee", "settle no", "{\"type\":\"settle\",\"stands\":false}" },
     { "p2", "cas Spears 3", "{\"type\":\"casualties\",\"unit\":\"Spears\",\"wounds\":3}" },
@@ -284,6 +286,7 @@ static const struct bad_row bad_rows[] = {
     { "frobnicate", "bad_command", "not an order of the battle" },
     { "chrage Cavalry Spears flank", "bad_command", "did you mean charge?" },
     { "fact Spears", "bad_command", "usage: fact UNIT FACT VALUE" },
+    { "dispute general_killed p3", "bad_command", "name the army whose general's death is disputed" },
     { "fact Spears secure_flnks yes", "unknown_fact", "did you mean secure_flanks?" },
     { "fact Spears flank yes", "unknown_fact", "not a fact the referee knows" },
     { "fact Spears secure_flanks maybe", "bad_value", "secure_flanks is yes or no" },
@@ -311,7 +314,8 @@ static const struct bad_row bad_rows[] = {
     { "unit Spears 20", "bad_command", "give its kind" },
     { "unit Spears infantry", "bad_command", "give its models" },
     { "unit Spears infantry 20 files=0", "bad_command", "'files=0' is not one of" },
-    { "unit Spears infantry 20 spears", "bad_command", "'spears' is not one of" },
+    { "unit Spears infantry 20 pikes", "bad_command", "'pikes' is not one of" },
+    { "unit Chariots chariot 2 crew=21", "bad_command", "'crew=21' is not one of" },
 };
 
 static void test_bad_orders(void **state)
@@ -396,11 +400,18 @@ static void test_roster_draft(void **state)
     assert_int_equal(rs()->present->order(v, "unit Spears infantry 20 files=5 ranks=4 points=300",
                                           &cmd, &out, &why), WR_ORDER_ANSWER);
     assert_null(cmd);
-    assert_int_equal(rs()->present->order(v, "unit Light Horse cavalry 8 move=8 general points=250",
+    assert_int_equal(rs()->present->order(v, "unit Light Horse cavalry 8 move=8 general points=250 spears",
                                           &cmd, &out, &why), WR_ORDER_ANSWER);
     assert_has(out.s, "Added Light Horse (cavalry, 8 models)");
     assert_has(out.s, "2 units");
     assert_has(out.s, "550 points");
+    assert_int_equal(rs()->present->order(v, "unit Chariots chariot 2 crew=2 mounted",
+                                          &cmd, &out, &why), WR_ORDER_ANSWER);
+    assert_int_equal(rs()->present->order(v, "roster clear", &cmd, &out, &why), WR_ORDER_ANSWER);
+    assert_int_equal(rs()->present->order(v, "unit Spears infantry 20 files=5 ranks=4 points=300",
+                                          &cmd, &out, &why), WR_ORDER_ANSWER);
+    assert_int_equal(rs()->present->order(v, "unit Light Horse cavalry 8 move=8 general points=250 spears",
+                                          &cmd, &out, &why), WR_ORDER_ANSWER);
     assert_int_equal(rs()->present->order(v, "unit spears skirmishers 5", &cmd, &out, &why),
                      WR_ORDER_ERROR);
     assert_string_equal(why.code, "duplicate_unit");
@@ -413,7 +424,7 @@ static void test_roster_draft(void **state)
         "{\"type\":\"roster\",\"last\":true,\"units\":["
         "{\"name\":\"Spears\",\"kind\":\"infantry\",\"models\":20,\"files\":5,\"ranks\":4,"
         "\"points\":300},{\"name\":\"Light Horse\",\"kind\":\"cavalry\",\"models\":8,"
-        "\"move\":8,\"general\":true,\"points\":250}]}", 0, NULL);
+        "\"move\":8,\"general\":true,\"points\":250,\"thrusting_spears\":true}]}", 0, NULL);
     assert_true(json_equal(cmd, want));
     json_decref(want);
     send(&f, "p1", cmd);
@@ -671,8 +682,23 @@ static void test_event_lines(void **state)
         { "{\"type\":\"roll\",\"k\":4,\"face\":5,\"for\":\"dispute\"}", "Die k=4 for dispute: 5" },
         { "{\"type\":\"victory_points_agreed\",\"p1\":1300,\"p2\":1000}",
           "Victory points agreed: p1 1300, p2 1000" },
-        { "{\"type\":\"familiarity\",\"side\":\"p1\",\"level\":\"know\"}",
-          "{\"level\":\"know\",\"side\":\"p1\",\"type\":\"familiarity\"}" },
+        { "{\"type\":\"familiarity\",\"side\":\"p1\",\"unit\":\"Spears\",\"event\":"
+          "\"survived\",\"elephants\":\"never_met\",\"upgraded\":true}",
+          "Spears survived an elephant: p1's familiarity with elephants (never_met) is upgraded" },
+        { "{\"type\":\"charge\",\"side\":\"p2\",\"unit\":\"Lancers\",\"target\":\"Spears\","
+          "\"facing\":\"flank\",\"models\":10,\"kept\":false,\"rank\":\"rank_charged\"}",
+          "Lancers charges Spears in the flank (10 models): charged to flank or rear by five or "
+          "more models: rank bonus lost" },
+        { "{\"type\":\"broke\",\"side\":\"p1\",\"unit\":\"Spears\",\"confident_a_lost\":true}",
+          "Spears broke in close combat and flees; p1's units are no longer confident by a)" },
+        { "{\"type\":\"counter_charge\",\"side\":\"p1\",\"unit\":\"Lancers\",\"charger\":"
+          "\"Cataphracts\",\"why\":\"x\",\"thrusting_spears\":true}",
+          "Lancers counter charges Cataphracts: it counts as charging for its weapons (+1S: "
+          "thrusting spears), not for who strikes first" },
+        { "{\"type\":\"vp_disputed\",\"referee\":\"referee\"}",
+          "The victory point reports differ: report again, or the referee settles them" },
+        { "{\"type\":\"a_later_event\",\"side\":\"p1\"}",
+          "{\"side\":\"p1\",\"type\":\"a_later_event\"}" },
     };
     struct wr_view *v = view_of(NULL, "p1");
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
