@@ -237,3 +237,19 @@ const struct wr_present wr_present_plain = {
     .draw_text = plain_draw_text,
     .draw_svg = plain_draw_svg,
 };
+
+const char *wr_state_str(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+const char *wr_state_text(const json_t *o, const char *key)
+{
+    const char *s = wr_state_str(o, key);
+    return s ? s : "?";
+}
+
+long long wr_state_int(const json_t *o, const char *key)
+{
+    return (long long)json_integer_value(json_object_get(o, key));
+}

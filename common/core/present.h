@@ -163,4 +163,12 @@ const char *wr_state_awaits(const struct json_t *state, const char *seat);
  * (french: no decision (move) in 86400 s (deadline ...))"). */
 void wr_state_waiting_line(const struct json_t *state, struct wr_strbuf *out);
 
+/* Reading a projected state in a presentation: the string at key of object
+ * o (borrowed, valid while o is), or NULL when o has none there;
+ * wr_state_text() the same for text shown, "?" when missing; the integer at
+ * key, 0 when missing. o may be NULL. */
+const char *wr_state_str(const struct json_t *o, const char *key);
+const char *wr_state_text(const struct json_t *o, const char *key);
+long long wr_state_int(const struct json_t *o, const char *key);
+
 #endif

@@ -269,22 +269,6 @@ static int distance(const char *a, const char *b)
 
 /* --- the state ---------------------------------------------------------------------------- */
 
-static const char *sget(const json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
-
-static const char *sv(const json_t *o, const char *key)
-{
-    const char *s = sget(o, key);
-    return s ? s : "?";
-}
-
-static long long iget(const json_t *o, const char *key)
-{
-    return json_integer_value(json_object_get(o, key));
-}
-
 /* Every unit the state shows, of both sides. n units at most; returns
  * how many. */
 static int state_units(const json_t *st, const json_t **units, int n)
@@ -296,7 +280,7 @@ static int state_units(const json_t *st, const json_t **units, int n)
         size_t i;
         json_t *u;
         json_array_foreach(list, i, u)
-            if (k < n && sget(u, "name"))
+            if (k < n && wr_state_str(u, "name"))
                 units[k++] = u;
     }
     return k;
@@ -342,8 +326,8 @@ static int take_unit(const struct bp_view *p, const struct words *ws, int *at, i
         if (len >= sizeof typed)
             continue;
         for (int u = 0; u < n; u++)
-            if (same_name(typed, sget(units[u], "name"))) {
-                snprintf(name, 32, "%s", sget(units[u], "name"));
+            if (same_name(typed, wr_state_str(units[u], "name"))) {
+                snprintf(name, 32, "%s", wr_state_str(units[u], "name"));
                 *at += k;
                 return 0;
             }
@@ -352,7 +336,7 @@ static int take_unit(const struct bp_view *p, const struct words *ws, int *at, i
     const char *typed = ws->w[*at];
     int best = 3;
     for (int u = 0; u < n; u++) {
-        int d = distance(typed, sget(units[u], "name"));
+        int d = distance(typed, wr_state_str(units[u], "name"));
         if (d < best)
             best = d;
     }
@@ -362,9 +346,9 @@ static int take_unit(const struct bp_view *p, const struct words *ws, int *at, i
     char near[128] = "";
     size_t len = 0;
     for (int u = 0, m = 0; u < n && m < 3; u++)
-        if (distance(typed, sget(units[u], "name")) == best && len < sizeof near) {
+        if (distance(typed, wr_state_str(units[u], "name")) == best && len < sizeof near) {
             len += (size_t)snprintf(near + len, sizeof near - len, "%s\"%s\"", m++ ? " or " : "",
-                                    sget(units[u], "name"));
+                                    wr_state_str(units[u], "name"));
         }
     return refuse(why, BG_R_UNKNOWN_UNIT, "no unit called '%.31s' is on the table: did you "
                   "mean %s?", typed, near);
@@ -513,15 +497,15 @@ static void draft_list(const struct bp_view *p, struct wr_strbuf *out)
     wr_strbuf_printf(out, "Your roster draft: %zu unit%s\n", json_array_size(p->draft),
                      json_array_size(p->draft) == 1 ? "" : "s");
     json_array_foreach(p->draft, i, u) {
-        points += iget(u, "points");
-        wr_strbuf_printf(out, "  %-20s %-11s %4lld models", sv(u, "name"), sv(u, "kind"),
-                         iget(u, "models"));
+        points += wr_state_int(u, "points");
+        wr_strbuf_printf(out, "  %-20s %-11s %4lld models", wr_state_text(u, "name"),
+                         wr_state_text(u, "kind"), wr_state_int(u, "models"));
         if (json_object_get(u, "files"))
-            wr_strbuf_printf(out, " %lldx%lld", iget(u, "files"),
-                             json_object_get(u, "ranks") ? iget(u, "ranks") : 1);
+            wr_strbuf_printf(out, " %lldx%lld", wr_state_int(u, "files"),
+                             json_object_get(u, "ranks") ? wr_state_int(u, "ranks") : 1);
         if (json_is_true(json_object_get(u, "general")))
             wr_strbuf_puts(out, " general");
-        wr_strbuf_printf(out, " %lld pts\n", iget(u, "points"));
+        wr_strbuf_printf(out, " %lld pts\n", wr_state_int(u, "points"));
     }
     wr_strbuf_printf(out, "%lld points; 'roster done' sends it\n", points);
 }
@@ -541,17 +525,18 @@ static int make_command(struct bp_view *p, int o, const struct words *ws, json_t
         if (u == NULL)
             return -1;
         for (size_t i = 0; i < json_array_size(p->draft); i++)
-            if (same_name(sv(json_array_get(p->draft, i), "name"), sv(u, "name"))) {
+            if (same_name(wr_state_text(json_array_get(p->draft, i), "name"),
+                          wr_state_text(u, "name"))) {
                 json_decref(u);
                 return refuse(why, BG_R_DUPLICATE_UNIT, "your draft has a unit called '%s' "
-                              "already", sv(json_array_get(p->draft, i), "name"));
+                              "already", wr_state_text(json_array_get(p->draft, i), "name"));
             }
         if (json_array_size(p->draft) >= WB_UNITS_MAX) {
             json_decref(u);
             return refuse(why, BG_R_BAD_ROSTER, "a roster is 1 to %d units", WB_UNITS_MAX);
         }
-        wr_strbuf_printf(out, "Added %s (%s, %lld models).\n", sv(u, "name"), sv(u, "kind"),
-                         iget(u, "models"));
+        wr_strbuf_printf(out, "Added %s (%s, %lld models).\n", wr_state_text(u, "name"),
+                         wr_state_text(u, "kind"), wr_state_int(u, "models"));
         json_array_append_new(p->draft, u);
         draft_list(p, out);
         return 1;
@@ -617,7 +602,8 @@ static int make_command(struct bp_view *p, int o, const struct words *ws, json_t
         if (nargs == 2 && strcmp(ws->w[1], "general_killed") == 0) {
             int s = strcmp(ws->w[2], "p1") == 0 ? 0 : strcmp(ws->w[2], "p2") == 0 ? 1 : -1;
             if (s < 0)
-                return bad_line(why, o, "name the army whose general's death is disputed: p1 or p2");
+                return bad_line(why, o,
+                                "name the army whose general's death is disputed: p1 or p2");
             *cmd = json_pack("{s:s, s:s, s:s}", "type", "dispute", "side", side_names[s], "fact",
                              "general_killed");
             return 0;
@@ -771,7 +757,7 @@ static enum wr_order_kind bp_order(struct wr_view *v, const char *line, json_t *
     if (split(line, &ws) != 0 || ws.n == 0) {
         refuse(why, WB_R_BAD_COMMAND, "%s: type an order (help lists them)",
                ws.n == 0 && strlen(line) < sizeof ws.buf ? "an empty line"
-                                                           : "a line too long or a quote not closed");
+                                                         : "a line too long or a quote not closed");
         return WR_ORDER_ERROR;
     }
     int o = order_of(ws.w[0]);
@@ -860,7 +846,7 @@ static int bp_update(struct wr_view *v, const json_t *state, struct wr_refusal *
     struct bp_view *p = (struct bp_view *)v;
     static const char *const phases[] = { "roster", "start", "play", "victory", "over", NULL };
     const json_t *sides = json_object_get(state, "sides");
-    if (!json_is_object(state) || word_index(phases, sget(state, "phase")) < 0 ||
+    if (!json_is_object(state) || word_index(phases, wr_state_str(state, "phase")) < 0 ||
         !json_is_object(sides) || !json_is_object(json_object_get(sides, "p1")) ||
         !json_is_object(json_object_get(sides, "p2")))
         return refuse(why, WB_R_BAD_SCENARIO, "not a battle state (phase and sides p1, p2)");
@@ -894,9 +880,9 @@ static const char *example_unit(const json_t *st, int s)
     size_t i;
     json_t *u;
     json_array_foreach(units, i, u)
-        if (iget(u, "models_left") > 0)
-            return sget(u, "name");
-    return sget(json_array_get(units, 0), "name");
+        if (wr_state_int(u, "models_left") > 0)
+            return wr_state_str(u, "name");
+    return wr_state_str(json_array_get(units, 0), "name");
 }
 
 /* "Spears" or "\"Light Horse\"": a name as an order takes it. */
@@ -930,7 +916,7 @@ static void may_unit(struct wr_strbuf *out, int o, const char *unit, const char 
 static void decide(const struct bp_view *p, struct wr_strbuf *out)
 {
     const json_t *st = p->state;
-    const char *phase = sv(st, "phase"), *seat = p->base.seat;
+    const char *phase = wr_state_text(st, "phase"), *seat = p->base.seat;
     int me = side_of(seat);
     const json_t *dispute = json_object_get(st, "dispute");
     if (seat[0] == '\0') {
@@ -987,8 +973,8 @@ static void decide(const struct bp_view *p, struct wr_strbuf *out)
         return;
     }
     const char *mine = example_unit(st, me), *theirs = example_unit(st, !me);
-    const char *segment = sv(st, "segment");
-    int active = strcmp(sv(st, "player"), seat) == 0;
+    const char *segment = wr_state_text(st, "segment");
+    int active = strcmp(wr_state_text(st, "player"), seat) == 0;
     if (active) {
         wr_strbuf_printf(out, "  it is your player turn, segment %s:\n", segment);
         if (strcmp(segment, "declare_charges") == 0 && mine && theirs) {
@@ -1009,8 +995,8 @@ static void decide(const struct bp_view *p, struct wr_strbuf *out)
         may_line(out, O_END, NULL);
         may_line(out, O_ENDTURN, NULL);
     } else {
-        wr_strbuf_printf(out, "  it is %s's player turn (%s); at any time:\n", sv(st, "player"),
-                         segment);
+        wr_strbuf_printf(out, "  it is %s's player turn (%s); at any time:\n",
+                         wr_state_text(st, "player"), segment);
         if (strcmp(segment, "declare_charges") == 0)
             may_unit(out, O_CC, mine, "");
     }
@@ -1019,7 +1005,7 @@ static void decide(const struct bp_view *p, struct wr_strbuf *out)
     may_unit(out, O_TEST, mine, " panic 7");
     may_line(out, O_OFFER, NULL);
     if (json_is_object(json_object_get(st, "offer")) &&
-        strcmp(sv(json_object_get(st, "offer"), "side"), seat) != 0)
+        strcmp(wr_state_text(json_object_get(st, "offer"), "side"), seat) != 0)
         may_line(out, O_ACCEPT, NULL);
 }
 
@@ -1031,24 +1017,26 @@ static void bp_describe(const struct wr_view *v, struct wr_strbuf *out)
         wr_strbuf_puts(out, "No state yet: the battle has not been received.\n");
         return;
     }
-    const char *phase = sv(st, "phase");
-    wr_strbuf_printf(out, "Battle of %lld points, ", iget(st, "points"));
+    const char *phase = wr_state_text(st, "phase");
+    wr_strbuf_printf(out, "Battle of %lld points, ", wr_state_int(st, "points"));
     if (strcmp(phase, "roster") == 0)
         wr_strbuf_puts(out, "rosters: the sides write them, sealed until both are in");
     else if (strcmp(phase, "start") == 0)
         wr_strbuf_puts(out, "rosters in: the roll-off for the first player turn is due");
     else if (strcmp(phase, "play") == 0)
-        wr_strbuf_printf(out, "turn %lld: %s's player turn, segment %s", iget(st, "turn"),
-                         sv(st, "player"), sv(st, "segment"));
+        wr_strbuf_printf(out, "turn %lld: %s's player turn, segment %s", wr_state_int(st, "turn"),
+                         wr_state_text(st, "player"), wr_state_text(st, "segment"));
     else if (strcmp(phase, "victory") == 0)
         wr_strbuf_printf(out, "ended (%s): victory points are due",
-                         sget(st, "decided") ? sget(st, "decided") : "?");
+                         wr_state_str(st, "decided") ? wr_state_str(st, "decided") : "?");
     else
-        wr_strbuf_printf(out, "over after turn %lld: %s", iget(st, "turn"),
-                         !sget(st, "winner") ? "?" : strcmp(sget(st, "winner"), "draw") == 0
-                                                         ? "a draw"
-                                                         : sget(st, "winner"));
-    if (strcmp(phase, "over") == 0 && sget(st, "winner") && strcmp(sget(st, "winner"), "draw"))
+        wr_strbuf_printf(out, "over after turn %lld: %s", wr_state_int(st, "turn"),
+                         !wr_state_str(st, "winner") ? "?"
+                         : strcmp(wr_state_str(st, "winner"), "draw") == 0
+                             ? "a draw"
+                             : wr_state_str(st, "winner"));
+    if (strcmp(phase, "over") == 0 && wr_state_str(st, "winner") &&
+        strcmp(wr_state_str(st, "winner"), "draw"))
         wr_strbuf_puts(out, " won");
     wr_strbuf_puts(out, "\n");
     if (json_is_object(json_object_get(st, "server"))) {
@@ -1057,20 +1045,22 @@ static void bp_describe(const struct wr_view *v, struct wr_strbuf *out)
     }
     const json_t *d = json_object_get(st, "dispute");
     if (json_is_object(d))
-        wr_strbuf_printf(out, "Disputed: %s disputes %s's %s (%s's unit); %s settles it "
-                         "(settle yes|no)\n", side_of(sget(d, "side")) == 0 ? "p2" : "p1",
-                         sv(d, "unit"), sv(d, "fact"), sv(d, "side"),
-                         json_is_true(json_object_get(st, "referee")) ? "the referee"
-                                                                      : "a D6 (4+ stands)");
+        wr_strbuf_printf(
+            out,
+            "Disputed: %s disputes %s's %s (%s's unit); %s settles it "
+            "(settle yes|no)\n",
+            side_of(wr_state_str(d, "side")) == 0 ? "p2" : "p1", wr_state_text(d, "unit"),
+            wr_state_text(d, "fact"), wr_state_text(d, "side"),
+            json_is_true(json_object_get(st, "referee")) ? "the referee" : "a D6 (4+ stands)");
     const json_t *off = json_object_get(st, "offer");
     if (json_is_object(off))
         wr_strbuf_printf(out, "Offer: %s offers to end the battle, result %s (accept)\n",
-                         sv(off, "side"), sv(off, "result"));
+                         wr_state_text(off, "side"), wr_state_text(off, "result"));
     decide(p, out);
     for (int s = 0; s < 2; s++) {
         const json_t *sd = json_object_get(json_object_get(st, "sides"), side_names[s]);
-        if (sget(sd, "break_point"))
-            wr_strbuf_printf(out, "%s: %s\n", side_names[s], sv(sd, "break_point"));
+        if (wr_state_str(sd, "break_point"))
+            wr_strbuf_printf(out, "%s: %s\n", side_names[s], wr_state_text(sd, "break_point"));
         else
             wr_strbuf_printf(out, "%s: roster %s\n", side_names[s],
                              json_is_true(json_object_get(sd, "in")) ? "in, sealed"
@@ -1079,15 +1069,15 @@ static void bp_describe(const struct wr_view *v, struct wr_strbuf *out)
     const json_t *vp = json_object_get(st, "victory_points");
     const json_t *reports = json_object_get(st, "vp_reports");
     if (json_is_object(vp))
-        wr_strbuf_printf(out, "Victory points agreed: p1 %lld, p2 %lld\n", iget(vp, "p1"),
-                         iget(vp, "p2"));
+        wr_strbuf_printf(out, "Victory points agreed: p1 %lld, p2 %lld\n", wr_state_int(vp, "p1"),
+                         wr_state_int(vp, "p2"));
     else if (strcmp(phase, "victory") == 0 || json_is_object(reports)) {
         wr_strbuf_puts(out, "Victory points:");
         for (int s = 0; s < 2; s++) {
             const json_t *r = json_object_get(reports, side_names[s]);
             if (json_is_object(r))
                 wr_strbuf_printf(out, " %s reports p1 %lld, p2 %lld;", side_names[s],
-                                 iget(r, "p1"), iget(r, "p2"));
+                                 wr_state_int(r, "p1"), wr_state_int(r, "p2"));
             else
                 wr_strbuf_printf(out, " %s not yet;", side_names[s]);
         }
@@ -1115,7 +1105,7 @@ static void faces_list(const json_t *faces, struct wr_strbuf *out)
 
 void bp_event_line(const json_t *e, struct wr_strbuf *out)
 {
-    const char *type = sget(e, "type");
+    const char *type = wr_state_str(e, "type");
     if (type == NULL) {
         wr_strbuf_puts(out, "(an event without a type)");
         return;
@@ -1124,106 +1114,118 @@ void bp_event_line(const json_t *e, struct wr_strbuf *out)
         wr_strbuf_printf(out, json_is_true(json_object_get(e, "last")) ? "%s's roster is in"
                                                                        : "%s sends part of "
                                                                          "its roster",
-                         sv(e, "side"));
+                         wr_state_text(e, "side"));
         if (json_is_array(json_object_get(e, "units")))
             wr_strbuf_printf(out, " (%zu units)", json_array_size(json_object_get(e, "units")));
     } else if (strcmp(type, "rosters_revealed") == 0) {
         wr_strbuf_puts(out, "Both rosters are in: they are revealed");
     } else if (strcmp(type, "roll") == 0) {
-        wr_strbuf_printf(out, "Die k=%lld for %s: %lld", iget(e, "k"), sv(e, "for"),
-                         iget(e, "face"));
+        wr_strbuf_printf(out, "Die k=%lld for %s: %lld", wr_state_int(e, "k"),
+                         wr_state_text(e, "for"), wr_state_int(e, "face"));
     } else if (strcmp(type, "started") == 0) {
-        wr_strbuf_printf(out, "%s takes the first player turn", sv(e, "first"));
+        wr_strbuf_printf(out, "%s takes the first player turn", wr_state_text(e, "first"));
     } else if (strcmp(type, "fact") == 0) {
         json_t *v = json_object_get(e, "value");
-        wr_strbuf_printf(out, "%s states: %s %s %s", sv(e, "side"), sv(e, "unit"), sv(e, "fact"),
-                         json_is_string(v) ? json_string_value(v) : json_is_true(v) ? "yes" : "no");
+        wr_strbuf_printf(out, "%s states: %s %s %s", wr_state_text(e, "side"),
+                         wr_state_text(e, "unit"), wr_state_text(e, "fact"),
+                         json_is_string(v) ? json_string_value(v)
+                         : json_is_true(v) ? "yes"
+                                           : "no");
     } else if (strcmp(type, "dispute") == 0) {
-        wr_strbuf_printf(out, "%s disputes %s's %s", sv(e, "side"), sv(e, "unit"), sv(e, "fact"));
+        wr_strbuf_printf(out, "%s disputes %s's %s", wr_state_text(e, "side"),
+                         wr_state_text(e, "unit"), wr_state_text(e, "fact"));
     } else if (strcmp(type, "settled") == 0) {
-        wr_strbuf_printf(out, "Settled by the %s: %s's %s %s", sv(e, "by"), sv(e, "unit"),
-                         sv(e, "fact"), json_is_true(json_object_get(e, "stands"))
-                                            ? "stands" : "does not stand");
+        wr_strbuf_printf(out, "Settled by the %s: %s's %s %s", wr_state_text(e, "by"),
+                         wr_state_text(e, "unit"), wr_state_text(e, "fact"),
+                         json_is_true(json_object_get(e, "stands")) ? "stands" : "does not stand");
     } else if (strcmp(type, "casualties") == 0) {
-        wr_strbuf_printf(out, "%s loses %lld wound%s: %lld models left", sv(e, "unit"),
-                         iget(e, "wounds"), iget(e, "wounds") == 1 ? "" : "s",
-                         iget(e, "models_left"));
+        wr_strbuf_printf(out, "%s loses %lld wound%s: %lld models left", wr_state_text(e, "unit"),
+                         wr_state_int(e, "wounds"), wr_state_int(e, "wounds") == 1 ? "" : "s",
+                         wr_state_int(e, "models_left"));
     } else if (strcmp(type, "test") == 0) {
-        wr_strbuf_printf(out, "%s %s test, target %lld: ", sv(e, "unit"), sv(e, "test"),
-                         iget(e, "target"));
+        wr_strbuf_printf(out, "%s %s test, target %lld: ", wr_state_text(e, "unit"),
+                         wr_state_text(e, "test"), wr_state_int(e, "target"));
         faces_list(json_object_get(e, "faces"), out);
-        const char *why = bp_reason_text(sget(e, "outcome"));
+        const char *why = bp_reason_text(wr_state_str(e, "outcome"));
         wr_strbuf_printf(out, ", %s: %s", json_is_true(json_object_get(e, "passed")) ? "passed"
                                                                                      : "failed",
-                         why ? why : sv(e, "outcome"));
+                         why ? why : wr_state_text(e, "outcome"));
     } else if (strcmp(type, "segment") == 0) {
-        wr_strbuf_printf(out, "Segment: %s", sv(e, "segment"));
+        wr_strbuf_printf(out, "Segment: %s", wr_state_text(e, "segment"));
     } else if (strcmp(type, "turn_ended") == 0) {
-        wr_strbuf_printf(out, "%s ends player turn %lld", sv(e, "side"), iget(e, "turn"));
+        wr_strbuf_printf(out, "%s ends player turn %lld", wr_state_text(e, "side"),
+                         wr_state_int(e, "turn"));
     } else if (strcmp(type, "turn") == 0) {
-        wr_strbuf_printf(out, "Turn %lld: %s's player turn, %s", iget(e, "turn"), sv(e, "side"),
-                         sv(e, "segment"));
+        wr_strbuf_printf(out, "Turn %lld: %s's player turn, %s", wr_state_int(e, "turn"),
+                         wr_state_text(e, "side"), wr_state_text(e, "segment"));
     } else if (strcmp(type, "offer") == 0) {
-        wr_strbuf_printf(out, "%s offers to end the battle: %s", sv(e, "side"), sv(e, "result"));
+        wr_strbuf_printf(out, "%s offers to end the battle: %s", wr_state_text(e, "side"),
+                         wr_state_text(e, "result"));
     } else if (strcmp(type, "battle_over") == 0) {
-        const char *r = sv(e, "result"), *why = bp_reason_text(sget(e, "why"));
+        const char *r = wr_state_text(e, "result"), *why = bp_reason_text(wr_state_str(e, "why"));
         wr_strbuf_printf(out, "The battle is over: %s%s", strcmp(r, "draw") == 0 ? "a draw" : r,
                          strcmp(r, "draw") == 0 ? "" : " wins");
-        if (why || sget(e, "why"))
-            wr_strbuf_printf(out, " (%s)", why ? why : sv(e, "why"));
+        if (why || wr_state_str(e, "why"))
+            wr_strbuf_printf(out, " (%s)", why ? why : wr_state_text(e, "why"));
     } else if (strcmp(type, "victory_points_agreed") == 0) {
-        wr_strbuf_printf(out, "Victory points agreed: p1 %lld, p2 %lld", iget(e, "p1"),
-                         iget(e, "p2"));
+        wr_strbuf_printf(out, "Victory points agreed: p1 %lld, p2 %lld", wr_state_int(e, "p1"),
+                         wr_state_int(e, "p2"));
     } else if (strcmp(type, "ambush_due") == 0) {
-        wr_strbuf_printf(out, "%s's hidden ambush force is due", sv(e, "side"));
+        wr_strbuf_printf(out, "%s's hidden ambush force is due", wr_state_text(e, "side"));
     } else if (strcmp(type, "charge") == 0) {
-        wr_strbuf_printf(out, "%s charges %s in the %s (%lld models)", sv(e, "unit"),
-                         sv(e, "target"), sv(e, "facing"), iget(e, "models"));
+        wr_strbuf_printf(out, "%s charges %s in the %s (%lld models)", wr_state_text(e, "unit"),
+                         wr_state_text(e, "target"), wr_state_text(e, "facing"),
+                         wr_state_int(e, "models"));
         if (json_is_true(json_object_get(e, "kept")))
             wr_strbuf_puts(out, "; the earlier flank or rear charge stands");
-        reason_tail(sget(e, "rank"), out);
+        reason_tail(wr_state_str(e, "rank"), out);
     } else if (strcmp(type, "counter_charge") == 0) {
         wr_strbuf_printf(out, "%s counter charges %s: it counts as charging for its weapons",
-                         sv(e, "unit"), sv(e, "charger"));
+                         wr_state_text(e, "unit"), wr_state_text(e, "charger"));
         if (json_is_true(json_object_get(e, "thrusting_spears")))
             wr_strbuf_puts(out, " (+1S: thrusting spears)");
         wr_strbuf_puts(out, ", not for who strikes first");
     } else if (strcmp(type, "screen_flees") == 0) {
-        wr_strbuf_printf(out, "%s, screening %s, flees out of the way", sv(e, "unit"),
-                         sv(e, "screened"));
+        wr_strbuf_printf(out, "%s, screening %s, flees out of the way", wr_state_text(e, "unit"),
+                         wr_state_text(e, "screened"));
     } else if (strcmp(type, "cover") == 0) {
-        wr_strbuf_printf(out, "A shot at %s through %s: %s", sv(e, "unit"), sv(e, "screen"),
+        wr_strbuf_printf(out, "A shot at %s through %s: %s", wr_state_text(e, "unit"),
+                         wr_state_text(e, "screen"),
                          json_is_true(json_object_get(e, "cover")) ? "soft cover" : "no cover");
-        reason_tail(sget(e, "outcome"), out);
+        reason_tail(wr_state_str(e, "outcome"), out);
     } else if (strcmp(type, "broke") == 0) {
-        wr_strbuf_printf(out, "%s broke in close combat and flees", sv(e, "unit"));
+        wr_strbuf_printf(out, "%s broke in close combat and flees", wr_state_text(e, "unit"));
         if (json_is_true(json_object_get(e, "confident_a_lost")))
-            wr_strbuf_printf(out, "; %s's units are no longer confident by a)", sv(e, "side"));
+            wr_strbuf_printf(out, "; %s's units are no longer confident by a)",
+                             wr_state_text(e, "side"));
     } else if (strcmp(type, "reform") == 0) {
-        wr_strbuf_printf(out, "%s reforms to face the enemy engaging it", sv(e, "unit"));
-        reason_tail(sget(e, "rank"), out);
+        wr_strbuf_printf(out, "%s reforms to face the enemy engaging it", wr_state_text(e, "unit"));
+        reason_tail(wr_state_str(e, "rank"), out);
     } else if (strcmp(type, "general_killed") == 0) {
         wr_strbuf_printf(out, "%s's general is killed in player turn %lld (edgy c from turn %lld)",
-                         sv(e, "side"), iget(e, "turn"), iget(e, "edgy_from"));
+                         wr_state_text(e, "side"), wr_state_int(e, "turn"),
+                         wr_state_int(e, "edgy_from"));
     } else if (strcmp(type, "familiarity") == 0) {
         wr_strbuf_printf(out, "%s %s an elephant: %s's familiarity with elephants (%s) %s",
-                         sv(e, "unit"), strcmp(sv(e, "event"), "beat") == 0 ? "beat" : "survived",
-                         sv(e, "side"), sv(e, "elephants"),
+                         wr_state_text(e, "unit"),
+                         strcmp(wr_state_text(e, "event"), "beat") == 0 ? "beat" : "survived",
+                         wr_state_text(e, "side"), wr_state_text(e, "elephants"),
                          json_is_true(json_object_get(e, "upgraded")) ? "is upgraded"
                                                                       : "is unchanged");
     } else if (strcmp(type, "left_table") == 0) {
-        wr_strbuf_printf(out, "%s left the table: %s has %lld models alive", sv(e, "unit"),
-                         sv(e, "side"), iget(e, "models_left"));
+        wr_strbuf_printf(out, "%s left the table: %s has %lld models alive",
+                         wr_state_text(e, "unit"), wr_state_text(e, "side"),
+                         wr_state_int(e, "models_left"));
     } else if (strcmp(type, "victory_points") == 0) {
-        wr_strbuf_printf(out, "%s reports victory points: p1 %lld, p2 %lld", sv(e, "side"),
-                         iget(e, "p1"), iget(e, "p2"));
+        wr_strbuf_printf(out, "%s reports victory points: p1 %lld, p2 %lld",
+                         wr_state_text(e, "side"), wr_state_int(e, "p1"), wr_state_int(e, "p2"));
     } else if (strcmp(type, "vp_disputed") == 0) {
         wr_strbuf_puts(out, "The victory point reports differ: report again");
-        if (sget(e, "referee"))
+        if (wr_state_str(e, "referee"))
             wr_strbuf_puts(out, ", or the referee settles them");
     } else if (strcmp(type, "vp_settled") == 0) {
         wr_strbuf_printf(out, "The referee settles the victory points: p1 %lld, p2 %lld",
-                         iget(e, "p1"), iget(e, "p2"));
+                         wr_state_int(e, "p1"), wr_state_int(e, "p2"));
     } else {
         /* a later event: its type and its fields, compact */
         char *s = json_dumps(e, JSON_COMPACT | JSON_SORT_KEYS);
@@ -1236,9 +1238,9 @@ void bp_event_line(const json_t *e, struct wr_strbuf *out)
  * the k of the roll before it, so a patch shown twice is kept once). */
 static void keep_test(struct bp_log *log, const json_t *e)
 {
-    const char *type = sget(e, "type");
+    const char *type = wr_state_str(e, "type");
     if (type && strcmp(type, "roll") == 0 && json_is_integer(json_object_get(e, "k"))) {
-        log->last_k = iget(e, "k");
+        log->last_k = wr_state_int(e, "k");
         return;
     }
     if (type == NULL || strcmp(type, "test") != 0 || log->last_k == log->test_k)
@@ -1250,10 +1252,10 @@ static void keep_test(struct bp_log *log, const json_t *e)
     }
     struct bp_test *t = &log->tests[log->n++];
     memset(t, 0, sizeof *t);
-    snprintf(t->unit, sizeof t->unit, "%s", sv(e, "unit"));
-    snprintf(t->test, sizeof t->test, "%s", sv(e, "test"));
-    snprintf(t->outcome, sizeof t->outcome, "%s", sv(e, "outcome"));
-    t->target = (int)iget(e, "target");
+    snprintf(t->unit, sizeof t->unit, "%s", wr_state_text(e, "unit"));
+    snprintf(t->test, sizeof t->test, "%s", wr_state_text(e, "test"));
+    snprintf(t->outcome, sizeof t->outcome, "%s", wr_state_text(e, "outcome"));
+    t->target = (int)wr_state_int(e, "target");
     t->passed = json_is_true(json_object_get(e, "passed"));
     const json_t *faces = json_object_get(e, "faces");
     for (size_t i = 0; i < json_array_size(faces) && i < 3; i++)
@@ -1287,7 +1289,7 @@ static void complete_units(const json_t *st, int s, const char *word,
     int n = state_units(st, units, 64);
     for (int i = 0; i < n; i++) {
         char cand[WB_NAME_MAX];
-        snprintf(cand, sizeof cand, "%s", sget(units[i], "name"));
+        snprintf(cand, sizeof cand, "%s", wr_state_str(units[i], "name"));
         for (char *c = cand; *c; c++)
             if (*c == ' ')
                 *c = '_';

@@ -22,22 +22,6 @@
 
 static const char *const side_names[] = { "p1", "p2" };
 
-static const char *sget(const json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
-
-static const char *sv(const json_t *o, const char *key)
-{
-    const char *s = sget(o, key);
-    return s ? s : "?";
-}
-
-static long long iget(const json_t *o, const char *key)
-{
-    return json_integer_value(json_object_get(o, key));
-}
-
 static const json_t *side_of_state(const json_t *st, int s)
 {
     return json_object_get(json_object_get(st, "sides"), side_names[s]);
@@ -122,15 +106,17 @@ static void put_unit(struct wr_strbuf *out, int width, const json_t *u)
     if (json_is_true(json_object_get(u, "skirmish")))
         snprintf(form, sizeof form, "skirmish");
     else
-        snprintf(form, sizeof form, "%lldx%lld", iget(u, "files"), iget(u, "ranks"));
-    wr_strbuf_printf(&b, "  %-18.18s %-11s %4lld/%-4lld %-8s ", sv(u, "name"), sv(u, "kind"),
-                     iget(u, "models_left"), iget(u, "models"), form);
+        snprintf(form, sizeof form, "%lldx%lld", wr_state_int(u, "files"),
+                 wr_state_int(u, "ranks"));
+    wr_strbuf_printf(&b, "  %-18.18s %-11s %4lld/%-4lld %-8s ", wr_state_text(u, "name"),
+                     wr_state_text(u, "kind"), wr_state_int(u, "models_left"),
+                     wr_state_int(u, "models"), form);
     if (json_is_true(json_object_get(u, "general")))
         wr_strbuf_puts(&b, "[general] ");
     if (json_is_true(json_object_get(u, "mounted")))
         wr_strbuf_puts(&b, "[mounted] ");
-    if (iget(u, "crew") > 0)
-        wr_strbuf_printf(&b, "[crew %lld] ", iget(u, "crew"));
+    if (wr_state_int(u, "crew") > 0)
+        wr_strbuf_printf(&b, "[crew %lld] ", wr_state_int(u, "crew"));
     if (json_is_true(json_object_get(u, "thrusting_spears")))
         wr_strbuf_puts(&b, "[spears] ");
     statuses(u, &b);
@@ -139,7 +125,7 @@ static void put_unit(struct wr_strbuf *out, int width, const json_t *u)
     static const char *const whys[] = { "confident", "edgy", "rank", "retreat" };
     const json_t *why = json_object_get(u, "why");
     for (size_t i = 0; i < sizeof whys / sizeof whys[0]; i++) {
-        const char *code = sget(why, whys[i]);
+        const char *code = wr_state_str(why, whys[i]);
         const char *text = code ? bp_reason_text(code) : NULL;
         if (code == NULL)
             continue;
@@ -175,14 +161,15 @@ int bp_draw_text(const struct bp_view *p, const struct wr_draw_opts *o, struct w
         return out->failed ? -1 : 0;
     }
     wr_strbuf_init(&b);
-    wr_strbuf_printf(&b, "The battle, %lld points: %s", iget(st, "points"), sv(st, "phase"));
-    if (sget(st, "segment"))
-        wr_strbuf_printf(&b, ", turn %lld, %s's player turn (%s)", iget(st, "turn"),
-                         sv(st, "player"), sv(st, "segment"));
-    else if (iget(st, "turn") > 0)
-        wr_strbuf_printf(&b, " after turn %lld", iget(st, "turn"));
-    if (sget(st, "winner"))
-        wr_strbuf_printf(&b, ", result %s", sv(st, "winner"));
+    wr_strbuf_printf(&b, "The battle, %lld points: %s", wr_state_int(st, "points"),
+                     wr_state_text(st, "phase"));
+    if (wr_state_str(st, "segment"))
+        wr_strbuf_printf(&b, ", turn %lld, %s's player turn (%s)", wr_state_int(st, "turn"),
+                         wr_state_text(st, "player"), wr_state_text(st, "segment"));
+    else if (wr_state_int(st, "turn") > 0)
+        wr_strbuf_printf(&b, " after turn %lld", wr_state_int(st, "turn"));
+    if (wr_state_str(st, "winner"))
+        wr_strbuf_printf(&b, ", result %s", wr_state_text(st, "winner"));
     put_wrapped(out, width, 2, b.s);
     wr_strbuf_release(&b);
     for (int s = 0; s < 2; s++) {
@@ -196,10 +183,10 @@ int bp_draw_text(const struct bp_view *p, const struct wr_draw_opts *o, struct w
             wr_strbuf_printf(&b, "roster not in yet (%zu units sent, sealed)",
                              json_array_size(units));
         else
-            wr_strbuf_printf(&b, "%s; elephants: %s", sget(sd, "break_point")
-                                                          ? sget(sd, "break_point")
+            wr_strbuf_printf(&b, "%s; elephants: %s", wr_state_str(sd, "break_point")
+                                                          ? wr_state_str(sd, "break_point")
                                                           : "roster not in yet",
-                             sv(sd, "elephants"));
+                             wr_state_text(sd, "elephants"));
         put_wrapped(out, width, 2, b.s);
         wr_strbuf_release(&b);
         size_t i;
@@ -285,9 +272,9 @@ static void put_rosters(const json_t *st, struct wr_strbuf *out)
     for (int s = 0; s < 2; s++) {
         const json_t *sd = side_of_state(st, s), *units = json_object_get(sd, "units");
         wr_strbuf_printf(out, "<h3>%s", side_names[s]);
-        if (sget(sd, "break_point")) {
+        if (wr_state_str(sd, "break_point")) {
             wr_strbuf_puts(out, ": ");
-            esc(out, sget(sd, "break_point"));
+            esc(out, wr_state_str(sd, "break_point"));
         }
         wr_strbuf_puts(out, "</h3>\n");
         if (!json_is_array(units)) {
@@ -301,22 +288,23 @@ static void put_rosters(const json_t *st, struct wr_strbuf *out)
         json_t *u;
         long long pts = 0;
         json_array_foreach(units, i, u) {
-            long long m = iget(u, "models"), left = iget(u, "models_left");
-            pts += iget(u, "points");
+            long long m = wr_state_int(u, "models"), left = wr_state_int(u, "models_left");
+            pts += wr_state_int(u, "points");
             wr_strbuf_puts(out, "<tr><td>");
-            esc(out, sget(u, "name"));
+            esc(out, wr_state_str(u, "name"));
             if (json_is_true(json_object_get(u, "general")))
                 wr_strbuf_puts(out, " (general)");
             wr_strbuf_puts(out, "</td><td>");
-            esc(out, sget(u, "kind"));
+            esc(out, wr_state_str(u, "kind"));
             wr_strbuf_printf(out, "</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td>"
                                   "<td class=\"n%s\">%lld</td><td>",
                              m, left, m > left ? " lost" : "", m - left);
             if (json_is_true(json_object_get(u, "skirmish")))
                 wr_strbuf_puts(out, "skirmish");
             else
-                wr_strbuf_printf(out, "%lld &times; %lld", iget(u, "files"), iget(u, "ranks"));
-            wr_strbuf_printf(out, "</td><td class=\"n\">%lld</td><td>", iget(u, "points"));
+                wr_strbuf_printf(out, "%lld &times; %lld", wr_state_int(u, "files"),
+                                 wr_state_int(u, "ranks"));
+            wr_strbuf_printf(out, "</td><td class=\"n\">%lld</td><td>", wr_state_int(u, "points"));
             struct wr_strbuf b;
             wr_strbuf_init(&b);
             statuses(u, &b);
@@ -345,47 +333,47 @@ static void put_tests(const json_t *steps, struct wr_strbuf *out)
         wr_strbuf_init(&dice);
         long long total = 0;
         json_array_foreach(events, k, e) {
-            const char *type = sv(e, "type");
+            const char *type = wr_state_text(e, "type");
             if (strcmp(type, "turn") == 0 || strcmp(type, "started") == 0)
-                turn = strcmp(type, "turn") == 0 ? iget(e, "turn") : 1;
+                turn = strcmp(type, "turn") == 0 ? wr_state_int(e, "turn") : 1;
             if (strcmp(type, "roll") == 0) {
                 /* the rolls go with the test, settlement or roll-off after them */
-                const char *who = sv(e, "for");
-                wr_strbuf_printf(&dice, "%sk%lld", dice.len ? ", " : "", iget(e, "k"));
+                const char *who = wr_state_text(e, "for");
+                wr_strbuf_printf(&dice, "%sk%lld", dice.len ? ", " : "", wr_state_int(e, "k"));
                 if (strcmp(who, "p1") == 0 || strcmp(who, "p2") == 0)
                     wr_strbuf_printf(&dice, " (%s)", who);      /* a roll-off's die */
-                wr_strbuf_printf(&dice, ": %lld", iget(e, "face"));
-                total += iget(e, "face");
+                wr_strbuf_printf(&dice, ": %lld", wr_state_int(e, "face"));
+                total += wr_state_int(e, "face");
                 continue;
             }
             if (strcmp(type, "test") == 0 || strcmp(type, "settled") == 0 ||
                 strcmp(type, "started") == 0) {
                 wr_strbuf_printf(out, "<tr><td class=\"n\">%lld</td><td>", turn);
-                esc(out, sget(step, "seat"));
+                esc(out, wr_state_str(step, "seat"));
                 wr_strbuf_puts(out, "</td><td>");
-                esc(out, strcmp(type, "started") == 0 ? "the first turn" : sget(e, "unit"));
+                esc(out, strcmp(type, "started") == 0 ? "the first turn" : wr_state_str(e, "unit"));
                 wr_strbuf_printf(out, "</td><td>%s", dice.len ? dice.s : "");
                 if (strcmp(type, "test") == 0)
                     wr_strbuf_printf(out, " = %lld", total);
                 wr_strbuf_puts(out, "</td><td>");
                 total = 0;
                 if (strcmp(type, "test") == 0) {
-                    const char *why = bp_reason_text(sget(e, "outcome"));
+                    const char *why = bp_reason_text(wr_state_str(e, "outcome"));
                     int pass = json_is_true(json_object_get(e, "passed"));
-                    esc(out, sget(e, "test"));
+                    esc(out, wr_state_str(e, "test"));
                     wr_strbuf_printf(out, "</td><td class=\"n\">%lld</td><td class=\"%s\">%s: ",
-                                     iget(e, "target"), pass ? "pass" : "fail",
+                                     wr_state_int(e, "target"), pass ? "pass" : "fail",
                                      pass ? "passed" : "failed");
-                    esc(out, why ? why : sget(e, "outcome"));
+                    esc(out, why ? why : wr_state_str(e, "outcome"));
                 } else if (strcmp(type, "settled") == 0) {
                     wr_strbuf_puts(out, "dispute: ");
-                    esc(out, sget(e, "fact"));
+                    esc(out, wr_state_str(e, "fact"));
                     wr_strbuf_printf(out, "</td><td class=\"n\">4+</td><td>%s",
                                      json_is_true(json_object_get(e, "stands"))
                                          ? "the fact stands" : "the fact does not stand");
                 } else {
                     wr_strbuf_puts(out, "roll-off</td><td></td><td>");
-                    esc(out, sget(e, "first"));
+                    esc(out, wr_state_str(e, "first"));
                     wr_strbuf_puts(out, " goes first");
                 }
                 wr_strbuf_puts(out, "</td></tr>\n");
@@ -395,7 +383,7 @@ static void put_tests(const json_t *steps, struct wr_strbuf *out)
         }
         if (dice.len) {
             wr_strbuf_printf(out, "<tr><td class=\"n\">%lld</td><td>", turn);
-            esc(out, sget(step, "seat"));
+            esc(out, wr_state_str(step, "seat"));
             wr_strbuf_printf(out, "</td><td></td><td>%s</td><td></td><td></td><td></td></tr>\n",
                              dice.s);
             rows++;
@@ -418,23 +406,23 @@ static void put_disputes(const json_t *steps, struct wr_strbuf *out)
     json_t *step, *e;
     json_array_foreach(steps, i, step) {
         json_array_foreach(json_object_get(step, "events"), k, e) {
-            const char *type = sv(e, "type");
+            const char *type = wr_state_text(e, "type");
             if (strcmp(type, "turn") == 0)
-                turn = iget(e, "turn");
+                turn = wr_state_int(e, "turn");
             else if (strcmp(type, "started") == 0)
                 turn = 1;
             else if (strcmp(type, "dispute") == 0) {
                 wr_strbuf_printf(out, "<tr><td class=\"n\">%lld</td><td>", turn);
-                esc(out, sget(e, "side"));
+                esc(out, wr_state_str(e, "side"));
                 wr_strbuf_puts(out, "</td><td>");
-                esc(out, sget(e, "unit"));
+                esc(out, wr_state_str(e, "unit"));
                 wr_strbuf_puts(out, "</td><td>");
-                esc(out, sget(e, "fact"));
+                esc(out, wr_state_str(e, "fact"));
                 wr_strbuf_puts(out, "</td>");
                 rows++;
             } else if (strcmp(type, "settled") == 0 && rows > 0) {
                 wr_strbuf_puts(out, "<td>");
-                esc(out, sget(e, "by"));
+                esc(out, wr_state_str(e, "by"));
                 wr_strbuf_printf(out, "</td><td>%s</td></tr>\n",
                                  json_is_true(json_object_get(e, "stands")) ? "stands"
                                                                             : "does not stand");
@@ -455,18 +443,19 @@ static void put_turns(const json_t *steps, struct wr_strbuf *out)
     json_array_foreach(steps, i, step) {
         const json_t *events = json_object_get(step, "events");
         wr_strbuf_puts(out, "<li><span class=\"seat\">");
-        esc(out, sget(step, "seat"));
+        esc(out, wr_state_str(step, "seat"));
         wr_strbuf_puts(out, "</span> ");
         int n = 0;
         const char *next_turn = NULL;
         long long tn = 0;
         json_array_foreach(events, k, e) {
-            const char *type = sv(e, "type");
+            const char *type = wr_state_text(e, "type");
             if (strcmp(type, "roll") == 0)
                 continue;       /* in the table of tests and rolls */
             if (strcmp(type, "turn") == 0 || strcmp(type, "started") == 0) {
-                next_turn = strcmp(type, "turn") == 0 ? sget(e, "side") : sget(e, "first");
-                tn = strcmp(type, "turn") == 0 ? iget(e, "turn") : 1;
+                next_turn =
+                    strcmp(type, "turn") == 0 ? wr_state_str(e, "side") : wr_state_str(e, "first");
+                tn = strcmp(type, "turn") == 0 ? wr_state_int(e, "turn") : 1;
             }
             struct wr_strbuf b;
             wr_strbuf_init(&b);
@@ -504,14 +493,14 @@ int bp_draw_report(const struct bp_view *p, const json_t *steps, struct wr_strbu
     size_t k;
     json_array_foreach(steps, i, step)
         json_array_foreach(json_object_get(step, "events"), k, e)
-            if (sget(e, "type") && strcmp(sget(e, "type"), "battle_over") == 0)
+            if (wr_state_str(e, "type") && strcmp(wr_state_str(e, "type"), "battle_over") == 0)
                 over = e;
     wr_strbuf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                         "<title>Battle sheet</title>\n<style>\n");
     wr_strbuf_puts(out, sheet_css);
     wr_strbuf_printf(out, "</style></head><body>\n<h1>Battle sheet: %lld points</h1>\n",
-                     iget(st, "points"));
-    const char *winner = sget(st, "winner");
+                     wr_state_int(st, "points"));
+    const char *winner = wr_state_str(st, "winner");
     wr_strbuf_puts(out, "<p class=\"result\">");
     if (over) {
         struct wr_strbuf b;
@@ -525,22 +514,23 @@ int bp_draw_report(const struct bp_view *p, const json_t *steps, struct wr_strbu
         wr_strbuf_puts(out, "The battle is over: ");
         esc(out, strcmp(winner, "draw") == 0 ? "a draw" : winner);
     }
-    wr_strbuf_printf(out, "</p>\n<p class=\"small\">%lld player turns; %s; ", iget(st, "turn"),
-                     json_is_true(json_object_get(st, "referee"))
-                         ? "a referee settled disputes" : "disputes settled by a D6");
+    wr_strbuf_printf(out, "</p>\n<p class=\"small\">%lld player turns; %s; ",
+                     wr_state_int(st, "turn"),
+                     json_is_true(json_object_get(st, "referee")) ? "a referee settled disputes"
+                                                                  : "disputes settled by a D6");
     const json_t *opts = json_object_get(st, "options");
     wr_strbuf_printf(out, "diagonal %s, deep is column %s; %zu commands.",
                      json_is_true(json_object_get(opts, "diagonal")) ? "on" : "off",
                      json_is_true(json_object_get(opts, "deep_is_column")) ? "on" : "off",
                      json_array_size(steps));
     const json_t *dice = json_object_get(st, "dice");
-    if (sget(dice, "commitment")) {
+    if (wr_state_str(dice, "commitment")) {
         wr_strbuf_puts(out, "<br>Dice: commitment <code>");
-        esc(out, sget(dice, "commitment"));
+        esc(out, wr_state_str(dice, "commitment"));
         wr_strbuf_puts(out, "</code>");
-        if (sget(dice, "seed")) {
+        if (wr_state_str(dice, "seed")) {
             wr_strbuf_puts(out, ", seed <code>");
-            esc(out, sget(dice, "seed"));
+            esc(out, wr_state_str(dice, "seed"));
             wr_strbuf_puts(out, "</code>");
         }
     }
@@ -549,7 +539,8 @@ int bp_draw_report(const struct bp_view *p, const json_t *steps, struct wr_strbu
     wr_strbuf_puts(out, "<h2>Victory points</h2>\n<p>");
     const json_t *vp = json_object_get(st, "victory_points");
     if (json_is_object(vp))
-        wr_strbuf_printf(out, "Agreed: p1 %lld, p2 %lld.", iget(vp, "p1"), iget(vp, "p2"));
+        wr_strbuf_printf(out, "Agreed: p1 %lld, p2 %lld.", wr_state_int(vp, "p1"),
+                         wr_state_int(vp, "p2"));
     else
         wr_strbuf_puts(out, "Not reported in this record.");
     wr_strbuf_puts(out, "</p>\n");

@@ -119,23 +119,6 @@ static int count_towns(uint64_t set)
     return n;
 }
 
-static const char *sget(const json_t *o, const char *key)
-{
-    return json_string_value(json_object_get(o, key));
-}
-
-/* The same for text shown: "?" when the key is missing. */
-static const char *sv(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "?";
-}
-
-static long long iget(const json_t *o, const char *key)
-{
-    return (long long)json_integer_value(json_object_get(o, key));
-}
-
 /* --- the position: a campaign rebuilt from the projected state ------------------- */
 
 static int phase_of(const char *name)
@@ -152,8 +135,8 @@ static int phase_of(const char *name)
 static void read_tactic(struct wr_campaign_side_tactic *t, const json_t *o, const char *seat,
                         const json_t *awaiting)
 {
-    const char *choice = sget(o, "choice"), *commitment = sget(o, "commitment");
-    const char *salt = sget(o, "salt");
+    const char *choice = wr_state_str(o, "choice"), *commitment = wr_state_str(o, "commitment");
+    const char *salt = wr_state_str(o, "salt");
     if (choice || commitment) {
         t->chosen = choice != NULL && wr_campaign_tactic_parse(choice) >= 0;
         t->choice = t->chosen ? wr_campaign_tactic_parse(choice) : 0;
@@ -165,7 +148,7 @@ static void read_tactic(struct wr_campaign_side_tactic *t, const json_t *o, cons
         return;
     }
     if (json_is_true(json_object_get(o, "submitted"))) {
-        const char *what = sget(awaiting, seat);
+        const char *what = wr_state_str(awaiting, seat);
         t->chosen = what == NULL || strcmp(what, "tactic") != 0;
         t->committed = !t->chosen;
     }
@@ -174,11 +157,13 @@ static void read_tactic(struct wr_campaign_side_tactic *t, const json_t *o, cons
 static void read_attack(struct wr_campaign *c, const json_t *a)
 {
     struct wr_campaign_attack *at = &c->at;
-    const char *side_seat[2] = { sget(a, "attacker"), sget(a, "defender") };
+    const char *side_seat[2] = { wr_state_str(a, "attacker"), wr_state_str(a, "defender") };
     at->attacker = wr_campaign_player(c, side_seat[0]);
     at->defender = wr_campaign_player(c, side_seat[1]);
-    at->target = wr_campaign_map_find(&c->map, sget(a, "target") ? sget(a, "target") : "");
-    at->counter = sget(a, "counter") ? wr_campaign_map_find(&c->map, sget(a, "counter")) : -1;
+    at->target =
+        wr_campaign_map_find(&c->map, wr_state_str(a, "target") ? wr_state_str(a, "target") : "");
+    at->counter =
+        wr_state_str(a, "counter") ? wr_campaign_map_find(&c->map, wr_state_str(a, "counter")) : -1;
     at->contest_winner = -1;
     for (int s = 0; s < 2; s++) {
         if (side_seat[s] == NULL)
@@ -192,8 +177,8 @@ static void read_attack(struct wr_campaign *c, const json_t *a)
             at->faces[s][i] = (uint8_t)json_integer_value(f);
             at->ndice[s] = (int)i + 1;
         }
-        at->sixes[s] = (int)iget(json_object_get(a, "sixes"), side_seat[s]);
-        const char *cw = sget(a, "contest_winner");
+        at->sixes[s] = (int)wr_state_int(json_object_get(a, "sixes"), side_seat[s]);
+        const char *cw = wr_state_str(a, "contest_winner");
         if (cw && strcmp(cw, side_seat[s]) == 0)
             at->contest_winner = s;
         const json_t *amb = json_object_get(json_object_get(a, "ambush"), side_seat[s]);
@@ -202,13 +187,13 @@ static void read_attack(struct wr_campaign *c, const json_t *a)
             at->note[s].sealed = json_is_true(json_object_get(amb, "sealed"));
             at->note[s].revealed = json_is_true(json_object_get(amb, "revealed"));
             snprintf(at->note[s].text, sizeof at->note[s].text, "%s",
-                     sget(amb, "note") ? sget(amb, "note") : "");
+                     wr_state_str(amb, "note") ? wr_state_str(amb, "note") : "");
         }
         const json_t *rep = json_object_get(json_object_get(a, "reports"), side_seat[s]);
         if (json_is_object(rep)) {
             at->reported[s] = 1;
-            at->report[s][0] = (int)iget(rep, "attacker");
-            at->report[s][1] = (int)iget(rep, "defender");
+            at->report[s][0] = (int)wr_state_int(rep, "attacker");
+            at->report[s][1] = (int)wr_state_int(rep, "defender");
         }
     }
     size_t i;
@@ -217,10 +202,10 @@ static void read_attack(struct wr_campaign *c, const json_t *a)
         if (at->nstrategies >= WR_CAMPAIGN_STRATEGIES_MAX)
             break;
         struct wr_campaign_strategy_won *s = &at->strategies[at->nstrategies++];
-        const char *seat = sget(o, "seat"), *from = sget(o, "from");
+        const char *seat = wr_state_str(o, "seat"), *from = wr_state_str(o, "from");
         s->side = seat && side_seat[1] && strcmp(seat, side_seat[1]) == 0;
-        s->roll = (int)iget(o, "roll");
-        s->strategy = wr_campaign_strategy_parse(sget(o, "strategy"));
+        s->roll = (int)wr_state_int(o, "roll");
+        s->strategy = wr_campaign_strategy_parse(wr_state_str(o, "strategy"));
         s->strategy = s->strategy < 0 ? WR_CS_NONE : s->strategy;
         s->pending = json_is_true(json_object_get(o, "pending"));
         s->reinforcement = from && strcmp(from, "reinforcement") == 0;
@@ -231,7 +216,7 @@ static void read_attack(struct wr_campaign *c, const json_t *a)
         struct wr_campaign_round *r = &at->rounds[at->nrounds++];
         for (int s = 0; s < 2; s++) {
             const json_t *t = json_object_get(o, s ? "defender" : "attacker");
-            int ch = wr_campaign_tactic_parse(sget(t, "choice"));
+            int ch = wr_campaign_tactic_parse(wr_state_str(t, "choice"));
             r->side[s].chosen = 1;
             r->side[s].choice = ch < 0 ? 0 : ch;
         }
@@ -258,7 +243,7 @@ static struct wr_campaign *position(const struct cp_view *p)
                         json_integer((json_int_t)json_array_size(json_object_get(st, "players"))));
     if (json_array_size(json_object_get(st, "alliances")))
         json_object_set(o, "alliances", json_object_get(st, "alliances"));
-    json_object_set_new(o, "referee", json_boolean(sget(st, "referee") != NULL));
+    json_object_set_new(o, "referee", json_boolean(wr_state_str(st, "referee") != NULL));
     if (json_is_integer(json_object_get(st, "max_rounds")))
         json_object_set(o, "max_rounds", json_object_get(st, "max_rounds"));
     if (json_is_integer(json_object_get(st, "max_turns")))
@@ -266,16 +251,16 @@ static struct wr_campaign *position(const struct cp_view *p)
     struct wr_refusal why;
     struct wr_campaign *c = wr_campaign_new(&p->map, o, "precheck", seed, NULL, &why);
     json_decref(o);
-    int phase = phase_of(sget(st, "phase"));
+    int phase = phase_of(wr_state_str(st, "phase"));
     if (c == NULL || phase < 0) {
         wr_campaign_free(c);
         return NULL;
     }
     c->phase = (enum wr_campaign_phase)phase;
-    c->turn = (int)iget(st, "turn");
-    c->first = wr_campaign_player(c, sget(st, "first"));
-    c->active = wr_campaign_player(c, sget(st, "active"));
-    c->rolls = (uint32_t)iget(json_object_get(st, "dice"), "rolls");
+    c->turn = (int)wr_state_int(st, "turn");
+    c->first = wr_campaign_player(c, wr_state_str(st, "first"));
+    c->active = wr_campaign_player(c, wr_state_str(st, "active"));
+    c->rolls = (uint32_t)wr_state_int(json_object_get(st, "dice"), "rolls");
     for (int t = 0; t < p->map.ntowns; t++) {
         int ow = cp_state_owner(st, &p->map, t);
         c->owner[t] = ow < c->nplayers ? ow : -1;
@@ -291,7 +276,8 @@ static struct wr_campaign *position(const struct cp_view *p)
         }
     }
     if (c->phase == WR_CP_OVER) {
-        snprintf(c->winner, sizeof c->winner, "%s", sget(st, "winner") ? sget(st, "winner") : "?");
+        snprintf(c->winner, sizeof c->winner, "%s",
+                 wr_state_str(st, "winner") ? wr_state_str(st, "winner") : "?");
         c->end = "conquest";
     }
     /* A state the server sent keeps the invariants; one that does not
@@ -599,7 +585,8 @@ static void cp_close(struct wr_view *v)
     free(p);
 }
 
-static int unfit(struct wr_refusal *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int unfit(struct wr_refusal *why, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static int unfit(struct wr_refusal *why, const char *fmt, ...)
 {
@@ -613,10 +600,12 @@ static int unfit(struct wr_refusal *why, const char *fmt, ...)
 static int cp_update(struct wr_view *v, const json_t *state, struct wr_refusal *why)
 {
     struct cp_view *p = (struct cp_view *)v;
-    const json_t *towns = json_object_get(state, "towns"), *players = json_object_get(state, "players");
-    const char *rs = sget(state, "ruleset"), *map = sget(state, "map");
+    const json_t *towns = json_object_get(state, "towns"),
+                 *players = json_object_get(state, "players");
+    const char *rs = wr_state_str(state, "ruleset"), *map = wr_state_str(state, "map");
     if (!json_is_object(state) || rs == NULL || strcmp(rs, "campaign") != 0 ||
-        !json_is_object(towns) || !json_is_array(players) || phase_of(sget(state, "phase")) < 0)
+        !json_is_object(towns) || !json_is_array(players) ||
+        phase_of(wr_state_str(state, "phase")) < 0)
         return unfit(why, "not a campaign state");
     if (map == NULL || strcmp(map, p->map.name) != 0)
         return unfit(why, "a campaign on the map '%.60s', not '%s'", map ? map : "?", p->map.name);
@@ -635,7 +624,8 @@ static int cp_update(struct wr_view *v, const json_t *state, struct wr_refusal *
             return unfit(why, "the town '%.60s' is not on %s", key, p->map.name);
         int ow = cp_state_owner(state, &p->map, t);
         if (!json_is_null(val) && (ow < 0 || (size_t)ow >= np))
-            return unfit(why, "%s is held by '%.16s', not a player", key, sv(towns, key));
+            return unfit(why, "%s is held by '%.16s', not a player", key,
+                         wr_state_text(towns, key));
     }
     json_t *copy = json_deep_copy(state);
     if (copy == NULL) {
@@ -653,31 +643,31 @@ static int cp_update(struct wr_view *v, const json_t *state, struct wr_refusal *
 static void first_line(const struct cp_view *p, struct wr_strbuf *out)
 {
     const json_t *st = p->state, *a = json_object_get(st, "attack");
-    long long turn = iget(st, "turn");
+    long long turn = wr_state_int(st, "turn");
     if (turn > 0) {
         wr_strbuf_printf(out, "Turn %lld", turn);
         if (json_is_integer(json_object_get(st, "max_turns")))
-            wr_strbuf_printf(out, " of %lld", iget(st, "max_turns"));
+            wr_strbuf_printf(out, " of %lld", wr_state_int(st, "max_turns"));
         wr_strbuf_puts(out, ", ");
     }
-    wr_strbuf_puts(out, sv(st, "phase"));
+    wr_strbuf_puts(out, wr_state_text(st, "phase"));
     if (json_is_object(a)) {
-        wr_strbuf_printf(out, " (%s attacks %s's %s", sv(a, "attacker"), sv(a, "defender"),
-                         sv(a, "target"));
-        if (sget(a, "counter"))
-            wr_strbuf_printf(out, ", %s at stake", sget(a, "counter"));
+        wr_strbuf_printf(out, " (%s attacks %s's %s", wr_state_text(a, "attacker"),
+                         wr_state_text(a, "defender"), wr_state_text(a, "target"));
+        if (wr_state_str(a, "counter"))
+            wr_strbuf_printf(out, ", %s at stake", wr_state_str(a, "counter"));
         if (json_is_object(json_object_get(a, "battle")))
-            wr_strbuf_printf(out, ", %s", sv(json_object_get(a, "battle"), "text"));
-        else if (sget(a, "counter"))
-            wr_strbuf_printf(out, ", round %lld", iget(a, "round"));
+            wr_strbuf_printf(out, ", %s", wr_state_text(json_object_get(a, "battle"), "text"));
+        else if (wr_state_str(a, "counter"))
+            wr_strbuf_printf(out, ", round %lld", wr_state_int(a, "round"));
         wr_strbuf_puts(out, ")");
     }
     wr_strbuf_puts(out, ": ");
     wr_state_waiting_line(st, out);
-    const char *winner = sget(st, "winner");
+    const char *winner = wr_state_str(st, "winner");
     if (winner)
         wr_strbuf_printf(out, " (%s by %s)", strcmp(winner, "draw") == 0 ? "a draw" : winner,
-                         sget(st, "end") ? sget(st, "end") : "?");
+                         wr_state_str(st, "end") ? wr_state_str(st, "end") : "?");
     wr_strbuf_puts(out, "\n");
 }
 
@@ -704,10 +694,13 @@ static void decide_towns(const struct cp_view *p, const struct wr_campaign *c, c
     } else {
         const struct wr_campaign_attack *a = &c->at;
         int near = a->target >= 0 && (c->map.towns[a->target].adj & cp_towns_of(c, a->attacker));
-        wr_strbuf_printf(out, "Your decision: %s attacks your %s; put one of %s's towns at stake "
-                         "(C4: %s)", cp_pname(a->attacker),
-                         a->target >= 0 ? c->map.towns[a->target].name : "?", cp_pname(a->attacker),
-                         near ? "one adjacent to the target" : "any, none is adjacent to the target");
+        wr_strbuf_printf(out,
+                         "Your decision: %s attacks your %s; put one of %s's towns at stake "
+                         "(C4: %s)",
+                         cp_pname(a->attacker), a->target >= 0 ? c->map.towns[a->target].name : "?",
+                         cp_pname(a->attacker),
+                         near ? "one adjacent to the target"
+                              : "any, none is adjacent to the target");
     }
     wr_strbuf_printf(out, ".\n  allowed (%d): ", count_towns(set));
     list_towns(out, &p->map, set);
@@ -811,18 +804,19 @@ typedef void event_fn(const json_t *e, struct wr_strbuf *out);
 
 static void ev_roll(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s rolls %lld (%s)", sget(e, "seat") ? sget(e, "seat") : "the game",
-                     iget(e, "face"), sv(e, "for"));
+    wr_strbuf_printf(out, "%s rolls %lld (%s)",
+                     wr_state_str(e, "seat") ? wr_state_str(e, "seat") : "the game",
+                     wr_state_int(e, "face"), wr_state_text(e, "for"));
 }
 
 static void ev_first_choice(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s chooses the first town", sv(e, "seat"));
+    wr_strbuf_printf(out, "%s chooses the first town", wr_state_text(e, "seat"));
 }
 
 static void ev_town_chosen(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s takes %s", sv(e, "seat"), sv(e, "town"));
+    wr_strbuf_printf(out, "%s takes %s", wr_state_text(e, "seat"), wr_state_text(e, "town"));
 }
 
 static void ev_draft_over(const json_t *e, struct wr_strbuf *out)
@@ -833,23 +827,24 @@ static void ev_draft_over(const json_t *e, struct wr_strbuf *out)
 
 static void ev_turn(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "campaign turn %lld begins", iget(e, "turn"));
+    wr_strbuf_printf(out, "campaign turn %lld begins", wr_state_int(e, "turn"));
 }
 
 static void ev_passed(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s passes: no neighbour to attack", sv(e, "seat"));
+    wr_strbuf_printf(out, "%s passes: no neighbour to attack", wr_state_text(e, "seat"));
 }
 
 static void ev_attack(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s attacks %s's %s", sv(e, "seat"), sv(e, "defender"),
-                     sv(e, "target"));
+    wr_strbuf_printf(out, "%s attacks %s's %s", wr_state_text(e, "seat"),
+                     wr_state_text(e, "defender"), wr_state_text(e, "target"));
 }
 
 static void ev_counter(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s puts %s at stake", sv(e, "seat"), sv(e, "town"));
+    wr_strbuf_printf(out, "%s puts %s at stake", wr_state_text(e, "seat"),
+                     wr_state_text(e, "town"));
 }
 
 static void ev_strategy_dice(const json_t *e, struct wr_strbuf *out)
@@ -861,109 +856,117 @@ static void ev_strategy_dice(const json_t *e, struct wr_strbuf *out)
     json_object_foreach(json_object_get(e, "sixes"), key, v)
         wr_strbuf_printf(out, "%s%s %lld six%s", n++ ? ", " : "", key,
                          (long long)json_integer_value(v), json_integer_value(v) == 1 ? "" : "es");
-    wr_strbuf_printf(out, "; %s", sget(e, "winner") ? sget(e, "winner") : "nobody");
-    wr_strbuf_puts(out, sget(e, "winner") ? " rolls on the strategy table" : " rolls (a tie)");
+    wr_strbuf_printf(out, "; %s", wr_state_str(e, "winner") ? wr_state_str(e, "winner") : "nobody");
+    wr_strbuf_puts(out,
+                   wr_state_str(e, "winner") ? " rolls on the strategy table" : " rolls (a tie)");
 }
 
 static void ev_strategy(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s wins %s (rolled %lld%s)", sv(e, "seat"), sv(e, "strategy"),
-                     iget(e, "roll"),
-                     strcmp(sv(e, "from"), "reinforcement") == 0
-                         ? ", a reinforcement" : "");
+    wr_strbuf_printf(out, "%s wins %s (rolled %lld%s)", wr_state_text(e, "seat"),
+                     wr_state_text(e, "strategy"), wr_state_int(e, "roll"),
+                     strcmp(wr_state_text(e, "from"), "reinforcement") == 0 ? ", a reinforcement"
+                                                                            : "");
 }
 
 static void ev_strategy_chosen(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s chooses %s", sv(e, "seat"), sv(e, "strategy"));
+    wr_strbuf_printf(out, "%s chooses %s", wr_state_text(e, "seat"), wr_state_text(e, "strategy"));
 }
 
 static void ev_tactic_committed(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s seals a tactic for round %lld", sv(e, "seat"), iget(e, "round"));
+    wr_strbuf_printf(out, "%s seals a tactic for round %lld", wr_state_text(e, "seat"),
+                     wr_state_int(e, "round"));
 }
 
 static void ev_tactic_chosen(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s chooses a tactic for round %lld", sv(e, "seat"), iget(e, "round"));
-    if (sget(e, "choice"))
-        wr_strbuf_printf(out, ": %s", sget(e, "choice"));
+    wr_strbuf_printf(out, "%s chooses a tactic for round %lld", wr_state_text(e, "seat"),
+                     wr_state_int(e, "round"));
+    if (wr_state_str(e, "choice"))
+        wr_strbuf_printf(out, ": %s", wr_state_str(e, "choice"));
 }
 
 static void ev_tactics(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "round %lld: the attacker %s, the defender %s: %s. %s", iget(e, "round"),
-                     sv(json_object_get(e, "attacker"), "choice"),
-                     sv(json_object_get(e, "defender"), "choice"), sv(e, "why"),
-                     sv(e, "text"));
+    wr_strbuf_printf(out, "round %lld: the attacker %s, the defender %s: %s. %s",
+                     wr_state_int(e, "round"),
+                     wr_state_text(json_object_get(e, "attacker"), "choice"),
+                     wr_state_text(json_object_get(e, "defender"), "choice"),
+                     wr_state_text(e, "why"), wr_state_text(e, "text"));
 }
 
 static void ev_battle(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "battle: %s, %lld points a side", sv(e, "text"), iget(e, "points"));
+    wr_strbuf_printf(out, "battle: %s, %lld points a side", wr_state_text(e, "text"),
+                     wr_state_int(e, "points"));
 }
 
 static void ev_called_off(const json_t *e, struct wr_strbuf *out)
 {
     wr_strbuf_printf(out, "the attack is called off after %lld rounds without battle",
-                     iget(e, "rounds"));
+                     wr_state_int(e, "rounds"));
 }
 
 static void ev_ambush_sealed(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s writes down the hidden ambush force", sv(e, "seat"));
-    if (sget(e, "note"))
-        wr_strbuf_printf(out, ": %s", sget(e, "note"));
+    wr_strbuf_printf(out, "%s writes down the hidden ambush force", wr_state_text(e, "seat"));
+    if (wr_state_str(e, "note"))
+        wr_strbuf_printf(out, ": %s", wr_state_str(e, "note"));
 }
 
 static void ev_ambush_revealed(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s's hidden ambush force: %s", sv(e, "seat"), sv(e, "note"));
+    wr_strbuf_printf(out, "%s's hidden ambush force: %s", wr_state_text(e, "seat"),
+                     wr_state_text(e, "note"));
 }
 
 static void ev_report(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s reports %lld - %lld", sv(e, "seat"), iget(e, "attacker"),
-                     iget(e, "defender"));
+    wr_strbuf_printf(out, "%s reports %lld - %lld", wr_state_text(e, "seat"),
+                     wr_state_int(e, "attacker"), wr_state_int(e, "defender"));
 }
 
 static void ev_disputed(const json_t *e, struct wr_strbuf *out)
 {
     wr_strbuf_printf(out, "the reports disagree: report again%s",
-                     sget(e, "referee") ? ", or the referee settles" : "");
+                     wr_state_str(e, "referee") ? ", or the referee settles" : "");
 }
 
 static void ev_settled(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s settles %lld - %lld", sv(e, "seat"), iget(e, "attacker"),
-                     iget(e, "defender"));
+    wr_strbuf_printf(out, "%s settles %lld - %lld", wr_state_text(e, "seat"),
+                     wr_state_int(e, "attacker"), wr_state_int(e, "defender"));
 }
 
 static void ev_battle_result(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "result %lld - %lld: ", iget(e, "attacker"), iget(e, "defender"));
-    if (sget(e, "winner") == NULL)
+    wr_strbuf_printf(out, "result %lld - %lld: ", wr_state_int(e, "attacker"),
+                     wr_state_int(e, "defender"));
+    if (wr_state_str(e, "winner") == NULL)
         wr_strbuf_puts(out, "a draw, no town changes");
     else
-        wr_strbuf_printf(out, "%s wins by %lld%s", sv(e, "winner"), iget(e, "margin"),
-                         json_is_true(json_object_get(e, "towns_change"))
-                             ? "" : ", too little to take a town");
+        wr_strbuf_printf(
+            out, "%s wins by %lld%s", wr_state_text(e, "winner"), wr_state_int(e, "margin"),
+            json_is_true(json_object_get(e, "towns_change")) ? "" : ", too little to take a town");
 }
 
 static void ev_town_taken(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s takes %s from %s", sv(e, "seat"), sv(e, "town"), sv(e, "from"));
+    wr_strbuf_printf(out, "%s takes %s from %s", wr_state_text(e, "seat"), wr_state_text(e, "town"),
+                     wr_state_text(e, "from"));
 }
 
 static void ev_eliminated(const json_t *e, struct wr_strbuf *out)
 {
-    wr_strbuf_printf(out, "%s has no town left and is out", sv(e, "seat"));
+    wr_strbuf_printf(out, "%s has no town left and is out", wr_state_text(e, "seat"));
 }
 
 static void ev_game_over(const json_t *e, struct wr_strbuf *out)
 {
-    const char *w = sv(e, "winner");
-    wr_strbuf_printf(out, "the campaign is over (%s): %s", sv(e, "end"),
+    const char *w = wr_state_text(e, "winner");
+    wr_strbuf_printf(out, "the campaign is over (%s): %s", wr_state_text(e, "end"),
                      strcmp(w, "draw") == 0 ? "a draw" : w);
     if (strcmp(w, "draw") != 0)
         wr_strbuf_puts(out, " wins");
@@ -1005,7 +1008,7 @@ static const struct {
 static void cp_event_line(const struct wr_view *v, const json_t *event, struct wr_strbuf *out)
 {
     (void)v;
-    const char *type = sget(event, "type");
+    const char *type = wr_state_str(event, "type");
     for (size_t i = 0; type && i < sizeof events / sizeof events[0]; i++)
         if (strcmp(events[i].type, type) == 0) {
             /* a missing key shows as "?" */
@@ -1057,7 +1060,7 @@ static enum wr_order_kind cp_order(struct wr_view *v, const char *line, json_t *
 static int cp_precheck(struct wr_view *v, const json_t *cmd, struct wr_refusal *why)
 {
     struct cp_view *p = (struct cp_view *)v;
-    const char *status = sget(json_object_get(p->state, "server"), "status");
+    const char *status = wr_state_str(json_object_get(p->state, "server"), "status");
     if (p->state == NULL || v->seat[0] == '\0' || (status && strcmp(status, "running") != 0))
         return 0;
     struct wr_campaign *c = position(p);
