@@ -15,12 +15,12 @@ set -eu
 profile=${1:-build}
 
 runtime_pkgs="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 \
-libsqlite3-0 libssl3 libedit2 ca-certificates curl"
+libsqlite3-0 libssl3 zlib1g libedit2 ca-certificates curl"
 
 build_pkgs="build-essential cmake ninja-build pkg-config clang \
 libclang-rt-14-dev llvm python3 tmux \
 libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev \
-libsqlite3-dev libssl-dev libcmocka-dev libedit-dev sqlite3"
+libsqlite3-dev libssl-dev zlib1g-dev libcmocka-dev libedit-dev sqlite3"
 
 case "$profile" in
     build) pkgs=$build_pkgs ;;
