@@ -17,10 +17,14 @@ profile=${1:-build}
 runtime_pkgs="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 \
 libsqlite3-0 libssl3 zlib1g libedit2 ca-certificates curl"
 
-build_pkgs="build-essential cmake ninja-build pkg-config clang \
+build_pkgs="build-essential cmake ninja-build pkg-config clang nodejs chromium \
 libclang-rt-14-dev llvm python3 tmux \
 libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev \
 libsqlite3-dev libssl-dev zlib1g-dev libcmocka-dev libedit-dev sqlite3"
+
+# npm: Debian's package only where no npm is on the PATH (a Node.js from
+# elsewhere brings its own, which Debian's would conflict with).
+command -v npm >/dev/null 2>&1 || build_pkgs="$build_pkgs npm"
 
 case "$profile" in
     build) pkgs=$build_pkgs ;;
@@ -37,7 +41,19 @@ for p in $pkgs; do
     esac
 done
 
+# The browser tests' driver (tests/browser/package.json: playwright-core,
+# pinned in its package-lock.json; it drives Debian's chromium, it downloads
+# no browser).
+browser_npm() {
+    [ "$profile" = build ] || return 0
+    dir=$(cd "$(dirname "$0")/.." && pwd)/tests/browser
+    [ -d "$dir/node_modules/playwright-core" ] && return 0
+    echo "deps.sh: npm ci in $dir" >&2
+    (cd "$dir" && npm ci --no-audit --no-fund)
+}
+
 if [ -z "$missing" ]; then
+    browser_npm
     exit 0
 fi
 
@@ -54,3 +70,4 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 # shellcheck disable=SC2086
 $sudo apt-get install -y -qq --no-install-recommends $missing
+browser_npm
