@@ -7,7 +7,8 @@
 // playwright-core: the lobby lists the game with its two seats claimed;
 // "watch" opens its page, which shows its version; a mark played by the
 // terminal client appears on the page (the version and the event log
-// change). Every wait is for a DOM state (no sleeping); the whole test is
+// change), and the lobby then counts it as watching, with the mark's
+// time as the last move. Every wait is for a DOM state (no sleeping); the whole test is
 // bounded. A missing chromium or playwright-core fails it.
 //
 //   node lobby.test.mjs BUILD_DIR
@@ -96,6 +97,15 @@ try {
   assert.ok(await page.locator('#events li').count() > logged, 'the event log grew');
   const state = JSON.parse(await page.locator('#state').textContent());
   assert.equal(state.board[4], 'x', `the page's state has the mark: ${JSON.stringify(state.board)}`);
+  // The lobby (a second tab, the game page still open) counts the page as
+  // watching and shows the mark's time.
+  const lobby = await browser.newPage();
+  await lobby.goto(`http://127.0.0.1:${server.web}/`);
+  const again = lobby.locator(`#games tr[data-game="${game}"]`);
+  await again.waitFor({ timeout: 15000 });
+  assert.equal(await again.locator('td.watching').textContent(), '1');
+  assert.notEqual(await again.locator('td.moved').textContent(), '', 'a last move time');
+  assert.equal(await again.locator('td.awaiting').textContent(), 'o');
   assert.deepEqual(problems, [], 'no console errors (a CSP refusal would be one)');
   console.log(`browser_lobby: ok (game ${game}, version ${before} -> ${before + 1})`);
 } catch (e) {

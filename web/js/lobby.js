@@ -31,7 +31,8 @@ function row(g) {
   }
   cell(tr, g.awaiting ?? '', 'awaiting');
   cell(tr, String(g.version), 'version');
-  cell(tr, String(g.spectators ?? 0), 'spectators');
+  cell(tr, g.last_move_ms ? new Date(g.last_move_ms).toLocaleString() : '', 'moved');
+  cell(tr, g.spectators ? String(g.watching ?? 0) : 'not allowed', 'watching');
   const a = document.createElement('a');
   a.href = `/game/${encodeURIComponent(g.game)}`;
   a.className = 'watch';
