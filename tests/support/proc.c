@@ -118,6 +118,7 @@ static int spawn(struct wt_server *s, const char *const *extra)
         argv[argc++] = extra[i];
     argv[argc] = NULL;
 
+    s->web_port = 0;
     pid_t pid = fork();
     if (pid < 0)
         return -1;
@@ -146,6 +147,16 @@ static int spawn(struct wt_server *s, const char *const *extra)
         return -1;
     }
     return 0;
+}
+
+int wt_server_web_port(struct wt_server *s)
+{
+    char line[256];
+    if (s->web_port == 0)
+        s->web_port = read_line(s->out_fd, line, sizeof line, now_ms() + 10000) == 0 &&
+                      sscanf(line, "warroomd web client on http://127.0.0.1:%d/",
+                             &s->web_port) == 1 ? s->web_port : -1;
+    return s->web_port;
 }
 
 int wt_server_start(struct wt_server *s, const char *const *extra)
