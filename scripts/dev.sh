@@ -68,12 +68,16 @@ case "$cmd" in
         db=${WARROOM_DB:-$top/warroom.db}
         # The scenarios of the source tree (test/small included), unless told otherwise.
         scenarios=${WARROOM_SCENARIOS:-$top/scenarios}
+        # The web client: the --listen port plus one unless told.
+        web=${WARROOM_WEB_LISTEN:-${listen%:*}:$((${listen##*:} + 1))}
         echo "warroomd: starting on ws://$listen/ with the SQLite store $db"
+        echo "  open:      http://$web/  in a browser (the lobby; the web client)"
         echo "  check it:  curl http://$listen/healthz"
         echo "  connect:   a websocket client to ws://$listen/ sending {\"type\":\"hello\",\"protocol\":1}"
         echo "  client:    build/client-cli/warroom --help  (README: Playing a game)"
         echo "  stop it:   Ctrl-C"
-        exec "$top/build/server/warroomd" --listen "$listen" --db "$db" --scenarios "$scenarios" "$@"
+        exec "$top/build/server/warroomd" --listen "$listen" --web-listen "$web" --db "$db" \
+            --scenarios "$scenarios" "$@"
         ;;
     bench)
         configure_and_build $(kind_args --release)
