@@ -197,6 +197,7 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
     case 'l':
         return parse_listen(cfg, v);
     case OPT_WEB_LISTEN:
+        cfg->web_named = 1;
         return parse_web_listen(cfg, v);
     case OPT_WEB_DIR:
         if (*v == '\0') {
@@ -204,6 +205,7 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
             return -1;
         }
         cfg->web_dir = v;
+        cfg->web_named = 1;
         return 0;
     case 'd':
         if (*v == '\0') {

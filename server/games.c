@@ -137,8 +137,8 @@ struct wrd_game {
     int64_t snap_version;
     char *snap_state;
     int64_t created_ms;
-    int64_t moved_ms;           /* the last accepted command's time (ms since the epoch),
-                                   0: none since it was created or the server started */
+    int64_t moved_ms;           /* the last accepted command's time (ms since the epoch,
+                                   the store's, restored with it), 0: none yet */
     /* Linked games: a child's parent and the key its ruleset gave ("" for
      * a game without a parent), and the last command of this child's
      * events the parent refused ("" none: not stored, shown until the next
@@ -2573,6 +2573,7 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
                  (long long)r->version, why.message);
         return -1;
     }
+    g->moved_ms = r->at_ms;
     /* The answer a re-sent seq gets after the restart. */
     if (r->client_seq > 0) {
         json_t *pev = g->rs->project_events(g->g, r->seat, events);

@@ -1342,7 +1342,8 @@ static int web_start(struct wrd_server *srv, struct lws_context_creation_info *i
     const char *scheme = srv->cfg.tls_cert ? "wss" : "ws";
     srv->web = wrd_web_load(srv->cfg.web_dir, scheme, srv->cfg.host, srv->port, why, sizeof why);
     if (srv->web == NULL) {
-        wrd_error("cannot load the web client", "dir=%s detail=\"%s\" hint=\"set --web, or "
+        wrd_log(srv->cfg.web_named ? WRD_LOG_ERROR : WRD_LOG_WARN, "cannot load the web client",
+                "dir=%s detail=\"%s\" hint=\"set --web, or "
                   "--web-listen none\"", srv->cfg.web_dir, why);
         return -1;
     }
@@ -1356,7 +1357,8 @@ static int web_start(struct wrd_server *srv, struct lws_context_creation_info *i
                     (strchr(srv->cfg.web_host, ':') ? 0 : LWS_SERVER_OPTION_DISABLE_IPV6);
     struct lws_vhost *vh = lws_create_vhost(srv->ctx, info);
     if (vh == NULL) {
-        wrd_error("cannot listen", "addr=%s:%d what=web hint=\"port busy: set --web-listen, "
+        wrd_log(srv->cfg.web_named ? WRD_LOG_ERROR : WRD_LOG_WARN, "cannot listen",
+                "addr=%s:%d what=web hint=\"port busy: set --web-listen, "
                   "or --web-listen none\"", srv->cfg.web_host, srv->cfg.web_port);
         return -1;
     }
@@ -1438,8 +1440,18 @@ int wrd_net_start(struct wrd_server *srv)
     printf("warroomd listening on %s://%s:%d/\n", srv->cfg.tls_cert ? "wss" : "ws",
            srv->cfg.host, srv->port);
     srv->web_port = -1;
-    if (srv->cfg.web_port >= 0 && web_start(srv, &info) < 0)
-        return -1;
+    if (srv->cfg.web_port >= 0 && web_start(srv, &info) < 0) {
+        /* Named by the user: an error. By default (port + 1, the default
+         * folder): the websocket server runs on without it, as before the
+         * web client existed, and says so. */
+        if (srv->cfg.web_named)
+            return -1;
+        wrd_web_free(srv->web);
+        srv->web = NULL;
+        wrd_warn("web client not served", "hint=\"set --web-listen and --web; "
+                 "--web-listen none to say it is not wanted\"");
+        printf("warroomd web client not served (see the log)\n");
+    }
     fflush(stdout);
     return 0;
 }

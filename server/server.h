@@ -29,6 +29,8 @@ struct wrd_config {
     int web_port;               /* --web-listen port; 0 picks a free port; -1: the
                                  * --listen port plus one (0 when that is 0);
                                  * -2: no web port (--web-listen none) */
+    int web_named;              /* --web-listen or --web given: failing to serve
+                                 * the web client stops the server (else a warning) */
     const char *web_dir;        /* --web directory of the web client's files; by
                                  * default the first of web_dirs that exists */
     struct wr_datadirs web_dirs; /* where the default is looked for (datadir.h) */
