@@ -647,6 +647,8 @@ static int do_casualties(struct bg_game *g, int s, const json_t *cmd, json_t *ev
         return refuse(why, WB_R_BAD_COMMAND, "report \"wounds\": 1 or more");
     if (left == 0)
         return refuse(why, BG_R_UNIT_GONE, "%s has no models left", u->name);
+    if (u->status & WB_ST_OFF_TABLE)    /* B36: gone from the table, nothing hits it */
+        return refuse(why, BG_R_UNIT_GONE, "%s has left the table", u->name);
     if (json_integer_value(w) > left)
         return refuse(why, BG_R_TOO_MANY_CASUALTIES, "%s has %d wounds left, not %d", u->name,
                       left, (int)json_integer_value(w));

@@ -617,6 +617,14 @@ static void test_combat_commands(void **state)
     json_t *history = json_array();
     play(g, game3, sizeof game3 / sizeof game3[0], history);
     struct wr_refusal why = { 0, NULL, "" };
+    /* The Hoplites left the table at step 88 with wounds left: no casualty
+     * reaches them any more (B36). */
+    json_t *cas = json_loads("{\"type\":\"casualties\",\"unit\":\"Hoplites\",\"wounds\":1}", 0,
+                             NULL), *ev = NULL;
+    assert_int_not_equal(g->rs->apply(g, "p1", cas, &ev, &why), 0);
+    assert_string_equal(why.code, "unit_gone");
+    assert_null(ev);
+    json_decref(cas);
     if (g->rs->check && g->rs->check(g, &why) != 0)
         fail_msg("check: %s", why.message);
     json_decref(history);
