@@ -117,25 +117,6 @@ static const struct wr_order orders[O_COUNT + 1] = {
     { NULL, NULL, NULL, NULL, 0 },
 };
 
-/* The facts a side states (docs/rulesets/battle.md, "Commands"); the
- * first two are terrains, the others yes or no. */
-static const char *const fact_names[] = {
-    "terrain", "enemy_terrain", "secure_flanks", "rear_support", "near_screen", "isolated",
-    "flank_threat", "flank_threat_skirmish", "near_elephant", "near_enemy_elephant",
-    "won_round", "fighting_elephants", "fighting_flank_rear", "engaged_other_facing", NULL
-};
-#define BP_TERRAIN_FACTS 2
-/* What else may be disputed: the commands that are statements of fact. */
-static const char *const disputable_commands[] = {
-    "charge", "counter_charge", "screen_flees", "broke", "reform", "general_killed",
-    "elephant", "left_table", NULL
-};
-static const char *const terrain_names[] = { "clear", "hill", "ford", "difficult", "obstacle",
-                                             NULL };
-static const char *const kind_names[] = { "infantry", "cavalry", "chariot", "elephant",
-                                          "character", "skirmishers", NULL };
-static const char *const test_names[] = { "ld", "panic", "rally", NULL };
-static const char *const facing_names[] = { "front", "flank", "rear", NULL };
 static const char *const side_names[] = { "p1", "p2", NULL };
 static const char *const result_names[] = { "p1", "p2", "draw", NULL };
 static const char *const yes_names[] = { "yes", "no", NULL };
@@ -370,18 +351,18 @@ static int take_word(const char *const *names, const char *typed)
  * the name, or NULL with why (unknown_fact, did you mean). */
 static const char *take_fact(const char *typed, int commands, struct wr_refusal *why)
 {
-    int f = take_word(fact_names, typed);
+    int f = take_word(bg_fact_names, typed);
     if (f >= 0)
-        return fact_names[f];
-    if (commands && (f = word_index(disputable_commands, typed)) >= 0)
-        return disputable_commands[f];
+        return bg_fact_names[f];
+    if (commands && (f = word_index(bg_statement_names, typed)) >= 0)
+        return bg_statement_names[f];
     const char *near = NULL;
     int best = 3;
-    for (int i = 0; fact_names[i]; i++) {
-        int d = distance(typed, fact_names[i]);
+    for (int i = 0; bg_fact_names[i]; i++) {
+        int d = distance(typed, bg_fact_names[i]);
         if (d < best) {
             best = d;
-            near = fact_names[i];
+            near = bg_fact_names[i];
         }
     }
     if (near)
@@ -420,7 +401,7 @@ static int yes_no(const char *s)
 static json_t *draft_unit(const struct words *ws, struct wr_refusal *why)
 {
     int k = 1;
-    while (k < ws->n && (ws->quoted[k] || word_index(kind_names, ws->w[k]) < 0))
+    while (k < ws->n && (ws->quoted[k] || word_index(bg_kind_names, ws->w[k]) < 0))
         k++;
     if (k == 1 || k >= ws->n) {
         bad_line(why, O_UNIT, k == 1 ? "name the unit first" :
@@ -573,12 +554,12 @@ static int make_command(struct bp_view *p, int o, const struct words *ws, json_t
         if (f == NULL)
             return -1;
         json_t *v;
-        if (word_index(fact_names, f) < BP_TERRAIN_FACTS) {
-            int t = take_word(terrain_names, ws->w[at + 1]);
+        if (word_index(bg_fact_names, f) < BG_TERRAIN_FACTS) {
+            int t = take_word(bg_terrain_names, ws->w[at + 1]);
             if (t < 0)
                 return refuse(why, BG_R_BAD_VALUE, "%s is clear, hill, ford, difficult or "
                               "obstacle", f);
-            v = json_string(terrain_names[t]);
+            v = json_string(bg_terrain_names[t]);
         } else {
             int b = yes_no(ws->w[at + 1]);
             if (b < 0)
@@ -630,7 +611,7 @@ static int make_command(struct bp_view *p, int o, const struct words *ws, json_t
     case O_TEST: {
         if (take_unit(p, ws, &at, o, "unit", unit, why) != 0)
             return -1;
-        int t = ws->n - at == 2 ? take_word(test_names, ws->w[at]) : -1;
+        int t = ws->n - at == 2 ? take_word(bg_test_names, ws->w[at]) : -1;
         if (t < 0)
             return bad_line(why, o, "give the test (ld, panic or rally) and its target");
         long target = number(ws->w[at + 1], 0, 1000);
@@ -638,18 +619,18 @@ static int make_command(struct bp_view *p, int o, const struct words *ws, json_t
             return refuse(why, BG_R_BAD_TARGET, "a target number is 1 to %d, not '%.20s'",
                           BG_TARGET_MAX, ws->w[at + 1]);
         *cmd = json_pack("{s:s, s:s, s:s, s:i}", "type", "test", "unit", unit, "test",
-                         test_names[t], "target", (int)target);
+                         bg_test_names[t], "target", (int)target);
         return 0;
     }
     case O_CHARGE: {
         if (take_unit(p, ws, &at, o, "charging unit", unit, why) != 0 ||
             take_unit(p, ws, &at, o, "unit charged", other, why) != 0)
             return -1;
-        int f = ws->n - at == 1 ? take_word(facing_names, ws->w[at]) : -1;
+        int f = ws->n - at == 1 ? take_word(bg_facing_names, ws->w[at]) : -1;
         if (f < 0)
             return bad_line(why, o, "give the facing charged: front, flank or rear");
         *cmd = json_pack("{s:s, s:s, s:s, s:s}", "type", "charge", "unit", unit, "target", other,
-                         "facing", facing_names[f]);
+                         "facing", bg_facing_names[f]);
         return 0;
     }
     case O_CC:
@@ -1158,7 +1139,7 @@ static void bp_complete(const struct wr_view *v, const char *const *words, int n
     switch (o) {
     case O_UNIT:
         if (arg >= 1)
-            complete_from(kind_names, word, add, ctx);
+            complete_from(bg_kind_names, word, add, ctx);
         return;
     case O_ROSTER:
         if (arg == 0)
@@ -1172,20 +1153,20 @@ static void bp_complete(const struct wr_view *v, const char *const *words, int n
         if (arg == 0)
             complete_units(p->state, me, word, add, ctx);
         else if (arg == 1)
-            complete_from(o == O_FACT ? fact_names : o == O_TEST ? test_names
+            complete_from(o == O_FACT ? bg_fact_names : o == O_TEST ? bg_test_names
                           : o == O_ELEPHANT ? elephant_events : (const char *const[]){ NULL },
                           word, add, ctx);
         else if (arg == 2 && o == O_FACT)
-            complete_from(word_index(fact_names, words[2]) < BP_TERRAIN_FACTS &&
-                          word_index(fact_names, words[2]) >= 0 ? terrain_names : yes_names,
+            complete_from(word_index(bg_fact_names, words[2]) < BG_TERRAIN_FACTS &&
+                          word_index(bg_fact_names, words[2]) >= 0 ? bg_terrain_names : yes_names,
                           word, add, ctx);
         return;
     case O_DISPUTE:
         if (arg == 0)
             complete_units(p->state, me < 0 ? -1 : !me, word, add, ctx);
         else if (arg == 1) {
-            complete_from(fact_names, word, add, ctx);
-            complete_from(disputable_commands, word, add, ctx);
+            complete_from(bg_fact_names, word, add, ctx);
+            complete_from(bg_statement_names, word, add, ctx);
         }
         return;
     case O_CAS:
@@ -1198,7 +1179,7 @@ static void bp_complete(const struct wr_view *v, const char *const *words, int n
         if (arg <= 1)
             complete_units(p->state, me < 0 ? -1 : arg == 0 ? me : !me, word, add, ctx);
         else if (arg == 2)
-            complete_from(facing_names, word, add, ctx);
+            complete_from(bg_facing_names, word, add, ctx);
         return;
     case O_FLEE:
     case O_COVER:
