@@ -34,12 +34,19 @@ static const char *const side_name[2] = { "p1", "p2" };
 
 /* --- names ----------------------------------------------------------------- */
 
-static const char *const kind_names[] = { "infantry", "cavalry", "chariot", "elephant",
-                                          "character", "skirmishers", NULL };
+const char *const bg_kind_names[] = { "infantry", "cavalry", "chariot", "elephant",
+                                     "character", "skirmishers", NULL };
+const char *const bg_fact_names[] = {
+    "terrain", "enemy_terrain", "secure_flanks", "rear_support", "near_screen", "isolated",
+    "flank_threat", "flank_threat_skirmish", "near_elephant", "near_enemy_elephant",
+    "won_round", "fighting_elephants", "fighting_flank_rear", "engaged_other_facing", NULL
+};
+const char *const bg_test_names[] = { "ld", "panic", "rally", NULL };
+const char *const bg_facing_names[] = { "front", "flank", "rear", NULL };
 static const char *const fam_names[] = { "never_met", "previously_fought", "know", "expert",
                                          NULL };
-static const char *const terrain_names[] = { "clear", "hill", "ford", "difficult", "obstacle",
-                                             NULL };
+const char *const bg_terrain_names[] = { "clear", "hill", "ford", "difficult", "obstacle",
+                                        NULL };
 static const char *const segment_names[] = { "declare_charges", "rally", "compulsory_move",
                                              "shooting", "combat", NULL };
 static const char *const phase_names[] = { "roster", "start", "play", "victory", "over" };
@@ -52,35 +59,35 @@ static int name_index(const char *const *names, const char *s)
     return -1;
 }
 
-/* The facts a side may state: the name, whether it is a terrain (else a
- * bool) and where it goes in struct wb_facts. */
+/* The facts a side may state (bg_fact_names, battle_game.h, in the same
+ * order; the first BG_TERRAIN_FACTS are terrains, the others true or
+ * false): where each goes in struct wb_facts. */
 static const struct bg_fact {
-    const char *name;
-    bool terrain;
     size_t off;
 } facts[] = {
-    { "terrain", true, offsetof(struct wb_facts, terrain) },
-    { "enemy_terrain", true, offsetof(struct wb_facts, enemy_terrain) },
-    { "secure_flanks", false, offsetof(struct wb_facts, secure_flanks) },
-    { "rear_support", false, offsetof(struct wb_facts, rear_support) },
-    { "near_screen", false, offsetof(struct wb_facts, near_screen) },
-    { "isolated", false, offsetof(struct wb_facts, isolated) },
-    { "flank_threat", false, offsetof(struct wb_facts, flank_threat) },
-    { "flank_threat_skirmish", false, offsetof(struct wb_facts, flank_threat_skirmish) },
-    { "near_elephant", false, offsetof(struct wb_facts, near_elephant) },
-    { "near_enemy_elephant", false, offsetof(struct wb_facts, near_enemy_elephant) },
-    { "won_round", false, offsetof(struct wb_facts, won_round) },
-    { "fighting_elephants", false, offsetof(struct wb_facts, fighting_elephants) },
-    { "fighting_flank_rear", false, offsetof(struct wb_facts, fighting_flank_rear) },
-    { "engaged_other_facing", false, offsetof(struct wb_facts, engaged_other_facing) },
+    { offsetof(struct wb_facts, terrain) },
+    { offsetof(struct wb_facts, enemy_terrain) },
+    { offsetof(struct wb_facts, secure_flanks) },
+    { offsetof(struct wb_facts, rear_support) },
+    { offsetof(struct wb_facts, near_screen) },
+    { offsetof(struct wb_facts, isolated) },
+    { offsetof(struct wb_facts, flank_threat) },
+    { offsetof(struct wb_facts, flank_threat_skirmish) },
+    { offsetof(struct wb_facts, near_elephant) },
+    { offsetof(struct wb_facts, near_enemy_elephant) },
+    { offsetof(struct wb_facts, won_round) },
+    { offsetof(struct wb_facts, fighting_elephants) },
+    { offsetof(struct wb_facts, fighting_flank_rear) },
+    { offsetof(struct wb_facts, engaged_other_facing) },
 };
 #define NFACTS ((int)(sizeof facts / sizeof facts[0]))
+_Static_assert(sizeof bg_fact_names / sizeof bg_fact_names[0] == NFACTS + 1, "bg_fact_names");
 _Static_assert(sizeof facts / sizeof facts[0] <= BG_FACTS_MAX, "BG_FACTS_MAX");
 
 static int fact_index(const char *s)
 {
     for (int i = 0; s && i < NFACTS; i++)
-        if (strcmp(facts[i].name, s) == 0)
+        if (strcmp(bg_fact_names[i], s) == 0)
             return i;
     return -1;
 }
@@ -89,7 +96,7 @@ static int fact_index(const char *s)
  * "fact" a dispute names (B35); a dispute of one holds NFACTS + its row. */
 enum { SK_CHARGE, SK_COUNTER, SK_SCREEN, SK_BROKE, SK_REFORM, SK_ELEPHANT, SK_LEFT,
        SK_GENERAL, SK_COUNT };
-static const char *const stmt_names[] = { "charge", "counter_charge", "screen_flees", "broke",
+const char *const bg_statement_names[] = { "charge", "counter_charge", "screen_flees", "broke",
                                           "reform", "elephant", "left_table", "general_killed",
                                           NULL };
 
@@ -103,8 +110,8 @@ static const char *dispute_unit(const struct bg_game *g)
 
 static const char *dispute_fact(const struct bg_game *g)
 {
-    return g->dispute.fact < NFACTS ? facts[g->dispute.fact].name
-                                    : stmt_names[g->dispute.fact - NFACTS];
+    return g->dispute.fact < NFACTS ? bg_fact_names[g->dispute.fact]
+                                    : bg_statement_names[g->dispute.fact - NFACTS];
 }
 
 /* The unit's struct wb_facts from its stated values. */
@@ -112,7 +119,7 @@ static void facts_fill(struct wb_unit *u, const struct bg_unit_x *x)
 {
     for (int i = 0; i < NFACTS; i++) {
         char *p = (char *)&u->facts + facts[i].off;
-        if (facts[i].terrain) {
+        if (i < BG_TERRAIN_FACTS) {
             enum wb_terrain t = (enum wb_terrain)x->value[i];
             memcpy(p, &t, sizeof t);
         } else {
@@ -348,7 +355,7 @@ static int parse_unit(const json_t *j, struct wb_unit *u, int *points, struct wr
                       "and wounds, move, files, ranks, skirmish, general, points, crew, "
                       "mounted, thrusting_spears");
     const char *name = json_string_value(json_object_get(j, "name"));
-    int kind = name_index(kind_names, json_string_value(json_object_get(j, "kind")));
+    int kind = name_index(bg_kind_names, json_string_value(json_object_get(j, "kind")));
     json_t *m = json_object_get(j, "models");
     if (name == NULL || name[0] == '\0' || strlen(name) >= WB_NAME_MAX || kind < 0 ||
         !json_is_integer(m) || json_integer_value(m) < 1 ||
@@ -527,14 +534,14 @@ static int do_fact(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
                       "secure_flanks, rear_support, isolated, flank_threat, won_round, ...");
     json_t *v = json_object_get(cmd, "value");
     int val;
-    if (facts[f].terrain) {
-        val = name_index(terrain_names, json_string_value(v));
+    if (f < BG_TERRAIN_FACTS) {
+        val = name_index(bg_terrain_names, json_string_value(v));
         if (val < 0)
             return refuse(why, BG_R_BAD_VALUE, "%s is clear, hill, ford, difficult or obstacle",
-                          facts[f].name);
+                          bg_fact_names[f]);
     } else {
         if (!json_is_boolean(v))
-            return refuse(why, BG_R_BAD_VALUE, "%s is true or false", facts[f].name);
+            return refuse(why, BG_R_BAD_VALUE, "%s is true or false", bg_fact_names[f]);
         val = json_is_true(v);
     }
     struct bg_unit_x *x = &g->side[s].x[ui];
@@ -544,7 +551,7 @@ static int do_fact(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
     judge_unit(g, s, ui);
     json_array_append_new(ev, json_pack("{s:s, s:s, s:s, s:s, s:O}", "type", "fact", "side",
                                         side_name[s], "unit", g->side[s].army.units[ui].name,
-                                        "fact", facts[f].name, "value", v));
+                                        "fact", bg_fact_names[f], "value", v));
     return 0;
 }
 
@@ -595,7 +602,7 @@ static int do_dispute(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
     struct bg_unit_x *x = &g->side[us].x[ui];
     if (!(x->stated >> f & 1u))
         return refuse(why, BG_R_NOT_STATED, "%s's %s was not stated since it was last settled",
-                      g->side[us].army.units[ui].name, facts[f].name);
+                      g->side[us].army.units[ui].name, bg_fact_names[f]);
     x->stated &= ~(1u << f);
     g->dispute.on = true;
     g->dispute.side = us;
@@ -603,7 +610,7 @@ static int do_dispute(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
     g->dispute.fact = f;
     json_array_append_new(ev, json_pack("{s:s, s:s, s:s, s:s}", "type", "dispute", "side",
                                         side_name[s], "unit", g->side[us].army.units[ui].name,
-                                        "fact", facts[f].name));
+                                        "fact", bg_fact_names[f]));
     if (g->referee)
         return 0;
     /* No referee: a D6, the stated fact stands on a 4 or more (B22). */
@@ -647,6 +654,8 @@ static int do_casualties(struct bg_game *g, int s, const json_t *cmd, json_t *ev
         return refuse(why, WB_R_BAD_COMMAND, "report \"wounds\": 1 or more");
     if (left == 0)
         return refuse(why, BG_R_UNIT_GONE, "%s has no models left", u->name);
+    if (u->status & WB_ST_OFF_TABLE)    /* B36: gone from the table, nothing hits it */
+        return refuse(why, BG_R_UNIT_GONE, "%s has left the table", u->name);
     if (json_integer_value(w) > left)
         return refuse(why, BG_R_TOO_MANY_CASUALTIES, "%s has %d wounds left, not %d", u->name,
                       left, (int)json_integer_value(w));
@@ -662,7 +671,6 @@ static int do_test(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
                    struct wr_refusal *why)
 {
     static const char *const keys[] = { "type", "unit", "test", "target", NULL };
-    static const char *const tests[] = { "ld", "panic", "rally", NULL };
     int us, ui;
     if (only_keys(cmd, keys, why) != 0 || find_unit(g, cmd, &us, &ui, why) != 0)
         return why->reason;
@@ -670,7 +678,7 @@ static int do_test(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
     if (us != s)
         return refuse(why, BG_R_NOT_YOUR_UNIT, "%s is %s's unit: its side asks for its tests",
                       u->name, side_name[us]);
-    int t = name_index(tests, json_string_value(json_object_get(cmd, "test")));
+    int t = name_index(bg_test_names, json_string_value(json_object_get(cmd, "test")));
     json_t *tg = json_object_get(cmd, "target");
     if (t < 0 || !json_is_integer(tg))
         return refuse(why, WB_R_BAD_COMMAND, "a test is ld, panic or rally, with a \"target\"");
@@ -712,7 +720,7 @@ static int do_test(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
         x->why_retreat = WB_R_OK;
     }
     json_array_append_new(ev, json_pack("{s:s, s:s, s:s, s:i, s:o, s:b, s:s, s:s}", "type",
-                                        "test", "unit", u->name, "test", tests[t], "target",
+                                        "test", "unit", u->name, "test", bg_test_names[t], "target",
                                         (int)json_integer_value(tg), "faces", fj, "passed",
                                         v.yes, "outcome", wb_reason_code(outcome), "why",
                                         wb_reason_text(outcome)));
@@ -884,7 +892,6 @@ static int do_settle_points(struct bg_game *g, int s, const json_t *cmd, json_t 
 
 /* --- combat commands ------------------------------------------------------------ */
 
-static const char *const facing_names[] = { "front", "flank", "rear", NULL };
 
 /* Out of its combat: fleeing, falling back, off the table or no models. */
 static bool out_of_combat(const struct wb_unit *u)
@@ -979,7 +986,7 @@ static int do_charge(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
                       t->name);
     if (wb_unit_alive(t) == 0)
         return refuse(why, BG_R_UNIT_GONE, "%s has no models left on the table", t->name);
-    int facing = name_index(facing_names, json_string_value(json_object_get(cmd, "facing")));
+    int facing = name_index(bg_facing_names, json_string_value(json_object_get(cmd, "facing")));
     if (facing < 0)                                                             /* 8) */
         return refuse(why, BG_R_BAD_FACING, "\"facing\": front, flank or rear");
     stmt_open(g, us, ui, SK_CHARGE, s);
@@ -1004,7 +1011,7 @@ static int do_charge(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
     judge_unit(g, ts, ti);
     json_t *e = unit_event("charge", g, us, ui);
     json_object_set_new(e, "target", json_string(t->name));
-    json_object_set_new(e, "facing", json_string(facing_names[facing]));
+    json_object_set_new(e, "facing", json_string(bg_facing_names[facing]));
     json_object_set_new(e, "models", json_integer(wb_unit_alive(u)));
     json_object_set_new(e, "kept", json_boolean(keep));
     json_object_set_new(e, "rank", json_string(wb_reason_code(tx->why_rank)));
@@ -1263,7 +1270,7 @@ static int do_left_table(struct bg_game *g, int s, const json_t *cmd, json_t *ev
 
 static int stmt_index(const char *s)
 {
-    return name_index(stmt_names, s);
+    return name_index(bg_statement_names, s);
 }
 
 /* B35. A dispute of a combat statement: {"unit", "fact": its type}, or
@@ -1287,7 +1294,7 @@ static int dispute_stmt(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
     } else {
         if (json_object_get(cmd, "side"))
             return refuse(why, WB_R_BAD_COMMAND, "a dispute of %s names its \"unit\"",
-                          stmt_names[k]);
+                          bg_statement_names[k]);
         if (find_named(g, cmd, "unit", &us, &ui, why) != 0)
             return why->reason;
         st = &g->side[us].x[ui].stmt;
@@ -1295,10 +1302,10 @@ static int dispute_stmt(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
     const char *who = ui >= 0 ? g->side[us].army.units[ui].name : side_name[us];
     if (!st->open || st->kind != k)                                             /* 3) */
         return refuse(why, BG_R_NOT_STATED, "%s's last %s this turn is not open to dispute",
-                      who, stmt_names[k]);
+                      who, bg_statement_names[k]);
     if (st->by == s)                                                            /* 4) */
-        return refuse(why, BG_R_OWN_FACT, "the %s of %s is your own statement", stmt_names[k],
-                      who);
+        return refuse(why, BG_R_OWN_FACT, "the %s of %s is your own statement",
+                      bg_statement_names[k], who);
     st->open = false;
     g->dispute.on = true;
     g->dispute.side = us;
@@ -1306,7 +1313,7 @@ static int dispute_stmt(struct bg_game *g, int s, const json_t *cmd, json_t *ev,
     g->dispute.fact = NFACTS + k;
     json_array_append_new(ev, json_pack("{s:s, s:s, s:s?, s:s}", "type", "dispute", "side",
                                         side_name[s], "unit", ui >= 0 ? who : NULL, "fact",
-                                        stmt_names[k]));
+                                        bg_statement_names[k]));
     if (g->referee)
         return 0;
     int face = roll(g, ev, "dispute");                  /* B22: a D6, 4+ stands */
@@ -1405,7 +1412,7 @@ static void combat_unit_json(const struct bg_game *g, int s, int i, json_t *j)
     if (u->facts.charge.charged)
         charge = json_pack("{s:s, s:s, s:s, s:i, s:b, s:i, s:b}", "by",
                            g->side[!s].army.units[x->charged_by].name, "facing",
-                           facing_names[x->facing], "kind", kind_names[u->facts.charge.kind],
+                           bg_facing_names[x->facing], "kind", bg_kind_names[u->facts.charge.kind],
                            "models", u->facts.charge.models, "skirmish",
                            u->facts.charge.skirmish, "turn", x->charge_turn, "counter_charged",
                            x->counter_charged);
@@ -1415,8 +1422,8 @@ static void combat_unit_json(const struct bg_game *g, int s, int i, json_t *j)
                         : json_null());
     json_object_set_new(j, "broke", json_boolean(x->broke_turn > 0));
     json_object_set_new(j, "left_table", json_boolean(u->status & WB_ST_OFF_TABLE));
-    json_object_set_new(j, "disputable", x->stmt.open ? json_string(stmt_names[x->stmt.kind])
-                                                       : json_null());
+    json_object_set_new(j, "disputable",
+                        x->stmt.open ? json_string(bg_statement_names[x->stmt.kind]) : json_null());
 }
 
 static void combat_side_json(const struct bg_game *g, int s, json_t *j)
@@ -1534,13 +1541,13 @@ static json_t *unit_json(const struct bg_game *g, int s, int i)
     const struct bg_unit_x *x = &g->side[s].x[i];
     json_t *fj = json_object();
     for (int f = 0; f < NFACTS; f++)
-        json_object_set_new(fj, facts[f].name, facts[f].terrain
-                                ? json_string(terrain_names[x->value[f]])
+        json_object_set_new(fj, bg_fact_names[f], f < BG_TERRAIN_FACTS
+                                ? json_string(bg_terrain_names[x->value[f]])
                                 : json_boolean(x->value[f]));
     json_t *stated = json_array();
     for (int f = 0; f < NFACTS; f++)
         if (x->stated >> f & 1u)
-            json_array_append_new(stated, json_string(facts[f].name));
+            json_array_append_new(stated, json_string(bg_fact_names[f]));
     json_t *reasons = json_pack("{s:s, s:s, s:s}", "confident", wb_reason_code(x->why_conf),
                                 "edgy", wb_reason_code(x->why_edgy), "rank",
                                 wb_reason_code(x->why_rank));
@@ -1548,7 +1555,7 @@ static json_t *unit_json(const struct bg_game *g, int s, int i)
         json_object_set_new(reasons, "retreat", json_string(wb_reason_code(x->why_retreat)));
     json_t *j = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:b, s:b, s:i, s:o, "
                           "s:o, s:o, s:o}",
-                          "name", u->name, "kind", kind_names[u->kind], "models", u->models,
+                          "name", u->name, "kind", bg_kind_names[u->kind], "models", u->models,
                           "wounds", u->wounds, "wounds_lost", u->wounds_lost, "models_left",
                           wb_unit_alive(u), "move", u->move, "files", u->files, "ranks",
                           u->ranks, "skirmish", u->skirmish, "general", u->general, "points",
@@ -1888,7 +1895,7 @@ static json_t *random_roster(const struct bg_game *g, int s, struct wr_prng *rng
         /* Cavalry of 5" to 8": some may counter charge (B29), some not. */
         int move = kind == WB_CAVALRY ? 5 + wr_prng_below(rng, 4) : 4;
         json_array_append_new(units, json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:b, s:i, s:i}",
-                                               "name", name, "kind", kind_names[kind],
+                                               "name", name, "kind", bg_kind_names[kind],
                                                "models", models, "wounds", wounds, "files",
                                                files, "ranks", ranks, "general", i == 0,
                                                "points", pts, "move", move));
@@ -1921,16 +1928,16 @@ static json_t *random_turn(const struct bg_game *g, int s, struct wr_prng *rng)
         }
     } else if (pick < 10) {         /* a fact about an own unit */
         int u = wr_prng_below(rng, mine->count), f = wr_prng_below(rng, NFACTS);
-        json_t *v = facts[f].terrain ? json_string(terrain_names[wr_prng_below(rng, 5)])
-                                     : json_boolean(wr_prng_below(rng, 2));
+        json_t *v = f < BG_TERRAIN_FACTS ? json_string(bg_terrain_names[wr_prng_below(rng, 5)])
+                                         : json_boolean(wr_prng_below(rng, 2));
         return json_pack("{s:s, s:s, s:s, s:o}", "type", "fact", "unit", mine->units[u].name,
-                         "fact", facts[f].name, "value", v);
+                         "fact", bg_fact_names[f], "value", v);
     } else if (pick < 12) {         /* dispute an enemy fact */
         for (int i = 0; i < theirs->count; i++)
             for (int f = 0; f < NFACTS; f++)
                 if (g->side[!s].x[i].stated >> f & 1u)
                     return json_pack("{s:s, s:s, s:s}", "type", "dispute", "unit",
-                                     theirs->units[i].name, "fact", facts[f].name);
+                                     theirs->units[i].name, "fact", bg_fact_names[f]);
     } else if (pick < 15) {         /* a test */
         int u = live_unit(g, s, rng);
         if (u >= 0) {
@@ -1986,7 +1993,7 @@ static json_t *random_combat(const struct bg_game *g, int s, struct wr_prng *rng
                 if (sd->x[i].stmt.open && sd->x[i].stmt.by != s)
                     return json_pack("{s:s, s:s, s:s}", "type", "dispute", "unit",
                                      sd->army.units[i].name, "fact",
-                                     stmt_names[sd->x[i].stmt.kind]);
+                                     bg_statement_names[sd->x[i].stmt.kind]);
         }
     }
     if (pick == 1) {                /* a fleeing unit leaves the table */
@@ -2017,7 +2024,7 @@ static json_t *random_combat(const struct bg_game *g, int s, struct wr_prng *rng
         if (pick < 8 && t >= 0 && !(mu->status & WB_ST_FLEEING) &&
             wb_may_declare_charge(mu).yes && mx->declared_turn != g->turn)
             return json_pack("{s:s, s:s, s:s, s:s}", "type", "charge", "unit", mu->name,
-                             "target", theirs->units[t].name, "facing", facing_names[facing]);
+                             "target", theirs->units[t].name, "facing", bg_facing_names[facing]);
         for (int i = 0; i < mine->count; i++) {
             const struct wb_unit *sc = &mine->units[i];
             if (wb_unit_alive(sc) == 0 || (sc->status & WB_ST_FLEEING) || !sc->skirmish)

@@ -80,6 +80,19 @@ enum bg_reason {
 /* The whole table: core, rules core, game. */
 extern const struct wr_reason_table bg_reasons;
 
+/* The battle's words on the wire, NULL-terminated, static storage, shared
+ * by the game and its presentation: unit kinds, terrains (the values of
+ * the first BG_TERRAIN_FACTS facts), the facts a side states (the others
+ * true or false), the statements a dispute may also name (B35), tests,
+ * charge facings. */
+#define BG_TERRAIN_FACTS 2
+extern const char *const bg_kind_names[];
+extern const char *const bg_terrain_names[];
+extern const char *const bg_fact_names[];
+extern const char *const bg_statement_names[];
+extern const char *const bg_test_names[];
+extern const char *const bg_facing_names[];
+
 /* Where a game is. */
 enum bg_phase { BG_ROSTER, BG_START, BG_PLAY, BG_VICTORY, BG_OVER };
 

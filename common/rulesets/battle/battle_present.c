@@ -117,25 +117,6 @@ static const struct wr_order orders[O_COUNT + 1] = {
     { NULL, NULL, NULL, NULL, 0 },
 };
 
-/* The facts a side states (docs/rulesets/battle.md, "Commands"); the
- * first two are terrains, the others yes or no. */
-static const char *const fact_names[] = {
-    "terrain", "enemy_terrain", "secure_flanks", "rear_support", "near_screen", "isolated",
-    "flank_threat", "flank_threat_skirmish", "near_elephant", "near_enemy_elephant",
-    "won_round", "fighting_elephants", "fighting_flank_rear", "engaged_other_facing", NULL
-};
-#define BP_TERRAIN_FACTS 2
-/* What else may be disputed: the commands that are statements of fact. */
-static const char *const disputable_commands[] = {
-    "charge", "counter_charge", "screen_flees", "broke", "reform", "general_killed",
-    "elephant", "left_table", NULL
-};
-static const char *const terrain_names[] = { "clear", "hill", "ford", "difficult", "obstacle",
-                                             NULL };
-static const char *const kind_names[] = { "infantry", "cavalry", "chariot", "elephant",
-                                          "character", "skirmishers", NULL };
-static const char *const test_names[] = { "ld", "panic", "rally", NULL };
-static const char *const facing_names[] = { "front", "flank", "rear", NULL };
 static const char *const side_names[] = { "p1", "p2", NULL };
 static const char *const result_names[] = { "p1", "p2", "draw", NULL };
 static const char *const yes_names[] = { "yes", "no", NULL };
@@ -150,15 +131,7 @@ static int word_index(const char *const *names, const char *s)
     return -1;
 }
 
-/* --- reasons ------------------------------------------------------------------------------ */
-
-const char *bp_reason_text(const char *code)
-{
-    for (int r = 0; code && r < BG_R_COUNT; r++)
-        if (strcmp(wr_reason_code_in(&bg_reasons, r), code) == 0)
-            return wr_reason_text_in(&bg_reasons, r);
-    return NULL;
-}
+/* --- refusals ---------------------------------------------------------------------------- */
 
 static int refuse(struct wr_refusal *why, int r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -378,18 +351,18 @@ static int take_word(const char *const *names, const char *typed)
  * the name, or NULL with why (unknown_fact, did you mean). */
 static const char *take_fact(const char *typed, int commands, struct wr_refusal *why)
 {
-    int f = take_word(fact_names, typed);
+    int f = take_word(bg_fact_names, typed);
     if (f >= 0)
-        return fact_names[f];
-    if (commands && (f = word_index(disputable_commands, typed)) >= 0)
-        return disputable_commands[f];
+        return bg_fact_names[f];
+    if (commands && (f = word_index(bg_statement_names, typed)) >= 0)
+        return bg_statement_names[f];
     const char *near = NULL;
     int best = 3;
-    for (int i = 0; fact_names[i]; i++) {
-        int d = distance(typed, fact_names[i]);
+    for (int i = 0; bg_fact_names[i]; i++) {
+        int d = distance(typed, bg_fact_names[i]);
         if (d < best) {
             best = d;
-            near = fact_names[i];
+            near = bg_fact_names[i];
         }
     }
     if (near)
@@ -428,7 +401,7 @@ static int yes_no(const char *s)
 static json_t *draft_unit(const struct words *ws, struct wr_refusal *why)
 {
     int k = 1;
-    while (k < ws->n && (ws->quoted[k] || word_index(kind_names, ws->w[k]) < 0))
+    while (k < ws->n && (ws->quoted[k] || word_index(bg_kind_names, ws->w[k]) < 0))
         k++;
     if (k == 1 || k >= ws->n) {
         bad_line(why, O_UNIT, k == 1 ? "name the unit first" :
@@ -581,12 +554,12 @@ static int make_command(struct bp_view *p, int o, const struct words *ws, json_t
         if (f == NULL)
             return -1;
         json_t *v;
-        if (word_index(fact_names, f) < BP_TERRAIN_FACTS) {
-            int t = take_word(terrain_names, ws->w[at + 1]);
+        if (word_index(bg_fact_names, f) < BG_TERRAIN_FACTS) {
+            int t = take_word(bg_terrain_names, ws->w[at + 1]);
             if (t < 0)
                 return refuse(why, BG_R_BAD_VALUE, "%s is clear, hill, ford, difficult or "
                               "obstacle", f);
-            v = json_string(terrain_names[t]);
+            v = json_string(bg_terrain_names[t]);
         } else {
             int b = yes_no(ws->w[at + 1]);
             if (b < 0)
@@ -638,7 +611,7 @@ static int make_command(struct bp_view *p, int o, const struct words *ws, json_t
     case O_TEST: {
         if (take_unit(p, ws, &at, o, "unit", unit, why) != 0)
             return -1;
-        int t = ws->n - at == 2 ? take_word(test_names, ws->w[at]) : -1;
+        int t = ws->n - at == 2 ? take_word(bg_test_names, ws->w[at]) : -1;
         if (t < 0)
             return bad_line(why, o, "give the test (ld, panic or rally) and its target");
         long target = number(ws->w[at + 1], 0, 1000);
@@ -646,18 +619,18 @@ static int make_command(struct bp_view *p, int o, const struct words *ws, json_t
             return refuse(why, BG_R_BAD_TARGET, "a target number is 1 to %d, not '%.20s'",
                           BG_TARGET_MAX, ws->w[at + 1]);
         *cmd = json_pack("{s:s, s:s, s:s, s:i}", "type", "test", "unit", unit, "test",
-                         test_names[t], "target", (int)target);
+                         bg_test_names[t], "target", (int)target);
         return 0;
     }
     case O_CHARGE: {
         if (take_unit(p, ws, &at, o, "charging unit", unit, why) != 0 ||
             take_unit(p, ws, &at, o, "unit charged", other, why) != 0)
             return -1;
-        int f = ws->n - at == 1 ? take_word(facing_names, ws->w[at]) : -1;
+        int f = ws->n - at == 1 ? take_word(bg_facing_names, ws->w[at]) : -1;
         if (f < 0)
             return bad_line(why, o, "give the facing charged: front, flank or rear");
         *cmd = json_pack("{s:s, s:s, s:s, s:s}", "type", "charge", "unit", unit, "target", other,
-                         "facing", facing_names[f]);
+                         "facing", bg_facing_names[f]);
         return 0;
     }
     case O_CC:
@@ -1085,155 +1058,6 @@ static void bp_describe(const struct wr_view *v, struct wr_strbuf *out)
     }
 }
 
-/* --- events ------------------------------------------------------------------------------- */
-
-/* ": " and the rules core's sentence for reason code r, when it has one. */
-static void reason_tail(const char *r, struct wr_strbuf *out)
-{
-    const char *text = bp_reason_text(r);
-    if (text != NULL)
-        wr_strbuf_printf(out, ": %s", text);
-}
-
-static void faces_list(const json_t *faces, struct wr_strbuf *out)
-{
-    size_t i;
-    json_t *f;
-    json_array_foreach(faces, i, f)
-        wr_strbuf_printf(out, "%s%lld", i ? "+" : "", json_integer_value(f));
-}
-
-void bp_event_line(const json_t *e, struct wr_strbuf *out)
-{
-    const char *type = wr_state_str(e, "type");
-    if (type == NULL) {
-        wr_strbuf_puts(out, "(an event without a type)");
-        return;
-    }
-    if (strcmp(type, "roster") == 0) {
-        wr_strbuf_printf(out, json_is_true(json_object_get(e, "last")) ? "%s's roster is in"
-                                                                       : "%s sends part of "
-                                                                         "its roster",
-                         wr_state_text(e, "side"));
-        if (json_is_array(json_object_get(e, "units")))
-            wr_strbuf_printf(out, " (%zu units)", json_array_size(json_object_get(e, "units")));
-    } else if (strcmp(type, "rosters_revealed") == 0) {
-        wr_strbuf_puts(out, "Both rosters are in: they are revealed");
-    } else if (strcmp(type, "roll") == 0) {
-        wr_strbuf_printf(out, "Die k=%lld for %s: %lld", wr_state_int(e, "k"),
-                         wr_state_text(e, "for"), wr_state_int(e, "face"));
-    } else if (strcmp(type, "started") == 0) {
-        wr_strbuf_printf(out, "%s takes the first player turn", wr_state_text(e, "first"));
-    } else if (strcmp(type, "fact") == 0) {
-        json_t *v = json_object_get(e, "value");
-        wr_strbuf_printf(out, "%s states: %s %s %s", wr_state_text(e, "side"),
-                         wr_state_text(e, "unit"), wr_state_text(e, "fact"),
-                         json_is_string(v) ? json_string_value(v)
-                         : json_is_true(v) ? "yes"
-                                           : "no");
-    } else if (strcmp(type, "dispute") == 0) {
-        wr_strbuf_printf(out, "%s disputes %s's %s", wr_state_text(e, "side"),
-                         wr_state_text(e, "unit"), wr_state_text(e, "fact"));
-    } else if (strcmp(type, "settled") == 0) {
-        wr_strbuf_printf(out, "Settled by the %s: %s's %s %s", wr_state_text(e, "by"),
-                         wr_state_text(e, "unit"), wr_state_text(e, "fact"),
-                         json_is_true(json_object_get(e, "stands")) ? "stands" : "does not stand");
-    } else if (strcmp(type, "casualties") == 0) {
-        wr_strbuf_printf(out, "%s loses %lld wound%s: %lld models left", wr_state_text(e, "unit"),
-                         wr_state_int(e, "wounds"), wr_state_int(e, "wounds") == 1 ? "" : "s",
-                         wr_state_int(e, "models_left"));
-    } else if (strcmp(type, "test") == 0) {
-        wr_strbuf_printf(out, "%s %s test, target %lld: ", wr_state_text(e, "unit"),
-                         wr_state_text(e, "test"), wr_state_int(e, "target"));
-        faces_list(json_object_get(e, "faces"), out);
-        const char *why = bp_reason_text(wr_state_str(e, "outcome"));
-        wr_strbuf_printf(out, ", %s: %s", json_is_true(json_object_get(e, "passed")) ? "passed"
-                                                                                     : "failed",
-                         why ? why : wr_state_text(e, "outcome"));
-    } else if (strcmp(type, "segment") == 0) {
-        wr_strbuf_printf(out, "Segment: %s", wr_state_text(e, "segment"));
-    } else if (strcmp(type, "turn_ended") == 0) {
-        wr_strbuf_printf(out, "%s ends player turn %lld", wr_state_text(e, "side"),
-                         wr_state_int(e, "turn"));
-    } else if (strcmp(type, "turn") == 0) {
-        wr_strbuf_printf(out, "Turn %lld: %s's player turn, %s", wr_state_int(e, "turn"),
-                         wr_state_text(e, "side"), wr_state_text(e, "segment"));
-    } else if (strcmp(type, "offer") == 0) {
-        wr_strbuf_printf(out, "%s offers to end the battle: %s", wr_state_text(e, "side"),
-                         wr_state_text(e, "result"));
-    } else if (strcmp(type, "battle_over") == 0) {
-        const char *r = wr_state_text(e, "result"), *why = bp_reason_text(wr_state_str(e, "why"));
-        wr_strbuf_printf(out, "The battle is over: %s%s", strcmp(r, "draw") == 0 ? "a draw" : r,
-                         strcmp(r, "draw") == 0 ? "" : " wins");
-        if (why || wr_state_str(e, "why"))
-            wr_strbuf_printf(out, " (%s)", why ? why : wr_state_text(e, "why"));
-    } else if (strcmp(type, "victory_points_agreed") == 0) {
-        wr_strbuf_printf(out, "Victory points agreed: p1 %lld, p2 %lld", wr_state_int(e, "p1"),
-                         wr_state_int(e, "p2"));
-    } else if (strcmp(type, "ambush_due") == 0) {
-        wr_strbuf_printf(out, "%s's hidden ambush force is due", wr_state_text(e, "side"));
-    } else if (strcmp(type, "charge") == 0) {
-        wr_strbuf_printf(out, "%s charges %s in the %s (%lld models)", wr_state_text(e, "unit"),
-                         wr_state_text(e, "target"), wr_state_text(e, "facing"),
-                         wr_state_int(e, "models"));
-        if (json_is_true(json_object_get(e, "kept")))
-            wr_strbuf_puts(out, "; the earlier flank or rear charge stands");
-        reason_tail(wr_state_str(e, "rank"), out);
-    } else if (strcmp(type, "counter_charge") == 0) {
-        wr_strbuf_printf(out, "%s counter charges %s: it counts as charging for its weapons",
-                         wr_state_text(e, "unit"), wr_state_text(e, "charger"));
-        if (json_is_true(json_object_get(e, "thrusting_spears")))
-            wr_strbuf_puts(out, " (+1S: thrusting spears)");
-        wr_strbuf_puts(out, ", not for who strikes first");
-    } else if (strcmp(type, "screen_flees") == 0) {
-        wr_strbuf_printf(out, "%s, screening %s, flees out of the way", wr_state_text(e, "unit"),
-                         wr_state_text(e, "screened"));
-    } else if (strcmp(type, "cover") == 0) {
-        wr_strbuf_printf(out, "A shot at %s through %s: %s", wr_state_text(e, "unit"),
-                         wr_state_text(e, "screen"),
-                         json_is_true(json_object_get(e, "cover")) ? "soft cover" : "no cover");
-        reason_tail(wr_state_str(e, "outcome"), out);
-    } else if (strcmp(type, "broke") == 0) {
-        wr_strbuf_printf(out, "%s broke in close combat and flees", wr_state_text(e, "unit"));
-        if (json_is_true(json_object_get(e, "confident_a_lost")))
-            wr_strbuf_printf(out, "; %s's units are no longer confident by a)",
-                             wr_state_text(e, "side"));
-    } else if (strcmp(type, "reform") == 0) {
-        wr_strbuf_printf(out, "%s reforms to face the enemy engaging it", wr_state_text(e, "unit"));
-        reason_tail(wr_state_str(e, "rank"), out);
-    } else if (strcmp(type, "general_killed") == 0) {
-        wr_strbuf_printf(out, "%s's general is killed in player turn %lld (edgy c from turn %lld)",
-                         wr_state_text(e, "side"), wr_state_int(e, "turn"),
-                         wr_state_int(e, "edgy_from"));
-    } else if (strcmp(type, "familiarity") == 0) {
-        wr_strbuf_printf(out, "%s %s an elephant: %s's familiarity with elephants (%s) %s",
-                         wr_state_text(e, "unit"),
-                         strcmp(wr_state_text(e, "event"), "beat") == 0 ? "beat" : "survived",
-                         wr_state_text(e, "side"), wr_state_text(e, "elephants"),
-                         json_is_true(json_object_get(e, "upgraded")) ? "is upgraded"
-                                                                      : "is unchanged");
-    } else if (strcmp(type, "left_table") == 0) {
-        wr_strbuf_printf(out, "%s left the table: %s has %lld models alive",
-                         wr_state_text(e, "unit"), wr_state_text(e, "side"),
-                         wr_state_int(e, "models_left"));
-    } else if (strcmp(type, "victory_points") == 0) {
-        wr_strbuf_printf(out, "%s reports victory points: p1 %lld, p2 %lld",
-                         wr_state_text(e, "side"), wr_state_int(e, "p1"), wr_state_int(e, "p2"));
-    } else if (strcmp(type, "vp_disputed") == 0) {
-        wr_strbuf_puts(out, "The victory point reports differ: report again");
-        if (wr_state_str(e, "referee"))
-            wr_strbuf_puts(out, ", or the referee settles them");
-    } else if (strcmp(type, "vp_settled") == 0) {
-        wr_strbuf_printf(out, "The referee settles the victory points: p1 %lld, p2 %lld",
-                         wr_state_int(e, "p1"), wr_state_int(e, "p2"));
-    } else {
-        /* a later event: its type and its fields, compact */
-        char *s = json_dumps(e, JSON_COMPACT | JSON_SORT_KEYS);
-        wr_strbuf_printf(out, "%.200s", s ? s : type);
-        free(s);
-    }
-}
-
 /* Keep the tests seen for the roster view: each once (a test is known by
  * the k of the roll before it, so a patch shown twice is kept once). */
 static void keep_test(struct bp_log *log, const json_t *e)
@@ -1315,7 +1139,7 @@ static void bp_complete(const struct wr_view *v, const char *const *words, int n
     switch (o) {
     case O_UNIT:
         if (arg >= 1)
-            complete_from(kind_names, word, add, ctx);
+            complete_from(bg_kind_names, word, add, ctx);
         return;
     case O_ROSTER:
         if (arg == 0)
@@ -1329,20 +1153,20 @@ static void bp_complete(const struct wr_view *v, const char *const *words, int n
         if (arg == 0)
             complete_units(p->state, me, word, add, ctx);
         else if (arg == 1)
-            complete_from(o == O_FACT ? fact_names : o == O_TEST ? test_names
+            complete_from(o == O_FACT ? bg_fact_names : o == O_TEST ? bg_test_names
                           : o == O_ELEPHANT ? elephant_events : (const char *const[]){ NULL },
                           word, add, ctx);
         else if (arg == 2 && o == O_FACT)
-            complete_from(word_index(fact_names, words[2]) < BP_TERRAIN_FACTS &&
-                          word_index(fact_names, words[2]) >= 0 ? terrain_names : yes_names,
+            complete_from(word_index(bg_fact_names, words[2]) < BG_TERRAIN_FACTS &&
+                          word_index(bg_fact_names, words[2]) >= 0 ? bg_terrain_names : yes_names,
                           word, add, ctx);
         return;
     case O_DISPUTE:
         if (arg == 0)
             complete_units(p->state, me < 0 ? -1 : !me, word, add, ctx);
         else if (arg == 1) {
-            complete_from(fact_names, word, add, ctx);
-            complete_from(disputable_commands, word, add, ctx);
+            complete_from(bg_fact_names, word, add, ctx);
+            complete_from(bg_statement_names, word, add, ctx);
         }
         return;
     case O_CAS:
@@ -1355,7 +1179,7 @@ static void bp_complete(const struct wr_view *v, const char *const *words, int n
         if (arg <= 1)
             complete_units(p->state, me < 0 ? -1 : arg == 0 ? me : !me, word, add, ctx);
         else if (arg == 2)
-            complete_from(facing_names, word, add, ctx);
+            complete_from(bg_facing_names, word, add, ctx);
         return;
     case O_FLEE:
     case O_COVER:

@@ -48,8 +48,9 @@ struct bp_view {
     struct bp_log *log;         /* owned; written by event(), which gets a const view */
 };
 
-/* The sentence of a reason code of the battle (core, rules core or game),
- * or NULL when the code is not one. Static storage. */
+/* battle_present_events.c. The sentence of a reason code of the battle
+ * (core, rules core or game), or NULL when the code is not one. Static
+ * storage. */
 const char *bp_reason_text(const char *code);
 
 /* One line (no "\n") for a battle event (the same as the view's event()). */

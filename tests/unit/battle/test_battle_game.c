@@ -193,6 +193,20 @@ static void play(struct wr_game *g, const struct step *steps, size_t n, json_t *
 
 /* The dice of the first game: the roll-off (p1 5, p2 2), Spears' panic
  * test (6, 6), its rally (1, 2), the Horse's panic test (6, 5). */
+/* A game with options, its dice given by faces, played through a whole
+ * table of steps (each step asserts itself), then destroyed. */
+static void play_table(const char *options, const int *faces, int nfaces,
+                       const struct step *steps, size_t n)
+{
+    struct faces dice = { faces, nfaces };
+    struct wr_host host;
+    struct wr_game *g = new_game(options, &dice, &host);
+    json_t *history = json_array();
+    play(g, steps, n, history);
+    json_decref(history);
+    g->rs->destroy(g);
+}
+
 static const int faces1[] = { 5, 2, 6, 6, 1, 2, 6, 5 };
 
 static const struct step game1[] = {
@@ -617,6 +631,14 @@ static void test_combat_commands(void **state)
     json_t *history = json_array();
     play(g, game3, sizeof game3 / sizeof game3[0], history);
     struct wr_refusal why = { 0, NULL, "" };
+    /* The Hoplites left the table at step 88 with wounds left: no casualty
+     * reaches them any more (B36). */
+    json_t *cas = json_loads("{\"type\":\"casualties\",\"unit\":\"Hoplites\",\"wounds\":1}", 0,
+                             NULL), *ev = NULL;
+    assert_int_not_equal(g->rs->apply(g, "p1", cas, &ev, &why), 0);
+    assert_string_equal(why.code, "unit_gone");
+    assert_null(ev);
+    json_decref(cas);
     if (g->rs->check && g->rs->check(g, &why) != 0)
         fail_msg("check: %s", why.message);
     json_decref(history);
@@ -659,13 +681,8 @@ static const struct step game4[] = {
 static void test_combat_dispute_dice(void **state)
 {
     (void)state;
-    struct faces dice = { faces4, (int)(sizeof faces4 / sizeof faces4[0]) };
-    struct wr_host host;
-    struct wr_game *g = new_game("{}", &dice, &host);
-    json_t *history = json_array();
-    play(g, game4, sizeof game4 / sizeof game4[0], history);
-    json_decref(history);
-    g->rs->destroy(g);
+    play_table("{}", faces4, (int)(sizeof faces4 / sizeof faces4[0]), game4,
+               sizeof game4 / sizeof game4[0]);
 }
 
 /* Options: each refused with bad_options and a sentence. */
@@ -886,17 +903,10 @@ static const struct step end3[] = {
 static void test_ambush_first_player(void **state)
 {
     (void)state;
-    struct faces dice = { faces_end1, (int)(sizeof faces_end1 / sizeof faces_end1[0]) };
-    struct wr_host host;
-    struct wr_game *g = new_game("{\"ambush\":[\"p1\"]}", &dice, &host);
-    json_t *history = json_array();
-    play(g, end3, sizeof end3 / sizeof end3[0], history);
-    json_decref(history);
-    g->rs->destroy(g);
+    play_table("{\"ambush\":[\"p1\"]}", faces_end1,
+               (int)(sizeof faces_end1 / sizeof faces_end1[0]), end3, sizeof end3 / sizeof end3[0]);
 }
 
-/* The options campaign and ambush: accepted, shown as given to every
- * view; refused with bad_options and a sentence. */
 /* A roster's crew, mount and thrusting spears (B1, B15): kept and shown,
  * never counted as models; bad values refused with bad_roster. */
 static void test_roster_equipment(void **state)
@@ -949,6 +959,8 @@ static void test_roster_equipment(void **state)
     rs->destroy(g);
 }
 
+/* The options campaign and ambush: accepted, shown as given to every
+ * view; refused with bad_options and a sentence. */
 static void test_campaign_options(void **state)
 {
     (void)state;

@@ -23,45 +23,21 @@
 #include <string.h>
 
 #include "campaign.h"
+#include "campaign_testdata.h"
 #include "dice.h"
 
 static const uint8_t SEED[32] = { 7, 1, 8, 1, 5, 0, 6, 1, 8, 9, 9, 9, 1, 2, 3, 4,
                                   5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 };
 
-/* A - B - C
- * |   |   |
- * D - E - F */
-#define GRID6 "{'warroom':'scenario','version':1,'ruleset':'campaign','name':'Grid',"    \
-              "'towns':[{'name':'A','x':0,'y':0,'adjacent':['B','D']},"                 \
-              "{'name':'B','x':1,'y':0,'adjacent':['A','C','E']},"                       \
-              "{'name':'C','x':2,'y':0,'adjacent':['B','F']},"                           \
-              "{'name':'D','x':0,'y':1,'adjacent':['A','E']},"                           \
-              "{'name':'E','x':1,'y':1,'adjacent':['B','D','F']},"                       \
-              "{'name':'F','x':2,'y':1,'adjacent':['C','E']}]}"
-
-static json_t *jq(const char *text)
-{
-    char *s = strdup(text);
-    for (char *p = s; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    json_error_t err;
-    json_t *j = json_loads(s, JSON_REJECT_DUPLICATES, &err);
-    if (j == NULL)
-        fail_msg("bad test JSON %s: %s", s, err.text);
-    free(s);
-    return j;
-}
-
 static struct wr_campaign *make(const char *opts_text)
 {
     struct wr_campaign_map map;
     struct wr_refusal why = { WR_CR_OK, "ok", "" };
-    json_t *m = jq(GRID6);
+    json_t *m = ct_jq(CT_GRID6);
     if (wr_campaign_map_load(&map, m, &why) != 0)
         fail_msg("test map: %s", why.message);
     json_decref(m);
-    json_t *o = jq(opts_text);
+    json_t *o = ct_jq(opts_text);
     struct wr_campaign *c = wr_campaign_new(&map, o, "g-link", SEED, NULL, &why);
     json_decref(o);
     if (c == NULL)
@@ -86,7 +62,7 @@ static json_t *apply_ok(struct wr_campaign *c, const char *seat, const json_t *c
 
 static void ok(struct wr_campaign *c, const char *seat, const char *text, int row)
 {
-    json_t *cmd = jq(text);
+    json_t *cmd = ct_jq(text);
     json_decref(apply_ok(c, seat, cmd, row));
     json_decref(cmd);
 }
@@ -142,7 +118,7 @@ static struct wr_campaign *arranged(const char *opts, int seal)
 static json_t *child(struct wr_campaign *c, const char *seat, const char *ruleset,
                      const char *opts, struct wr_refusal *why)
 {
-    json_t *o = opts ? jq(opts) : NULL;
+    json_t *o = opts ? ct_jq(opts) : NULL;
     *why = (struct wr_refusal){ WR_CR_OK, "ok", "" };
     json_t *r = wr_ruleset_campaign.child(&c->base, seat, ruleset, o, why);
     json_decref(o);
@@ -169,7 +145,7 @@ static void child_refused(struct wr_campaign *c, const char *seat, const char *r
 
 static void same_json(const json_t *got, const char *want_text, int row)
 {
-    json_t *want = jq(want_text);
+    json_t *want = ct_jq(want_text);
     if (!json_equal(got, want)) {
         char *g = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
         char *w = json_dumps(want, JSON_COMPACT | JSON_SORT_KEYS);
@@ -180,7 +156,7 @@ static void same_json(const json_t *got, const char *want_text, int row)
 
 static json_t *events_of(struct wr_campaign *c, const char *key, const char *events_text)
 {
-    json_t *ev = jq(events_text);
+    json_t *ev = ct_jq(events_text);
     json_t *r = wr_ruleset_campaign.child_events(&c->base, key, ev);
     json_decref(ev);
     assert_non_null(r);
@@ -376,8 +352,8 @@ static void test_child_events_note_missing(void **state)
     struct wr_refusal why = { WR_CR_OK, "ok", "" };
     json_t *ev = NULL;
     json_t *x = json_array_get(r, 0);
-    enum wr_campaign_reason got = wr_campaign_apply(c, json_string_value(json_object_get(x, "seat")),
-                                                    json_object_get(x, "command"), &ev, &why);
+    enum wr_campaign_reason got = wr_campaign_apply(
+        c, json_string_value(json_object_get(x, "seat")), json_object_get(x, "command"), &ev, &why);
     assert_int_equal(got, WR_CR_AMBUSH_NOTE_MISSING);
     assert_int_equal(c->phase, WR_CP_BATTLE);
     json_decref(r);

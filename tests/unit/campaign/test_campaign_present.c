@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "campaign.h"
+#include "campaign_testdata.h"
 #include "present.h"
 #include "strbuf.h"
 
@@ -49,20 +50,6 @@ struct h {
     struct wr_view *view[SEATS_MAX + 1];
     int nseats;
 };
-
-static json_t *jq(const char *text)
-{
-    char *s = strdup(text);
-    for (char *p = s; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    json_error_t err;
-    json_t *j = json_loads(s, JSON_REJECT_DUPLICATES, &err);
-    if (j == NULL)
-        fail_msg("bad test JSON %s: %s", s, err.text);
-    free(s);
-    return j;
-}
 
 /* The server section server/games.c adds to every state. */
 static json_t *server_section(const struct h *h)
@@ -101,7 +88,7 @@ static void open_game(struct h *h, const char *options)
     json_error_t err;
     h->scenario = json_load_file(WARROOM_SCENARIO_DIR "/campaign/ancient-world.json", 0, &err);
     assert_non_null(h->scenario);
-    json_t *o = options ? jq(options) : NULL;
+    json_t *o = options ? ct_jq(options) : NULL;
     struct wr_refusal why;
     h->g = h->rs->create(h->scenario, o, "g-present", SEED, NULL, &why);
     if (h->g == NULL)
@@ -181,7 +168,7 @@ static json_t *order_of(struct h *h, const char *seat, const char *line, int row
  * code expected ("ok" for accepted). An accepted command is applied. */
 static void agree(struct h *h, const char *seat, const char *text, const char *want, int row)
 {
-    json_t *cmd = text[0] == '{' ? jq(text) : order_of(h, seat, text, row);
+    json_t *cmd = text[0] == '{' ? ct_jq(text) : order_of(h, seat, text, row);
     struct wr_refusal pre = { 0, "ok", "" }, srv = { 0, "ok", "" };
     int verdict = h->pr->precheck(view_of(h, seat), cmd, &pre);
     json_t *ev = NULL;
@@ -289,7 +276,7 @@ static void test_orders(void **state)
         { 18, "settle 0 1000000", "{'type':'settle','attacker':0,'defender':1000000}" },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        json_t *got = order_of(&h, "p1", t[i].line, t[i].row), *want = jq(t[i].want);
+        json_t *got = order_of(&h, "p1", t[i].line, t[i].row), *want = ct_jq(t[i].want);
         if (!json_equal(got, want)) {
             char *s = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
             fail_msg("row %d: '%s' gave %s", t[i].row, t[i].line, s);
@@ -349,7 +336,8 @@ static void test_orders(void **state)
     assert_int_equal(h.pr->order(view_of(&h, "p1"), "attack", &cmd, &out, &why), WR_ORDER_ERROR);
     contains(why.message, "Tarraco", 49);
     agree(&h, "p1", "attack Tarraco", "ok", 50);
-    json_t *got = order_of(&h, "p2", "counter", 51), *want = jq("{'type':'counter','town':'Saguntum'}");
+    json_t *got = order_of(&h, "p2", "counter", 51),
+           *want = ct_jq("{'type':'counter','town':'Saguntum'}");
     assert_true(json_equal(got, want));
     json_decref(got);
     json_decref(want);
@@ -365,7 +353,7 @@ static void test_precheck_start_and_draft(void **state)
     struct h h;
     open_game(&h, "{'players':2}");
     /* No judgement for a spectator. */
-    json_t *cmd = jq("{'type':'start'}");
+    json_t *cmd = ct_jq("{'type':'start'}");
     struct wr_refusal why;
     assert_int_equal(h.pr->precheck(h.view[h.nseats], cmd, &why), 0);
     json_decref(cmd);
@@ -547,13 +535,14 @@ static void test_describe(void **state)
     wr_strbuf_init(&out);
     h.pr->describe(v, &out);
     contains(out.s, "No state yet", 16);
-    json_t *cmd = jq("{'type':'start'}");
+    json_t *cmd = ct_jq("{'type':'start'}");
     assert_int_equal(h.pr->precheck(v, cmd, &why), 0);
     json_decref(cmd);
     wr_strbuf_release(&out);
     /* A state of another map does not fit. */
-    json_t *st = jq("{'ruleset':'campaign','map':'Atlantis','phase':'start','players':['p1','p2'],"
-                    "'towns':{}}");
+    json_t *st =
+        ct_jq("{'ruleset':'campaign','map':'Atlantis','phase':'start','players':['p1','p2'],"
+              "'towns':{}}");
     assert_int_equal(h.pr->update(v, st, &why), -1);
     contains(why.message, "Atlantis", 17);
     assert_int_equal(v->has_state, 0);
@@ -751,7 +740,7 @@ static void test_events(void **state)
         for (int k = 0; k < n; k++)
             if (strcmp(d[k].what, "seal_ambush") == 0)
                 agree(&h, d[k].seat, "ambush on the hill", "ok", 30);
-        json_t *cmd = jq(play[i].cmd), *ev = NULL;
+        json_t *cmd = ct_jq(play[i].cmd), *ev = NULL;
         struct wr_refusal why;
         if (h.rs->apply(h.g, play[i].seat, cmd, &ev, &why) != 0)
             fail_msg("row %zu: %s", i, why.message);
@@ -782,14 +771,14 @@ static void test_events(void **state)
         json_decref(ev);
     }
     assert_true(seen > 20);
-    json_t *e = jq("{'type':'town_taken','seat':'p1','town':'Tarraco','from':'p2'}");
+    json_t *e = ct_jq("{'type':'town_taken','seat':'p1','town':'Tarraco','from':'p2'}");
     struct wr_strbuf out;
     wr_strbuf_init(&out);
     h.pr->event(h.view[0], e, &out);
     assert_string_equal(out.s, "p1 takes Tarraco from p2");
     json_decref(e);
     wr_strbuf_release(&out);
-    e = jq("{'type':'meteor'}");
+    e = ct_jq("{'type':'meteor'}");
     wr_strbuf_init(&out);
     h.pr->event(h.view[0], e, &out);
     contains(out.s, "meteor", 32);

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 
 #include "campaign.h"
+#include "campaign_testdata.h"
 #include "dice.h"
 #include "prng.h"
 
@@ -43,42 +44,17 @@ static const uint8_t SEED[32] = { 7, 1, 8, 1, 5, 0, 6, 1, 8, 9, 9, 9, 1, 2, 3, 4
               "'towns':[{'name':'A','adjacent':['B']},{'name':'B','adjacent':['A','C']}," \
               "{'name':'C','adjacent':['B','D']},{'name':'D','adjacent':['C']}]}"
 
-/* A - B - C
- * |   |   |
- * D - E - F */
-#define GRID6 "{'warroom':'scenario','version':1,'ruleset':'campaign','name':'Grid',"    \
-              "'towns':[{'name':'A','x':0,'y':0,'adjacent':['B','D']},"                 \
-              "{'name':'B','x':1,'y':0,'adjacent':['A','C','E']},"                       \
-              "{'name':'C','x':2,'y':0,'adjacent':['B','F']},"                           \
-              "{'name':'D','x':0,'y':1,'adjacent':['A','E']},"                           \
-              "{'name':'E','x':1,'y':1,'adjacent':['B','D','F']},"                       \
-              "{'name':'F','x':2,'y':1,'adjacent':['C','E']}]}"
-
 /* --- helpers ---------------------------------------------------------------- */
-
-static json_t *jq(const char *text)
-{
-    char *s = strdup(text);
-    for (char *p = s; *p; p++)
-        if (*p == '\'')
-            *p = '"';
-    json_error_t err;
-    json_t *j = json_loads(s, JSON_REJECT_DUPLICATES, &err);
-    if (j == NULL)
-        fail_msg("bad test JSON %s: %s", s, err.text);
-    free(s);
-    return j;
-}
 
 static struct wr_campaign *make(const char *map_text, const char *opts_text)
 {
     struct wr_campaign_map map;
     struct wr_refusal why = { WR_CR_OK, "ok", "" };
-    json_t *m = jq(map_text);
+    json_t *m = ct_jq(map_text);
     if (wr_campaign_map_load(&map, m, &why) != 0)
         fail_msg("test map: %s", why.message);
     json_decref(m);
-    json_t *o = opts_text ? jq(opts_text) : NULL;
+    json_t *o = opts_text ? ct_jq(opts_text) : NULL;
     struct wr_campaign *c = wr_campaign_new(&map, o, "g-test", SEED, NULL, &why);
     json_decref(o);
     if (c == NULL)
@@ -128,7 +104,7 @@ static void to_attack(struct wr_campaign *c, int active)
 static enum wr_campaign_reason send(struct wr_campaign *c, const char *seat, const char *text,
                            json_t **events, struct wr_refusal *why)
 {
-    json_t *cmd = jq(text), *ev = NULL;
+    json_t *cmd = ct_jq(text), *ev = NULL;
     enum wr_campaign_reason r = wr_campaign_apply(c, seat, cmd, &ev, why);
     json_decref(cmd);
     if (r == WR_CR_OK) {
@@ -167,8 +143,8 @@ static void refused(struct wr_campaign *c, const char *seat, const char *text,
     json_t *before = wr_campaign_project(c, "p1");
     enum wr_campaign_reason r = send(c, seat, text, NULL, &why);
     if (r != want)
-        fail_msg("row %d: %s from %s gave %s (%s), want %s", row, text, seat, wr_campaign_reason_code(r),
-                 why.message, wr_campaign_reason_code(want));
+        fail_msg("row %d: %s from %s gave %s (%s), want %s", row, text, seat,
+                 wr_campaign_reason_code(r), why.message, wr_campaign_reason_code(want));
     /* A refusal leaves the game as it was. */
     json_t *after = wr_campaign_project(c, "p1");
     if (!json_equal(before, after))
@@ -346,7 +322,7 @@ static void test_map_errors(void **state)
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         struct wr_campaign_map m;
         struct wr_refusal why = { WR_CR_OK, "ok", "" };
-        json_t *j = jq(t[i].text);
+        json_t *j = ct_jq(t[i].text);
         if (wr_campaign_map_load(&m, j, &why) == 0)
             fail_msg("row %d: the map loaded", t[i].row);
         if (why.reason != WR_CR_BAD_SCENARIO || strcmp(why.message, t[i].want) != 0)
@@ -480,7 +456,7 @@ static void test_options(void **state)
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         struct wr_campaign_map map;
         struct wr_refusal why = { WR_CR_OK, "ok", "" };
-        json_t *m = jq(LINE4), *o = jq(t[i].opts);
+        json_t *m = ct_jq(LINE4), *o = ct_jq(t[i].opts);
         assert_int_equal(wr_campaign_map_load(&map, m, &why), 0);
         struct wr_campaign *c = wr_campaign_new(&map, o, "g-test", SEED, NULL, &why);
         if (t[i].want == NULL && c == NULL)
@@ -511,7 +487,7 @@ static void test_options(void **state)
     struct wr_refusal why;
     assert_null(wr_ruleset_campaign.create(NULL, NULL, "g", SEED, NULL, &why));
     assert_int_equal(why.reason, WR_CR_BAD_SCENARIO);
-    json_t *bad = jq("{'warroom':'scenario','version':1,'ruleset':'campaign','name':'M'}");
+    json_t *bad = ct_jq("{'warroom':'scenario','version':1,'ruleset':'campaign','name':'M'}");
     assert_null(wr_ruleset_campaign.create(bad, NULL, "g", SEED, NULL, &why));
     assert_string_equal(why.message, "scenario: missing key 'towns'");
     json_decref(bad);
@@ -560,7 +536,7 @@ static void test_command_shapes(void **state)
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         struct wr_campaign_cmd k;
         struct wr_refusal why = { WR_CR_OK, "ok", "" };
-        json_t *j = jq(t[i].cmd);
+        json_t *j = ct_jq(t[i].cmd);
         enum wr_campaign_reason r = wr_campaign_parse_command(j, &k, &why);
         if (r != t[i].want)
             fail_msg("row %d: %s gave %s (%s)", t[i].row, t[i].cmd, wr_campaign_reason_code(r),
@@ -794,7 +770,7 @@ static void test_strategy_dice_counts(void **state)
         { 4, "{}", "112112", "C", "B", 3, 2 },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        struct wr_campaign *c = make(GRID6, t[i].opts);
+        struct wr_campaign *c = make(CT_GRID6, t[i].opts);
         own(c, t[i].owners);
         to_attack(c, 0);
         char text[96];
@@ -835,7 +811,7 @@ static void test_draft_rule(void **state)
         { 11, "1.2.2.", "p1", "F", WR_CR_DRAFT_NOT_ADJACENT },  /* F is next to C and E only */
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        struct wr_campaign *c = make(GRID6, NULL);
+        struct wr_campaign *c = make(CT_GRID6, NULL);
         own(c, t[i].owners);
         to_draft(c, 0);
         char text[96];
@@ -856,7 +832,7 @@ static void test_draft_rule(void **state)
 static void test_draft_played(void **state)
 {
     (void)state;
-    struct wr_campaign *c = make(GRID6, "{'players':3}");
+    struct wr_campaign *c = make(CT_GRID6, "{'players':3}");
     assert_string_equal(wr_game_awaited(&c->base), "p1");
     refused(c, "p2", "{'type':'start'}", WR_CR_NOT_YOUR_TURN, 1);
     refused(c, "p1", "{'type':'choose_town','town':'A'}", WR_CR_WRONG_PHASE, 2);
@@ -911,7 +887,7 @@ static void test_attack_and_counter_rules(void **state)
         { 6, "Q", WR_CR_UNKNOWN_TOWN },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        struct wr_campaign *c = make(GRID6, "{'players':3,'alliances':[['p1','p3']]}");
+        struct wr_campaign *c = make(CT_GRID6, "{'players':3,'alliances':[['p1','p3']]}");
         own(c, "122312");
         to_attack(c, 0);
         char text[96];
@@ -937,7 +913,7 @@ static void test_attack_and_counter_rules(void **state)
         { 16, "p3", "A", WR_CR_NOT_YOUR_TURN },
     };
     for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
-        struct wr_campaign *c = make(GRID6, "{'players':3,'alliances':[['p1','p3']]}");
+        struct wr_campaign *c = make(CT_GRID6, "{'players':3,'alliances':[['p1','p3']]}");
         own(c, "122312");
         to_attack(c, 0);
         ok(c, "p1", "{'type':'attack','target':'B'}", u[i].row);
@@ -988,7 +964,7 @@ static void test_attack_and_counter_rules(void **state)
         { 35, "F", "E", WR_CR_NOT_ATTACKERS_TOWN },
     };
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
-        struct wr_campaign *c = make(GRID6, NULL);
+        struct wr_campaign *c = make(CT_GRID6, NULL);
         own(c, "112222");
         to_attack(c, 0);
         char text[96];
@@ -1170,7 +1146,7 @@ static void test_sealed_projection(void **state)
     (void)state;
     /* p1 A E, p2 B C, p3 D F (a bystander), and a referee. p1 attacks B;
      * p1 wins the strategy dice and rolls a 2: a Hidden Ambush Force. */
-    struct wr_campaign *c = make(GRID6, "{'players':3,'referee':true}");
+    struct wr_campaign *c = make(CT_GRID6, "{'players':3,'referee':true}");
     own(c, "122313");
     to_attack(c, 0);
     ok(c, "p1", "{'type':'attack','target':'B'}", 1);
@@ -1242,7 +1218,7 @@ static void test_sealed_projection(void **state)
 
     /* The ambusher may show it too; spectators never see a sealed note
      * before that. */
-    c = make(GRID6, "{'players':3,'referee':true}");
+    c = make(CT_GRID6, "{'players':3,'referee':true}");
     own(c, "122313");
     to_attack(c, 0);
     ok(c, "p1", "{'type':'attack','target':'B'}", 11);
@@ -1481,7 +1457,7 @@ static json_t *play(const char *map_path, const char *opts, unsigned seed, int *
     struct wr_refusal why = { WR_CR_OK, "ok", "" };
     if (wr_campaign_map_load_file(&map, map_path, &why) != 0)
         fail_msg("%s: %s", map_path, why.message);
-    json_t *o = opts ? jq(opts) : NULL;
+    json_t *o = opts ? ct_jq(opts) : NULL;
     uint8_t s[32] = { 0 };
     s[0] = (uint8_t)seed;
     s[1] = (uint8_t)(seed >> 8);
@@ -1604,7 +1580,7 @@ static void test_dice_from_the_host(void **state)
     (void)state;
     struct wr_campaign_map map;
     struct wr_refusal why = { WR_CR_OK, "ok", "" };
-    json_t *m = jq(LINE4);
+    json_t *m = ct_jq(LINE4);
     assert_int_equal(wr_campaign_map_load(&map, m, &why), 0);
     json_decref(m);
     static const int faces[] = { 5, 2 };
@@ -1617,7 +1593,7 @@ static void test_dice_from_the_host(void **state)
     assert_int_equal(c->phase, WR_CP_START);
     assert_int_equal(c->rolls, 0);
     struct wr_refusal w2 = { WR_CR_OK, "ok", "" };
-    json_t *cmd = jq("{'type':'start'}"), *ev = NULL;
+    json_t *cmd = ct_jq("{'type':'start'}"), *ev = NULL;
     assert_int_equal(wr_campaign_apply(c, "p1", cmd, &ev, &w2), WR_CR_BAD_COMMAND);
     assert_string_equal(w2.code, "bad_command");
     assert_non_null(strstr(w2.message, "roll 0 has no face"));
@@ -1646,7 +1622,7 @@ static void test_golden_state(void **state)
     struct wr_refusal why = { WR_CR_OK, "ok", "" };
     assert_int_equal(wr_campaign_map_load_file(
                          &m, WARROOM_SCENARIO_DIR "/campaign/ancient-world.json", &why), 0);
-    json_t *o = jq("{'players':3,'alliances':[['p1','p3']],'max_turns':4}");
+    json_t *o = ct_jq("{'players':3,'alliances':[['p1','p3']],'max_turns':4}");
     static const uint8_t seed[32] = { 42 };
     struct wr_campaign *c = wr_campaign_new(&m, o, "g-example", seed, NULL, &why);
     json_decref(o);
