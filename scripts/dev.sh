@@ -21,7 +21,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 configure_and_build() {
     dir=$1; shift
-    "$top/scripts/deps.sh" build
+    "$top/scripts/deps.sh" "${deps_profile:-build}"
     cmake -S "$top" -B "$top/$dir" -G Ninja "$@" >/dev/null
     cmake --build "$top/$dir" -j "$jobs"
 }
@@ -58,7 +58,7 @@ case "$cmd" in
         [ "$1" = "--normal" ] && set -- ""
         set -- $(kind_args "${1:-}")
         dir=$1
-        configure_and_build "$@"
+        deps_profile=test configure_and_build "$@"
         cd "$top/$dir"
         ctest --output-on-failure -j "$jobs" --timeout 300
         ;;

@@ -1442,8 +1442,7 @@ int wrd_net_start(struct wrd_server *srv)
     srv->web_port = -1;
     if (srv->cfg.web_port >= 0 && web_start(srv, &info) < 0) {
         /* Named by the user: an error. By default (port + 1, the default
-         * folder): the websocket server runs on without it, as before the
-         * web client existed, and says so. */
+         * folder): the websocket server runs on without it and says so. */
         if (srv->cfg.web_named)
             return -1;
         wrd_web_free(srv->web);
