@@ -18,6 +18,9 @@
 #ifndef WARROOM_SOURCE_SCENARIOS
 #error "WARROOM_SOURCE_SCENARIOS: the source tree's scenarios/"
 #endif
+#ifndef WARROOM_SOURCE_WEB
+#error "WARROOM_SOURCE_WEB: the source tree's web/"
+#endif
 #ifndef WARROOM_SHARE_DIR
 #error "WARROOM_SHARE_DIR: the configured prefix's share/warroom"
 #endif
@@ -48,17 +51,19 @@ static void add(struct wr_datadirs *d, const char *dir)
         memcpy(d->dir[d->n++], dir, strlen(dir) + 1);
 }
 
-void wr_datadir_scenarios(struct wr_datadirs *d)
+/* The directories of one kind: the source tree's src (run from the build
+ * tree), else <bindir>/../share/warroom/NAME and the prefix's. */
+static void datadirs(struct wr_datadirs *d, const char *src, const char *name)
 {
     char exe[PATH_MAX], build[PATH_MAX];
     d->n = 0;
     int known = self_exe(exe, sizeof exe) == 0;
     if (known && realpath(WARROOM_BUILD_DIR, build) != NULL && under(exe, build)) {
-        add(d, WARROOM_SOURCE_SCENARIOS);       /* run from the build tree */
+        add(d, src);            /* run from the build tree */
         return;
     }
-    /* <bindir>/../share/warroom/scenarios, written without "..": the
-     * executable's folder's parent, then share/warroom/scenarios. */
+    /* <bindir>/../share/warroom/NAME, written without "..": the
+     * executable's folder's parent, then share/warroom/NAME. */
     char *slash = known ? strrchr(exe, '/') : NULL;
     if (slash != NULL) {
         *slash = '\0';
@@ -66,11 +71,23 @@ void wr_datadir_scenarios(struct wr_datadirs *d)
         if (up != NULL) {
             char rel[PATH_MAX + 32];
             *up = '\0';
-            snprintf(rel, sizeof rel, "%s/share/warroom/scenarios", exe);
+            snprintf(rel, sizeof rel, "%s/share/warroom/%s", exe, name);
             add(d, rel);
         }
     }
-    add(d, WARROOM_SHARE_DIR "/scenarios");
+    char share[PATH_MAX];
+    snprintf(share, sizeof share, "%s/%s", WARROOM_SHARE_DIR, name);
+    add(d, share);
+}
+
+void wr_datadir_scenarios(struct wr_datadirs *d)
+{
+    datadirs(d, WARROOM_SOURCE_SCENARIOS, "scenarios");
+}
+
+void wr_datadir_web(struct wr_datadirs *d)
+{
+    datadirs(d, WARROOM_SOURCE_WEB, "web");
 }
 
 const char *wr_datadir_first(const struct wr_datadirs *d)

@@ -6,7 +6,7 @@
  * the source tree's scenarios/ (nothing need be installed to run it). An
  * installed program uses <bindir>/../share/warroom/scenarios, found from its
  * own executable (/proc/self/exe), so an install moved to another prefix
- * still works; then the share directory of the prefix it was configured
+ * still works (the web client's files, web/, are found the same way); then the share directory of the prefix it was configured
  * with (CMAKE_INSTALL_PREFIX). What the user names ($WARROOM_SCENARIOS,
  * --scenarios, ./scenarios) comes before these; each program adds that
  * itself (client-cli/scenarios.c, server/config.c).
@@ -32,6 +32,10 @@ struct wr_datadirs {
 /* Fill d with this program's scenario directories, best first, whether or
  * not they exist; always at least one. */
 void wr_datadir_scenarios(struct wr_datadirs *d);
+
+/* The same for the web client's files (web/ of the source tree, or
+ * share/warroom/web): warroomd's default --web. */
+void wr_datadir_web(struct wr_datadirs *d);
 
 /* The first directory of d that exists, else the first of d. Points into
  * d. */

@@ -5,27 +5,35 @@
 # the three can never drift apart. It is idempotent: when every package of the
 # profile is already installed it does nothing and needs no root.
 #
-#   scripts/deps.sh [build|runtime]    (default: build)
+#   scripts/deps.sh [build|test|runtime]    (default: build)
 #
-# "build" is everything needed to compile, test, fuzz and benchmark;
-# "runtime" is what the warroomd/warroom binaries need to run (the docker
-# run stage).
+# "build" is everything needed to compile, fuzz and benchmark (the docker
+# build stage); "test" is "build" plus the browser tests' Node.js, Debian's
+# chromium and the npm driver of tests/browser (so it needs the source
+# tree); "runtime" is what the warroomd/warroom binaries need to run (the
+# docker run stage).
 set -eu
 
 profile=${1:-build}
 
 runtime_pkgs="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 \
-libsqlite3-0 libssl3 libedit2 ca-certificates curl"
+libsqlite3-0 libssl3 zlib1g libedit2 ca-certificates curl"
 
 build_pkgs="build-essential cmake ninja-build pkg-config clang \
 libclang-rt-14-dev llvm python3 tmux \
 libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev \
-libsqlite3-dev libssl-dev libcmocka-dev libedit-dev sqlite3"
+libsqlite3-dev libssl-dev zlib1g-dev libcmocka-dev libedit-dev sqlite3"
+
+test_pkgs="$build_pkgs nodejs chromium"
+# npm: Debian's package only where no npm is on the PATH (a Node.js from
+# elsewhere brings its own, which Debian's would conflict with).
+command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm"
 
 case "$profile" in
     build) pkgs=$build_pkgs ;;
+    test) pkgs=$test_pkgs ;;
     runtime) pkgs=$runtime_pkgs ;;
-    *) echo "usage: $0 [build|runtime]" >&2; exit 2 ;;
+    *) echo "usage: $0 [build|test|runtime]" >&2; exit 2 ;;
 esac
 
 missing=""
@@ -37,7 +45,19 @@ for p in $pkgs; do
     esac
 done
 
+# The browser tests' driver (tests/browser/package.json: playwright-core,
+# pinned in its package-lock.json; it drives Debian's chromium, it downloads
+# no browser).
+browser_npm() {
+    [ "$profile" = test ] || return 0
+    dir=$(cd "$(dirname "$0")/.." && pwd)/tests/browser
+    [ -d "$dir/node_modules/playwright-core" ] && return 0
+    echo "deps.sh: npm ci in $dir" >&2
+    (cd "$dir" && npm ci --no-audit --no-fund)
+}
+
 if [ -z "$missing" ]; then
+    browser_npm
     exit 0
 fi
 
@@ -54,3 +74,4 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 # shellcheck disable=SC2086
 $sudo apt-get install -y -qq --no-install-recommends $missing
+browser_npm

@@ -21,7 +21,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 configure_and_build() {
     dir=$1; shift
-    "$top/scripts/deps.sh" build
+    "$top/scripts/deps.sh" "${deps_profile:-build}"
     cmake -S "$top" -B "$top/$dir" -G Ninja "$@" >/dev/null
     cmake --build "$top/$dir" -j "$jobs"
 }
@@ -58,7 +58,7 @@ case "$cmd" in
         [ "$1" = "--normal" ] && set -- ""
         set -- $(kind_args "${1:-}")
         dir=$1
-        configure_and_build "$@"
+        deps_profile=test configure_and_build "$@"
         cd "$top/$dir"
         ctest --output-on-failure -j "$jobs" --timeout 300
         ;;
@@ -68,12 +68,16 @@ case "$cmd" in
         db=${WARROOM_DB:-$top/warroom.db}
         # The scenarios of the source tree (test/small included), unless told otherwise.
         scenarios=${WARROOM_SCENARIOS:-$top/scenarios}
+        # The web client: the --listen port plus one unless told.
+        web=${WARROOM_WEB_LISTEN:-${listen%:*}:$((${listen##*:} + 1))}
         echo "warroomd: starting on ws://$listen/ with the SQLite store $db"
+        echo "  open:      http://$web/  in a browser (the lobby; the web client)"
         echo "  check it:  curl http://$listen/healthz"
         echo "  connect:   a websocket client to ws://$listen/ sending {\"type\":\"hello\",\"protocol\":1}"
         echo "  client:    build/client-cli/warroom --help  (README: Playing a game)"
         echo "  stop it:   Ctrl-C"
-        exec "$top/build/server/warroomd" --listen "$listen" --db "$db" --scenarios "$scenarios" "$@"
+        exec "$top/build/server/warroomd" --listen "$listen" --web-listen "$web" --db "$db" \
+            --scenarios "$scenarios" "$@"
         ;;
     bench)
         configure_and_build $(kind_args --release)

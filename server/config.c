@@ -35,6 +35,11 @@ static void usage(FILE *out, const struct wrd_config *cfg)
         "options (each also read from the environment variable shown):\n"
         "  -l, --listen HOST:PORT     address to listen on (WARROOM_LISTEN)\n"
         "                             default 127.0.0.1:8080; port 0 picks a free port\n"
+        "      --web-listen HOST:PORT the web client's port (WARROOM_WEB_LISTEN); default\n"
+        "                             the --listen host and port + 1 (8081), a free port\n"
+        "                             when --listen's is 0; 'none': no web port\n"
+        "      --web DIR              the web client's files (WARROOM_WEB); default the\n"
+        "                             source tree's web/ or <prefix>/share/warroom/web\n"
         "  -d, --db PATH              SQLite database file (WARROOM_DB), default warroom.db;\n"
         "                             one server per database (it is locked while in use)\n"
         "      --db-check quick|full  SQLite's check of the database at start\n"
@@ -122,18 +127,20 @@ static void usage(FILE *out, const struct wrd_config *cfg)
         "holds the database.\n", wr_datadir_first(&cfg->scenario_dirs), places);
 }
 
-static int parse_listen(struct wrd_config *cfg, const char *v)
+/* HOST:PORT into host (64 bytes) and *port; opt names the option in
+ * messages. The one parser of --listen and --web-listen. */
+static int parse_hostport(const char *opt, const char *v, char *host, int *portp)
 {
     const char *colon = strrchr(v, ':');
-    if (colon == NULL || colon == v || (size_t)(colon - v) >= sizeof cfg->host) {
-        fprintf(stderr, "warroomd: --listen wants HOST:PORT, got '%s'\n", v);
+    if (colon == NULL || colon == v || (size_t)(colon - v) >= 64) {
+        fprintf(stderr, "warroomd: %s wants HOST:PORT, got '%s'\n", opt, v);
         return -1;
     }
     char *end;
     errno = 0;
     long port = strtol(colon + 1, &end, 10);
     if (errno || *end || end == colon + 1 || port < 0 || port > 65535) {
-        fprintf(stderr, "warroomd: bad port in --listen '%s'\n", v);
+        fprintf(stderr, "warroomd: bad port in %s '%s'\n", opt, v);
         return -1;
     }
     /* "[::1]:8080": the brackets are URL syntax, not part of the address. */
@@ -143,10 +150,24 @@ static int parse_listen(struct wrd_config *cfg, const char *v)
         h++;
         hl -= 2;
     }
-    memcpy(cfg->host, h, hl);
-    cfg->host[hl] = '\0';
-    cfg->port = (int)port;
+    memcpy(host, h, hl);
+    host[hl] = '\0';
+    *portp = (int)port;
     return 0;
+}
+
+static int parse_listen(struct wrd_config *cfg, const char *v)
+{
+    return parse_hostport("--listen", v, cfg->host, &cfg->port);
+}
+
+static int parse_web_listen(struct wrd_config *cfg, const char *v)
+{
+    if (strcmp(v, "none") == 0) {
+        cfg->web_port = -2;
+        return 0;
+    }
+    return parse_hostport("--web-listen", v, cfg->web_host, &cfg->web_port);
 }
 
 static int parse_long(const char *name, const char *v, long lo, long hi, long *out)
@@ -167,7 +188,7 @@ enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR,
        OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY, OPT_SNDBUF, OPT_ADDR_RATE,
        OPT_OPEN_PER_ADDR, OPT_GAMES_PER_ADDR, OPT_QUEUE_BYTES, OPT_ADDR_BYTES, OPT_HOOK_PENDING,
        OPT_HOOK_ALLOW, OPT_HOOK_PER_OWNER, OPT_DB_CHECK,
-       OPT_HANDSHAKES, OPT_HANDSHAKES_PER_ADDR, OPT_HANDSHAKE_TIMEOUT };
+       OPT_HANDSHAKES, OPT_HANDSHAKES_PER_ADDR, OPT_HANDSHAKE_TIMEOUT, OPT_WEB_LISTEN, OPT_WEB_DIR };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -175,6 +196,17 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
     switch (opt) {
     case 'l':
         return parse_listen(cfg, v);
+    case OPT_WEB_LISTEN:
+        cfg->web_named = 1;
+        return parse_web_listen(cfg, v);
+    case OPT_WEB_DIR:
+        if (*v == '\0') {
+            fprintf(stderr, "warroomd: --web wants a directory\n");
+            return -1;
+        }
+        cfg->web_dir = v;
+        cfg->web_named = 1;
+        return 0;
     case 'd':
         if (*v == '\0') {
             fprintf(stderr, "warroomd: --db wants a path\n");
@@ -348,6 +380,8 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_MAX_QUEUE_BYTES", OPT_QUEUE_BYTES },
     { "WARROOM_MAX_ADDRESS_BYTES", OPT_ADDR_BYTES },
     { "WARROOM_TLS_CERT", OPT_TLS_CERT },
+    { "WARROOM_WEB_LISTEN", OPT_WEB_LISTEN },
+    { "WARROOM_WEB", OPT_WEB_DIR },
     { "WARROOM_TLS_KEY", OPT_TLS_KEY },
 };
 
@@ -355,6 +389,8 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "listen", required_argument, NULL, 'l' },
+        { "web-listen", required_argument, NULL, OPT_WEB_LISTEN },
+        { "web", required_argument, NULL, OPT_WEB_DIR },
         { "db", required_argument, NULL, 'd' },
         { "db-check", required_argument, NULL, OPT_DB_CHECK },
         { "max-connections", required_argument, NULL, OPT_MAX_CONN },
@@ -389,6 +425,9 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     memset(cfg, 0, sizeof *cfg);
     strcpy(cfg->host, "127.0.0.1");
     cfg->port = 8080;
+    cfg->web_port = -1;
+    wr_datadir_web(&cfg->web_dirs);
+    cfg->web_dir = wr_datadir_first(&cfg->web_dirs);
     cfg->db = "warroom.db";
     cfg->max_connections = 10000;
     cfg->max_message = 65536;
@@ -441,6 +480,10 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         fprintf(stderr, "warroomd: unexpected argument '%s' (see --help)\n", argv[optind]);
         return -1;
     }
+    if (cfg->web_host[0] == '\0')
+        strcpy(cfg->web_host, cfg->host);
+    if (cfg->web_port == -1)
+        cfg->web_port = cfg->port == 0 || cfg->port == 65535 ? 0 : cfg->port + 1;
     if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
         fprintf(stderr, "warroomd: --tls-cert and --tls-key go together\n");
         return -1;

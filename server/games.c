@@ -137,6 +137,8 @@ struct wrd_game {
     int64_t snap_version;
     char *snap_state;
     int64_t created_ms;
+    int64_t moved_ms;           /* the last accepted command's time (ms since the epoch,
+                                   the store's, restored with it), 0: none yet */
     /* Linked games: a child's parent and the key its ruleset gave ("" for
      * a game without a parent), and the last command of this child's
      * events the parent refused ("" none: not stored, shown until the next
@@ -1258,6 +1260,7 @@ static int run_command(struct wrd_server *srv, struct wrd_game *g, int seat, con
     char *ev_text = wrd_json_text(*events);
     struct wrd_command_row row = { g->id, g->version, g->seats[seat].name, seq, cmd_text, ev_text,
                                    wrd_now_ms() };
+    g->moved_ms = row.at_ms;
     int bad = srv->store->ops->put_command(srv->store, &row) != 0;
     if (g->status != old_status || g->deadline_s > 0)
         bad |= status_row(srv, g) != 0;
@@ -1982,6 +1985,11 @@ static json_t *game_summary(const struct wrd_game *g)
                           status_names[g->status], "version", (json_int_t)g->version, "seats",
                           seats, "spectators", g->spectators, "open_seats", g->open_seats);
     json_object_set_new(o, "awaiting", aw ? json_string(aw) : json_null());
+    int watching = 0;
+    for (int k = 0; k < g->nmembers; k++)
+        watching += g->members[k].seat < 0;
+    json_object_set_new(o, "watching", json_integer(watching));
+    json_object_set_new(o, "last_move_ms", g->moved_ms ? json_integer(g->moved_ms) : json_null());
     if (g->status == ST_FINISHED)
         json_object_set_new(o, "result", json_string(result_of(g) ? result_of(g) : ""));
     return o;
@@ -2565,6 +2573,7 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
                  (long long)r->version, why.message);
         return -1;
     }
+    g->moved_ms = r->at_ms;
     /* The answer a re-sent seq gets after the restart. */
     if (r->client_seq > 0) {
         json_t *pev = g->rs->project_events(g->g, r->seat, events);
@@ -2948,6 +2957,8 @@ static int store_row(void *ctx, const struct wrd_finished_row *r)
                           r->result && strncmp(r->result, "forfeit", 7) == 0 ? "forfeit"
                           : r->result ? r->result : "");
     json_decref(opts);
+    json_object_set_new(o, "watching", json_integer(0));
+    json_object_set_new(o, "last_move_ms", json_null());
     /* the sort key, taken off before the answer goes */
     json_object_set_new(o, "created_ms", json_integer(r->created_ms));
     json_array_append_new(job->rows, o);

@@ -40,6 +40,7 @@
 #include "notify.h"
 #include "protocol.h"
 #include "warroom_version.h"
+#include "web.h"
 
 /* Per-connection data lws allocates (per_session_data_size). */
 struct pss {
@@ -720,46 +721,48 @@ static int http_watch(struct wrd_server *srv, struct lws *wsi, int close_when_ou
     return 0;
 }
 
-/* Answer a request with status and body (taken; NULL: out of memory,
- * close), all from LWS_CALLBACK_HTTP. Returns the callback's result. */
-static int http_answer(struct lws *wsi, int status, const char *type, char *body, unsigned flags)
+/* A header an answer adds: "name:" and its value. */
+struct http_hdr {
+    const char *name, *value;
+};
+
+/* Answer a request with status and len bytes of body (not taken), the
+ * headers hdrs (n of them) added: the one writer of HTTP answers, all
+ * from LWS_CALLBACK_HTTP. Returns the callback's result. */
+static int http_send(struct lws *wsi, int status, const char *type, const unsigned char *body,
+                     size_t len, const struct http_hdr *hdrs, int nhdrs, unsigned flags)
 {
     struct wrd_server *srv = lws_context_user(lws_get_context(wsi));
-    unsigned char hdr[LWS_PRE + 512], *start = hdr + LWS_PRE, *pos = start,
+    unsigned char hdr[LWS_PRE + 2048], *start = hdr + LWS_PRE, *pos = start,
                   *end = hdr + sizeof hdr - 1;
-    if (body == NULL)
-        return -1;
-    size_t len = strlen(body);
     int mux = lws_get_network_wsi(wsi) != wsi;      /* an HTTP/2 stream */
-    if (lws_add_http_common_headers(wsi, (unsigned int)status, type, len, &pos, end) ||
-        ((flags & HTTP_F_ALLOW) &&
-         lws_add_http_header_by_name(wsi, (const unsigned char *)"allow:",
-                                     (const unsigned char *)"GET, HEAD", 9, &pos, end)) ||
-        ((flags & HTTP_F_CLOSE) && !mux &&
-         lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close",
-                                      5, &pos, end)) ||
-        lws_finalize_write_http_header(wsi, start, &pos, end)) {
-        free(body);
+    int bad = lws_add_http_common_headers(wsi, (unsigned int)status, type, len, &pos, end) ||
+              ((flags & HTTP_F_ALLOW) &&
+               lws_add_http_header_by_name(wsi, (const unsigned char *)"allow:",
+                                           (const unsigned char *)"GET, HEAD", 9, &pos, end)) ||
+              ((flags & HTTP_F_CLOSE) && !mux &&
+               lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION,
+                                            (const unsigned char *)"close", 5, &pos, end));
+    for (int i = 0; !bad && i < nhdrs; i++)
+        bad = lws_add_http_header_by_name(wsi, (const unsigned char *)hdrs[i].name,
+                                          (const unsigned char *)hdrs[i].value,
+                                          (int)strlen(hdrs[i].value), &pos, end);
+    if (bad || lws_finalize_write_http_header(wsi, start, &pos, end))
         return -1;
-    }
     /* HEAD: RFC 9110 9.3.2, the head a GET gets, Content-Length included,
      * and no content (an HTTP/2 stream still needs its end). */
     size_t n = flags & HTTP_F_HEAD ? 0 : len;
     if (n > 0 || mux) {
         unsigned char *buf = malloc(LWS_PRE + n + 1);
-        if (buf == NULL) {
-            free(body);
+        if (buf == NULL)
             return -1;
-        }
-        memcpy(buf + LWS_PRE, body, n);
+        if (n > 0)
+            memcpy(buf + LWS_PRE, body, n);
         int w = lws_write(wsi, buf + LWS_PRE, n, LWS_WRITE_HTTP_FINAL);
         free(buf);
-        if (w < 0) {
-            free(body);
+        if (w < 0)
             return -1;
-        }
     }
-    free(body);
     if (mux)            /* lws's HTTP/2 streams are not read by connection */
         return lws_http_transaction_completed(wsi) ? -1 : 0;
     int fd = (int)lws_get_socket_fd(wsi);
@@ -775,6 +778,17 @@ static int http_answer(struct lws *wsi, int status, const char *type, char *body
     if (lws_partial_buffered(wsi) || !fd_writable(fd))
         return http_watch(srv, wsi, 0);
     return 0;
+}
+
+/* Answer with status and a text body (taken; NULL: out of memory, close). */
+static int http_answer(struct lws *wsi, int status, const char *type, char *body, unsigned flags)
+{
+    if (body == NULL)
+        return -1;
+    int rc = http_send(wsi, status, type, (const unsigned char *)body, strlen(body), NULL, 0,
+                       flags);
+    free(body);
+    return rc;
 }
 
 /* Whether the request announces content (a Content-Length other than 0,
@@ -965,6 +979,67 @@ static int lobby_answer(struct lws *wsi, struct handshake *h)
     return rc;
 }
 
+/* Whether wsi came in on the web port (its own vhost, "web"). */
+static int on_web_port(struct lws *wsi)
+{
+    const char *name = lws_get_vhost_name(lws_get_vhost(wsi));
+    return name != NULL && strcmp(name, "web") == 0;
+}
+
+/* Whether the request's header tok contains word (case-insensitively). */
+static int header_has(struct lws *wsi, enum lws_token_indexes tok, const char *word)
+{
+    char v[1024];
+    int n = lws_hdr_total_length(wsi, tok);
+    if (n <= 0 || n >= (int)sizeof v || lws_hdr_copy(wsi, v, sizeof v, tok) < 0)
+        return 0;
+    return strcasestr(v, word) != NULL;
+}
+
+/* The web port: files of the table (web.h) and nothing else. Every answer,
+ * errors included, carries the security headers; every file is answered
+ * with "Cache-Control: no-cache" and its ETag (revalidated each time, 304
+ * when unchanged), so a new install is seen at the next load. */
+static int web_answer(struct lws *wsi, const char *path, int method_ok, int body,
+                      unsigned flags)
+{
+    struct wrd_server *srv = lws_context_user(lws_get_context(wsi));
+    struct http_hdr h[8] = {
+        { "content-security-policy:", wrd_web_csp(srv->web) },
+        { "x-content-type-options:", "nosniff" },
+        { "referrer-policy:", "no-referrer" },
+        { "cache-control:", "no-cache" },
+    };
+    int n = 4;
+    if (!method_ok) {
+        static const char msg[] = "method not allowed: GET and HEAD only\n";
+        return http_send(wsi, 405, "text/plain; charset=utf-8", (const unsigned char *)msg,
+                         sizeof msg - 1, h, n, flags | HTTP_F_ALLOW);
+    }
+    if (body) {
+        static const char msg[] = "bad request: a GET or HEAD request carries no content\n";
+        return http_send(wsi, 400, "text/plain; charset=utf-8", (const unsigned char *)msg,
+                         sizeof msg - 1, h, n, flags);
+    }
+    const struct wrd_web_file *f = NULL;
+    enum wrd_web_verdict v = wrd_web_find(srv->web, path, &f);
+    if (v != WRD_WEB_FOUND) {
+        const char *msg = v == WRD_WEB_BAD ? "bad request: not a path of this site\n"
+                                           : "not found\n";
+        return http_send(wsi, v == WRD_WEB_BAD ? 400 : 404, "text/plain; charset=utf-8",
+                         (const unsigned char *)msg, strlen(msg), h, n, flags);
+    }
+    h[n++] = (struct http_hdr){ "etag:", f->etag };
+    h[n++] = (struct http_hdr){ "vary:", "Accept-Encoding" };
+    if (header_has(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH, f->etag))
+        return http_send(wsi, 304, f->type, NULL, 0, h, n, flags | HTTP_F_HEAD);
+    if (f->gz && header_has(wsi, WSI_TOKEN_HTTP_ACCEPT_ENCODING, "gzip")) {
+        h[n++] = (struct http_hdr){ "content-encoding:", "gzip" };
+        return http_send(wsi, 200, f->type, f->gz, f->gzlen, h, n, flags);
+    }
+    return http_send(wsi, 200, f->type, f->body, f->len, h, n, flags);
+}
+
 static int on_http(struct lws *wsi, const char *path)
 {
     struct wrd_server *srv = lws_context_user(lws_get_context(wsi));
@@ -972,6 +1047,8 @@ static int on_http(struct lws *wsi, const char *path)
     int head = !get && lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0;
     int body = http_has_body(wsi);
     unsigned flags = (head ? HTTP_F_HEAD : 0) | (body || http_wants_close(wsi) ? HTTP_F_CLOSE : 0);
+    if (srv->web != NULL && on_web_port(wsi))
+        return web_answer(wsi, path, get || head, body, flags);
     if (!get && !head)
         return http_answer(wsi, 405, "text/plain",
                           strdup("method not allowed: GET and HEAD only\n"),
@@ -1106,6 +1183,10 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         peer_key((const struct sockaddr *)&f->cli_addr, addr, sizeof addr);
         return handshake_refused(lws_context_user(lws_get_context(wsi)), addr);
     }
+
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        /* A websocket upgrade: the web port serves files only. */
+        return on_web_port(wsi) ? -1 : 0;
 
     case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
         /* The accepted socket has its wsi (no protocol bound yet). */
@@ -1250,6 +1331,45 @@ static void lws_log_to_ours(int level, const char *line)
             buf);
 }
 
+/* The web port: a second vhost of the same context, with the same
+ * callback, so its connections are handshakes like the main port's
+ * (counted per address and in total, closed at the handshake deadline)
+ * and its answers written by the same writer; the files are loaded here,
+ * once (web.h). info is the main vhost's, changed for this one. */
+static int web_start(struct wrd_server *srv, struct lws_context_creation_info *info)
+{
+    char why[512];
+    const char *scheme = srv->cfg.tls_cert ? "wss" : "ws";
+    srv->web = wrd_web_load(srv->cfg.web_dir, scheme, srv->cfg.host, srv->port, why, sizeof why);
+    if (srv->web == NULL) {
+        wrd_log(srv->cfg.web_named ? WRD_LOG_ERROR : WRD_LOG_WARN, "cannot load the web client",
+                "dir=%s detail=\"%s\" hint=\"set --web, or "
+                  "--web-listen none\"", srv->cfg.web_dir, why);
+        return -1;
+    }
+    info->port = srv->cfg.web_port;
+    info->iface = srv->cfg.web_host;
+    info->vhost_name = "web";
+    /* lws's own security headers are not sent here: web_answer() sends its
+     * own (its CSP names the websocket's origin). */
+    info->options &= ~(uint64_t)LWS_SERVER_OPTION_HTTP_HEADERS_SECURITY_BEST_PRACTICES_ENFORCE;
+    info->options = (info->options & ~(uint64_t)LWS_SERVER_OPTION_DISABLE_IPV6) |
+                    (strchr(srv->cfg.web_host, ':') ? 0 : LWS_SERVER_OPTION_DISABLE_IPV6);
+    struct lws_vhost *vh = lws_create_vhost(srv->ctx, info);
+    if (vh == NULL) {
+        wrd_log(srv->cfg.web_named ? WRD_LOG_ERROR : WRD_LOG_WARN, "cannot listen",
+                "addr=%s:%d what=web hint=\"port busy: set --web-listen, "
+                  "or --web-listen none\"", srv->cfg.web_host, srv->cfg.web_port);
+        return -1;
+    }
+    srv->web_port = lws_get_vhost_listen_port(vh);
+    wrd_info("web listening", "addr=%s:%d dir=%s files=%d", srv->cfg.web_host, srv->web_port,
+             srv->cfg.web_dir, wrd_web_count(srv->web));
+    printf("warroomd web client on %s://%s:%d/\n", srv->cfg.tls_cert ? "https" : "http",
+           srv->cfg.web_host, srv->web_port);
+    return 0;
+}
+
 int wrd_net_start(struct wrd_server *srv)
 {
     struct lws_context_creation_info info;
@@ -1319,6 +1439,18 @@ int wrd_net_start(struct wrd_server *srv)
              srv->cfg.db, srv->cfg.scenarios, srv->cfg.tls_cert ? "on" : "off");
     printf("warroomd listening on %s://%s:%d/\n", srv->cfg.tls_cert ? "wss" : "ws",
            srv->cfg.host, srv->port);
+    srv->web_port = -1;
+    if (srv->cfg.web_port >= 0 && web_start(srv, &info) < 0) {
+        /* Named by the user: an error. By default (port + 1, the default
+         * folder): the websocket server runs on without it and says so. */
+        if (srv->cfg.web_named)
+            return -1;
+        wrd_web_free(srv->web);
+        srv->web = NULL;
+        wrd_warn("web client not served", "hint=\"set --web-listen and --web; "
+                 "--web-listen none to say it is not wanted\"");
+        printf("warroomd web client not served (see the log)\n");
+    }
     fflush(stdout);
     return 0;
 }
@@ -1340,6 +1472,8 @@ void wrd_net_release(struct wrd_server *srv)
     if (srv->ctx)
         lws_context_destroy(srv->ctx);      /* second call: frees it */
     srv->ctx = NULL;
+    wrd_web_free(srv->web);
+    srv->web = NULL;
     free(srv->batch);
     srv->batch = NULL;
     if (srv->net) {

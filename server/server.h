@@ -20,10 +20,20 @@ struct wrd_notifier;
 struct wrd_net;
 struct wrd_conn;
 struct wrd_addrs;
+struct wrd_web;
 
 struct wrd_config {
     char host[64];              /* --listen host part */
     int port;                   /* --listen port part; 0 picks a free port */
+    char web_host[64];          /* --web-listen host part ("" : the --listen host) */
+    int web_port;               /* --web-listen port; 0 picks a free port; -1: the
+                                 * --listen port plus one (0 when that is 0);
+                                 * -2: no web port (--web-listen none) */
+    int web_named;              /* --web-listen or --web given: failing to serve
+                                 * the web client stops the server (else a warning) */
+    const char *web_dir;        /* --web directory of the web client's files; by
+                                 * default the first of web_dirs that exists */
+    struct wr_datadirs web_dirs; /* where the default is looked for (datadir.h) */
     const char *db;             /* --db path of the SQLite store */
     int db_check_full;          /* --db-check full: integrity_check, not quick_check */
     const char *scenarios;      /* --scenarios directory; by default the first of
@@ -85,6 +95,8 @@ struct wrd_server {
     uv_timer_t grace;           /* shutdown: waits for connections to drain */
     uint64_t grace_started, grace_after;
     int port;                   /* the port actually bound */
+    int web_port;               /* the web port actually bound, or -1 */
+    struct wrd_web *web;        /* web.c's table of files (web.h), or NULL */
     int connections;            /* open websocket connections */
     int stopping;
     struct wrd_metrics metrics;

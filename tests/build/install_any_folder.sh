@@ -96,12 +96,15 @@ grep -A1 -- '--scenarios DIR' help.txt | grep -qF "$src/scenarios (the first" ||
 start_server() {
     rm -f out.fifo
     mkfifo out.fifo
-    "$1" --listen 127.0.0.1:0 --db "$2" >out.fifo 2>log.txt &
+    "$1" --listen 127.0.0.1:0 --web-listen 127.0.0.1:0 --db "$2" >out.fifo 2>log.txt &
     pid=$!
     exec 3<out.fifo
     IFS= read -r line <&3 || fail "$1 did not start: $(cat log.txt)"
     port=$(echo "$line" | sed -n 's|^warroomd listening on ws://127\.0\.0\.1:\([0-9][0-9]*\)/$|\1|p')
     [ -n "$port" ] || fail "unexpected first line from $1: $line"
+    IFS= read -r line <&3 || fail "$1 printed no web line: $(cat log.txt)"
+    webport=$(echo "$line" | sed -n 's|^warroomd web client on http://127\.0\.0\.1:\([0-9][0-9]*\)/$|\1|p')
+    [ -n "$webport" ] || fail "unexpected second line from $1: $line"
 }
 stop_server() {
     kill "$pid"
@@ -125,8 +128,13 @@ WARROOM_SERVER="ws://127.0.0.1:$port/" "$prefix/bin/warroom" status "$game" >sta
 grep -q "^game $game (waterloo, scenario waterloo-1815)" status.txt ||
     fail "warroom status: $(cat status.txt)"
 grep -q "^Turn 1, 1815-06-16 07:00" status.txt || fail "warroom status: $(cat status.txt)"
+# And its web client, from the prefix's share folder: the lobby page as in the source.
+curl -fsS -o index.html "http://127.0.0.1:$webport/" || fail "GET / on the installed web port"
+cmp -s index.html "$src/web/index.html" || fail "the installed web port's / is not web/index.html"
+grep -qF "dir=$prefix/share/warroom/web " log.txt ||
+    fail "warroomd's log does not name $prefix/share/warroom/web: $(cat log.txt)"
 stop_server
-echo "ok: installed warroomd run from $PWD serves waterloo-1815, warroom new and status use it"
+echo "ok: installed warroomd run from $PWD serves waterloo-1815 and its web client, warroom new and status use it"
 
 # 3. The install moved to another prefix.
 moved="$tmp/moved"

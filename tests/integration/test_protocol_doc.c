@@ -463,8 +463,9 @@ static void check_shape(const json_t *m)
     } else if (strcmp(t, "games") == 0) {
         /* "`games` | `games`: [{`game`, `ruleset`, `scenario`, `status`,
          * `version`, `seats`: {seat: "taken"/"free"}, `awaiting` (the first
-         * awaited seat, or null), `spectators`, `open_seats`, and `result` once
-         * finished (the ruleset's result, or `"forfeit"`)}], `cursor`" */
+         * awaited seat, or null), `spectators` (...), `open_seats`, `watching`
+         * (...), `last_move_ms` (...), and `result` once finished (the
+         * ruleset's result, or `"forfeit"`)}], `cursor`" */
         check_fields("games", m, "type,games,cursor", "id", doc);
         size_t i;
         json_t *g;
@@ -474,9 +475,9 @@ static void check_shape(const json_t *m)
             check_fields(finished ? "games[] entry (finished)" : "games[] entry (not finished)",
                          g,
                          finished ? "game,ruleset,scenario,status,version,seats,awaiting,"
-                                    "spectators,open_seats,result"
+                                    "spectators,open_seats,watching,last_move_ms,result"
                                   : "game,ruleset,scenario,status,version,seats,awaiting,"
-                                    "spectators,open_seats",
+                                    "spectators,open_seats,watching,last_move_ms",
                          "", doc);
         }
     } else if (strcmp(t, "record") == 0) {
@@ -1518,11 +1519,12 @@ static void row06_list_paging(void **unused)
     json_t *e = json_array_get(json_object_get(m, "games"), 0);
     /* protocol.md, Server messages: games entries: `seats`: {seat:
      * "taken"/"free"}, `awaiting` (the first awaited seat, or null),
-     * `spectators`, `open_seats`. */
-    json_t *want = json_pack("{s:s,s:s,s:s,s:i,s:{s:s,s:s},s:n,s:b,s:b}", "game", g[2].id,
-                             "ruleset", "tictactoe", "status", "open", "version", 0, "seats",
-                             "x", "taken", "o", "free", "awaiting", "spectators", 0,
-                             "open_seats", 0);
+     * `spectators`, `open_seats`, `watching` (nobody), `last_move_ms` (null
+     * before its first command). */
+    json_t *want = json_pack("{s:s,s:s,s:s,s:i,s:{s:s,s:s},s:n,s:b,s:b,s:i,s:n}", "game",
+                             g[2].id, "ruleset", "tictactoe", "status", "open", "version", 0,
+                             "seats", "x", "taken", "o", "free", "awaiting", "spectators", 0,
+                             "open_seats", 0, "watching", 0, "last_move_ms");
     /* (the doc does not say what `scenario` shows for a game created without
      * one: it is left out of the comparison) */
     json_t *got = json_deep_copy(e);

@@ -145,7 +145,33 @@ static int spawn(struct wt_server *s, const char *const *extra)
         close(s->out_fd);
         return -1;
     }
+    /* The web port's line comes next (its address, or that it is not
+     * served: a default port that was busy), unless the test turned it off: read
+     * now, so that what is left on the server's stdout is only its exit
+     * (tests poll it to see the server die). */
+    int web = 1;
+    for (int i = 0; extra && extra[i]; i++)
+        if (strcmp(extra[i], "--web-listen") == 0 && extra[i + 1] &&
+            strcmp(extra[i + 1], "none") == 0)
+            web = 0;
+    s->web_port = -1;
+    if (web && (read_line(s->out_fd, line, sizeof line, now_ms() + 30000) < 0 ||
+                (sscanf(line, "warroomd web client on http%*[s:]//127.0.0.1:%d/",
+                        &s->web_port) != 1 &&
+                 strncmp(line, "warroomd web client not served", 30) != 0))) {
+        fprintf(stderr, "warroomd did not print its web port\n");
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        track_live(pid, 0);
+        close(s->out_fd);
+        return -1;
+    }
     return 0;
+}
+
+int wt_server_web_port(struct wt_server *s)
+{
+    return s->web_port;
 }
 
 int wt_server_start(struct wt_server *s, const char *const *extra)

@@ -16,6 +16,7 @@ struct wt_server {
     pid_t pid;
     int out_fd;         /* the server's stdout: EOF when it exits */
     int port;
+    int web_port;       /* the web port, -1: none (wt_server_web_port) */
     char dir[256];      /* a private temporary directory (the database lives here) */
     char db[300];
     char log[300];      /* the server's stderr, appended to across restarts */
@@ -28,6 +29,12 @@ struct wt_server {
  * test's stderr by wt_server_cleanup when WT_SHOW_LOG is set.
  * Returns 0 once the server printed its address, -1 otherwise. */
 int wt_server_start(struct wt_server *s, const char *const *extra);
+
+/* The web port (--web-listen) of the server s started, read (by
+ * wt_server_start) from the line it prints after its address; -1 when
+ * started with --web-listen none or when it is not served (its default
+ * port was busy). */
+int wt_server_web_port(struct wt_server *s);
 
 /* Same, reusing s->dir and s->db (a restart on the same store). */
 int wt_server_restart(struct wt_server *s, const char *const *extra);
