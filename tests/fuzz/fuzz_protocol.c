@@ -6,6 +6,11 @@
  * first byte says whether hello was already said); after each input the
  * store batch is committed and the deliveries run, as at the end of a loop
  * iteration. Nothing may crash, leak or trip the sanitizers.
+ *
+ * Game ids are random, so a message can name the game this input created
+ * last with "$G" (each occurrence replaced by its id, read off the
+ * `created` answer queued to the connection): `ask`, `command` and the
+ * others then reach past not_joined into the game and its views.
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -50,6 +55,46 @@ static struct wrd_server *server(void)
     return srv;
 }
 
+/* The id of the last game created on c, from its queued `created`
+ * answers, into id (unchanged when there is none). */
+static void last_created(const struct wrd_conn *c, char id[32])
+{
+    static const char key[] = "{\"type\":\"created\",\"game\":\"";
+    for (int k = 0; k < c->qlen; k++) {
+        const struct wrd_msg *m = c->q[(c->qhead + k) % c->qcap].msg;
+        if (m == NULL || m->len < sizeof key + 1 ||
+            memcmp(m->payload, key, sizeof key - 1) != 0)
+            continue;
+        const char *at = (const char *)m->payload + sizeof key - 1;
+        size_t n = 0;
+        while (n < 31 && at + n < (const char *)m->payload + m->len && at[n] != '"')
+            n++;
+        memcpy(id, at, n);
+        id[n] = '\0';
+    }
+}
+
+/* Dispatch text[0..len) with every "$G" replaced by game. */
+static void dispatch(struct wrd_server *srv, struct wrd_conn *c, const char *text, size_t len,
+                     const char *game)
+{
+    size_t glen = strlen(game), cap = len * (glen > 2 ? glen : 2) + 1, n = 0;
+    char *buf = malloc(cap);
+    if (buf == NULL)
+        return;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '$' && i + 1 < len && text[i + 1] == 'G') {
+            memcpy(buf + n, game, glen);
+            n += glen;
+            i++;
+        } else {
+            buf[n++] = text[i];
+        }
+    }
+    wrd_protocol_dispatch(srv, c, buf, n);
+    free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct wrd_server *srv = server();
@@ -59,11 +104,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (c == NULL)
         return 0;
     c->hello = data[0] & 1;
+    char game[32] = "g-000000000000";
     size_t start = 1;
     for (size_t i = 1; i <= size; i++) {
         if (i == size || data[i] == '\n') {
-            if (i > start)
-                wrd_protocol_dispatch(srv, c, (const char *)data + start, i - start);
+            if (i > start) {
+                dispatch(srv, c, (const char *)data + start, i - start, game);
+                last_created(c, game);
+            }
             start = i + 1;
         }
     }
