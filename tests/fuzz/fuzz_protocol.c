@@ -8,9 +8,9 @@
  * iteration. Nothing may crash, leak or trip the sanitizers.
  *
  * Game ids are random, so a message can name the game this input created
- * last with "$G" (each occurrence replaced by its id, read off the
- * `created` answer queued to the connection): `ask`, `command` and the
- * others then reach past not_joined into the game and its views.
+ * last with "$G" (each occurrence replaced by the id of the newest game in
+ * the lobby, wrd_games_list): `ask`, `command` and the others then reach
+ * past not_joined into the game and its views.
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -55,29 +55,34 @@ static struct wrd_server *server(void)
     return srv;
 }
 
-/* The id of the last game created on c, from its queued `created`
- * answers, into id (unchanged when there is none). */
-static void last_created(const struct wrd_conn *c, char id[32])
+/* The id of the newest game listed (the lobby's first: the one this
+ * input created last, when it created one), into id (unchanged when none). */
+static void newest_game(struct wrd_server *srv, char id[32])
 {
-    static const char key[] = "{\"type\":\"created\",\"game\":\"";
-    for (int k = 0; k < c->qlen; k++) {
-        const struct wrd_msg *m = c->q[(c->qhead + k) % c->qcap].msg;
-        if (m == NULL || m->len < sizeof key + 1 ||
-            memcmp(m->payload, key, sizeof key - 1) != 0)
-            continue;
-        const char *at = (const char *)m->payload + sizeof key - 1;
-        size_t n = 0;
-        while (n < 31 && at + n < (const char *)m->payload + m->len && at[n] != '"')
-            n++;
-        memcpy(id, at, n);
-        id[n] = '\0';
-    }
+    const char *why = NULL;
+    json_t *req = json_pack("{s:i}", "limit", 1);
+    json_t *page = req ? wrd_games_list(srv, req, &why) : NULL;
+    const char *g = json_string_value(json_object_get(json_array_get(json_object_get(page,
+                                                                                     "games"), 0),
+                                                      "game"));
+    if (g && strlen(g) < 32)
+        strcpy(id, g);
+    json_decref(page);
+    json_decref(req);
 }
 
-/* Dispatch text[0..len) with every "$G" replaced by game. */
+/* Dispatch text[0..len) with every "$G" replaced by the newest game. */
 static void dispatch(struct wrd_server *srv, struct wrd_conn *c, const char *text, size_t len,
-                     const char *game)
+                     char *game)
 {
+    size_t at = 0;
+    while (at + 1 < len && !(text[at] == '$' && text[at + 1] == 'G'))
+        at++;
+    if (at + 1 >= len) {
+        wrd_protocol_dispatch(srv, c, text, len);
+        return;
+    }
+    newest_game(srv, game);
     size_t glen = strlen(game), cap = len * (glen > 2 ? glen : 2) + 1, n = 0;
     char *buf = malloc(cap);
     if (buf == NULL)
@@ -110,7 +115,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (i == size || data[i] == '\n') {
             if (i > start) {
                 dispatch(srv, c, (const char *)data + start, i - start, game);
-                last_created(c, game);
             }
             start = i + 1;
         }
