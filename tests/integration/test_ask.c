@@ -337,22 +337,24 @@ static void stop(struct game *g)
     wt_close(&g->spec);
 }
 
-/* Send cmd (made by a view's order) from seat i; every client reads the
- * patch; the spectator's patch events are returned (new reference). */
+/* Send cmd (made by a view's order; taken over) from seat i; every client
+ * reads the patch; the spectator's patch events are returned (new
+ * reference). */
 static json_t *play(struct game *g, int i, json_t *cmd)
 {
     static int seq = 0;
     json_t *m = json_pack("{s:s, s:s, s:i, s:O}", "type", "command", "game", g->id, "seq", ++seq,
                           "cmd", cmd);
+    json_decref(cmd);
     char *text = json_dumps(m, JSON_COMPACT);
     json_decref(m);
     wt_send_text(&g->seat[i], text);
-    free(text);
     json_t *ack = wt_expect(&g->seat[i], "ack", T);
     if (ack == NULL) {
         json_t *e = wt_expect(&g->seat[i], "error", 10);
-        fail_msg("%s refused: %s", json_dumps(cmd, JSON_COMPACT), e ? str(e, "message") : "?");
+        fail_msg("%s refused: %s", text, e ? str(e, "message") : "?");
     }
+    free(text);
     long long v = json_integer_value(json_object_get(ack, "version"));
     json_decref(ack);
     json_t *p = wt_expect(&g->spec, "patch", T);
