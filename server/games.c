@@ -1462,13 +1462,23 @@ static int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g
     return 0;
 }
 
+/* Close m's view of its game, if it has one, and give its address the
+ * view back (--max-views-per-address). */
+static void drop_view(struct wrd_conn *c, struct wrd_member *m)
+{
+    if (m->ask == NULL)
+        return;
+    wrd_ask_free(m->ask);
+    m->ask = NULL;
+    if (c->from)
+        c->from->views--;
+}
+
 void wrd_games_member_left(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g)
 {
     struct wrd_member *mine = wrd_conn_member(c, g);
-    if (mine) {
-        wrd_ask_free(mine->ask);        /* its view goes with it */
-        mine->ask = NULL;
-    }
+    if (mine)
+        drop_view(c, mine);             /* its view goes with it */
     for (int i = 0; i < g->nmembers; i++)
         if (g->members[i].conn == c) {
             if (g->members[i].seat >= 0)
@@ -2316,10 +2326,20 @@ void wrd_games_ask(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg
         views += c->members[i].ask != NULL;
     for (int i = 0; m->ask == NULL && views >= WRD_ASK_VIEWS_MAX && i < c->nmembers; i++)
         if (c->members[i].ask != NULL) {
-            wrd_ask_free(c->members[i].ask);
-            c->members[i].ask = NULL;
+            drop_view(c, &c->members[i]);
             views--;
         }
+    /* and at most --max-views-per-address over its address's connections:
+     * these views are memory that reconnecting must not multiply */
+    int opened = m->ask == NULL;
+    if (opened && c->from && c->from->views >= srv->cfg.max_views_per_address) {
+        char why[160];
+        snprintf(why, sizeof why, "your address holds %d views of games "
+                 "(--max-views-per-address): close a page or leave a game first",
+                 srv->cfg.max_views_per_address);
+        wrd_conn_error(c, WRD_E_TOO_MANY_VIEWS, why, id, NULL, jid);
+        return;
+    }
     const struct wrd_ask_game gm = {
         .id = g->id,
         .rs = g->rs,
@@ -2331,6 +2351,8 @@ void wrd_games_ask(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg
         .state = g->views[view_of(g, m->seat)].state,
     };
     wrd_ask_answer(srv, c, &m->ask, &gm, msg);
+    if (opened && m->ask != NULL && c->from)
+        c->from->views++;
 }
 
 void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)

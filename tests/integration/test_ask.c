@@ -661,6 +661,49 @@ static void test_views_per_connection(void **state)
         stop(&g[i]);
 }
 
+/* An address holds at most --max-views-per-address views over all its
+ * connections (3 here): another connection's first ask is too_many_views
+ * while the views held still answer, and a leave gives its view back. */
+static void test_views_per_address(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--scenarios", WARROOM_SCENARIO_DIR,
+                                        "--max-views-per-address", "3", NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    struct game g;
+    start(&g, &s, CREATE_TTT);
+    for (int i = 0; i < 2; i++)
+        json_decref(answer(&g.seat[i], g.id, "draw", NULL));
+    json_decref(answer(&g.spec, g.id, "draw", NULL));
+    struct wt_client late;
+    assert_int_equal(wt_open(&late, "late", s.port), 0);
+    wt_send(&late, "{s:s, s:s, s:b}", "type", "join", "game", g.id, "spectate", 1);
+    json_t *st = wt_expect(&late, "state", T);
+    assert_non_null(st);
+    json_decref(st);
+    json_t *e = ask(&late, g.id, "draw", NULL);
+    assert_string_equal(str(e, "type"), "error");
+    assert_string_equal(str(e, "code"), "too_many_views");
+    assert_non_null(strstr(str(e, "message"), "3 views"));
+    json_decref(e);
+    json_decref(answer(&g.seat[0], g.id, "describe", NULL));
+    /* the spectator leaves: its view is given back, and the late one's is made */
+    wt_send(&g.spec, "{s:s, s:s, s:i}", "type", "leave", "game", g.id, "id", 7);
+    json_t *left = reply(&g.spec, 7);
+    assert_string_equal(str(left, "type"), "left");
+    json_decref(left);
+    json_decref(answer(&late, g.id, "draw", NULL));
+    e = ask(&g.spec, g.id, "draw", NULL);
+    assert_string_equal(str(e, "code"), "not_joined");
+    json_decref(e);
+    wt_close(&late);
+    stop(&g);
+    int status = wt_server_stop(&s, SIGTERM, 10000);
+    wt_server_cleanup(&s);
+    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -668,6 +711,7 @@ int main(void)
         cmocka_unit_test(test_waterloo),
         cmocka_unit_test(test_not_joined),
         cmocka_unit_test(test_views_per_connection),
+        cmocka_unit_test(test_views_per_address),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
