@@ -29,6 +29,7 @@
 #include <uv.h>
 
 #include "addr.h"
+#include "ask.h"
 #include "conn.h"
 #include "jsonout.h"
 #include "jsonpatch.h"
@@ -126,6 +127,9 @@ struct wrd_game {
     int64_t restored_deadline;  /* restore only: the stored earliest deadline */
     int64_t forfeit_deadline;   /* the deadline that passed (ms since the epoch), kept
                                    in the game's row once it forfeited; 0: none */
+    uint64_t shown;             /* counts every change of the views' states (a command,
+                                   a server section changed without one): asks feed
+                                   their views again when it moved (ask.h) */
     int64_t quiet_at;           /* the version at which the server section last changed
                                    without a command (the start, a forfeit); -1: never */
     struct wrd_server *srv;
@@ -856,6 +860,7 @@ static void project_all(struct wrd_game *g)
         g->views[v].state = project_view(g, v, section);
     }
     json_decref(section);
+    g->shown++;
 }
 
 /* The public projection as snapshots hold it: without the server section
@@ -977,6 +982,7 @@ static void refresh_sections(struct wrd_game *g)
     for (int v = 0; v < g->nviews; v++)
         json_object_set(g->views[v].state, "server", section);
     json_decref(section);
+    g->shown++;
 }
 
 /* --- linked games ------------------------------------------------------------- */
@@ -1236,6 +1242,7 @@ static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const
         g->views[v].state = now;
     }
     json_decref(section);
+    g->shown++;
     maybe_evict(srv->games, g);
 }
 
@@ -1457,6 +1464,11 @@ static int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g
 
 void wrd_games_member_left(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g)
 {
+    struct wrd_member *mine = wrd_conn_member(c, g);
+    if (mine) {
+        wrd_ask_free(mine->ask);        /* its view goes with it */
+        mine->ask = NULL;
+    }
     for (int i = 0; i < g->nmembers; i++)
         if (g->members[i].conn == c) {
             if (g->members[i].seat >= 0)
@@ -2283,6 +2295,32 @@ void wrd_games_setup(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     wrd_addr_charge(srv, c->from, wrd_addr_bytes_cost(bytes));
     wrd_conn_send(c, a);
     wrd_msg_unref(a);
+}
+
+/* ask: only a member of the game asks, its view fed its own projection
+ * (the seat's, or the public one for a spectator). */
+void wrd_games_ask(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    json_t *jid = json_object_get(msg, "id");
+    const char *id = json_string_value(json_object_get(msg, "game"));
+    struct wrd_game *g = find(srv->games, id);
+    struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
+    if (m == NULL) {
+        wrd_conn_error(c, WRD_E_NOT_JOINED, "join the game first (as a seat or a spectator)", id,
+                       NULL, jid);
+        return;
+    }
+    const struct wrd_ask_game gm = {
+        .id = g->id,
+        .rs = g->rs,
+        .scenario_text = g->scenario_text,
+        .options = g->options,
+        .seat = m->seat >= 0 ? g->seats[m->seat].name : "",
+        .version = g->version,
+        .shown = g->shown,
+        .state = g->views[view_of(g, m->seat)].state,
+    };
+    wrd_ask_answer(srv, c, &m->ask, &gm, msg);
 }
 
 void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
