@@ -39,37 +39,36 @@ function scopedSheet(cssText, scope) {
 }
 
 // The parsed document's root <svg>, made safe to import: returns
-// { svg, css, styled } where css is the text of its <style> elements
-// (removed) and styled the elements whose style attribute was taken off,
-// each with its text, marked by data-wr-style (an index).
+// { svg, css }, css the text of its <style> elements (taken out). A
+// document DOMParser makes keeps the page's CSP, under which a <style>
+// element or a style attribute, even parsed there, is a violation: so
+// before parsing, each <style> element is renamed <wr-style> (in XML a
+// "<" in text is always escaped, so every "<style" is a tag) and each
+// style attribute of a tag becomes data-wr-style, applied through the
+// CSSOM once imported (show()).
 function parse(text) {
-  const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const renamed = text.replace(/<(\/?)style\b/g, '<$1wr-style')
+    .replace(/<[^<>]*>/g, (tag) => tag.replace(/(\s)style=/g, '$1data-wr-style='));
+  const doc = new DOMParser().parseFromString(renamed, 'image/svg+xml');
   const svg = doc.documentElement;
   if (!svg || svg.namespaceURI !== SVG_NS || svg.localName !== 'svg' ||
       doc.getElementsByTagName('parsererror').length) {
     throw new Error('the server sent a picture that is not an SVG document');
   }
   let css = '';
-  for (const s of [...svg.getElementsByTagNameNS(SVG_NS, 'style')]) {
+  for (const s of [...svg.getElementsByTagNameNS(SVG_NS, 'wr-style')]) {
     css += `${s.textContent}\n`;
     s.remove();
   }
   for (const s of [...svg.querySelectorAll('script, foreignObject')]) s.remove();
-  const styled = [];
   for (const el of [svg, ...svg.querySelectorAll('*')]) {
     for (const a of [...el.attributes]) {
       const n = a.name.toLowerCase();
       if (n.startsWith('on')) el.removeAttribute(a.name);
       else if ((n === 'href' || n === 'xlink:href') && !a.value.startsWith('#')) el.removeAttribute(a.name);
     }
-    const st = el.getAttribute('style');
-    if (st !== null) {
-      el.removeAttribute('style');
-      el.setAttribute('data-wr-style', String(styled.length));
-      styled.push(st);
-    }
   }
-  return { svg, css, styled };
+  return { svg, css };
 }
 
 function centre(r) { return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; }
@@ -103,15 +102,12 @@ export class Board {
 
   // Show the document text, drawn at the game's version.
   show(text, version) {
-    const { svg, css, styled } = parse(text);
+    const { svg, css } = parse(text);
     const node = document.importNode(svg, true);
-    for (const el of node.querySelectorAll('[data-wr-style]')) {
-      el.style.cssText = styled[Number(el.getAttribute('data-wr-style'))];
+    for (const el of [node, ...node.querySelectorAll('[data-wr-style]')]) {
+      if (!el.hasAttribute('data-wr-style')) continue;
+      el.style.cssText = el.getAttribute('data-wr-style');
       el.removeAttribute('data-wr-style');
-    }
-    if (node.hasAttribute('data-wr-style')) {
-      node.style.cssText = styled[Number(node.getAttribute('data-wr-style'))];
-      node.removeAttribute('data-wr-style');
     }
     const sheet = scopedSheet(css, this.scope);
     document.adoptedStyleSheets = [...document.adoptedStyleSheets.filter((s) => s !== this.sheet), sheet];
@@ -220,7 +216,7 @@ export class Board {
         return;
       }
     }
-    this.hover.textContent = this.describe(e.target);
+    this.hover.textContent = this.describe(e.clientX, e.clientY);
   }
 
   up(e) {
@@ -232,31 +228,44 @@ export class Board {
     this.drag = null;
   }
 
-  // What the pointer is over, in the picture's words: the <title> of the
-  // nearest element having one (the root's excepted), and its word.
-  describe(target) {
-    for (let el = target; el && el !== this.svg && el !== this.el; el = el.parentNode) {
-      if (!(el instanceof Element)) continue;
-      const t = [...el.children].find((c) => c.localName === 'title');
-      const word = el.getAttribute('data-word');
-      if (t || word) {
-        const text = t ? t.textContent.trim() : '';
-        return word && !text.includes(word) ? `${text}${text ? ' ' : ''}[${word}]` : text;
+  // What the pointer at (x, y) is over, in the picture's words: the
+  // <title> of the topmost element there having one (the root's
+  // excepted), or of its nearest ancestor having one, and its word.
+  describe(x, y) {
+    for (const hit of document.elementsFromPoint(x, y)) {
+      if (!this.svg || !this.svg.contains(hit) || hit === this.svg) continue;
+      for (let el = hit; el && el !== this.svg; el = el.parentNode) {
+        const t = [...el.children].find((c) => c.localName === 'title');
+        const word = el.getAttribute('data-word');
+        if (t || word) {
+          const text = t ? t.textContent.trim() : '';
+          return word && !text.includes(word) ? `${text}${text ? ' ' : ''}[${word}]` : text;
+        }
       }
     }
     return '';
   }
 
+  // What a click at the client point (x, y) names: the topmost stack
+  // mark or element naming a word there, looking through what names
+  // nothing (a road, a label, a mark drawn over a square).
+  hitAt(x, y) {
+    for (const el of document.elementsFromPoint(x, y)) {
+      if (!this.svg.contains(el)) continue;
+      const stack = el.closest('.stack');
+      if (stack && this.svg.contains(stack)) return { stack };
+      const word = el.closest('[data-word]');
+      if (word && this.svg.contains(word)) return { word };
+    }
+    return {};
+  }
+
   click(e) {
     if (this.dragged) { this.dragged = false; return; }
-    if (!this.svg || !(e.target instanceof Element)) return;
-    const stack = e.target.closest('.stack');
-    if (stack && this.svg.contains(stack)) {
-      this.on.stack(stack, this.unitsOf(stack));
-      return;
-    }
-    const el = e.target.closest('[data-word]');
-    if (el && this.svg.contains(el)) this.on.word(el);
+    if (!this.svg) return;
+    const hit = this.hitAt(e.clientX, e.clientY);
+    if (hit.stack) this.on.stack(hit.stack, this.unitsOf(hit.stack));
+    else if (hit.word) this.on.word(hit.word);
   }
 
   // The units a stack's mark stands for: its own descendants naming a

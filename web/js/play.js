@@ -36,6 +36,7 @@ export class Play {
     this.previewBusy = false;
     this.previewWanted = null;
     this.sending = false;
+    this.sent = 0;              // lines sent: the result's data-n
     this.selected = null;
     els.line.addEventListener('input', () => this.lineChanged());
     els.line.addEventListener('keydown', (e) => {
@@ -227,6 +228,8 @@ export class Play {
       if (a.kind === 'answer') {
         this.say(this.els.answer, a.text);
         this.els.answer.dataset.line = line;
+        this.els.result.dataset.outcome = 'answered';
+        this.els.result.dataset.line = line;
         this.setLine('');
         this.refresh();
         return;
@@ -252,6 +255,7 @@ export class Play {
       this.setLine('');
     } finally {
       this.sending = false;
+      this.els.result.dataset.n = String(++this.sent);
     }
   }
 
