@@ -137,18 +137,27 @@ try {
   assert.ok(accepted >= 8 && by.french >= 3 && by.allied >= 3 && stackMoves >= 3,
     `${accepted} commands accepted (french ${by.french}, allied ${by.allied}), ${stackMoves} stack moves`);
 
-  // The hover line names the unit under the pointer.
-  const unit = page.locator('#wr-board g.unit[data-word]').first();
-  const word = await unit.getAttribute('data-word');
+  // The hover line names the unit under the pointer (zoomed in with the
+  // keys: a unit seen whole on the board, on top where it is).
   await page.locator('#wr-board').focus();
   for (let i = 0; i < 3; i++) await page.keyboard.press('+');
-  const box = await unit.boundingBox();
-  const boardBox = await page.locator('#wr-board').boundingBox();
-  if (box && box.x >= boardBox.x && box.x + box.width <= boardBox.x + boardBox.width) {
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await page.waitForFunction((w) => document.getElementById('wr-hover').textContent.includes(w), word, { timeout: 5000 });
-  }
+  assert.ok(Number(await page.locator('#wr-board').getAttribute('data-zoom')) > 1.9, 'the + key zooms in');
+  const target = await page.evaluate(() => {
+    const board = document.getElementById('wr-board').getBoundingClientRect();
+    for (const u of document.querySelectorAll('#wr-board g.unit[data-word]')) {
+      const r = u.getBoundingClientRect();
+      const x = r.left + r.width / 2, y = r.top + r.height / 2;
+      if (r.left < board.left || r.right > board.right || r.top < board.top || r.bottom > board.bottom) continue;
+      const top = document.elementFromPoint(x, y);
+      if (top && top.closest('g.unit') === u) return { x, y, word: u.getAttribute('data-word') };
+    }
+    return null;
+  });
+  assert.ok(target, 'a unit is seen whole on the zoomed board');
+  await page.mouse.move(target.x, target.y);
+  await page.waitForFunction((w) => document.getElementById('wr-hover').textContent.includes(w), target.word, { timeout: 5000 });
   await page.keyboard.press('0');
+  assert.equal(await page.locator('#wr-board').getAttribute('data-zoom'), '1.000', '0 shows the board whole');
 
   // A stack's mark lists the units of its square, as the state has them.
   const counts = {};
