@@ -14,13 +14,17 @@
 // inside the hex of its square (the unit's centre in the fill of the
 // square's shape naming that square: data-word, present.h) exactly once,
 // that no other unit is drawn, and that the command's events are in the
-// log in words. Also: the page is a spectator's (no seat, its title not
-// marked), it fits 400 px without scrolling sideways, the hover line names
-// the unit under the pointer, a stack's mark lists exactly the units of
-// its square, and nothing was refused by the CSP or failed.
+// log in words. Also: nothing in web/ names a ruleset, the page is a
+// spectator's (no seat, its title not marked), it fits 400 px without
+// scrolling sideways, the hover line names the unit under the pointer, a
+// stack's mark lists exactly the units of its square, and nothing was
+// refused by the CSP or failed.
 //
 //   node waterloo_watch.test.mjs BUILD_DIR
 import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   tempDir, removeDir, startServer, stopServer, cli, launch, watchProblems,
   parseSquare, neighbours, drawnUnits, compareBoard,
@@ -28,6 +32,20 @@ import {
 
 const build = process.argv[2];
 assert.ok(build, 'usage: node waterloo_watch.test.mjs BUILD_DIR');
+
+// Nothing in web/ names a ruleset (docs/architecture.md, Web): every game
+// is shown through its presentation's answers. The names are the
+// registry's list; the page's files are read from the source tree.
+const top = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const rulesets = readFileSync(join(top, 'common/rulesets/rulesets.list'), 'utf8')
+  .split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean);
+assert.ok(rulesets.includes('waterloo'), 'the registry lists waterloo');
+for (const f of readdirSync(join(top, 'web'), { recursive: true })) {
+  if (!/\.(js|html|css)$/.test(f)) continue;
+  const text = readFileSync(join(top, 'web', f), 'utf8');
+  for (const r of rulesets) assert.ok(!new RegExp(`\\b${r}\\b`, 'i').test(text), `web/${f} names the ruleset ${r}`);
+}
+
 const dir = tempDir();
 const deadline = setTimeout(() => { console.error('browser_waterloo_watch: timed out'); process.exit(1); }, 170000);
 
