@@ -12,8 +12,9 @@
 //  - the tab title is marked while the page's seat is awaited;
 //  - a unit selected on the board: reach marks appear (on the squares the
 //    unit may reach) and the line starts its move; Escape clears both;
-//    two clicked squares complete the path; Enter sends it and the
-//    server's state has the unit on the last square;
+//    two clicked squares complete the path; Enter sends it, the server's
+//    state has the unit on the last square, the page draws it there and
+//    its marks are gone;
 //  - a refused order shows exactly the line the terminal client prints
 //    for it (the same check of the same rules, one formatter);
 //  - a battle declared from the page (a click on the attacker, "vs"
@@ -306,6 +307,11 @@ try {
       assert.equal(moved.outcome, 'accepted', moved.text);
       st = status();
       assert.equal(st.state.units['fr-jerome'].at, 'I-40', 'the server has the unit where the page moved it');
+      await caughtUp(st.version);
+      await page.waitForFunction(() => document.querySelectorAll('#wr-board .reach').length === 0 &&
+        document.getElementById('wr-line').value === '', null, { timeout: 10000 });
+      assert.deepEqual((await drawnUnits(page)).units.find((u) => u.word === 'fr-jerome').squares, ['I-40'],
+        'the page draws the unit where it moved');
 
       // A refused order: the terminal client's very words.
       const bad = 'move fr-foy J-4O';

@@ -249,9 +249,8 @@ export class Play {
       this.els.result.dataset.outcome = 'accepted';
       this.els.result.dataset.version = String(ack.version);
       this.els.result.dataset.line = line;
-      this.selected = null;
-      this.board.select(null);
       this.els.stack.hidden = true;
+      if (this.selected !== null) await this.unmark();
       this.setLine('');
     } finally {
       this.sending = false;
@@ -268,17 +267,22 @@ export class Play {
   // Escape: the line cleared, the selection and the marks gone.
   async escape() {
     this.setLine('');
+    this.els.stack.hidden = true;
+    await this.unmark();
+  }
+
+  // The selection and the marks a query made gone: the root's data-clear
+  // asked, the board redrawn.
+  async unmark() {
     this.selected = null;
     this.board.select(null);
-    this.els.stack.hidden = true;
     const clear = this.board.clearLine();
-    if (clear) {
-      try {
-        await this.ask('order', { line: clear });
-        this.say(this.els.answer, '');
-        delete this.els.answer.dataset.line;
-      } catch { /* nothing marked */ }
-      this.refresh();
-    }
+    if (!clear) return;
+    try {
+      await this.ask('order', { line: clear });
+      this.say(this.els.answer, '');
+      delete this.els.answer.dataset.line;
+    } catch { /* nothing was marked */ }
+    this.refresh();
   }
 }
