@@ -41,7 +41,7 @@ import {
 const build = process.argv[2];
 assert.ok(build, 'usage: node waterloo_play.test.mjs BUILD_DIR');
 const dir = tempDir();
-const deadline = setTimeout(() => { console.error('browser_waterloo_play: timed out'); process.exit(1); }, 230000);
+const deadline = setTimeout(() => { console.error('browser_waterloo_play: timed out'); process.exit(1); }, 400000);
 const GAMES = 3, STEPS = 80, TRIES = 40;
 
 let server, browser;
