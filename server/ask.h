@@ -56,5 +56,9 @@ void wrd_ask_free(struct wrd_ask *a);
 #define WRD_ASK_LINE_MAX 1024   /* bytes of an order's line, or of a word */
 #define WRD_ASK_EVENTS_MAX 256  /* events in one ask */
 #define WRD_ASK_WORDS_MAX 64    /* words before the one completed */
+/* Views one connection holds at once (a Waterloo view with its SVG is
+ * about half a megabyte): the first ask of another game closes one of the
+ * others, which its next ask opens again. */
+#define WRD_ASK_VIEWS_MAX 4
 
 #endif

@@ -2310,6 +2310,16 @@ void wrd_games_ask(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg
                        NULL, jid);
         return;
     }
+    /* at most WRD_ASK_VIEWS_MAX views a connection: the others' first */
+    int views = 0;
+    for (int i = 0; i < c->nmembers; i++)
+        views += c->members[i].ask != NULL;
+    for (int i = 0; m->ask == NULL && views >= WRD_ASK_VIEWS_MAX && i < c->nmembers; i++)
+        if (c->members[i].ask != NULL) {
+            wrd_ask_free(c->members[i].ask);
+            c->members[i].ask = NULL;
+            views--;
+        }
     const struct wrd_ask_game gm = {
         .id = g->id,
         .rs = g->rs,

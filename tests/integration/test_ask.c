@@ -337,22 +337,24 @@ static void stop(struct game *g)
     wt_close(&g->spec);
 }
 
-/* Send cmd (made by a view's order) from seat i; every client reads the
- * patch; the spectator's patch events are returned (new reference). */
+/* Send cmd (made by a view's order; taken over) from seat i; every client
+ * reads the patch; the spectator's patch events are returned (new
+ * reference). */
 static json_t *play(struct game *g, int i, json_t *cmd)
 {
     static int seq = 0;
     json_t *m = json_pack("{s:s, s:s, s:i, s:O}", "type", "command", "game", g->id, "seq", ++seq,
                           "cmd", cmd);
+    json_decref(cmd);
     char *text = json_dumps(m, JSON_COMPACT);
     json_decref(m);
     wt_send_text(&g->seat[i], text);
-    free(text);
     json_t *ack = wt_expect(&g->seat[i], "ack", T);
     if (ack == NULL) {
         json_t *e = wt_expect(&g->seat[i], "error", 10);
-        fail_msg("%s refused: %s", json_dumps(cmd, JSON_COMPACT), e ? str(e, "message") : "?");
+        fail_msg("%s refused: %s", text, e ? str(e, "message") : "?");
     }
+    free(text);
     long long v = json_integer_value(json_object_get(ack, "version"));
     json_decref(ack);
     json_t *p = wt_expect(&g->spec, "patch", T);
@@ -610,12 +612,62 @@ static void test_not_joined(void **state)
     stop(&g);
 }
 
+/* A connection holds at most WRD_ASK_VIEWS_MAX (4) views: asking a
+ * fifth game's closes another's, and that game's next ask opens it again,
+ * answering as before (its marks gone: Waterloo's reach). */
+static void test_views_per_connection(void **state)
+{
+    struct wt_server *s = *state;
+    struct game g[5];
+    struct wt_client watcher;
+    assert_int_equal(wt_open(&watcher, "watcher", s->port), 0);
+    char *first = NULL;
+    for (int i = 0; i < 5; i++) {
+        start(&g[i], s, i == 0 ? CREATE_WL : CREATE_TTT);
+        for (int k = 0; i == 0 && k < 2; k++) {     /* both set-ups end: French movement */
+            struct wr_view *vs = local_view(&g[0].seat[k], g[0].id, g[0].name[k]);
+            json_decref(play(&g[0], k, command_of(vs, "endsetup")));
+            vs->pr->close(vs);
+        }
+        wt_send(&watcher, "{s:s, s:s, s:b}", "type", "join", "game", g[i].id, "spectate", 1);
+        json_t *st = wt_expect(&watcher, "state", T);
+        assert_non_null(st);
+        json_decref(st);
+        if (i == 0) {
+            json_t *a = answer(&watcher, g[0].id, "order",
+                               json_pack("{s:s}", "line", "reach fr-ii-jerome"));
+            assert_string_equal(str(a, "kind"), "answer");
+            json_decref(a);
+        }
+        json_t *d = answer(&watcher, g[i].id, "draw", NULL);
+        if (i == 0) {
+            first = strdup(str(d, "svg"));
+            assert_non_null(strstr(first, "class=\"h reach\""));
+        }
+        json_decref(d);
+    }
+    /* the fifth closed the first's view: a fresh one, no marks */
+    json_t *d = answer(&watcher, g[0].id, "draw", NULL);
+    assert_null(strstr(str(d, "svg"), "class=\"h reach\""));
+    struct wr_view *v = local_view(&watcher, g[0].id, "");
+    char *mine = local_svg(v);
+    assert_string_equal(str(d, "svg"), mine);
+    free(mine);
+    v->pr->close(v);
+    json_decref(d);
+    free(first);
+    wt_close(&watcher);
+    for (int i = 0; i < 5; i++)
+        stop(&g[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tictactoe),
         cmocka_unit_test(test_waterloo),
         cmocka_unit_test(test_not_joined),
+        cmocka_unit_test(test_views_per_connection),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

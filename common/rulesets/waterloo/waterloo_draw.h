@@ -21,13 +21,18 @@
  *         (west edge) to those of the x = 0 squares (east edge), and from the
  *         centre line of row 0 to half a hex side below the centres of WW:
  *         partial squares show as cut hexes. Every counter is a group
- *           <g class="unit" id="u-<unit id>" transform="translate(X Y)">
+ *           <g class="unit" id="u-<unit id>" transform="translate(X Y)"
+ *              data-word="<unit id>" ...>
  *         centred on (X, Y): the k-th unit (0-based, in drawing order: the
  *         weakest first and the strongest last, on top; scenario order
  *         among equals) of a stack of n on a square is drawn at
  *           X = sx + (k - (n-1)/2) * WL_SVG_STACK_STEP
  *           Y = sy - (k - (n-1)/2) * WL_SVG_STACK_STEP
- *         so a lone unit sits on the centre of its square.
+ *         so a lone unit sits on the centre of its square. What a host may
+ *         rely on (present.h, draw_svg) follows the transform: data-word,
+ *         then in a view's picture data-select and data-act; each square's
+ *         hex carries data-word="<square>", and the squares reach marked a
+ *         hex of class "reach" (in <g id="reach">).
  *
  *   Text: one cell of 4 characters per square; each half-hex width is 2
  *         characters, so a row is indented 2 characters against its

@@ -206,7 +206,7 @@ static void counter(struct wr_strbuf *b, const struct wl_unit_def *u, wl_sq at, 
     char sqname[WL_SQ_NAME_MAX];
     wr_strbuf_puts(b, "<g class=\"unit\" id=\"u-");
     wr_strbuf_xml(b, u->id);
-    wr_strbuf_puts(b, "\" data-word=\"");
+    wr_strbuf_printf(b, "\" transform=\"translate(%.2f %.2f)\" data-word=\"", x, y);
     wr_strbuf_xml(b, u->id);
     if (select) {
         wr_strbuf_puts(b, "\" data-select=\"reach ");
@@ -216,7 +216,7 @@ static void counter(struct wr_strbuf *b, const struct wl_unit_def *u, wl_sq at, 
         wr_strbuf_printf(b, "\" data-act=\"%s ", wl_draw_act_name(act));
         wr_strbuf_xml(b, u->id);
     }
-    wr_strbuf_printf(b, "\" transform=\"translate(%.2f %.2f)\"><title>", x, y);
+    wr_strbuf_puts(b, "\"><title>");
     counter_title(b, u);
     wr_strbuf_printf(b, " %s</title>", wl_grid_name(at, sqname));
     counter_face(b, u);
