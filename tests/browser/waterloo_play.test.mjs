@@ -272,7 +272,6 @@ try {
     const first = g === 0;
 
     // The set-up: the page's from the orders panel (a click, then Enter).
-    await page.locator('details.orders summary').click();
     await page.locator('#wr-orders button[data-order="endsetup"]').click();
     assert.equal(await line(), 'endsetup ');
     let n = Number(await page.locator('#wr-result').getAttribute('data-n') || 0);

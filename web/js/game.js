@@ -116,8 +116,12 @@ async function main() {
   $('wr-zoom-out').addEventListener('click', () => board.zoom(1 / 1.25));
   $('wr-fit').addEventListener('click', () => board.fit());
   $('wr-stack-close').addEventListener('click', () => { $('wr-stack').hidden = true; });
+  // Escape clears the line anywhere; Enter sends it from the board too
+  // (a click on the board leaves the focus there).
   document.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape' && play) { e.preventDefault(); play.escape(); }
+    if (!play) return;
+    if (e.key === 'Escape') { e.preventDefault(); play.escape(); }
+    else if (e.key === 'Enter' && e.target === $('wr-board')) { e.preventDefault(); play.send(); }
   });
   try {
     await conn.open();
