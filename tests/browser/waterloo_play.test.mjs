@@ -16,7 +16,8 @@
 //    state has the unit on the last square, the page draws it there and
 //    its marks are gone;
 //  - a refused order shows exactly the line the terminal client prints
-//    for it (the same check of the same rules, one formatter);
+//    for it (the same check of the same rules, one formatter), and so
+//    does "help ORDER";
 //  - a battle declared from the page (a click on the attacker, "vs"
 //    typed, a click on the defender) shows its odds before it is sent,
 //    exactly as the client's `odds` query gives them for the same units;
@@ -323,6 +324,12 @@ try {
       const far = await send('move fr-foy I-41');
       assert.match(far.text, /^refused \(checked here, not sent\): not_adjacent: \S/, 'a rule refusal in words, with its code');
       assert.equal(status().version, st.version, 'nothing refused was sent');
+
+      // help ORDER, as the terminal client gives it.
+      assert.equal((await send('help attack')).outcome, 'answered');
+      const cliHelp = run('do', game, 'help attack');
+      assert.equal(cliHelp.code, 0);
+      assert.equal((await page.locator('#wr-answer').textContent()).trim(), cliHelp.out.trim(), 'help attack says what the client says');
 
       assert.equal((await send('move fr-foy J-41 I-41')).outcome, 'accepted');
       assert.equal((await send('end')).outcome, 'accepted');

@@ -80,6 +80,17 @@ export class Play {
     }
   }
 
+  // "help" and "help ORDER", answered here from the orders table as the
+  // terminal client answers them (synopsis, what it does, an example).
+  help(name) {
+    const one = (o) => `${o.synopsis}${o.query ? '  (answered by the server, nothing is played)' : ''}\n    ${o.help}\n    e.g. ${o.example}\n`;
+    if (name) {
+      const o = this.orders.get(name);
+      return o ? one(o) : `no order '${name}'; the orders: ${[...this.orders.keys()].join(', ')}`;
+    }
+    return [...this.orders.values()].map(one).join('');
+  }
+
   // Draw and describe the game as it stands: one draw in flight at a
   // time; asked again while one is, it draws once more when it ends.
   async refresh() {
@@ -218,6 +229,14 @@ export class Play {
     this.say(this.els.result, '');
     delete this.els.result.dataset.outcome;
     try {
+      const help = /^help(?:\s+(\S+))?$/.exec(line);
+      if (help) {
+        this.say(this.els.answer, this.help(help[1]));
+        this.els.result.dataset.outcome = 'answered';
+        this.els.result.dataset.line = line;
+        this.setLine('');
+        return;
+      }
       let a;
       try {
         a = await this.ask('order', { line });
