@@ -1,34 +1,33 @@
-// game.js - a game watched as a spectator: joins, keeps its copy of the
-// state by applying the server's patches (RFC 6902), asks for a sync when
-// a patch does not start at its version or does not apply, and shows the
-// ruleset, whose turn, the version, the event log and the state as JSON
-// (a later part draws the boards).
+// game.js - the game page, /game/GAME: joins the game as the seat this
+// browser holds (seat.js: the token the invite page stored) or else as a
+// spectator, keeps its copy of the state by applying the server's patches
+// (RFC 6902), asks for a sync when a patch does not start at its version
+// or does not apply, and wires the parts: the facts (ruleset, seat, whose
+// turn, version, the dice's commitment), the event log (log.js), the board
+// and the order line (board.js, play.js), redrawn after every change.
 import { Conn, setStatus } from './net.js';
 import { applyPatch } from './patch.js';
+import { loadSeat } from './seat.js';
+import { Board } from './board.js';
+import { EventLog } from './log.js';
+import { Play } from './play.js';
 
 const game = decodeURIComponent(location.pathname.split('/')[2] || '');
 let version = -1;
 let state = null;
 let syncing = false;
+let mySeat = null;
+let play = null;
+let log = null;
 
 function $(id) { return document.getElementById(id); }
 
-function eventText(e) {
-  if (e && typeof e === 'object' && typeof e.type === 'string') {
-    const { type, ...rest } = e;
-    return Object.keys(rest).length ? `${type} ${JSON.stringify(rest)}` : type;
-  }
-  return JSON.stringify(e);
-}
-
-function logEvents(by, from, events) {
-  const ol = $('events');
-  for (const e of events || []) {
-    const li = document.createElement('li');
-    li.textContent = `v${from}${by ? ` ${by}` : ''}: ${eventText(e)}`;
-    ol.append(li);
-  }
-  ol.scrollTop = ol.scrollHeight;
+// The seed's commitment (docs/dice.md): in the server section when the
+// server puts it there, else where a ruleset with dice keeps it.
+function commitment(st) {
+  const fromServer = st && st.server && st.server.dice && st.server.dice.commitment;
+  const fromRules = st && st.dice && st.dice.commitment;
+  return fromServer || fromRules || '';
 }
 
 function show() {
@@ -39,14 +38,22 @@ function show() {
   $('awaiting').textContent = seats.length ? seats.map((s) => `${s} (${awaiting[s]})`).join(', ')
     : server.status === 'finished' ? `over: ${JSON.stringify(server.result)}` : 'nobody';
   $('version').textContent = String(version);
+  const c = commitment(state);
+  $('wr-commitment').textContent = c || 'none (no dice)';
+  $('wr-commitment').dataset.commitment = c;
   $('state').textContent = JSON.stringify(state, null, 2);
+  const mine = mySeat !== null && Object.prototype.hasOwnProperty.call(awaiting, mySeat);
+  document.body.classList.toggle('awaited', mine);
+  $('wr-awaited').hidden = !mine;
+  document.title = `${mine ? '(your move) ' : ''}Warroom: ${game}`;
+  if (play) play.refresh();
 }
 
 function onState(m) {
   state = m.state;
   version = m.version;
   $('ruleset').textContent = m.ruleset;
-  if (m.events) logEvents(null, m.version, m.events);
+  if (m.events && log) log.add(m.version, null, m.events);
   show();
 }
 
@@ -75,8 +82,25 @@ function onPush(conn, m) {
     return;
   }
   version = m.to;
-  logEvents(m.by, m.from, m.events);
+  if (log) log.add(m.from, m.by, m.events);
   show();
+}
+
+// Join as the seat held here, or watch; a token the server refuses
+// leaves the page watching, and says so.
+async function join(conn) {
+  const held = loadSeat(game);
+  if (held) {
+    try {
+      const st = await conn.request({ type: 'join', game, token: held.token }, 'state');
+      return { st, seat: st.seat || held.seat, note: '' };
+    } catch (e) {
+      const st = await conn.request({ type: 'join', game, spectate: true }, 'state');
+      return { st, seat: null, note: ` (the seat kept here was refused: ${e.message})` };
+    }
+  }
+  const st = await conn.request({ type: 'join', game, spectate: true }, 'state');
+  return { st, seat: null, note: '' };
 }
 
 async function main() {
@@ -84,11 +108,37 @@ async function main() {
   document.title = `Warroom: ${game}`;
   let conn;
   conn = new Conn((m) => onPush(conn, m), () => setStatus('disconnected: reload the page', true));
+  const board = new Board($('wr-board'), $('wr-hover'), {
+    word: (el) => play && play.word(el),
+    stack: (el, units) => play && play.stack(el, units),
+  });
+  $('wr-zoom-in').addEventListener('click', () => board.zoom(1.25));
+  $('wr-zoom-out').addEventListener('click', () => board.zoom(1 / 1.25));
+  $('wr-fit').addEventListener('click', () => board.fit());
+  $('wr-stack-close').addEventListener('click', () => { $('wr-stack').hidden = true; });
+  // Escape clears the line anywhere; Enter sends it from the board too
+  // (a click on the board leaves the focus there).
+  document.addEventListener('keydown', (e) => {
+    if (!play) return;
+    if (e.key === 'Escape') { e.preventDefault(); play.escape(); }
+    else if (e.key === 'Enter' && e.target === $('wr-board')) { e.preventDefault(); play.send(); }
+  });
   try {
     await conn.open();
-    const st = await conn.request({ type: 'join', game, spectate: true }, 'state');
+    const { st, seat, note } = await join(conn);
+    mySeat = seat;
+    $('wr-seat').textContent = seat ? `you hold the ${seat} seat` : 'watching';
+    $('wr-seat').dataset.seat = seat || '';
+    document.body.classList.toggle('watching', !seat);
+    play = new Play(conn, game, seat, board, {
+      describe: $('wr-describe'), orders: $('wr-orders'), line: $('wr-line'),
+      send: $('wr-send'), clear: $('wr-clear'), preview: $('wr-preview'),
+      answer: $('wr-answer'), result: $('wr-result'), stack: $('wr-stack'),
+    });
+    log = new EventLog($('events'), (events) => play.ask('events', { events }).then((a) => a.lines));
     onState(st);
-    setStatus('watching');
+    setStatus(`${seat ? `playing ${seat}` : 'watching'}${note}`, !!note);
+    await play.loadOrders();
   } catch (e) {
     setStatus(e.message, true);
   }

@@ -1,8 +1,10 @@
 // invite.js - /invite/CODE: the code is read from the path, then taken out
 // of the address bar (history.replaceState) so it is never kept, and the
 // seat claimed. The seat's token is kept in this browser's storage for
-// that game only (never in a URL); the page then goes to the game.
+// that game only (seat.js; never in a URL); the page then goes to the
+// game, /game/GAME, which joins with it.
 import { Conn, setStatus } from './net.js';
+import { storeSeat } from './seat.js';
 
 async function main() {
   const code = location.pathname.split('/')[2] || '';
@@ -11,12 +13,13 @@ async function main() {
   try {
     await conn.open();
     const c = await conn.request({ type: 'claim', invite: code }, 'claimed');
-    localStorage.setItem(`warroom.token.${c.game}`, JSON.stringify({ seat: c.seat, token: c.token }));
-    setStatus(`seat ${c.seat} of ${c.game} claimed`);
+    storeSeat(c.game, c.seat, c.token);
+    setStatus(`seat ${c.seat} of ${c.game} claimed: opening the game`);
     const a = document.createElement('a');
     a.href = `/game/${encodeURIComponent(c.game)}`;
     a.textContent = 'open the game';
     document.getElementById('result').append(a);
+    location.replace(a.href);
   } catch (e) {
     setStatus(`claim refused: ${e.message}`, true);
   }

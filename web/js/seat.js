@@ -1,0 +1,37 @@
+// seat.js - a seat this browser holds, kept in localStorage per game
+// (never in a URL): "warroom.token.GAME" holds {"seat","token","seq"}. The
+// invite page stores it when it claims; the game page reads it to join as
+// that seat and keeps there the last command number it sent, so a reload
+// never sends a seq the server has already answered (docs/protocol.md,
+// command: a seq already answered gets its first answer again).
+
+const key = (game) => `warroom.token.${game}`;
+
+// The seat held in game, {seat, token, seq}, or null.
+export function loadSeat(game) {
+  try {
+    const s = JSON.parse(localStorage.getItem(key(game)) || 'null');
+    if (s && typeof s.seat === 'string' && typeof s.token === 'string') {
+      return { seat: s.seat, token: s.token, seq: Number.isSafeInteger(s.seq) ? s.seq : 0 };
+    }
+  } catch { /* a damaged entry is no seat */ }
+  return null;
+}
+
+export function storeSeat(game, seat, token) {
+  localStorage.setItem(key(game), JSON.stringify({ seat, token, seq: 0 }));
+}
+
+export function forgetSeat(game) {
+  localStorage.removeItem(key(game));
+}
+
+// The next command number for the seat held in game: one more than the
+// last one sent from this browser, stored before it is used.
+export function nextSeq(game) {
+  const s = loadSeat(game);
+  if (!s) throw new Error('no seat held in this game');
+  s.seq += 1;
+  localStorage.setItem(key(game), JSON.stringify(s));
+  return s.seq;
+}
