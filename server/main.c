@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "addr.h"
+#include "catalog.h"
 #include "conn.h"
 #include "games.h"
 #include "log.h"
@@ -175,7 +176,12 @@ int main(int argc, char **argv)
         return EXIT_START;
     }
 
+    /* What `rulesets` answers: the registry and the scenarios folder, read once. */
+    srv.catalog = wrd_catalog_load(srv.cfg.scenarios);
+    if (srv.catalog == NULL)
+        wrd_error("cannot build the rulesets answer", "error=no_memory");
     uv_run(&srv.loop, UV_RUN_DEFAULT);
+    wrd_catalog_free(srv.catalog);
     wrd_net_release(&srv);
     wrd_games_free(&srv);
     wrd_addrs_free(&srv);
