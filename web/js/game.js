@@ -3,13 +3,15 @@
 // a patch does not start at its version or does not apply, and shows the
 // ruleset, whose turn, the version, the event log and the state as JSON
 // (a later part draws the boards).
-import { Conn, setStatus } from './net.js';
+import { Conn, setStatus, join } from './net.js';
 import { applyPatch } from './patch.js';
+import { mountVerify } from './verify.js';
 
 const game = decodeURIComponent(location.pathname.split('/')[2] || '');
 let version = -1;
 let state = null;
 let syncing = false;
+let verify = null;
 
 function $(id) { return document.getElementById(id); }
 
@@ -40,6 +42,7 @@ function show() {
     : server.status === 'finished' ? `over: ${JSON.stringify(server.result)}` : 'nobody';
   $('version').textContent = String(version);
   $('state').textContent = JSON.stringify(state, null, 2);
+  verify.update(state);
 }
 
 function onState(m) {
@@ -83,12 +86,21 @@ async function main() {
   $('game').textContent = game;
   document.title = `Warroom: ${game}`;
   let conn;
-  conn = new Conn((m) => onPush(conn, m), () => setStatus('disconnected: reload the page', true));
+  verify = mountVerify($('verify'), game, () => conn);
+  // After a reconnection (net.js): join again, then sync from our version.
+  const resume = async () => {
+    const st = await join(conn, game);
+    if (state === null) onState(st);
+    else await sync(conn);
+    setStatus(st.seat ? `playing as ${st.seat}` : 'watching');
+  };
+  conn = new Conn((m) => onPush(conn, m), () => setStatus('disconnected: reload the page', true),
+    { reconnect: resume });
   try {
     await conn.open();
-    const st = await conn.request({ type: 'join', game, spectate: true }, 'state');
+    const st = await join(conn, game);
     onState(st);
-    setStatus('watching');
+    setStatus(st.seat ? `playing as ${st.seat}` : 'watching');
   } catch (e) {
     setStatus(e.message, true);
   }

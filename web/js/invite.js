@@ -2,7 +2,7 @@
 // of the address bar (history.replaceState) so it is never kept, and the
 // seat claimed. The seat's token is kept in this browser's storage for
 // that game only (never in a URL); the page then goes to the game.
-import { Conn, setStatus } from './net.js';
+import { Conn, setStatus, storeSeat } from './net.js';
 
 async function main() {
   const code = location.pathname.split('/')[2] || '';
@@ -11,7 +11,7 @@ async function main() {
   try {
     await conn.open();
     const c = await conn.request({ type: 'claim', invite: code }, 'claimed');
-    localStorage.setItem(`warroom.token.${c.game}`, JSON.stringify({ seat: c.seat, token: c.token }));
+    storeSeat(c.game, c.seat, c.token);
     setStatus(`seat ${c.seat} of ${c.game} claimed`);
     const a = document.createElement('a');
     a.href = `/game/${encodeURIComponent(c.game)}`;
