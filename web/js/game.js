@@ -1,8 +1,10 @@
-// game.js - a game watched as a spectator: joins, keeps its copy of the
-// state by applying the server's patches (RFC 6902), asks for a sync when
-// a patch does not start at its version or does not apply, and shows the
-// ruleset, whose turn, the version, the event log and the state as JSON
-// (a later part draws the boards).
+// game.js - a game, joined with the seat token this browser holds for it
+// (net.js) or as a spectator: keeps its copy of the state by applying the
+// server's patches (RFC 6902), asks for a sync when a patch does not start
+// at its version or does not apply, joins again and syncs after a
+// reconnection, and shows the ruleset, whose turn, the version, the event
+// log, the dice panel (verify.js) and the state as JSON (a later part
+// draws the boards).
 import { Conn, setStatus, join } from './net.js';
 import { applyPatch } from './patch.js';
 import { mountVerify } from './verify.js';
