@@ -48,7 +48,12 @@ case "$cmd" in
         ;;
     test)
         if [ $# -eq 0 ]; then
-            # Everything, as CI runs it: each configuration in turn.
+            # Everything, as CI runs it: the release build first (the
+            # Docker image's and the benchmarks' -O3, whose warnings are
+            # errors too and differ from -O2's), then each configuration's
+            # tests in turn.
+            echo "== scripts/dev.sh build --release"
+            "$0" build --release
             for kind in --normal --sanitize --fuzz; do
                 echo "== scripts/dev.sh test $kind"
                 "$0" test "$kind"

@@ -32,6 +32,7 @@ struct wrd_addr {
     int handshakes;             /* its connections not yet websockets (net.c) */
     int open_games;             /* games created from here with a seat unclaimed */
     int games;                  /* games created from here, open or running */
+    int views;                  /* ask's views its connections hold (ask.h) */
     size_t queued;              /* bytes queued to its connections, not yet written */
 };
 

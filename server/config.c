@@ -103,6 +103,9 @@ static void usage(FILE *out, const struct wrd_config *cfg)
         "                             default 20\n"
         "      --max-games-per-address N  games open or running that one address may have\n"
         "                             created (WARROOM_MAX_GAMES_PER_ADDRESS), default 500\n"
+        "      --max-views-per-address N  views of games that one address's connections may\n"
+        "                             hold for ask (a Waterloo view: about half a megabyte)\n"
+        "                             (WARROOM_MAX_VIEWS_PER_ADDRESS), default 32\n"
         "      --max-queue-bytes BYTES  bytes queued to one connection, answers included,\n"
         "                             before its patches give way to full states and then\n"
         "                             it is closed (WARROOM_MAX_QUEUE_BYTES), default 1048576\n"
@@ -186,7 +189,7 @@ static int parse_long(const char *name, const char *v, long lo, long hi, long *o
 
 enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR, OPT_QUEUE,
        OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY, OPT_SNDBUF, OPT_ADDR_RATE,
-       OPT_OPEN_PER_ADDR, OPT_GAMES_PER_ADDR, OPT_QUEUE_BYTES, OPT_ADDR_BYTES, OPT_HOOK_PENDING,
+       OPT_OPEN_PER_ADDR, OPT_GAMES_PER_ADDR, OPT_VIEWS_PER_ADDR, OPT_QUEUE_BYTES, OPT_ADDR_BYTES, OPT_HOOK_PENDING,
        OPT_HOOK_ALLOW, OPT_HOOK_PER_OWNER, OPT_DB_CHECK,
        OPT_HANDSHAKES, OPT_HANDSHAKES_PER_ADDR, OPT_HANDSHAKE_TIMEOUT, OPT_WEB_LISTEN, OPT_WEB_DIR };
 
@@ -315,6 +318,11 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
             return -1;
         cfg->max_games_per_address = (int)n;
         return 0;
+    case OPT_VIEWS_PER_ADDR:
+        if (parse_long("--max-views-per-address", v, 1, 1000000, &n) < 0)
+            return -1;
+        cfg->max_views_per_address = (int)n;
+        return 0;
     case OPT_QUEUE_BYTES:
         if (parse_long("--max-queue-bytes", v, 65536, 1L << 30, &n) < 0)
             return -1;
@@ -377,6 +385,7 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_ADDRESS_RATE", OPT_ADDR_RATE },
     { "WARROOM_MAX_OPEN_PER_ADDRESS", OPT_OPEN_PER_ADDR },
     { "WARROOM_MAX_GAMES_PER_ADDRESS", OPT_GAMES_PER_ADDR },
+    { "WARROOM_MAX_VIEWS_PER_ADDRESS", OPT_VIEWS_PER_ADDR },
     { "WARROOM_MAX_QUEUE_BYTES", OPT_QUEUE_BYTES },
     { "WARROOM_MAX_ADDRESS_BYTES", OPT_ADDR_BYTES },
     { "WARROOM_TLS_CERT", OPT_TLS_CERT },
@@ -413,6 +422,7 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "address-rate", required_argument, NULL, OPT_ADDR_RATE },
         { "max-open-per-address", required_argument, NULL, OPT_OPEN_PER_ADDR },
         { "max-games-per-address", required_argument, NULL, OPT_GAMES_PER_ADDR },
+        { "max-views-per-address", required_argument, NULL, OPT_VIEWS_PER_ADDR },
         { "max-queue-bytes", required_argument, NULL, OPT_QUEUE_BYTES },
         { "max-address-bytes", required_argument, NULL, OPT_ADDR_BYTES },
         { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
@@ -446,6 +456,7 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     cfg->address_rate = 1000;
     cfg->max_open_per_address = 20;
     cfg->max_games_per_address = 500;
+    cfg->max_views_per_address = 32;
     cfg->max_queue_bytes = 1 << 20;
     cfg->max_address_bytes = 16 << 20;
     cfg->log_level = WRD_LOG_INFO;

@@ -685,6 +685,7 @@ struct wrd_member *wrd_conn_join(struct wrd_conn *c, struct wrd_game *g, int sea
         m = &c->members[c->nmembers++];
         m->game = g;
         m->stale = 0;
+        m->ask = NULL;
     }
     m->seat = seat;
     return m;

@@ -78,10 +78,14 @@ struct wrd_qent {
     int begun;                  /* a stream's first piece has been written */
 };
 
+struct wrd_ask;
+
 struct wrd_member {
     struct wrd_game *game;
     int seat;                   /* seat index, or -1 for a spectator */
     int stale;                  /* lost a patch: owed a full state, its patches not queued */
+    struct wrd_ask *ask;        /* the connection's view of the game (ask.h), made by its
+                                   first ask; freed by the games' member_left hook */
 };
 
 #define WRD_CONN_IN_START 1024

@@ -33,6 +33,8 @@
     X(NOT_FINISHED, "not_finished",                                                         \
       "this game has hidden information: its record is available when it is over")          \
     X(TOO_MANY_GAMES, "too_many_games", "the server holds its maximum of games in play")     \
+    X(TOO_MANY_VIEWS, "too_many_views",                                                     \
+      "your address holds its maximum of views of games: close a page or leave a game first") \
     X(TOO_MANY_OPEN_GAMES, "too_many_open_games",                                           \
       "your address has created the most games waiting for players it may")                 \
     X(NO_CHILDREN, "no_children", "that game's ruleset plays no part of it as a game of its own") \

@@ -29,6 +29,7 @@
 #include <uv.h>
 
 #include "addr.h"
+#include "ask.h"
 #include "conn.h"
 #include "jsonout.h"
 #include "jsonpatch.h"
@@ -126,6 +127,9 @@ struct wrd_game {
     int64_t restored_deadline;  /* restore only: the stored earliest deadline */
     int64_t forfeit_deadline;   /* the deadline that passed (ms since the epoch), kept
                                    in the game's row once it forfeited; 0: none */
+    uint64_t shown;             /* counts every change of the views' states (a command,
+                                   a server section changed without one): asks feed
+                                   their views again when it moved (ask.h) */
     int64_t quiet_at;           /* the version at which the server section last changed
                                    without a command (the start, a forfeit); -1: never */
     struct wrd_server *srv;
@@ -856,6 +860,7 @@ static void project_all(struct wrd_game *g)
         g->views[v].state = project_view(g, v, section);
     }
     json_decref(section);
+    g->shown++;
 }
 
 /* The public projection as snapshots hold it: without the server section
@@ -977,6 +982,7 @@ static void refresh_sections(struct wrd_game *g)
     for (int v = 0; v < g->nviews; v++)
         json_object_set(g->views[v].state, "server", section);
     json_decref(section);
+    g->shown++;
 }
 
 /* --- linked games ------------------------------------------------------------- */
@@ -1236,6 +1242,7 @@ static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const
         g->views[v].state = now;
     }
     json_decref(section);
+    g->shown++;
     maybe_evict(srv->games, g);
 }
 
@@ -1455,8 +1462,23 @@ static int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g
     return 0;
 }
 
+/* Close m's view of its game, if it has one, and give its address the
+ * view back (--max-views-per-address). */
+static void drop_view(struct wrd_conn *c, struct wrd_member *m)
+{
+    if (m->ask == NULL)
+        return;
+    wrd_ask_free(m->ask);
+    m->ask = NULL;
+    if (c->from)
+        c->from->views--;
+}
+
 void wrd_games_member_left(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g)
 {
+    struct wrd_member *mine = wrd_conn_member(c, g);
+    if (mine)
+        drop_view(c, mine);             /* its view goes with it */
     for (int i = 0; i < g->nmembers; i++)
         if (g->members[i].conn == c) {
             if (g->members[i].seat >= 0)
@@ -2283,6 +2305,54 @@ void wrd_games_setup(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     wrd_addr_charge(srv, c->from, wrd_addr_bytes_cost(bytes));
     wrd_conn_send(c, a);
     wrd_msg_unref(a);
+}
+
+/* ask: only a member of the game asks, its view fed its own projection
+ * (the seat's, or the public one for a spectator). */
+void wrd_games_ask(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    json_t *jid = json_object_get(msg, "id");
+    const char *id = json_string_value(json_object_get(msg, "game"));
+    struct wrd_game *g = find(srv->games, id);
+    struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
+    if (m == NULL) {
+        wrd_conn_error(c, WRD_E_NOT_JOINED, "join the game first (as a seat or a spectator)", id,
+                       NULL, jid);
+        return;
+    }
+    /* at most WRD_ASK_VIEWS_MAX views a connection: the others' first */
+    int views = 0;
+    for (int i = 0; i < c->nmembers; i++)
+        views += c->members[i].ask != NULL;
+    for (int i = 0; m->ask == NULL && views >= WRD_ASK_VIEWS_MAX && i < c->nmembers; i++)
+        if (c->members[i].ask != NULL) {
+            drop_view(c, &c->members[i]);
+            views--;
+        }
+    /* and at most --max-views-per-address over its address's connections:
+     * these views are memory that reconnecting must not multiply */
+    int opened = m->ask == NULL;
+    if (opened && c->from && c->from->views >= srv->cfg.max_views_per_address) {
+        char why[160];
+        snprintf(why, sizeof why, "your address holds %d views of games "
+                 "(--max-views-per-address): close a page or leave a game first",
+                 srv->cfg.max_views_per_address);
+        wrd_conn_error(c, WRD_E_TOO_MANY_VIEWS, why, id, NULL, jid);
+        return;
+    }
+    const struct wrd_ask_game gm = {
+        .id = g->id,
+        .rs = g->rs,
+        .scenario_text = g->scenario_text,
+        .options = g->options,
+        .seat = m->seat >= 0 ? g->seats[m->seat].name : "",
+        .version = g->version,
+        .shown = g->shown,
+        .state = g->views[view_of(g, m->seat)].state,
+    };
+    wrd_ask_answer(srv, c, &m->ask, &gm, msg);
+    if (opened && m->ask != NULL && c->from)
+        c->from->views++;
 }
 
 void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)

@@ -42,6 +42,8 @@ void wrd_games_leave(struct wrd_server *srv, struct wrd_conn *c, const struct js
 void wrd_games_export(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
 /* setup: the game's ruleset, scenario and options, for a member. */
 void wrd_games_setup(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+/* ask: the connection's own view of a game it joined answers (ask.h). */
+void wrd_games_ask(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
 void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
 
 /* A connection is leaving game g (closed or `leave`). */

@@ -19,7 +19,7 @@
 #include "server.h"
 #include "warroom_version.h"
 
-enum ftype { F_STR, F_INT, F_BOOL, F_OBJ, F_STR_OR_NULL };
+enum ftype { F_STR, F_INT, F_BOOL, F_OBJ, F_STR_OR_NULL, F_ARR };
 
 struct field {
     const char *name;
@@ -56,6 +56,9 @@ static const struct spec specs[] = {
     { "leave", wrd_games_leave, 1, { { "game", F_STR, 1 } } },
     { "export", wrd_games_export, 5, { { "game", F_STR, 1 } } },
     { "setup", wrd_games_setup, 2, { { "game", F_STR, 1 } } },
+    { "ask", wrd_games_ask, 2,
+      { { "game", F_STR, 1 }, { "what", F_STR, 1 }, { "line", F_STR, 0 },
+        { "events", F_ARR, 0 }, { "words", F_ARR, 0 }, { "word", F_STR, 0 } } },
     { "notify", wrd_games_notify, 2,
       { { "game", F_STR, 1 }, { "webhook", F_STR_OR_NULL, 1 } } },
     { "rulesets", wrd_catalog_rulesets, 2, { { NULL, 0, 0 } } },
@@ -74,12 +77,14 @@ static int type_ok(const json_t *v, int type)
         return json_is_object(v);
     case F_STR_OR_NULL:
         return json_is_string(v) || json_is_null(v);
+    case F_ARR:
+        return json_is_array(v);
     }
     return 0;
 }
 
 static const char *const type_names[] = { "a string", "an integer", "true or false",
-                                          "an object", "a string or null" };
+                                          "an object", "a string or null", "an array" };
 
 static void handle_hello(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
 {

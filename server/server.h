@@ -57,6 +57,7 @@ struct wrd_config {
     int address_rate;           /* --address-rate: request cost units per second per address */
     int max_open_per_address;   /* --max-open-per-address: games with a free seat */
     int max_games_per_address;  /* --max-games-per-address: open or running games */
+    int max_views_per_address;  /* --max-views-per-address: ask's views held (ask.h) */
     size_t max_queue_bytes;     /* --max-queue-bytes: bytes queued per connection */
     size_t max_address_bytes;   /* --max-address-bytes: bytes queued per address */
     int send_buffer;            /* --send-buffer bytes (SO_SNDBUF); 0: the kernel's choice */

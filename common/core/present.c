@@ -221,7 +221,7 @@ static int plain_draw_svg(const struct wr_view *v, struct wr_strbuf *out)
     return out->failed ? -1 : 0;
 }
 
-static const struct wr_order plain_orders[] = { { NULL, NULL, NULL, NULL, 0 } };
+static const struct wr_order plain_orders[] = { { NULL, NULL, NULL, NULL, 0, NULL } };
 
 const struct wr_present wr_present_plain = {
     .version = WR_PRESENT_VERSION,

@@ -1,6 +1,6 @@
 /*
  * present.h - what a client shows of a game and reads from its player: the
- * presentation half of a ruleset (ruleset.h's `present`), version 2.
+ * presentation half of a ruleset (ruleset.h's `present`), version 3.
  *
  * A client holds a view of each game it follows: made by open() from the
  * game's scenario and options, fed every state the server sends (the
@@ -28,8 +28,10 @@ struct json_t;
 struct wr_present;
 
 /* Version 2 added wr_draw_opts's pan_cols and pan_rows and draw_report. A
- * host reads draw_report only from a presentation of version 2 or more. */
-#define WR_PRESENT_VERSION 2
+ * host reads draw_report only from a presentation of version 2 or more.
+ * Version 3 added wr_order's preview and the attributes draw_svg's
+ * document carries for a host (below, at draw_svg). */
+#define WR_PRESENT_VERSION 3
 
 /* One order a player can type: a command for the server, or a query the
  * view answers itself (where can this unit go, what are the odds). */
@@ -39,6 +41,10 @@ struct wr_order {
     const char *help;           /* what it does and the rule it follows, one or two sentences */
     const char *example;        /* a line order() accepts: "move 1-f-inf J-40 J-41" */
     int query;                  /* 1: answered by the view, nothing is sent */
+    /* Since version 3: the name of a query taking the same words that a
+     * host shows before it sends this order (Waterloo: attack -> odds), or
+     * NULL. */
+    const char *preview;
 };
 
 /* The start of every view: a ruleset's own view struct has a struct
@@ -122,7 +128,22 @@ struct wr_present {
                      const char *word, void (*add)(void *ctx, const char *cand), void *ctx);
 
     /* The game as terminal text fitting o (its key included), or as one
-     * SVG document. 0, or -1 when memory ran out. */
+     * SVG document. 0, or -1 when memory ran out.
+     *
+     * Since version 3 the SVG tells a host (a web page, a GUI) what its
+     * elements are, with attributes any host may rely on:
+     *  - data-word="W" on every element the player can name in an order,
+     *    W exactly as order() accepts it (a square, a unit, a town, a cell);
+     *  - data-select="LINE" on such an element: the query a host asks when
+     *    the player selects it (Waterloo: "reach U");
+     *  - data-act="LINE": the start of the order the element's clicks then
+     *    complete, present only when the view's seat can act on it now
+     *    (Waterloo: "place U" in the set-up, "move U" in movement,
+     *    "attack U" while battles are declared, "retreat U", "exchange U",
+     *    "advance U" when those are awaited);
+     *  - data-clear="LINE" on the root <svg>: the query that removes the
+     *    marks a query made (Waterloo: "clear");
+     *  - class "reach" on the mark of each square a query marked. */
     int (*draw_text)(const struct wr_view *v, const struct wr_draw_opts *o,
                      struct wr_strbuf *out);
     int (*draw_svg)(const struct wr_view *v, struct wr_strbuf *out);

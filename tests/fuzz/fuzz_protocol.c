@@ -6,6 +6,11 @@
  * first byte says whether hello was already said); after each input the
  * store batch is committed and the deliveries run, as at the end of a loop
  * iteration. Nothing may crash, leak or trip the sanitizers.
+ *
+ * Game ids are random, so a message can name the game this input created
+ * last with "$G" (each occurrence replaced by the id of the newest game in
+ * the lobby, wrd_games_list): `ask`, `command` and the others then reach
+ * past not_joined into the game and its views.
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -52,6 +57,51 @@ static struct wrd_server *server(void)
     return srv;
 }
 
+/* The id of the newest game listed (the lobby's first: the one this
+ * input created last, when it created one), into id (unchanged when none). */
+static void newest_game(struct wrd_server *srv, char id[32])
+{
+    const char *why = NULL;
+    json_t *req = json_pack("{s:i}", "limit", 1);
+    json_t *page = req ? wrd_games_list(srv, req, &why) : NULL;
+    const char *g = json_string_value(json_object_get(json_array_get(json_object_get(page,
+                                                                                     "games"), 0),
+                                                      "game"));
+    if (g && strlen(g) < 32)
+        strcpy(id, g);
+    json_decref(page);
+    json_decref(req);
+}
+
+/* Dispatch text[0..len) with every "$G" replaced by the newest game. */
+static void dispatch(struct wrd_server *srv, struct wrd_conn *c, const char *text, size_t len,
+                     char *game)
+{
+    size_t at = 0;
+    while (at + 1 < len && !(text[at] == '$' && text[at + 1] == 'G'))
+        at++;
+    if (at + 1 >= len) {
+        wrd_protocol_dispatch(srv, c, text, len);
+        return;
+    }
+    newest_game(srv, game);
+    size_t glen = strlen(game), cap = len * (glen > 2 ? glen : 2) + 1, n = 0;
+    char *buf = malloc(cap);
+    if (buf == NULL)
+        return;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '$' && i + 1 < len && text[i + 1] == 'G') {
+            memcpy(buf + n, game, glen);
+            n += glen;
+            i++;
+        } else {
+            buf[n++] = text[i];
+        }
+    }
+    wrd_protocol_dispatch(srv, c, buf, n);
+    free(buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct wrd_server *srv = server();
@@ -61,11 +111,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (c == NULL)
         return 0;
     c->hello = data[0] & 1;
+    char game[32] = "g-000000000000";
     size_t start = 1;
     for (size_t i = 1; i <= size; i++) {
         if (i == size || data[i] == '\n') {
-            if (i > start)
-                wrd_protocol_dispatch(srv, c, (const char *)data + start, i - start);
+            if (i > start) {
+                dispatch(srv, c, (const char *)data + start, i - start, game);
+            }
             start = i + 1;
         }
     }

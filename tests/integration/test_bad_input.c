@@ -2029,6 +2029,42 @@ static void lobby_pages(struct ctx *x, const struct row *r)
     own_server_stop(&s, r);
 }
 
+/* An ask of x in $G whose text is prefix, n copies of piece joined by
+ * sep, then suffix: refused with bad_message, the connection usable. */
+static void ask_sized(struct ctx *x, const struct row *r, const char *prefix, const char *piece,
+                      const char *sep, int n, const char *suffix)
+{
+    size_t cap = strlen(prefix) + (size_t)n * (strlen(piece) + strlen(sep)) + strlen(suffix) + 64;
+    char *text = malloc(cap), *head = expand(x, prefix);
+    assert_non_null(text);
+    size_t len = (size_t)sprintf(text, "%s", head);
+    for (int i = 0; i < n; i++)
+        len += (size_t)sprintf(text + len, "%s%s", i ? sep : "", piece);
+    len += (size_t)sprintf(text + len, "%s", suffix);
+    send_expect(x, r, text, len);
+    free(head);
+    free(text);
+}
+
+static void ask_long_line(struct ctx *x, const struct row *r)
+{
+    /* "mark 4" and 2,042 more bytes: over the 1,024 a line may have */
+    ask_sized(x, r, "{\"type\":\"ask\",\"game\":\"$G\",\"what\":\"order\",\"line\":\"mark 4",
+              " ", "", 2042, "\"}");
+}
+
+static void ask_many_events(struct ctx *x, const struct row *r)
+{
+    ask_sized(x, r, "{\"type\":\"ask\",\"game\":\"$G\",\"what\":\"events\",\"events\":[",
+              "{\"type\":\"marked\",\"seat\":\"x\",\"cell\":4}", ",", 300, "]}");
+}
+
+static void ask_many_words(struct ctx *x, const struct row *r)
+{
+    ask_sized(x, r, "{\"type\":\"ask\",\"game\":\"$G\",\"what\":\"complete\",\"words\":[",
+              "\"mark\"", ",", 65, "],\"word\":\"\"}");
+}
+
 static const struct row rows[] = {
     /* malformed JSON */
     { 1, "not JSON", 1, NULL, "{not json", "bad_json", 0, NULL, NULL },
@@ -2281,6 +2317,27 @@ static const struct row rows[] = {
       list_loop_row, NULL },
     { 309, "the lobby pages through 1,002 public games, not the private one", 0, NULL, NULL,
       NULL, 0, lobby_pages, NULL },
+    { 310, "ask order with a 2 KB line", 1, "x", NULL, "bad_message", 0, ask_long_line, NULL },
+    { 311, "ask events with 300 events", 1, "x", NULL, "bad_message", 0, ask_many_events, NULL },
+    { 312, "ask complete with 65 words", 1, "x", NULL, "bad_message", 0, ask_many_words, NULL },
+    { 313, "ask by a connection that joined no game", 1, NULL,
+      "{\"type\":\"ask\",\"game\":\"$G\",\"what\":\"draw\"}", "not_joined", 0, NULL, NULL },
+    { 314, "ask of a what that is none", 1, "x",
+      "{\"type\":\"ask\",\"game\":\"$G\",\"what\":\"rules\"}", "bad_message", 0, NULL, NULL },
+    { 315, "ask draw with a line", 1, "x",
+      "{\"type\":\"ask\",\"game\":\"$G\",\"what\":\"draw\",\"line\":\"mark 4\"}",
+      "bad_message", 0, NULL, NULL },
+    { 316, "ask events holding a number", 1, "x",
+      "{\"type\":\"ask\",\"game\":\"$G\",\"what\":\"events\",\"events\":[4]}",
+      "bad_message", 0, NULL, NULL },
+    { 317, "ask order of a JSON command", 1, "x",
+      "{\"type\":\"ask\",\"game\":\"$G\",\"what\":\"order\",\"line\":\"{\\\"type\\\":\\\"mark\\\"}\"}",
+      "bad_message", 0, NULL, NULL },
+    { 318, "ask events as a string", 1, "x",
+      "{\"type\":\"ask\",\"game\":\"$G\",\"what\":\"events\",\"events\":\"4\"}",
+      "bad_message", 0, NULL, NULL },
+    { 319, "ask draw of Waterloo in its set-up, as the French", 1, "french",
+      "{\"type\":\"ask\",\"game\":\"$W\",\"what\":\"draw\"}", NULL, 0, NULL, "answer" },
 };
 
 static void test_matrix(void **state)

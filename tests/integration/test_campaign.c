@@ -6,7 +6,9 @@
  * - create refusals: bad and unknown options, a map that is not a campaign;
  * - sealed choices on the wire: while one side's commitment, salt, tactic
  *   or ambush note is sealed, every frame every other seat, the referee and
- *   a spectator receive is scanned for it (and for any "choice" at all);
+ *   a spectator receive is scanned for it (and for any "choice" at all),
+ *   the answers of their own views to `ask` (draw, describe, events)
+ *   included;
  *   once both choices are in, each of them must have received it (so the
  *   scan is known to see what it looks for); the record cannot be exported
  *   while the game runs;
@@ -97,6 +99,7 @@ struct game {
     int scanned;                        /* frames scanned while something was sealed */
     int choice_scanned;                 /* ... while a tactic was sealed from the receiver */
     char leak[512];                     /* the first leak found, or "" */
+    json_t *last_events[MAX_CLIENTS];   /* the events of the last patch client i received */
     unsigned rnd;
 };
 
@@ -133,6 +136,12 @@ static void scan(struct wt_client *c, const char *text, size_t len)
                      me[0] ? me : "the spectator", s->owner, s->text, text);
     }
     g->scanned += live;
+    if (memmem(text, len, "\"type\":\"patch\"", strlen("\"type\":\"patch\""))) {
+        json_t *m = json_loadb(text, len, 0, NULL);
+        json_decref(g->last_events[i]);
+        g->last_events[i] = json_incref(json_object_get(m, "events"));
+        json_decref(m);
+    }
     /* While another side's tactic is sealed (and the receiver has none of
      * its own sealed, which its own messages would show), no frame may
      * carry a choice at all: no round has been revealed since. */
@@ -350,8 +359,46 @@ static void rejoin(struct game *g, struct wt_server *s)
 
 static void end_game(struct game *g)
 {
-    for (int i = 0; i < g->n; i++)
+    for (int i = 0; i < g->n; i++) {
         wt_close(&g->cl[i]);
+        json_decref(g->last_events[i]);
+        g->last_events[i] = NULL;
+    }
+}
+
+/* Every client but owner's asks its own view of the game (server/ask.h)
+ * for the picture, the decision panel and its last patch's events in
+ * words: each answer is scanned like every other frame (scan), while
+ * owner's choice is sealed. */
+static void ask_all(struct game *g, const char *owner)
+{
+    int before = g->scanned, asked = 0;
+    for (int i = 0; i < g->n; i++) {
+        if (strcmp(g->seat[i], owner) == 0)
+            continue;
+        struct wt_client *c = &g->cl[i];
+        json_t *evs = g->last_events[i] ? g->last_events[i] : json_array();
+        assert_true(json_array_size(evs) > 0);
+        wt_send(c, "{s:s, s:s, s:s}", "type", "ask", "game", g->id, "what", "draw");
+        wt_send(c, "{s:s, s:s, s:s}", "type", "ask", "game", g->id, "what", "describe");
+        wt_send(c, "{s:s, s:s, s:s, s:O}", "type", "ask", "game", g->id, "what", "events",
+                "events", evs);
+        if (evs != g->last_events[i])
+            json_decref(evs);
+        for (int k = 0; k < 3; k++) {
+            json_t *a = wt_expect(c, "answer", T);
+            if (a == NULL)
+                fail_msg("%s: ask not answered", c->name ? c->name : "the spectator");
+            if (k == 2)
+                assert_int_equal(json_array_size(json_object_get(a, "lines")),
+                                 json_array_size(g->last_events[i]));
+            json_decref(a);
+        }
+        asked++;
+    }
+    assert_true(asked >= 3);
+    assert_true(g->scanned >= before + 3 * asked);  /* every answer scanned while sealed */
+    no_leak(g);
 }
 
 static unsigned rnd(struct game *g)
@@ -713,6 +760,8 @@ static void test_sealed_on_the_wire(void **state)
         }
     }
     json_decref(want);
+    /* Their own views, asked through the server, show nothing more. */
+    ask_all(g, attacker);
     /* The record holds the commands as sent: no export while it runs. */
     wt_send(&g->cl[g->n - 1], "{s:s, s:s}", "type", "export", "game", g->id);
     json_t *e = wt_expect(&g->cl[g->n - 1], "error", T);

@@ -51,7 +51,7 @@
                   "`claimed` before the claimer's.\""
 #define DOC_ID "protocol.md, Conventions: \"every direct answer echoes it (`welcome`, "     \
                "`created`, `claimed`, the `state` answering `join` or `sync`, `synced`, " \
-               "`games`, `record`, `setup`, `rulesets`, `left`, `ok`, and `error`)\""
+               "`games`, `record`, `setup`, `answer`, `rulesets`, `left`, `ok`, and `error`)\""
 
 /* ------------------------------------------------------------------------- */
 /* Clients                                                                    */
@@ -491,6 +491,26 @@ static void check_shape(const json_t *m)
             violation("setup's scenario is neither an object nor null (%s)", doc);
         if (!json_is_object(json_object_get(m, "options")))
             violation("setup's options is not an object (%s)", doc);
+    } else if (strcmp(t, "answer") == 0) {
+        /* "`answer` | `game`, `what`, `version`, and by `what`: `svg` (draw),
+         * `text` (describe), `orders` (orders), `kind` with `command` and
+         * `check`, or with `text` (order), `lines` (events), `candidates`
+         * (complete)" */
+        const char *w = sget(m, "what") ? sget(m, "what") : "";
+        const char *kind = sget(m, "kind") ? sget(m, "kind") : "";
+        const char *req = strcmp(w, "draw") == 0       ? "type,game,what,version,svg"
+                        : strcmp(w, "describe") == 0   ? "type,game,what,version,text"
+                        : strcmp(w, "orders") == 0     ? "type,game,what,version,orders"
+                        : strcmp(w, "events") == 0     ? "type,game,what,version,lines"
+                        : strcmp(w, "complete") == 0   ? "type,game,what,version,candidates"
+                        : strcmp(kind, "command") == 0 ? "type,game,what,version,kind,command,check"
+                                                       : "type,game,what,version,kind,text";
+        check_fields("answer", m, req, "id", doc);
+        size_t i;
+        json_t *o;
+        json_array_foreach(json_object_get(m, "orders"), i, o)
+            check_fields("answer's orders[] entry", o,
+                         "name,synopsis,help,example,query,preview", "", doc);
     } else if (strcmp(t, "rulesets") == 0) {
         /* "`rulesets` | `rulesets`: [{`name`, `summary`, `seats`, `options`:
          * [{`name`, `help`}], `needs_scenario`, `default_scenario`,
@@ -1171,6 +1191,9 @@ static void row03_id_echoed(void **unused)
         json_decref(expect(x, "record", ids[7], DOC_ID));
         send_msg(s, json_pack("{s:s,s:s}", "type", "setup", "game", g.id), ids[7]);
         json_decref(expect(s, "setup", ids[7], DOC_ID));
+        send_msg(s, json_pack("{s:s,s:s,s:s}", "type", "ask", "game", g.id, "what", "describe"),
+                 ids[7]);
+        json_decref(expect(s, "answer", ids[7], DOC_ID));
         send_msg(x, json_pack("{s:s,s:s,s:n}", "type", "notify", "game", g.id, "webhook"),
                  ids[8]);
         json_decref(expect(x, "ok", ids[8], DOC_ID));
@@ -2430,6 +2453,30 @@ static void row18_fields_as_the_table(void **unused)
     json_decref(expect(x, "record", NULL, "protocol.md, export"));
     send_msg(x, json_pack("{s:s,s:s,s:n}", "type", "notify", "game", g.id, "webhook"), NULL);
     json_decref(expect(x, "ok", NULL, "protocol.md, notify"));
+    /* protocol.md, ask: every WHAT's answer has the table's fields; not
+     * joined is not_joined. */
+    static const char *const whats[] = { "draw", "describe", "orders", "order", "order",
+                                         "events", "complete" };
+    for (size_t k = 0; k < sizeof whats / sizeof whats[0]; k++) {
+        json_t *a = json_pack("{s:s,s:s,s:s}", "type", "ask", "game", g.id, "what", whats[k]);
+        if (k == 3)
+            json_object_set_new(a, "line", json_string("mark 2"));
+        if (k == 4)
+            json_object_set_new(a, "line", json_string("mark 4"));      /* taken: refused */
+        if (k == 5)
+            json_object_set_new(a, "events", json_pack("[{s:s,s:s,s:i}]", "type", "marked",
+                                                       "seat", "x", "cell", 4));
+        if (k == 6)
+            json_object_set_new(a, "words", json_pack("[s]", "mark"));
+        send_msg(o, a, NULL);
+        json_decref(expect(o, k == 4 ? "error" : "answer", NULL, "protocol.md, ask"));
+    }
+    struct client *outsider = connect_hello("outsider");
+    send_msg(outsider, json_pack("{s:s,s:s,s:s}", "type", "ask", "game", g.id, "what", "draw"),
+             NULL);
+    json_t *ne = expect(outsider, "error", NULL, "protocol.md, ask");
+    assert_str(ne, "code", "not_joined", "protocol.md, ask: \"else `error` `not_joined`\"");
+    json_decref(ne);
     send_msg(x, json_pack("{s:s}", "type", "rulesets"), NULL);
     json_decref(expect(x, "rulesets", NULL, "protocol.md, rulesets"));
     /* protocol.md, setup: "`scenario` ... or null for a ruleset that takes

@@ -387,6 +387,14 @@ static const struct act_row act_rows[] = {
       "not_open" },
     { 13, "a stranger joins with both a token and spectate", EVE,
       "{\"type\":\"join\",\"game\":\"$G\",\"token\":\"$X\",\"spectate\":true}", "bad_message" },
+    { 14, "a stranger asks the game's picture", EVE,
+      "{\"type\":\"ask\",\"game\":\"$G\",\"what\":\"draw\"}", "not_joined" },
+    { 15, "a stranger asks x's order checked", EVE,
+      "{\"type\":\"ask\",\"game\":\"$G\",\"what\":\"order\",\"line\":\"mark 1\"}",
+      "not_joined" },
+    { 16, "o asks its order out of turn: refused as the server would", BOB,
+      "{\"type\":\"ask\",\"game\":\"$G\",\"what\":\"order\",\"line\":\"mark 1\"}",
+      "not_your_turn" },
 };
 
 static void test_nobody_acts_for_another(void **state)

@@ -100,6 +100,31 @@ static void test_rate_limit(void **state)
     json_decref(ack);
     assert_int_equal(answered, 9);
     assert_true(limited >= 5);
+    /* An ask counts as a command (protocol.md, ask): o's ten at once run
+     * out of its budget too, the first answered. */
+    for (int i = 1; i <= 10; i++)
+        wt_send(&b, "{s:s, s:s, s:s, s:i}", "type", "ask", "game", game, "what", "describe",
+                "id", i);
+    int asked = 0, ask_limited = 0, ask_answered = 0;
+    for (int i = 0; i < 10; i++) {
+        json_t *m = wt_next(&b, T);
+        while (m && json_integer_value(json_object_get(m, "id")) == 0) {
+            json_decref(m);     /* o's patch of x's mark */
+            m = wt_next(&b, T);
+        }
+        if (m == NULL)
+            break;
+        asked++;
+        if (strcmp(str(m, "type"), "answer") == 0)
+            ask_answered++;
+        else
+            ask_limited += strcmp(str(m, "code"), "rate_limited") == 0;
+        json_decref(m);
+    }
+    assert_int_equal(asked, 10);
+    assert_true(ask_answered >= 1);
+    assert_true(ask_limited >= 5);
+    assert_int_equal(ask_answered + ask_limited, 10);
     /* (Creating games draws on the budget of the client's address, not of
      * the connection: test_bad_input's rows 306-309.) */
     wt_close(&a);

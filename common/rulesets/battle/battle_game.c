@@ -322,13 +322,16 @@ static int only_keys(const json_t *cmd, const char *const *allowed, struct wr_re
 }
 
 /* The unit named in cmd's member key (find_unit: "unit"), anywhere on the
- * table: its side and index. */
+ * table: its side and index, and 0; or -1, both -1 and why filled. */
 static int find_named(const struct bg_game *g, const json_t *cmd, const char *key, int *s,
                       int *i, struct wr_refusal *why)
 {
+    *s = *i = -1;
     const char *name = json_string_value(json_object_get(cmd, key));
-    if (name == NULL)
-        return refuse(why, WB_R_BAD_COMMAND, "name the unit: \"%s\": its name", key);
+    if (name == NULL) {
+        refuse(why, WB_R_BAD_COMMAND, "name the unit: \"%s\": its name", key);
+        return -1;
+    }
     for (int k = 0; k < 2; k++)
         for (int n = 0; n < g->side[k].army.count; n++)
             if (strcmp(g->side[k].army.units[n].name, name) == 0) {
@@ -336,7 +339,8 @@ static int find_named(const struct bg_game *g, const json_t *cmd, const char *ke
                 *i = n;
                 return 0;
             }
-    return refuse(why, BG_R_UNKNOWN_UNIT, "no unit called '%.40s' is on the table", name);
+    refuse(why, BG_R_UNKNOWN_UNIT, "no unit called '%.40s' is on the table", name);
+    return -1;
 }
 
 static int find_unit(const struct bg_game *g, const json_t *cmd, int *s, int *i,

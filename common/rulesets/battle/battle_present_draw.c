@@ -151,7 +151,32 @@ static void put_unit(struct wr_strbuf *out, int width, const json_t *u)
     wr_strbuf_release(&b);
 }
 
+/* Lines of the SVG's own that bp_draw_svg reads out of the text: a
+ * unit's lines follow UNIT_BEGIN and its name, up to UNIT_END. A unit
+ * whose name holds a control byte gets none (plain_name). */
+#define UNIT_BEGIN '\001'
+#define UNIT_END '\002'
+
+static int draw_text(const struct bp_view *p, const struct wr_draw_opts *o, struct wr_strbuf *out,
+                     int mark_units);
+
+static int plain_name(const char *name)
+{
+    for (const unsigned char *c = (const unsigned char *)name; c && *c; c++)
+        if (*c < 0x20 || *c == 0x7f)
+            return 0;
+    return name != NULL;
+}
+
 int bp_draw_text(const struct bp_view *p, const struct wr_draw_opts *o, struct wr_strbuf *out)
+{
+    return draw_text(p, o, out, 0);
+}
+
+/* The roster view; with mark_units, each unit's lines between a
+ * UNIT_BEGIN line (with its name) and a UNIT_END line, for the SVG. */
+static int draw_text(const struct bp_view *p, const struct wr_draw_opts *o, struct wr_strbuf *out,
+                     int mark_units)
 {
     int width = o && o->cols > 0 ? o->cols : 80;
     const json_t *st = p->state;
@@ -191,8 +216,15 @@ int bp_draw_text(const struct bp_view *p, const struct wr_draw_opts *o, struct w
         wr_strbuf_release(&b);
         size_t i;
         json_t *u;
-        json_array_foreach(units, i, u)
+        json_array_foreach(units, i, u) {
+            const char *name = wr_state_str(u, "name");
+            int mark = mark_units && plain_name(name);
+            if (mark)
+                wr_strbuf_printf(out, "%c%s\n", UNIT_BEGIN, name);
             put_unit(out, width, u);
+            if (mark)
+                wr_strbuf_printf(out, "%c\n", UNIT_END);
+        }
     }
     put_wrapped(out, width, 2, "(* stated, open to dispute)");
     if (p->log->n) {
@@ -218,13 +250,13 @@ int bp_draw_svg(const struct bp_view *p, struct wr_strbuf *out)
     struct wr_strbuf text;
     wr_strbuf_init(&text);
     struct wr_draw_opts o = { 100, 0, 0, 0, 0 };
-    if (bp_draw_text(p, &o, &text) != 0) {
+    if (draw_text(p, &o, &text, 1) != 0) {
         wr_strbuf_release(&text);
         return -1;
     }
-    int lines = 0;
-    for (size_t i = 0; i < text.len; i++)
-        lines += text.s[i] == '\n';
+    int lines = 0;              /* the lines shown: not the marks */
+    for (const char *q = text.s; q && *q; q = strchr(q, '\n') ? strchr(q, '\n') + 1 : "")
+        lines += *q != UNIT_BEGIN && *q != UNIT_END;
     wr_strbuf_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"820\" "
                           "height=\"%d\" font-family=\"monospace\" font-size=\"13\">\n"
                           "<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n",
@@ -234,6 +266,21 @@ int bp_draw_svg(const struct bp_view *p, struct wr_strbuf *out)
         const char *nl = strchr(s, '\n');
         size_t n = nl ? (size_t)(nl - s) : strlen(s);
         char line[256];
+        /* each unit's lines in a group named as the orders take it
+         * (present.h: data-word) */
+        if (*s == UNIT_BEGIN || *s == UNIT_END) {
+            snprintf(line, sizeof line, "%.*s", (int)(n - 1 < 255 ? n - 1 : 255), s + 1);
+            if (*s == UNIT_BEGIN) {
+                wr_strbuf_puts(out, "<g class=\"unit\" data-word=\"");
+                wr_strbuf_xml(out, line);
+                wr_strbuf_puts(out, "\">\n");
+            } else {
+                wr_strbuf_puts(out, "</g>\n");
+            }
+            s += n + (nl != NULL);
+            y--;
+            continue;
+        }
         snprintf(line, sizeof line, "%.*s", (int)(n < 255 ? n : 255), s);
         wr_strbuf_printf(out, "<text x=\"8\" y=\"%d\" xml:space=\"preserve\">", 20 + 16 * y);
         wr_strbuf_xml(out, line);

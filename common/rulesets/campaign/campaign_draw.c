@@ -289,8 +289,11 @@ int cp_draw_svg(const struct wr_campaign_map *m, const json_t *st, struct wr_str
     wr_strbuf_puts(b, "</g>\n<g class=\"towns\">\n");
     for (int t = 0; t < m->ntowns; t++) {
         int o = cp_state_owner(st, m, t);
-        wr_strbuf_printf(b, "<g class=\"town-%s\"><circle class=\"town\" cx=\"%.1f\" cy=\"%.1f\" "
-                            "r=\"9\" fill=\"%s\"><title>", o >= 0 ? "owned" : "free", px[t], py[t],
+        /* named as the orders take it (present.h: data-word) */
+        wr_strbuf_printf(b, "<g class=\"town-%s\" data-word=\"", o >= 0 ? "owned" : "free");
+        wr_strbuf_xml(b, m->towns[t].name);
+        wr_strbuf_printf(b, "\"><circle class=\"town\" cx=\"%.1f\" cy=\"%.1f\" r=\"9\" "
+                            "fill=\"%s\"><title>", px[t], py[t],
                          o >= 0 ? colours[o].fill : "#ffffff");
         wr_strbuf_xml(b, m->towns[t].name);
         if (o >= 0)

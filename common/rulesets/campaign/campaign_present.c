@@ -328,39 +328,39 @@ enum { O_START, O_CHOOSE, O_ATTACK, O_COUNTER, O_STRATEGY, O_COMMIT, O_TACTIC, O
 static const struct wr_order orders[O_COUNT + 1] = {
     { "start", "start",
       "p1 starts the campaign: the server rolls a die for each player and the highest chooses "
-      "the first town (C1).", "start", 0 },
+      "the first town (C1).", "start", 0, NULL },
     { "choose", "choose TOWN",
       "Take a free town in the draft; while a free town is adjacent to one of yours, it must be "
-      "one of those (C2).", "choose Roma", 0 },
+      "one of those (C2).", "choose Roma", 0, NULL },
     { "attack", "attack TOWN",
       "Attack any town of a neighbour: a player, not your ally, who holds a town adjacent to "
-      "one of yours (C4).", "attack Carthago Nova", 0 },
+      "one of yours (C4).", "attack Carthago Nova", 0, NULL },
     { "counter", "counter TOWN",
       "As the defender, put one of the attacker's towns at stake: one adjacent to the target "
-      "if the attacker has one, else any (C4).", "counter Roma", 0 },
+      "if the attacker has one, else any (C4).", "counter Roma", 0, NULL },
     { "strategy", "strategy NAME",
       "After a Brilliant Generalship choose the strategy to use: flank_march, hidden_ambush, "
-      "scouts, rapid_deployment or good_planning (C13).", "strategy scouts", 0 },
+      "scouts, rapid_deployment or good_planning (C13).", "strategy scouts", 0, NULL },
     { "commit", "commit TACTIC SALT",
       "Seal this round's tactic: sends only SHA-256 of TACTIC followed by SALT; then send it "
-      "with 'tactic TACTIC SALT', the same salt (C9).", "commit attack x7", 0 },
+      "with 'tactic TACTIC SALT', the same salt (C9).", "commit attack x7", 0, NULL },
     { "tactic", "tactic TACTIC [SALT]",
       "Choose this round's tactic in secret: march, counter_march, attack, defend or regroup, "
       "not your last one after no battle (C7, C8); after a commit, with its salt (C9).",
-      "tactic defend", 0 },
+      "tactic defend", 0, NULL },
     { "ambush", "ambush NOTE",
       "Write down where your Hidden Ambush Force is, before either side reports; only you see "
-      "it until it is revealed (C12).", "ambush behind the wood on the left", 0 },
+      "it until it is revealed (C12).", "ambush behind the wood on the left", 0, NULL },
     { "reveal", "reveal [SEAT]",
       "Show a sealed ambush note during the battle: the ambusher its own; the referee names "
-      "the side when both wrote one (C12).", "reveal", 0 },
+      "the side when both wrote one (C12).", "reveal", 0, NULL },
     { "report", "report A D",
       "Report the battle's victory points, the attacker's A then the defender's D; both "
-      "reports must agree, and 250 more takes a town (C11).", "report 1450 1100", 0 },
+      "reports must agree, and 250 more takes a town (C11).", "report 1450 1100", 0, NULL },
     { "settle", "settle A D",
       "The referee settles disputed reports with the attacker's A and the defender's D "
-      "victory points (C11).", "settle 1450 1100", 0 },
-    { NULL, NULL, NULL, NULL, 0 },
+      "victory points (C11).", "settle 1450 1100", 0, NULL },
+    { NULL, NULL, NULL, NULL, 0, NULL },
 };
 
 /* A line cut into words; rest[i] is the line from word i on. */

@@ -26,8 +26,8 @@ struct ttt_view {
 
 static const struct wr_order ttt_orders[] = {
     { "mark", "mark N", "Mark cell N (0 to 8, row by row from the top left) with your sign; "
-      "the cell must be free and it must be your turn.", "mark 4", 0 },
-    { NULL, NULL, NULL, NULL, 0 },
+      "the cell must be free and it must be your turn.", "mark 4", 0, NULL },
+    { NULL, NULL, NULL, NULL, 0, NULL },
 };
 
 static struct wr_view *ttt_open(const struct wr_ruleset *rs, const json_t *scenario,
@@ -245,14 +245,19 @@ static int ttt_draw_svg(const struct wr_view *v, struct wr_strbuf *out)
     for (int i = 0; i < 9; i++) {
         int x = 40 + 60 * (i % 3), y = 40 + 60 * (i / 3);
         char ch = t->board[i];
+        /* the cell, named as mark takes it (present.h: data-word) */
+        wr_strbuf_printf(out, "<g class=\"cell\" data-word=\"%d\"><rect x=\"%d\" y=\"%d\" "
+                         "width=\"56\" height=\"56\" fill=\"#fff\" fill-opacity=\"0\"/>",
+                         i, x - 28, y - 28);
         if (ch == '.')
             wr_strbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-family=\"sans-serif\" "
-                             "font-size=\"14\" fill=\"#999\" text-anchor=\"middle\">%d</text>\n",
+                             "font-size=\"14\" fill=\"#999\" text-anchor=\"middle\">%d</text>"
+                             "</g>\n",
                              x, y + 5, i);
         else
             wr_strbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-family=\"sans-serif\" "
                              "font-size=\"40\" font-weight=\"bold\" fill=\"%s\" "
-                             "text-anchor=\"middle\"><title>cell %d: %c</title>%c</text>\n",
+                             "text-anchor=\"middle\"><title>cell %d: %c</title>%c</text></g>\n",
                              x, y + 14, ch == 'x' ? "#d62728" : "#1f77b4", i, ch, ch);
     }
     wr_strbuf_puts(out, "</svg>\n");

@@ -69,6 +69,13 @@ const char *wl_draw_type_words(int type)
     return type == WL_HORSE_ARTILLERY ? "horse artillery" : wl_utype_name(type);
 }
 
+const char *wl_draw_act_name(int act)
+{
+    static const char *const names[] = { NULL, "move", "attack", "retreat", "exchange",
+                                         "advance", "place" };
+    return act > 0 && (size_t)act < sizeof names / sizeof names[0] ? names[act] : NULL;
+}
+
 /* --- views ------------------------------------------------------------------ */
 
 /* Nothing on the board, nothing off it, nothing marked. */

@@ -21,13 +21,18 @@
  *         (west edge) to those of the x = 0 squares (east edge), and from the
  *         centre line of row 0 to half a hex side below the centres of WW:
  *         partial squares show as cut hexes. Every counter is a group
- *           <g class="unit" id="u-<unit id>" transform="translate(X Y)">
+ *           <g class="unit" id="u-<unit id>" transform="translate(X Y)"
+ *              data-word="<unit id>" ...>
  *         centred on (X, Y): the k-th unit (0-based, in drawing order: the
  *         weakest first and the strongest last, on top; scenario order
  *         among equals) of a stack of n on a square is drawn at
  *           X = sx + (k - (n-1)/2) * WL_SVG_STACK_STEP
  *           Y = sy - (k - (n-1)/2) * WL_SVG_STACK_STEP
- *         so a lone unit sits on the centre of its square.
+ *         so a lone unit sits on the centre of its square. What a host may
+ *         rely on (present.h, draw_svg) follows the transform: data-word,
+ *         then in a view's picture data-select and data-act; each square's
+ *         hex carries data-word="<square>", and the squares reach marked a
+ *         hex of class "reach" (in <g id="reach">).
  *
  *   Text: one cell of 4 characters per square; each half-hex width is 2
  *         characters, so a row is indented 2 characters against its
@@ -74,7 +79,8 @@ struct wl_draw_view {
     int eliminated;
     int exited;
     char caption[160];          /* "Turn 3, 1815-06-16 11:00, french_move" */
-    uint8_t highlight[WL_NSQ];  /* text only: squares to mark (e.g. where a unit may go) */
+    uint8_t highlight[WL_NSQ];  /* squares to mark (where a unit may go: reach): '*' in
+                                 * the text, a hex of class "reach" in the SVG */
     int show_ids;               /* text only: give each unit's id in the list of units */
     uint8_t mine[WL_MAX_UNITS]; /* units of the viewer's command (team play): the text's
                                  * list says "yours", the SVG rings the counter */
@@ -85,10 +91,31 @@ struct wl_draw_view {
     wl_sq from[WL_MAX_UNITS];   /* where unit i stood before the last move the picture
                                  * marks (an entry square for an arrival), or WL_SQ_NONE:
                                  * not marked */
+    /* What the SVG says to a host (present.h, draw_svg): with select set,
+     * each unit carries data-select="reach U" and the root data-clear=
+     * "clear"; act[i] (enum wl_draw_act) the order unit i's clicks start,
+     * data-act="move U" and so on, none when 0. A report sets neither. */
+    int select;
+    uint8_t act[WL_MAX_UNITS];
     uint8_t last_move[WL_NSQ];  /* text only: the squares of the marked move, where
                                  * its units stood and stand (wl_draw_mark_moves() sets
                                  * them from from and at), marked '+' */
 };
+
+/* The order a unit's clicks start in a view's SVG (struct wl_draw_view's
+ * act): its name is wl_draw_act_name(). */
+enum wl_draw_act {
+    WL_DRAW_ACT_NONE = 0,
+    WL_DRAW_ACT_MOVE,
+    WL_DRAW_ACT_ATTACK,
+    WL_DRAW_ACT_RETREAT,
+    WL_DRAW_ACT_EXCHANGE,
+    WL_DRAW_ACT_ADVANCE,
+    WL_DRAW_ACT_PLACE,
+};
+
+/* "move", "attack", ... for act (static storage); NULL for none. */
+const char *wl_draw_act_name(int act);
 
 /* Set v->last_move from v->from and v->at: the square each marked unit
  * stood on and the one it stands on. */

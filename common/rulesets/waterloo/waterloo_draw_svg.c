@@ -70,6 +70,7 @@ static const char svg_style[] =
     "stroke-linecap:round}\n"
     ".lmr{fill:none;stroke:#e65100;stroke-width:2.4}\n"
     ".lmf{fill:none;stroke:#e65100;stroke-width:1.4;stroke-dasharray:3 2}\n"
+    ".reach{fill:#ffd400;fill-opacity:.45;stroke:#7a5c00;stroke-width:1.6}\n"
     ".ph{font-size:13px;font-weight:bold;fill:#222}\n"
     ".pt2{font-size:10.5px;fill:#333}\n"
     ".ps{font-size:10px;font-style:italic;fill:#555}\n"
@@ -93,6 +94,20 @@ static void hex_path(struct wr_strbuf *b, double cx, double cy, double scale, co
 static void hex_polygon(struct wr_strbuf *b, double cx, double cy, const char *cls)
 {
     hex_path(b, cx, cy, 1.0, cls);
+}
+
+/* A square's hex, named for a host by its square (data-word, present.h). */
+static void hex_square(struct wr_strbuf *b, wl_sq s, double cx, double cy, const char *cls)
+{
+    char name[WL_SQ_NAME_MAX];
+    wr_strbuf_printf(b, "<path class=\"h %s\" data-word=\"%s\" d=\"M%.1f %.1f", cls,
+                     wl_grid_name(s, name), cx, cy - WL_SVG_HEX_R);
+    for (int k = 1; k < 6; k++) {
+        double x, y;
+        corner(0, 0, k, &x, &y);
+        wr_strbuf_printf(b, "L%.1f %.1f", cx + x, cy + y);
+    }
+    wr_strbuf_puts(b, "Z\"/>\n");
 }
 
 static const char *terrain_class(const struct wl_map *m, wl_sq s)
@@ -182,13 +197,26 @@ static void mini_counter(struct wr_strbuf *b, const struct wl_unit_def *u, doubl
     wr_strbuf_puts(b, "</g>\n");
 }
 
+/* A unit's counter: its words for a host (present.h, draw_svg): the unit
+ * id it is named by, and in a view's picture the query its selection asks
+ * and the order its clicks start (act, enum wl_draw_act). */
 static void counter(struct wr_strbuf *b, const struct wl_unit_def *u, wl_sq at, double x,
-                    double y, int mine)
+                    double y, int mine, int select, int act)
 {
     char sqname[WL_SQ_NAME_MAX];
     wr_strbuf_puts(b, "<g class=\"unit\" id=\"u-");
     wr_strbuf_xml(b, u->id);
-    wr_strbuf_printf(b, "\" transform=\"translate(%.2f %.2f)\"><title>", x, y);
+    wr_strbuf_printf(b, "\" transform=\"translate(%.2f %.2f)\" data-word=\"", x, y);
+    wr_strbuf_xml(b, u->id);
+    if (select) {
+        wr_strbuf_puts(b, "\" data-select=\"reach ");
+        wr_strbuf_xml(b, u->id);
+    }
+    if (wl_draw_act_name(act)) {
+        wr_strbuf_printf(b, "\" data-act=\"%s ", wl_draw_act_name(act));
+        wr_strbuf_xml(b, u->id);
+    }
+    wr_strbuf_puts(b, "\"><title>");
     counter_title(b, u);
     wr_strbuf_printf(b, " %s</title>", wl_grid_name(at, sqname));
     counter_face(b, u);
@@ -233,7 +261,8 @@ static void svg_units(struct wr_strbuf *b, const struct wl_scenario *sc,
         int n = stack_order(sc, st, s, order);
         for (int k = 0; k < n; k++) {
             double o = (k - (n - 1) / 2.0) * WL_SVG_STACK_STEP;
-            counter(b, &sc->units[order[k]], s, cx + o, cy - o, v != NULL && v->mine[order[k]]);
+            counter(b, &sc->units[order[k]], s, cx + o, cy - o, v->mine[order[k]], v->select,
+                    v->act[order[k]]);
         }
         if (n < 2 || st->factors[s] == 0)
             continue;
@@ -279,6 +308,21 @@ static void svg_last_move(struct wr_strbuf *b, const struct wl_scenario *sc,
     wr_strbuf_puts(b, "</g>\n");
 }
 
+/* The squares a reach query marked (v->highlight): a hex of class
+ * "reach" on each, over the board and under the counters. */
+static void svg_reach(struct wr_strbuf *b, const struct wl_draw_view *v)
+{
+    wr_strbuf_puts(b, "<g id=\"reach\">\n");
+    for (wl_sq s = 0; s < WL_NSQ; s++) {
+        if (!v->highlight[s] || !wl_grid_on_board(s))
+            continue;
+        double cx, cy;
+        wl_draw_svg_centre(s, &cx, &cy);
+        hex_path(b, cx, cy, 0.85, "reach");
+    }
+    wr_strbuf_puts(b, "</g>\n");
+}
+
 static void svg_board(struct wr_strbuf *b, const struct wl_scenario *sc)
 {
     const struct wl_map *m = &sc->map;
@@ -299,7 +343,7 @@ static void svg_board(struct wr_strbuf *b, const struct wl_scenario *sc)
             continue;
         double cx, cy;
         wl_draw_svg_centre(s, &cx, &cy);
-        hex_polygon(b, cx, cy, terrain_class(m, s));
+        hex_square(b, s, cx, cy, terrain_class(m, s));
     }
     wr_strbuf_puts(b, "</g>\n");
 
@@ -869,8 +913,9 @@ int wl_draw_svg(struct wr_strbuf *out, const struct wl_scenario *sc,
         height = SVG_HEIGHT;
 
     wr_strbuf_printf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-                          "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
-                     SVG_WIDTH, height, SVG_WIDTH, height);
+                          "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\"%s>\n",
+                     SVG_WIDTH, height, SVG_WIDTH, height,
+                     v->select ? " data-clear=\"clear\"" : "");
     wr_strbuf_puts(out, "<title>");
     wr_strbuf_xml(out, sc->name);
     wr_strbuf_puts(out, "</title>\n");
@@ -887,6 +932,7 @@ int wl_draw_svg(struct wr_strbuf *out, const struct wl_scenario *sc,
     svg_board(out, sc);
     svg_coordinates(out);
     svg_last_move(out, sc, v);
+    svg_reach(out, v);
     svg_units(out, sc, st, v);
     svg_labels(out, &sc->map, st);
     svg_legend(out, sc, v);

@@ -440,6 +440,56 @@ static void present_event(const struct wr_view *base, const json_t *e, struct wr
 /* What the pictures show: the units where the state puts them (the
  * scenario's set-up before any state), the squares reach marked, the
  * units' ids in the text's list (orders name units by id). */
+/* The order each unit's clicks start for v's seat (struct wl_draw_view's
+ * act), from the decision awaited of it (none when it is not awaited):
+ * in the set-up its units are placed, in movement its units on the board
+ * move; when battles are declared (or,
+ * under rules 2, fought) its units attack; after a battle, the losers the
+ * winner retreats, its own units of the battle in an exchange, its
+ * attackers that may advance. */
+static void acts_of(const struct wl_view *v, struct wl_draw_view *dv)
+{
+    const struct wl_game *g = v->g;
+    if (g == NULL || v->side < 0 || g->await_side != v->side ||
+        wr_state_awaits(v->state, v->base.seat) == NULL)
+        return;
+    const struct wl_battle *b = g->current >= 0 && g->current < g->nbattles
+                                    ? &g->battles[g->current] : NULL;
+    for (int i = 0; i < v->sc->nunits; i++) {
+        if (g->units[i].where != WL_ON_BOARD)
+            continue;
+        int yours = wl_present_yours(v, i), attacker = 0, in_battle = 0;
+        for (int k = 0; b && k < b->nattackers + b->ndefenders; k++)
+            if ((k < b->nattackers ? b->attackers[k] : b->defenders[k - b->nattackers]) == i) {
+                in_battle = 1;
+                attacker = k < b->nattackers;
+            }
+        int act = WL_DRAW_ACT_NONE;
+        switch (g->await_what) {
+        case WL_AW_SETUP:
+            act = yours ? WL_DRAW_ACT_PLACE : 0;
+            break;
+        case WL_AW_MOVE:
+            act = yours ? WL_DRAW_ACT_MOVE : 0;
+            break;
+        case WL_AW_DECLARE:
+        case WL_AW_COMBAT:
+            act = yours ? WL_DRAW_ACT_ATTACK : 0;
+            break;
+        case WL_AW_RETREAT:
+            act = in_battle && v->sc->units[i].side != v->side ? WL_DRAW_ACT_RETREAT : 0;
+            break;
+        case WL_AW_EXCHANGE:
+            act = in_battle && yours ? WL_DRAW_ACT_EXCHANGE : 0;
+            break;
+        case WL_AW_ADVANCE:
+            act = in_battle && attacker && yours ? WL_DRAW_ACT_ADVANCE : 0;
+            break;
+        }
+        dv->act[i] = (uint8_t)act;
+    }
+}
+
 static void picture_of(const struct wl_view *v, struct wl_draw_view *dv)
 {
     if (v->state == NULL || wl_draw_view_from_state(dv, v->sc, v->state, NULL) != 0) {
@@ -453,6 +503,8 @@ static void picture_of(const struct wl_view *v, struct wl_draw_view *dv)
     memcpy(dv->from, v->moved_from, sizeof dv->from);
     wl_draw_mark_moves(dv);
     dv->show_ids = 1;
+    dv->select = 1;
+    acts_of(v, dv);
     /* A team game: the view's commander's units are marked as his. */
     if (v->g != NULL && wl_team_size(v->g) > 1 && v->side >= 0 && v->commander >= 0)
         for (int i = 0; i < v->sc->nunits; i++)

@@ -31,82 +31,82 @@ const struct wr_order wl_present_orders[] = {
     { "place", "place UNIT SQUARE",
       "Set-up: move one of your units to a square of your side's set-up zone, at most 15 "
       "combat factors a square (rules: Prepare for Play).",
-      "place fr-ii-girard OO-13", 0 },
+      "place fr-ii-girard OO-13", 0, NULL },
     { "endsetup", "endsetup",
       "Set-up: your units stand where you want them; the other side sets up next, then the "
       "French move (rules: Prepare for Play). Also end_setup.",
-      "endsetup", 0 },
+      "endsetup", 0, NULL },
     { "move", "move UNIT[,UNIT...] SQUARE... [off]",
       "Movement: a unit, or a stack moving together at its slowest unit's rate, enters the "
       "squares of the path one by one; it stops on entering an enemy zone, a river or woods, "
       "a primary road adds 4 squares, a reinforcement's path starts on its entry square (or "
       "next to it: the entry is filled in) and French units leave the board with off from "
       "A-39 to A-45 (rules: How to Move Units).",
-      "move fr-g-friant TT-14 TT-13", 0 },
+      "move fr-g-friant TT-14 TT-13", 0, NULL },
     { "end", "end",
       "End your movement phase; your combat phase follows (rules: How to Play). Under rules 2 "
       "it also ends your combat phase, once every declared battle is resolved and every unit "
       "that must fight has fought. During the set-up it ends your set-up. Also end_phase.",
-      "end", 0 },
+      "end", 0, NULL },
     { "undo", "undo",
       "Movement: take back your last move of this movement phase, unit for unit, with "
       "anything it changed (an HQ it overran comes back, a reinforcement goes back to "
       "arrive); again for the move before. Not once the phase has ended, and not in a game "
       "played without undo (a tournament game). A house convenience, not a rule of 1962.",
-      "undo", 0 },
+      "undo", 0, NULL },
     { "attack", "attack ATTACKER... vs DEFENDER... [; ATTACKER... vs DEFENDER...]",
       "Combat: declare battles, each attacker touching every defender of its battle. Under "
       "rules 2 one battle or several at a time, the next chosen after earlier results; by the "
       "end of the phase every unit of yours in an enemy zone has attacked and every enemy unit "
       "with one of yours in its zone has been attacked. Under rules 1 every battle of the "
       "phase at once (rules: How to Have Combat).",
-      "attack fr-iii-lefol fr-iii-domon vs pr-i-3", 0 },
+      "attack fr-iii-lefol fr-iii-domon vs pr-i-3", 0, "odds" },
     { "declare", "declare ATTACKER[,ATTACKER...]:DEFENDER[,DEFENDER...] ...",
       "The same declaration written as pairs, one per battle; declare alone declares no "
       "battle: under rules 2 it ends the combat phase like end, under rules 1 the rules allow "
       "it only when no unit of yours is in an enemy zone.",
-      "declare fr-iii-lefol,fr-iii-domon:pr-i-3", 0 },
+      "declare fr-iii-lefol,fr-iii-domon:pr-i-3", 0, "odds" },
     { "resolve", "resolve [BATTLE]",
       "Roll the die for a declared battle (numbered from 0) and apply the Combat Results "
       "Table; without a number, the first battle not yet fought (rules: Combat Results "
       "Table).",
-      "resolve 0", 0 },
+      "resolve 0", 0, NULL },
     { "retreat", "retreat UNIT SQUARE SQUARE",
       "After a Back-2 the winner moves each losing unit two squares away; a retreat into an "
       "enemy zone, off the board, across a river or into woods off a road eliminates it and "
       "is refused while an open route exists (rules: Combat Results Explanation).",
-      "retreat pr-i-3 EE-15 DD-15", 0 },
+      "retreat pr-i-3 EE-15 DD-15", 0, NULL },
     { "exchange", "exchange UNIT...",
       "After an exchange the side with the larger printed total removes units of its own "
       "from the battle worth at least the other side's printed total (rules: Combat Results "
       "Explanation). Also exchange_losses.",
-      "exchange fr-iii-domon", 0 },
+      "exchange fr-iii-domon", 0, NULL },
     { "advance", "advance UNIT SQUARE",
       "After winning, an attacker on a river square may advance onto a square the defenders "
       "vacated, one on a slope onto a vacated hill top (rules: Movement After Combat).",
-      "advance fr-iii-lefol II-13", 0 },
+      "advance fr-iii-lefol II-13", 0, NULL },
     { "noadvance", "noadvance",
       "Take no (further) advance after the battle just won (rules: Movement After Combat). "
       "Also no_advance.",
-      "noadvance", 0 },
+      "noadvance", 0, NULL },
     { "defect", "defect UNIT...",
       "French units left the board: remove P-A-A units, on the board or still to arrive, "
       "worth at least twice their combat factors (rules: How to Win).",
-      "defect aa-wissel aa-kruse", 0 },
+      "defect aa-wissel aa-kruse", 0, NULL },
     { "reach", "reach UNIT[,UNIT...]",
       "The squares a unit, or a stack moving together, can end its move on now, by the "
       "movement rules; they are marked * on the board until the game moves on.",
-      "reach fr-g-friant", 1 },
+      "reach fr-g-friant", 1, NULL },
     { "odds", "odds ATTACKER... vs DEFENDER...",
       "The odds of an attack: the attack and defence factors (each defender doubled or not "
       "by the terrain), the Combat Results Table column and the result of each die face.",
-      "odds fr-iii-lefol vs pr-i-3", 1 },
+      "odds fr-iii-lefol vs pr-i-3", 1, NULL },
     { "view", "view [SQUARE [RADIUS]]",
       "Centre the board on a square, RADIUS (1 to 30) squares around it; view alone follows "
       "the action again.",
-      "view X-27 4", 1 },
-    { "clear", "clear", "Remove the squares reach marked.", "clear", 1 },
-    { NULL, NULL, NULL, NULL, 0 },
+      "view X-27 4", 1, NULL },
+    { "clear", "clear", "Remove the squares reach marked.", "clear", 1, NULL },
+    { NULL, NULL, NULL, NULL, 0, NULL },
 };
 
 /* A line split into words (at most MAX_WORDS, each NUL-terminated in buf). */

@@ -661,6 +661,11 @@ static void test_roster_view(void **state)
     assert_int_equal(rs()->present->draw_svg(v, &svg), 0);
     assert_int_equal(strncmp(svg.s, "<svg ", 5), 0);
     assert_has(svg.s, "Spears");
+    /* each unit of a roster shown is a group named as the orders take it
+     * (present.h: data-word), its lines inside, no mark of the text left */
+    assert_has(svg.s, "<g class=\"unit\" data-word=\"Spears\">\n<text ");
+    for (size_t i = 0; i < svg.len; i++)
+        assert_true(svg.s[i] != '\001' && svg.s[i] != '\002');
     wr_strbuf_release(&svg);
     rs()->present->close(v);
     free_fix(&f);

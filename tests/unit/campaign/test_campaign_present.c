@@ -707,6 +707,13 @@ static void test_draw(void **state)
     for (const char *s = out.s; (s = strstr(s, "<circle class=\"town\"")) != NULL; s++)
         circles++;
     assert_int_equal(circles, 26);
+    /* every town named as the orders take it (present.h: data-word) */
+    int words = 0;
+    for (const char *s = out.s; (s = strstr(s, " data-word=\"")) != NULL; s++)
+        words++;
+    assert_int_equal(words, 26);
+    contains(out.s, "data-word=\"Carthago Nova\"", 22);
+    contains(out.s, "data-word=\"Tarraco\"", 22);
     wr_strbuf_release(&out);
     close_game(&h);
 }

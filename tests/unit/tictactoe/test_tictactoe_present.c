@@ -265,6 +265,15 @@ static void test_describe_and_draw(void **unused)
     assert_memory_equal(b.s, "<svg ", 5);
     assert_non_null(strstr(b.s, "<title>cell 4: x</title>"));
     assert_non_null(strstr(b.s, "</svg>\n"));
+    /* each cell named as mark takes it (present.h: data-word), once */
+    for (int cell = 0; cell < 9; cell++) {
+        char want[48];
+        snprintf(want, sizeof want, "<g class=\"cell\" data-word=\"%d\">", cell);
+        const char *at = strstr(b.s, want);
+        assert_non_null(at);
+        assert_null(strstr(at + 1, want));
+    }
+    assert_null(strstr(b.s, "data-act="));      /* no order starts on a click */
     wr_strbuf_release(&b);
     /* a state that is not tictactoe's is refused, the view keeps its own */
     json_t *bad = json_pack("{s:s, s:i}", "board", "xx", "moves", 2);

@@ -831,6 +831,146 @@ static void test_draw_svg(void **state)
     fx_free(f);
 }
 
+/* --- what the SVG says to a host (present.h version 3) ---------------------------------- */
+
+static char *svg_of(struct fx *f, struct wr_view *v)
+{
+    struct wr_strbuf out;
+    wr_strbuf_init(&out);
+    assert_int_equal(f->pr->draw_svg(v, &out), 0);
+    return out.s;
+}
+
+/* One row: after the script's first `after` steps, what the French,
+ * Allied and spectator drawings hold (has) and do not hold (hasnt). */
+struct svg_row {
+    int row;
+    size_t after;
+    const char *has[3][3];
+    const char *hasnt[3][2];
+};
+
+/* data-act by phase and seat: placing in the set-up, moving, attacking,
+ * the units of the battle in an exchange; only for the seat awaited; a
+ * spectator's drawing never has one. Every unit and square is named
+ * (data-word), every unit selects its reach (data-select), the root clears
+ * (data-clear); reach marks its squares. */
+static void test_draw_svg_acts(void **state)
+{
+    (void)state;
+    static const int faces[] = { 6 };
+    struct fx *f = fx_new("test/small.json", faces, 1);
+    static const struct step script[] = {
+        { 1, "french", "endsetup", "ok" },
+        { 2, "allied", "place aa-picton I-38", "ok" },
+        { 3, "allied", "endsetup", "ok" },
+        { 4, "french", "move fr-jerome,fr-foy K-39 K-38 J-38", "ok" },
+        { 5, "french", "end", "ok" },
+        { 6, "french", "attack fr-jerome fr-foy vs aa-picton", "ok" },
+        { 7, "french", "resolve", "ok" },
+    };
+    static const struct svg_row rows[] = {
+        { 1, 0, { { "data-act=\"place fr-jerome\"", "data-word=\"K-39\"", "data-clear=\"clear\"" },
+                  { "data-word=\"fr-jerome\" data-select=\"reach fr-jerome\"", NULL, NULL },
+                  { "data-word=\"aa-picton\"", NULL, NULL } },
+          { { "data-act=\"move", "data-act=\"place aa-" }, { "data-act=", NULL },
+            { "data-act=", NULL } } },
+        { 2, 1, { { NULL, NULL, NULL }, { "data-act=\"place aa-picton\"", NULL, NULL },
+                  { NULL, NULL, NULL } },
+          { { "data-act=", NULL }, { "data-act=\"place fr-", NULL }, { "data-act=", NULL } } },
+        { 3, 3, { { "data-act=\"move fr-jerome\"", "data-act=\"move fr-foy\"", NULL },
+                  { NULL, NULL, NULL }, { NULL, NULL, NULL } },
+          { { "data-act=\"move aa-", "data-act=\"place" }, { "data-act=", NULL },
+            { "data-act=", NULL } } },
+        { 4, 5, { { "data-act=\"attack fr-jerome\"", "data-word=\"J-38\"", NULL },
+                  { NULL, NULL, NULL }, { NULL, NULL, NULL } },
+          { { "data-act=\"move", "data-act=\"attack aa-" }, { "data-act=", NULL },
+            { "data-act=", NULL } } },
+        { 5, 7, { { "data-act=\"exchange fr-jerome\"", "data-act=\"exchange fr-foy\"", NULL },
+                  { NULL, NULL, NULL }, { NULL, NULL, NULL } },
+          { { "data-act=\"attack", "data-act=\"exchange aa-" }, { "data-act=", NULL },
+            { "data-act=", NULL } } },
+    };
+    size_t done = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct svg_row *r = &rows[i];
+        run_steps(f, script + done, r->after - done);
+        done = r->after;
+        struct wr_view *vs[3] = { f->fr, f->al, f->spec };
+        for (int k = 0; k < 3; k++) {
+            char *svg = svg_of(f, vs[k]);
+            for (int j = 0; j < 3; j++)
+                if (r->has[k][j] && strstr(svg, r->has[k][j]) == NULL)
+                    fail_msg("row %d, view %d: no %s", r->row, k, r->has[k][j]);
+            for (int j = 0; j < 2; j++)
+                if (r->hasnt[k][j] && strstr(svg, r->hasnt[k][j]) != NULL)
+                    fail_msg("row %d, view %d: %s", r->row, k, r->hasnt[k][j]);
+            assert_non_null(strstr(svg, "data-clear=\"clear\""));
+            free(svg);
+        }
+    }
+    fx_free(f);
+
+    /* reach marks its squares in the SVG, clear takes them away */
+    f = fx_new("test/small.json", NULL, 0);
+    run_steps(f, script, 3);
+    char *svg = svg_of(f, f->fr);
+    assert_null(strstr(svg, "class=\"h reach\""));
+    free(svg);
+    free(ask(f, f->fr, "reach fr-jerome"));
+    svg = svg_of(f, f->fr);
+    assert_non_null(strstr(svg, "class=\"h reach\""));
+    free(svg);
+    svg = svg_of(f, f->al);     /* the other view's picture is its own */
+    assert_null(strstr(svg, "class=\"h reach\""));
+    free(svg);
+    free(ask(f, f->fr, "clear"));
+    svg = svg_of(f, f->fr);
+    assert_null(strstr(svg, "class=\"h reach\""));
+    free(svg);
+    fx_free(f);
+}
+
+/* preview (present.h version 3): attack and declare preview odds, a query
+ * taking the same words; no other order has one. */
+static void test_orders_preview(void **state)
+{
+    (void)state;
+    struct fx *f = fx_new("test/small.json", NULL, 0);
+    assert_true(f->pr->version >= 3);
+    int n = 0;
+    for (const struct wr_order *o = f->pr->orders; o->name; o++) {
+        int want = strcmp(o->name, "attack") == 0 || strcmp(o->name, "declare") == 0;
+        if (!want) {
+            if (o->preview)
+                fail_msg("%s previews %s", o->name, o->preview);
+            continue;
+        }
+        assert_non_null(o->preview);
+        assert_string_equal(o->preview, "odds");
+        const struct wr_order *q = wr_present_order(f->pr, o->preview);
+        assert_non_null(q);
+        assert_true(q->query);
+        n++;
+    }
+    assert_int_equal(n, 2);
+    /* the same words: the attack's example, its name replaced, is an odds query */
+    const struct wr_order *a = wr_present_order(f->pr, "attack");
+    char line[256];
+    snprintf(line, sizeof line, "odds%s", a->example + strlen("attack"));
+    json_t *cmd = NULL;
+    struct wr_strbuf out;
+    struct wr_refusal why;
+    wr_strbuf_init(&out);
+    enum wr_order_kind k = f->pr->order(f->spec, line, &cmd, &out, &why);
+    /* the example names units of the 1815 scenario */
+    assert_true(k == WR_ORDER_ANSWER || (k == WR_ORDER_ERROR &&
+                                        strcmp(why.code, "unknown_unit") == 0));
+    assert_null(cmd);
+    wr_strbuf_release(&out);
+    fx_free(f);
+}
+
 struct cands {
     char list[8192];
     int n;
@@ -1735,6 +1875,8 @@ int main(void)
         cmocka_unit_test(test_queries),
         cmocka_unit_test(test_draw_text_fits),
         cmocka_unit_test(test_draw_svg),
+        cmocka_unit_test(test_draw_svg_acts),
+        cmocka_unit_test(test_orders_preview),
         cmocka_unit_test(test_battle),
         cmocka_unit_test(test_battle_rules1),
         cmocka_unit_test(test_battles_one_by_one),
