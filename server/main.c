@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "addr.h"
+#include "catalog.h"
 #include "conn.h"
 #include "games.h"
 #include "log.h"
@@ -157,7 +158,13 @@ int main(int argc, char **argv)
     srv.flush.data = &srv;
     uv_prepare_start(&srv.flush, on_flush);
 
+    /* What `rulesets` answers: the registry and the scenarios folder, read
+     * once, before the address is printed (clients may ask at once). */
+    srv.catalog = wrd_catalog_load(srv.cfg.scenarios);
+    if (srv.catalog == NULL)
+        wrd_error("cannot build the rulesets answer", "error=no_memory");
     if (wrd_net_start(&srv) < 0) {
+        wrd_catalog_free(srv.catalog);
         srv.stopping = 1;
         uv_close((uv_handle_t *)&srv.sigint, NULL);
         uv_close((uv_handle_t *)&srv.sigterm, NULL);
@@ -176,6 +183,7 @@ int main(int argc, char **argv)
     }
 
     uv_run(&srv.loop, UV_RUN_DEFAULT);
+    wrd_catalog_free(srv.catalog);
     wrd_net_release(&srv);
     wrd_games_free(&srv);
     wrd_addrs_free(&srv);

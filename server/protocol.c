@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "addr.h"
+#include "catalog.h"
 #include "conn.h"
 #include "games.h"
 #include "server.h"
@@ -60,6 +61,7 @@ static const struct spec specs[] = {
         { "events", F_ARR, 0 }, { "words", F_ARR, 0 }, { "word", F_STR, 0 } } },
     { "notify", wrd_games_notify, 2,
       { { "game", F_STR, 1 }, { "webhook", F_STR_OR_NULL, 1 } } },
+    { "rulesets", wrd_catalog_rulesets, 2, { { NULL, 0, 0 } } },
 };
 
 static int type_ok(const json_t *v, int type)

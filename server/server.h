@@ -21,6 +21,7 @@ struct wrd_net;
 struct wrd_conn;
 struct wrd_addrs;
 struct wrd_web;
+struct wrd_catalog;
 
 struct wrd_config {
     char host[64];              /* --listen host part */
@@ -98,6 +99,7 @@ struct wrd_server {
     int port;                   /* the port actually bound */
     int web_port;               /* the web port actually bound, or -1 */
     struct wrd_web *web;        /* web.c's table of files (web.h), or NULL */
+    struct wrd_catalog *catalog; /* the `rulesets` answer (catalog.h), or NULL */
     int connections;            /* open websocket connections */
     int stopping;
     struct wrd_metrics metrics;

@@ -19,6 +19,7 @@
 #include <uv.h>
 
 #include "addr.h"
+#include "catalog.h"
 #include "conn.h"
 #include "games.h"
 #include "log.h"
@@ -51,6 +52,7 @@ static struct wrd_server *server(void)
             wrd_addrs_new(srv) != 0 || wrd_games_new(srv) != 0)
             abort();
         wrd_protocol_init(srv);
+        srv->catalog = wrd_catalog_load(srv->cfg.scenarios);   /* `rulesets` */
     }
     return srv;
 }

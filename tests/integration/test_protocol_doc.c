@@ -51,7 +51,7 @@
                   "`claimed` before the claimer's.\""
 #define DOC_ID "protocol.md, Conventions: \"every direct answer echoes it (`welcome`, "     \
                "`created`, `claimed`, the `state` answering `join` or `sync`, `synced`, " \
-               "`games`, `record`, `setup`, `answer`, `left`, `ok`, and `error`)\""
+               "`games`, `record`, `setup`, `answer`, `rulesets`, `left`, `ok`, and `error`)\""
 
 /* ------------------------------------------------------------------------- */
 /* Clients                                                                    */
@@ -511,6 +511,25 @@ static void check_shape(const json_t *m)
         json_array_foreach(json_object_get(m, "orders"), i, o)
             check_fields("answer's orders[] entry", o,
                          "name,synopsis,help,example,query,preview", "", doc);
+    } else if (strcmp(t, "rulesets") == 0) {
+        /* "`rulesets` | `rulesets`: [{`name`, `summary`, `seats`, `options`:
+         * [{`name`, `help`}], `needs_scenario`, `default_scenario`,
+         * `scenarios`: [{`name`, `title`, `description`}]}], `options`:
+         * [{`name`, `help`, `default`}]" */
+        check_fields("rulesets", m, "type,rulesets,options", "id", doc);
+        size_t i, k;
+        json_t *r, *o;
+        json_array_foreach(json_object_get(m, "rulesets"), i, r) {
+            check_fields("rulesets[] entry", r, "name,summary,seats,options,needs_scenario,"
+                         "default_scenario,scenarios", "", doc);
+            json_array_foreach(json_object_get(r, "options"), k, o)
+                check_fields("rulesets[].options[] entry", o, "name,help", "", doc);
+            json_array_foreach(json_object_get(r, "scenarios"), k, o)
+                check_fields("rulesets[].scenarios[] entry", o, "name,title,description", "",
+                             doc);
+        }
+        json_array_foreach(json_object_get(m, "options"), i, o)
+            check_fields("rulesets options[] entry", o, "name,help,default", "", doc);
     } else if (strcmp(t, "left") == 0 || strcmp(t, "ok") == 0) {
         /* "`left`, `ok` | `game`" */
         check_fields(t, m, "type,game", "id", doc);
@@ -2397,11 +2416,11 @@ static void row16_forfeit(void **unused)
     }
 }
 
-/* Row 17: every message type the server sends has exactly the fields of the
+/* Row 18: every message type the server sends has exactly the fields of the
  * doc's table. This row sends every request once (and a command carrying an
  * id), then reports every difference seen here and in the rows before: it
  * runs last. */
-static void row17_fields_as_the_table(void **unused)
+static void row18_fields_as_the_table(void **unused)
 {
     (void)unused;
     struct client *x = connect_hello("x");
@@ -2458,6 +2477,8 @@ static void row17_fields_as_the_table(void **unused)
     json_t *ne = expect(outsider, "error", NULL, "protocol.md, ask");
     assert_str(ne, "code", "not_joined", "protocol.md, ask: \"else `error` `not_joined`\"");
     json_decref(ne);
+    send_msg(x, json_pack("{s:s}", "type", "rulesets"), NULL);
+    json_decref(expect(x, "rulesets", NULL, "protocol.md, rulesets"));
     /* protocol.md, setup: "`scenario` ... or null for a ruleset that takes
      * none; `options` the `create` options (`{}` when none were given)". */
     send_msg(x, json_pack("{s:s,s:s}", "type", "setup", "game", g.id), NULL);
@@ -2488,6 +2509,84 @@ static void row17_fields_as_the_table(void **unused)
     }
 }
 
+/* The entry of array arr (of objects) whose "name" is name, or NULL. */
+static json_t *named(const json_t *arr, const char *name)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(arr, i, e)
+        if (sget(e, "name") != NULL && strcmp(sget(e, "name"), name) == 0)
+            return e;
+    return NULL;
+}
+
+/* protocol.md, rulesets: what the server can create, with its scenarios
+ * (the server runs with the source tree's --scenarios folder). */
+static void row17_rulesets(void **unused)
+{
+    (void)unused;
+    struct client *x = connect_hello("x");
+    json_t *id = json_string("what-can-i-make");
+    send_msg(x, json_pack("{s:s}", "type", "rulesets"), id);
+    /* "Answer: `rulesets` (echoing `id`)" */
+    json_t *m = expect(x, "rulesets", id, DOC_ID);
+    json_decref(id);
+    const json_t *list = json_object_get(m, "rulesets");
+    /* tictactoe.md: seats `x` and `o`, no options of its own, no scenario. */
+    json_t *t = named(list, "tictactoe");
+    json_t *seats = json_pack("[s,s]", "x", "o");
+    if (t == NULL || !json_equal(json_object_get(t, "seats"), seats) ||
+        json_array_size(json_object_get(t, "options")) != 0 ||
+        !json_is_false(json_object_get(t, "needs_scenario")) ||
+        !json_is_null(json_object_get(t, "default_scenario")) ||
+        json_array_size(json_object_get(t, "scenarios")) != 0)
+        fail_long("rulesets: tictactoe should have seats x, o, no options and no scenario "
+                  "(protocol.md, rulesets; tictactoe.md): %s", dump(m));
+    json_decref(seats);
+    /* "`scenarios`: the scenarios of the server's `--scenarios` folder made
+     * for this ruleset ... a scenario is listed when its file names the
+     * ruleset ... (one built on a `"base"` is not listed)": test/small names
+     * waterloo; test/override is built on it. */
+    json_t *w = named(list, "waterloo");
+    if (w == NULL || named(json_object_get(w, "scenarios"), "test/small") == NULL ||
+        named(json_object_get(w, "scenarios"), "test/override") != NULL)
+        fail_long("rulesets: waterloo's scenarios should list test/small and not test/override "
+                  "(protocol.md, rulesets): %s", dump(m));
+    /* A scenario is listed under its own ruleset only. */
+    if (named(json_object_get(t, "scenarios"), "test/small") != NULL)
+        fail_long("rulesets: test/small listed under tictactoe: %s", dump(m));
+    /* "`options`: the server's own `create` options, each with its help and
+     * `default`" (create: spectators default true, open_seats false,
+     * deadline_seconds 0). */
+    const json_t *so = json_object_get(m, "options");
+    json_t *sp = named(so, "spectators"), *os = named(so, "open_seats"),
+           *dl = named(so, "deadline_seconds");
+    if (json_array_size(so) != 3 || sp == NULL || !json_is_true(json_object_get(sp, "default")) ||
+        os == NULL || !json_is_false(json_object_get(os, "default")) || dl == NULL ||
+        json_integer_value(json_object_get(dl, "default")) != 0 ||
+        !json_is_integer(json_object_get(dl, "default")))
+        fail_long("rulesets: the server's options should be spectators (true), open_seats "
+                  "(false) and deadline_seconds (0) (protocol.md, create): %s", dump(m));
+    /* Each ruleset's default scenario is one of its listed scenarios when it
+     * names one. */
+    size_t i;
+    json_t *r;
+    json_array_foreach(list, i, r) {
+        const char *def = sget(r, "default_scenario");
+        if (def != NULL && named(json_object_get(r, "scenarios"), def) == NULL)
+            fail_long("rulesets: %s's default scenario %s is not listed: %s", sget(r, "name"),
+                      def, dump(m));
+    }
+    json_decref(m);
+    /* Conventions: "Unknown fields in a client message are an error". */
+    id = json_integer(18);
+    send_msg(x, json_pack("{s:s,s:s}", "type", "rulesets", "ruleset", "tictactoe"), id);
+    json_t *e = expect(x, "error", id, DOC_ID);
+    json_decref(id);
+    assert_str(e, "code", "bad_message", "rulesets with an unknown field");
+    json_decref(e);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -2509,7 +2608,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(row14_welcome_limits, row_setup, row_teardown),
         cmocka_unit_test_setup_teardown(row15_tictactoe_page, row_setup, row_teardown),
         cmocka_unit_test_setup_teardown(row16_forfeit, row_setup, row_teardown),
-        cmocka_unit_test_setup_teardown(row17_fields_as_the_table, row_setup, row_teardown),
+        cmocka_unit_test_setup_teardown(row17_rulesets, row_setup, row_teardown),
+        cmocka_unit_test_setup_teardown(row18_fields_as_the_table, row_setup, row_teardown),
     };
     int failed = cmocka_run_group_tests(rows, NULL, NULL);
     for (size_t i = 0; i < g_nviolations; i++)

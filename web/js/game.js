@@ -1,16 +1,19 @@
 // game.js - the game page, /game/GAME: joins the game as the seat this
-// browser holds (seat.js: the token the invite page stored) or else as a
-// spectator, keeps its copy of the state by applying the server's patches
-// (RFC 6902), asks for a sync when a patch does not start at its version
-// or does not apply, and wires the parts: the facts (ruleset, seat, whose
-// turn, version, the dice's commitment), the event log (log.js), the board
-// and the order line (board.js, play.js), redrawn after every change.
+// browser holds (seat.js: the token the invite page or the create form
+// stored) or else as a spectator, keeps its copy of the state by applying
+// the server's patches (RFC 6902), asks for a sync when a patch does not
+// start at its version or does not apply, joins again and syncs after a
+// reconnection (net.js), and wires the parts: the facts (ruleset, seat,
+// whose turn, version, the dice's commitment), the event log (log.js), the
+// board and the order line (board.js, play.js), redrawn after every change,
+// and the dice panel (verify.js).
 import { Conn, setStatus } from './net.js';
 import { applyPatch } from './patch.js';
-import { loadSeat } from './seat.js';
+import { joinHeld } from './seat.js';
 import { Board } from './board.js';
 import { EventLog } from './log.js';
 import { Play } from './play.js';
+import { mountVerify } from './verify.js';
 
 const game = decodeURIComponent(location.pathname.split('/')[2] || '');
 let version = -1;
@@ -19,6 +22,7 @@ let syncing = false;
 let mySeat = null;
 let play = null;
 let log = null;
+let verify = null;
 
 function $(id) { return document.getElementById(id); }
 
@@ -47,6 +51,7 @@ function show() {
   $('wr-awaited').hidden = !mine;
   document.title = `${mine ? '(your move) ' : ''}Warroom: ${game}`;
   if (play) play.refresh();
+  verify.update(state);
 }
 
 function onState(m) {
@@ -86,28 +91,21 @@ function onPush(conn, m) {
   show();
 }
 
-// Join as the seat held here, or watch; a token the server refuses
-// leaves the page watching, and says so.
-async function join(conn) {
-  const held = loadSeat(game);
-  if (held) {
-    try {
-      const st = await conn.request({ type: 'join', game, token: held.token }, 'state');
-      return { st, seat: st.seat || held.seat, note: '' };
-    } catch (e) {
-      const st = await conn.request({ type: 'join', game, spectate: true }, 'state');
-      return { st, seat: null, note: ` (the seat kept here was refused: ${e.message})` };
-    }
-  }
-  const st = await conn.request({ type: 'join', game, spectate: true }, 'state');
-  return { st, seat: null, note: '' };
-}
-
 async function main() {
   $('game').textContent = game;
   document.title = `Warroom: ${game}`;
   let conn;
-  conn = new Conn((m) => onPush(conn, m), () => setStatus('disconnected: reload the page', true));
+  verify = mountVerify($('verify'), game, () => conn);
+  // After a reconnection (net.js): join again, then sync from our version.
+  const resume = async () => {
+    const { st, seat, note } = await joinHeld(conn, game);
+    mySeat = seat;
+    if (state === null) onState(st);
+    else await sync(conn);
+    setStatus(`${seat ? `playing as ${seat}` : 'watching'}${note}`, !!note);
+  };
+  conn = new Conn((m) => onPush(conn, m), () => setStatus('disconnected: reload the page', true),
+    { reconnect: resume });
   const board = new Board($('wr-board'), $('wr-hover'), {
     word: (el) => play && play.word(el),
     stack: (el, units) => play && play.stack(el, units),
@@ -125,7 +123,7 @@ async function main() {
   });
   try {
     await conn.open();
-    const { st, seat, note } = await join(conn);
+    const { st, seat, note } = await joinHeld(conn, game);
     mySeat = seat;
     $('wr-seat').textContent = seat ? `you hold the ${seat} seat` : 'watching';
     $('wr-seat').dataset.seat = seat || '';
@@ -137,7 +135,7 @@ async function main() {
     });
     log = new EventLog($('events'), (events) => play.ask('events', { events }).then((a) => a.lines));
     onState(st);
-    setStatus(`${seat ? `playing ${seat}` : 'watching'}${note}`, !!note);
+    setStatus(`${seat ? `playing as ${seat}` : 'watching'}${note}`, !!note);
     await play.loadOrders();
   } catch (e) {
     setStatus(e.message, true);

@@ -1,7 +1,10 @@
 // lobby.js - the lobby: every game `list` shows (open, running, finished),
 // refreshed by `list` every few seconds (the server has no lobby
-// subscription); "watch" opens /game/GAME.
+// subscription); "watch" opens /game/GAME. Above it, the form that
+// creates a game (create.js). The connection comes back by itself when it
+// is lost (net.js), and the list is asked again then.
 import { Conn, setStatus } from './net.js';
+import { mountCreate } from './create.js';
 
 const REFRESH_MS = 3000;
 
@@ -62,11 +65,15 @@ async function main() {
   const conn = new Conn(null, () => {
     clearInterval(timer);
     setStatus('disconnected: reload the page', true);
-  });
+  }, { reconnect: () => refresh(conn) });
   try {
     await conn.open();
+    mountCreate(document.getElementById('create'), conn)
+      .catch((e) => { document.getElementById('create').textContent = `no form: ${e.message}`; });
     await refresh(conn);
-    timer = setInterval(() => refresh(conn).catch((e) => setStatus(e.message, true)), REFRESH_MS);
+    timer = setInterval(() => {
+      if (conn.online) refresh(conn).catch((e) => setStatus(e.message, true));
+    }, REFRESH_MS);
   } catch (e) {
     setStatus(e.message, true);
   }

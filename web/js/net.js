@@ -3,6 +3,18 @@
 // requests with ids, resolving each with its direct answer
 // (docs/protocol.md, Conventions). Messages without an id (patch, state
 // pushes) go to onPush.
+//
+// A Conn made with a `reconnect` hook comes back by itself after a lost
+// connection: it tries again after 0.5, 1, 2, 4, 8, 8, ... seconds (at most
+// RETRIES times, the status line saying so), says hello, then calls the
+// hook, where the page joins its games again and repairs them with `sync`
+// (protocol.md, sync: "Use it after a reconnect"). <body data-connection>
+// is "online", "reconnecting" or "offline", and data-reconnects counts the
+// reconnections, for the eye and for the tests.
+
+const RETRIES = 10;
+const FIRST_DELAY_MS = 500;
+const MAX_DELAY_MS = 8000;
 
 export async function wsUrl() {
   const r = await fetch('/config.json', { cache: 'no-cache' });
@@ -11,28 +23,91 @@ export async function wsUrl() {
   return `${c.scheme}://${host}:${c.port}/`;
 }
 
+function connection(state) {
+  document.body.dataset.connection = state;
+}
+
 export class Conn {
-  constructor(onPush, onClose) {
+  // onPush(m): messages that answer nothing; onClose(): the connection is
+  // gone for good; opts.reconnect(conn): after a reconnection's hello.
+  constructor(onPush, onClose, opts = {}) {
     this.next = 1;
     this.waiting = new Map();
     this.onPush = onPush;
     this.onClose = onClose;
+    this.reconnect = opts.reconnect || null;
+    this.url = null;
+    this.ws = null;
+    this.online = false;
+    this.reconnects = 0;
   }
 
   async open() {
-    const url = await wsUrl();
-    this.ws = new WebSocket(url);
-    this.ws.addEventListener('message', (e) => this.receive(e.data));
-    this.ws.addEventListener('close', () => {
-      for (const [, w] of this.waiting) w.reject(new Error('connection closed'));
-      this.waiting.clear();
-      if (this.onClose) this.onClose();
-    });
+    this.url = await wsUrl();
+    await this.connect();
+    connection('online');
+  }
+
+  // One websocket and its hello; rejects when it cannot be had.
+  async connect() {
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    this.online = false;
+    ws.addEventListener('message', (e) => this.receive(e.data));
+    ws.addEventListener('close', () => this.lost(ws));
     await new Promise((resolve, reject) => {
-      this.ws.addEventListener('open', resolve, { once: true });
-      this.ws.addEventListener('error', () => reject(new Error(`cannot connect to ${url}`)), { once: true });
+      ws.addEventListener('open', resolve, { once: true });
+      ws.addEventListener('close', () => reject(new Error(`cannot connect to ${this.url}`)), { once: true });
     });
-    return this.request({ type: 'hello', protocol: 1, client: 'warroom-web/0.1' });
+    const welcome = await this.request({ type: 'hello', protocol: 1, client: 'warroom-web/0.1' });
+    this.online = true;
+    return welcome;
+  }
+
+  // The websocket ws closed: its requests fail; a connection that was
+  // online is tried again (with the hook) or given up. One that closed
+  // while connect() was under way is that call's failure.
+  lost(ws) {
+    if (ws !== this.ws) return;
+    for (const [, w] of this.waiting) w.reject(new Error('connection closed'));
+    this.waiting.clear();
+    if (!this.online) return;
+    this.online = false;
+    if (this.reconnect) this.retry(1);
+    else {
+      connection('offline');
+      if (this.onClose) this.onClose();
+    }
+  }
+
+  retry(attempt) {
+    if (attempt > RETRIES) {
+      connection('offline');
+      setStatus(`disconnected: the server did not answer ${RETRIES} attempts; reload the page`, true);
+      if (this.onClose) this.onClose();
+      return;
+    }
+    const delay = Math.min(FIRST_DELAY_MS * 2 ** (attempt - 1), MAX_DELAY_MS);
+    connection('reconnecting');
+    setStatus(`connection lost: reconnecting in ${delay / 1000} s (attempt ${attempt} of ${RETRIES})…`, true);
+    setTimeout(async () => {
+      try {
+        await this.connect();
+      } catch {
+        if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.close();
+        this.retry(attempt + 1);
+        return;
+      }
+      this.reconnects++;
+      document.body.dataset.reconnects = String(this.reconnects);
+      connection('online');
+      setStatus('reconnected: catching up…');
+      try {
+        await this.reconnect(this);
+      } catch (e) {
+        setStatus(`reconnected, but: ${e.message}`, true);
+      }
+    }, delay);
   }
 
   receive(text) {
@@ -50,9 +125,11 @@ export class Conn {
   }
 
   // Send msg with a fresh id; resolves with the answer of type until (or
-  // the first answer), rejects with an error answer. Other messages with
-  // the same id before it go to also (a sync's patches).
+  // the first answer), rejects with an error answer, or at once when the
+  // connection is not open. Other messages with the same id before it go
+  // to also (a sync's patches).
   request(msg, until, also) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return Promise.reject(new Error('not connected'));
     const id = this.next++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject, until, also });

@@ -1,9 +1,10 @@
 // seat.js - a seat this browser holds, kept in localStorage per game
 // (never in a URL): "warroom.token.GAME" holds {"seat","token","seq"}. The
-// invite page stores it when it claims; the game page reads it to join as
-// that seat and keeps there the last command number it sent, so a reload
-// never sends a seq the server has already answered (docs/protocol.md,
-// command: a seq already answered gets its first answer again).
+// invite page stores it when it claims, the lobby's create form when it
+// creates; the game page joins with it (joinHeld) and keeps there the last
+// command number it sent, so a reload never sends a seq the server has
+// already answered (docs/protocol.md, command: a seq already answered gets
+// its first answer again).
 
 const key = (game) => `warroom.token.${game}`;
 
@@ -34,4 +35,23 @@ export function nextSeq(game) {
   s.seq += 1;
   localStorage.setItem(key(game), JSON.stringify(s));
   return s.seq;
+}
+
+// Join game on conn as the seat held here, or watch: resolves with
+// {st: the `state` answer, seat: the seat or null, note: "" or why the seat
+// kept here was refused (the page then watches, and says so)}.
+export async function joinHeld(conn, game) {
+  const held = loadSeat(game);
+  if (held) {
+    try {
+      const st = await conn.request({ type: 'join', game, token: held.token }, 'state');
+      return { st, seat: st.seat || held.seat, note: '' };
+    } catch (e) {
+      if (e.code !== 'bad_token') throw e;
+      const st = await conn.request({ type: 'join', game, spectate: true }, 'state');
+      return { st, seat: null, note: ` (the seat kept here was refused: ${e.message})` };
+    }
+  }
+  const st = await conn.request({ type: 'join', game, spectate: true }, 'state');
+  return { st, seat: null, note: '' };
 }
