@@ -97,8 +97,7 @@ try {
 
   // 3) the second context claims the seat from the link.
   const other = await watchedPage(claimer, problems);
-  await other.goto(invite);
-  await other.locator('#result a').click();
+  await other.goto(invite);          // the invite page claims, then opens the game by itself
   await other.waitForURL(`**/game/${game}`);
   await other.waitForFunction(() => document.getElementById('status').textContent === 'playing as o');
   for (const p of [lobby, other]) {
