@@ -14,7 +14,7 @@
 // never holds S's salt, commitment or choice; S's own page holds them (so
 // the watch is known to see what it looks for). Once O chooses, the rules
 // reveal both choices, and O's page shows S's salt and commitment, first at
-// that version.
+// that version. Both pages draw the campaign's map, every town on it.
 //
 //   node campaign.test.mjs BUILD_DIR
 import assert from 'node:assert/strict';
@@ -70,6 +70,13 @@ try {
     await page.goto(`http://127.0.0.1:${server.web}/game/${game}`);
     await page.waitForFunction((s) => document.getElementById('status').textContent === `playing as ${s}`, seat);
     pages[seat] = page;
+  }
+  // Each seat's page draws the campaign's map: every town of the scenario
+  // is a word of its board (present.h: data-word).
+  for (const seat of ['p1', 'p2']) {
+    await pages[seat].waitForFunction(() => document.querySelectorAll('#wr-board svg [data-word]').length > 0);
+    const words = await pages[seat].evaluate(() => [...document.querySelectorAll('#wr-board svg [data-word]')].map((e) => e.dataset.word));
+    for (const t of map.towns) assert.ok(words.includes(t.name), `${seat}'s page draws the town ${t.name}: ${words.join(' ')}`);
   }
   let version = Number(await pages.p1.locator('#version').textContent());
   const current = async (seat) => {

@@ -88,8 +88,8 @@ try {
   assert.equal(await page.locator('#wr-seat').textContent(), 'watching');
   assert.equal(await page.title(), `Warroom: ${game}`, 'a spectator\'s title is not marked');
   assert.equal(await page.locator('#ruleset').textContent(), 'waterloo');
-  assert.match(await page.locator('#wr-commitment').textContent(), /^[0-9a-f]{64}$/, 'the dice commitment is shown');
-  assert.equal(await page.locator('#wr-commitment').textContent(), st.state.dice.commitment);
+  assert.match(await page.locator('#commitment code').textContent(), /^[0-9a-f]{64}$/, 'the dice commitment is shown');
+  assert.equal(await page.locator('#commitment code').textContent(), st.state.dice.commitment);
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 400, `the page fits 400 px (it is ${width} px wide)`);
 

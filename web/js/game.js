@@ -4,9 +4,9 @@
 // the server's patches (RFC 6902), asks for a sync when a patch does not
 // start at its version or does not apply, joins again and syncs after a
 // reconnection (net.js), and wires the parts: the facts (ruleset, seat,
-// whose turn, version, the dice's commitment), the event log (log.js), the
-// board and the order line (board.js, play.js), redrawn after every change,
-// and the dice panel (verify.js).
+// whose turn, version), the event log (log.js), the board and the order
+// line (board.js, play.js), redrawn after every change, and the dice panel
+// (verify.js: the seed's commitment, the rolls verified).
 import { Conn, setStatus } from './net.js';
 import { applyPatch } from './patch.js';
 import { joinHeld } from './seat.js';
@@ -26,14 +26,6 @@ let verify = null;
 
 function $(id) { return document.getElementById(id); }
 
-// The seed's commitment (docs/dice.md): in the server section when the
-// server puts it there, else where a ruleset with dice keeps it.
-function commitment(st) {
-  const fromServer = st && st.server && st.server.dice && st.server.dice.commitment;
-  const fromRules = st && st.dice && st.dice.commitment;
-  return fromServer || fromRules || '';
-}
-
 function show() {
   const server = (state && state.server) || {};
   $('game-status').textContent = server.status ?? '';
@@ -42,9 +34,6 @@ function show() {
   $('awaiting').textContent = seats.length ? seats.map((s) => `${s} (${awaiting[s]})`).join(', ')
     : server.status === 'finished' ? `over: ${JSON.stringify(server.result)}` : 'nobody';
   $('version').textContent = String(version);
-  const c = commitment(state);
-  $('wr-commitment').textContent = c || 'none (no dice)';
-  $('wr-commitment').dataset.commitment = c;
   $('state').textContent = JSON.stringify(state, null, 2);
   const mine = mySeat !== null && Object.prototype.hasOwnProperty.call(awaiting, mySeat);
   document.body.classList.toggle('awaited', mine);

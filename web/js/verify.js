@@ -170,7 +170,7 @@ export function mountVerify(root, game, conn) {
       return;
     }
     shown.replaceChildren('Seed commitment (SHA-256 of the secret dice seed, shown before any roll): ',
-      el('code', { textContent: seen.commitment }), ` · first seen by this browser ${new Date(seen.at).toLocaleString()}`);
+      el('code', { className: 'hash', textContent: seen.commitment }), ` · first seen by this browser ${new Date(seen.at).toLocaleString()}`);
     shown.dataset.commitment = seen.commitment;
   }
 
