@@ -22,7 +22,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, stopServer, cli, cliToken, launch, watchedPage, tempDir, removeDir, bound } from './support.mjs';
+import { startServer, cli, cliToken, launch, watchedPage, tempDir, bound, failed, tidy } from './support.mjs';
 
 const build = process.argv[2];
 assert.ok(build, 'usage: node campaign.test.mjs BUILD_DIR');
@@ -59,7 +59,7 @@ try {
   const problems = [];
   const pages = {};
   for (const seat of ['p1', 'p2']) {
-    const ctx = await launch(dir, `profile-${seat}`);
+    const ctx = await launch(dir, { name: `profile-${seat}` });
     contexts.push(ctx);
     const { token } = cliToken(dir, seat, game);
     await ctx.addInitScript(({ g, s, t }) => {
@@ -142,11 +142,7 @@ try {
   assert.deepEqual(problems, [], 'no console errors');
   console.log(`browser_campaign: ok (game ${game}: ${S}'s sealed tactic kept from ${O}'s page until version ${version})`);
 } catch (e) {
-  console.error('browser_campaign: FAILED:', e);
-  process.exitCode = 1;
+  failed('browser_campaign', e);
 } finally {
-  for (const c of contexts) await c.close();
-  if (server) await stopServer(server);
-  clearTimeout(deadline);
-  removeDir(dir);
+  await tidy(dir, deadline, server, ...contexts);
 }

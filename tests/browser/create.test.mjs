@@ -19,7 +19,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { startServer, stopServer, cli, launch, watchedPage, tempDir, removeDir, bound } from './support.mjs';
+import { startServer, cli, launch, watchedPage, tempDir, bound, failed, tidy } from './support.mjs';
 
 const build = process.argv[2];
 assert.ok(build, 'usage: node create.test.mjs BUILD_DIR');
@@ -46,8 +46,8 @@ try {
   server = await startServer(build, dir);
   const rs = registry();
   assert.ok(rs.size >= 4, `warroom help new lists the rulesets (${[...rs.keys()]})`);
-  creator = await launch(dir, 'creator');
-  claimer = await launch(dir, 'claimer');
+  creator = await launch(dir, { name: 'creator' });
+  claimer = await launch(dir, { name: 'claimer' });
   const problems = [];
   const lobby = await watchedPage(creator, problems);
   await lobby.goto(`http://127.0.0.1:${server.web}/`);
@@ -116,12 +116,7 @@ try {
   assert.deepEqual(problems, [], 'no console errors (a CSP refusal would be one)');
   console.log(`browser_create: ok (${rs.size} rulesets; game ${game} created from the form and claimed by invite)`);
 } catch (e) {
-  console.error('browser_create: FAILED:', e);
-  process.exitCode = 1;
+  failed('browser_create', e);
 } finally {
-  if (creator) await creator.close();
-  if (claimer) await claimer.close();
-  if (server) await stopServer(server);
-  clearTimeout(deadline);
-  removeDir(dir);
+  await tidy(dir, deadline, server, creator, claimer);
 }

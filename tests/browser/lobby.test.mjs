@@ -12,62 +12,28 @@
 // bounded. A missing chromium or playwright-core fails it.
 //
 //   node lobby.test.mjs BUILD_DIR
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { chromium } from 'playwright-core';
+import { startServer, cli, launch, watchedPage, tempDir, bound, failed, tidy } from './support.mjs';
 
 const build = process.argv[2];
 assert.ok(build, 'usage: node lobby.test.mjs BUILD_DIR');
-const CHROMIUM = process.env.WARROOM_CHROMIUM || '/usr/bin/chromium';
-const dir = mkdtempSync(join(tmpdir(), 'warroom-browser-'));
-const deadline = setTimeout(() => { console.error('browser_lobby: timed out'); process.exit(1); }, 50000);
-
-function startServer() {
-  const p = spawn(join(build, 'server/warroomd'),
-    ['--listen', '127.0.0.1:0', '--web-listen', '127.0.0.1:0', '--db', join(dir, 'db')],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    p.on('exit', (code) => reject(new Error(`warroomd exited (${code})`)));
-    p.stdout.on('data', (d) => {
-      out += d;
-      const ws = /listening on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
-      const web = /web client on http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
-      if (ws && web) resolve({ proc: p, ws: Number(ws[1]), web: Number(web[1]) });
-    });
-  });
-}
-
+const dir = tempDir();
+const deadline = bound('browser_lobby', 50000);
 // The terminal client with its own configuration (its seats' tokens).
-function cli(who, port, ...args) {
-  return execFileSync(join(build, 'client-cli/warroom'),
-    ['--server', `ws://127.0.0.1:${port}/`, '--json', ...args],
-    { env: { ...process.env, XDG_CONFIG_HOME: join(dir, who) }, encoding: 'utf8', timeout: 10000 });
-}
+const play = (who, port, ...args) => cli(build, dir, who, port, ...args);
 
 let server, browser;
 try {
-  server = await startServer();
-  const created = JSON.parse(cli('x', server.ws, 'new', '--ruleset', 'tictactoe').trim().split('\n')[0]);
+  server = await startServer(build, dir);
+  const created = JSON.parse(play('x', server.ws, 'new', '--ruleset', 'tictactoe').trim().split('\n')[0]);
   const game = created.game;
   assert.match(game, /^g-/);
-  cli('o', server.ws, 'claim', created.invites.o);
+  play('o', server.ws, 'claim', created.invites.o);
 
   // A fresh profile (--user-data-dir) in the test's own directory.
-  browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  const page = await browser.newPage();
+  browser = await launch(dir);
   const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`); });
-  page.on('pageerror', (e) => problems.push(e.message));
+  const page = await watchedPage(browser, problems);
 
   // The lobby lists the game, both seats claimed.
   await page.goto(`http://127.0.0.1:${server.web}/`);
@@ -89,7 +55,7 @@ try {
 
   // A mark played by the terminal client appears: the version, whose turn,
   // the event log and the state change.
-  cli('x', server.ws, 'do', game, 'mark 4');
+  play('x', server.ws, 'do', game, 'mark 4');
   await page.waitForFunction((v) => Number(document.getElementById('version').textContent) > v, before,
     { timeout: 10000 });
   assert.equal(Number(await page.locator('#version').textContent()), before + 1);
@@ -109,11 +75,7 @@ try {
   assert.deepEqual(problems, [], 'no console errors (a CSP refusal would be one)');
   console.log(`browser_lobby: ok (game ${game}, version ${before} -> ${before + 1})`);
 } catch (e) {
-  console.error('browser_lobby: FAILED:', e);
-  process.exitCode = 1;
+  failed('browser_lobby', e);
 } finally {
-  if (browser) await browser.close();
-  if (server) { server.proc.removeAllListeners('exit'); server.proc.kill('SIGTERM'); }
-  clearTimeout(deadline);
-  rmSync(dir, { recursive: true, force: true });
+  await tidy(dir, deadline, server, browser);
 }

@@ -15,7 +15,7 @@
 //
 //   node resync.test.mjs BUILD_DIR
 import assert from 'node:assert/strict';
-import { startServer, stopServer, cli, launch, watchedPage, tempDir, removeDir, bound } from './support.mjs';
+import { startServer, stopServer, cli, launch, watchedPage, tempDir, bound, failed, tidy } from './support.mjs';
 
 const build = process.argv[2];
 assert.ok(build, 'usage: node resync.test.mjs BUILD_DIR');
@@ -110,11 +110,7 @@ try {
     'no console errors but the refused connections while the server was down');
   console.log(`browser_resync: ok (game ${game}: reconnected, version 4, one patch repaired by sync)`);
 } catch (e) {
-  console.error('browser_resync: FAILED:', e);
-  process.exitCode = 1;
+  failed('browser_resync', e);
 } finally {
-  if (browser) await browser.close();
-  if (server) await stopServer(server);
-  clearTimeout(deadline);
-  removeDir(dir);
+  await tidy(dir, deadline, server, browser);
 }

@@ -22,9 +22,8 @@ import { createHash } from 'node:crypto';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import {
-  tempDir, removeDir, startServer, stopServer, cli, launch, watchProblems, neighbours, parseSquare,
-} from './waterloo_support.mjs';
+import { tempDir, startServer, cliRun, launch, watchedPage, bound, tidy } from './support.mjs';
+import { neighbours, parseSquare } from './waterloo_support.mjs';
 
 const build = process.argv[2];
 assert.ok(build, 'usage: node screenshots.test.mjs BUILD_DIR');
@@ -32,7 +31,7 @@ const top = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const out = join(top, 'docs/screenshots');
 const update = process.env.WARROOM_UPDATE_SCREENSHOTS === '1';
 const dir = tempDir();
-const deadline = setTimeout(() => { console.error('browser_screenshots_current: timed out'); process.exit(1); }, 280000);
+const deadline = bound('browser_screenshots_current', 280000);
 
 // What varies between runs, replaced by a name for it.
 function normalize(text) {
@@ -81,10 +80,7 @@ async function picture(page, name) {
 let server, browser;
 try {
   server = await startServer(build, dir);
-  const run = (who, ...args) => {
-    const r = cli(build, dir, server.ws, who, ...args);
-    return r;
-  };
+  const run = (who, ...args) => cliRun(build, dir, who, server.ws, ...args);
   const json = (r) => JSON.parse(r.out.trim().split('\n')[0]);
 
   // A finished tictactoe game, then one with a free seat.
@@ -135,18 +131,16 @@ try {
   assert.equal(mid.state.turn, 3, '1815 reached turn 3');
   assert.ok(commands >= 12, `1815: ${commands} moves played`);
 
-  browser = await launch(dir, { width: 1400, height: 1000 });
+  browser = await launch(dir, { viewport: { width: 1400, height: 1000 } });
   const problems = [];
-  const game = await browser.newPage();
-  watchProblems(game, problems);
+  const game = await watchedPage(browser, problems);
   await game.goto(`http://127.0.0.1:${server.web}/game/${wl.game}`);
   await game.waitForFunction((v) => document.getElementById('wr-board').dataset.version === String(v),
     mid.version, { timeout: 30000 });
   await game.waitForFunction(() => document.querySelectorAll('#events li').length === 0 ||
     document.querySelectorAll('#events li:not([data-worded])').length === 0, null, { timeout: 10000 });
 
-  const lobby = await browser.newPage();
-  watchProblems(lobby, problems);
+  const lobby = await watchedPage(browser, problems);
   await lobby.goto(`http://127.0.0.1:${server.web}/`);
   // the three games listed, the 1815 one watched by the page above
   await lobby.waitForFunction((id) => {
@@ -159,8 +153,5 @@ try {
   assert.deepEqual(problems, [], 'no console error, failed request or page error');
   console.log(update ? 'browser_screenshots_current: pictures written' : 'browser_screenshots_current: ok');
 } finally {
-  clearTimeout(deadline);
-  if (browser) await browser.close();
-  stopServer(server);
-  removeDir(dir);
+  await tidy(dir, deadline, server, browser);
 }

@@ -1,8 +1,11 @@
-// support.mjs - what the browser tests share: a real warroomd on 127.0.0.1
-// (ephemeral ports read from what it prints, or given ports for a
+// support.mjs - what every browser test shares: a real warroomd on
+// 127.0.0.1 (ephemeral ports read from what it prints, or given ports for a
 // restart), the `warroom` CLI with a configuration of its own per player,
-// a chromium context with a fresh profile, and a page whose console
-// errors are collected. Nothing here sleeps: every wait is for an event.
+// a chromium context with a fresh profile (and a viewport where a test
+// needs one), a page whose console errors, failed responses and page errors
+// are collected, and a bound on a whole test. What is about Waterloo's
+// board is in waterloo_support.mjs. Nothing here sleeps: every wait is for
+// an event.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,9 +41,11 @@ export function startServer(build, dir, ports = { ws: 0, web: 0 }) {
 }
 
 // Stop a server this test started (SIGTERM to its own pid) and wait for
-// its exit; resolves with the exit code.
+// its exit; resolves with the exit code (null when there is no server: a
+// test that failed before starting it calls this from its finally).
 export function stopServer(server) {
   return new Promise((resolve) => {
+    if (!server) { resolve(null); return; }
     server.proc.removeAllListeners('exit');
     if (server.proc.exitCode !== null) { resolve(server.proc.exitCode); return; }
     server.proc.on('exit', (code) => resolve(code));
@@ -48,12 +53,29 @@ export function stopServer(server) {
   });
 }
 
-// The terminal client as player `who` (its own configuration: its seats'
-// tokens), with --json; returns stdout.
+// The terminal client as player `who` (its own configuration in
+// dir/who: its seats' tokens) against the server on port, with args as
+// given: { code, out, err } whatever its exit status. The one place that
+// runs the CLI; a CLI that does not exit (timed out) throws.
+export function cliRun(build, dir, who, port, ...args) {
+  try {
+    const out = execFileSync(join(build, 'client-cli/warroom'),
+      ['--server', `ws://127.0.0.1:${port}/`, ...args],
+      { env: { ...process.env, XDG_CONFIG_HOME: join(dir, who) }, encoding: 'utf8', timeout: 15000,
+        stdio: ['ignore', 'pipe', 'pipe'] });
+    return { code: 0, out, err: '' };
+  } catch (e) {
+    if (typeof e.status !== 'number') throw e;
+    return { code: e.status, out: e.stdout || '', err: e.stderr || '' };
+  }
+}
+
+// cliRun with --json that must exit 0 (it throws otherwise, with what the
+// CLI said); returns its stdout.
 export function cli(build, dir, who, port, ...args) {
-  return execFileSync(join(build, 'client-cli/warroom'),
-    ['--server', `ws://127.0.0.1:${port}/`, '--json', ...args],
-    { env: { ...process.env, XDG_CONFIG_HOME: join(dir, who) }, encoding: 'utf8', timeout: 15000 });
+  const r = cliRun(build, dir, who, port, '--json', ...args);
+  if (r.code !== 0) throw new Error(`warroom ${args.join(' ')} (as ${who}) exited ${r.code}: ${r.out}${r.err}`);
+  return r.out;
 }
 
 // The seat token the CLI of `who` keeps for game.
@@ -68,11 +90,14 @@ export function cliToken(dir, who, game) {
   return find(cfg);
 }
 
-// A chromium context with a fresh profile in dir/name.
-export function launch(dir, name = 'profile') {
+// A chromium context with a fresh profile (--user-data-dir) in dir/name,
+// its pages of the given viewport (playwright's default when none). The
+// caller closes it.
+export function launch(dir, { name = 'profile', viewport } = {}) {
   return chromium.launchPersistentContext(join(dir, name), {
     executablePath: CHROMIUM,
     headless: true,
+    ...(viewport ? { viewport } : {}),
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
@@ -82,13 +107,36 @@ export function launch(dir, name = 'profile') {
 // errors go to problems.
 export async function watchedPage(context, problems) {
   const page = await context.newPage();
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`); });
-  page.on('pageerror', (e) => problems.push(e.message));
+  watchProblems(page, problems);
   return page;
 }
 
-// Bound a whole test: after ms it fails.
+// Every console error, failed response and page error of page, from now
+// on, in problems.
+export function watchProblems(page, problems) {
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`); });
+  page.on('pageerror', (e) => problems.push(e.message));
+}
+
+// Bound a whole test: after ms it fails (prints `name: timed out`, exits
+// 1). Returns the timer, for clearTimeout once the test is done.
 export function bound(name, ms) {
   return setTimeout(() => { console.error(`${name}: timed out`); process.exit(1); }, ms);
+}
+
+// A test's catch: e reported under the test's name, the exit status 1.
+export function failed(name, e) {
+  console.error(`${name}: FAILED:`, e);
+  process.exitCode = 1;
+}
+
+// A test's finally: the browser contexts it opened closed (those not
+// opened yet are null), its server stopped, its bound cleared, its
+// directory removed.
+export async function tidy(dir, deadline, server, ...contexts) {
+  for (const c of contexts) if (c) await c.close();
+  await stopServer(server);
+  clearTimeout(deadline);
+  removeDir(dir);
 }

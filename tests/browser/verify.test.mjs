@@ -25,7 +25,7 @@
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { startServer, stopServer, cli, launch, watchedPage, tempDir, removeDir, bound } from './support.mjs';
+import { startServer, cli, launch, watchedPage, tempDir, bound, failed, tidy } from './support.mjs';
 
 const build = process.argv[2];
 assert.ok(build, 'usage: node verify.test.mjs BUILD_DIR');
@@ -174,11 +174,7 @@ try {
   assert.deepEqual(problems, [], 'no console errors (a CSP refusal would be one)');
   console.log(`browser_verify: ok (tictactoe ${t.game}: ${tRolls} rolls; battle ${b.game}: ${n} rolls)`);
 } catch (e) {
-  console.error('browser_verify: FAILED:', e);
-  process.exitCode = 1;
+  failed('browser_verify', e);
 } finally {
-  if (browser) await browser.close();
-  if (server) await stopServer(server);
-  clearTimeout(deadline);
-  removeDir(dir);
+  await tidy(dir, deadline, server, browser);
 }

@@ -34,15 +34,13 @@
 //
 //   node waterloo_play.test.mjs BUILD_DIR
 import assert from 'node:assert/strict';
-import {
-  tempDir, removeDir, startServer, stopServer, cli, launch, watchProblems,
-  parseSquare, neighbours, distance, drawnUnits,
-} from './waterloo_support.mjs';
+import { tempDir, startServer, cliRun, launch, watchedPage, bound, failed, tidy } from './support.mjs';
+import { parseSquare, neighbours, distance, drawnUnits } from './waterloo_support.mjs';
 
 const build = process.argv[2];
 assert.ok(build, 'usage: node waterloo_play.test.mjs BUILD_DIR');
 const dir = tempDir();
-const deadline = setTimeout(() => { console.error('browser_waterloo_play: timed out'); process.exit(1); }, 400000);
+const deadline = bound('browser_waterloo_play', 400000);
 const GAMES = 3, STEPS = 80, TRIES = 40;
 
 let server, browser;
@@ -50,11 +48,10 @@ const isFrench = (id) => id.startsWith('fr-');
 
 try {
   server = await startServer(build, dir);
-  const run = (...args) => cli(build, dir, server.ws, 'allied', ...args);
-  browser = await launch(dir, { width: 1400, height: 1000 });
-  const page = await browser.newPage();
+  const run = (...args) => cliRun(build, dir, 'allied', server.ws, ...args);
+  browser = await launch(dir, { viewport: { width: 1400, height: 1000 } });
   const problems = [];
-  watchProblems(page, problems);
+  const page = await watchedPage(browser, problems);
   const web = `http://127.0.0.1:${server.web}`;
   let game = null;
 
@@ -403,11 +400,7 @@ try {
   assert.deepEqual(problems, [], 'no console errors (a CSP refusal would be one), no failed request');
   console.log(`browser_waterloo_play: ok (game ${game}, ${unit} retreated ${from} > ${a} > ${b}, version ${after.version})`);
 } catch (e) {
-  console.error('browser_waterloo_play: FAILED:', e);
-  process.exitCode = 1;
+  failed('browser_waterloo_play', e);
 } finally {
-  if (browser) await browser.close();
-  stopServer(server);
-  clearTimeout(deadline);
-  removeDir(dir);
+  await tidy(dir, deadline, server, browser);
 }

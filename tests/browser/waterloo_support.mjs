@@ -1,74 +1,9 @@
-// waterloo_support.mjs - what the Waterloo browser tests share
-// (waterloo_watch.test.mjs, waterloo_play.test.mjs): a real warroomd on
-// 127.0.0.1 with ephemeral ports, the `warroom` terminal client with a
-// configuration per player, Debian's chromium with a fresh profile, the
-// Waterloo grid (docs/waterloo-board.md: rows A..WW and 0, diagonals) and
-// the board's geometry read from the page's DOM.
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-
-export const CHROMIUM = process.env.WARROOM_CHROMIUM || '/usr/bin/chromium';
-
-export function tempDir() { return mkdtempSync(join(tmpdir(), 'warroom-browser-')); }
-export function removeDir(dir) { rmSync(dir, { recursive: true, force: true }); }
-
-export function startServer(build, dir) {
-  const p = spawn(join(build, 'server/warroomd'),
-    ['--listen', '127.0.0.1:0', '--web-listen', '127.0.0.1:0', '--db', join(dir, 'db')],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    p.on('exit', (code) => reject(new Error(`warroomd exited (${code})`)));
-    p.stdout.on('data', (d) => {
-      out += d;
-      const ws = /listening on ws:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
-      const web = /web client on http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
-      if (ws && web) resolve({ proc: p, ws: Number(ws[1]), web: Number(web[1]) });
-    });
-  });
-}
-
-export function stopServer(server) {
-  if (!server) return;
-  server.proc.removeAllListeners('exit');
-  server.proc.kill('SIGTERM');
-}
-
-// The terminal client as player `who` (its own configuration, so its own
-// seats' tokens): { code, out, err } whatever its exit status.
-export function cli(build, dir, port, who, ...args) {
-  try {
-    const out = execFileSync(join(build, 'client-cli/warroom'),
-      ['--server', `ws://127.0.0.1:${port}/`, ...args],
-      { env: { ...process.env, XDG_CONFIG_HOME: join(dir, who) }, encoding: 'utf8', timeout: 15000,
-        stdio: ['ignore', 'pipe', 'pipe'] });
-    return { code: 0, out, err: '' };
-  } catch (e) {
-    if (typeof e.status !== 'number') throw e;
-    return { code: e.status, out: e.stdout || '', err: e.stderr || '' };
-  }
-}
-
-export async function launch(dir, viewport) {
-  const browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  return browser;
-}
-
-// Every console error, failed request and page error of page, in problems.
-export function watchProblems(page, problems) {
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`); });
-  page.on('pageerror', (e) => problems.push(e.message));
-}
+// waterloo_support.mjs - what is about Waterloo's board, for the browser
+// tests that look at it (waterloo_watch.test.mjs, waterloo_play.test.mjs,
+// screenshots.test.mjs): the Waterloo grid (docs/waterloo-board.md: rows
+// A..WW and 0, diagonals) and the board's geometry read from the page's
+// DOM, compared with a state. The server, the CLI and the browser are
+// support.mjs's.
 
 // --- the Waterloo grid (docs/waterloo-board.md) ------------------------------
 

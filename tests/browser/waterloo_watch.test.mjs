@@ -25,10 +25,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  tempDir, removeDir, startServer, stopServer, cli, launch, watchProblems,
-  parseSquare, neighbours, drawnUnits, compareBoard,
-} from './waterloo_support.mjs';
+import { tempDir, startServer, cliRun, launch, watchedPage, bound, failed, tidy } from './support.mjs';
+import { parseSquare, neighbours, drawnUnits, compareBoard } from './waterloo_support.mjs';
 
 const build = process.argv[2];
 assert.ok(build, 'usage: node waterloo_watch.test.mjs BUILD_DIR');
@@ -47,7 +45,7 @@ for (const f of readdirSync(join(top, 'web'), { recursive: true })) {
 }
 
 const dir = tempDir();
-const deadline = setTimeout(() => { console.error('browser_waterloo_watch: timed out'); process.exit(1); }, 170000);
+const deadline = bound('browser_waterloo_watch', 170000);
 
 let server, browser;
 const side = { french: 'fr', allied: 'al' };
@@ -55,7 +53,7 @@ const own = { french: (id) => id.startsWith('fr-'), allied: (id) => !id.startsWi
 
 try {
   server = await startServer(build, dir);
-  const run = (who, ...args) => cli(build, dir, server.ws, who, ...args);
+  const run = (who, ...args) => cliRun(build, dir, who, server.ws, ...args);
   const created = JSON.parse(run('fr', '--json', 'new', '--ruleset', 'waterloo', '--scenario', 'waterloo-1815').out.trim().split('\n')[0]);
   const game = created.game;
   assert.match(game, /^g-/);
@@ -66,10 +64,9 @@ try {
     return JSON.parse(r.out.trim().split('\n')[0]);
   };
 
-  browser = await launch(dir, { width: 400, height: 900 });
-  const page = await browser.newPage();
+  browser = await launch(dir, { viewport: { width: 400, height: 900 } });
   const problems = [];
-  watchProblems(page, problems);
+  const page = await watchedPage(browser, problems);
   await page.goto(`http://127.0.0.1:${server.web}/game/${game}`);
 
   // The page shows version v and has drawn it; then its board is checked
@@ -192,11 +189,7 @@ try {
   assert.deepEqual(problems, [], 'no console errors (a CSP refusal would be one), no failed request');
   console.log(`browser_waterloo_watch: ok (game ${game}, ${accepted} commands, ${stackMoves} stack moves, version ${st.version})`);
 } catch (e) {
-  console.error('browser_waterloo_watch: FAILED:', e);
-  process.exitCode = 1;
+  failed('browser_waterloo_watch', e);
 } finally {
-  if (browser) await browser.close();
-  stopServer(server);
-  clearTimeout(deadline);
-  removeDir(dir);
+  await tidy(dir, deadline, server, browser);
 }

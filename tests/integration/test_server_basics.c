@@ -17,23 +17,11 @@
 
 #include "proc.h"
 
+static const char *const server_args[] = { "--max-message", "1024", NULL };
+
 static int setup(void **state)
 {
-    static struct wt_server s;
-    static const char *const extra[] = { "--max-message", "1024", NULL };
-    if (wt_server_start(&s, extra) < 0)
-        return -1;
-    *state = &s;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct wt_server *s = *state;
-    int status = wt_server_stop(s, SIGTERM, 10000);
-    wt_server_cleanup(s);
-    /* A clean shutdown exits 0. */
-    return (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
+    return wt_group_start(state, server_args);
 }
 
 static void test_healthz(void **state)
@@ -116,5 +104,5 @@ int main(void)
         cmocka_unit_test(test_hello_welcome),
         cmocka_unit_test(test_message_too_large),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, wt_group_stop);
 }

@@ -48,19 +48,7 @@ static const char *const server_args[] = { "--scenarios", WARROOM_SCENARIO_DIR,
 
 static int setup(void **state)
 {
-    static struct wt_server s;
-    if (wt_server_start(&s, server_args) < 0)
-        return -1;
-    *state = &s;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct wt_server *s = *state;
-    int status = wt_server_stop(s, SIGTERM, 10000);
-    wt_server_cleanup(s);
-    return (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
+    return wt_group_start(state, server_args);
 }
 
 static const char *str(json_t *o, const char *key)
@@ -834,5 +822,5 @@ int main(void)
         cmocka_unit_test(test_waterloo_first_turn),
         cmocka_unit_test(test_sigkill_and_restart),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, wt_group_stop);
 }

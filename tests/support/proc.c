@@ -281,6 +281,29 @@ char *wt_read_file(const char *path, size_t *len)
     return buf;
 }
 
+int wt_group_start(void **state, const char *const *extra)
+{
+    struct wt_server *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return -1;
+    if (wt_server_start(s, extra) < 0) {
+        free(s);
+        return -1;
+    }
+    *state = s;
+    return 0;
+}
+
+int wt_group_stop(void **state)
+{
+    struct wt_server *s = *state;
+    int status = wt_server_stop(s, SIGTERM, 10000);
+    wt_server_cleanup(s);
+    free(s);
+    *state = NULL;
+    return (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
+}
+
 char *wt_server_log(const struct wt_server *s, size_t *len)
 {
     return wt_read_file(s->log, len);

@@ -53,6 +53,21 @@ int wt_server_stop(struct wt_server *s, int sig, int timeout_ms);
 /* Remove the temporary directory and every file in it. */
 void wt_server_cleanup(struct wt_server *s);
 
+/* A cmocka group fixture: one server for a whole test file, as
+ *
+ *     static int setup(void **state) { return wt_group_start(state, args); }
+ *     ...
+ *     return cmocka_run_group_tests(tests, setup, wt_group_stop);
+ *
+ * wt_group_start starts a warroomd with extra (as wt_server_start) in a
+ * struct wt_server it allocates, and sets *state to it: the tests' state
+ * until wt_group_stop. Returns 0, or -1 when the server did not start.
+ * wt_group_stop stops it with SIGTERM (waiting up to 10 s), removes its
+ * directory, frees it, and returns 0 only when it exited with status 0 (a
+ * clean shutdown), else -1, which fails the group. */
+int wt_group_start(void **state, const char *const *extra);
+int wt_group_stop(void **state);
+
 /* Everything the server wrote to stderr so far, NUL-terminated; *len (may be
  * NULL) gets its length. Caller frees; NULL when it cannot be read. */
 char *wt_server_log(const struct wt_server *s, size_t *len);

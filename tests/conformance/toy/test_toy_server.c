@@ -27,19 +27,7 @@
 
 static int setup(void **state)
 {
-    static struct wt_server s;
-    if (wt_server_start(&s, NULL) < 0)
-        return -1;
-    *state = &s;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct wt_server *s = *state;
-    int status = wt_server_stop(s, SIGTERM, 10000);
-    wt_server_cleanup(s);
-    return (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) ? 0 : -1;
+    return wt_group_start(state, NULL);
 }
 
 static const char *str(const json_t *o, const char *key)
@@ -208,5 +196,5 @@ int main(void)
         cmocka_unit_test(test_only_the_toy),
         cmocka_unit_test(test_race_to_the_end),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, setup, wt_group_stop);
 }
