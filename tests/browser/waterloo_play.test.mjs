@@ -91,7 +91,9 @@ try {
     for (let i = 0; i < 10 && Number(await board.getAttribute('data-zoom')) < 1.9; i++) await page.keyboard.press('+');
     for (let i = 0; i < 80; i++) {
       const b = await board.boundingBox();
-      const t = await page.locator(`#wr-board ${selector}`).first().boundingBox();
+      const el = page.locator(`#wr-board ${selector}`).first();
+      await el.waitFor({ state: 'attached', timeout: 10000 });   // a redraw may be replacing the board
+      const t = await el.boundingBox();
       assert.ok(t, `${selector} is drawn`);
       const cx = t.x + t.width / 2, cy = t.y + t.height / 2, m = 60;
       const key = cx < b.x + m ? 'ArrowLeft' : cx > b.x + b.width - m ? 'ArrowRight'
@@ -294,7 +296,10 @@ try {
 
       // Selected again; two squares clicked; Enter sends.
       await clickUnit('fr-jerome');
-      await page.waitForFunction(() => document.getElementById('wr-line').value === 'move fr-jerome ', null, { timeout: 10000 });
+      // the line started and the board redrawn with the marks (the picture
+      // the squares are clicked on)
+      await page.waitForFunction(() => document.getElementById('wr-line').value === 'move fr-jerome ' &&
+        document.querySelectorAll('#wr-board .reach').length > 0, null, { timeout: 10000 });
       await clickSquare('J-40');
       await clickSquare('I-40');
       assert.equal(await line(), 'move fr-jerome J-40 I-40 ');
