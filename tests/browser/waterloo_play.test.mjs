@@ -234,16 +234,35 @@ try {
     return [];
   }
 
-  // One decision of seat: the first candidate its side accepts.
+  // The rules library's own legal answers for seat now: the examples of
+  // its decision panel (`e.g. "LINE"`, present.h's describe), from the
+  // terminal client for the allies and from the page for the French.
+  async function examples(st, seat) {
+    let text;
+    if (seat === 'allied') {
+      text = run('status', game).out;
+    } else {
+      await page.waitForFunction((v) => document.getElementById('wr-board').dataset.version === String(v),
+        st.version, { timeout: 20000 });
+      text = await page.locator('#wr-describe').textContent();
+    }
+    return [...text.matchAll(/e\.g\. "([^"]+)"/g)].map((m) => m[1]);
+  }
+
+  // One decision of seat: the first candidate its side accepts, else the
+  // first example of its decision panel it accepts.
   async function decide(st, seat) {
     const cands = candidates(st, seat).slice(0, TRIES);
+    const tryOne = async (c) => {
+      if (seat === 'allied') return run('do', game, c).code === 0;
+      return (await send(c)).outcome === 'accepted';
+    };
     for (const c of cands) {
-      if (seat === 'allied') {
-        if (run('do', game, c).code === 0) return c;
-      } else {
-        const r = await send(c);
-        if (r.outcome === 'accepted') return c;
-      }
+      if (await tryOne(c)) return c;
+    }
+    for (const c of await examples(st, seat)) {
+      cands.push(c);
+      if (await tryOne(c)) return c;
     }
     assert.fail(`${seat} could not answer "${st.state.awaiting.what}" at version ${st.version}: none of ${JSON.stringify(cands)} was accepted`);
   }
