@@ -145,8 +145,13 @@ try {
   // the three games listed, the 1815 one watched by the page above
   await lobby.waitForFunction((id) => {
     const rows = document.querySelectorAll('#games tbody tr');
-    return rows.length === 3 && [...rows].some((r) => r.textContent.includes(id) && /\b1\b/.test(r.textContent));
-  }, wl.game, { timeout: 20000 });
+    const watched = document.querySelector(`#games tbody tr[data-game="${id}"] .watching`);
+    return rows.length === 3 && watched && watched.textContent === '1';
+  }, wl.game, { timeout: 60000 }).catch(async (e) => {
+    const rows = await lobby.locator('#games tbody tr').allTextContents();
+    throw new Error(`the lobby did not list the three games, the 1815 one watched once: ${e.message}; ` +
+      `status "${await lobby.locator('#status').textContent()}", rows ${JSON.stringify(rows)}`);
+  });
 
   await picture(lobby, 'lobby');
   await picture(game, 'game-1815');
