@@ -850,6 +850,19 @@ struct svg_row {
     const char *hasnt[3][2];
 };
 
+/* On test/small with the die 6: Jerome and Foy (11) attack Picton (6) and
+ * resolve: an exchange at 1-1, the French to choose their losses
+ * (test_draw_svg_acts, test_exchange). */
+static const struct step exchange_opening[] = {
+    { 1, "french", "endsetup", "ok" },
+    { 2, "allied", "place aa-picton I-38", "ok" },
+    { 3, "allied", "endsetup", "ok" },
+    { 4, "french", "move fr-jerome,fr-foy K-39 K-38 J-38", "ok" },
+    { 5, "french", "end", "ok" },
+    { 6, "french", "attack fr-jerome fr-foy vs aa-picton", "ok" },
+    { 7, "french", "resolve", "ok" },
+};
+
 /* data-act by phase and seat: placing in the set-up, moving, attacking,
  * the units of the battle in an exchange; only for the seat awaited; a
  * spectator's drawing never has one. Every unit and square is named
@@ -860,15 +873,6 @@ static void test_draw_svg_acts(void **state)
     (void)state;
     static const int faces[] = { 6 };
     struct fx *f = fx_new("test/small.json", faces, 1);
-    static const struct step script[] = {
-        { 1, "french", "endsetup", "ok" },
-        { 2, "allied", "place aa-picton I-38", "ok" },
-        { 3, "allied", "endsetup", "ok" },
-        { 4, "french", "move fr-jerome,fr-foy K-39 K-38 J-38", "ok" },
-        { 5, "french", "end", "ok" },
-        { 6, "french", "attack fr-jerome fr-foy vs aa-picton", "ok" },
-        { 7, "french", "resolve", "ok" },
-    };
     static const struct svg_row rows[] = {
         { 1, 0, { { "data-act=\"place fr-jerome\"", "data-word=\"K-39\"", "data-clear=\"clear\"" },
                   { "data-word=\"fr-jerome\" data-select=\"reach fr-jerome\"", NULL, NULL },
@@ -894,7 +898,7 @@ static void test_draw_svg_acts(void **state)
     size_t done = 0;
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         const struct svg_row *r = &rows[i];
-        run_steps(f, script + done, r->after - done);
+        run_steps(f, exchange_opening + done, r->after - done);
         done = r->after;
         struct wr_view *vs[3] = { f->fr, f->al, f->spec };
         for (int k = 0; k < 3; k++) {
@@ -913,7 +917,7 @@ static void test_draw_svg_acts(void **state)
 
     /* reach marks its squares in the SVG, clear takes them away */
     f = fx_new("test/small.json", NULL, 0);
-    run_steps(f, script, 3);
+    run_steps(f, exchange_opening, 3);
     char *svg = svg_of(f, f->fr);
     assert_null(strstr(svg, "class=\"h reach\""));
     free(svg);
@@ -1274,16 +1278,7 @@ static void test_exchange(void **state)
     (void)state;
     static const int faces[] = { 6 };
     struct fx *f = fx_new("test/small.json", faces, 1);
-    static const struct step script[] = {
-        { 1, "french", "endsetup", "ok" },
-        { 2, "allied", "place aa-picton I-38", "ok" },
-        { 3, "allied", "endsetup", "ok" },
-        { 4, "french", "move fr-jerome,fr-foy K-39 K-38 J-38", "ok" },
-        { 5, "french", "end", "ok" },
-        { 6, "french", "attack fr-jerome fr-foy vs aa-picton", "ok" },
-        { 7, "french", "resolve", "ok" },
-    };
-    run_steps(f, script, sizeof script / sizeof script[0]);
+    run_steps(f, exchange_opening, sizeof exchange_opening / sizeof exchange_opening[0]);
     char *d = describe(f, f->fr);
     expect_in(8, d, "awaiting french (exchange_losses)\n");
     expect_in(9, d, "battle 0 was an exchange: the other side lost its units in it; remove "
