@@ -201,8 +201,13 @@ static char *example_after(const char *screen, const char *marker)
     return out;
 }
 
-/* Poll the pane until its line k differs from before (deadline T). */
-static char *line_changes(struct tmux *t, const char *pane, int k, const char *before)
+/* Poll the pane until its line k differs from before and the redraw is
+ * whole (deadline T): the changed line is one of the board's (numbers for
+ * line 0, a row for the others) and the prompt, drawn last, is on screen.
+ * A look in the middle of a redraw (the numbers drawn, the rows not yet)
+ * is not an answer. */
+static char *line_changes(struct tmux *t, const char *pane, int k, const char *before,
+                          const char *prompt)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -210,7 +215,8 @@ static char *line_changes(struct tmux *t, const char *pane, int k, const char *b
     for (;;) {
         char *screen = screen_now(t, pane);
         char line[1024];
-        if (screen_line(screen, k, line, sizeof line) == 0 && strcmp(line, before) != 0)
+        if (screen_line(screen, k, line, sizeof line) == 0 && strcmp(line, before) != 0 &&
+            (k == 0 ? is_number_line(line) : is_row_line(line)) && strstr(screen, prompt))
             return screen;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         if (ts.tv_sec * 1000L + ts.tv_nsec / 1000000L >= deadline)
@@ -331,14 +337,14 @@ static void game_at(struct wt_fixture *f, int cols, int rows)
     assert_int_equal(screen_line(screen, 1, first, sizeof first), 0);
     free(screen);
     tmux(&t, NULL, "send-keys", "-t", pane, "S-Down", NULL);
-    screen = line_changes(&t, pane, 1, first);
+    screen = line_changes(&t, pane, 1, first, "allied>");
     expect_fitting_board(screen, cols, st = state_of(&al, game), "aa-", "after Shift+Down");
     json_decref(st);
     if (cols < 200) {
         assert_int_equal(screen_line(screen, 0, first, sizeof first), 0);
         free(screen);
         tmux(&t, NULL, "send-keys", "-t", pane, "S-Right", NULL);
-        screen = line_changes(&t, pane, 0, first);
+        screen = line_changes(&t, pane, 0, first, "allied>");
         assert_int_equal(screen_line(screen, 0, line, sizeof line), 0);
         assert_true(is_number_line(line));
     }
