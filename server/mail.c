@@ -346,15 +346,15 @@ static int check_utf8_text(const char *s, int *ascii)
     return 0;
 }
 
-/* The Subject header. Plain ASCII that fits on one 78-character line is
- * written as it is; anything else as RFC 2047 encoded-words
+/* The Subject header. Plain ASCII that fits on one 78-character line, and
+ * holds no "=?" a reader would take for an encoded-word, is written as it is; anything else as RFC 2047 encoded-words
  * (=?UTF-8?B?...?=), each of whole UTF-8 characters, at most 39 bytes
  * (52 base64 characters), one per line (folded with CRLF SP), so every
  * line stays within 76 characters. */
 static void subject_header(struct buf *b, const char *s, int ascii)
 {
     size_t n = strlen(s);
-    if (ascii && n + 9 <= 78) {
+    if (ascii && n + 9 <= 78 && strstr(s, "=?") == NULL) {
         buf_fmt(b, "Subject: %s\r\n", s);
         return;
     }
