@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <curl/curl.h>
@@ -560,6 +561,7 @@ struct mail_msg {
     int attempts;               /* started so far */
     uint64_t due_ms;            /* M_WAITING: when to try again (uv_now) */
     CURL *easy;                 /* M_RUNNING */
+    curl_socket_t fd;           /* M_RUNNING: its socket, as socket_fn saw it, or none */
     struct curl_slist *rcpt;    /* M_RUNNING */
 };
 
@@ -602,10 +604,18 @@ static void msg_unlink(struct wrd_mailer *m, struct mail_msg *g)
     m->st.pending--;
 }
 
-/* End g's transfer, if it has one. */
-static void msg_detach(struct wrd_mailer *m, struct mail_msg *g)
+/* End g's transfer, if it has one. A transfer still in flight (abandon)
+ * has its socket shut down first: removed in the middle of an upload,
+ * libcurl's SMTP client would otherwise end the DATA with "." (the server
+ * could keep a cut message) and then wait, blocking the loop, for the
+ * reply (smtp_done in libcurl 7.88 ignores "premature"). With the socket
+ * shut down the write fails and nothing is waited for. */
+static void msg_detach(struct wrd_mailer *m, struct mail_msg *g, int abandon)
 {
     if (g->easy != NULL) {
+        if (abandon && g->fd != CURL_SOCKET_BAD)
+            shutdown(g->fd, SHUT_RDWR);
+        g->fd = CURL_SOCKET_BAD;
         curl_multi_remove_handle(m->multi, g->easy);
         curl_easy_cleanup(g->easy);
         g->easy = NULL;
@@ -636,6 +646,7 @@ static size_t read_cb(char *out, size_t size, size_t nitems, void *arg)
 static int msg_start(struct wrd_mailer *m, struct mail_msg *g)
 {
     g->pos = 0;
+    g->fd = CURL_SOCKET_BAD;
     g->easy = curl_easy_init();
     g->rcpt = curl_slist_append(NULL, g->to);
     if (g->easy == NULL || g->rcpt == NULL)
@@ -681,7 +692,7 @@ static void msg_give_up(struct wrd_mailer *m, struct mail_msg *g, long smtp, con
     wrd_error("mail given up", "key=\"%s\" attempts=%d smtp=%ld error=\"%s\"", g->key,
               g->attempts, smtp, why);
     m->st.given_up_total++;
-    msg_detach(m, g);
+    msg_detach(m, g, 0);
     msg_unlink(m, g);
     msg_free(g);
 }
@@ -706,7 +717,7 @@ static void msg_done(struct wrd_mailer *m, struct mail_msg *g, CURLcode r)
     if (r == CURLE_OK) {
         wrd_info("mail sent", "key=\"%s\" attempts=%d", g->key, g->attempts);
         m->st.sent_total++;
-        msg_detach(m, g);
+        msg_detach(m, g, 0);
         msg_unlink(m, g);
         msg_free(g);
         return;
@@ -721,7 +732,7 @@ static void msg_done(struct wrd_mailer *m, struct mail_msg *g, CURLcode r)
     uint64_t delay = m->base_ms << (g->attempts - 1);
     wrd_warn("mail attempt failed", "key=\"%s\" attempt=%d smtp=%ld error=\"%s\" retry_ms=%llu",
              g->key, g->attempts, smtp, why, (unsigned long long)delay);
-    msg_detach(m, g);
+    msg_detach(m, g, 0);
     g->state = M_WAITING;
     g->due_ms = uv_now(m->loop) + delay;
     retry_arm(m);
@@ -820,9 +831,12 @@ static void sock_close(struct wrd_mailer *m, struct mail_sock *s)
 
 static int socket_fn(CURL *easy, curl_socket_t fd, int what, void *arg, void *sockp)
 {
-    (void)easy;
     struct wrd_mailer *m = arg;
     struct mail_sock *s = sockp;
+    struct mail_msg *g = NULL;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&g);
+    if (g != NULL)
+        g->fd = what == CURL_POLL_REMOVE ? CURL_SOCKET_BAD : fd;
     if (what == CURL_POLL_REMOVE) {
         if (s != NULL) {
             curl_multi_assign(m->multi, fd, NULL);
@@ -1060,7 +1074,7 @@ void wrd_mailer_close(struct wrd_mailer *m, void (*done)(void *arg), void *arg)
     unsigned dropped = 0;
     while (m->head != NULL) {
         struct mail_msg *g = m->head;
-        msg_detach(m, g);
+        msg_detach(m, g, 1);
         msg_unlink(m, g);
         msg_free(g);
         dropped++;

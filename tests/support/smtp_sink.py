@@ -95,7 +95,9 @@ def main():
     def authenticator(server, session, envelope, mechanism, auth_data):
         ok = (auth is not None and auth_data.login.decode() == auth[0]
               and auth_data.password.decode() == auth[1])
-        return AuthResult(success=ok)
+        # handled=False: aiosmtpd answers a failure itself (535); with its
+        # default (handled=True) it answers nothing and the client hangs.
+        return AuthResult(success=ok, handled=False)
 
     def factory():
         if auth is None:
