@@ -278,22 +278,24 @@ static void qp_body(struct buf *b, const char *text, size_t n)
         }
         int at_eol = i + 1 == n || text[i + 1] == '\n';
         int literal = (c >= 33 && c <= 126 && c != '=') || ((c == ' ' || c == '\t') && !at_eol);
-        if (col == 0 && (c == '.' || (c == 'F' && n - i >= 5 && memcmp(text + i, "From ", 5) == 0)))
-            literal = 0;
-        char tok[3] = { (char)c, 0, 0 };
-        size_t tlen = 1;
-        if (!literal) {
-            tok[0] = '=';
-            tok[1] = hexdig[c >> 4];
-            tok[2] = hexdig[c & 15];
-            tlen = 3;
-        }
+        size_t tlen = literal ? 1 : 3;
         /* The token may end the line at 76 only when the line ends here;
          * otherwise leave room for the soft break's '='. */
         size_t room = at_eol && i + 1 < n ? 76 : 75;
         if (col + tlen > room) {
             buf_add(b, "=\r\n", 3);
             col = 0;
+        }
+        /* Opening a line on the wire (after a soft break too). */
+        if (col == 0 && (c == '.' || (c == 'F' && n - i >= 5 && memcmp(text + i, "From ", 5) == 0)))
+            literal = 0;
+        char tok[3] = { (char)c, 0, 0 };
+        tlen = 1;
+        if (!literal) {
+            tok[0] = '=';
+            tok[1] = hexdig[c >> 4];
+            tok[2] = hexdig[c & 15];
+            tlen = 3;
         }
         buf_add(b, tok, tlen);
         col += tlen;

@@ -448,6 +448,11 @@ static void test_qp_round_trip(void **state)
     strcpy(at75 + 75, "\n");
     memset(at77, 'y', 77);
     strcpy(at77 + 77, "\n");
+    char dotwrap[100], fromwrap[100];
+    memset(dotwrap, 'z', 75);
+    strcpy(dotwrap + 75, ".y\n");             /* the '.' wraps to open a wire line */
+    memset(fromwrap, 'z', 75);
+    strcpy(fromwrap + 75, "From y\n");
     const char *rows[] = {
         /* 0 */ "\xe2\x94\x8c\xe2\x94\x80\xe2\x94\x90 box\n\xe2\x94\x82 \xe2\x94\x82\n"
                 "\xe2\x94\x94\xe2\x94\x80\xe2\x94\x98\n",
@@ -465,6 +470,8 @@ static void test_qp_round_trip(void **state)
         /* 12 */ at77,
         /* 13 */ "bare\rcarriage return\r\n",
         /* 14 */ "=_wr not a boundary\n--=_wr\n",
+        /* 15 */ dotwrap,
+        /* 16 */ fromwrap,
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct wrd_mail_msg m = base_msg(rows[i]);
