@@ -525,6 +525,10 @@ static void blank_controls(char *s, size_t n)
             s[i] = ' ';
 }
 
+/* An encoded word is at most 75 characters (RFC 2047 2); mailers that
+ * write longer ones are read up to this. */
+#define ENCODED_WORD_MAX 1000
+
 /* An RFC 2047 encoded word at v[i..n): =?charset?Q|B?text?=. Its decoded
  * text (UTF-8) is added to out and its length returned, or 0 when there is
  * no encoded word there. */
@@ -533,6 +537,8 @@ static size_t encoded_word(const char *v, size_t n, size_t i, struct buf *out)
     if (i + 2 > n || v[i] != '=' || v[i + 1] != '?')
         return 0;
     size_t cs = i + 2, q1 = cs;
+    if (n - i > ENCODED_WORD_MAX)       /* scans stay short: no quadratic subject */
+        n = i + ENCODED_WORD_MAX;
     while (q1 < n && v[q1] != '?' && !blank((unsigned char)v[q1]))
         q1++;
     if (q1 + 3 >= n || v[q1] != '?' || v[q1 + 2] != '?')
@@ -623,6 +629,7 @@ struct ctype {
     char type[64];              /* "text/plain", lower case */
     char charset[64];
     char boundary[256];
+    int flowed, delsp;          /* format=flowed; delsp=yes (RFC 3676) */
 };
 
 /* The value of parameter name in a header's parameters (RFC 2045 5.1:
@@ -692,6 +699,10 @@ static void read_ctype(const struct buf *v, struct ctype *ct)
     if (param(s, n, "charset", ct->charset, sizeof ct->charset) != 0)
         snprintf(ct->charset, sizeof ct->charset, "us-ascii");
     param(s, n, "boundary", ct->boundary, sizeof ct->boundary);
+    char word[16];
+    ct->flowed = param(s, n, "format", word, sizeof word) == 0 && eqn(word, strlen(word),
+                                                                       "flowed");
+    ct->delsp = param(s, n, "delsp", word, sizeof word) == 0 && eqn(word, strlen(word), "yes");
 }
 
 /* --- the MIME tree ----------------------------------------------------------------------- */
@@ -701,6 +712,7 @@ struct text_part {
     size_t n;
     char cte[64];
     char charset[64];
+    int flowed, delsp;
     int found;
 };
 
@@ -821,6 +833,8 @@ static int walk_entity(struct walk *w, const struct hdrs *h, const char *body, s
     t->n = n;
     trimmed_lower(&h->v[H_CTE], t->cte, sizeof t->cte);
     snprintf(t->charset, sizeof t->charset, "%s", ct.charset);
+    t->flowed = ct.flowed;
+    t->delsp = ct.delsp;
     return 0;
 }
 
@@ -1087,6 +1101,31 @@ void wrc_mailmsg_free(struct wrc_mailmsg *m)
     memset(m, 0, sizeof *m);
 }
 
+/* format=flowed (RFC 3676 4.2): a line ending in a space is continued by
+ * the next (Thunderbird wraps long lines so); delsp=yes drops that space.
+ * Only the reply's own lines matter: a quoted line ('>') is never joined,
+ * nor the signature separator "-- ". */
+static void unflow(struct buf *b, int delsp)
+{
+    size_t o = 0, i = 0, len;
+    while (i < b->len) {
+        size_t e = line_end(b->s, b->len, i, &len), nlen = 0;
+        if (e < b->len)
+            line_end(b->s, b->len, e + 1, &nlen);
+        int soft = len > 0 && b->s[i + len - 1] == ' ' && b->s[i] != '>' &&
+                   !(len == 3 && memcmp(b->s + i, "-- ", 3) == 0) && e < b->len &&
+                   b->s[e + 1] != '>' && !(nlen == 3 && memcmp(b->s + e + 1, "-- ", 3) == 0);
+        memmove(b->s + o, b->s + i, len - (soft && delsp));
+        o += len - (soft && delsp);
+        if (!soft && e < b->len)
+            b->s[o++] = '\n';
+        i = e < b->len ? e + 1 : b->len;
+    }
+    b->len = o;
+    if (b->s)
+        b->s[o] = '\0';
+}
+
 /* The chosen text part, decoded and in UTF-8 (HTML made text). */
 static int part_text(const struct text_part *t, int html, struct buf *lines, char *err,
                      size_t errlen)
@@ -1104,6 +1143,8 @@ static int part_text(const struct text_part *t, int html, struct buf *lines, cha
     encodings[e].decode(&raw, t->p, t->n);
     to_utf8(&utf, t->charset, strlen(t->charset), raw.s ? raw.s : "", raw.len);
     buf_release(&raw);
+    if (t->flowed && !html && !utf.oom)
+        unflow(&utf, t->delsp);
     if (html) {
         html_to_text(&txt, utf.s ? utf.s : "", utf.len);
         buf_release(&utf);

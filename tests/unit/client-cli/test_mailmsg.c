@@ -102,8 +102,10 @@ static void test_fixtures(void **state)
           "play+g-0123456789ab.1.42.3f9a0c6d1e2b4a5c6d7e@games.example.org",
           "CAH3x+Y9kq0pZrXbW1aVf8=mR2s@mail.gmail.com",
           "Re: Warroom g-0123456789ab: french, your move" },
-        /* 2: 8bit UTF-8, tabs and blanks trimmed, the signature "-- " */
-        { "thunderbird.eml", "move al-picton G-12 G-13|end",
+        /* 2: 8bit UTF-8 format=flowed (a long line wrapped), tabs and blanks trimmed,
+         * the signature "-- " */
+        { "thunderbird.eml", "move al-picton G-12 G-13|note the Guard will not move before "
+          "the Prussians are held at Plancenoit, whatever the cost|end",
           "warroom@games.example.org|"
           "play+g-0123456789ab.0.7.00112233445566778899@games.example.org",
           "5c1e2f7a-91d3-4b8e-a0f2-3d9c61e8b7a4@example.net", NULL },
@@ -217,7 +219,7 @@ static void test_small(void **state)
         { "To: nobody, <x>, \"a@b\" <c@d>\n\nend\n", "end", "c@d", NULL },
         /* 20: a NUL and a lone CR inside a line are blanks */
         { "To: a@b\n\na\rb\n", "a b", NULL, NULL },
-        /* 21: a Message-ID without brackets (checked below, row 32) */
+        /* 21: a Message-ID without brackets (checked below, row 35) */
         { "To: a@b\nMessage-ID: plain-id@x\n\nend\n", "end", NULL, NULL },
         /* 22: quoted-printable: '=' not before hex kept, =20 and soft breaks */
         { "To: a@b\nContent-Transfer-Encoding: Quoted-Printable\n\nx=3Dy =zz lo=\nng=20\n",
@@ -232,14 +234,22 @@ static void test_small(void **state)
         /* 25: a boundary followed by blanks (RFC 2046's transport padding) */
         { "To: a@b\nContent-Type: multipart/alternative; boundary=zz\n\n--zz  \n\nz\n--zz--"
           "\n", "z", NULL, NULL },
+        /* 26: format=flowed; delsp=yes: the soft break's space dropped; a quoted line
+         * and the signature separator are never joined */
+        { "To: a@b\nContent-Type: text/plain; format=flowed; delsp=yes\n\nlo \nng \n"
+          "-- \nsig\n", "long", NULL, NULL },
+        /* 27 */ { "To: a@b\nContent-Type: text/plain; format=flowed\n\na \n> b\n", "a", NULL,
+                   NULL },
+        /* 28: without format=flowed a trailing blank breaks nothing */
+        { "To: a@b\n\nlo \nng\n", "lo|ng", NULL, NULL },
         /* refused */
-        /* 26 */ { "", NULL, NULL, "not a mail message" },
-        /* 27 */ { "hello world\nthis is no mail\n", NULL, NULL, "not a mail message" },
-        /* 28 */ { "To: a@b\nContent-Type: multipart/mixed\n\nx\n", NULL, NULL,
+        /* 29 */ { "", NULL, NULL, "not a mail message" },
+        /* 30 */ { "hello world\nthis is no mail\n", NULL, NULL, "not a mail message" },
+        /* 31 */ { "To: a@b\nContent-Type: multipart/mixed\n\nx\n", NULL, NULL,
                    "has no boundary" },
-        /* 29 */ { "To: a@b\nContent-Transfer-Encoding: x-uuencode\n\nx\n", NULL, NULL,
+        /* 32 */ { "To: a@b\nContent-Transfer-Encoding: x-uuencode\n\nx\n", NULL, NULL,
                    "transfer encoding 'x-uuencode'" },
-        /* 30 */ { "To: a@b\nContent-Type: image/png\n\nx\n", NULL, NULL, "no text part" },
+        /* 33 */ { "To: a@b\nContent-Type: image/png\n\nx\n", NULL, NULL, "no text part" },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct wrc_mailmsg m;
@@ -257,11 +267,11 @@ static void test_small(void **state)
     struct wrc_mailmsg m;
     char err[300] = "";
     int rc = wrc_mailmsg_parse(nul, sizeof nul - 1, &m, err, sizeof err);
-    expect(31, "a NUL", rc, err, &m, "a b", "a@b", "(none)", "(none)", NULL);
+    expect(34, "a NUL", rc, err, &m, "a b", "a@b", "(none)", "(none)", NULL);
     wrc_mailmsg_free(&m);
     /* The Message-ID of row 21. */
     rc = wrc_mailmsg_parse(rows[20].raw, strlen(rows[20].raw), &m, err, sizeof err);
-    expect(32, "a bare Message-ID", rc, err, &m, "end", NULL, "plain-id@x", NULL, NULL);
+    expect(35, "a bare Message-ID", rc, err, &m, "end", NULL, "plain-id@x", NULL, NULL);
     wrc_mailmsg_free(&m);
 }
 
