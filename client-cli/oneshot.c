@@ -12,10 +12,10 @@
  *   warroom mail-in < MESSAGE          (for an MTA: exit codes of sysexits.h)
  *
  * Each connects, does one thing and exits: 0 success, 1 refused (the reason
- * code and sentence printed), 2 usage, 3 connection (mail-in: 0, 64, 65, 75,
- * as its help says). --json prints the
- * server's answer as one JSON line instead of sentences. Tokens never reach
- * stdout: they are kept in the config file (config.h).
+ * code and sentence printed), 2 usage, 3 connection (mail-in: 0, 64, 65,
+ * 75, as its help says). --json prints the server's answer as one JSON line
+ * instead of sentences. Tokens never reach stdout: they are kept in the
+ * config file (config.h).
  */
 #include "commands.h"
 
