@@ -175,6 +175,7 @@ struct deferred {
     int seat;                   /* D_NOTIFY, D_MAIL */
     const char *event;          /* D_NOTIFY, D_MAIL (a mail_kinds event) */
     char *text;                 /* D_MAIL: the mail's first lines, or NULL (owned) */
+    char *reply_id;             /* D_MAIL: the message it answers, or NULL (owned) */
 };
 
 /* An open invite, found by its hash (claims would otherwise compare the
@@ -915,7 +916,7 @@ static const struct mail_kind {
  * address.
  */
 static void mail_seat(struct wrd_server *srv, struct wrd_game *g, int i, const char *event,
-                      const char *lead)
+                      const char *lead, const char *reply_id)
 {
     struct seat *s = &g->seats[i];
     const struct mail_kind *k = NULL;
@@ -964,7 +965,8 @@ static void mail_seat(struct wrd_server *srv, struct wrd_game *g, int i, const c
                                         wrd_now_ms() };
     int rc = text.failed ? WRD_MAIL_ENOMEM
                          : wrd_pbem_post(&post, &s->mail, g->id, i, s->name, what, subject,
-                                         text.s ? text.s : "", svg.len ? &svg : NULL);
+                                         text.s ? text.s : "", svg.len ? &svg : NULL,
+                                         reply_id);
     if (rc != 0)
         wrd_warn("mail not queued", "game=%s seat=%s event=%s error=%s", g->id, s->name,
                  event, wrd_mail_err_code(rc));
@@ -976,16 +978,18 @@ static void mail_seat(struct wrd_server *srv, struct wrd_game *g, int i, const c
 }
 
 /* A mail to seat i of g once this iteration's batch is durable; text (may
- * be NULL) is its first lines, owned by the queue from now on. */
+ * be NULL) is its first lines, reply_id (may be NULL) the message it
+ * answers, both owned by the queue from now on. */
 static void defer_mail(struct wrd_games *gs, struct wrd_game *g, int i, const char *event,
-                       char *text)
+                       char *text, char *reply_id)
 {
     if (gs->srv->mailer == NULL) {
         free(text);
+        free(reply_id);
         return;
     }
     defer(gs, (struct deferred){ .kind = D_MAIL, .game = g, .seat = i, .event = event,
-                                 .text = text });
+                                 .text = text, .reply_id = reply_id });
 }
 
 /* Register address for seat i of g (NULL: remove the seat's address): a
@@ -1019,7 +1023,7 @@ static void mail_register(struct wrd_server *srv, struct wrd_game *g, int i,
         wr_strbuf_release(&t);
         return;
     }
-    defer_mail(srv->games, g, i, "confirm", t.s);
+    defer_mail(srv->games, g, i, "confirm", t.s, NULL);
 }
 
 /* Absent (or null when null_ok), or an address the mailer sends to, on a
@@ -1087,7 +1091,7 @@ static void notify_seat(struct wrd_server *srv, struct wrd_game *g, int seat, co
         else if (strcmp(event, "deadline_reminder") == 0 && s->deadline_at > 0)
             snprintf(lead, sizeof lead, "Your decision is due within %lld minutes.\n",
                      (long long)((s->deadline_at - wrd_now_ms()) / 60000 + 1));
-        mail_seat(srv, g, seat, event, lead[0] ? lead : NULL);
+        mail_seat(srv, g, seat, event, lead[0] ? lead : NULL, NULL);
     }
 }
 
@@ -1477,7 +1481,7 @@ static int run_command(struct wrd_server *srv, struct wrd_game *g, int seat, con
             if (i != seat && g->seats[i].mail.state == WRD_PBEM_CONFIRMED) {
                 char lead[128];
                 snprintf(lead, sizeof lead, "The game is over: %s.\n", result_of(g));
-                defer_mail(srv->games, g, i, "game_over", strdup(lead));
+                defer_mail(srv->games, g, i, "game_over", strdup(lead), NULL);
             }
     }
     link_status(srv->games, g);
@@ -2611,7 +2615,7 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     if (confirm) {
         s->mail = reg;
         wrd_info("mail confirmed", "game=%s seat=%s by=code", g->id, s->name);
-        defer_mail(srv->games, g, m->seat, "confirmed", NULL);
+        defer_mail(srv->games, g, m->seat, "confirmed", NULL, NULL);
     }
     if (mail) {
         mail_register(srv, g, m->seat, json_string_value(mail));
@@ -2667,6 +2671,26 @@ static void mail_in_answer(struct wrd_server *srv, struct wrd_conn *c, json_t *j
     json_decref(a);
 }
 
+/* The message id of a mail_in (brackets taken off) when the formatter can
+ * write it in In-Reply-To, else NULL; caller frees. */
+static char *reply_id(const json_t *msg)
+{
+    const char *id = json_string_value(json_object_get(msg, "message_id"));
+    if (id == NULL)
+        return NULL;
+    while (*id == ' ' || *id == '<')
+        id++;
+    char *copy = strdup(id);
+    if (copy) {
+        copy[strcspn(copy, "> ")] = '\0';
+        if (wrd_mail_check_msgid(copy) != 0) {
+            free(copy);
+            copy = NULL;
+        }
+    }
+    return copy;
+}
+
 /* One line of the answer mail: what, the line, and (indented) why. */
 static void report_line(struct wr_strbuf *r, const char *what, const char *line,
                         const char *why)
@@ -2690,9 +2714,11 @@ static void report_line(struct wr_strbuf *r, const char *what, const char *line,
  * answered in the mail and changes nothing. The answer mail goes once the
  * batch is durable.
  */
-static void mail_in_orders(struct wrd_server *srv, struct wrd_conn *c, json_t *jid,
-                           struct wrd_game *g, int seat, const json_t *lines)
+static void mail_in_orders(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg,
+                           struct wrd_game *g, int seat)
 {
+    json_t *jid = json_object_get(msg, "id");
+    const json_t *lines = json_object_get(msg, "lines");
     struct seat *s = &g->seats[seat];
     struct wr_strbuf report;
     wr_strbuf_init(&report);
@@ -2748,7 +2774,8 @@ static void mail_in_orders(struct wrd_server *srv, struct wrd_conn *c, json_t *j
     wrd_info("mail in", "game=%s seat=%s lines=%zu done=%d refused=%d", g->id, s->name,
              json_array_size(lines), done, refused);
     mail_in_answer(srv, c, jid, refused ? "refused" : "applied", g, seat, done, refused);
-    defer_mail(srv->games, g, seat, "answer", report.failed ? NULL : report.s);
+    defer_mail(srv->games, g, seat, "answer", report.failed ? NULL : report.s,
+               reply_id(msg));
     if (report.failed)
         wr_strbuf_release(&report);
 }
@@ -2778,7 +2805,7 @@ static void mail_in_run(struct wrd_server *srv, struct wrd_conn *c, const json_t
                 wrd_error("store write failed", "game=%s", g->id);
             wrd_info("mail confirmed", "game=%s seat=%s by=reply", g->id, s->name);
             mail_in_answer(srv, c, jid, "confirmed", g, seat, 0, 0);
-            defer_mail(srv->games, g, seat, "confirmed", NULL);
+            defer_mail(srv->games, g, seat, "confirmed", NULL, reply_id(msg));
             return;
         }
         /* a reply to a game mail: only while the game is where the mail
@@ -2787,7 +2814,7 @@ static void mail_in_run(struct wrd_server *srv, struct wrd_conn *c, const json_t
         snprintf(now, sizeof now, "%lld", (long long)g->version);
         if (s->mail.state != WRD_PBEM_CONFIRMED || strcmp(tags[k].what, now) != 0)
             break;
-        mail_in_orders(srv, c, jid, g, seat, json_object_get(msg, "lines"));
+        mail_in_orders(srv, c, msg, g, seat);
         return;
     }
     wrd_info("mail in ignored", "tags=%d why=\"no tag verifies, or it is stale\"", n);
@@ -2902,8 +2929,9 @@ void wrd_games_flush(struct wrd_server *srv)
             notify_seat(srv, d->game, d->seat, d->event);
             break;
         case D_MAIL:
-            mail_seat(srv, d->game, d->seat, d->event, d->text);
+            mail_seat(srv, d->game, d->seat, d->event, d->text, d->reply_id);
             free(d->text);
+            free(d->reply_id);
             break;
         }
     }
@@ -2945,7 +2973,7 @@ static void mail_digest(uv_timer_t *t)
         for (int i = 0; i < g->nseats; i++) {
             const struct seat *s = &g->seats[i];
             if (s->mail.state == WRD_PBEM_CONFIRMED && s->mail.digest && s->what) {
-                mail_seat(srv, g, i, "digest", NULL);
+                mail_seat(srv, g, i, "digest", NULL, NULL);
                 sent++;
             }
         }

@@ -304,7 +304,7 @@ void wrd_pbem_game_text(const struct wr_view *v, const struct wrd_pbem_game *g, 
 
 int wrd_pbem_post(const struct wrd_pbem_post *p, const struct wrd_pbem_reg *r, const char *game,
                   int seat, const char *seat_name, const char *what, const char *subject,
-                  const char *text, const struct wr_strbuf *svg)
+                  const char *text, const struct wr_strbuf *svg, const char *in_reply_to)
 {
     char tag[WRD_PBEM_TAG_MAX], reply[WRD_MAIL_MAX_ADDRESS + WRD_PBEM_TAG_MAX + 2];
     const char *reply_to = NULL;
@@ -315,7 +315,18 @@ int wrd_pbem_post(const struct wrd_pbem_post *p, const struct wrd_pbem_reg *r, c
     }
     struct wrd_mail_part part = { "image/svg+xml", "board.svg", svg ? svg->s : NULL,
                                   svg ? svg->len : 0 };
+    /* an id of its own, so that replies and answers thread */
+    uint8_t rnd[6];
+    char rhex[13], msgid[160];
+    const char *domain = strchr(p->from, '@');
+    if (uv_random(NULL, NULL, rnd, sizeof rnd, 0, NULL) != 0)
+        memset(rnd, 0, sizeof rnd);
+    hex(rnd, sizeof rnd, rhex);
+    snprintf(msgid, sizeof msgid, "%s.%d.%s.%s%s", game, seat, what, rhex,
+             domain ? domain : "@warroom.invalid");
     struct wrd_mail_msg m = {
+        .message_id = wrd_mail_check_msgid(msgid) == 0 ? msgid : NULL,
+        .in_reply_to = in_reply_to,
         .from = p->from,
         .to = r->address,
         .reply_to = reply_to,

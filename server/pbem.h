@@ -137,10 +137,12 @@ struct wrd_pbem_post {
 
 /* Format and queue one mail to r's address: Subject subject, body text,
  * Reply-To tagged (game, seat, what) when p->reply is set, the SVG svg
- * attached as board.svg when svg is not NULL. The mailer counts it under
- * "GAME/SEATNAME". 0, or a WRD_MAIL_* error. */
+ * attached as board.svg when svg is not NULL, a Message-ID of its own
+ * (GAME.SEAT.WHAT.RANDOM@ the domain of p->from), In-Reply-To in_reply_to
+ * when it is not NULL (checked with wrd_mail_check_msgid by the caller).
+ * The mailer counts it under "GAME/SEATNAME". 0, or a WRD_MAIL_* error. */
 int wrd_pbem_post(const struct wrd_pbem_post *p, const struct wrd_pbem_reg *r, const char *game,
                   int seat, const char *seat_name, const char *what, const char *subject,
-                  const char *text, const struct wr_strbuf *svg);
+                  const char *text, const struct wr_strbuf *svg, const char *in_reply_to);
 
 #endif
