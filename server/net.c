@@ -950,10 +950,12 @@ static char *metrics_text(struct wrd_server *srv)
                       "# TYPE warroom_mails_dropped_total counter\n"
                       "warroom_mails_dropped_total %llu\n"
                       "# HELP warroom_mails_pending Mails queued, in flight or waiting to retry.\n"
-                      "# TYPE warroom_mails_pending gauge\nwarroom_mails_pending %u\n",
+                      "# TYPE warroom_mails_pending gauge\nwarroom_mails_pending %u\n"
+                      "# HELP warroom_mails_running Mails being handed to the SMTP server now.\n"
+                      "# TYPE warroom_mails_running gauge\nwarroom_mails_running %u\n",
                   (unsigned long long)ms.sent_total, (unsigned long long)ms.failures_total,
                   (unsigned long long)ms.given_up_total, (unsigned long long)ms.dropped_total,
-                  ms.pending);
+                  ms.pending, ms.running);
     }
     return b.s;
 }
