@@ -738,6 +738,23 @@ static void trimmed_lower(const struct buf *v, char *out, size_t outlen)
 static int walk_entity(struct walk *w, const struct hdrs *h, const char *body, size_t n,
                        int level);
 
+/* One part of a multipart, part[0..len): its headers read, its body
+ * walked; counted against WRC_MAIL_MAX_PARTS. */
+static int walk_part(struct walk *w, const char *part, size_t len, int level)
+{
+    if (++w->parts > WRC_MAIL_MAX_PARTS) {
+        seterr(w->err, w->errlen, "the message has more than %d MIME parts",
+               WRC_MAIL_MAX_PARTS);
+        return -1;
+    }
+    struct hdrs ph;
+    size_t off;
+    read_headers(part, len, &ph, &off, 0);
+    int rc = walk_entity(w, &ph, part + off, len - off, level);
+    hdrs_release(&ph);
+    return rc;
+}
+
 /* The parts of a multipart body (RFC 2046 5.1.1): delimiter lines
  * "--boundary" (blanks may follow), the last "--boundary--"; the preamble
  * before the first and the epilogue after the last ignored; a part ends
@@ -766,17 +783,7 @@ static int walk_multipart(struct walk *w, const char *boundary, const char *p, s
                     end--;
                 if (end > (size_t)(start - p) && p[end - 1] == '\r')
                     end--;
-                if (++w->parts > WRC_MAIL_MAX_PARTS) {
-                    seterr(w->err, w->errlen, "the message has more than %d MIME parts",
-                           WRC_MAIL_MAX_PARTS);
-                    return -1;
-                }
-                struct hdrs ph;
-                size_t off;
-                read_headers(start, (size_t)(p + end - start), &ph, &off, 0);
-                int rc = walk_entity(w, &ph, start + off, (size_t)(p + end - start) - off,
-                                     level);
-                hdrs_release(&ph);
+                int rc = walk_part(w, start, (size_t)(p + end - start), level);
                 if (rc != 0)
                     return rc;
             }
@@ -787,17 +794,7 @@ static int walk_multipart(struct walk *w, const char *boundary, const char *p, s
         i = e < n ? e + 1 : n;
     }
     if (start && start < p + n) {       /* no closing delimiter: the last part runs to the end */
-        if (++w->parts > WRC_MAIL_MAX_PARTS) {
-            seterr(w->err, w->errlen, "the message has more than %d MIME parts",
-                   WRC_MAIL_MAX_PARTS);
-            return -1;
-        }
-        struct hdrs ph;
-        size_t off;
-        read_headers(start, (size_t)(p + n - start), &ph, &off, 0);
-        int rc = walk_entity(w, &ph, start + off, (size_t)(p + n - start) - off, level);
-        hdrs_release(&ph);
-        return rc;
+        return walk_part(w, start, (size_t)(p + n - start), level);
     }
     return 0;
 }
