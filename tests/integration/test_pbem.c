@@ -478,6 +478,14 @@ static struct answer reply(struct seat *s, const char *const *lines, char **msg_
     return a;
 }
 
+/* Whether m's In-Reply-To names the message id msgid ("<...>"). */
+static int threaded_under(const struct wt_mail *m, const char *msgid)
+{
+    char a[256], b[256];
+    return wt_mail_address(wt_mail_header(m, "In-Reply-To"), a, sizeof a) == 0 &&
+           wt_mail_address(msgid, b, sizeof b) == 0 && strcmp(a, b) == 0;
+}
+
 /* The answer mail to s for a reply of lines (one per line of the mail:
  * `done: LINE`, `refused: LINE`, `not tried: LINE`), threaded under the
  * reply msgid. Becomes s's mail. */
@@ -487,10 +495,10 @@ static struct wt_mail *answer_mail(struct pbem *g, struct seat *s, const char *m
     char subject[64];
     snprintf(subject, sizeof subject, "your orders (%s)", s->name);
     expect_subject(m, g->game, subject);
-    const char *irt = wt_mail_header(m, "In-Reply-To");
-    if (irt == NULL || strcmp(irt, msgid) != 0)
+    if (!threaded_under(m, msgid))
         fail_msg("mail %d (the answer): In-Reply-To '%s', want the reply's %s", m->n,
-                 irt ? irt : "(none)", msgid);
+                 wt_mail_header(m, "In-Reply-To") ? wt_mail_header(m, "In-Reply-To") : "(none)",
+                 msgid);
     wt_mail_free(s->mail);
     s->mail = m;
     return m;
@@ -1021,10 +1029,8 @@ static void test_c_forged_and_resent_replies(void **state)
     for (int n = mark + 1; n <= last; n++) {
         struct wt_mail *x = wt_mailbox_read(&mb, n);
         assert_non_null(x);
-        const char *irt = wt_mail_header(x, "In-Reply-To");
         const char *subject = wt_mail_header(x, "Subject");
-        int ok = (irt && strcmp(irt, id) == 0) ||
-                 (subject && strstr(subject, "allied, your move"));
+        int ok = threaded_under(x, id) || (subject && strstr(subject, "allied, your move"));
         if (!ok)
             fail_msg("mail %d was sent after the ignored ones, before the legal reply's answer:"
                      "\n%s", n, x->raw);
@@ -1096,7 +1102,7 @@ static void test_d_confirmation_and_removal(void **state)
     char code[32], wrong[32];
     code_of(fr->mail, code, sizeof code);
     snprintf(wrong, sizeof wrong, "%s", code);
-    wrong[0] = wrong[0] == 'A' ? 'B' : 'A';
+    wrong[0] = toupper((unsigned char)wrong[0]) == 'A' ? 'B' : 'A';  /* case is ignored */
     json_t *e = notify(fr, g.game, 1, "--confirm", wrong);
     if (!str(e, "code") || strcmp(str(e, "code"), "bad_code") != 0)
         fail_msg("a wrong code: %s", json_dumps(e, JSON_COMPACT));
