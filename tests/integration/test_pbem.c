@@ -93,12 +93,12 @@ static struct wt_mailbox mb;
 static struct wt_fixture fx;
 static struct wt_home mta;      /* the HOME `warroom mail-in` runs in: no seat token */
 static char mail_url[64];
+static int server_up;           /* fx.s runs */
 
 /* --- the fixture: the sink, then the server mailing through it ------------------------ */
 
-static int setup(void **state)
+static int start(void)
 {
-    *state = NULL;
     if (wt_mailbox_start(&mb, NULL) < 0)
         return -1;
     /* The web port is named in the mails' link: a port the kernel gave
@@ -119,9 +119,26 @@ static int setup(void **state)
     snprintf(fx.root, sizeof fx.root, "%s/warroom-pbem-XXXXXX", tmp ? tmp : "/tmp");
     if (mkdtemp(fx.root) == NULL || wt_server_start(&fx.s, args) < 0)
         return -1;
+    server_up = 1;
     snprintf(fx.url, sizeof fx.url, "ws://127.0.0.1:%d/", fx.s.port);
     if (wt_home_init(&mta, fx.root, "mta") < 0)
         return -1;
+    return 0;
+}
+
+static int setup(void **state)
+{
+    *state = NULL;
+    if (start() < 0) {
+        /* cmocka runs no teardown after a failed set-up */
+        if (server_up)
+            wt_server_stop(&fx.s, SIGTERM, 10000);
+        wt_server_cleanup(&fx.s);
+        if (fx.root[0])
+            wt_remove_tree(fx.root);
+        wt_mailbox_cleanup(&mb);
+        return -1;
+    }
     *state = &fx;
     return 0;
 }
