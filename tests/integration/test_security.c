@@ -1197,6 +1197,12 @@ static void test_mail_addresses_stay_secret(void **state)
             if (strstr(body, addr[k]) || strstr(body, "secret-mailbox"))
                 fail_msg("address %d is in GET %s", k, pages[i]);
     }
+    /* The states as a join gives them now: the seat's own, the other
+     * seat's, a spectator's. */
+    wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "join", "game", game, "token", token);
+    json_decref(got(&alice, "state"));
+    wt_send(&carol.c, "{s:s, s:s, s:b}", "type", "join", "game", game, "spectate", 1);
+    json_decref(got(&carol, "state"));
     settle(&alice);
     settle(&bob);
     settle(&carol);
