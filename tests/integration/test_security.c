@@ -1140,7 +1140,10 @@ static void test_mail_addresses_stay_secret(void **state)
     wt_send(&bob.c, "{s:s, s:s, s:s}", "type", "claim", "invite",
             str(json_object_get(created, "invites"), "o"), "mail", addr[1]);
     json_decref(created);
-    json_decref(got(&bob, "claimed"));
+    json_t *claimed = got(&bob, "claimed");
+    char btoken[80];
+    snprintf(btoken, sizeof btoken, "%s", str(claimed, "token"));
+    json_decref(claimed);
     wt_send(&carol.c, "{s:s, s:s, s:b}", "type", "join", "game", game, "spectate", 1);
     json_decref(got(&carol, "state"));
     wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "join", "game", game, "token", token);
@@ -1201,6 +1204,8 @@ static void test_mail_addresses_stay_secret(void **state)
      * seat's, a spectator's. */
     wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "join", "game", game, "token", token);
     json_decref(got(&alice, "state"));
+    wt_send(&bob.c, "{s:s, s:s, s:s}", "type", "join", "game", game, "token", btoken);
+    json_decref(got(&bob, "state"));
     wt_send(&carol.c, "{s:s, s:s, s:b}", "type", "join", "game", game, "spectate", 1);
     json_decref(got(&carol, "state"));
     settle(&alice);
@@ -1219,6 +1224,8 @@ static void test_mail_addresses_stay_secret(void **state)
     json_t *own = alice.c.state;
     assert_non_null(own);
     assert_string_equal(str(json_object_get(own, "server"), "mail"), "confirmed");
+    assert_non_null(bob.c.state);
+    assert_string_equal(str(json_object_get(bob.c.state, "server"), "mail"), "confirmed");
     assert_non_null(carol.c.state);
     assert_null(json_object_get(json_object_get(carol.c.state, "server"), "mail"));
 
