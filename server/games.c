@@ -390,7 +390,7 @@ static int seat_row(struct wrd_server *srv, const struct wrd_game *g, int i, int
 {
     const struct seat *s = &g->seats[i];
     struct wrd_seat_row r = { g->id, s->name, s->token_hash[0] ? s->token_hash : NULL,
-                              s->invite_hash[0] ? s->invite_hash : NULL, s->webhook };
+                              s->invite_hash[0] ? s->invite_hash : NULL, s->webhook, NULL };
     return insert ? srv->store->ops->put_seat(srv->store, &r)
                   : srv->store->ops->update_seat(srv->store, &r);
 }

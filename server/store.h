@@ -78,6 +78,10 @@ struct wrd_seat_row {
     const char *token_hash;         /* hex SHA-256, or NULL while unclaimed */
     const char *invite_hash;        /* hex SHA-256 of the invite, or NULL once used */
     const char *webhook;            /* or NULL */
+    const char *mail;               /* the seat's mail registration (games.c, "Play by
+                                     * email"): compact JSON text, or NULL. A secret of
+                                     * the seat, like its webhook: never listed or
+                                     * exported */
 };
 
 struct wrd_command_row {

@@ -6,7 +6,7 @@
  * iteration share one transaction (BEGIN on the first write, COMMIT in
  * commit()), so the loop pays one fsync per iteration, not one per move.
  * Prepared statements are kept for the life of the store. The schema is
- * created or migrated on open; user_version records its version (4).
+ * created or migrated on open; user_version records its version (5).
  *
  * Whole or refused. SQLite's own checks (quick_check, or integrity_check)
  * see a malformed b-tree, not a changed byte inside a row nor rows lost
@@ -49,7 +49,7 @@
 #include <unistd.h>
 
 #define CACHE_KIB "256"          /* each connection's page cache */
-#define SCHEMA_VERSION 4
+#define SCHEMA_VERSION 5
 #define APPLICATION_ID 0x57524f4d   /* "WROM" */
 #define SEATS_MAX 64                /* per game, far above any ruleset's */
 
@@ -222,7 +222,7 @@ static const struct column games_cols[] = {
 };
 static const struct column seats_cols[] = {
     { "game", K_NAME }, { "seat", K_NAME }, { "token_hash", K_HASH_NULL },
-    { "invite_hash", K_HASH_NULL }, { "webhook", K_TEXT_NULL },
+    { "invite_hash", K_HASH_NULL }, { "webhook", K_TEXT_NULL }, { "mail", K_TEXT_NULL },
 };
 static const struct column commands_cols[] = {
     { "game", K_NAME }, { "version", K_VERSION }, { "seat", K_NAME },
@@ -248,7 +248,7 @@ static const struct table t_meta = { "meta", T_META, 1, meta_cols, NCOLS(meta_co
 /* The columns of each table in order, rowsum last: what every row read selects. */
 #define GAMES_COLS "id, ruleset, scenario_name, scenario, options, seed, created_at, status," \
                    " result, deadline_at, listed, version, parent, link_key, rowsum"
-#define SEATS_COLS "game, seat, token_hash, invite_hash, webhook, rowsum"
+#define SEATS_COLS "game, seat, token_hash, invite_hash, webhook, mail, rowsum"
 #define COMMANDS_COLS "game, version, seat, client_seq, cmd, events, at, rowsum"
 #define SNAPSHOTS_COLS "game, version, state, rowsum"
 #define META_COLS "id, games, seats, commands, snapshots, opens, schema_sum, rowsum"
@@ -471,11 +471,11 @@ static const char *const stmt_sql[S_NSTMTS] = {
     [S_ROLLBACK] = "ROLLBACK",
     [S_PUT_GAME] = "INSERT INTO games (" GAMES_COLS ")"
                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'open', NULL, 0, ?8, 0, ?10, ?11, ?9)",
-    [S_PUT_SEAT] = "INSERT INTO seats (" SEATS_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [S_PUT_SEAT] = "INSERT INTO seats (" SEATS_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     /* Only a row whose checksum still matches is changed. */
     [S_UPDATE_SEAT] = "UPDATE seats SET token_hash = ?3, invite_hash = ?4, webhook = ?5,"
-                      " rowsum = ?6 WHERE game = ?1 AND seat = ?2 AND rowsum ="
-                      " warroom_rowsum(3, game, seat, token_hash, invite_hash, webhook)",
+                      " mail = ?6, rowsum = ?7 WHERE game = ?1 AND seat = ?2 AND rowsum ="
+                      " warroom_rowsum(3, game, seat, token_hash, invite_hash, webhook, mail)",
     [S_PUT_COMMAND] = "INSERT INTO commands (" COMMANDS_COLS ")"
                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     /* The game's other columns (the scenario among them) are not passed
@@ -657,6 +657,14 @@ static const char migrate_v4[] =
     "UPDATE games SET rowsum = warroom_rowsum(2, id, ruleset, scenario_name, scenario, options,"
     "  seed, created_at, status, result, deadline_at, listed, version, parent, link_key);";
 
+/* Version 5 is version 4 and this: a seat's mail registration (games.c,
+ * "Play by email"), a JSON object or NULL. Each seat's checksum is
+ * computed again over the new column. */
+static const char migrate_v5[] =
+    "ALTER TABLE seats ADD COLUMN mail TEXT;"
+    "UPDATE seats SET rowsum = warroom_rowsum(3, game, seat, token_hash, invite_hash, webhook,"
+    "  mail);";
+
 /* Within the migration's transaction: meta's one row. */
 static int create_meta(sqlite3 *db, char *err, size_t errlen)
 {
@@ -697,7 +705,7 @@ static int remeta(sqlite3 *db, char *err, size_t errlen)
     return exec(db, sql, err, errlen);
 }
 
-/* Create (from 0) or migrate (from 2 or 3) to version 4, in one transaction. */
+/* Create (from 0) or migrate (from 2, 3 or 4) to version 5, in one transaction. */
 static int migrate(sqlite3 *db, int from, char *err, size_t errlen)
 {
     int rc;
@@ -705,9 +713,10 @@ static int migrate(sqlite3 *db, int from, char *err, size_t errlen)
         return rc;
     if ((from == 0 && (rc = exec(db, schema_v2, err, errlen)) < 0) ||
         (from < 3 && (rc = exec(db, migrate_v3, err, errlen)) < 0) ||
-        (rc = exec(db, migrate_v4, err, errlen)) < 0 ||
+        (from < 4 && (rc = exec(db, migrate_v4, err, errlen)) < 0) ||
+        (rc = exec(db, migrate_v5, err, errlen)) < 0 ||
         (rc = from < 3 ? create_meta(db, err, errlen) : remeta(db, err, errlen)) < 0 ||
-        (rc = exec(db, "PRAGMA user_version = 4", err, errlen)) < 0) {
+        (rc = exec(db, "PRAGMA user_version = 5", err, errlen)) < 0) {
         char ignored[64];
         exec(db, "ROLLBACK", ignored, sizeof ignored);
         return rc;
@@ -953,8 +962,8 @@ static int sqlite_open(struct wrd_store **out, const char *location, int flags, 
         rc = WRD_STORE_DAMAGED;
         goto fail;
     }
-    if (v != 0 && v != 2 && v != 3 && v != SCHEMA_VERSION) {
-        snprintf(err, errlen, "%s has schema version %lld; this warroomd knows 2, 3 and %d",
+    if (v != 0 && v != 2 && v != 3 && v != 4 && v != SCHEMA_VERSION) {
+        snprintf(err, errlen, "%s has schema version %lld; this warroomd knows 2, 3, 4 and %d",
                  location, (long long)v, SCHEMA_VERSION);
         rc = WRD_STORE_ERROR;
         goto fail;
@@ -1102,6 +1111,7 @@ static int64_t seat_rowsum(const struct wrd_seat_row *r)
     rs_text(&h, r->token_hash);
     rs_text(&h, r->invite_hash);
     rs_text(&h, r->webhook);
+    rs_text(&h, r->mail);
     return rs_final(&h);
 }
 
@@ -1112,7 +1122,8 @@ static void bind_seat(sqlite3_stmt *q, const struct wrd_seat_row *r)
     bind_text(q, 3, r->token_hash);
     bind_text(q, 4, r->invite_hash);
     bind_text(q, 5, r->webhook);
-    sqlite3_bind_int64(q, 6, seat_rowsum(r));
+    bind_text(q, 6, r->mail);
+    sqlite3_bind_int64(q, 7, seat_rowsum(r));
 }
 
 static int sqlite_put_seat(struct wrd_store *st, const struct wrd_seat_row *r)
@@ -1361,7 +1372,8 @@ static int walk_game(struct sqlite_store *s, const char *id, const struct wrd_st
             rc = WRD_STORE_DAMAGED;
             goto out;
         }
-        struct wrd_seat_row r = { text(q, 0), text(q, 1), text(q, 2), text(q, 3), text(q, 4) };
+        struct wrd_seat_row r = { text(q, 0), text(q, 1), text(q, 2), text(q, 3), text(q, 4),
+                                  text(q, 5) };
         if (l && l->seat(l->ctx, &r) != 0) {
             snprintf(err, errlen, "seat %s of game %s could not be restored", r.seat, id);
             rc = WRD_STORE_ERROR;
@@ -1602,7 +1614,7 @@ static struct gent *gt_add(struct gtab *t, const char *id)
  * SQLite checks on the table's row: an entry it should not hold is found
  * by the listing, which checks each row it lists. */
 #define GAMES_ROWID 15
-#define SEATS_ROWID 6
+#define SEATS_ROWID 7
 #define FINISHED_LISTED " WHERE status = 'finished' AND listed = 1"
 
 struct index_check {

@@ -104,8 +104,8 @@ static void put_game(struct wrd_store *st, const char *id, const char *ruleset,
     struct wrd_game_row g = { id, ruleset, "", "null", "{\"spectators\":true}", seed,
                               created_ms, listed, NULL, NULL };
     assert_int_equal(ops->put_game(st, &g), 0);
-    struct wrd_seat_row x = { id, "x", TOKEN_X, NULL, NULL };
-    struct wrd_seat_row o = { id, "o", NULL, INVITE_O, NULL };
+    struct wrd_seat_row x = { id, "x", TOKEN_X, NULL, NULL, NULL };
+    struct wrd_seat_row o = { id, "o", NULL, INVITE_O, NULL, NULL };
     assert_int_equal(ops->put_seat(st, &x), 0);
     assert_int_equal(ops->put_seat(st, &o), 0);
 }
@@ -158,8 +158,9 @@ static int seen_game(void *ctx, const struct wrd_game_row *g, const char *status
 static int seen_seat(void *ctx, const struct wrd_seat_row *r)
 {
     struct seen *s = ctx;
-    say(s, "seat %s %s %.4s %.4s %s\n", r->game, r->seat, r->token_hash ? r->token_hash : "-",
-        r->invite_hash ? r->invite_hash : "-", r->webhook ? r->webhook : "-");
+    say(s, "seat %s %s %.4s %.4s %s%s%s\n", r->game, r->seat, r->token_hash ? r->token_hash : "-",
+        r->invite_hash ? r->invite_hash : "-", r->webhook ? r->webhook : "-",
+        r->mail ? " mail " : "", r->mail ? r->mail : "");
     s->seats++;
     return 0;
 }
@@ -205,7 +206,7 @@ static void test_write_and_read_back(void **state)
     char path[300], err[512];
     path_of(path, sizeof path, "a.db");
     struct wrd_store *st = open_ok(path);
-    assert_int_equal(ops->schema_version(st), 4);
+    assert_int_equal(ops->schema_version(st), 5);
     put_game(st, "g-a", "tictactoe", 1000, 1);
     assert_int_equal(ops->put_status(st, "g-a", "open", NULL, 0, 0), 0);
     assert_int_equal(ops->pending(st), 1);
@@ -226,7 +227,8 @@ static void test_write_and_read_back(void **state)
     assert_int_equal(s.games, 0);
 
     /* 3) claimed, played, snapshotted, finished */
-    struct wrd_seat_row o = { "g-a", "o", TOKEN_O, NULL, "http://127.0.0.1:9/hook" };
+    struct wrd_seat_row o = { "g-a", "o", TOKEN_O, NULL, "http://127.0.0.1:9/hook",
+                              "{\"state\":\"pending\"}" };
     assert_int_equal(ops->update_seat(st, &o), 0);
     assert_int_equal(ops->put_status(st, "g-a", "running", NULL, 86400000, 0), 0);
     put_command(st, "g-a", 1, "x");
@@ -251,7 +253,7 @@ static void test_write_and_read_back(void **state)
     expect_text(&s, "game g-a tictactoe null [] {\"spectators\":true} 0120 created=1000 "
                     "listed=1 finished x deadline=0\n"
                     "seat g-a x 1111 - -\n"
-                    "seat g-a o 2222 - http://127.0.0.1:9/hook\n"
+                    "seat g-a o 2222 - http://127.0.0.1:9/hook mail {\"state\":\"pending\"}\n"
                     "command g-a 1 x 1 {\"type\":\"mark\",\"cell\":1} [] 5001\n"
                     "command g-a 2 o 2 {\"type\":\"mark\",\"cell\":2} [] 5002\n"
                     "command g-a 3 x 3 {\"type\":\"mark\",\"cell\":3} [] 5003\n");
@@ -295,7 +297,7 @@ static void test_failed_commit_rolls_back(void **state)
     assert_int_equal(ops->put_command(st, &again), -1);
     assert_int_not_equal(ops->commit(st, err, sizeof err), 0);
     /* 2) an update of a row that does not exist fails too */
-    struct wrd_seat_row ghost = { "g-c", "z", NULL, NULL, NULL };
+    struct wrd_seat_row ghost = { "g-c", "z", NULL, NULL, NULL, NULL };
     assert_int_equal(ops->update_seat(st, &ghost), -1);
     assert_int_not_equal(ops->commit(st, err, sizeof err), 0);
     assert_non_null(strstr(err, "changed 0 rows"));
@@ -707,7 +709,7 @@ static void test_migrate_from_v2(void **state)
 
     struct wrd_store *st = open_ok(path);
     /* 1) version 4, every row kept */
-    assert_int_equal(ops->schema_version(st), 4);
+    assert_int_equal(ops->schema_version(st), 5);
     struct seen s;
     struct wrd_store_loader l = loader_of(&s, 1);
     assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
@@ -750,7 +752,7 @@ static void test_migrate_from_v2(void **state)
     struct wrd_command_row c = { "g-old2", 3, "french", 1, "{\"type\":\"end\"}", "[]", 203 };
     assert_int_equal(ops->put_command(st, &c), 0);
     assert_int_equal(ops->put_status(st, "g-old2", "finished", "french", 0, 3), 0);
-    struct wrd_seat_row o = { "g-old3", "o", TOKEN_O, NULL, NULL };
+    struct wrd_seat_row o = { "g-old3", "o", TOKEN_O, NULL, NULL, NULL };
     assert_int_equal(ops->update_seat(st, &o), 0);
     commit_ok(st);
     ops->close(st);
@@ -841,12 +843,12 @@ static const struct damage_row {
          " scenario, options, x'00', created_at, status, result, deadline_at, listed, version)"
          " WHERE id = 'g-b'", WRD_STORE_DAMAGED, "column seed is not 32 bytes" },
     { 9, "UPDATE seats SET token_hash = 'zz', rowsum = warroom_rowsum(3, game, seat, 'zz',"
-         " invite_hash, webhook) WHERE game = 'g-c' AND seat = 'x'", WRD_STORE_DAMAGED,
+         " invite_hash, webhook, mail) WHERE game = 'g-c' AND seat = 'x'", WRD_STORE_DAMAGED,
       "table seats, row (game g-c, seat x): column token_hash is not 64 hex digits" },
     { 10, "DELETE FROM seats WHERE game = 'g-c';" META("seats", "-2"), WRD_STORE_DAMAGED,
       "table seats: game g-c has no seat" },
-    { 11, "INSERT INTO seats VALUES ('g-zz', 'x', NULL, NULL, NULL, warroom_rowsum(3, 'g-zz',"
-          " 'x', NULL, NULL, NULL));" META("seats", "1"), WRD_STORE_DAMAGED,
+    { 11, "INSERT INTO seats (game, seat, rowsum) VALUES ('g-zz', 'x', warroom_rowsum(3,"
+          " 'g-zz', 'x', NULL, NULL, NULL, NULL));" META("seats", "1"), WRD_STORE_DAMAGED,
       "a seat of game g-zz, which has no row" },
     { 12, "INSERT INTO snapshots VALUES ('g-b', 9, '{}', warroom_rowsum(5, 'g-b', 9, '{}'));"
           META("snapshots", "1"), WRD_STORE_DAMAGED,
@@ -861,7 +863,7 @@ static const struct damage_row {
           " WHERE game = 'g-a' AND version = 1", WRD_STORE_DAMAGED,
       "column cmd is text holding a NUL byte" },
     { 17, "UPDATE seats SET seat = 'a-seat-name-longer-than-23', rowsum = warroom_rowsum(3,"
-          " game, 'a-seat-name-longer-than-23', token_hash, invite_hash, webhook)"
+          " game, 'a-seat-name-longer-than-23', token_hash, invite_hash, webhook, mail)"
           " WHERE game = 'g-b' AND seat = 'o'", WRD_STORE_DAMAGED, "column seat is too long" },
     { 18, "PRAGMA user_version = 9", WRD_STORE_ERROR, "has schema version 9" },
     { 19, "PRAGMA application_id = 7", WRD_STORE_DAMAGED,
@@ -873,7 +875,7 @@ static const struct damage_row {
     { 21, "UPDATE games SET version = 5, rowsum = " GAME_SUM("status", "5") " WHERE id = 'g-b'",
       WRD_STORE_DAMAGED, "game g-b has 2 commands; its row says it reached version 5" },
     { 22, "UPDATE seats SET seat = '', rowsum = warroom_rowsum(3, game, '', token_hash,"
-          " invite_hash, webhook) WHERE game = 'g-b' AND seat = 'o'", WRD_STORE_DAMAGED,
+          " invite_hash, webhook, mail) WHERE game = 'g-b' AND seat = 'o'", WRD_STORE_DAMAGED,
       "column seat is empty" },
     { 23, "UPDATE games SET listed = 2, rowsum = warroom_rowsum(2, id, ruleset, scenario_name,"
           " scenario, options, seed, created_at, status, result, deadline_at, 2, version)"
@@ -922,7 +924,7 @@ static void put_linked(struct wrd_store *st, const char *id, int64_t created_ms,
 {
     struct wrd_game_row g = { id, "battle", "", "null", "{}", seed, created_ms, 1, parent, key };
     assert_int_equal(ops->put_game(st, &g), 0);
-    struct wrd_seat_row x = { id, "p1", TOKEN_X, NULL, NULL };
+    struct wrd_seat_row x = { id, "p1", TOKEN_X, NULL, NULL, NULL };
     assert_int_equal(ops->put_seat(st, &x), 0);
     assert_int_equal(ops->put_status(st, id, status, strcmp(status, "finished") == 0 ? "p1"
                                                                                    : NULL, 0, 0), 0);
@@ -967,14 +969,27 @@ static void test_links(void **state)
     assert_non_null(strstr(s.text, "link g-o -> g-p attack-2 battle finished p1\n"));
     ops->close(st);
 
-    /* 3) a version-3 store (the same without the two columns) is migrated:
-     *    its rows kept, its checksums and schema sum computed again */
+    /* 3) a version-4 store (the same without seats' mail column) is
+     *    migrated: its rows kept, the seats' checksums computed again */
     sqlite3 *db = raw_open(path);
-    raw_exec(db, "ALTER TABLE games DROP COLUMN link_key; ALTER TABLE games DROP COLUMN parent;"
-                 "PRAGMA user_version = 3;");
+    raw_exec(db, "ALTER TABLE seats DROP COLUMN mail; PRAGMA user_version = 4;");
     sqlite3_close(db);
     st = open_ok(path);
-    assert_int_equal(ops->schema_version(st), 4);
+    assert_int_equal(ops->schema_version(st), 5);
+    l = loader_of(&s, 1);
+    assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
+    assert_int_equal(s.games, 3);
+    assert_non_null(strstr(s.text, "link g-o -> g-p attack-2 battle finished p1\n"));
+    ops->close(st);
+
+    /* 4) a version-3 store (the same without the three columns) is migrated:
+     *    its rows kept, its checksums and schema sum computed again */
+    db = raw_open(path);
+    raw_exec(db, "ALTER TABLE games DROP COLUMN link_key; ALTER TABLE games DROP COLUMN parent;"
+                 "ALTER TABLE seats DROP COLUMN mail; PRAGMA user_version = 3;");
+    sqlite3_close(db);
+    st = open_ok(path);
+    assert_int_equal(ops->schema_version(st), 5);
     l = loader_of(&s, 1);
     assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
     assert_int_equal(s.games, 3);
@@ -989,7 +1004,7 @@ static void test_links(void **state)
     assert_non_null(strstr(s.text, "link g-n -> g-p attack-3 battle running -\n"));
     ops->close(st);
 
-    /* 4) a child whose parent is not stored: damaged, nothing passed */
+    /* 5) a child whose parent is not stored: damaged, nothing passed */
     path_of(path, sizeof path, "orphan.db");
     st = open_ok(path);
     put_linked(st, "g-orphan", 5000, "g-gone", "attack-1", "running");
@@ -1075,7 +1090,7 @@ static void test_reads_and_writes_check_rows(void **state)
                      WRD_STORE_DAMAGED);
     assert_null(snap);
     /* 3) an update never covers damage with a fresh checksum */
-    struct wrd_seat_row o = { "g-c", "o", TOKEN_O, NULL, NULL };
+    struct wrd_seat_row o = { "g-c", "o", TOKEN_O, NULL, NULL, NULL };
     assert_int_equal(ops->update_seat(st, &o), -1);
     assert_int_not_equal(ops->commit(st, err, sizeof err), 0);
     assert_int_equal(ops->put_status(st, "g-b", "finished", "x", 0, 2), -1);
