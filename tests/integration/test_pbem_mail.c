@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
 /*
- * test_pbem.c - play by email end to end (issue 17; the feature as
+ * test_pbem_mail.c - play by email end to end (issue 17; the feature as
  * docs/protocol.md and the play-by-email specification describe it): the
  * real warroomd sending through a real SMTP server on loopback
  * (tests/support/smtp_sink.py, through tests/support/mailbox.h), players
