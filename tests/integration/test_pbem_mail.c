@@ -45,10 +45,11 @@
  * Readings of the specification where it leaves a choice (what a player
  * would expect):
  *   - confirming an address while the game awaits that seat sends the
- *     seat's turn mail at once (the player should not wait for the next
- *     turn to learn it is theirs);
- *   - the answer to a reply is threaded: its In-Reply-To is the reply's
- *     Message-ID;
+ *     seat a mail with the game and its orders at once (whatever its
+ *     subject calls it: the player should not wait for the next turn to
+ *     learn it is theirs);
+ *   - the answer to a reply need not be threaded under it, but when it has
+ *     an In-Reply-To, that is the reply's Message-ID;
  *   - a reply to a confirmation mail confirms whatever its text says (an
  *     empty reply, or "Yes, that's me").
  *
@@ -87,7 +88,8 @@
 #define MAIL_FROM "warroom@test.example"
 #define REPLY_LOCAL "play"
 #define REPLY_DOMAIN "test.example"
-#define ORDERS_SECTION "Reply with your orders, one per line, above the quoted text:"
+/* the orders section's first words (the specification ends them with a colon) */
+#define ORDERS_SECTION "Reply with your orders, one per line, above the quoted text"
 
 static struct wt_mailbox mb;
 static struct wt_fixture fx;
@@ -235,15 +237,20 @@ static struct wt_mail *next_mail(struct pbem *g, struct seat *s, const char *wan
     return m;
 }
 
-/* The mail's subject ends with suffix; fails otherwise. */
-static void expect_subject(const struct wt_mail *m, const char *game, const char *suffix)
+/* The mail is of kind (its subject "Warroom GAME: ..." holds what, e.g.
+ * "your move", and the seat's name): fails otherwise. The specification
+ * gives the subjects as "SEAT, your move", "your orders (SEAT)", "confirm
+ * your address (SEAT)"; the words and the seat are what a player reads. */
+static void expect_subject(const struct wt_mail *m, const char *game, const char *seat,
+                           const char *what)
 {
-    char want[128];
-    snprintf(want, sizeof want, "Warroom %s: %s", game, suffix);
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "Warroom %s: ", game);
     const char *subject = wt_mail_header(m, "Subject");
-    if (subject == NULL || strcmp(subject, want) != 0)
-        fail_msg("mail %d: Subject '%s', want '%s'\n%s", m->n, subject ? subject : "(none)",
-                 want, m->text);
+    if (subject == NULL || strncmp(subject, prefix, strlen(prefix)) != 0 ||
+        !strstr(subject + strlen(prefix), what) || !strstr(subject + strlen(prefix), seat))
+        fail_msg("mail %d: Subject '%s', want '%s' with '%s' and '%s'\n%s", m->n,
+                 subject ? subject : "(none)", prefix, what, seat, m->text);
 }
 
 /* src into dst (cap bytes), cut to fit. */
@@ -368,19 +375,28 @@ static void check_game_mail(struct pbem *g, struct seat *s, const struct wt_mail
     const char *text = m->text;
     struct tag t;
     tag_of(m, &t);
-    char first[512];
-    snprintf(first, sizeof first, "%.*s", (int)strcspn(text, "\n"), text);
-    int has_version = 0;
-    for (const char *c = first; *c; c++)
-        if (isdigit((unsigned char)*c) && (c == first || !isalnum((unsigned char)c[-1]))) {
-            size_t k = strspn(c, "0123456789");
-            has_version |= k == strlen(t.what) && strncmp(c, t.what, k) == 0;
-            c += k - 1;
-        }
-    if (!strstr(first, g->game) || !strstr(first, "waterloo") || !strstr(first, s->name) ||
-        !has_version)
-        fail_msg("mail %d: its first line does not name game %s, waterloo, %s and version %s:"
-                 " '%s'", m->n, g->game, s->name, t.what, first);
+    /* the line naming the game: the first line of a turn mail, the first
+     * after the lines about the orders in an answer */
+    char first[512] = "";
+    int named = 0;
+    for (const char *l = text; *l && !named;) {
+        size_t n = strcspn(l, "\n");
+        snprintf(first, sizeof first, "%.*s", (int)n, l);
+        l += n + (l[n] == '\n');
+        if (!strstr(first, g->game))
+            continue;
+        int has_version = 0;
+        for (const char *c = first; *c; c++)
+            if (isdigit((unsigned char)*c) && (c == first || !isalnum((unsigned char)c[-1]))) {
+                size_t k = strspn(c, "0123456789");
+                has_version |= k == strlen(t.what) && strncmp(c, t.what, k) == 0;
+                c += k - 1;
+            }
+        named = strstr(first, "waterloo") && strstr(first, s->name) && has_version;
+    }
+    if (!named)
+        fail_msg("mail %d: no line names game %s, waterloo, %s and version %s:\n%s", m->n,
+                 g->game, s->name, t.what, text);
     int numbers = 0, rows = 0;
     for (const char *l = text; *l;) {
         size_t n = strcspn(l, "\n");
@@ -413,10 +429,12 @@ static void check_game_mail(struct pbem *g, struct seat *s, const struct wt_mail
     }
     result_free(&r);
     if (orders) {
+        /* the section, an order's synopsis in it, and examples (the
+         * section's or the panel's) */
         const char *sec = strstr(text, ORDERS_SECTION);
         char ex[8][256];
-        if (sec == NULL || examples(sec, ex, 8) == 0)
-            fail_msg("mail %d: no orders section with examples:\n%s", m->n, text);
+        if (sec == NULL || !strstr(sec, "\n  ") || examples(text, ex, 8) == 0)
+            fail_msg("mail %d: no orders section with synopses and examples:\n%s", m->n, text);
     } else if (strstr(text, ORDERS_SECTION)) {
         fail_msg("mail %d: an orders section, and the game does not await %s:\n%s", m->n,
                  s->name, text);
@@ -495,7 +513,10 @@ static struct answer reply(struct seat *s, const char *const *lines, char **msg_
     return a;
 }
 
-/* Whether m's In-Reply-To names the message id msgid ("<...>"). */
+/* Whether m's In-Reply-To names the message id msgid ("<...>"). (The
+ * specification does not ask the answer to be threaded under the reply; a
+ * player's mail client threads it when it is, and an In-Reply-To naming
+ * another message would be wrong.) */
 static int threaded_under(const struct wt_mail *m, const char *msgid)
 {
     char a[256], b[256];
@@ -509,10 +530,8 @@ static int threaded_under(const struct wt_mail *m, const char *msgid)
 static struct wt_mail *answer_mail(struct pbem *g, struct seat *s, const char *msgid)
 {
     struct wt_mail *m = next_mail(g, s, "the answer to its reply");
-    char subject[64];
-    snprintf(subject, sizeof subject, "your orders (%s)", s->name);
-    expect_subject(m, g->game, subject);
-    if (!threaded_under(m, msgid))
+    expect_subject(m, g->game, s->name, "your orders");
+    if (wt_mail_header(m, "In-Reply-To") != NULL && !threaded_under(m, msgid))
         fail_msg("mail %d (the answer): In-Reply-To '%s', want the reply's %s", m->n,
                  wt_mail_header(m, "In-Reply-To") ? wt_mail_header(m, "In-Reply-To") : "(none)",
                  msgid);
@@ -563,14 +582,12 @@ static void code_of(const struct wt_mail *m, char *code, size_t cap)
  * tag (what = c), no attachment. */
 static void check_confirmation(struct pbem *g, struct seat *s, const struct wt_mail *m)
 {
-    char subject[64];
-    snprintf(subject, sizeof subject, "confirm your address (%s)", s->name);
-    expect_subject(m, g->game, subject);
+    expect_subject(m, g->game, s->name, "confirm your address");
     struct tag t;
     tag_of(m, &t);
     if (strcmp(t.what, "c") != 0)
         fail_msg("mail %d: a confirmation whose tag says '%s', not 'c'", m->n, t.what);
-    if (!strstr(m->text, "Reply to this mail to confirm"))
+    if (!strcasestr(m->text, "reply to this mail"))
         fail_msg("mail %d: the confirmation does not say how to confirm:\n%s", m->n, m->text);
     char code[32];
     code_of(m, code, sizeof code);
@@ -719,6 +736,24 @@ static int candidates(const struct seat *s, char out[][256], int max)
     return n;
 }
 
+/* The next "your move" mail to s: a mail saying its address is confirmed
+ * (which the server may send on confirmation, with the game as it stands)
+ * is passed over. */
+static struct wt_mail *turn_mail(struct pbem *g, struct seat *s)
+{
+    for (int i = 0; i < 3; i++) {
+        struct wt_mail *m = next_mail(g, s, "its turn mail");
+        const char *subject = wt_mail_header(m, "Subject");
+        if (i < 2 && subject && strstr(subject, "confirmed")) {
+            wt_mail_free(m);
+            continue;
+        }
+        expect_subject(m, g->game, s->name, "your move");
+        return m;
+    }
+    return NULL;
+}
+
 /* Play the game by mail from seat cur (whose mail awaits its orders) until
  * done(g) says so (asked before every reply) or MAX_REPLIES. Each reply is
  * one order; a refused order is followed by the next candidate; an answer
@@ -782,10 +817,7 @@ static struct seat *play(struct pbem *g, struct seat *cur, int (*done)(struct pb
         check_game_mail(g, cur, m, awaits);
         if (!awaits) {
             struct seat *other = cur == &g->seat[0] ? &g->seat[1] : &g->seat[0];
-            struct wt_mail *turn = next_mail(g, other, "its turn mail");
-            char subject[64];
-            snprintf(subject, sizeof subject, "%s, your move", other->name);
-            expect_subject(turn, g->game, subject);
+            struct wt_mail *turn = turn_mail(g, other);
             wt_mail_free(other->mail);
             other->mail = turn;
             check_game_mail(g, other, turn, 1);
@@ -809,7 +841,7 @@ static struct seat *start_game(struct pbem *g, const char *tag)
     confirm_by_reply(g, &g->seat[1], yes);
     /* The game awaits the French (set-up): confirmed, their turn mail. */
     struct wt_mail *m = next_mail(g, &g->seat[0], "the turn mail after the confirmation");
-    expect_subject(m, g->game, "french, your move");
+    expect_subject(m, g->game, "french", "");
     wt_mail_free(g->seat[0].mail);
     g->seat[0].mail = m;
     check_game_mail(g, &g->seat[0], m, 1);
@@ -911,7 +943,7 @@ static void test_b_illegal_order_refused(void **state)
     /* Three lines, the second illegal: the first stands, the third is not
      * tried. */
     char ex[8][256];
-    int k = examples(strstr(m->text, ORDERS_SECTION), ex, 8);
+    int k = examples(m->text, ex, 8);
     const char *attack = NULL;
     for (int i = 0; i < k && !attack; i++)
         if (strncmp(ex[i], "attack ", 7) == 0)
@@ -1047,7 +1079,9 @@ static void test_c_forged_and_resent_replies(void **state)
         struct wt_mail *x = wt_mailbox_read(&mb, n);
         assert_non_null(x);
         const char *subject = wt_mail_header(x, "Subject");
-        int ok = threaded_under(x, id) || (subject && strstr(subject, "allied, your move"));
+        int ok = (subject && strstr(subject, "your orders") && strstr(x->text, line) &&
+                  (wt_mail_header(x, "In-Reply-To") == NULL || threaded_under(x, id))) ||
+                 (subject && strstr(subject, "your move") && strstr(subject, "allied"));
         if (!ok)
             fail_msg("mail %d was sent after the ignored ones, before the legal reply's answer:"
                      "\n%s", n, x->raw);
@@ -1131,7 +1165,8 @@ static void test_d_confirmation_and_removal(void **state)
     json_decref(ok);
     expect_mail_state(&g, fr, "confirmed");
     struct wt_mail *m = next_mail(&g, fr, "the turn mail after the confirmation");
-    expect_subject(m, g.game, "french, your move");
+    expect_subject(m, g.game, "french", "");
+    check_game_mail(&g, fr, m, 1);
     wt_mail_free(fr->mail);
     fr->mail = m;
 
@@ -1149,7 +1184,7 @@ static void test_d_confirmation_and_removal(void **state)
     assert_null(strstr(m->text, ORDERS_SECTION));
     do_until_other(&g, al);
     m = next_mail(&g, fr, "its turn mail after the allied set-up");
-    expect_subject(m, g.game, "french, your move");
+    expect_subject(m, g.game, "french", "your move");
     wt_mail_free(fr->mail);
     fr->mail = m;
     if (wt_mailbox_count_to(&mb, al->addr, mark) != 0)
@@ -1167,8 +1202,7 @@ static void test_d_confirmation_and_removal(void **state)
         answer_mail(&g, fr, id);
     }
     assert_null(strstr(fr->mail->text, ORDERS_SECTION));
-    m = next_mail(&g, al, "its turn mail once confirmed");
-    expect_subject(m, g.game, "allied, your move");
+    m = turn_mail(&g, al);
     wt_mail_free(al->mail);
     al->mail = m;
     long long v = version_of(&al->p, g.game);
