@@ -10,7 +10,7 @@
  *
  *     --smtp smtp://127.0.0.1:SINK --mail-from warroom@test.example
  *     --mail-reply play@test.example --mail-url http://127.0.0.1:WEB/
- *     --mail-retry-ms 100
+ *     --mail-retry-ms 100 --max-mails-per-address 100
  *
  *   a. a Waterloo game of the small scenario (tests' scenarios/test/small.json:
  *      the units start close, a battle comes in the first turn) created with
@@ -116,7 +116,10 @@ static int start(void)
     const char *args[] = { "--scenarios", WARROOM_SCENARIO_DIR, "--smtp", mb.url,
                            "--mail-from", MAIL_FROM, "--mail-reply",
                            REPLY_LOCAL "@" REPLY_DOMAIN, "--mail-url", mail_url,
-                           "--mail-retry-ms", "100", "--web-listen", web, NULL };
+                           "--mail-retry-ms", "100", "--web-listen", web,
+                           /* every player of this file registers from 127.0.0.1:
+                            * more than the default 10 an hour */
+                           "--max-mails-per-address", "100", NULL };
     const char *tmp = getenv("TMPDIR");
     snprintf(fx.root, sizeof fx.root, "%s/warroom-pbem-XXXXXX", tmp ? tmp : "/tmp");
     if (mkdtemp(fx.root) == NULL || wt_server_start(&fx.s, args) < 0)
