@@ -970,34 +970,40 @@ out:
 int wrc_cmd_notify(const struct wrc_opts *go, int argc, char **argv)
 {
     static const char usage[] =
-        "GAME [--mail ADDR | --no-mail] [--confirm CODE] [--webhook URL | --no-webhook]\n"
+        "GAME [--mail ADDR | --no-mail] [--confirm CODE] [--digest | --no-digest]\n"
+        "     [--webhook URL | --no-webhook]\n"
         "How the server tells your seat of GAME that it is your decision:\n"
         "  --mail ADDR     mail ADDR (play by email): the server sends it a confirmation\n"
         "                  mail with a code, and nothing else until it is confirmed\n"
         "  --confirm CODE  confirm the address with the code of that mail (replying to\n"
         "                  the mail confirms it too)\n"
         "  --no-mail       forget the address\n"
+        "  --digest        one mail a day for this game while it awaits you (at the\n"
+        "                  server's digest hour), instead of one each time it does;\n"
+        "                  --no-digest: one each time again\n"
         "  --webhook URL   POST to an http:// URL; --no-webhook removes it\n"
         "Prints the address's state: none, pending (not yet confirmed) or confirmed.\n"
         "The address is kept like a secret: no other seat, list or export shows it.\n"
         "Orders by reply: see warroom help mail-in.";
     struct wrc_opts o = *go;
     const char *mail = NULL, *confirm = NULL, *webhook = NULL;
-    int no_mail = 0, no_webhook = 0;
+    int no_mail = 0, no_webhook = 0, digest = 0, no_digest = 0;
     const struct extra ex[] = {
         { "mail", 1, &mail, NULL, NULL }, { "no-mail", 0, NULL, &no_mail, NULL },
         { "confirm", 1, &confirm, NULL, NULL }, { "webhook", 1, &webhook, NULL, NULL },
-        { "no-webhook", 0, NULL, &no_webhook, NULL }, { NULL, 0, NULL, NULL, NULL },
+        { "no-webhook", 0, NULL, &no_webhook, NULL }, { "digest", 0, NULL, &digest, NULL },
+        { "no-digest", 0, NULL, &no_digest, NULL }, { NULL, 0, NULL, NULL, NULL },
     };
     int rc = parse("notify", usage, &o, ex, argc, argv);
     if (rc)
         return rc == 1 ? 0 : rc;
     if ((rc = positional("notify", usage, argc, argv, 1)) != 0)
         return rc;
-    if ((mail && no_mail) || (webhook && no_webhook) ||
-        !(mail || no_mail || confirm || webhook || no_webhook)) {
-        fprintf(stderr, "warroom notify: give --mail ADDR or --no-mail, and/or --confirm CODE "
-                "(or --webhook URL or --no-webhook)\nusage: warroom notify %s\n", usage);
+    if ((mail && no_mail) || (webhook && no_webhook) || (digest && no_digest) ||
+        !(mail || no_mail || confirm || webhook || no_webhook || digest || no_digest)) {
+        fprintf(stderr, "warroom notify: give --mail ADDR or --no-mail, and/or --confirm CODE, "
+                "--digest or --no-digest (or --webhook URL or --no-webhook)\n"
+                "usage: warroom notify %s\n", usage);
         return WRC_EXIT_USAGE;
     }
     if (mail && (rc = check_mail("notify", mail)) != 0)
@@ -1014,6 +1020,8 @@ int wrc_cmd_notify(const struct wrc_opts *go, int argc, char **argv)
         json_object_set_new(msg, "confirm", json_string(confirm));
     if (webhook || no_webhook)
         json_object_set_new(msg, "webhook", webhook ? json_string(webhook) : json_null());
+    if (digest || no_digest)
+        json_object_set_new(msg, "digest", json_boolean(digest));
     struct wrc_client cl;
     struct wrc_game *g = NULL;
     /* notify speaks for the seat this connection joined as */

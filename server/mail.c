@@ -312,8 +312,10 @@ static int has_crlf(const char *s)
 
 /* A message id: 1..250 printable ASCII bytes, no blank, no brackets, one
  * '@' somewhere (id-left "@" id-right, loosely). */
-static int check_msgid(const char *id)
+int wrd_mail_check_msgid(const char *id)
 {
+    if (id == NULL)
+        return -1;
     size_t n = strlen(id);
     if (n == 0 || n > 250 || strchr(id, '@') == NULL)
         return -1;
@@ -470,8 +472,8 @@ static int format_check(const struct wrd_mail_msg *m, int *subject_ascii)
     /* 4) */
     if (check_utf8_text(m->subject, subject_ascii) != 0 || strlen(m->subject) > 900)
         return WRD_MAIL_EINVAL;
-    if ((m->message_id != NULL && check_msgid(m->message_id) != 0)
-        || (m->in_reply_to != NULL && check_msgid(m->in_reply_to) != 0))
+    if ((m->message_id != NULL && wrd_mail_check_msgid(m->message_id) != 0)
+        || (m->in_reply_to != NULL && wrd_mail_check_msgid(m->in_reply_to) != 0))
         return WRD_MAIL_EINVAL;
     size_t total = strlen(m->text);
     for (int i = 0; i < m->nparts; i++) {

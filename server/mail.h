@@ -91,6 +91,11 @@ int wrd_mail_check_address(const char *addr, const char **why);
  * line). 0 or WRD_MAIL_EBADURL with *why set. Pure. */
 int wrd_mail_check_url(const char *url, const char **why);
 
+/* Is id a message id the formatter writes (without its brackets): 1 to
+ * 250 bytes of printable ASCII without blanks, quotes, backslashes or
+ * brackets, holding an '@'? 0 yes, -1 no. Pure. */
+int wrd_mail_check_msgid(const char *id);
+
 /* One attachment of a message: bytes (borrowed for the call), their MIME
  * type ("image/svg+xml") and file name ("board.svg"). */
 struct wrd_mail_part {
