@@ -40,7 +40,15 @@
  *      --confirm` code is refused (bad_code), the right one confirms and the
  *      turn mails start; `notify --no-mail` stops them and makes the mails'
  *      tags already sent ignored (even one whose version is still the
- *      game's).
+ *      game's);
+ *   e. `warroom mail-in` exits 65 on what is not a message and 75 when the
+ *      server cannot be reached (the MTA tries again), and a tag nobody
+ *      made is answered `ignored`.
+ *
+ * A seat gets its turn mail only while no connection of it is joined (as
+ * a webhook, docs/protocol.md): the players here run the client only for
+ * the assertions (`status`, `export`), between mails, never across a turn
+ * changing hands.
  *
  * Readings of the specification where it leaves a choice (what a player
  * would expect):
