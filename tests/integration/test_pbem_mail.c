@@ -1146,10 +1146,10 @@ static void do_until_other(struct pbem *g, struct seat *s)
                                      "awaiting");
         int mine = json_object_get(aw, s->name) != NULL;
         const char *what = str(aw, s->name);
-        json_decref(st);
+        const char *order = what && strcmp(what, "setup") == 0 ? "endsetup" : "end";
+        json_decref(st);        /* what is gone with it */
         if (!mine)
             return;
-        const char *order = strcmp(what, "setup") == 0 ? "endsetup" : "end";
         EXPECT(&s->p, 0, "accepted", "do", g->game, order);
     }
     fail_msg("%s: the game still awaits it after 10 orders", s->name);
