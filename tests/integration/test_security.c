@@ -26,7 +26,15 @@
  *     many games set up from 127.0.0.1 with webhooks at a listener that
  *     never answers, all notified, fill only that owner's share of the
  *     pending webhooks; a player from 127.0.0.2 still gets its POST. When
- *     two such owners fill every place, a third player still gets its POST.
+ *     two such owners fill every place, a third player still gets its POST;
+ *  7. a seat's mail address is a secret too (issue 17): after a game played
+ *     by mail through a real SMTP server on loopback (tests/support/mailbox.h),
+ *     addresses registered by create and claim, confirmed and used by
+ *     replies (mail_in), and mails given up (the SMTP server stopped), no
+ *     address appears in `GET /games`, `GET /metrics`, `list`, an export,
+ *     the other seat's or a spectator's messages, the seat's own state (at
+ *     most "confirmed" there), the mail_in answers, nor the server's log at
+ *     --log-level debug.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -54,6 +62,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mailbox.h"
 #include "proc.h"
 #include "wsclient.h"
 
@@ -1043,6 +1052,223 @@ static void test_silent_hooks_take_only_their_share(void **state)
     wt_server_cleanup(&s);
 }
 
+/* --- mail addresses stay secret ------------------------------------------------------ */
+
+/* The value of the mail module's given-up counter in GET /metrics: the
+ * first sample (not a # line) whose name starts with "warroom_mail" and
+ * holds "given_up"; -1 when there is none. */
+static long long mail_given_up(int port)
+{
+    static char body[65536];
+    int status = 0;
+    if (wt_http_get(port, "/metrics", &status, body, sizeof body) != 0 || status != 200)
+        return -1;
+    for (char *l = body; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        size_t n = strcspn(l, " {\n");
+        if (strncmp(l, "warroom_mail", 12) == 0 && memmem(l, n, "given_up", 8) != NULL) {
+            const char *v = l + strcspn(l, " \n");
+            return *v == ' ' ? atoll(v + 1) : -1;
+        }
+    }
+    return -1;
+}
+
+/* The reply address of a mail (its Reply-To's address). */
+static void reply_address(const struct wt_mail *m, char *out, size_t cap)
+{
+    if (wt_mail_address(wt_mail_header(m, "Reply-To"), out, cap) < 0)
+        fail_msg("mail %d has no Reply-To:\n%s", m->n, m->raw);
+}
+
+/* The next mail to addr whose Subject holds words (others skipped); words
+ * NULL: the next game mail (not a confirmation request). */
+static struct wt_mail *mail_with(struct wt_mailbox *mb, const char *addr, const char *words)
+{
+    for (int i = 0; i < 8; i++) {
+        struct wt_mail *m = wt_mailbox_next(mb, addr, 10000);
+        if (m == NULL)
+            fail_msg("no mail to %s about '%s' (the maildir has %d)", addr,
+                     words ? words : "the game", wt_mailbox_count(mb));
+        const char *subject = wt_mail_header(m, "Subject");
+        if (subject && (words ? strstr(subject, words) != NULL
+                              : strstr(subject, "confirm your address") == NULL))
+            return m;
+        wt_mail_free(m);
+    }
+    fail_msg("no mail to %s about '%s' among the next 8", addr, words ? words : "the game");
+    return NULL;
+}
+
+/* eve, the MTA, hands in a reply to the tag of m with lines: the answer's
+ * result must be want. */
+static void mail_in(struct party *eve, const struct wt_mail *m, json_t *lines, const char *want)
+{
+    char to[320];
+    reply_address(m, to, sizeof to);
+    wt_send(&eve->c, "{s:s, s:[s], s:o, s:s}", "type", "mail_in", "to", to, "lines", lines,
+            "message_id", "<reply@players.test>");
+    json_t *a = got(eve, "mail_in");
+    if (str(a, "result") == NULL || strcmp(str(a, "result"), want) != 0)
+        fail_msg("mail_in to %s: result %s, want %s", to, str(a, "result"), want);
+    json_decref(a);
+}
+
+static void test_mail_addresses_stay_secret(void **state)
+{
+    (void)state;
+    static const char *const addr[2] = { "secret-mailbox-7q@players.test",
+                                         "secret-mailbox-8w@players.test" };
+    struct wt_mailbox mb;
+    assert_int_equal(wt_mailbox_start(&mb, NULL), 0);
+    const char *const args[] = { "--log-level", "debug", "--smtp", mb.url, "--mail-from",
+                                 "warroom@test.example", "--mail-reply", "play@test.example",
+                                 "--mail-retry-ms", "100", NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    struct party alice, bob, carol, eve;
+    open_party(&alice, "alice", s.port);
+    open_party(&bob, "bob", s.port);
+    open_party(&carol, "carol", s.port);
+    open_party(&eve, "eve", s.port);
+
+    /* x by alice and o by bob, each with an address; carol watches. */
+    wt_send(&alice.c, "{s:s, s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat",
+            "x", "mail", addr[0]);
+    json_t *created = got(&alice, "created");
+    char game[32], token[80];
+    snprintf(game, sizeof game, "%s", str(created, "game"));
+    snprintf(token, sizeof token, "%s", str(created, "token"));
+    wt_send(&bob.c, "{s:s, s:s, s:s}", "type", "claim", "invite",
+            str(json_object_get(created, "invites"), "o"), "mail", addr[1]);
+    json_decref(created);
+    json_t *claimed = got(&bob, "claimed");
+    char btoken[80];
+    snprintf(btoken, sizeof btoken, "%s", str(claimed, "token"));
+    json_decref(claimed);
+    wt_send(&carol.c, "{s:s, s:s, s:b}", "type", "join", "game", game, "spectate", 1);
+    json_decref(got(&carol, "state"));
+    wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "join", "game", game, "token", token);
+    json_decref(got(&alice, "state"));
+    /* The players go: a seat with a connection joined gets no turn mail
+     * (it sees its turn on screen). What they were sent holds no address. */
+    settle(&alice);
+    settle(&bob);
+    struct party *gone[] = { &alice, &bob };
+    for (size_t i = 0; i < 2; i++)
+        if (contains(gone[i]->seen, gone[i]->nseen, "secret-mailbox"))
+            fail_msg("%s received an address", gone[i]->c.name);
+    close_party(&alice);
+    close_party(&bob);
+
+    /* Both confirm by reply; then x and o play by mail. */
+    for (int i = 0; i < 2; i++) {
+        struct wt_mail *c = mail_with(&mb, addr[i], "confirm your address");
+        mail_in(&eve, c, json_array(), "confirmed");
+        wt_mail_free(c);
+    }
+    /* x is awaited: its first game mail (the one saying it is confirmed,
+     * or its turn) carries the tag to answer */
+    struct wt_mail *m = mail_with(&mb, addr[0], NULL);
+    mail_in(&eve, m, json_pack("[s]", "mark 4"), "applied");
+    wt_mail_free(m);
+    m = mail_with(&mb, addr[1], "your move");
+    mail_in(&eve, m, json_pack("[s]", "mark 0"), "applied");
+    wt_mail_free(m);
+    wt_mail_free(mail_with(&mb, addr[1], "your orders"));
+    m = mail_with(&mb, addr[0], "your move");
+
+    /* The SMTP server goes away: x's next reply is applied, and its answer
+     * and o's turn mail are given up after their retries. */
+    int sink = wt_mailbox_stop(&mb);
+    assert_true(sink >= 0 && WIFEXITED(sink) && WEXITSTATUS(sink) == 0);
+    long long before = mail_given_up(s.port);
+    if (before < 0)
+        fail_msg("GET /metrics has no warroom_mail..given_up.. counter");
+    mail_in(&eve, m, json_pack("[s]", "mark 8"), "applied");
+    wt_mail_free(m);
+    long deadline = now_ms() + 30000;
+    long long v = before;
+    while (v < before + 2 && now_ms() < deadline) {
+        poll(NULL, 0, 20);      /* the next look at the counter: a bounded poll */
+        v = mail_given_up(s.port);
+    }
+    if (v < before + 2)
+        fail_msg("the mails to a stopped SMTP server were not given up (%lld, then %lld)",
+                 before, v);
+
+    /* Lists, exports, pages: no address. */
+    wt_send(&carol.c, "{s:s}", "type", "list");
+    json_decref(got(&carol, "games"));
+    wt_send(&carol.c, "{s:s, s:s}", "type", "export", "game", game);
+    json_decref(got(&carol, "record"));
+    static char body[65536];
+    static const char *const pages[] = { "/games", "/metrics", "/healthz" };
+    for (size_t i = 0; i < 3; i++) {
+        int status = 0;
+        assert_int_equal(wt_http_get(s.port, pages[i], &status, body, sizeof body), 0);
+        assert_int_equal(status, 200);
+        for (int k = 0; k < 2; k++)
+            if (strstr(body, addr[k]) || strstr(body, "secret-mailbox"))
+                fail_msg("address %d is in GET %s", k, pages[i]);
+    }
+    /* The states as a join gives them now: the seat's own, the other
+     * seat's, a spectator's. */
+    open_party(&alice, "alice", s.port);
+    open_party(&bob, "bob", s.port);
+    wt_send(&alice.c, "{s:s, s:s, s:s}", "type", "join", "game", game, "token", token);
+    json_decref(got(&alice, "state"));
+    wt_send(&bob.c, "{s:s, s:s, s:s}", "type", "join", "game", game, "token", btoken);
+    json_decref(got(&bob, "state"));
+    wt_send(&bob.c, "{s:s, s:s}", "type", "export", "game", game);
+    json_decref(got(&bob, "record"));
+    wt_send(&carol.c, "{s:s, s:s, s:b}", "type", "join", "game", game, "spectate", 1);
+    json_decref(got(&carol, "state"));
+    settle(&alice);
+    settle(&bob);
+    settle(&carol);
+    settle(&eve);
+    /* Nobody's messages hold an address: not the other seat's, not the
+     * spectator's, not the MTA's answers, not even the seat's own state,
+     * which says only that its mail is confirmed. */
+    struct party *who[] = { &alice, &bob, &carol, &eve };
+    for (size_t i = 0; i < 4; i++) {
+        assert_true(who[i]->nseen > 0);
+        if (contains(who[i]->seen, who[i]->nseen, "secret-mailbox"))
+            fail_msg("%s received an address", who[i]->c.name);
+    }
+    struct party *seats[] = { &alice, &bob };
+    for (size_t i = 0; i < 2; i++) {
+        assert_non_null(seats[i]->c.state);
+        /* docs/protocol.md: no state says even whether there is an
+         * address (notify's answers do); the specification of issue 17
+         * allowed the seat's own to say it (server.mail), in words */
+        const char *mail = str(json_object_get(seats[i]->c.state, "server"), "mail");
+        if (mail != NULL && strcmp(mail, "confirmed") != 0)
+            fail_msg("%s's own state says server.mail %s, want confirmed", seats[i]->c.name,
+                     mail);
+    }
+    assert_non_null(carol.c.state);
+    assert_null(json_object_get(json_object_get(carol.c.state, "server"), "mail"));
+
+    close_party(&alice);
+    close_party(&bob);
+    close_party(&carol);
+    close_party(&eve);
+    int status = wt_server_stop(&s, SIGTERM, 10000);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* The log, at debug level, tells of the game and its mails, never of
+     * an address. */
+    size_t n = 0;
+    char *log = wt_server_log(&s, &n);
+    assert_non_null(log);
+    assert_non_null(strstr(log, game));
+    if (contains(log, n, "secret-mailbox"))
+        fail_msg("an address is in the server's log:\n%s", log);
+    free(log);
+    wt_server_cleanup(&s);
+    wt_mailbox_cleanup(&mb);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -1053,6 +1279,7 @@ int main(void)
         cmocka_unit_test(test_tls),
         cmocka_unit_test(test_webhook_destinations),
         cmocka_unit_test(test_silent_hooks_take_only_their_share),
+        cmocka_unit_test(test_mail_addresses_stay_secret),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
