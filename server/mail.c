@@ -667,11 +667,6 @@ static int msg_start(struct wrd_mailer *m, struct mail_msg *g)
     bad |= curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)g->len) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)m->timeout_ms) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
-    /* No connection is kept for the next mail: libcurl ends one with a
-     * QUIT whose reply it waits for, blocking the loop; right after a
-     * transfer the server has just answered, while a connection kept idle
-     * for minutes may meet a server that is gone. */
-    bad |= curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_USE_SSL, m->smtps ? (long)CURLUSESSL_ALL
                                                            : (long)CURLUSESSL_TRY) != CURLE_OK;
     bad |= curl_easy_setopt(e, CURLOPT_PRIVATE, g) != CURLE_OK;

@@ -206,9 +206,8 @@ void wrd_mailer_stats(const struct wrd_mailer *m, struct wrd_mail_stats *out);
 /* Stop, from inside the loop: transfers in flight are abandoned (their
  * sockets shut down, so no cut message is ended with "." and nothing is
  * waited for), queued and waiting messages dropped (logged with their
- * count). No connection is kept idle between mails (libcurl ends one with
- * a QUIT whose reply it waits for: right after each transfer, when the
- * server has just answered, never minutes later). Once the last
+ * count). Idle connections libcurl keeps for reuse are closed with a QUIT
+ * whose reply libcurl waits for (quick from a live server). Once the last
  * handle is closed the mailer is freed and done(arg) is called (from a
  * loop callback, never from inside this call; done may be NULL). m must
  * not be used after this call. */
