@@ -18,6 +18,9 @@ int wrc_cmd_do(const struct wrc_opts *o, int argc, char **argv);
 int wrc_cmd_wait(const struct wrc_opts *o, int argc, char **argv);
 int wrc_cmd_export(const struct wrc_opts *o, int argc, char **argv);
 int wrc_cmd_games(const struct wrc_opts *o, int argc, char **argv);
+int wrc_cmd_notify(const struct wrc_opts *o, int argc, char **argv);
+/* exits with sysexits.h codes (0, EX_USAGE, EX_DATAERR, EX_TEMPFAIL), for MTAs */
+int wrc_cmd_mail_in(const struct wrc_opts *o, int argc, char **argv);
 
 /* play.c */
 int wrc_cmd_play(const struct wrc_opts *o, int argc, char **argv);

@@ -31,13 +31,18 @@ static const struct command commands[] = {
     { "create", "[RULESET] --parent GAME ...",
       "the same as new; with --parent, play part of GAME (a campaign's battle) as a game",
       NULL, wrc_cmd_new },
-    { "claim", "INVITE", "take the seat an invite is for", NULL, wrc_cmd_claim },
+    { "claim", "[--mail ADDR] INVITE", "take the seat an invite is for", NULL, wrc_cmd_claim },
     { "status", "GAME", "where a game stands, and its board", NULL, wrc_cmd_status },
     { "do", "GAME 'COMMAND'", "send one command for your seat (checked here first)", NULL,
       wrc_cmd_do },
     { "wait", "[--timeout S] GAME", "block until it is your decision", NULL, wrc_cmd_wait },
     { "export", "GAME", "print the game record (NDJSON)", NULL, wrc_cmd_export },
     { "games", "[--all]", "list your games on the server", NULL, wrc_cmd_games },
+    { "notify", "GAME --mail ADDR | --no-mail | --confirm CODE",
+      "how the server tells your seat it is your decision: a mail address, a webhook",
+      NULL, wrc_cmd_notify },
+    { "mail-in", "< MESSAGE", "play the orders of a reply to a game's mail (for an MTA's pipe)",
+      NULL, wrc_cmd_mail_in },
     { "render", WR_CLI_RENDER_ARGS, WR_CLI_RENDER_SUMMARY, wr_cli_render, NULL },
     { "replay", "[-k] [--json] FILE", "check a game record of any ruleset offline, its dice too",
       wrc_cmd_replay, NULL },
@@ -60,7 +65,13 @@ static void usage(FILE *out)
         "\n"
         "Seat tokens and servers are kept in $XDG_CONFIG_HOME/warroom/config.json\n"
         "(~/.config/warroom/config.json), mode 0600. One-shot commands exit 0 on success,\n"
-        "1 when refused, 2 on usage errors, 3 on connection errors.\n"
+        "1 when refused, 2 on usage errors, 3 on connection errors (mail-in, for MTAs:\n"
+        "0, 64, 65, 75, as warroom help mail-in says).\n"
+        "\n"
+        "Play by email: 'new --mail ADDR', 'claim --mail ADDR INVITE' or 'notify GAME\n"
+        "--mail ADDR' give your seat a mail address (confirmed once, by a code mailed to\n"
+        "it); the game's mails then carry the board, your decision and the orders you may\n"
+        "reply with, and a reply piped to 'warroom mail-in' by the server's MTA plays them.\n"
         "\n"
         "commands (warroom help COMMAND, or warroom COMMAND --help, for each):\n");
     int n = 0;

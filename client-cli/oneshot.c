@@ -8,11 +8,14 @@
  *   warroom wait GAME [--timeout SECONDS]
  *   warroom export GAME [--output FILE]
  *   warroom games [--all]
+ *   warroom notify GAME [--mail ADDR | --no-mail] [--confirm CODE] ...
+ *   warroom mail-in < MESSAGE          (for an MTA: exit codes of sysexits.h)
  *
  * Each connects, does one thing and exits: 0 success, 1 refused (the reason
- * code and sentence printed), 2 usage, 3 connection. --json prints the
- * server's answer as one JSON line instead of sentences. Tokens never reach
- * stdout: they are kept in the config file (config.h).
+ * code and sentence printed), 2 usage, 3 connection (mail-in: 0, 64, 65,
+ * 75, as its help says). --json prints the server's answer as one JSON line
+ * instead of sentences. Tokens never reach stdout: they are kept in the
+ * config file (config.h).
  */
 #include "commands.h"
 
@@ -22,9 +25,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 #include "client.h"
+#include "mailmsg.h"
 #include "strbuf.h"
 
 /* --- options ------------------------------------------------------------------------ */
@@ -237,13 +242,27 @@ static int add_option(json_t *opts, const char *kv)
     return 0;
 }
 
+/* A mail address as the client checks it: loosely (an '@', no blank or
+ * control character, at most 254 bytes); the server decides. 0, or
+ * WRC_EXIT_USAGE with the sentence printed. */
+static int check_mail(const char *cmd, const char *addr)
+{
+    int ok = addr[0] != '\0' && strchr(addr, '@') != NULL && strlen(addr) <= 254;
+    for (const char *p = addr; ok && *p; p++)
+        ok = (unsigned char)*p > ' ' && *p != 127;
+    if (!ok)
+        fprintf(stderr, "warroom %s: --mail wants a mail address (NAME@DOMAIN, no blanks), "
+                "not '%s'\n", cmd, addr);
+    return ok ? 0 : WRC_EXIT_USAGE;
+}
+
 /* --- new ------------------------------------------------------------------------------ */
 
 int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
 {
     static const char usage[] =
         "[RULESET] [--ruleset NAME] [--scenario NAME] [--seat SEAT] [--deadline SECONDS]\n"
-        "                   [--open-seats] [--no-spectators] [--webhook URL]\n"
+        "                   [--open-seats] [--no-spectators] [--webhook URL] [--mail ADDR]\n"
         "                   [--parent GAME] [--option KEY=VALUE]...\n"
         "Create a game (default: the first ruleset below, its default scenario, the first\n"
         "seat) and print the invite codes to send to the other players. --option sets one\n"
@@ -251,10 +270,13 @@ int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
         "JSON, else as a string: --option players=3 --option alliances='[[\"p1\",\"p2\"]]'.\n"
         "--parent GAME plays part of GAME (one of your games: its seat's token is used) as\n"
         "a game of its own, such as a campaign's battle: 'warroom create battle --parent\n"
-        "GAME'. Its seats are held by the players of GAME, with the same tokens.";
+        "GAME'. Its seats are held by the players of GAME, with the same tokens.\n"
+        "--mail ADDR: your seat's mails go to ADDR (play by email), once you have confirmed\n"
+        "it: the server mails it a code; reply to that mail, or run 'warroom notify GAME\n"
+        "--confirm CODE' (warroom help notify, warroom help mail-in).";
     struct wrc_opts o = *go;
     const char *ruleset = wr_ruleset_at(0) ? wr_ruleset_at(0)->name : "", *scenario = NULL,
-               *seat = NULL, *deadline = NULL, *webhook = NULL, *parent = NULL;
+               *seat = NULL, *deadline = NULL, *webhook = NULL, *parent = NULL, *mail = NULL;
     int open_seats = 0, no_spectators = 0;
     json_t *kvs = json_array();
     const struct extra ex[] = {
@@ -262,7 +284,8 @@ int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
         { "seat", 1, &seat, NULL, NULL }, { "deadline", 1, &deadline, NULL, NULL },
         { "webhook", 1, &webhook, NULL, NULL }, { "open-seats", 0, NULL, &open_seats, NULL },
         { "no-spectators", 0, NULL, &no_spectators, NULL }, { "option", 1, NULL, NULL, kvs },
-        { "parent", 1, &parent, NULL, NULL }, { NULL, 0, NULL, NULL, NULL },
+        { "parent", 1, &parent, NULL, NULL }, { "mail", 1, &mail, NULL, NULL },
+        { NULL, 0, NULL, NULL, NULL },
     };
     int rc = parse("new", usage, &o, ex, argc, argv);
     if (rc == 1)
@@ -271,6 +294,8 @@ int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
         ruleset = argv[optind++];       /* warroom create battle ... */
     if (rc == 0)
         rc = positional("new", usage, argc, argv, 0);
+    if (rc == 0 && mail)
+        rc = check_mail("new", mail);
     if (rc) {
         json_decref(kvs);
         return rc == 1 ? 0 : rc;
@@ -312,6 +337,8 @@ int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
         json_object_set_new(msg, "webhook", json_string(webhook));
     if (parent)
         json_object_set_new(msg, "parent", json_string(parent));
+    if (mail)
+        json_object_set_new(msg, "mail", json_string(mail));
 
     /* A linked game is made by a seat of its parent: this connection joins
      * the parent with the seat's token first, and that token holds the
@@ -378,6 +405,9 @@ int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
                        "with their tokens\n", json_string_value(json_object_get(
                            json_object_get(a, "parent"), "key")), parent);
             printf("you hold the %s seat (its token is kept in %s)\n", myseat, cl.cfg.path);
+            if (mail)
+                printf("a code goes to your mail address: reply to that mail, or run "
+                       "warroom notify %s --confirm CODE\n", game);
             printf("send each invite to the player who should take that seat (each works "
                    "once):\n");
             const char *s;
@@ -397,17 +427,23 @@ int wrc_cmd_new(const struct wrc_opts *go, int argc, char **argv)
 int wrc_cmd_claim(const struct wrc_opts *go, int argc, char **argv)
 {
     static const char usage[] =
-        "INVITE | --game GAME --seat SEAT [--webhook URL]\n"
-        "Take the seat an invite is for (or a free seat of a game with open seats).";
+        "[--mail ADDR] [--webhook URL] INVITE | --game GAME --seat SEAT\n"
+        "Take the seat an invite is for (or a free seat of a game with open seats).\n"
+        "--mail ADDR: the seat's mails go to ADDR (play by email), once you have confirmed\n"
+        "it: the server mails it a code; reply to that mail, or run 'warroom notify GAME\n"
+        "--confirm CODE' (warroom help notify, warroom help mail-in).";
     struct wrc_opts o = *go;
-    const char *game = NULL, *seat = NULL, *webhook = NULL;
+    const char *game = NULL, *seat = NULL, *webhook = NULL, *mail = NULL;
     const struct extra ex[] = {
         { "game", 1, &game, NULL, NULL }, { "seat", 1, &seat, NULL, NULL },
-        { "webhook", 1, &webhook, NULL, NULL }, { NULL, 0, NULL, NULL, NULL },
+        { "webhook", 1, &webhook, NULL, NULL }, { "mail", 1, &mail, NULL, NULL },
+        { NULL, 0, NULL, NULL, NULL },
     };
     int rc = parse("claim", usage, &o, ex, argc, argv);
     if (rc)
         return rc == 1 ? 0 : rc;
+    if (mail && (rc = check_mail("claim", mail)) != 0)
+        return rc;
     json_t *msg;
     if (game || seat) {
         if (!game || !seat || (rc = positional("claim", usage, argc, argv, 0)) != 0) {
@@ -422,6 +458,8 @@ int wrc_cmd_claim(const struct wrc_opts *go, int argc, char **argv)
     }
     if (webhook)
         json_object_set_new(msg, "webhook", json_string(webhook));
+    if (mail)
+        json_object_set_new(msg, "mail", json_string(mail));
     struct wrc_client cl;
     if ((rc = wrc_client_init(&cl, &o, game)) != 0 || (rc = wrc_client_connect(&cl, 0)) != 0) {
         json_decref(msg);
@@ -467,6 +505,9 @@ int wrc_cmd_claim(const struct wrc_opts *go, int argc, char **argv)
             printf("you hold the %s seat of game %s%s%s%s (its token is kept in %s)\n",
                    json_string_value(json_object_get(a, "seat")), id, g ? " (" : "",
                    g ? g->ruleset : "", g ? ")" : "", cl.cfg.path);
+        if (mail && !o.json)
+            printf("a code goes to your mail address: reply to that mail, or run "
+                   "warroom notify %s --confirm CODE\n", id);
     }
     json_decref(a);
     wrc_client_release(&cl);
@@ -920,6 +961,237 @@ int wrc_cmd_games(const struct wrc_opts *go, int argc, char **argv)
     }
     json_decref(a);
 out:
+    wrc_client_release(&cl);
+    return rc;
+}
+
+/* --- notify ---------------------------------------------------------------------------------- */
+
+int wrc_cmd_notify(const struct wrc_opts *go, int argc, char **argv)
+{
+    static const char usage[] =
+        "GAME [--mail ADDR | --no-mail] [--confirm CODE] [--digest | --no-digest]\n"
+        "     [--webhook URL | --no-webhook]\n"
+        "How the server tells your seat of GAME that it is your decision:\n"
+        "  --mail ADDR     mail ADDR (play by email): the server sends it a confirmation\n"
+        "                  mail with a code, and nothing else until it is confirmed\n"
+        "  --confirm CODE  confirm the address with the code of that mail (replying to\n"
+        "                  the mail confirms it too)\n"
+        "  --no-mail       forget the address\n"
+        "  --digest        one mail a day for this game while it awaits you (at the\n"
+        "                  server's digest hour), instead of one each time it does;\n"
+        "                  --no-digest: one each time again\n"
+        "  --webhook URL   POST to an http:// URL; --no-webhook removes it\n"
+        "Prints the address's state: none, pending (not yet confirmed) or confirmed.\n"
+        "The address is kept like a secret: no other seat, list or export shows it.\n"
+        "Orders by reply: see warroom help mail-in.";
+    struct wrc_opts o = *go;
+    const char *mail = NULL, *confirm = NULL, *webhook = NULL;
+    int no_mail = 0, no_webhook = 0, digest = 0, no_digest = 0;
+    const struct extra ex[] = {
+        { "mail", 1, &mail, NULL, NULL }, { "no-mail", 0, NULL, &no_mail, NULL },
+        { "confirm", 1, &confirm, NULL, NULL }, { "webhook", 1, &webhook, NULL, NULL },
+        { "no-webhook", 0, NULL, &no_webhook, NULL }, { "digest", 0, NULL, &digest, NULL },
+        { "no-digest", 0, NULL, &no_digest, NULL }, { NULL, 0, NULL, NULL, NULL },
+    };
+    int rc = parse("notify", usage, &o, ex, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if ((rc = positional("notify", usage, argc, argv, 1)) != 0)
+        return rc;
+    if ((mail && no_mail) || (webhook && no_webhook) || (digest && no_digest) ||
+        !(mail || no_mail || confirm || webhook || no_webhook || digest || no_digest)) {
+        fprintf(stderr, "warroom notify: give --mail ADDR or --no-mail, and/or --confirm CODE, "
+                "--digest or --no-digest (or --webhook URL or --no-webhook)\n"
+                "usage: warroom notify %s\n", usage);
+        return WRC_EXIT_USAGE;
+    }
+    if (mail && (rc = check_mail("notify", mail)) != 0)
+        return rc;
+    if (confirm && confirm[0] == '\0') {
+        fprintf(stderr, "warroom notify: --confirm wants the code of the confirmation mail\n");
+        return WRC_EXIT_USAGE;
+    }
+    const char *id = argv[optind];
+    json_t *msg = json_pack("{s:s, s:s}", "type", "notify", "game", id);
+    if (mail || no_mail)
+        json_object_set_new(msg, "mail", mail ? json_string(mail) : json_null());
+    if (confirm)
+        json_object_set_new(msg, "confirm", json_string(confirm));
+    if (webhook || no_webhook)
+        json_object_set_new(msg, "webhook", webhook ? json_string(webhook) : json_null());
+    if (digest || no_digest)
+        json_object_set_new(msg, "digest", json_boolean(digest));
+    struct wrc_client cl;
+    struct wrc_game *g = NULL;
+    /* notify speaks for the seat this connection joined as */
+    if ((rc = wrc_client_init(&cl, &o, id)) != 0 || (rc = wrc_client_connect(&cl, 0)) != 0 ||
+        (g = wrc_client_join(&cl, id, 0, &rc)) == NULL)
+        goto out;
+    if (g->seat[0] == '\0') {
+        fprintf(stderr, "warroom notify: you hold no seat in game %s\n", id);
+        rc = WRC_EXIT_REFUSED;
+        goto out;
+    }
+    int e;
+    json_t *a = wrc_client_call(&cl, msg, WRC_TIMEOUT_MS, &e);
+    msg = NULL;
+    if (a == NULL) {
+        rc = wrc_client_conn_error(&cl, "notify", e);
+    } else if (!is_type(a, "ok")) {
+        rc = print_error(a, o.json, "the server refused: ");
+    } else if (o.json) {
+        print_answer(a);
+    } else {
+        const char *state = json_string_value(json_object_get(a, "mail"));
+        printf("game %s, the %s seat: ", id, g->seat);
+        if (state == NULL)
+            printf("notification changed\n");
+        else if (strcmp(state, "pending") == 0)
+            printf("mail address pending: confirm it with the code mailed to it (warroom "
+                   "notify %s --confirm CODE), or reply to that mail\n", id);
+        else if (strcmp(state, "confirmed") == 0)
+            printf("mail address confirmed: the game's mails go to it, and replies to them "
+                   "are your orders\n");
+        else
+            printf("no mail address\n");
+        fflush(stdout);
+    }
+    json_decref(a);
+out:
+    json_decref(msg);
+    wrc_client_release(&cl);
+    return rc;
+}
+
+/* --- mail-in ---------------------------------------------------------------------------------- */
+
+/* Read all of f, at most max bytes (into *buf, caller frees). Returns the
+ * length, -2 when there was more (the rest read and dropped, up to a
+ * bound: an MTA whose pipe is not read reports a failure of its own), or
+ * -1 on a read error. */
+static long read_bounded(FILE *f, size_t max, char **buf)
+{
+    *buf = malloc(max + 1);
+    if (*buf == NULL)
+        return -1;
+    size_t n = fread(*buf, 1, max + 1, f);
+    if (ferror(f))
+        return -1;
+    if (n <= max)
+        return (long)n;
+    char sink[65536];
+    for (size_t drained = 0; drained < (size_t)64 << 20; drained += sizeof sink)
+        if (fread(sink, 1, sizeof sink, f) < sizeof sink)
+            break;
+    return -2;
+}
+
+/* The error codes of an answer that a later try may not get: the MTA keeps
+ * the message and tries again (EX_TEMPFAIL). Any other error is the
+ * message's (EX_DATAERR: the MTA returns it to its sender). */
+static const char *const retry_codes[] = { "rate_limited", "internal", "too_many_games", NULL };
+
+int wrc_cmd_mail_in(const struct wrc_opts *go, int argc, char **argv)
+{
+    static const char usage[] =
+        "[--server URL] [--json] < MESSAGE\n"
+        "Read one mail message on standard input (at most 1 MiB): a reply to a mail of\n"
+        "a game, as an MTA delivers it (a .forward line '|warroom mail-in', procmail, an\n"
+        "exim or postfix pipe). Its recipients (Delivered-To, X-Original-To, Envelope-To,\n"
+        "To, Cc), its Message-ID and the reply's own lines are sent to the server, which\n"
+        "finds the seat by the secret tag in the reply address (never by From) and plays\n"
+        "the lines as that seat's orders, one per line; the answer mail says what was\n"
+        "done. The lines are those of the first text part (or HTML made text) above the\n"
+        "quoted text: reading stops at a line starting with '>', an 'On ... wrote:'\n"
+        "line, the signature separator '-- ', '-----Original Message-----', a line of\n"
+        "underscores or a 'From: ' line after an empty line. Empty lines are skipped.\n"
+        "More than 100 lines, or one longer than 1024 bytes, and the message is refused\n"
+        "whole.\n"
+        "Prints the server's answer: 'RESULT GAME SEAT DONE REFUSED' (RESULT applied,\n"
+        "refused, confirmed or ignored; '-' for a game and seat not found), or its JSON\n"
+        "with --json.\n"
+        "Exit status (sysexits.h, as MTAs read it): 0 the server answered (whatever the\n"
+        "result), 64 usage, 65 the message cannot be read or the server refused it (the\n"
+        "MTA returns it), 75 the server cannot be reached or asks to try later (the MTA\n"
+        "keeps it and tries again).";
+    struct wrc_opts o = *go;
+    int rc = parse("mail-in", usage, &o, NULL, argc, argv);
+    if (rc)
+        return rc == 1 ? 0 : EX_USAGE;
+    if (positional("mail-in", usage, argc, argv, 0) != 0)
+        return EX_USAGE;
+    /* 1) the message */
+    char *raw = NULL, err[400];
+    long n = read_bounded(stdin, WRC_MAIL_MAX_BYTES, &raw);
+    if (n < 0) {
+        free(raw);
+        if (n == -2)
+            fprintf(stderr, "warroom mail-in: the message is larger than %d bytes (1 MiB)\n",
+                    WRC_MAIL_MAX_BYTES);
+        else
+            fprintf(stderr, "warroom mail-in: cannot read standard input: %s\n",
+                    strerror(errno));
+        return n == -2 ? EX_DATAERR : EX_TEMPFAIL;
+    }
+    struct wrc_mailmsg m;
+    rc = wrc_mailmsg_parse(raw, (size_t)n, &m, err, sizeof err);
+    free(raw);
+    if (rc != 0) {
+        fprintf(stderr, "warroom mail-in: cannot read the message: %s\n", err);
+        return EX_DATAERR;
+    }
+    json_t *to = json_array(), *lines = json_array();
+    for (int i = 0; i < m.nto; i++)
+        json_array_append_new(to, json_string(m.to[i]));
+    for (int i = 0; i < m.nlines; i++)
+        json_array_append_new(lines, json_string(m.lines[i]));
+    json_t *msg = json_pack("{s:s, s:o, s:o}", "type", "mail_in", "to", to, "lines", lines);
+    if (m.message_id)
+        json_object_set_new(msg, "message_id", json_string(m.message_id));
+    wrc_mailmsg_free(&m);
+    /* 2) the server */
+    struct wrc_client cl;
+    rc = wrc_client_init(&cl, &o, NULL);
+    if (rc == 0)
+        rc = wrc_client_connect(&cl, 0);
+    if (rc != 0) {
+        json_decref(msg);
+        wrc_client_release(&cl);
+        return rc == WRC_EXIT_USAGE ? EX_USAGE : EX_TEMPFAIL;
+    }
+    int e;
+    json_t *a = wrc_client_call(&cl, msg, WRC_TIMEOUT_MS, &e);
+    if (a == NULL) {
+        wrc_client_conn_error(&cl, "mail-in", e);
+        rc = EX_TEMPFAIL;
+    } else if (!is_type(a, "mail_in")) {
+        const char *code = json_string_value(json_object_get(a, "code"));
+        rc = EX_DATAERR;
+        for (int i = 0; code && retry_codes[i]; i++)
+            if (strcmp(code, retry_codes[i]) == 0)
+                rc = EX_TEMPFAIL;
+        if (o.json)
+            print_answer(a);
+        else
+            fprintf(stderr, "warroom mail-in: the server refused the message: %s: %s\n",
+                    code ? code : "?",
+                    json_string_value(json_object_get(a, "message")) ? json_string_value(
+                        json_object_get(a, "message")) : "(no sentence)");
+    } else if (o.json) {
+        print_answer(a);
+        rc = 0;
+    } else {
+        const char *r = json_string_value(json_object_get(a, "result"));
+        const char *game = json_string_value(json_object_get(a, "game"));
+        const char *seat = json_string_value(json_object_get(a, "seat"));
+        printf("%s %s %s %lld %lld\n", r ? r : "?", game ? game : "-", seat ? seat : "-",
+               (long long)json_integer_value(json_object_get(a, "done")),
+               (long long)json_integer_value(json_object_get(a, "refused")));
+        fflush(stdout);
+        rc = 0;
+    }
+    json_decref(a);
     wrc_client_release(&cl);
     return rc;
 }

@@ -151,6 +151,23 @@ void wrd_addr_charge(struct wrd_server *srv, struct wrd_addr *a, double cost)
     a->tokens -= cost;
 }
 
+#define MAIL_HOUR_MS 3600000
+
+int wrd_addr_take_mail(struct wrd_server *srv, struct wrd_addr *a, int max)
+{
+    if (a == NULL)
+        return 1;
+    uint64_t now = uv_now(&srv->loop);
+    if (a->mails == 0 || now - a->mails_ms >= MAIL_HOUR_MS) {
+        a->mails = 0;
+        a->mails_ms = now;
+    }
+    if (a->mails >= max)
+        return 0;
+    a->mails++;
+    return 1;
+}
+
 double wrd_addr_bytes_cost(size_t bytes)
 {
     return (double)((bytes + 8191) / 8192);
@@ -165,7 +182,9 @@ static void sweep(uv_timer_t *timer)
             struct wrd_addr *a = *p;
             if (a->refs == 0)
                 refill(srv, a);
-            if (a->refs == 0 && a->tokens >= burst(srv)) {
+            int mail_hour = a->mails > 0 &&
+                            uv_now(&srv->loop) - a->mails_ms < MAIL_HOUR_MS;
+            if (a->refs == 0 && a->tokens >= burst(srv) && !mail_hour) {
                 *p = a->next;
                 free(a);
                 t->count--;

@@ -34,6 +34,8 @@ struct wrd_addr {
     int games;                  /* games created from here, open or running */
     int views;                  /* ask's views its connections hold (ask.h) */
     size_t queued;              /* bytes queued to its connections, not yet written */
+    int mails;                  /* confirmation mails asked for from here since mails_ms */
+    uint64_t mails_ms;          /* loop time that hour began (the record is kept through it) */
 };
 
 /* The record of a peer address as lws gives it (an IPv4 or IPv6 literal),
@@ -60,6 +62,12 @@ int wrd_addr_wait_ms(struct wrd_server *srv, struct wrd_addr *a, double cost);
 
 /* Charge cost units for work already done, even past zero. */
 void wrd_addr_charge(struct wrd_server *srv, struct wrd_addr *a, double cost);
+
+/* One more confirmation mail asked for from a (play by email): 1 when a
+ * has asked for fewer than max in the last hour (counted from its first
+ * one), 0 when not (refuse; nothing counted). The record is kept for that
+ * hour even with nothing holding it, so reconnecting does not reset it. */
+int wrd_addr_take_mail(struct wrd_server *srv, struct wrd_addr *a, int max);
 
 /* The units of work that produced `bytes` of answer (1 per 8 KiB, rounded up). */
 double wrd_addr_bytes_cost(size_t bytes);

@@ -3,6 +3,7 @@
  */
 #include "server.h"
 #include "log.h"
+#include "mail.h"
 #include "notify.h"
 #include "warroom_version.h"
 
@@ -120,6 +121,31 @@ static void usage(FILE *out, const struct wrd_config *cfg)
         "      --tls-cert FILE        serve wss:// and https:// only, with this PEM\n"
         "                             certificate (chain) (WARROOM_TLS_CERT); needs --tls-key\n"
         "      --tls-key FILE         the certificate's PEM private key (WARROOM_TLS_KEY)\n"
+        "      --smtp URL             send mail (play by email) through this SMTP server,\n"
+        "                             smtp://HOST:PORT (STARTTLS when offered) or\n"
+        "                             smtps://HOST:PORT (WARROOM_SMTP); off unless given.\n"
+        "                             Its user and password: WARROOM_SMTP_USER and\n"
+        "                             WARROOM_SMTP_PASSWORD, or --smtp-credentials\n"
+        "      --smtp-credentials FILE  a file whose first line is USER:PASSWORD\n"
+        "                             (WARROOM_SMTP_CREDENTIALS)\n"
+        "      --mail-from ADDR       the sender of every mail (WARROOM_MAIL_FROM); needed\n"
+        "                             with --smtp\n"
+        "      --mail-reply ADDR      where replies go (WARROOM_MAIL_REPLY): each mail's\n"
+        "                             Reply-To is LOCAL+TAG@DOMAIN, and `warroom mail-in`\n"
+        "                             fed what arrives there plays the orders in it;\n"
+        "                             without it replies are not read\n"
+        "      --mail-url URL         the web page's address, for the link in each mail\n"
+        "                             (WARROOM_MAIL_URL), e.g. http://games.example.org:8081/\n"
+        "      --max-mails-per-address N  confirmation mails (each to an address a player\n"
+        "                             registers) that one client address may ask for in\n"
+        "                             an hour (WARROOM_MAX_MAILS_PER_ADDRESS), default 10\n"
+        "      --mail-digest-hour H   the hour (UTC, 0-23) of the daily digest\n"
+        "                             (WARROOM_MAIL_DIGEST_HOUR), default 7: players who\n"
+        "                             chose it get one mail a day per game awaiting them\n"
+        "      --mail-digest-ms MS    a digest every MS instead, the first MS from the\n"
+        "                             start (for tests)\n"
+        "      --mail-retry-ms MS     the first retry of a mail that failed, doubling each\n"
+        "                             time, 5 retries (default 30000)\n"
         "  -h, --help                 print this help and exit\n"
         "  -V, --version              print the version and exit\n"
         "\n"
@@ -191,7 +217,9 @@ enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR,
        OPT_RATE, OPT_IDLE, OPT_GAMES, OPT_TLS_CERT, OPT_TLS_KEY, OPT_SNDBUF, OPT_ADDR_RATE,
        OPT_OPEN_PER_ADDR, OPT_GAMES_PER_ADDR, OPT_VIEWS_PER_ADDR, OPT_QUEUE_BYTES, OPT_ADDR_BYTES, OPT_HOOK_PENDING,
        OPT_HOOK_ALLOW, OPT_HOOK_PER_OWNER, OPT_DB_CHECK,
-       OPT_HANDSHAKES, OPT_HANDSHAKES_PER_ADDR, OPT_HANDSHAKE_TIMEOUT, OPT_WEB_LISTEN, OPT_WEB_DIR };
+       OPT_HANDSHAKES, OPT_HANDSHAKES_PER_ADDR, OPT_HANDSHAKE_TIMEOUT, OPT_WEB_LISTEN, OPT_WEB_DIR,
+       OPT_SMTP, OPT_MAIL_FROM, OPT_MAIL_REPLY, OPT_MAIL_URL, OPT_SMTP_CREDENTIALS,
+       OPT_MAIL_RETRY_MS, OPT_MAILS_PER_ADDR, OPT_DIGEST_HOUR, OPT_DIGEST_MS };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -243,6 +271,63 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
         return 0;
     case OPT_NOTIFY:
         cfg->notify_cmd = *v ? v : NULL;
+        return 0;
+    case OPT_SMTP: {
+        const char *why = NULL;
+        if (wrd_mail_check_url(v, &why) != 0) {
+            fprintf(stderr, "warroomd: --smtp '%s': %s\n", v, why);
+            return -1;
+        }
+        cfg->smtp = v;
+        return 0;
+    }
+    case OPT_MAIL_FROM:
+    case OPT_MAIL_REPLY: {
+        const char *why = NULL;
+        const char *name = opt == OPT_MAIL_FROM ? "--mail-from" : "--mail-reply";
+        if (wrd_mail_check_address(v, &why) != 0) {
+            fprintf(stderr, "warroomd: %s '%s': %s\n", name, v, why);
+            return -1;
+        }
+        /* the reply address gets "+TAG" in its local part: room for it */
+        if (opt == OPT_MAIL_REPLY && strchr(v, '@') - v > 64 - 50) {
+            fprintf(stderr, "warroomd: --mail-reply '%s': its local part is too long to "
+                    "carry a reply tag (at most 14 characters before the '@')\n", v);
+            return -1;
+        }
+        *(opt == OPT_MAIL_FROM ? &cfg->mail_from : &cfg->mail_reply) = v;
+        return 0;
+    }
+    case OPT_MAIL_URL:
+        if (strncmp(v, "http://", 7) != 0 && strncmp(v, "https://", 8) != 0) {
+            fprintf(stderr, "warroomd: --mail-url wants an http:// or https:// URL, got "
+                    "'%s'\n", v);
+            return -1;
+        }
+        cfg->mail_url = v;
+        return 0;
+    case OPT_SMTP_CREDENTIALS:
+        cfg->smtp_credentials = v;
+        return 0;
+    case OPT_DIGEST_HOUR:
+        if (parse_long("--mail-digest-hour", v, 0, 23, &n) < 0)
+            return -1;
+        cfg->mail_digest_hour = (int)n;
+        return 0;
+    case OPT_DIGEST_MS:
+        if (parse_long("--mail-digest-ms", v, 10, 86400000, &n) < 0)
+            return -1;
+        cfg->mail_digest_ms = (int)n;
+        return 0;
+    case OPT_MAILS_PER_ADDR:
+        if (parse_long("--max-mails-per-address", v, 1, 1000000, &n) < 0)
+            return -1;
+        cfg->max_mails_per_address = (int)n;
+        return 0;
+    case OPT_MAIL_RETRY_MS:
+        if (parse_long("--mail-retry-ms", v, 10, 3600000, &n) < 0)
+            return -1;
+        cfg->mail_retry_ms = (int)n;
         return 0;
     case OPT_HOOK_ALLOW: {
         const char *why = NULL;
@@ -392,6 +477,13 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_WEB_LISTEN", OPT_WEB_LISTEN },
     { "WARROOM_WEB", OPT_WEB_DIR },
     { "WARROOM_TLS_KEY", OPT_TLS_KEY },
+    { "WARROOM_SMTP", OPT_SMTP },
+    { "WARROOM_MAIL_FROM", OPT_MAIL_FROM },
+    { "WARROOM_MAIL_REPLY", OPT_MAIL_REPLY },
+    { "WARROOM_MAIL_URL", OPT_MAIL_URL },
+    { "WARROOM_SMTP_CREDENTIALS", OPT_SMTP_CREDENTIALS },
+    { "WARROOM_MAX_MAILS_PER_ADDRESS", OPT_MAILS_PER_ADDR },
+    { "WARROOM_MAIL_DIGEST_HOUR", OPT_DIGEST_HOUR },
 };
 
 int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
@@ -427,6 +519,15 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "max-address-bytes", required_argument, NULL, OPT_ADDR_BYTES },
         { "tls-cert", required_argument, NULL, OPT_TLS_CERT },
         { "tls-key", required_argument, NULL, OPT_TLS_KEY },
+        { "smtp", required_argument, NULL, OPT_SMTP },
+        { "mail-from", required_argument, NULL, OPT_MAIL_FROM },
+        { "mail-reply", required_argument, NULL, OPT_MAIL_REPLY },
+        { "mail-url", required_argument, NULL, OPT_MAIL_URL },
+        { "smtp-credentials", required_argument, NULL, OPT_SMTP_CREDENTIALS },
+        { "mail-retry-ms", required_argument, NULL, OPT_MAIL_RETRY_MS },
+        { "max-mails-per-address", required_argument, NULL, OPT_MAILS_PER_ADDR },
+        { "mail-digest-hour", required_argument, NULL, OPT_DIGEST_HOUR },
+        { "mail-digest-ms", required_argument, NULL, OPT_DIGEST_MS },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -457,6 +558,8 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     cfg->max_open_per_address = 20;
     cfg->max_games_per_address = 500;
     cfg->max_views_per_address = 32;
+    cfg->max_mails_per_address = 10;
+    cfg->mail_digest_hour = 7;
     cfg->max_queue_bytes = 1 << 20;
     cfg->max_address_bytes = 16 << 20;
     cfg->log_level = WRD_LOG_INFO;
@@ -495,6 +598,14 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         strcpy(cfg->web_host, cfg->host);
     if (cfg->web_port == -1)
         cfg->web_port = cfg->port == 0 || cfg->port == 65535 ? 0 : cfg->port + 1;
+    if (cfg->smtp && cfg->mail_from == NULL) {
+        fprintf(stderr, "warroomd: --smtp needs --mail-from (the sender of every mail)\n");
+        return -1;
+    }
+    if (cfg->smtp == NULL && (cfg->mail_from || cfg->mail_reply)) {
+        fprintf(stderr, "warroomd: --mail-from and --mail-reply need --smtp\n");
+        return -1;
+    }
     if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL)) {
         fprintf(stderr, "warroomd: --tls-cert and --tls-key go together\n");
         return -1;

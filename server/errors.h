@@ -39,6 +39,11 @@
       "your address has created the most games waiting for players it may")                 \
     X(NO_CHILDREN, "no_children", "that game's ruleset plays no part of it as a game of its own") \
     X(CHILD_EXISTS, "child_exists", "that part of the parent game is already being played")  \
+    X(MAIL_OFF, "mail_off", "this server sends no mail (it runs without --smtp)")            \
+    X(BAD_ADDRESS, "bad_address", "that is not a mail address this server sends to")       \
+    X(BAD_CODE, "bad_code", "that is not the code of this seat's confirmation mail")         \
+    X(TOO_MANY_MAILS, "too_many_mails",                                                     \
+      "your address has asked for the most confirmation mails it may this hour")            \
     X(INTERNAL, "internal", "the server failed; nothing was applied")
 
 enum wrd_error {

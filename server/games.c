@@ -34,7 +34,9 @@
 #include "jsonout.h"
 #include "jsonpatch.h"
 #include "log.h"
+#include "mail.h"
 #include "notify.h"
+#include "pbem.h"
 #include "record.h"
 #include "ruleset.h"
 #include "server.h"
@@ -76,6 +78,8 @@ struct seat {
      * 86400 s (deadline 2026-12-02 10:00:00 UTC)"; forfeit_reason()), else
      * "": in the server section, the forfeit event and the notification. */
     char forfeit_why[192];
+    /* Its mail registration (pbem.h): none, pending or confirmed. */
+    struct wrd_pbem_reg mail;
 };
 
 struct view {
@@ -159,7 +163,7 @@ struct wrd_game {
 };
 
 /* Deliveries that wait for the commit of the iteration's batch. */
-enum { D_BROADCAST, D_DIRECT, D_NOTIFY, D_STATE_ALL, D_STATE_ONE };
+enum { D_BROADCAST, D_DIRECT, D_NOTIFY, D_STATE_ALL, D_STATE_ONE, D_MAIL };
 
 struct deferred {
     int kind;
@@ -168,8 +172,9 @@ struct deferred {
     int64_t version;            /* D_BROADCAST: the patch's `to` */
     struct wrd_conn *conn;      /* D_DIRECT, D_STATE_ONE (holds a reference) */
     struct wrd_msg *msg;        /* D_BROADCAST, D_DIRECT (holds a reference) */
-    int seat;                   /* D_NOTIFY */
-    const char *event;          /* D_NOTIFY */
+    int seat;                   /* D_NOTIFY, D_MAIL */
+    const char *event;          /* D_NOTIFY, D_MAIL (a mail_kinds event) */
+    char *text;                 /* D_MAIL: the mail's first lines, or NULL (owned) */
 };
 
 /* An open invite, found by its hash (claims would otherwise compare the
@@ -197,6 +202,8 @@ struct wrd_games {
     struct wrd_game **dirty;    /* games whose server section changed without a command
                                    (section_changed), looked at by the flush */
     int ndirty, capdirty;
+    uv_timer_t digest;          /* the daily digest of mails (when digest_on) */
+    int digest_on;
 };
 
 struct load;
@@ -389,10 +396,13 @@ static int64_t earliest_deadline(const struct wrd_game *g)
 static int seat_row(struct wrd_server *srv, const struct wrd_game *g, int i, int insert)
 {
     const struct seat *s = &g->seats[i];
+    char *mail = wrd_pbem_reg_text(&s->mail);
     struct wrd_seat_row r = { g->id, s->name, s->token_hash[0] ? s->token_hash : NULL,
-                              s->invite_hash[0] ? s->invite_hash : NULL, s->webhook, NULL };
-    return insert ? srv->store->ops->put_seat(srv->store, &r)
-                  : srv->store->ops->update_seat(srv->store, &r);
+                              s->invite_hash[0] ? s->invite_hash : NULL, s->webhook, mail };
+    int rc = insert ? srv->store->ops->put_seat(srv->store, &r)
+                    : srv->store->ops->update_seat(srv->store, &r);
+    free(mail);
+    return rc;
 }
 
 static const char *result_of(const struct wrd_game *g)
@@ -876,6 +886,174 @@ static char *snapshot_text(struct wrd_game *g)
     return text;
 }
 
+/* --- play by email (pbem.h) ------------------------------------------------------ */
+
+/* Each mail a seat may get: its event, the subject's words after "SEAT, ",
+ * and whether it shows the game (the board, the decision, the orders). */
+static const struct mail_kind {
+    const char *event;
+    const char *subject;
+    int game;
+} mail_kinds[] = {
+    { "confirm", "confirm your address", 0 },
+    { "confirmed", "your address is confirmed", 1 },
+    { "your_turn", "your move", 1 },
+    { "deadline_reminder", "your time is running out", 1 },
+    { "deadline_expired", "your time ran out", 1 },
+    { "answer", "your orders", 1 },
+    { "game_over", "the game is over", 1 },
+    { "digest", "your move (daily digest)", 1 },
+};
+
+/*
+ * Mail seat i of g about event (a mail_kinds event), lead (may be NULL)
+ * first: to its confirmed address (its pending one for "confirm", and only
+ * that one goes there), with the seat's own view of the game as it stands
+ * now, and a reply address tagged with the game's version ("c" for the
+ * confirmation). Called after the commit (the flush), so a mail never
+ * shows what the store has not kept. Failures are logged, never the
+ * address.
+ */
+static void mail_seat(struct wrd_server *srv, struct wrd_game *g, int i, const char *event,
+                      const char *lead)
+{
+    struct seat *s = &g->seats[i];
+    const struct mail_kind *k = NULL;
+    for (size_t j = 0; j < sizeof mail_kinds / sizeof mail_kinds[0]; j++)
+        if (strcmp(mail_kinds[j].event, event) == 0)
+            k = &mail_kinds[j];
+    int confirm = strcmp(event, "confirm") == 0;
+    if (srv->mailer == NULL || k == NULL ||
+        s->mail.state != (confirm ? WRD_PBEM_PENDING : WRD_PBEM_CONFIRMED))
+        return;
+    struct wr_strbuf text, svg;
+    wr_strbuf_init(&text);
+    wr_strbuf_init(&svg);
+    if (lead)
+        wr_strbuf_puts(&text, lead);
+    if (k->game) {
+        const struct wrd_pbem_game pg = {
+            .id = g->id, .rs = g->rs, .scenario_name = g->scenario_name,
+            .scenario_text = g->scenario_text, .options = g->options, .seat = s->name,
+            .version = g->version, .state = g->views[view_of(g, i)].state,
+            .url = srv->cfg.mail_url,
+        };
+        struct wr_refusal why = { 0, "", "" };
+        struct wr_view *v = wrd_pbem_view(&pg, &why);
+        if (v) {
+            if (lead)
+                wr_strbuf_puts(&text, "\n");
+            wrd_pbem_game_text(v, &pg, s->what != NULL, srv->cfg.mail_reply != NULL, &text);
+            if (v->pr->draw_svg(v, &svg) != 0) {
+                wr_strbuf_release(&svg);
+                wr_strbuf_init(&svg);
+            }
+            v->pr->close(v);
+        } else {
+            wrd_warn("no view of the game for a mail", "game=%s seat=%s code=%s", g->id,
+                     s->name, why.code);
+        }
+    }
+    char subject[160], what[24];
+    snprintf(subject, sizeof subject, "Warroom %s: %s, %s", g->id, s->name, k->subject);
+    if (confirm)
+        snprintf(what, sizeof what, "c");
+    else
+        snprintf(what, sizeof what, "%lld", (long long)g->version);
+    const struct wrd_pbem_post post = { srv->mailer, srv->cfg.mail_from, srv->cfg.mail_reply,
+                                        wrd_now_ms() };
+    int rc = text.failed ? WRD_MAIL_ENOMEM
+                         : wrd_pbem_post(&post, &s->mail, g->id, i, s->name, what, subject,
+                                         text.s ? text.s : "", svg.len ? &svg : NULL);
+    if (rc != 0)
+        wrd_warn("mail not queued", "game=%s seat=%s event=%s error=%s", g->id, s->name,
+                 event, wrd_mail_err_code(rc));
+    else
+        wrd_debug("mail queued", "game=%s seat=%s event=%s version=%lld", g->id, s->name,
+                  event, (long long)g->version);
+    wr_strbuf_release(&text);
+    wr_strbuf_release(&svg);
+}
+
+/* A mail to seat i of g once this iteration's batch is durable; text (may
+ * be NULL) is its first lines, owned by the queue from now on. */
+static void defer_mail(struct wrd_games *gs, struct wrd_game *g, int i, const char *event,
+                       char *text)
+{
+    if (gs->srv->mailer == NULL) {
+        free(text);
+        return;
+    }
+    defer(gs, (struct deferred){ .kind = D_MAIL, .game = g, .seat = i, .event = event,
+                                 .text = text });
+}
+
+/* Register address for seat i of g (NULL: remove the seat's address): a
+ * new secret, so every tag of an older mail stops verifying, and, for an
+ * address, the confirmation mail with its code (after the commit). The
+ * caller writes the seat's row. */
+static void mail_register(struct wrd_server *srv, struct wrd_game *g, int i,
+                          const char *address)
+{
+    struct seat *s = &g->seats[i];
+    char code[WRD_PBEM_CODE_LEN + 1];
+    if (address == NULL || wrd_pbem_reg_new(&s->mail, address, code) != 0) {
+        if (address)
+            wrd_error("no randomness for a mail registration", "game=%s seat=%s", g->id,
+                      s->name);
+        memset(&s->mail, 0, sizeof s->mail);
+        return;
+    }
+    struct wr_strbuf t;
+    wr_strbuf_init(&t);
+    wr_strbuf_printf(&t, "Someone, you we hope, asked Warroom to send the mails of seat %s of "
+                     "game %s (%s) to this address.\n\nTo confirm, ", s->name, g->id,
+                     g->rs->name);
+    if (srv->cfg.mail_reply)
+        wr_strbuf_puts(&t, "reply to this mail (what you write does not matter), or ");
+    wr_strbuf_printf(&t, "run\n\n    warroom notify %s --confirm %s\n\nCode: %s\n\n"
+                     "If it was not you, ignore this mail: nothing more will come.\n",
+                     g->id, code, code);
+    OPENSSL_cleanse(code, sizeof code);
+    if (t.failed) {
+        wr_strbuf_release(&t);
+        return;
+    }
+    defer_mail(srv->games, g, i, "confirm", t.s);
+}
+
+/* Absent (or null when null_ok), or an address the mailer sends to, on a
+ * server that sends mail, asked for by an address within its hourly
+ * share: 0. Otherwise the error is sent (mail_off, bad_address,
+ * too_many_mails) and -1. */
+static int check_mail(struct wrd_server *srv, struct wrd_conn *c, const json_t *m, int null_ok,
+                      const char *game, json_t *jid)
+{
+    if (m == NULL || (null_ok && json_is_null(m)))
+        return 0;
+    const char *why = "mail must be an address";
+    if (srv->mailer == NULL) {
+        wrd_conn_error(c, WRD_E_MAIL_OFF, "this server sends no mail (it runs without --smtp)",
+                       game, NULL, jid);
+        return -1;
+    }
+    if (!json_is_string(m) || wrd_mail_check_address(json_string_value(m), &why) != 0) {
+        char text[200];
+        snprintf(text, sizeof text, "mail: %s", why);
+        wrd_conn_error(c, WRD_E_BAD_ADDRESS, text, game, NULL, jid);
+        return -1;
+    }
+    if (!wrd_addr_take_mail(srv, c->from, srv->cfg.max_mails_per_address)) {
+        char text[200];
+        snprintf(text, sizeof text, "your address has asked for %d confirmation mails this "
+                 "hour (--max-mails-per-address): try again later",
+                 srv->cfg.max_mails_per_address);
+        wrd_conn_error(c, WRD_E_TOO_MANY_MAILS, text, game, NULL, jid);
+        return -1;
+    }
+    return 0;
+}
+
 static void notify_seat(struct wrd_server *srv, struct wrd_game *g, int seat, const char *event)
 {
     struct seat *s = &g->seats[seat];
@@ -900,6 +1078,17 @@ static void notify_seat(struct wrd_server *srv, struct wrd_game *g, int seat, co
         wrd_warn("notification not queued", "game=%s seat=%s error=%s", g->id, s->name,
                  wrd_notify_err_code(rc));
     free(text);
+    /* a seat on the digest hears of its turns once a day (mail_digest) */
+    if (s->mail.state == WRD_PBEM_CONFIRMED &&
+        !(s->mail.digest && strcmp(event, "your_turn") == 0)) {
+        char lead[320] = "";
+        if (reason)
+            snprintf(lead, sizeof lead, "Your time ran out: %s.\n", reason);
+        else if (strcmp(event, "deadline_reminder") == 0 && s->deadline_at > 0)
+            snprintf(lead, sizeof lead, "Your decision is due within %lld minutes.\n",
+                     (long long)((s->deadline_at - wrd_now_ms()) / 60000 + 1));
+        mail_seat(srv, g, seat, event, lead[0] ? lead : NULL);
+    }
 }
 
 static void on_deadline(uv_timer_t *t);
@@ -1280,8 +1469,17 @@ static int run_command(struct wrd_server *srv, struct wrd_game *g, int seat, con
     free(ev_text);
     if (bad)
         wrd_error("store write failed", "game=%s version=%lld", g->id, (long long)g->version);
-    if (g->status == ST_FINISHED && old_status != ST_FINISHED)
+    if (g->status == ST_FINISHED && old_status != ST_FINISHED) {
         wrd_info("game finished", "game=%s result=%s", g->id, result_of(g));
+        /* Every seat playing by mail hears of the end, but the one whose
+         * command ended it: its answer (or its screen) shows the end. */
+        for (int i = 0; i < g->nseats; i++)
+            if (i != seat && g->seats[i].mail.state == WRD_PBEM_CONFIRMED) {
+                char lead[128];
+                snprintf(lead, sizeof lead, "The game is over: %s.\n", result_of(g));
+                defer_mail(srv->games, g, i, "game_over", strdup(lead));
+            }
+    }
     link_status(srv->games, g);
     return 0;
 }
@@ -1573,7 +1771,8 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
         wrd_conn_error(c, WRD_E_BAD_OPTIONS, bad, NULL, NULL, jid);
         return;
     }
-    if (check_webhook(srv, c, webhook, "webhook must be an http:// URL", NULL, jid) != 0)
+    if (check_webhook(srv, c, webhook, "webhook must be an http:// URL", NULL, jid) != 0 ||
+        check_mail(srv, c, json_object_get(msg, "mail"), 0, NULL, jid) != 0)
         return;
     /* Games in play cost memory until they end: bounded server-wide, per
      * creating address, and, for games nobody else has joined yet (which
@@ -1657,6 +1856,7 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
         g->seats[me].webhook = strdup(json_string_value(webhook));
         snprintf(g->seats[me].webhook_owner, sizeof g->seats[me].webhook_owner, "%s", c->addr);
     }
+    mail_register(srv, g, me, json_string_value(json_object_get(msg, "mail")));
     for (int i = 0; i < g->nseats; i++) {
         int pi = parent ? seat_index(parent, json_string_value(json_object_get(
                                                   map, g->seats[i].name))) : -1;
@@ -1667,6 +1867,8 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
                 to->webhook = strdup(from->webhook);
                 memcpy(to->webhook_owner, from->webhook_owner, sizeof to->webhook_owner);
             }
+            if (to->mail.state == WRD_PBEM_NONE)
+                to->mail = from->mail;  /* the same player: the same mail */
             continue;
         }
         if (i == me)
@@ -1829,7 +2031,9 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     struct wrd_game *g = NULL;
     int seat = -1;
 
-    if (check_webhook(srv, c, webhook, "webhook must be an http:// URL", NULL, jid) != 0)
+    json_t *mail = json_object_get(msg, "mail");
+    if (check_webhook(srv, c, webhook, "webhook must be an http:// URL", NULL, jid) != 0 ||
+        check_mail(srv, c, mail, 0, NULL, jid) != 0)
         return;
     if (invite == NULL && (id == NULL || seatname == NULL)) {
         wrd_conn_error(c, WRD_E_BAD_MESSAGE, "claim needs an invite, or a game and a seat", id, NULL,
@@ -1884,6 +2088,8 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     free(s->webhook);
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
     snprintf(s->webhook_owner, sizeof s->webhook_owner, "%s", s->webhook ? c->addr : "");
+    if (json_is_string(mail))
+        mail_register(srv, g, seat, json_string_value(mail));
     int old = g->status;
     set_status(gs, g, compute_status(g));
     if (seat_row(srv, g, seat, 0) != 0 || status_row(srv, g) != 0)
@@ -2360,25 +2566,270 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     json_t *jid = json_object_get(msg, "id");
     const char *id = json_string_value(json_object_get(msg, "game"));
     json_t *webhook = json_object_get(msg, "webhook");
+    json_t *mail = json_object_get(msg, "mail");
+    const char *confirm = json_string_value(json_object_get(msg, "confirm"));
+    json_t *digest = json_object_get(msg, "digest");
     struct wrd_game *g = find(srv->games, id);
     struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
     if (m == NULL || m->seat < 0) {
         wrd_conn_error(c, WRD_E_NOT_JOINED, "join the game with your seat token first", id, NULL, jid);
         return;
     }
-    if (check_webhook(srv, c, webhook, "webhook must be an http:// URL or null", id, jid) != 0)
+    if (webhook == NULL && mail == NULL && confirm == NULL && digest == NULL) {
+        wrd_conn_error(c, WRD_E_BAD_MESSAGE, "notify sets a webhook, a mail address or the "
+                       "digest, or confirms an address", id, NULL, jid);
         return;
+    }
+    if (digest && srv->mailer == NULL) {
+        wrd_conn_error(c, WRD_E_MAIL_OFF, "this server sends no mail (it runs without --smtp)",
+                       id, NULL, jid);
+        return;
+    }
     struct seat *s = &g->seats[m->seat];
-    free(s->webhook);
-    s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
-    snprintf(s->webhook_owner, sizeof s->webhook_owner, "%s", s->webhook ? c->addr : "");
+    /* Everything is checked before anything changes: a refusal changes
+     * nothing. A code confirms the address registered before this message
+     * (a new address in the same message would have a new code). */
+    struct wrd_pbem_reg reg = s->mail;
+    if (confirm && (srv->mailer == NULL || wrd_pbem_reg_confirm(&reg, confirm) != 0)) {
+        if (srv->mailer == NULL)
+            wrd_conn_error(c, WRD_E_MAIL_OFF, "this server sends no mail (it runs without "
+                           "--smtp)", id, NULL, jid);
+        else
+            wrd_conn_error(c, WRD_E_BAD_CODE, reg.state == WRD_PBEM_PENDING
+                           ? "that is not the code of this seat's confirmation mail"
+                           : "this seat has no address waiting to be confirmed", id, NULL, jid);
+        return;
+    }
+    if (check_webhook(srv, c, webhook, "webhook must be an http:// URL or null", id, jid) != 0 ||
+        check_mail(srv, c, mail, 1, id, jid) != 0)
+        return;
+    if (webhook) {
+        free(s->webhook);
+        s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
+        snprintf(s->webhook_owner, sizeof s->webhook_owner, "%s", s->webhook ? c->addr : "");
+    }
+    if (confirm) {
+        s->mail = reg;
+        wrd_info("mail confirmed", "game=%s seat=%s by=code", g->id, s->name);
+        defer_mail(srv->games, g, m->seat, "confirmed", NULL);
+    }
+    if (mail) {
+        mail_register(srv, g, m->seat, json_string_value(mail));
+        wrd_info(json_is_string(mail) ? "mail registered" : "mail removed", "game=%s seat=%s",
+                 g->id, s->name);
+    }
+    if (digest)
+        s->mail.digest = json_is_true(digest);
     if (seat_row(srv, g, m->seat, 0) != 0)
         wrd_error("store write failed", "game=%s", g->id);
-    json_t *a = json_pack("{s:s, s:s}", "type", "ok", "game", g->id);
+    json_t *a = json_pack("{s:s, s:s, s:s}", "type", "ok", "game", g->id, "mail",
+                          wrd_pbem_state_name(s->mail.state));
     if (jid)
         json_object_set(a, "id", jid);
     defer_direct(srv->games, c, wrd_msg_json(a));
     json_decref(a);
+}
+
+/* --- orders by mail ----------------------------------------------------------------- */
+
+/* Limits of a mail_in (docs/protocol.md, "mail_in"). */
+#define MAIL_IN_TO_MAX 16
+#define MAIL_IN_LINES_MAX 100
+#define MAIL_IN_LINE_MAX 1024
+
+/* The tags of msg's addresses that have the right shape, at most
+ * MAIL_IN_TO_MAX, into t; how many. */
+static int mail_in_tags(const json_t *msg, struct wrd_pbem_tag *t)
+{
+    size_t i;
+    json_t *a;
+    int n = 0;
+    json_array_foreach(json_object_get(msg, "to"), i, a)
+        if (n < MAIL_IN_TO_MAX && wrd_pbem_tag_parse(json_string_value(a), &t[n]) == 0)
+            n++;
+    return n;
+}
+
+static void mail_in_answer(struct wrd_server *srv, struct wrd_conn *c, json_t *jid,
+                           const char *result, const struct wrd_game *g, int seat, int done,
+                           int refused)
+{
+    json_t *a = json_pack("{s:s, s:s}", "type", "mail_in", "result", result);
+    if (g) {
+        json_object_set_new(a, "game", json_string(g->id));
+        json_object_set_new(a, "seat", json_string(g->seats[seat].name));
+        json_object_set_new(a, "done", json_integer(done));
+        json_object_set_new(a, "refused", json_integer(refused));
+    }
+    if (jid)
+        json_object_set(a, "id", jid);
+    defer_direct(srv->games, c, wrd_msg_json(a));
+    json_decref(a);
+}
+
+/* One line of the answer mail: what, the line, and (indented) why. */
+static void report_line(struct wr_strbuf *r, const char *what, const char *line,
+                        const char *why)
+{
+    wr_strbuf_printf(r, "%s: %s\n", what, line);
+    if (why == NULL)
+        return;
+    for (const char *p = why; *p;) {
+        size_t n = strcspn(p, "\n");
+        wr_strbuf_printf(r, "    %.*s\n", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
+/*
+ * The orders of a confirmed seat's reply to the mail of g's version: each
+ * line read by the seat's own view (present.h's order(), the terminal's
+ * short orders) and applied through run_command like any command, the view
+ * fed the new state after each; the first refusal stops the reading (the
+ * orders after it were written for a game it did not reach). A query is
+ * answered in the mail and changes nothing. The answer mail goes once the
+ * batch is durable.
+ */
+static void mail_in_orders(struct wrd_server *srv, struct wrd_conn *c, json_t *jid,
+                           struct wrd_game *g, int seat, const json_t *lines)
+{
+    struct seat *s = &g->seats[seat];
+    struct wr_strbuf report;
+    wr_strbuf_init(&report);
+    const struct wrd_pbem_game pg = {
+        .id = g->id, .rs = g->rs, .scenario_name = g->scenario_name,
+        .scenario_text = g->scenario_text, .options = g->options, .seat = s->name,
+        .version = g->version, .state = g->views[view_of(g, seat)].state,
+    };
+    struct wr_refusal why = { 0, "", "" };
+    struct wr_view *v = wrd_pbem_view(&pg, &why);
+    int done = 0, refused = 0, stopped = 0;
+    size_t i;
+    json_t *jl;
+    json_array_foreach(lines, i, jl) {
+        const char *line = json_string_value(jl);
+        if (stopped || v == NULL) {
+            report_line(&report, "not tried", line, NULL);
+            continue;
+        }
+        json_t *cmd = NULL, *events = NULL;
+        struct wr_strbuf out;
+        wr_strbuf_init(&out);
+        enum wr_order_kind k = v->pr->order(v, line, &cmd, &out, &why);
+        if (k == WR_ORDER_ANSWER) {
+            report_line(&report, "answer", line, out.s ? out.s : "");
+        } else if (k == WR_ORDER_COMMAND && g->status != ST_RUNNING) {
+            report_line(&report, "not tried", line, "the game has finished");
+            stopped = 1;
+        } else if (k == WR_ORDER_COMMAND &&
+                   run_command(srv, g, seat, cmd, 0, &events, &why) == 0) {
+            report_line(&report, "done", line, NULL);
+            done++;
+            to_parent(srv, g, events, 0);
+            json_decref(events);
+            if (v->pr->update(v, g->views[view_of(g, seat)].state, &why) != 0) {
+                v->pr->close(v);
+                v = NULL;
+            }
+        } else {
+            char text[600];
+            snprintf(text, sizeof text, "%s (%s)", why.message, why.code);
+            report_line(&report, "refused", line, text);
+            refused++;
+            stopped = 1;
+        }
+        json_decref(cmd);
+        wr_strbuf_release(&out);
+    }
+    if (v)
+        v->pr->close(v);
+    if (json_array_size(lines) == 0)
+        wr_strbuf_puts(&report, "Your reply held no orders.\n");
+    wrd_info("mail in", "game=%s seat=%s lines=%zu done=%d refused=%d", g->id, s->name,
+             json_array_size(lines), done, refused);
+    mail_in_answer(srv, c, jid, refused ? "refused" : "applied", g, seat, done, refused);
+    defer_mail(srv->games, g, seat, "answer", report.failed ? NULL : report.s);
+    if (report.failed)
+        wr_strbuf_release(&report);
+}
+
+/* mail_in once the games its tags name are in memory (or known absent). */
+static void mail_in_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg,
+                        int fetched)
+{
+    (void)fetched;
+    json_t *jid = json_object_get(msg, "id");
+    struct wrd_pbem_tag tags[MAIL_IN_TO_MAX];
+    int n = mail_in_tags(msg, tags);
+    for (int k = 0; k < n; k++) {
+        struct wrd_game *g = find(srv->games, tags[k].game);
+        int seat = tags[k].seat;
+        if (g == NULL || seat < 0 || seat >= g->nseats ||
+            !wrd_pbem_tag_verify(&g->seats[seat].mail, &tags[k]))
+            continue;
+        struct seat *s = &g->seats[seat];
+        if (strcmp(tags[k].what, "c") == 0) {
+            /* a reply to the confirmation mail: once */
+            if (s->mail.state != WRD_PBEM_PENDING)
+                break;
+            s->mail.state = WRD_PBEM_CONFIRMED;
+            s->mail.code_hash[0] = '\0';
+            if (seat_row(srv, g, seat, 0) != 0)
+                wrd_error("store write failed", "game=%s", g->id);
+            wrd_info("mail confirmed", "game=%s seat=%s by=reply", g->id, s->name);
+            mail_in_answer(srv, c, jid, "confirmed", g, seat, 0, 0);
+            defer_mail(srv->games, g, seat, "confirmed", NULL);
+            return;
+        }
+        /* a reply to a game mail: only while the game is where the mail
+         * left it (a re-sent or late reply is stale) */
+        char now[24];
+        snprintf(now, sizeof now, "%lld", (long long)g->version);
+        if (s->mail.state != WRD_PBEM_CONFIRMED || strcmp(tags[k].what, now) != 0)
+            break;
+        mail_in_orders(srv, c, jid, g, seat, json_object_get(msg, "lines"));
+        return;
+    }
+    wrd_info("mail in ignored", "tags=%d why=\"no tag verifies, or it is stale\"", n);
+    mail_in_answer(srv, c, jid, "ignored", NULL, 0, 0, 0);
+}
+
+void wrd_games_mail_in(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    json_t *jid = json_object_get(msg, "id");
+    const json_t *to = json_object_get(msg, "to"), *lines = json_object_get(msg, "lines");
+    if (srv->mailer == NULL || srv->cfg.mail_reply == NULL) {
+        wrd_conn_error(c, WRD_E_MAIL_OFF, srv->mailer ? "this server reads no replies (it "
+                       "runs without --mail-reply)" : "this server sends no mail (it runs "
+                       "without --smtp)", NULL, NULL, jid);
+        return;
+    }
+    size_t i;
+    json_t *x;
+    const char *bad = json_array_size(to) > MAIL_IN_TO_MAX ? "at most 16 addresses"
+                      : json_array_size(lines) > MAIL_IN_LINES_MAX ? "at most 100 lines"
+                      : NULL;
+    json_array_foreach(to, i, x)
+        if (!json_is_string(x) || json_string_length(x) > WRD_MAIL_MAX_ADDRESS)
+            bad = "each address is a string of at most 254 bytes";
+    json_array_foreach(lines, i, x)
+        if (!json_is_string(x) || json_string_length(x) > MAIL_IN_LINE_MAX ||
+            strchr(json_string_value(x), '\n'))
+            bad = "each line is a string of at most 1024 bytes without a line break";
+    if (bad) {
+        char text[160];
+        snprintf(text, sizeof text, "mail_in: %s", bad);
+        wrd_conn_error(c, WRD_E_BAD_MESSAGE, text, NULL, NULL, jid);
+        return;
+    }
+    struct wrd_pbem_tag tags[MAIL_IN_TO_MAX];
+    const char *ids[MAIL_IN_TO_MAX];
+    int n = mail_in_tags(msg, tags);
+    for (int k = 0; k < n; k++)
+        ids[k] = tags[k].game;
+    if (fetch(srv, c, msg, mail_in_run, ids, n))
+        return;
+    mail_in_run(srv, c, msg, 0);
 }
 
 /* --- the flush: commit, then deliver --------------------------------------------- */
@@ -2450,6 +2901,10 @@ void wrd_games_flush(struct wrd_server *srv)
         case D_NOTIFY:
             notify_seat(srv, d->game, d->seat, d->event);
             break;
+        case D_MAIL:
+            mail_seat(srv, d->game, d->seat, d->event, d->text);
+            free(d->text);
+            break;
         }
     }
     gs->npending = 0;
@@ -2476,8 +2931,56 @@ static void free_timer(uv_handle_t *h)
     free(h);
 }
 
+/* --- the daily digest ------------------------------------------------------------ */
+
+/* Each seat on the digest that the game awaits gets its mail now (the
+ * timer runs between flushes: the state is the committed one). */
+static void mail_digest(uv_timer_t *t)
+{
+    struct wrd_server *srv = t->data;
+    int sent = 0;
+    for (struct wrd_game *g = srv->games->all_head; g; g = g->all_next) {
+        if (g->status != ST_RUNNING)
+            continue;
+        for (int i = 0; i < g->nseats; i++) {
+            const struct seat *s = &g->seats[i];
+            if (s->mail.state == WRD_PBEM_CONFIRMED && s->mail.digest && s->what) {
+                mail_seat(srv, g, i, "digest", NULL);
+                sent++;
+            }
+        }
+    }
+    wrd_info("mail digest", "mails=%d", sent);
+}
+
+void wrd_games_start_digest(struct wrd_server *srv)
+{
+    struct wrd_games *gs = srv->games;
+    if (srv->mailer == NULL || gs->digest_on)
+        return;
+    uint64_t period = srv->cfg.mail_digest_ms > 0 ? (uint64_t)srv->cfg.mail_digest_ms
+                                                  : 86400000u;
+    uint64_t first = period;
+    if (srv->cfg.mail_digest_ms == 0) {
+        /* the next --mail-digest-hour o'clock, UTC */
+        int64_t now = wrd_now_ms(), day = 86400000;
+        int64_t at = now - now % day + (int64_t)srv->cfg.mail_digest_hour * 3600000;
+        if (at <= now)
+            at += day;
+        first = (uint64_t)(at - now);
+    }
+    uv_timer_init(&srv->loop, &gs->digest);
+    gs->digest.data = srv;
+    uv_timer_start(&gs->digest, mail_digest, first, period);
+    gs->digest_on = 1;
+}
+
 void wrd_games_close_handles(struct wrd_server *srv)
 {
+    if (srv->games->digest_on) {
+        uv_close((uv_handle_t *)&srv->games->digest, NULL);
+        srv->games->digest_on = 0;
+    }
     for (struct wrd_game *g = srv->games->all_head; g; g = g->all_next)
         if (g->timer) {
             uv_close((uv_handle_t *)g->timer, free_timer);
@@ -2618,6 +3121,9 @@ static int restore_seat(void *ctx, const struct wrd_seat_row *r)
     snprintf(s->invite_hash, sizeof s->invite_hash, "%s", r->invite_hash ? r->invite_hash : "");
     free(s->webhook);
     s->webhook = r->webhook ? strdup(r->webhook) : NULL;
+    if (wrd_pbem_reg_read(&s->mail, r->mail) != 0)
+        wrd_warn("a seat's mail registration is unreadable: dropped", "game=%s seat=%s",
+                 r->game, s->name);
     return 0;
 }
 

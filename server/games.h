@@ -45,6 +45,14 @@ void wrd_games_setup(struct wrd_server *srv, struct wrd_conn *c, const struct js
 /* ask: the connection's own view of a game it joined answers (ask.h). */
 void wrd_games_ask(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
 void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+/* mail_in: the orders of a reply by mail, matched to its seat by the tag in
+ * one of its addresses (pbem.h), applied as that seat's commands. */
+void wrd_games_mail_in(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
+
+/* With mail on: the daily digest's timer (each seat on the digest that a
+ * game awaits gets one mail a day, at --mail-digest-hour UTC). Closed by
+ * wrd_games_close_handles. */
+void wrd_games_start_digest(struct wrd_server *srv);
 
 /* A connection is leaving game g (closed or `leave`). */
 void wrd_games_member_left(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g);

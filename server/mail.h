@@ -25,6 +25,13 @@
  * wait their turn in order). Past a bound the new message is dropped,
  * logged and counted, and wrd_mail_send returns WRD_MAIL_EFULL.
  *
+ * Log lines (server/log.h), each naming the message by its key only:
+ * "mail sent" (info: key, attempts), "mail attempt failed" (warn: key,
+ * attempt, smtp = the last SMTP reply code or 0, error = libcurl's constant
+ * sentence for its error code, retry_ms), "mail given up" (error: key,
+ * attempts, smtp, error), "mail dropped" (warn: key, bound = pending,
+ * per_key or per_address), and the count dropped by a close.
+ *
  * Lifetimes: the mailer borrows the loop (it must outlive the mailer) and
  * copies everything else it is given. wrd_mailer_close frees it.
  */
@@ -67,11 +74,15 @@ const char *wrd_mail_err_text(int err);
 #define WRD_MAIL_DEFAULT_MAX_RUNNING 4
 
 /* Is addr an address the server sends to: local@domain, ASCII printable
- * without blanks, quotes, brackets, commas, semicolons or backslashes, at
- * most WRD_MAIL_MAX_ADDRESS bytes, one '@', a non-empty local part of at
- * most 64 bytes, a domain of dot-separated labels (letters, digits,
- * hyphens; no empty label). 0 yes, WRD_MAIL_EBADADDR no, with *why (when
- * why is not NULL) a constant sentence saying what is wrong. Pure. */
+ * without blanks, quotes, brackets, parentheses, commas, colons,
+ * semicolons or backslashes, at most WRD_MAIL_MAX_ADDRESS bytes, one '@',
+ * a non-empty local part of at most 64 bytes, a domain of dot-separated
+ * labels (letters, digits, hyphens; no empty label, none longer than 63
+ * bytes or starting or ending with a hyphen, as RFC 1035 says; no address
+ * literal "[...]"). 0 yes, WRD_MAIL_EBADADDR no, with *why (when why is
+ * not NULL) a constant sentence saying what is wrong, and NULL on 0.
+ * Pure. tests/fuzz/fuzz_mail_address.c checks what an accepted address
+ * promises. */
 int wrd_mail_check_address(const char *addr, const char **why);
 
 /* Check an --smtp URL without connecting: smtp:// or smtps:// (any case),
@@ -114,7 +125,23 @@ struct wrd_mail_msg {
  * (NUL-terminated, *len its length; caller frees), or NULL with *err set
  * to WRD_MAIL_EINVAL, WRD_MAIL_EBADADDR, WRD_MAIL_ETOOBIG or
  * WRD_MAIL_ENOMEM. Pure: no clock, no randomness (the MIME boundary is
- * derived from the content). */
+ * derived from the content). The same message gives the same bytes.
+ *
+ * In detail: the checks run in the order: a required field missing
+ * (EINVAL); CR or LF in any header value (EINVAL); from, to or reply_to
+ * not passing wrd_mail_check_address (EBADADDR); a subject that is not
+ * UTF-8, holds a control character (a tab too) or is over 900 bytes, a
+ * message id not 1..250 printable bytes with an '@' and without blanks,
+ * quotes or brackets, a part type that is not "type/subtype" or a file
+ * name with a quote, slash or backslash or over 60 bytes (EINVAL); more
+ * than WRD_MAIL_MAX_MESSAGE bytes of text and attachments, or of the
+ * message once encoded (ETOOBIG). The Subject is written as it is when
+ * it is printable ASCII, fits one 78-character line and holds no "=?";
+ * otherwise as RFC 2047 B encoded-words of whole UTF-8 characters, one
+ * per folded line. Date is "Wed, 02 Dec 2026 00:00:00 +0000". The text's
+ * quoted-printable also encodes a '.' or the 'F' of "From " opening a
+ * line. In-Reply-To also gives References. The boundary ("=_wr" and 32
+ * hex digits) cannot occur in quoted-printable or base64 text. */
 char *wrd_mail_format(const struct wrd_mail_msg *m, size_t *len, int *err);
 
 struct wrd_mailer;
@@ -139,8 +166,11 @@ struct wrd_mail_stats {
     unsigned running;           /* transfers in flight */
 };
 
-/* A mailer on loop, or NULL with err filled (a bad URL, libcurl failing
- * to start, no memory). Release with wrd_mailer_close. */
+/* A mailer on loop, or NULL with err filled (a bad URL or --mail-from,
+ * libcurl failing to start, no memory). Release with wrd_mailer_close.
+ * The first call runs curl_global_init(CURL_GLOBAL_DEFAULT), which is not
+ * thread-safe: make it before any other thread uses libcurl (warroomd
+ * calls it at start-up, single-threaded). It is never undone. */
 struct wrd_mailer *wrd_mailer_new(uv_loop_t *loop, const struct wrd_mail_config *cfg, char *err,
                                   size_t errlen);
 
@@ -157,15 +187,22 @@ void wrd_mailer_set_limits(struct wrd_mailer *m, unsigned max_pending, unsigned 
  * log and the bounds: "g-0123456789ab/french"; copied), and return at
  * once: 0, WRD_MAIL_EINVAL (NULL argument, or the mailer is closing),
  * WRD_MAIL_EBADADDR, WRD_MAIL_ETOOBIG, WRD_MAIL_EFULL or
- * WRD_MAIL_ENOMEM. Nothing is queued on an error. */
+ * WRD_MAIL_ENOMEM. Nothing is queued on an error. The bounds are checked
+ * in the order in all, per key, per address (addresses compared without
+ * regard to case); a key is logged and compared as its first 95 bytes,
+ * with anything but printable ASCII, '"' and '\\' replaced by '?'. The
+ * first transfer may start inside this call (no callback is made). */
 int wrd_mail_send(struct wrd_mailer *m, const char *to, const char *key, const char *message,
                   size_t len);
 
 /* Copy the counters into *out. */
 void wrd_mailer_stats(const struct wrd_mailer *m, struct wrd_mail_stats *out);
 
-/* Stop, from inside the loop: transfers in flight are abandoned, queued
- * and waiting messages dropped (logged with their count). Once the last
+/* Stop, from inside the loop: transfers in flight are abandoned (their
+ * sockets shut down, so no cut message is ended with "." and nothing is
+ * waited for), queued and waiting messages dropped (logged with their
+ * count). Idle connections libcurl keeps for reuse are closed with a QUIT
+ * whose reply libcurl waits for (quick from a live server). Once the last
  * handle is closed the mailer is freed and done(arg) is called (from a
  * loop callback, never from inside this call; done may be NULL). m must
  * not be used after this call. */

@@ -16,6 +16,7 @@
 #include "server.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +25,7 @@
 #include "conn.h"
 #include "games.h"
 #include "log.h"
+#include "mail.h"
 #include "notify.h"
 #include "protocol.h"
 #include "store.h"
@@ -75,11 +77,56 @@ static void on_signal(uv_signal_t *h, int signum)
         wrd_notifier_close(srv->notifier, NULL, NULL);
         srv->notifier = NULL;
     }
+    if (srv->mailer) {
+        wrd_mailer_close(srv->mailer, NULL, NULL);
+        srv->mailer = NULL;
+    }
     wrd_conn_close_all(srv);
     srv->grace_started = uv_now(&srv->loop);
     uv_timer_init(&srv->loop, &srv->grace);
     srv->grace.data = srv;
     uv_timer_start(&srv->grace, on_grace, 0, GRACE_TICK_MS);
+}
+
+/* The mailer of --smtp, its credentials from WARROOM_SMTP_USER and
+ * WARROOM_SMTP_PASSWORD or from the first line (USER:PASSWORD) of
+ * --smtp-credentials: read once, here, before the loop runs. 0, or -1
+ * logged. */
+static int start_mailer(struct wrd_server *srv)
+{
+    char line[512] = "", err[256];
+    const char *user = getenv("WARROOM_SMTP_USER");
+    const char *password = getenv("WARROOM_SMTP_PASSWORD");
+    if (srv->cfg.smtp_credentials) {
+        FILE *f = fopen(srv->cfg.smtp_credentials, "r");
+        char *colon = NULL;
+        if (f && fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\r\n")] = '\0';
+            colon = strchr(line, ':');
+        }
+        if (f)
+            fclose(f);
+        if (colon == NULL) {
+            wrd_error("cannot read the SMTP credentials", "file=%s want=\"USER:PASSWORD on "
+                      "its first line\"", srv->cfg.smtp_credentials);
+            return -1;
+        }
+        *colon = '\0';
+        user = line;
+        password = colon + 1;
+    }
+    struct wrd_mail_config mc = { srv->cfg.smtp, user, password, srv->cfg.mail_from };
+    srv->mailer = wrd_mailer_new(&srv->loop, &mc, err, sizeof err);
+    memset(line, 0, sizeof line);
+    if (srv->mailer == NULL) {
+        wrd_error("cannot start the mailer", "error=\"%s\"", err);
+        return -1;
+    }
+    if (srv->cfg.mail_retry_ms > 0)
+        wrd_mailer_set_timing(srv->mailer, (uint64_t)srv->cfg.mail_retry_ms, 0);
+    wrd_games_start_digest(srv);
+    wrd_info("mail on", "replies=%s", srv->cfg.mail_reply ? "read" : "not read");
+    return 0;
 }
 
 /* The exit status and the log line of a store that refuses to serve. */
@@ -149,6 +196,7 @@ int main(int argc, char **argv)
         if (wrd_notifier_set_allow(srv.notifier, srv.cfg.webhook_allow, NULL) != 0)
             wrd_error("cannot keep the webhook allow-list", "error=no_memory");
     }
+    int mail_failed = srv.cfg.smtp && start_mailer(&srv) != 0;
     uv_signal_init(&srv.loop, &srv.sigint);
     uv_signal_init(&srv.loop, &srv.sigterm);
     srv.sigint.data = srv.sigterm.data = &srv;
@@ -163,7 +211,7 @@ int main(int argc, char **argv)
     srv.catalog = wrd_catalog_load(srv.cfg.scenarios);
     if (srv.catalog == NULL)
         wrd_error("cannot build the rulesets answer", "error=no_memory");
-    if (wrd_net_start(&srv) < 0) {
+    if (mail_failed || wrd_net_start(&srv) < 0) {
         wrd_catalog_free(srv.catalog);
         srv.stopping = 1;
         uv_close((uv_handle_t *)&srv.sigint, NULL);
@@ -173,6 +221,8 @@ int main(int argc, char **argv)
         wrd_addrs_close(&srv);
         if (srv.notifier)
             wrd_notifier_close(srv.notifier, NULL, NULL);
+        if (srv.mailer)
+            wrd_mailer_close(srv.mailer, NULL, NULL);
         uv_run(&srv.loop, UV_RUN_DEFAULT);
         wrd_net_release(&srv);
         wrd_games_free(&srv);

@@ -37,6 +37,7 @@
 #include "conn.h"
 #include "games.h"
 #include "log.h"
+#include "mail.h"
 #include "notify.h"
 #include "protocol.h"
 #include "warroom_version.h"
@@ -930,6 +931,29 @@ static char *metrics_text(struct wrd_server *srv)
                       "# TYPE warroom_webhooks_pending gauge\nwarroom_webhooks_pending %u\n",
                   (unsigned long long)ns.webhooks_dropped_total,
                   (unsigned long long)ns.webhooks_replaced_total, ns.webhooks_pending);
+    }
+    if (srv->mailer) {
+        struct wrd_mail_stats ms;
+        wrd_mailer_stats(srv->mailer, &ms);
+        sb_printf(&b, "# HELP warroom_mails_sent_total Mails the SMTP server accepted.\n"
+                      "# TYPE warroom_mails_sent_total counter\nwarroom_mails_sent_total %llu\n"
+                      "# HELP warroom_mail_failures_total Failed attempts to hand a mail over, "
+                      "each retry counted.\n"
+                      "# TYPE warroom_mail_failures_total counter\n"
+                      "warroom_mail_failures_total %llu\n"
+                      "# HELP warroom_mails_given_up_total Mails given up: refused (5xx) or "
+                      "every attempt failed.\n"
+                      "# TYPE warroom_mails_given_up_total counter\n"
+                      "warroom_mails_given_up_total %llu\n"
+                      "# HELP warroom_mails_dropped_total Mails dropped by a bound (per seat, "
+                      "per address, in all).\n"
+                      "# TYPE warroom_mails_dropped_total counter\n"
+                      "warroom_mails_dropped_total %llu\n"
+                      "# HELP warroom_mails_pending Mails queued, in flight or waiting to retry.\n"
+                      "# TYPE warroom_mails_pending gauge\nwarroom_mails_pending %u\n",
+                  (unsigned long long)ms.sent_total, (unsigned long long)ms.failures_total,
+                  (unsigned long long)ms.given_up_total, (unsigned long long)ms.dropped_total,
+                  ms.pending);
     }
     return b.s;
 }

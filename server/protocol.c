@@ -27,13 +27,16 @@ struct field {
     int required;
 };
 
+/* The most fields a message has (create's seven, and room for one more). */
+#define FIELDS_MAX 8
+
 struct spec {
     const char *type;
     void (*handler)(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg);
     /* What the message costs its address's budget before it is handled
      * (addr.h; answers whose size varies are charged more once built). */
     int cost;
-    struct field fields[6];
+    struct field fields[FIELDS_MAX];
 };
 
 static void handle_hello(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg);
@@ -42,10 +45,11 @@ static const struct spec specs[] = {
     { "hello", handle_hello, 1, { { "protocol", F_INT, 1 }, { "client", F_STR, 0 } } },
     { "create", wrd_games_create, 20,
       { { "ruleset", F_STR, 1 }, { "scenario", F_STR, 0 }, { "seat", F_STR, 0 },
-        { "options", F_OBJ, 0 }, { "webhook", F_STR_OR_NULL, 0 }, { "parent", F_STR, 0 } } },
+        { "options", F_OBJ, 0 }, { "webhook", F_STR_OR_NULL, 0 }, { "parent", F_STR, 0 },
+        { "mail", F_STR, 0 } } },
     { "claim", wrd_games_claim, 5,
       { { "invite", F_STR, 0 }, { "game", F_STR, 0 }, { "seat", F_STR, 0 },
-        { "webhook", F_STR_OR_NULL, 0 } } },
+        { "webhook", F_STR_OR_NULL, 0 }, { "mail", F_STR, 0 } } },
     { "join", wrd_games_join, 2,
       { { "game", F_STR, 1 }, { "token", F_STR, 0 }, { "spectate", F_BOOL, 0 } } },
     { "command", wrd_games_command, 1,
@@ -60,7 +64,10 @@ static const struct spec specs[] = {
       { { "game", F_STR, 1 }, { "what", F_STR, 1 }, { "line", F_STR, 0 },
         { "events", F_ARR, 0 }, { "words", F_ARR, 0 }, { "word", F_STR, 0 } } },
     { "notify", wrd_games_notify, 2,
-      { { "game", F_STR, 1 }, { "webhook", F_STR_OR_NULL, 1 } } },
+      { { "game", F_STR, 1 }, { "webhook", F_STR_OR_NULL, 0 }, { "mail", F_STR_OR_NULL, 0 },
+        { "confirm", F_STR, 0 }, { "digest", F_BOOL, 0 } } },
+    { "mail_in", wrd_games_mail_in, 10,
+      { { "to", F_ARR, 1 }, { "lines", F_ARR, 1 }, { "message_id", F_STR, 0 } } },
     { "rulesets", wrd_catalog_rulesets, 2, { { NULL, 0, 0 } } },
 };
 
@@ -180,7 +187,7 @@ int wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char
         if (strcmp(key, "type") == 0 || strcmp(key, "id") == 0)
             continue;
         const struct field *f = NULL;
-        for (int i = 0; i < 6 && sp->fields[i].name; i++)
+        for (int i = 0; i < FIELDS_MAX && sp->fields[i].name; i++)
             if (strcmp(key, sp->fields[i].name) == 0)
                 f = &sp->fields[i];
         if (f == NULL) {
@@ -194,7 +201,7 @@ int wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char
             goto out;
         }
     }
-    for (int i = 0; i < 6 && sp->fields[i].name; i++)
+    for (int i = 0; i < FIELDS_MAX && sp->fields[i].name; i++)
         if (sp->fields[i].required && json_object_get(msg, sp->fields[i].name) == NULL) {
             snprintf(buf, sizeof buf, "%s needs '%s'", sp->type, sp->fields[i].name);
             wrd_conn_error(c, WRD_E_BAD_MESSAGE, buf, game, seq, jid);

@@ -17,6 +17,7 @@ struct lws_context;
 struct wrd_store;
 struct wrd_games;
 struct wrd_notifier;
+struct wrd_mailer;
 struct wrd_net;
 struct wrd_conn;
 struct wrd_addrs;
@@ -64,6 +65,15 @@ struct wrd_config {
     int log_level;              /* --log-level */
     const char *tls_cert;       /* --tls-cert PEM file, or NULL: plain ws:// and http:// */
     const char *tls_key;        /* --tls-key PEM file (set exactly when tls_cert is) */
+    const char *smtp;           /* --smtp URL, or NULL: no mail (play by email off) */
+    const char *smtp_credentials;   /* --smtp-credentials file, or NULL */
+    const char *mail_from;      /* --mail-from address (set whenever smtp is) */
+    const char *mail_reply;     /* --mail-reply address, or NULL: replies are not read */
+    const char *mail_url;       /* --mail-url, or NULL: mails carry no link */
+    int mail_retry_ms;          /* --mail-retry-ms; 0: the mailer's default */
+    int max_mails_per_address;  /* --max-mails-per-address: confirmation mails an hour */
+    int mail_digest_hour;       /* --mail-digest-hour: the digest's hour, UTC */
+    int mail_digest_ms;         /* --mail-digest-ms: its period (tests); 0: a day, at the hour */
 };
 
 /* Store commit latency buckets, in seconds (Prometheus histogram). */
@@ -87,6 +97,7 @@ struct wrd_server {
     struct wrd_store *store;
     struct wrd_games *games;
     struct wrd_notifier *notifier;
+    struct wrd_mailer *mailer;  /* NULL: no --smtp */
     struct wrd_net *net;        /* net.c's own state */
     struct wrd_conn *conns;     /* open websocket connections (conn.c) */
     struct wrd_addrs *addrs;    /* per-address budgets (addr.c) */

@@ -530,9 +530,24 @@ static void check_shape(const json_t *m)
         }
         json_array_foreach(json_object_get(m, "options"), i, o)
             check_fields("rulesets options[] entry", o, "name,help,default", "", doc);
-    } else if (strcmp(t, "left") == 0 || strcmp(t, "ok") == 0) {
-        /* "`left`, `ok` | `game`" */
+    } else if (strcmp(t, "left") == 0) {
+        /* "`left` | `game`" */
         check_fields(t, m, "type,game", "id", doc);
+    } else if (strcmp(t, "ok") == 0) {
+        /* "`ok` | `game`, `mail` (`none`, `pending` or `confirmed`)" */
+        check_fields(t, m, "type,game,mail", "id", doc);
+        const char *mail = json_string_value(json_object_get(m, "mail"));
+        if (mail == NULL || (strcmp(mail, "none") != 0 && strcmp(mail, "pending") != 0 &&
+                             strcmp(mail, "confirmed") != 0))
+            violation("ok: mail is \"%s\", not none, pending or confirmed (%s)",
+                      mail ? mail : "(absent)", doc);
+    } else if (strcmp(t, "mail_in") == 0) {
+        /* "`mail_in` | `result`; `game`, `seat`, `done`, `refused` unless ignored" */
+        const char *r = json_string_value(json_object_get(m, "result"));
+        if (r && strcmp(r, "ignored") == 0)
+            check_fields(t, m, "type,result", "id", doc);
+        else
+            check_fields(t, m, "type,result,game,seat,done,refused", "id", doc);
     } else {
         violation("a message of type `%s`, which the table does not have (%s)", t, doc);
     }

@@ -2,6 +2,7 @@
 """smtp_sink.py - a real SMTP server on loopback for the mail tests.
 
     /usr/bin/python3 smtp_sink.py MAILDIR [--fail-first N] [--auth USER:PASSWORD]
+                                          [--refuse-rcpt ADDR]...
 
 Runs Debian's aiosmtpd (python3-aiosmtpd, a complete RFC 5321 server, under
 Debian's /usr/bin/python3, which is where that package installs it) on
@@ -19,6 +20,9 @@ sink adds for the tests:
 (451), so a sender's retry can be tested. --auth USER:PASSWORD offers AUTH
 PLAIN and LOGIN (without TLS: loopback only) and refuses a message from a
 client that did not authenticate with those credentials (530).
+--refuse-rcpt ADDR (may be repeated) answers RCPT TO:<ADDR> with a permanent
+failure (550), as a server does for a mailbox it does not have, so a
+sender's giving up can be tested.
 
 It runs until SIGTERM or SIGINT.
 """
@@ -31,12 +35,19 @@ from aiosmtpd.smtp import SMTP, AuthResult
 
 
 class Sink:
-    def __init__(self, maildir, fail_first):
+    def __init__(self, maildir, fail_first, refused=()):
         self.maildir = maildir
+        self.refused = set(a.lower() for a in refused)
         self.fail_left = fail_first
         self.count = 0
         for sub in ("tmp", "new"):
             os.makedirs(os.path.join(maildir, sub), exist_ok=True)
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if address.lower() in self.refused:
+            return "550 5.1.1 The sink has no such mailbox"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
         if self.fail_left > 0:
@@ -65,6 +76,7 @@ def main():
     maildir = args[0]
     fail_first = 0
     auth = None
+    refused = []
     rest = args[1:]
     while rest:
         opt = rest.pop(0)
@@ -72,16 +84,20 @@ def main():
             fail_first = int(rest.pop(0))
         elif opt == "--auth" and rest and ":" in rest[0]:
             auth = rest.pop(0).split(":", 1)
+        elif opt == "--refuse-rcpt" and rest:
+            refused.append(rest.pop(0))
         else:
             print("smtp_sink.py: unknown or incomplete option %s" % opt, file=sys.stderr)
             return 2
 
-    sink = Sink(maildir, fail_first)
+    sink = Sink(maildir, fail_first, refused)
 
     def authenticator(server, session, envelope, mechanism, auth_data):
         ok = (auth is not None and auth_data.login.decode() == auth[0]
               and auth_data.password.decode() == auth[1])
-        return AuthResult(success=ok)
+        # handled=False: aiosmtpd answers a failure itself (535); with its
+        # default (handled=True) it answers nothing and the client hangs.
+        return AuthResult(success=ok, handled=False)
 
     def factory():
         if auth is None:
