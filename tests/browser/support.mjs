@@ -22,11 +22,13 @@ export function removeDir(dir) {
   rmSync(dir, { recursive: true, force: true });
 }
 
-// Start warroomd with its database in dir; ports 0 pick free ones. Resolves
-// with {proc, ws, web} once both addresses are printed.
-export function startServer(build, dir, ports = { ws: 0, web: 0 }) {
+// Start warroomd with its database in dir; ports 0 pick free ones; extra:
+// more options for it (a mail test's --smtp ...). Resolves with {proc, ws,
+// web} once both addresses are printed.
+export function startServer(build, dir, ports = { ws: 0, web: 0 }, extra = []) {
   const p = spawn(join(build, 'server/warroomd'),
-    ['--listen', `127.0.0.1:${ports.ws}`, '--web-listen', `127.0.0.1:${ports.web}`, '--db', join(dir, 'db')],
+    ['--listen', `127.0.0.1:${ports.ws}`, '--web-listen', `127.0.0.1:${ports.web}`, '--db', join(dir, 'db'),
+      ...extra],
     { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';

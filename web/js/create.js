@@ -9,7 +9,12 @@
 // that game (seat.js storeSeat, as the invite page does), the invite links
 // are shown (full URLs of /invite/CODE, each with a copy button), and
 // "Open the game" goes to its page, which joins with the token.
+//
+// "Mail for your turns" (optional) puts `mail` into `create`: the server
+// mails the address a confirmation code, so the game page's Mail panel
+// (mail.js) is told the seat's address is pending, and asks for the code.
 import { storeSeat } from './seat.js';
+import { rememberMail, refusal } from './mail.js';
 
 function el(tag, props = {}, ...kids) {
   const e = document.createElement(tag);
@@ -68,6 +73,8 @@ export async function mountCreate(root, conn) {
     server.append(el('label', { title: o.help }, input, ` ${o.name} `, el('small', {}, o.help)), el('br'));
   }
   const webhook = el('input', { id: 'create-webhook', name: 'webhook', type: 'url', placeholder: 'http://… (optional)' });
+  const mail = el('input', { id: 'create-mail', name: 'mail', type: 'email', autocomplete: 'email',
+    spellcheck: false, placeholder: 'you@example.org (optional)' });
   const submit = el('button', { type: 'submit', id: 'create-submit', textContent: 'Create the game' });
   const out = el('div', { id: 'created', role: 'status' });
   form.append(
@@ -76,6 +83,7 @@ export async function mountCreate(root, conn) {
     el('label', {}, 'Your seat ', seat, seats),
     own, server,
     el('label', {}, 'Webhook for your turns ', webhook), ' ',
+    el('label', {}, 'Mail for your turns ', mail), ' ',
     submit);
   root.append(el('h2', {}, 'New game'), form, out);
 
@@ -120,23 +128,26 @@ export async function mountCreate(root, conn) {
     if (scenario.value) msg.scenario = scenario.value;
     if (seat.value) msg.seat = seat.value;
     if (webhook.value) msg.webhook = webhook.value;
+    if (mail.value.trim()) msg.mail = mail.value.trim();
     submit.disabled = true;
     out.classList.remove('error');
     out.textContent = 'creating…';
     try {
       const c = await conn.request(msg, 'created');
       storeSeat(c.game, c.seat, c.token);
+      if (msg.mail) rememberMail(c.game, c.seat, 'pending');
       const open = el('a', { id: 'open-game', href: `/game/${encodeURIComponent(c.game)}`, textContent: 'Open the game' });
       const invites = Object.keys(c.invites || {}).length;
       out.replaceChildren(
         el('p', {}, `Game ${c.game} created: you hold its ${c.seat} seat (your token is kept in this browser). `, open),
+        ...(msg.mail ? [el('p', { id: 'created-mail' }, 'A code was mailed to the address you gave: type it in the game page\'s Mail panel, and your turns will go there.')] : []),
         el('p', {}, invites ? 'Send each invite link to the player who should take that seat; each works once:'
           : 'It has no other seat to invite.'),
         inviteList(c.game, c.invites || {}));
       out.dataset.game = c.game;
     } catch (e) {
       out.classList.add('error');
-      out.textContent = `refused: ${e.message}${e.code ? ` (${e.code})` : ''}`;
+      out.textContent = refusal(e);
     } finally {
       submit.disabled = false;
     }

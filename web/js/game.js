@@ -5,8 +5,9 @@
 // start at its version or does not apply, joins again and syncs after a
 // reconnection (net.js), and wires the parts: the facts (ruleset, seat,
 // whose turn, version), the event log (log.js), the board and the order
-// line (board.js, play.js), redrawn after every change, and the dice panel
-// (verify.js: the seed's commitment, the rolls verified).
+// line (board.js, play.js), redrawn after every change, the dice panel
+// (verify.js: the seed's commitment, the rolls verified), and for a seat
+// (not a spectator) the Mail panel (mail.js: its turns sent by mail).
 import { Conn, setStatus } from './net.js';
 import { applyPatch } from './patch.js';
 import { joinHeld } from './seat.js';
@@ -14,6 +15,7 @@ import { Board } from './board.js';
 import { EventLog } from './log.js';
 import { Play } from './play.js';
 import { mountVerify } from './verify.js';
+import { mountMail } from './mail.js';
 
 const game = decodeURIComponent(location.pathname.split('/')[2] || '');
 let version = -1;
@@ -117,6 +119,7 @@ async function main() {
     $('wr-seat').textContent = seat ? `you hold the ${seat} seat` : 'watching';
     $('wr-seat').dataset.seat = seat || '';
     document.body.classList.toggle('watching', !seat);
+    if (seat) mountMail($('wr-mail'), conn, game, seat);
     play = new Play(conn, game, seat, board, {
       describe: $('wr-describe'), orders: $('wr-orders'), line: $('wr-line'),
       send: $('wr-send'), clear: $('wr-clear'), preview: $('wr-preview'),
