@@ -40,32 +40,10 @@ static long now_ms(void)
 
 /* --- the sink ------------------------------------------------------------------- */
 
-/* Sinks started and not yet stopped. A failing cmocka test jumps out
- * before its wt_mailbox_stop (a failed group set-up never reaches its
- * teardown): at exit, whatever is left is stopped by its pid. */
-#define MAX_LIVE 8
-static pid_t live[MAX_LIVE];
-
-static void stop_leftovers(void)
-{
-    for (int i = 0; i < MAX_LIVE; i++)
-        if (live[i] > 0) {
-            kill(live[i], SIGTERM);
-            waitpid(live[i], NULL, 0);
-            live[i] = 0;
-        }
-}
-
+/* A sink: stopped with SIGTERM when a failed test leaves it (proc.h). */
 static void track_live(pid_t pid, int alive)
 {
-    static int registered;
-    if (!registered && atexit(stop_leftovers) == 0)
-        registered = 1;
-    for (int i = 0; i < MAX_LIVE; i++)
-        if (alive ? live[i] == 0 : live[i] == pid) {
-            live[i] = alive ? pid : 0;
-            return;
-        }
+    wt_track_child(pid, alive, SIGTERM);
 }
 
 /* Read one line from fd before the deadline. */

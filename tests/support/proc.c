@@ -54,32 +54,41 @@ static int read_line(int fd, char *buf, size_t cap, long deadline)
     return -1;
 }
 
-/* Servers started and not yet stopped. A failing cmocka test jumps out
- * before its wt_server_stop: at exit, whatever is left is killed, so a
- * failed run leaves no warroomd behind. */
+/* Children started and not yet stopped (servers, SMTP sinks), each with
+ * the signal that ends it. */
 #define MAX_LIVE 64
-static pid_t live[MAX_LIVE];
+static struct {
+    pid_t pid;
+    int sig;
+} live[MAX_LIVE];
 
-static void kill_leftovers(void)
+static void stop_leftovers(void)
 {
     for (int i = 0; i < MAX_LIVE; i++)
-        if (live[i] > 0) {
-            kill(live[i], SIGKILL);
-            waitpid(live[i], NULL, 0);
-            live[i] = 0;
+        if (live[i].pid > 0) {
+            kill(live[i].pid, live[i].sig);
+            waitpid(live[i].pid, NULL, 0);
+            live[i].pid = 0;
         }
 }
 
-static void track_live(pid_t pid, int alive)
+void wt_track_child(pid_t pid, int alive, int sig)
 {
     static int registered;
-    if (!registered && atexit(kill_leftovers) == 0)
+    if (!registered && atexit(stop_leftovers) == 0)
         registered = 1;
     for (int i = 0; i < MAX_LIVE; i++)
-        if (alive ? live[i] == 0 : live[i] == pid) {
-            live[i] = alive ? pid : 0;
+        if (alive ? live[i].pid == 0 : live[i].pid == pid) {
+            live[i].pid = alive ? pid : 0;
+            live[i].sig = sig;
             return;
         }
+}
+
+/* A server: killed when left. */
+static void track_live(pid_t pid, int alive)
+{
+    wt_track_child(pid, alive, SIGKILL);
 }
 
 int wt_server_instrumented(void)

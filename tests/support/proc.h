@@ -46,6 +46,12 @@ int wt_server_restart(struct wt_server *s, const char *const *extra);
  * checks). */
 int wt_server_instrumented(void);
 
+/* A child a test started (alive 1) or has stopped and reaped (alive 0).
+ * A failing cmocka test jumps out before its stop: at exit each child
+ * still tracked is sent sig and reaped, so a failed run leaves nothing
+ * running (wt_server_start tracks its servers so, with SIGKILL). */
+void wt_track_child(pid_t pid, int alive, int sig);
+
 /* Send sig, wait up to timeout_ms for the exit; returns the wait status, or
  * -1 on a time-out (the process is then killed). */
 int wt_server_stop(struct wt_server *s, int sig, int timeout_ms);
