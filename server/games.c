@@ -1336,11 +1336,18 @@ static void on_deadline(uv_timer_t *t)
         g->seats[i].deadline_at = 0;
     }
     arm_timer(g);
-    /* Each seat that ran out of time hears of it. */
+    /* Each seat that ran out of time hears of it; the others playing by
+     * mail hear that the game is over. */
     for (int i = 0; i < g->nseats; i++)
-        if (g->seats[i].was_awaited)
+        if (g->seats[i].was_awaited) {
             defer(srv->games, (struct deferred){ .kind = D_NOTIFY, .game = g, .seat = i,
                                                   .event = "deadline_expired" });
+        } else if (g->seats[i].mail.state == WRD_PBEM_CONFIRMED) {
+            char lead[256];
+            snprintf(lead, sizeof lead, "The game is over: %s forfeited on time.\n",
+                     g->forfeit);
+            defer_mail(srv->games, g, i, "game_over", strdup(lead), NULL);
+        }
     if (status_row(srv, g) != 0)
         wrd_error("store write failed", "game=%s", g->id);
     refresh_sections(g);

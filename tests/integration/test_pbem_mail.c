@@ -10,7 +10,7 @@
  *
  *     --smtp smtp://127.0.0.1:SINK --mail-from warroom@test.example
  *     --mail-reply play@test.example --mail-url http://127.0.0.1:WEB/
- *     --mail-retry-ms 100 --max-mails-per-address 100
+ *     --mail-retry-ms 100 --max-mails-per-address 100 --mail-digest-ms 1500
  *
  *   a. a Waterloo game of the small scenario (tests' scenarios/test/small.json:
  *      the units start close, a battle comes in the first turn) created with
@@ -43,7 +43,13 @@
  *      game's);
  *   e. `warroom mail-in` exits 65 on what is not a message and 75 when the
  *      server cannot be reached (the MTA tries again), and a tag nobody
- *      made is answered `ignored`.
+ *      made is answered `ignored`;
+ *   f. in a game of 10 s per decision, the silent French get the reminder
+ *      (when the decision is due, with the game and its orders), then the
+ *      forfeit mail with its reason, and the Allies a mail saying the game
+ *      is over and how; a seat on the digest (`notify --digest`; the server
+ *      runs a digest every 1.5 s here) gets no turn mail but the digest's,
+ *      and its reply to it plays.
  *
  * A seat gets its turn mail only while no connection of it is joined (as
  * a webhook, docs/protocol.md): the players here run the client only for
@@ -127,7 +133,9 @@ static int start(void)
                            "--mail-retry-ms", "100", "--web-listen", web,
                            /* every player of this file registers from 127.0.0.1:
                             * more than the default 10 an hour */
-                           "--max-mails-per-address", "100", NULL };
+                           "--max-mails-per-address", "100",
+                           /* the daily digest, every 1.5 s (test f) */
+                           "--mail-digest-ms", "1500", NULL };
     const char *tmp = getenv("TMPDIR");
     snprintf(fx.root, sizeof fx.root, "%s/warroom-pbem-XXXXXX", tmp ? tmp : "/tmp");
     if (mkdtemp(fx.root) == NULL || wt_server_start(&fx.s, args) < 0)
@@ -618,8 +626,8 @@ static struct wt_mail *confirmation_mail(struct pbem *g, struct seat *s)
  * (claimed with --mail): both addresses pending, their confirmation mails
  * read into the seats' mail (the seats' indexes are read from their
  * tags). */
-static void new_mail_game(struct pbem *g, const char *tag, const char *fr_addr,
-                          const char *al_addr)
+static void new_mail_game_with(struct pbem *g, const char *tag, const char *fr_addr,
+                               const char *al_addr, const char *deadline)
 {
     memset(g, 0, sizeof *g);
     static const char *const names[2] = { "french", "allied" };
@@ -633,8 +641,11 @@ static void new_mail_game(struct pbem *g, const char *tag, const char *fr_addr,
         player_init(&g->seat[i].p, &fx, who);
         g->seat[i].p.name = names[i];       /* player_init keeps the pointer */
     }
-    json_t *c = run_json(&g->seat[0].p, 0, "new", "--ruleset", "waterloo", "--scenario",
-                         "test/small", "--mail", fr_addr, NULL);
+    json_t *c = deadline ? run_json(&g->seat[0].p, 0, "new", "--ruleset", "waterloo",
+                                    "--scenario", "test/small", "--mail", fr_addr,
+                                    "--deadline", deadline, NULL)
+                         : run_json(&g->seat[0].p, 0, "new", "--ruleset", "waterloo",
+                                    "--scenario", "test/small", "--mail", fr_addr, NULL);
     assert_string_equal(str(c, "type"), "created");
     assert_string_equal(str(c, "seat"), "french");
     snprintf(g->game, sizeof g->game, "%s", str(c, "game"));
@@ -655,6 +666,12 @@ static void new_mail_game(struct pbem *g, const char *tag, const char *fr_addr,
     }
     if (g->seat[0].index == g->seat[1].index)
         fail_msg("both seats' tags name seat %d", g->seat[0].index);
+}
+
+static void new_mail_game(struct pbem *g, const char *tag, const char *fr_addr,
+                          const char *al_addr)
+{
+    new_mail_game_with(g, tag, fr_addr, al_addr, NULL);
 }
 
 /* Seat s confirms by replying to its confirmation mail (with lines, maybe
@@ -1306,6 +1323,72 @@ static void test_mail_in_exit_codes(void **state)
     expect_ignored(msg, sizeof msg - 1, "a tag nobody made");
 }
 
+/* --- f. deadlines, the end, the digest ------------------------------------------------- */
+
+/* The next mail to s: its subject holds what (fails otherwise). */
+static struct wt_mail *mail_about(struct pbem *g, struct seat *s, const char *what)
+{
+    struct wt_mail *m = next_mail(g, s, what);
+    expect_subject(m, g->game, s->name, what);
+    return m;
+}
+
+static void test_f_deadlines_end_and_digest(void **state)
+{
+    (void)state;
+    /* A game with 10 s per decision: the French, awaited and silent, are
+     * reminded (at 80% of the time), then forfeit; the Allies hear the
+     * game is over. Mails only: nobody acts. */
+    struct pbem g;
+    new_mail_game_with(&g, "f", "f-french@players.test", "f-allied@players.test", "10");
+    confirm_by_reply(&g, &g.seat[0], NULL);
+    confirm_by_reply(&g, &g.seat[1], NULL);
+    wt_mail_free(mail_about(&g, &g.seat[0], "your address is confirmed"));
+    wt_mail_free(mail_about(&g, &g.seat[1], "your address is confirmed"));
+    struct wt_mail *m = mail_about(&g, &g.seat[0], "your time is running out");
+    if (!strstr(m->text, "Your decision is due within"))
+        fail_msg("mail %d (the reminder) does not say when the decision is due:\n%s", m->n,
+                 m->text);
+    check_game_mail(&g, &g.seat[0], m, 1);
+    wt_mail_free(m);
+    m = mail_about(&g, &g.seat[0], "your time ran out");
+    if (!strstr(m->text, "Your time ran out: french: no decision"))
+        fail_msg("mail %d (the forfeit) does not give the reason:\n%s", m->n, m->text);
+    wt_mail_free(m);
+    m = mail_about(&g, &g.seat[1], "the game is over");
+    if (!strstr(m->text, "The game is over: french forfeited on time."))
+        fail_msg("mail %d (the end) does not say how it ended:\n%s", m->n, m->text);
+    wt_mail_free(m);
+    json_t *st = status_of(&g.seat[1].p, g.game);
+    assert_string_equal(str(st, "status"), "finished");
+    json_decref(st);
+    end_game(&g);
+
+    /* A seat on the digest gets no turn mail when the game awaits it, and
+     * the digest's mail instead (every 1.5 s here, a day at
+     * --mail-digest-hour otherwise); its reply plays as any. */
+    struct seat *cur = start_game(&g, "f2");
+    wt_mail_free(mail_about(&g, &g.seat[1], "your address is confirmed"));
+    json_decref(notify(&g.seat[1], g.game, 0, "--digest", NULL));
+    char id[128];
+    static const char *const endsetup[] = { "endsetup", NULL };
+    struct answer a = reply(cur, endsetup, NULL, NULL, id, sizeof id);
+    assert_string_equal(a.result, "applied");
+    answer_free(&a);
+    wt_mail_free(answer_mail(&g, cur, id));
+    cur->mail = NULL;
+    m = next_mail(&g, &g.seat[1], "the digest's mail");
+    expect_subject(m, g.game, "allied", "daily digest");
+    check_game_mail(&g, &g.seat[1], m, 1);
+    g.seat[1].mail = m;
+    a = reply(&g.seat[1], endsetup, NULL, NULL, id, sizeof id);
+    assert_string_equal(a.result, "applied");
+    answer_free(&a);
+    wt_mail_free(answer_mail(&g, &g.seat[1], id));
+    g.seat[1].mail = NULL;
+    end_game(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1314,6 +1397,7 @@ int main(void)
         cmocka_unit_test(test_c_forged_and_resent_replies),
         cmocka_unit_test(test_d_confirmation_and_removal),
         cmocka_unit_test(test_mail_in_exit_codes),
+        cmocka_unit_test(test_f_deadlines_end_and_digest),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
