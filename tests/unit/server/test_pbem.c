@@ -58,9 +58,10 @@ static void test_registration_round_trip(void **state)
     assert_int_equal(back.state, WRD_PBEM_NONE);
     static const char *const bad[] = {
         "{", "[]", "{\"state\":\"confirmed\"}",
-        "{\"state\":\"sure\",\"address\":\"a@b.c\",\"secret\":\"" "00" "\",\"code\":\"\"}",
-        "{\"state\":\"confirmed\",\"address\":\"not an address\",\"secret\":"
-        "\"0000000000000000000000000000000000000000000000000000000000000000\",\"code\":\"\"}",
+        "{\"state\":\"sure\",\"address\":\"a@b.c\",\"secret\":\"00\",\"code\":\"\"}",
+        /* one string over two lines (in parentheses: not a missing comma) */
+        ("{\"state\":\"confirmed\",\"address\":\"not an address\",\"secret\":"
+         "\"0000000000000000000000000000000000000000000000000000000000000000\",\"code\":\"\"}"),
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(wrd_pbem_reg_read(&back, bad[i]), -1);
