@@ -43,7 +43,9 @@ const char *wrd_pbem_state_name(int state);
 
 #define WRD_PBEM_CODE_LEN 8     /* characters of a confirmation code */
 #define WRD_PBEM_MAC_LEN 20     /* hex digits of a tag's MAC */
-#define WRD_PBEM_TAG_MAX 64     /* bytes of a tag, NUL included */
+#define WRD_PBEM_TAG_MAX 80     /* bytes of a tag, NUL included: room for any tag
+                                 * wrd_pbem_tag_parse gives (its fields at their
+                                 * longest, 23 + 3 + 23 + 20 bytes, and 3 dots) */
 
 /* A seat's registration. A value: copy it freely. */
 struct wrd_pbem_reg {
