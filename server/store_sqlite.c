@@ -6,7 +6,7 @@
  * iteration share one transaction (BEGIN on the first write, COMMIT in
  * commit()), so the loop pays one fsync per iteration, not one per move.
  * Prepared statements are kept for the life of the store. The schema is
- * created or migrated on open; user_version records its version (5).
+ * created or migrated on open; user_version records its version (6).
  *
  * Whole or refused. SQLite's own checks (quick_check, or integrity_check)
  * see a malformed b-tree, not a changed byte inside a row nor rows lost
@@ -16,10 +16,15 @@
  * registered as the SQL function warroom_rowsum()); and the one row of
  * `meta` holds the row count of each table, the checksum of the schema and
  * its own checksum, updated with one UPDATE per commit. At open: the lock,
- * quick_check, a write that proves the file can be written; at load: every
- * row of every table read and checked (columns, checksum, versions 1, 2,
- * 3, ... per game, every row reachable by its key, every index holding
- * exactly its table's rows), the counts compared with `meta`. Writes that
+ * a write that proves the file can be written (and quick_check or
+ * integrity_check when asked); at a start, the rows of the games it loads
+ * (open games, running ones with a deadline due) and, when asked
+ * (finished_too: warroomd --verify), every row of every table read and
+ * checked (columns, checksum, versions 1, 2, 3, ... per game, every row
+ * reachable by its key, every index holding exactly its table's rows), the
+ * counts compared with `meta`. So a start reads nothing in proportion to
+ * the games the store holds. Each game read on demand is checked whole
+ * before anything of it is passed on. Writes that
  * change a row check its old checksum first, so a damaged row is never
  * covered by a fresh checksum.
  *
@@ -35,7 +40,9 @@
  * outermost read opens and ends the read transaction, so one call sees one
  * commit throughout.
  */
+#ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE             /* flock() */
+#endif
 #include "store.h"
 
 #include <errno.h>
@@ -49,7 +56,7 @@
 #include <unistd.h>
 
 #define CACHE_KIB "256"          /* each connection's page cache */
-#define SCHEMA_VERSION 5
+#define SCHEMA_VERSION 6
 #define APPLICATION_ID 0x57524f4d   /* "WROM" */
 #define SEATS_MAX 64                /* per game, far above any ruleset's */
 
@@ -218,7 +225,8 @@ static const struct column games_cols[] = {
     { "scenario", K_JSON }, { "options", K_JSON }, { "seed", K_SEED },
     { "created_at", K_COUNT }, { "status", K_STATUS }, { "result", K_TEXT_NULL },
     { "deadline_at", K_COUNT }, { "listed", K_FLAG }, { "version", K_COUNT },
-    { "parent", K_NAME_NULL }, { "link_key", K_TEXT_NULL },
+    { "parent", K_NAME_NULL }, { "link_key", K_TEXT_NULL }, { "awaiting", K_NAME_NULL },
+    { "moved_at", K_COUNT }, { "wake_at", K_COUNT },
 };
 static const struct column seats_cols[] = {
     { "game", K_NAME }, { "seat", K_NAME }, { "token_hash", K_HASH_NULL },
@@ -229,7 +237,7 @@ static const struct column commands_cols[] = {
     { "client_seq", K_COUNT }, { "cmd", K_JSON }, { "events", K_JSON }, { "at", K_COUNT },
 };
 static const struct column snapshots_cols[] = {
-    { "game", K_NAME }, { "version", K_VERSION }, { "state", K_JSON },
+    { "game", K_NAME }, { "version", K_VERSION }, { "state", K_JSON }, { "full", K_TEXT_NULL },
 };
 static const struct column meta_cols[] = {
     { "id", K_ONE }, { "games", K_COUNT }, { "seats", K_COUNT }, { "commands", K_COUNT },
@@ -247,14 +255,17 @@ static const struct table t_meta = { "meta", T_META, 1, meta_cols, NCOLS(meta_co
 
 /* The columns of each table in order, rowsum last: what every row read selects. */
 #define GAMES_COLS "id, ruleset, scenario_name, scenario, options, seed, created_at, status," \
-                   " result, deadline_at, listed, version, parent, link_key, rowsum"
+                   " result, deadline_at, listed, version, parent, link_key, awaiting," \
+                   " moved_at, wake_at, rowsum"
 #define SEATS_COLS "game, seat, token_hash, invite_hash, webhook, mail, rowsum"
 #define COMMANDS_COLS "game, version, seat, client_seq, cmd, events, at, rowsum"
-#define SNAPSHOTS_COLS "game, version, state, rowsum"
+#define SNAPSHOTS_COLS "game, version, state, full, rowsum"
 #define META_COLS "id, games, seats, commands, snapshots, opens, schema_sum, rowsum"
 
 enum { G_ID, G_RULESET, G_SCEN_NAME, G_SCENARIO, G_OPTIONS, G_SEED, G_CREATED, G_STATUS,
-       G_RESULT, G_DEADLINE, G_LISTED, G_VERSION, G_PARENT, G_KEY };
+       G_RESULT, G_DEADLINE, G_LISTED, G_VERSION, G_PARENT, G_KEY, G_AWAITING, G_MOVED,
+       G_WAKE };
+enum { SN_GAME, SN_VERSION, SN_STATE, SN_FULL };
 enum { C_GAME, C_VERSION, C_SEAT, C_SEQ, C_CMD, C_EVENTS, C_AT };
 enum { M_ID, M_GAMES, M_SEATS, M_COMMANDS, M_SNAPSHOTS, M_OPENS, M_SCHEMA };
 
@@ -470,7 +481,8 @@ static const char *const stmt_sql[S_NSTMTS] = {
     [S_COMMIT] = "COMMIT",
     [S_ROLLBACK] = "ROLLBACK",
     [S_PUT_GAME] = "INSERT INTO games (" GAMES_COLS ")"
-                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'open', NULL, 0, ?8, 0, ?10, ?11, ?9)",
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'open', NULL, 0, ?8, 0, ?10, ?11, NULL,"
+                   " 0, 0, ?9)",
     [S_PUT_SEAT] = "INSERT INTO seats (" SEATS_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     /* Only a row whose checksum still matches is changed. */
     [S_UPDATE_SEAT] = "UPDATE seats SET token_hash = ?3, invite_hash = ?4, webhook = ?5,"
@@ -481,12 +493,13 @@ static const char *const stmt_sql[S_NSTMTS] = {
     /* The game's other columns (the scenario among them) are not passed
      * in: the new checksum is computed in SQL from them, by the same C. */
     [S_PUT_STATUS] = "UPDATE games SET status = ?2, result = ?3, deadline_at = ?4, version = ?5,"
+                     " awaiting = ?6, moved_at = ?7, wake_at = ?8,"
                      " rowsum = warroom_rowsum(2, id, ruleset, scenario_name, scenario, options,"
-                     " seed, created_at, ?2, ?3, ?4, listed, ?5, parent, link_key)"
+                     " seed, created_at, ?2, ?3, ?4, listed, ?5, parent, link_key, ?6, ?7, ?8)"
                      " WHERE id = ?1 AND rowsum = warroom_rowsum(2, id, ruleset, scenario_name,"
                      " scenario, options, seed, created_at, status, result, deadline_at, listed,"
-                     " version, parent, link_key)",
-    [S_PUT_SNAPSHOT] = "INSERT INTO snapshots (" SNAPSHOTS_COLS ") VALUES (?1, ?2, ?3, ?4)",
+                     " version, parent, link_key, awaiting, moved_at, wake_at)",
+    [S_PUT_SNAPSHOT] = "INSERT INTO snapshots (" SNAPSHOTS_COLS ") VALUES (?1, ?2, ?3, ?4, ?5)",
     /* Only over the row this process last wrote. */
     [S_PUT_META] = "UPDATE meta SET games = ?1, seats = ?2, commands = ?3, snapshots = ?4,"
                    " rowsum = ?5 WHERE id = 1 AND games = ?6 AND seats = ?7 AND commands = ?8"
@@ -494,11 +507,16 @@ static const char *const stmt_sql[S_NSTMTS] = {
 };
 
 enum {
-    R_BEGIN, R_COMMIT, R_GAME, R_SEATS, R_COMMANDS, R_SNAPSHOT, R_LIST, R_LIST_AFTER,
-    R_LIST_RULESET, R_LIST_RULESET_AFTER, R_OPEN_IDS, R_ALL_IDS, R_LINKS, R_NSTMTS
+    R_BEGIN, R_COMMIT, R_GAME, R_SEATS, R_COMMANDS, R_COMMANDS_AFTER, R_SNAPSHOT, R_SNAPSHOTS,
+    R_FULL_SNAPSHOT, R_LIST, R_LIST_AFTER, R_LIST_RULESET, R_LIST_RULESET_AFTER, R_RUN,
+    R_RUN_AFTER, R_RUN_RULESET, R_RUN_RULESET_AFTER, R_START_IDS, R_ALL_IDS, R_DUE_IDS,
+    R_MAIL_IDS, R_LINKS, R_NSTMTS
 };
 
+/* The lobby's listings: the four of finished games, then the four of
+ * running ones (the same order: R_RUN - R_LIST apart). */
 #define LISTED "SELECT " GAMES_COLS " FROM games WHERE status = 'finished' AND listed = 1"
+#define RUNNING "SELECT " GAMES_COLS " FROM games WHERE status = 'running' AND listed = 1"
 #define NEWEST " ORDER BY created_at DESC, id DESC LIMIT ?1"
 
 static const char *const read_sql[R_NSTMTS] = {
@@ -507,14 +525,32 @@ static const char *const read_sql[R_NSTMTS] = {
     [R_GAME] = "SELECT " GAMES_COLS " FROM games WHERE id = ?1",
     [R_SEATS] = "SELECT " SEATS_COLS " FROM seats WHERE game = ?1 ORDER BY rowid",
     [R_COMMANDS] = "SELECT " COMMANDS_COLS " FROM commands WHERE game = ?1 ORDER BY version",
+    [R_COMMANDS_AFTER] = "SELECT " COMMANDS_COLS " FROM commands WHERE game = ?1"
+                         " AND version > ?2 ORDER BY version",
     [R_SNAPSHOT] = "SELECT " SNAPSHOTS_COLS " FROM snapshots WHERE game = ?1"
                    " ORDER BY version DESC LIMIT 1",
+    [R_SNAPSHOTS] = "SELECT " SNAPSHOTS_COLS " FROM snapshots WHERE game = ?1 ORDER BY version",
+    [R_FULL_SNAPSHOT] = "SELECT " SNAPSHOTS_COLS " FROM snapshots WHERE game = ?1"
+                        " AND full IS NOT NULL ORDER BY version DESC LIMIT 1",
     [R_LIST] = LISTED NEWEST,
     [R_LIST_AFTER] = LISTED " AND (created_at, id) < (?2, ?3)" NEWEST,
     [R_LIST_RULESET] = LISTED " AND ruleset = ?4" NEWEST,
     [R_LIST_RULESET_AFTER] = LISTED " AND ruleset = ?4 AND (created_at, id) < (?2, ?3)" NEWEST,
-    [R_OPEN_IDS] = "SELECT id FROM games WHERE status <> 'finished' ORDER BY created_at, id",
+    [R_RUN] = RUNNING NEWEST,
+    [R_RUN_AFTER] = RUNNING " AND (created_at, id) < (?2, ?3)" NEWEST,
+    [R_RUN_RULESET] = RUNNING " AND ruleset = ?4" NEWEST,
+    [R_RUN_RULESET_AFTER] = RUNNING " AND ruleset = ?4 AND (created_at, id) < (?2, ?3)" NEWEST,
+    /* A start: open games, and running ones whose deadline comes before ?1;
+     * each half read through its own partial index. */
+    [R_START_IDS] = ("SELECT id, created_at FROM games WHERE status = 'open'"
+                     " UNION ALL SELECT id, created_at FROM games WHERE status = 'running'"
+                     " AND wake_at > 0 AND wake_at <= ?1 ORDER BY 2, 1"),
     [R_ALL_IDS] = "SELECT id FROM games ORDER BY created_at, id",
+    [R_DUE_IDS] = ("SELECT id FROM games WHERE status = 'running' AND wake_at > 1"
+                   " AND wake_at <= ?1 ORDER BY created_at, id"),
+    [R_MAIL_IDS] = ("SELECT id FROM games WHERE status = 'running' AND EXISTS (SELECT 1 FROM"
+                    " seats WHERE seats.game = games.id AND seats.mail IS NOT NULL)"
+                    " ORDER BY created_at, id"),
     [R_LINKS] = ("SELECT id, parent, link_key, ruleset, status, result FROM games"
                  " WHERE parent IS NOT NULL ORDER BY created_at, id"),
 };
@@ -665,6 +701,34 @@ static const char migrate_v5[] =
     "UPDATE seats SET rowsum = warroom_rowsum(3, game, seat, token_hash, invite_hash, webhook,"
     "  mail);";
 
+/* Version 6 is version 5 and this: what a lobby shows of a running game
+ * that is not in memory (the seat it awaits, its last move's time), the
+ * full state a snapshot may carry (the game restored from it rather than
+ * replayed from its first command), when a running game is next due
+ * (wake_at), and the partial indexes a start and the deadline sweep read
+ * instead of the whole table. Checksums are computed again over the new
+ * columns. */
+static const char migrate_v6[] =
+    "ALTER TABLE games ADD COLUMN awaiting TEXT;"
+    "ALTER TABLE games ADD COLUMN moved_at INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE games ADD COLUMN wake_at INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE snapshots ADD COLUMN full TEXT;"
+    "CREATE INDEX games_running ON games (created_at, id)"
+    "  WHERE status = 'running' AND listed = 1;"
+    "CREATE INDEX games_running_ruleset ON games (ruleset, created_at, id)"
+    "  WHERE status = 'running' AND listed = 1;"
+    "CREATE INDEX games_open ON games (created_at, id) WHERE status = 'open';"
+    "CREATE INDEX games_due ON games (wake_at) WHERE status = 'running' AND wake_at > 0;"
+    "CREATE INDEX games_linked ON games (created_at, id) WHERE parent IS NOT NULL;"
+    /* the running games a start must load (until their rows are written
+     * again): a deadline's, and the linked ones (always held) */
+    "UPDATE games SET wake_at = 1 WHERE status = 'running' AND (deadline_at > 0"
+    "  OR parent IS NOT NULL OR id IN (SELECT parent FROM games WHERE parent IS NOT NULL));"
+    "UPDATE games SET rowsum = warroom_rowsum(2, id, ruleset, scenario_name, scenario, options,"
+    "  seed, created_at, status, result, deadline_at, listed, version, parent, link_key,"
+    "  awaiting, moved_at, wake_at);"
+    "UPDATE snapshots SET rowsum = warroom_rowsum(5, game, version, state, full);";
+
 /* Within the migration's transaction: meta's one row. */
 static int create_meta(sqlite3 *db, char *err, size_t errlen)
 {
@@ -705,7 +769,7 @@ static int remeta(sqlite3 *db, char *err, size_t errlen)
     return exec(db, sql, err, errlen);
 }
 
-/* Create (from 0) or migrate (from 2, 3 or 4) to version 5, in one transaction. */
+/* Create (from 0) or migrate (from 2, 3, 4 or 5) to version 6, in one transaction. */
 static int migrate(sqlite3 *db, int from, char *err, size_t errlen)
 {
     int rc;
@@ -714,9 +778,10 @@ static int migrate(sqlite3 *db, int from, char *err, size_t errlen)
     if ((from == 0 && (rc = exec(db, schema_v2, err, errlen)) < 0) ||
         (from < 3 && (rc = exec(db, migrate_v3, err, errlen)) < 0) ||
         (from < 4 && (rc = exec(db, migrate_v4, err, errlen)) < 0) ||
-        (rc = exec(db, migrate_v5, err, errlen)) < 0 ||
+        (from < 5 && (rc = exec(db, migrate_v5, err, errlen)) < 0) ||
+        (rc = exec(db, migrate_v6, err, errlen)) < 0 ||
         (rc = from < 3 ? create_meta(db, err, errlen) : remeta(db, err, errlen)) < 0 ||
-        (rc = exec(db, "PRAGMA user_version = 5", err, errlen)) < 0) {
+        (rc = exec(db, "PRAGMA user_version = 6", err, errlen)) < 0) {
         char ignored[64];
         exec(db, "ROLLBACK", ignored, sizeof ignored);
         return rc;
@@ -948,8 +1013,11 @@ static int sqlite_open(struct wrd_store **out, const char *location, int flags, 
     if ((rc = exec(s->db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
                           "PRAGMA cache_size=-" CACHE_KIB ";", err, errlen)) < 0)
         goto fail;
-    /* 3) SQLite's own check, before anything is written */
-    if ((rc = sqlite_check(s->db, flags & WRD_STORE_CHECK_FULL, err, errlen)) < 0)
+    /* 3) SQLite's own check, when asked, before anything is written: it
+     * reads every page, so a start that wants to take the same time
+     * whatever the store holds does not ask (warroomd --verify does) */
+    if ((flags & (WRD_STORE_CHECK_QUICK | WRD_STORE_CHECK_FULL)) &&
+        (rc = sqlite_check(s->db, flags & WRD_STORE_CHECK_FULL, err, errlen)) < 0)
         goto fail;
     /* 4) the schema: new, migrated, or this version's */
     int64_t v, ntables, appid;
@@ -962,8 +1030,8 @@ static int sqlite_open(struct wrd_store **out, const char *location, int flags, 
         rc = WRD_STORE_DAMAGED;
         goto fail;
     }
-    if (v != 0 && v != 2 && v != 3 && v != 4 && v != SCHEMA_VERSION) {
-        snprintf(err, errlen, "%s has schema version %lld; this warroomd knows 2, 3, 4 and %d",
+    if (v != 0 && (v < 2 || v > SCHEMA_VERSION)) {
+        snprintf(err, errlen, "%s has schema version %lld; this warroomd knows 2 to %d",
                  location, (long long)v, SCHEMA_VERSION);
         rc = WRD_STORE_ERROR;
         goto fail;
@@ -1084,6 +1152,9 @@ static int sqlite_put_game(struct wrd_store *st, const struct wrd_game_row *g)
     rs_int(&r, 0);
     rs_text(&r, g->parent);
     rs_text(&r, g->parent ? g->link_key : NULL);
+    rs_null(&r);                    /* awaiting */
+    rs_int(&r, 0);                  /* moved_at */
+    rs_int(&r, 0);                  /* wake_at */
     sqlite3_stmt *q = s->stmt[S_PUT_GAME];
     bind_text(q, 1, g->id);
     bind_text(q, 2, g->ruleset);
@@ -1176,23 +1247,25 @@ static int sqlite_put_command(struct wrd_store *st, const struct wrd_command_row
     return 0;
 }
 
-static int sqlite_put_status(struct wrd_store *st, const char *game, const char *status,
-                             const char *result, int64_t deadline_ms, int64_t version)
+static int sqlite_put_status(struct wrd_store *st, const struct wrd_status_row *r)
 {
     struct sqlite_store *s = (struct sqlite_store *)st;
     if (begin(s) < 0)
         return -1;
     sqlite3_stmt *q = s->stmt[S_PUT_STATUS];
-    bind_text(q, 1, game);
-    bind_text(q, 2, status);
-    bind_text(q, 3, result);
-    sqlite3_bind_int64(q, 4, deadline_ms);
-    sqlite3_bind_int64(q, 5, version);
+    bind_text(q, 1, r->game);
+    bind_text(q, 2, r->status);
+    bind_text(q, 3, r->result);
+    sqlite3_bind_int64(q, 4, r->deadline_ms);
+    sqlite3_bind_int64(q, 5, r->version);
+    bind_text(q, 6, r->awaiting);
+    sqlite3_bind_int64(q, 7, r->moved_ms);
+    sqlite3_bind_int64(q, 8, r->wake_ms);
     return run(s, S_PUT_STATUS, 1);
 }
 
 static int sqlite_put_snapshot(struct wrd_store *st, const char *game, int64_t version,
-                               const char *state_json)
+                               const char *state_json, const char *full_json)
 {
     struct sqlite_store *s = (struct sqlite_store *)st;
     if (begin(s) < 0)
@@ -1202,11 +1275,13 @@ static int sqlite_put_snapshot(struct wrd_store *st, const char *game, int64_t v
     rs_text(&r, game);
     rs_int(&r, version);
     rs_text(&r, state_json);
+    rs_text(&r, full_json);
     sqlite3_stmt *q = s->stmt[S_PUT_SNAPSHOT];
     bind_text(q, 1, game);
     sqlite3_bind_int64(q, 2, version);
     bind_text(q, 3, state_json);
-    sqlite3_bind_int64(q, 4, rs_final(&r));
+    bind_text(q, 4, full_json);
+    sqlite3_bind_int64(q, 5, rs_final(&r));
     if (run(s, S_PUT_SNAPSHOT, 1) < 0)
         return -1;
     s->batch.snapshots++;
@@ -1331,10 +1406,47 @@ static int same_text(sqlite3_stmt *q, int c, const char *want)
     return t && strcmp(t, want) == 0;
 }
 
-/* One game, its seats and its commands, checked; passed to l when not
- * NULL. 1 when there is no such game. */
-static int walk_game(struct sqlite_store *s, const char *id, const struct wrd_store_loader *l,
-                     char *err, size_t errlen)
+/* A game's snapshots, checked, passed to l->snapshot: every one, or with
+ * tail_only only the latest with a full state, whose version goes to
+ * *from (else 0): the commands after it are the ones to pass. */
+static int walk_snapshots(struct sqlite_store *s, const char *id, int tail_only,
+                          const struct wrd_store_loader *l, int64_t *from, char *err,
+                          size_t errlen)
+{
+    sqlite3_stmt *q = borrow(s, tail_only ? R_FULL_SNAPSHOT : R_SNAPSHOTS, id);
+    int64_t last = 0;
+    int rc;
+    *from = 0;
+    while ((rc = step_row(s->rd.db, q, "reading snapshots", err, errlen)) == 1) {
+        if ((rc = check_row(q, 0, &t_snapshots, err, errlen)) < 0)
+            break;
+        int64_t v = sqlite3_column_int64(q, SN_VERSION);
+        if (!same_text(q, SN_GAME, id) || v <= last) {
+            snprintf(err, errlen, "table snapshots: the snapshots of game %s are not its own "
+                     "or out of order", id);
+            rc = WRD_STORE_DAMAGED;
+            break;
+        }
+        last = v;
+        if (tail_only)
+            *from = v;
+        if (l && l->snapshot &&
+            l->snapshot(l->ctx, id, v, text(q, SN_STATE), text(q, SN_FULL)) != 0) {
+            snprintf(err, errlen, "game %s: its snapshot at %lld could not be restored", id,
+                     (long long)v);
+            rc = WRD_STORE_ERROR;
+            break;
+        }
+    }
+    sqlite3_reset(q);
+    return rc;
+}
+
+/* One game, its seats, its snapshots and its commands (with tail_only,
+ * from its latest full snapshot on), checked; passed to l when not NULL.
+ * 1 when there is no such game. */
+static int walk_game(struct sqlite_store *s, const char *id, int tail_only,
+                     const struct wrd_store_loader *l, char *err, size_t errlen)
 {
     sqlite3 *db = s->rd.db;
     sqlite3_stmt *g = borrow(s, R_GAME, id), *q = NULL;
@@ -1388,8 +1500,19 @@ static int walk_game(struct sqlite_store *s, const char *id, const struct wrd_st
         goto out;
     }
     sqlite3_reset(q);
-    q = borrow(s, R_COMMANDS, id);
+    q = NULL;
     int64_t n = 0;
+    if ((rc = walk_snapshots(s, id, tail_only, l, &n, err, errlen)) < 0)
+        goto out;
+    if (n > version) {
+        snprintf(err, errlen, "table snapshots: game %s has a snapshot at version %lld; its row "
+                 "says version %lld", id, (long long)n, (long long)version);
+        rc = WRD_STORE_DAMAGED;
+        goto out;
+    }
+    q = borrow(s, n ? R_COMMANDS_AFTER : R_COMMANDS, id);
+    if (n)
+        sqlite3_bind_int64(q, 2, n);
     while ((rc = step_row(db, q, "reading commands", err, errlen)) == 1) {
         if ((rc = check_row(q, 0, &t_commands, err, errlen)) < 0)
             goto out;
@@ -1438,9 +1561,9 @@ static int sqlite_read_game(struct wrd_store *st, const char *id,
     if (rc < 0)
         return rc;
     /* Checked whole before anything reaches the loader. */
-    rc = walk_game(s, id, NULL, err, errlen);
+    rc = walk_game(s, id, l->tail_only, NULL, err, errlen);
     if (rc == 0)
-        rc = walk_game(s, id, l, err, errlen);
+        rc = walk_game(s, id, l->tail_only, l, err, errlen);
     read_leave(s);
     return rc;
 }
@@ -1484,8 +1607,17 @@ static int sqlite_list_finished(struct wrd_store *st, const struct wrd_finished_
     int rc = read_enter(s, err, errlen);
     if (rc < 0)
         return rc;
+    int running = fq->status && strcmp(fq->status, "running") == 0;
+    if (fq->status && !running && strcmp(fq->status, "finished") != 0) {
+        read_leave(s);
+        snprintf(err, errlen, "a listing is of finished or running games, not %.20s", fq->status);
+        return WRD_STORE_ERROR;
+    }
+    const char *status = running ? "running" : "finished";
     int which = fq->ruleset ? (fq->before_id ? R_LIST_RULESET_AFTER : R_LIST_RULESET)
                             : (fq->before_id ? R_LIST_AFTER : R_LIST);
+    if (running)
+        which += R_RUN - R_LIST;
     sqlite3_stmt *g = borrow(s, which, NULL), *q = s->rd.stmt[R_SEATS];
     sqlite3_bind_int(g, 1, fq->limit);
     if (fq->before_id) {
@@ -1499,9 +1631,9 @@ static int sqlite_list_finished(struct wrd_store *st, const struct wrd_finished_
         if ((rc = check_row(g, 0, &t_games, err, errlen)) < 0)
             break;
         const char *id = text(g, G_ID);
-        if (!same_text(g, G_STATUS, "finished") || sqlite3_column_int64(g, G_LISTED) != 1) {
-            snprintf(err, errlen, "index games_finished lists game %s, which is not a listed "
-                     "finished game", id);
+        if (!same_text(g, G_STATUS, status) || sqlite3_column_int64(g, G_LISTED) != 1) {
+            snprintf(err, errlen, "index games_%s lists game %s, which is not a listed %s game",
+                     status, id, status);
             rc = WRD_STORE_DAMAGED;
             break;
         }
@@ -1534,7 +1666,8 @@ static int sqlite_list_finished(struct wrd_store *st, const struct wrd_finished_
                                         text(g, G_STATUS), text(g, G_RESULT),
                                         sqlite3_column_int64(g, G_VERSION),
                                         sqlite3_column_int64(g, G_CREATED), text(g, G_OPTIONS),
-                                        seats, nseats };
+                                        seats, nseats, text(g, G_AWAITING),
+                                        sqlite3_column_int64(g, G_MOVED) };
         passed++;
         if (row_cb(ctx, &row) != 0) {
             rc = 0;
@@ -1613,23 +1746,66 @@ static struct gent *gt_add(struct gtab *t, const char *id)
  * rowsum, then rowid). A partial index is read through its WHERE, which
  * SQLite checks on the table's row: an entry it should not hold is found
  * by the listing, which checks each row it lists. */
-#define GAMES_ROWID 15
+#define GAMES_ROWID 18
 #define SEATS_ROWID 7
 #define FINISHED_LISTED " WHERE status = 'finished' AND listed = 1"
+#define RUNNING_LISTED " WHERE status = 'running' AND listed = 1"
+#define OPEN " WHERE status = 'open'"
+#define DUE " WHERE status = 'running' AND wake_at > 0"
+#define LINKED " WHERE parent IS NOT NULL"
 
 struct index_check {
     const char *table, *index, *cols, *where;
     int ncols;
     int scan_cols[6];
+    /* Does a row of the table scan belong in it (a partial index's WHERE,
+     * in C)? NULL: every row. */
+    int (*admits)(sqlite3_stmt *q);
 };
 
+static int admits_finished_listed(sqlite3_stmt *q)
+{
+    return same_text(q, G_STATUS, "finished") && sqlite3_column_int64(q, G_LISTED) == 1;
+}
+
+static int admits_running_listed(sqlite3_stmt *q)
+{
+    return same_text(q, G_STATUS, "running") && sqlite3_column_int64(q, G_LISTED) == 1;
+}
+
+static int admits_open(sqlite3_stmt *q)
+{
+    return same_text(q, G_STATUS, "open");
+}
+
+static int admits_due(sqlite3_stmt *q)
+{
+    return same_text(q, G_STATUS, "running") && sqlite3_column_int64(q, G_WAKE) > 0;
+}
+
+static int admits_linked(sqlite3_stmt *q)
+{
+    return sqlite3_column_type(q, G_PARENT) != SQLITE_NULL;
+}
+
 static const struct index_check index_checks[] = {
-    { "games", "sqlite_autoindex_games_1", "id, rowid", "", 2, { G_ID, GAMES_ROWID } },
+    { "games", "sqlite_autoindex_games_1", "id, rowid", "", 2, { G_ID, GAMES_ROWID }, NULL },
     { "games", "games_finished", "created_at, id, rowid", FINISHED_LISTED, 3,
-      { G_CREATED, G_ID, GAMES_ROWID } },
+      { G_CREATED, G_ID, GAMES_ROWID }, admits_finished_listed },
     { "games", "games_finished_ruleset", "ruleset, created_at, id, rowid", FINISHED_LISTED, 4,
-      { G_RULESET, G_CREATED, G_ID, GAMES_ROWID } },
-    { "seats", "sqlite_autoindex_seats_1", "game, seat, rowid", "", 3, { 0, 1, SEATS_ROWID } },
+      { G_RULESET, G_CREATED, G_ID, GAMES_ROWID }, admits_finished_listed },
+    { "games", "games_running", "created_at, id, rowid", RUNNING_LISTED, 3,
+      { G_CREATED, G_ID, GAMES_ROWID }, admits_running_listed },
+    { "games", "games_running_ruleset", "ruleset, created_at, id, rowid", RUNNING_LISTED, 4,
+      { G_RULESET, G_CREATED, G_ID, GAMES_ROWID }, admits_running_listed },
+    { "games", "games_open", "created_at, id, rowid", OPEN, 3,
+      { G_CREATED, G_ID, GAMES_ROWID }, admits_open },
+    { "games", "games_due", "wake_at, rowid", DUE, 2, { G_WAKE, GAMES_ROWID },
+      admits_due },
+    { "games", "games_linked", "created_at, id, rowid", LINKED, 3,
+      { G_CREATED, G_ID, GAMES_ROWID }, admits_linked },
+    { "seats", "sqlite_autoindex_seats_1", "game, seat, rowid", "", 3, { 0, 1, SEATS_ROWID },
+      NULL },
 };
 #define NINDEX ((int)(sizeof index_checks / sizeof index_checks[0]))
 
@@ -1665,11 +1841,11 @@ static uint64_t index_entry(sqlite3_stmt *q, int idx, const int *cols)
 }
 
 /* A table row seen: what each index of that table must hold for it. */
-static void index_add(struct check *c, sqlite3_stmt *q, const char *table, int finished_listed)
+static void index_add(struct check *c, sqlite3_stmt *q, const char *table)
 {
     for (int i = 0; i < NINDEX; i++)
         if (strcmp(index_checks[i].table, table) == 0 &&
-            (index_checks[i].where[0] == '\0' || finished_listed)) {
+            (index_checks[i].admits == NULL || index_checks[i].admits(q))) {
             c->index_rows[i]++;
             c->index_sum[i] += index_entry(q, i, index_checks[i].scan_cols);
         }
@@ -1709,7 +1885,7 @@ static int each_game(struct check *c, sqlite3_stmt *q)
     e->version = sqlite3_column_int64(q, G_VERSION);
     e->finished = same_text(q, G_STATUS, "finished");
     snprintf(e->parent, sizeof e->parent, "%s", text(q, G_PARENT) ? text(q, G_PARENT) : "");
-    index_add(c, q, "games", e->finished && sqlite3_column_int64(q, G_LISTED) == 1);
+    index_add(c, q, "games");
     c->seen.games++;
     return 0;
 }
@@ -1727,7 +1903,7 @@ static int each_seat(struct check *c, sqlite3_stmt *q)
                  SEATS_MAX);
         return WRD_STORE_DAMAGED;
     }
-    index_add(c, q, "seats", 0);
+    index_add(c, q, "seats");
     c->seen.seats++;
     return 0;
 }
@@ -1925,8 +2101,10 @@ static int sqlite_load(struct wrd_store *st, const struct wrd_store_loader *l, c
     int rc = read_enter(s, err, errlen);
     if (rc < 0)
         return rc;
-    if ((rc = check_all(s, err, errlen)) == 0) {
-        sqlite3_stmt *ids = borrow(s, l->finished_too ? R_ALL_IDS : R_OPEN_IDS, NULL);
+    if (!l->finished_too || (rc = check_all(s, err, errlen)) == 0) {
+        sqlite3_stmt *ids = borrow(s, l->finished_too ? R_ALL_IDS : R_START_IDS, NULL);
+        if (!l->finished_too)
+            sqlite3_bind_int64(ids, 1, l->due_before_ms);
         while ((rc = step_row(s->rd.db, ids, "listing games", err, errlen)) == 1) {
             const char *id = text(ids, 0);
             if (id == NULL) {
@@ -1934,7 +2112,11 @@ static int sqlite_load(struct wrd_store *st, const struct wrd_store_loader *l, c
                 rc = WRD_STORE_DAMAGED;
                 break;
             }
-            if ((rc = walk_game(s, id, l, err, errlen)) != 0) {
+            /* Without the whole check first, each game is checked whole
+             * before the loader sees it. */
+            if ((!l->finished_too && (rc = walk_game(s, id, l->tail_only, NULL, err,
+                                                     errlen)) != 0) ||
+                (rc = walk_game(s, id, l->tail_only, l, err, errlen)) != 0) {
                 if (rc == 1) {
                     snprintf(err, errlen, "table games: game %s is listed but not found", id);
                     rc = WRD_STORE_DAMAGED;
@@ -1958,6 +2140,40 @@ static int sqlite_load(struct wrd_store *st, const struct wrd_store_loader *l, c
     }
     read_leave(s);
     return rc;
+}
+
+static int sqlite_select_ids(struct wrd_store *st, const struct wrd_ids_query *iq,
+                             int (*id_cb)(void *ctx, const char *id), void *ctx, char *err,
+                             size_t errlen)
+{
+    struct sqlite_store *s = (struct sqlite_store *)st;
+    if (iq->kind != WRD_IDS_DUE && iq->kind != WRD_IDS_MAIL) {
+        snprintf(err, errlen, "no selection of games numbered %d", iq->kind);
+        return WRD_STORE_ERROR;
+    }
+    int rc = read_enter(s, err, errlen);
+    if (rc < 0)
+        return rc;
+    sqlite3_stmt *q = borrow(s, iq->kind == WRD_IDS_DUE ? R_DUE_IDS : R_MAIL_IDS, NULL);
+    if (iq->kind == WRD_IDS_DUE)
+        sqlite3_bind_int64(q, 1, iq->before_ms);
+    int passed = 0;
+    while ((rc = step_row(s->rd.db, q, "selecting games", err, errlen)) == 1) {
+        const char *id = text(q, 0);
+        if (id == NULL || *id == '\0' || strlen(id) > WRD_STORE_NAME_MAX) {
+            snprintf(err, errlen, "table games: a game without a readable id");
+            rc = WRD_STORE_DAMAGED;
+            break;
+        }
+        passed++;
+        if (id_cb(ctx, id) != 0) {
+            rc = 0;
+            break;
+        }
+    }
+    sqlite3_reset(q);
+    read_leave(s);
+    return rc < 0 ? rc : passed;
 }
 
 static void sqlite_close(struct wrd_store *st)
@@ -1997,4 +2213,5 @@ const struct wrd_store_ops wrd_store_sqlite_ops = {
     .read_game = sqlite_read_game,
     .list_finished = sqlite_list_finished,
     .latest_snapshot = sqlite_latest_snapshot,
+    .select_ids = sqlite_select_ids,
 };

@@ -177,6 +177,15 @@ static int seen_command(void *ctx, const struct wrd_command_row *c)
     return 0;
 }
 
+static int seen_snapshot(void *ctx, const char *game, int64_t version, const char *state,
+                         const char *full)
+{
+    struct seen *s = ctx;
+    say(s, "snapshot %s %lld %s %s\n", game, (long long)version, state, full ? full : "-");
+    s->last_version = version;      /* the commands after it follow */
+    return 0;
+}
+
 static int seen_link(void *ctx, const char *child, const char *parent, const char *key,
                      const char *ruleset, const char *status, const char *result)
 {
@@ -185,11 +194,29 @@ static int seen_link(void *ctx, const char *child, const char *parent, const cha
     return 0;
 }
 
+/* The status row of store.h, from its parts (no summary, no wake). */
+static int put_status(const struct wrd_store_ops *o, struct wrd_store *st, const char *game,
+                      const char *status, const char *result, int64_t deadline_ms,
+                      int64_t version)
+{
+    struct wrd_status_row r = { .game = game, .status = status, .result = result,
+                                .deadline_ms = deadline_ms, .version = version };
+    return o->put_status(st, &r);
+}
+
+/* A running game's status row, due at wake_ms. */
+static void put_due(struct wrd_store *st, const char *id, int64_t wake_ms)
+{
+    struct wrd_status_row r = { .game = id, .status = "running", .wake_ms = wake_ms };
+    assert_int_equal(ops->put_status(st, &r), 0);
+}
+
 static struct wrd_store_loader loader_of(struct seen *s, int finished_too)
 {
     memset(s, 0, sizeof *s);
-    return (struct wrd_store_loader){ s, seen_game, seen_seat, seen_command, finished_too,
-                                      seen_link };
+    return (struct wrd_store_loader){ .ctx = s, .game = seen_game, .seat = seen_seat,
+                                      .command = seen_command, .finished_too = finished_too,
+                                      .link = seen_link, .snapshot = seen_snapshot };
 }
 
 static void expect_text(const struct seen *s, const char *want)
@@ -206,9 +233,9 @@ static void test_write_and_read_back(void **state)
     char path[300], err[512];
     path_of(path, sizeof path, "a.db");
     struct wrd_store *st = open_ok(path);
-    assert_int_equal(ops->schema_version(st), 5);
+    assert_int_equal(ops->schema_version(st), 6);
     put_game(st, "g-a", "tictactoe", 1000, 1);
-    assert_int_equal(ops->put_status(st, "g-a", "open", NULL, 0, 0), 0);
+    assert_int_equal(put_status(ops, st, "g-a", "open", NULL, 0, 0), 0);
     assert_int_equal(ops->pending(st), 1);
     commit_ok(st);
     assert_int_equal(ops->pending(st), 0);
@@ -230,19 +257,19 @@ static void test_write_and_read_back(void **state)
     struct wrd_seat_row o = { "g-a", "o", TOKEN_O, NULL, "http://127.0.0.1:9/hook",
                               "{\"state\":\"pending\"}" };
     assert_int_equal(ops->update_seat(st, &o), 0);
-    assert_int_equal(ops->put_status(st, "g-a", "running", NULL, 86400000, 0), 0);
+    assert_int_equal(put_status(ops, st, "g-a", "running", NULL, 86400000, 0), 0);
     put_command(st, "g-a", 1, "x");
     put_command(st, "g-a", 2, "o");
     commit_ok(st);
     int64_t v = 0;
     char *snap = NULL;
     assert_int_equal(ops->latest_snapshot(st, "g-a", &v, &snap, err, sizeof err), 0);
-    assert_int_equal(ops->put_snapshot(st, "g-a", 2, "{\"board\":\"x.o\"}"), 0);
+    assert_int_equal(ops->put_snapshot(st, "g-a", 2, "{\"board\":\"x.o\"}", NULL), 0);
     put_command(st, "g-a", 3, "x");
-    assert_int_equal(ops->put_snapshot(st, "g-a", 3, "{\"board\":\"x.ox\"}"), 0);
-    assert_int_equal(ops->put_status(st, "g-a", "finished", "x", 0, 3), 0);
+    assert_int_equal(ops->put_snapshot(st, "g-a", 3, "{\"board\":\"x.ox\"}", NULL), 0);
+    assert_int_equal(put_status(ops, st, "g-a", "finished", "x", 0, 3), 0);
     put_game(st, "g-b", "waterloo", 2000, 0);
-    assert_int_equal(ops->put_status(st, "g-b", "open", NULL, 0, 0), 0);
+    assert_int_equal(put_status(ops, st, "g-b", "open", NULL, 0, 0), 0);
     commit_ok(st);
     assert_int_equal(ops->latest_snapshot(st, "g-a", &v, &snap, err, sizeof err), 1);
     assert_int_equal(v, 3);
@@ -254,6 +281,8 @@ static void test_write_and_read_back(void **state)
                     "listed=1 finished x deadline=0\n"
                     "seat g-a x 1111 - -\n"
                     "seat g-a o 2222 - http://127.0.0.1:9/hook mail {\"state\":\"pending\"}\n"
+                    "snapshot g-a 2 {\"board\":\"x.o\"} -\n"
+                    "snapshot g-a 3 {\"board\":\"x.ox\"} -\n"
                     "command g-a 1 x 1 {\"type\":\"mark\",\"cell\":1} [] 5001\n"
                     "command g-a 2 o 2 {\"type\":\"mark\",\"cell\":2} [] 5002\n"
                     "command g-a 3 x 3 {\"type\":\"mark\",\"cell\":3} [] 5003\n");
@@ -281,6 +310,94 @@ static void test_write_and_read_back(void **state)
     ops->close(st);
 }
 
+/* The ids a selection passes, as "id,id,". */
+static int keep_id(void *ctx, const char *id)
+{
+    strcat(ctx, id);
+    strcat(ctx, ",");
+    return 0;
+}
+
+/*
+ * What a start reads: open games and the running games due before its
+ * horizon, nothing else; the due and mail selections; a game read from
+ * its latest full snapshot (tail_only) or whole, every snapshot passed.
+ */
+static void test_start_due_and_tail(void **state)
+{
+    (void)state;
+    char path[300], err[512];
+    path_of(path, sizeof path, "due.db");
+    struct wrd_store *st = open_ok(path);
+    put_game(st, "g-open", "tictactoe", 1000, 1);
+    assert_int_equal(put_status(ops, st, "g-open", "open", NULL, 0, 0), 0);
+    put_game(st, "g-due", "tictactoe", 2000, 1);
+    put_due(st, "g-due", 50000);
+    put_game(st, "g-later", "tictactoe", 3000, 1);
+    put_due(st, "g-later", 90000);
+    put_game(st, "g-idle", "tictactoe", 4000, 1);
+    put_due(st, "g-idle", 0);
+    put_game(st, "g-done", "tictactoe", 5000, 1);
+    assert_int_equal(put_status(ops, st, "g-done", "finished", "x", 60000, 0), 0);
+    struct wrd_seat_row mail = { "g-idle", "o", TOKEN_O, NULL, NULL, "{\"state\":\"confirmed\"}" };
+    assert_int_equal(ops->update_seat(st, &mail), 0);
+    /* g-idle: 5 commands, a public snapshot at 2, a full one at 3 */
+    for (int v = 1; v <= 5; v++)
+        put_command(st, "g-idle", v, v % 2 ? "x" : "o");
+    assert_int_equal(ops->put_snapshot(st, "g-idle", 2, "{\"v\":2}", NULL), 0);
+    assert_int_equal(ops->put_snapshot(st, "g-idle", 3, "{\"v\":3}", "{\"all\":3}"), 0);
+    struct wrd_status_row idle = { .game = "g-idle", .status = "running", .version = 5 };
+    assert_int_equal(ops->put_status(st, &idle), 0);
+    commit_ok(st);
+
+    /* 1) a start at 60000: the open game and the one due by then */
+    struct seen s;
+    struct wrd_store_loader l = loader_of(&s, 0);
+    l.due_before_ms = 60000;
+    assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
+    assert_int_equal(s.games, 2);
+    assert_non_null(strstr(s.text, "game g-open "));
+    assert_non_null(strstr(s.text, "game g-due "));
+    assert_true(strstr(s.text, "game g-open ") < strstr(s.text, "game g-due "));
+    /* 2) the selections */
+    char ids[256] = "";
+    struct wrd_ids_query due = { WRD_IDS_DUE, 90000 };
+    assert_int_equal(ops->select_ids(st, &due, keep_id, ids, err, sizeof err), 2);
+    assert_string_equal(ids, "g-due,g-later,");
+    ids[0] = '\0';
+    struct wrd_ids_query mailq = { WRD_IDS_MAIL, 0 };
+    assert_int_equal(ops->select_ids(st, &mailq, keep_id, ids, err, sizeof err), 1);
+    assert_string_equal(ids, "g-idle,");
+    struct wrd_ids_query bad = { 99, 0 };
+    assert_int_equal(ops->select_ids(st, &bad, keep_id, ids, err, sizeof err), WRD_STORE_ERROR);
+    /* 3) read from its full snapshot: the snapshot, then commands 4 and 5 */
+    l = loader_of(&s, 0);
+    l.tail_only = 1;
+    assert_int_equal(ops->read_game(st, "g-idle", &l, err, sizeof err), 0);
+    assert_non_null(strstr(s.text, "snapshot g-idle 3 {\"v\":3} {\"all\":3}\n"
+                                   "command g-idle 4 "));
+    assert_null(strstr(s.text, "snapshot g-idle 2"));
+    assert_int_equal(s.commands, 2);
+    assert_int_equal(s.gaps, 0);
+    /* 4) read whole: both snapshots, then every command */
+    l = loader_of(&s, 0);
+    assert_int_equal(ops->read_game(st, "g-idle", &l, err, sizeof err), 0);
+    assert_non_null(strstr(s.text, "snapshot g-idle 2 {\"v\":2} -\n"
+                                   "snapshot g-idle 3 {\"v\":3} {\"all\":3}\n"
+                                   "command g-idle 1 "));
+    assert_int_equal(s.commands, 5);
+    /* 5) the whole check passes all five, and still does after a reopen */
+    l = loader_of(&s, 1);
+    assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
+    assert_int_equal(s.games, 5);
+    ops->close(st);
+    st = open_ok(path);
+    l = loader_of(&s, 1);
+    assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
+    assert_int_equal(s.games, 5);
+    ops->close(st);
+}
+
 /* A failed batch is rolled back whole, the counts with it. */
 static void test_failed_commit_rolls_back(void **state)
 {
@@ -301,7 +418,7 @@ static void test_failed_commit_rolls_back(void **state)
     assert_int_equal(ops->update_seat(st, &ghost), -1);
     assert_int_not_equal(ops->commit(st, err, sizeof err), 0);
     assert_non_null(strstr(err, "changed 0 rows"));
-    assert_int_equal(ops->put_status(st, "g-none", "open", NULL, 0, 0), -1);
+    assert_int_equal(put_status(ops, st, "g-none", "open", NULL, 0, 0), -1);
     assert_int_not_equal(ops->commit(st, err, sizeof err), 0);
     /* 3) the next batch is whole, and the store checks after a reopen */
     put_command(st, "g-c", 2, "o");
@@ -373,7 +490,7 @@ static void *reader(void *arg)
         char err[512];
         int rc = r->st->ops->read_game(r->st, "g-r", &l, err, sizeof err);
         int listed = 0;
-        struct wrd_finished_query q = { NULL, 0, 1000, NULL };
+        struct wrd_finished_query q = { NULL, 0, 1000, NULL, NULL };
         int n = rc == 0 ? r->st->ops->list_finished(r->st, &q, count_row, &listed, err,
                                                     sizeof err) : -1;
         pthread_mutex_lock(&r->mu);
@@ -441,7 +558,7 @@ static void test_reads_while_writing(void **state)
             char id[32];
             snprintf(id, sizeof id, "g-f%lld", (long long)v);
             put_game(r.st, id, "tictactoe", v, 1);
-            assert_int_equal(ops->put_status(r.st, id, "finished", "draw", 0, 0), 0);
+            assert_int_equal(put_status(ops, r.st, id, "finished", "draw", 0, 0), 0);
         }
         commit_ok(r.st);
     }
@@ -458,7 +575,7 @@ static void test_reads_while_writing(void **state)
     /* 3) the snapshot read from another connection sees the last commit */
     char err[512], *snap = NULL;
     int64_t v = 0;
-    assert_int_equal(ops->put_snapshot(r.st, "g-r", 500, "{\"v\":500}"), 0);
+    assert_int_equal(ops->put_snapshot(r.st, "g-r", 500, "{\"v\":500}", NULL), 0);
     commit_ok(r.st);
     assert_int_equal(ops->latest_snapshot(r.st, "g-r", &v, &snap, err, sizeof err), 1);
     assert_int_equal(v, 500);
@@ -496,6 +613,18 @@ static int page_row(void *ctx, const struct wrd_finished_row *r)
     return p->stop_after && p->n >= p->stop_after;
 }
 
+/* A row of the listing of running games: its summary as its status row
+ * wrote it (test_list_finished_pages). */
+static int running_row(void *ctx, const struct wrd_finished_row *r)
+{
+    struct page *p = ctx;
+    p->n++;
+    if (strcmp(r->status, "running") != 0 || r->result != NULL || r->awaiting == NULL ||
+        strcmp(r->awaiting, "o") != 0 || r->moved_ms != r->created_ms + 1 || r->nseats != 2)
+        p->bad_rows++;
+    return 0;
+}
+
 static const char *const rulesets[3] = { "tictactoe", "waterloo", "campaign" };
 
 struct want {
@@ -520,7 +649,7 @@ static void page_all(struct wrd_store *st, const char *ruleset, int limit, struc
     for (int pages = 0;; pages++) {
         assert_true(pages <= NLISTED);
         struct wrd_finished_query q = { p->n ? p->ids[p->n - 1] : NULL,
-                                        p->n ? p->created[p->n - 1] : 0, limit, ruleset };
+                                        p->n ? p->created[p->n - 1] : 0, limit, ruleset, NULL };
         char cursor[32];
         if (q.before_id) {
             snprintf(cursor, sizeof cursor, "%s", q.before_id);
@@ -554,8 +683,12 @@ static void test_list_finished_pages(void **state)
         int kind = i < NLISTED ? 0 : i < NLISTED + 300 ? 1 : 2;
         put_game(st, id, rulesets[i % 3], created, kind != 1);
         put_command(st, id, 1, "x");
-        assert_int_equal(ops->put_status(st, id, kind == 2 ? "running" : "finished",
-                                         kind == 2 ? NULL : "x", 0, 1), 0);
+        /* a running game's row says what a lobby shows of it */
+        struct wrd_status_row row = { .game = id, .status = kind == 2 ? "running" : "finished",
+                                      .result = kind == 2 ? NULL : "x", .version = 1,
+                                      .awaiting = kind == 2 ? "o" : NULL,
+                                      .moved_ms = kind == 2 ? created + 1 : 0 };
+        assert_int_equal(ops->put_status(st, &row), 0);
         if (kind == 0) {
             snprintf(want[nwant].id, sizeof want[0].id, "%s", id);
             want[nwant].created = created;
@@ -588,13 +721,13 @@ static void test_list_finished_pages(void **state)
     /* 3) a ruleset without games, a cursor past the oldest */
     page_all(st, "chess", 10, &p);
     assert_int_equal(p.n, 0);
-    struct wrd_finished_query old = { "g-0000", 0, 10, NULL };
+    struct wrd_finished_query old = { "g-0000", 0, 10, NULL, NULL };
     memset(&p, 0, sizeof p);
     assert_int_equal(ops->list_finished(st, &old, page_row, &p, err, sizeof err), 0);
     /* 4) the callback stops the listing */
     memset(&p, 0, sizeof p);
     p.stop_after = 5;
-    struct wrd_finished_query first = { NULL, 0, 100, NULL };
+    struct wrd_finished_query first = { NULL, 0, 100, NULL, NULL };
     assert_int_equal(ops->list_finished(st, &first, page_row, &p, err, sizeof err), 5);
     /* 5) limits */
     first.limit = 0;
@@ -603,11 +736,21 @@ static void test_list_finished_pages(void **state)
     first.limit = 1001;
     assert_int_equal(ops->list_finished(st, &first, page_row, &p, err, sizeof err),
                      WRD_STORE_ERROR);
-    /* 6) the whole store checks, 3,000 games */
+    /* 6) the 200 running ones are a listing of their own */
+    struct wrd_finished_query running = { NULL, 0, 1000, NULL, "running" };
+    memset(&p, 0, sizeof p);
+    assert_int_equal(ops->list_finished(st, &running, running_row, &p, err, sizeof err), 200);
+    assert_int_equal(p.bad_rows, 0);
+    /* 7) a start passes none of them (none is due), reading nothing else */
     struct seen s;
     struct wrd_store_loader l = loader_of(&s, 0);
+    l.due_before_ms = INT64_MAX;
     assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
-    assert_int_equal(s.games, 200);
+    assert_int_equal(s.games, 0);
+    /* 8) the whole store checks, 3,000 games */
+    l = loader_of(&s, 1);
+    assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
+    assert_int_equal(s.games, NLISTED + 500);
     ops->close(st);
 }
 
@@ -709,7 +852,7 @@ static void test_migrate_from_v2(void **state)
 
     struct wrd_store *st = open_ok(path);
     /* 1) version 4, every row kept */
-    assert_int_equal(ops->schema_version(st), 5);
+    assert_int_equal(ops->schema_version(st), 6);
     struct seen s;
     struct wrd_store_loader l = loader_of(&s, 1);
     assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
@@ -718,6 +861,7 @@ static void test_migrate_from_v2(void **state)
         "finished x deadline=0\n"
         "seat g-old1 x 1111 - -\n"
         "seat g-old1 o 2222 - http://127.0.0.1:1/\n"
+        "snapshot g-old1 3 {\"board\":\"o...x...x\"} -\n"
         "command g-old1 1 x 1 {\"cell\":4} [] 101\n"
         "command g-old1 2 o 1 {\"cell\":0} [] 102\n"
         "command g-old1 3 x 2 {\"cell\":8} [] 103\n"
@@ -739,7 +883,7 @@ static void test_migrate_from_v2(void **state)
     /* 2) the finished ones: listed as their options say, with their final version */
     struct page p;
     memset(&p, 0, sizeof p);
-    struct wrd_finished_query q = { NULL, 0, 10, NULL };
+    struct wrd_finished_query q = { NULL, 0, 10, NULL, NULL };
     assert_int_equal(ops->list_finished(st, &q, page_row, &p, err, sizeof err), 1);
     assert_string_equal(p.ids[0], "g-old4");
     char *snap = NULL;
@@ -751,7 +895,7 @@ static void test_migrate_from_v2(void **state)
     /* 3) the store goes on */
     struct wrd_command_row c = { "g-old2", 3, "french", 1, "{\"type\":\"end\"}", "[]", 203 };
     assert_int_equal(ops->put_command(st, &c), 0);
-    assert_int_equal(ops->put_status(st, "g-old2", "finished", "french", 0, 3), 0);
+    assert_int_equal(put_status(ops, st, "g-old2", "finished", "french", 0, 3), 0);
     struct wrd_seat_row o = { "g-old3", "o", TOKEN_O, NULL, NULL, NULL };
     assert_int_equal(ops->update_seat(st, &o), 0);
     commit_ok(st);
@@ -781,11 +925,11 @@ static void make_base(const char *path)
     put_game(st, "g-c", "tictactoe", 300, 1);
     for (int v = 1; v <= 3; v++)
         put_command(st, "g-a", v, v % 2 ? "x" : "o");
-    assert_int_equal(ops->put_snapshot(st, "g-a", 3, "{\"board\":\"x\"}"), 0);
-    assert_int_equal(ops->put_status(st, "g-a", "finished", "x", 0, 3), 0);
+    assert_int_equal(ops->put_snapshot(st, "g-a", 3, "{\"board\":\"x\"}", NULL), 0);
+    assert_int_equal(put_status(ops, st, "g-a", "finished", "x", 0, 3), 0);
     for (int v = 1; v <= 2; v++)
         put_command(st, "g-b", v, v % 2 ? "x" : "o");
-    assert_int_equal(ops->put_status(st, "g-b", "running", NULL, 0, 2), 0);
+    assert_int_equal(put_status(ops, st, "g-b", "running", NULL, 0, 2), 0);
     commit_ok(st);
     ops->close(st);
 }
@@ -813,7 +957,8 @@ static void copy_file(const char *from, const char *to)
     " 'snapshots') * (" delta "), opens, schema_sum);"
 #define GAME_SUM(status, version)                                                            \
     "warroom_rowsum(2, id, ruleset, scenario_name, scenario, options, seed, created_at, "     \
-    status ", result, deadline_at, listed, " version ", parent, link_key)"
+    status ", result, deadline_at, listed, " version ", parent, link_key, awaiting, moved_at, " \
+    "wake_at)"
 
 static const struct damage_row {
     int row;
@@ -850,7 +995,8 @@ static const struct damage_row {
     { 11, "INSERT INTO seats (game, seat, rowsum) VALUES ('g-zz', 'x', warroom_rowsum(3,"
           " 'g-zz', 'x', NULL, NULL, NULL, NULL));" META("seats", "1"), WRD_STORE_DAMAGED,
       "a seat of game g-zz, which has no row" },
-    { 12, "INSERT INTO snapshots VALUES ('g-b', 9, '{}', warroom_rowsum(5, 'g-b', 9, '{}'));"
+    { 12, "INSERT INTO snapshots (game, version, state, full, rowsum) VALUES ('g-b', 9, '{}',"
+          " NULL, warroom_rowsum(5, 'g-b', 9, '{}', NULL));"
           META("snapshots", "1"), WRD_STORE_DAMAGED,
       "game g-b has a snapshot at version 9 and 2 commands" },
     { 13, "DELETE FROM meta", WRD_STORE_DAMAGED, "table meta holds no rows, not 1" },
@@ -870,7 +1016,8 @@ static const struct damage_row {
       "the application id in the header is 7" },
     { 20, "UPDATE games SET id = 'g-q', rowsum = warroom_rowsum(2, 'g-q', ruleset,"
           " scenario_name, scenario, options, seed, created_at, status, result, deadline_at,"
-          " listed, version, parent, link_key) WHERE id = 'g-a'", WRD_STORE_DAMAGED,
+          " listed, version, parent, link_key, awaiting, moved_at, wake_at) WHERE id = 'g-a'",
+      WRD_STORE_DAMAGED,
       "a seat of game g-a, which has no row" },
     { 21, "UPDATE games SET version = 5, rowsum = " GAME_SUM("status", "5") " WHERE id = 'g-b'",
       WRD_STORE_DAMAGED, "game g-b has 2 commands; its row says it reached version 5" },
@@ -926,9 +1073,21 @@ static void put_linked(struct wrd_store *st, const char *id, int64_t created_ms,
     assert_int_equal(ops->put_game(st, &g), 0);
     struct wrd_seat_row x = { id, "p1", TOKEN_X, NULL, NULL, NULL };
     assert_int_equal(ops->put_seat(st, &x), 0);
-    assert_int_equal(ops->put_status(st, id, status, strcmp(status, "finished") == 0 ? "p1"
-                                                                                   : NULL, 0, 0), 0);
+    if (strcmp(status, "running") == 0)
+        put_due(st, id, 10);
+    else
+        assert_int_equal(put_status(ops, st, id, status, strcmp(status, "finished") == 0 ? "p1"
+                                                                                       : NULL,
+                                    0, 0), 0);
 }
+
+/* A store of version 6 made one of version 5 again (its rows' checksums
+ * are computed again by the migration). */
+#define UNDO_V6                                                                                \
+    "DROP INDEX games_running; DROP INDEX games_running_ruleset; DROP INDEX games_open;"      \
+    "DROP INDEX games_due; DROP INDEX games_linked; ALTER TABLE games DROP COLUMN awaiting;"  \
+    "ALTER TABLE games DROP COLUMN moved_at; ALTER TABLE games DROP COLUMN wake_at;"          \
+    "ALTER TABLE snapshots DROP COLUMN full;"
 
 static void test_links(void **state)
 {
@@ -937,7 +1096,7 @@ static void test_links(void **state)
     path_of(path, sizeof path, "links.db");
     struct wrd_store *st = open_ok(path);
     put_game(st, "g-p", "campaign", 1000, 1);
-    assert_int_equal(ops->put_status(st, "g-p", "running", NULL, 0, 0), 0);
+    put_due(st, "g-p", 10);
     put_linked(st, "g-c", 2000, "g-p", "attack-1", "finished");
     put_linked(st, "g-o", 3000, "g-p", "attack-2", "running");
     commit_ok(st);
@@ -948,6 +1107,7 @@ static void test_links(void **state)
     st = open_ok(path);
     struct seen s;
     struct wrd_store_loader l = loader_of(&s, 0);
+    l.due_before_ms = 10;
     assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
     expect_text(&s,
         "game g-p campaign null [] {\"spectators\":true} 0120 created=1000 listed=1 running - "
@@ -960,7 +1120,7 @@ static void test_links(void **state)
         "link g-c -> g-p attack-1 battle finished p1\n"
         "link g-o -> g-p attack-2 battle running -\n");
     /* 2) the link survives a status update (its checksum covers it) */
-    assert_int_equal(ops->put_status(st, "g-o", "finished", "p1", 0, 0), 0);
+    assert_int_equal(put_status(ops, st, "g-o", "finished", "p1", 0, 0), 0);
     commit_ok(st);
     ops->close(st);
     st = open_ok(path);
@@ -972,10 +1132,10 @@ static void test_links(void **state)
     /* 3) a version-4 store (the same without seats' mail column) is
      *    migrated: its rows kept, the seats' checksums computed again */
     sqlite3 *db = raw_open(path);
-    raw_exec(db, "ALTER TABLE seats DROP COLUMN mail; PRAGMA user_version = 4;");
+    raw_exec(db, UNDO_V6 "ALTER TABLE seats DROP COLUMN mail; PRAGMA user_version = 4;");
     sqlite3_close(db);
     st = open_ok(path);
-    assert_int_equal(ops->schema_version(st), 5);
+    assert_int_equal(ops->schema_version(st), 6);
     l = loader_of(&s, 1);
     assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
     assert_int_equal(s.games, 3);
@@ -985,11 +1145,12 @@ static void test_links(void **state)
     /* 4) a version-3 store (the same without the three columns) is migrated:
      *    its rows kept, its checksums and schema sum computed again */
     db = raw_open(path);
-    raw_exec(db, "ALTER TABLE games DROP COLUMN link_key; ALTER TABLE games DROP COLUMN parent;"
+    raw_exec(db, UNDO_V6 "ALTER TABLE games DROP COLUMN link_key;"
+                 "ALTER TABLE games DROP COLUMN parent;"
                  "ALTER TABLE seats DROP COLUMN mail; PRAGMA user_version = 3;");
     sqlite3_close(db);
     st = open_ok(path);
-    assert_int_equal(ops->schema_version(st), 5);
+    assert_int_equal(ops->schema_version(st), 6);
     l = loader_of(&s, 1);
     assert_int_equal(ops->load(st, &l, err, sizeof err), 0);
     assert_int_equal(s.games, 3);
@@ -1045,7 +1206,7 @@ static void test_sqlite_check_at_open(void **state)
     assert_int_equal(fputc(0x07, f), 0x07);
     fclose(f);
     static const struct { int row, flags; const char *prefix; } checks[] = {
-        { 3, 0, "quick_check: " },
+        { 3, WRD_STORE_CHECK_QUICK, "quick_check: " },
         { 4, WRD_STORE_CHECK_FULL, "integrity_check: " },
     };
     for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
@@ -1078,7 +1239,7 @@ static void test_reads_and_writes_check_rows(void **state)
     /* 2) the listing and the snapshot */
     struct page p;
     memset(&p, 0, sizeof p);
-    struct wrd_finished_query q = { NULL, 0, 10, NULL };
+    struct wrd_finished_query q = { NULL, 0, 10, NULL, NULL };
     assert_int_equal(ops->list_finished(st, &q, page_row, &p, err, sizeof err), 1);
     raw_exec(db, "UPDATE games SET result = 'o' WHERE id = 'g-a'");
     assert_int_equal(ops->list_finished(st, &q, page_row, &p, err, sizeof err),
@@ -1093,7 +1254,7 @@ static void test_reads_and_writes_check_rows(void **state)
     struct wrd_seat_row o = { "g-c", "o", TOKEN_O, NULL, NULL, NULL };
     assert_int_equal(ops->update_seat(st, &o), -1);
     assert_int_not_equal(ops->commit(st, err, sizeof err), 0);
-    assert_int_equal(ops->put_status(st, "g-b", "finished", "x", 0, 2), -1);
+    assert_int_equal(put_status(ops, st, "g-b", "finished", "x", 0, 2), -1);
     assert_int_not_equal(ops->commit(st, err, sizeof err), 0);
     /* 4) g-b's other rows are still good: read_game says which row is not */
     l = loader_of(&s, 0);
@@ -1172,6 +1333,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_list_finished_pages, setup, teardown),
         cmocka_unit_test_setup_teardown(test_migrate_from_v2, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damage_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_start_due_and_tail, setup, teardown),
         cmocka_unit_test_setup_teardown(test_links, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reads_and_writes_check_rows, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sqlite_check_at_open, setup, teardown),
