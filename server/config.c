@@ -5,6 +5,7 @@
 #include "log.h"
 #include "mail.h"
 #include "notify.h"
+#include "store.h"
 #include "warroom_version.h"
 
 #include <errno.h>
@@ -43,10 +44,20 @@ static void usage(FILE *out, const struct wrd_config *cfg)
         "                             source tree's web/ or <prefix>/share/warroom/web\n"
         "  -d, --db PATH              SQLite database file (WARROOM_DB), default warroom.db;\n"
         "                             one server per database (it is locked while in use)\n"
-        "      --db-check quick|full  SQLite's check of the database at start\n"
-        "                             (WARROOM_DB_CHECK): quick_check (default) or the\n"
-        "                             slower integrity_check; then every row is read and\n"
-        "                             checked against its checksum and the counts\n"
+        "      --db-check none|quick|full  SQLite's check of every page of the database\n"
+        "                             at start (WARROOM_DB_CHECK): none (default: a start\n"
+        "                             reads only the games it loads, whatever the store\n"
+        "                             holds), quick_check, or the slower integrity_check\n"
+        "      --verify               check the whole store and exit: integrity_check,\n"
+        "                             every row against its checksum and the counts, and\n"
+        "                             every game replayed against each of its snapshots;\n"
+        "                             exit 0 when all is well, 4 when damaged, 1 when a\n"
+        "                             game does not replay\n"
+        "      --game-idle SECS       a running game with nobody joined leaves memory\n"
+        "                             after SECS without a command (WARROOM_GAME_IDLE),\n"
+        "                             default 600; it is read back from the store when\n"
+        "                             asked for or due; 0: running games stay in memory\n"
+        "      --game-idle-ms MS      the same in milliseconds (for tests)\n"
         "  -s, --scenarios DIR        scenario directory (WARROOM_SCENARIOS), default\n"
         "                             %s (the first that exists of: %s)\n"
         "      --notify-cmd PROGRAM   run PROGRAM with WARROOM_EVENT, WARROOM_GAME,\n"
@@ -219,7 +230,8 @@ enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR,
        OPT_HOOK_ALLOW, OPT_HOOK_PER_OWNER, OPT_DB_CHECK,
        OPT_HANDSHAKES, OPT_HANDSHAKES_PER_ADDR, OPT_HANDSHAKE_TIMEOUT, OPT_WEB_LISTEN, OPT_WEB_DIR,
        OPT_SMTP, OPT_MAIL_FROM, OPT_MAIL_REPLY, OPT_MAIL_URL, OPT_SMTP_CREDENTIALS,
-       OPT_MAIL_RETRY_MS, OPT_MAILS_PER_ADDR, OPT_DIGEST_HOUR, OPT_DIGEST_MS };
+       OPT_MAIL_RETRY_MS, OPT_MAILS_PER_ADDR, OPT_DIGEST_HOUR, OPT_DIGEST_MS,
+       OPT_VERIFY, OPT_GAME_IDLE, OPT_GAME_IDLE_MS };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -246,11 +258,29 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
         cfg->db = v;
         return 0;
     case OPT_DB_CHECK:
-        if (strcmp(v, "quick") != 0 && strcmp(v, "full") != 0) {
-            fprintf(stderr, "warroomd: --db-check wants quick or full, got '%s'\n", v);
+        if (strcmp(v, "none") == 0)
+            cfg->db_check = 0;
+        else if (strcmp(v, "quick") == 0)
+            cfg->db_check = WRD_STORE_CHECK_QUICK;
+        else if (strcmp(v, "full") == 0)
+            cfg->db_check = WRD_STORE_CHECK_FULL;
+        else {
+            fprintf(stderr, "warroomd: --db-check wants none, quick or full, got '%s'\n", v);
             return -1;
         }
-        cfg->db_check_full = strcmp(v, "full") == 0;
+        return 0;
+    case OPT_VERIFY:
+        cfg->verify = 1;
+        return 0;
+    case OPT_GAME_IDLE:
+        if (parse_long("--game-idle", v, 0, 365L * 86400, &n) < 0)
+            return -1;
+        cfg->game_idle_ms = (int64_t)n * 1000;
+        return 0;
+    case OPT_GAME_IDLE_MS:
+        if (parse_long("--game-idle-ms", v, 0, 365L * 86400 * 1000, &n) < 0)
+            return -1;
+        cfg->game_idle_ms = n;
         return 0;
     case OPT_MAX_CONN:
         if (parse_long("--max-connections", v, 1, 1000000, &n) < 0)
@@ -484,6 +514,7 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_SMTP_CREDENTIALS", OPT_SMTP_CREDENTIALS },
     { "WARROOM_MAX_MAILS_PER_ADDRESS", OPT_MAILS_PER_ADDR },
     { "WARROOM_MAIL_DIGEST_HOUR", OPT_DIGEST_HOUR },
+    { "WARROOM_GAME_IDLE", OPT_GAME_IDLE },
 };
 
 int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
@@ -528,6 +559,9 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "max-mails-per-address", required_argument, NULL, OPT_MAILS_PER_ADDR },
         { "mail-digest-hour", required_argument, NULL, OPT_DIGEST_HOUR },
         { "mail-digest-ms", required_argument, NULL, OPT_DIGEST_MS },
+        { "verify", no_argument, NULL, OPT_VERIFY },
+        { "game-idle", required_argument, NULL, OPT_GAME_IDLE },
+        { "game-idle-ms", required_argument, NULL, OPT_GAME_IDLE_MS },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -554,6 +588,7 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
     cfg->rate = 200;
     cfg->idle_timeout = 120;
     cfg->max_games = 100000;
+    cfg->game_idle_ms = 600000;
     cfg->address_rate = 1000;
     cfg->max_open_per_address = 20;
     cfg->max_games_per_address = 500;

@@ -105,6 +105,12 @@ struct member_ref {
     int64_t since;              /* version of the state it was sent on joining */
 };
 
+/* A stored snapshot, while a restore compares its replay with it. */
+struct snap {
+    int64_t version;
+    char *state;                /* the public state's text */
+};
+
 struct wrd_game {
     char id[24];
     const struct wr_ruleset *rs;
@@ -141,9 +147,14 @@ struct wrd_game {
     int counted;                /* in the registry's counts (set_status) */
     int pins;                   /* exports being written: it stays in memory */
     int evict_queued;           /* in the registry's list of games to leave memory */
-    /* restore only */
-    int64_t snap_version;
-    char *snap_state;
+    int64_t touched_ms;         /* its last command, join, leave or read back: a running
+                                   game idle for --game-idle leaves memory (shelve) */
+    int64_t full_version;       /* the version of its latest full snapshot in the store
+                                   (written or read back), 0: none */
+    /* restore only: the snapshots still to compare with the replay (every
+     * one for --verify, none otherwise), oldest first */
+    struct snap *snaps;
+    int nsnaps, capsnaps, snap_at;
     int64_t created_ms;
     int64_t moved_ms;           /* the last accepted command's time (ms since the epoch,
                                    the store's, restored with it), 0: none yet */
@@ -205,10 +216,16 @@ struct wrd_games {
     int ndirty, capdirty;
     uv_timer_t digest;          /* the daily digest of mails (when digest_on) */
     int digest_on;
+    uv_timer_t sweep;           /* idle running games out, due ones back (when sweep_on) */
+    int sweep_on;
+    int sweeping;               /* a selection of due games is under way */
+    uint64_t reads, shelved;    /* games read back from the store, running games shelved
+                                   (/metrics) */
 };
 
 struct load;
 static void maybe_evict(struct wrd_games *gs, struct wrd_game *g);
+static int64_t next_wake(const struct wrd_game *g);
 static void evict_queued(struct wrd_server *srv);
 typedef void (*rerun_fn)(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg,
                          int fetched);
@@ -421,10 +438,16 @@ static int status_row(struct wrd_server *srv, const struct wrd_game *g)
         r = res;
     }
     /* A forfeited game keeps the deadline that passed: its reason names it. */
-    return srv->store->ops->put_status(srv->store, g->id, status_names[g->status], r,
-                                       g->forfeit[0] ? g->forfeit_deadline
-                                                     : earliest_deadline(g),
-                                       g->version);
+    struct wrd_status_row row = {
+        .game = g->id, .status = status_names[g->status], .result = r,
+        .deadline_ms = g->forfeit[0] ? g->forfeit_deadline : earliest_deadline(g),
+        .version = g->version,
+        .awaiting = g->status == ST_RUNNING ? wr_game_awaited(g->g) : NULL,
+        .moved_ms = g->moved_ms,
+        /* a linked game stays in memory while it runs (shelvable) */
+        .wake_ms = g->status != ST_RUNNING ? 0 : g->parent[0] || g->nchildren ? 1 : next_wake(g),
+    };
+    return srv->store->ops->put_status(srv->store, &row);
 }
 
 /* The end of a message written as text: the id it answers (when not
@@ -561,7 +584,9 @@ static void game_free(struct wrd_game *g)
     wrd_addr_put(g->srv, g->owner);
     free(g->scenario_name);
     free(g->scenario_text);
-    free(g->snap_state);
+    for (int i = 0; i < g->nsnaps; i++)
+        free(g->snaps[i].state);
+    free(g->snaps);
     free(g->children);
     json_decref(g->options);
     free(g);
@@ -670,6 +695,7 @@ static int older(const struct wrd_game *a, int64_t ms, const char *id)
 
 static void registry_add(struct wrd_games *gs, struct wrd_game *g)
 {
+    g->touched_ms = wrd_now_ms();
     g->counted = 1;
     count_game(gs, g, 1);
     unsigned h = hash(g->id);
@@ -1100,16 +1126,7 @@ static void on_deadline(uv_timer_t *t);
 /* The deadline timer, set for the next reminder or expiry of any seat. */
 static void arm_timer(struct wrd_game *g)
 {
-    int64_t next = 0;
-    for (int i = 0; i < g->nseats; i++) {
-        const struct seat *s = &g->seats[i];
-        if (s->deadline_at == 0)
-            continue;
-        int64_t remind_at = s->deadline_at - g->deadline_s * 200;   /* at 80% of the time */
-        int64_t t = s->reminded ? s->deadline_at : remind_at;
-        if (next == 0 || t < next)
-            next = t;
-    }
+    int64_t next = next_wake(g);
     if (next == 0 || g->srv->stopping) {
         if (g->timer)
             uv_timer_stop(g->timer);
@@ -1313,6 +1330,10 @@ static void on_deadline(uv_timer_t *t)
         }
     }
     if (nexpired == 0) {
+        /* The stored wake moves to the expiry: a sweep does not read the
+         * game back for a reminder already sent. */
+        if (status_row(srv, g) != 0)
+            wrd_error("store write failed", "game=%s", g->id);
         arm_timer(g);
         return;
     }
@@ -1467,13 +1488,13 @@ static int run_command(struct wrd_server *srv, struct wrd_game *g, int seat, con
     char *ev_text = wrd_json_text(*events);
     struct wrd_command_row row = { g->id, g->version, g->seats[seat].name, seq, cmd_text, ev_text,
                                    wrd_now_ms() };
-    g->moved_ms = row.at_ms;
+    g->moved_ms = g->touched_ms = row.at_ms;
     int bad = srv->store->ops->put_command(srv->store, &row) != 0;
     if (g->status != old_status || g->deadline_s > 0)
         bad |= status_row(srv, g) != 0;
     if (g->status == ST_FINISHED || g->version % SNAPSHOT_EVERY == 0) {
         char *st = snapshot_text(g);
-        bad |= srv->store->ops->put_snapshot(srv->store, g->id, g->version, st) != 0;
+        bad |= srv->store->ops->put_snapshot(srv->store, g->id, g->version, st, NULL) != 0;
         free(st);
     }
     free(cmd_text);
@@ -1553,7 +1574,8 @@ static void to_parent(struct wrd_server *srv, struct wrd_game *child, const json
     json_decref(cmds);
 }
 
-void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+static void command_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg,
+                        int fetched)
 {
     struct wrd_games *gs = srv->games;
     const char *id = json_string_value(json_object_get(msg, "game"));
@@ -1561,7 +1583,10 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     json_t *cmd = json_object_get(msg, "cmd");
     json_t *jid = json_object_get(msg, "id");
     struct wrd_game *g = find(gs, id);
-    /* 1) a game this connection joined as a seat */
+    /* 1) a game this connection joined as a seat (a game not in memory is
+     * read back first, for the right refusal: it cannot be joined) */
+    if (g == NULL && !fetched && fetch(srv, c, msg, command_run, &id, 1))
+        return;
     if (g == NULL) {
         wrd_conn_error(c, WRD_E_NO_SUCH_GAME, "there is no such game", id, jseq, jid);
         return;
@@ -1632,6 +1657,11 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     json_decref(events);
 }
 
+void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    command_run(srv, c, msg, 0);
+}
+
 /* --- create, claim, join ---------------------------------------------------- */
 
 /* When the joiner's state goes. */
@@ -1696,6 +1726,7 @@ void wrd_games_member_left(struct wrd_server *srv, struct wrd_conn *c, struct wr
             break;
         }
     wrd_conn_leave(c, g);
+    g->touched_ms = wrd_now_ms();
     maybe_evict(srv->games, g);
 }
 
@@ -1922,6 +1953,9 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     if (parent) {
         if (add_child(parent, g->id, rs->name, key, g->status, NULL) != 0)
             wrd_error("out of memory for a link", "game=%s parent=%s", g->id, parent->id);
+        /* its row says it is linked now: a start loads it (wake_ms 1) */
+        if (status_row(srv, parent) != 0)
+            wrd_error("store write failed", "game=%s", parent->id);
         section_changed(gs, parent);
     }
 
@@ -2178,12 +2212,14 @@ void wrd_games_join(struct wrd_server *srv, struct wrd_conn *c, const json_t *ms
 
 /* --- sync, list, leave, export, notify ------------------------------------------ */
 
-void wrd_games_sync(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+static void sync_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, int fetched)
 {
     json_t *jid = json_object_get(msg, "id");
     const char *id = json_string_value(json_object_get(msg, "game"));
     json_int_t since = json_integer_value(json_object_get(msg, "since"));
     struct wrd_game *g = find(srv->games, id);
+    if (g == NULL && !fetched && fetch(srv, c, msg, sync_run, &id, 1))
+        return;                 /* not in memory: read back, for the right refusal */
     struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
     if (m == NULL) {
         wrd_conn_error(c, g ? WRD_E_NOT_JOINED : WRD_E_NO_SUCH_GAME,
@@ -2209,6 +2245,11 @@ void wrd_games_sync(struct wrd_server *srv, struct wrd_conn *c, const json_t *ms
     if (jid)
         json_object_set(a, "id", jid);
     wrd_conn_send_json(c, a);
+}
+
+void wrd_games_sync(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    sync_run(srv, c, msg, 0);
 }
 
 static json_t *game_summary(const struct wrd_game *g)
@@ -2968,12 +3009,17 @@ static void free_timer(uv_handle_t *h)
 
 /* --- the daily digest ------------------------------------------------------------ */
 
-/* Each seat on the digest that the game awaits gets its mail now (the
- * timer runs between flushes: the state is the committed one). */
-static void mail_digest(uv_timer_t *t)
+static void select_and_load(struct wrd_server *srv, struct wrd_ids_query q,
+                            void (*then)(struct wrd_server *srv));
+
+/* Each seat on the digest that the game awaits gets its mail now (run
+ * between flushes: the state is the committed one), once every game with
+ * a seat on mail is in memory. */
+static void digest_run(struct wrd_server *srv)
 {
-    struct wrd_server *srv = t->data;
     int sent = 0;
+    if (srv->stopping)
+        return;
     for (struct wrd_game *g = srv->games->all_head; g; g = g->all_next) {
         if (g->status != ST_RUNNING)
             continue;
@@ -2986,6 +3032,11 @@ static void mail_digest(uv_timer_t *t)
         }
     }
     wrd_info("mail digest", "mails=%d", sent);
+}
+
+static void mail_digest(uv_timer_t *t)
+{
+    select_and_load(t->data, (struct wrd_ids_query){ WRD_IDS_MAIL, 0 }, digest_run);
 }
 
 void wrd_games_start_digest(struct wrd_server *srv)
@@ -3015,6 +3066,10 @@ void wrd_games_close_handles(struct wrd_server *srv)
     if (srv->games->digest_on) {
         uv_close((uv_handle_t *)&srv->games->digest, NULL);
         srv->games->digest_on = 0;
+    }
+    if (srv->games->sweep_on) {
+        uv_close((uv_handle_t *)&srv->games->sweep, NULL);
+        srv->games->sweep_on = 0;
     }
     for (struct wrd_game *g = srv->games->all_head; g; g = g->all_next)
         if (g->timer) {
@@ -3052,6 +3107,15 @@ void wrd_games_free(struct wrd_server *srv)
     srv->games = NULL;
 }
 
+void wrd_games_stats(struct wrd_server *srv, struct wrd_games_stats *out)
+{
+    struct wrd_games *gs = srv->games;
+    int running = 0;
+    for (struct wrd_game *g = gs->all_head; g; g = g->all_next)
+        running += g->status == ST_RUNNING;
+    *out = (struct wrd_games_stats){ gs->count, running, gs->reads, gs->shelved };
+}
+
 int wrd_games_count(struct wrd_server *srv)
 {
     return srv->games->count;
@@ -3067,24 +3131,46 @@ struct restore {
     struct wrd_server *srv;
     int one;                    /* one game, on a worker thread: kept in `single`, the
                                    registry untouched; else every game into the registry */
+    int verify;                 /* --verify: each game checked against every snapshot, then
+                                   freed (kept in `single` meanwhile) */
     struct wrd_game *single;
     struct wrd_game *last;
+    int64_t games, commands;    /* --verify: how many were checked */
     char err[256];
 };
+
+static int finish_load(struct wrd_server *srv, struct wrd_game *g, int project, char *err,
+                       size_t errlen);
 
 static struct wrd_game *restore_find(struct restore *rs, const char *id)
 {
     if (rs->last && strcmp(rs->last->id, id) == 0)
         return rs->last;
-    if (rs->one)
+    if (rs->one || rs->verify)
         return rs->single && strcmp(rs->single->id, id) == 0 ? rs->single : NULL;
     return find(rs->srv->games, id);
+}
+
+/* --verify: the game read so far is whole; finish it (every snapshot met)
+ * and let it go. */
+static int verify_done(struct restore *rs)
+{
+    struct wrd_game *g = rs->single;
+    if (g == NULL)
+        return 0;
+    rs->single = rs->last = NULL;
+    int rc = finish_load(rs->srv, g, 0, rs->err, sizeof rs->err);
+    game_free(g);
+    rs->games += rc == 0;
+    return rc;
 }
 
 static int restore_game(void *ctx, const struct wrd_game_row *r, const char *status,
                         const char *result, int64_t deadline_ms)
 {
     struct restore *rs = ctx;
+    if (rs->verify && verify_done(rs) != 0)
+        return -1;
     const struct wr_ruleset *ruleset = wr_ruleset_find(r->ruleset);
     if (ruleset == NULL) {
         snprintf(rs->err, sizeof rs->err, "game %s: unknown ruleset %s", r->id, r->ruleset);
@@ -3117,21 +3203,7 @@ static int restore_game(void *ctx, const struct wrd_game_row *r, const char *sta
     if (g->forfeit[0])
         g->forfeit_deadline = deadline_ms;
     g->created_ms = r->created_ms;
-    int64_t sv;
-    char *st;
-    char serr[200];
-    int found = rs->srv->store->ops->latest_snapshot(rs->srv->store, g->id, &sv, &st, serr,
-                                                     sizeof serr);
-    if (found < 0) {
-        snprintf(rs->err, sizeof rs->err, "%s", serr);
-        game_free(g);
-        return -1;
-    }
-    if (found == 1) {
-        g->snap_version = sv;
-        g->snap_state = st;
-    }
-    if (rs->one) {
+    if (rs->one || rs->verify) {
         rs->single = g;
     } else {
         registry_add(rs->srv->games, g);
@@ -3162,6 +3234,57 @@ static int restore_seat(void *ctx, const struct wrd_seat_row *r)
     return 0;
 }
 
+/* The public state of g now, as snapshots keep it. */
+static int same_as_snapshot(const struct wrd_game *g, const char *state)
+{
+    json_t *pub = g->rs->project(g->g, NULL);
+    char *now = json_dumps(pub, JSON_COMPACT | JSON_SORT_KEYS);
+    int same = now && strcmp(now, state) == 0;
+    free(now);
+    json_decref(pub);
+    return same;
+}
+
+/*
+ * A stored snapshot. For --verify (every snapshot, every command): kept,
+ * to be compared with the replay when it reaches its version. For a load
+ * (tail_only: the latest snapshot with a full state, then only the
+ * commands after it): the game is made again from the full state, checked
+ * against the public one, and the replay goes on from there.
+ */
+static int restore_snapshot(void *ctx, const char *id, int64_t version, const char *state,
+                            const char *full)
+{
+    struct restore *rs = ctx;
+    struct wrd_game *g = restore_find(rs, id);
+    if (g == NULL) {
+        snprintf(rs->err, sizeof rs->err, "game %s: a snapshot of a game not read", id);
+        return -1;
+    }
+    if (!rs->verify) {
+        (void)full;
+        snprintf(rs->err, sizeof rs->err, "game %s: this server cannot restore the full state "
+                 "of version %lld", id, (long long)version);
+        return -1;
+    }
+    if (g->nsnaps == g->capsnaps) {
+        int cap = g->capsnaps ? 2 * g->capsnaps : 8;
+        struct snap *n = realloc(g->snaps, sizeof *n * (size_t)cap);
+        if (n == NULL)
+            goto nomem;
+        g->snaps = n;
+        g->capsnaps = cap;
+    }
+    char *copy = strdup(state);
+    if (copy == NULL)
+        goto nomem;
+    g->snaps[g->nsnaps++] = (struct snap){ version, copy };
+    return 0;
+nomem:
+    snprintf(rs->err, sizeof rs->err, "out of memory");
+    return -1;
+}
+
 static int restore_command(void *ctx, const struct wrd_command_row *r)
 {
     struct restore *rs = ctx;
@@ -3184,9 +3307,10 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
                  (long long)r->version, why.message);
         return -1;
     }
+    rs->commands++;
     g->moved_ms = r->at_ms;
     /* The answer a re-sent seq gets after the restart. */
-    if (r->client_seq > 0) {
+    if (r->client_seq > 0 && !rs->verify) {
         json_t *pev = g->rs->project_events(g->g, r->seat, events);
         struct wrd_msg *a = change_msg(g, r->client_seq, NULL, NULL, pev, NULL);
         json_decref(pev);
@@ -3194,18 +3318,14 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
         wrd_msg_unref(a);
     }
     json_decref(events);
-    /* The snapshot must match what replay gives: determinism, checked. */
-    if (g->snap_state && g->version == g->snap_version) {
-        json_t *pub = g->rs->project(g->g, NULL);
-        char *now = json_dumps(pub, JSON_COMPACT | JSON_SORT_KEYS);
-        int same = now && strcmp(now, g->snap_state) == 0;
-        free(now);
-        json_decref(pub);
-        if (!same) {
+    /* A snapshot must match what replay gives: determinism, checked. */
+    if (g->snap_at < g->nsnaps && g->snaps[g->snap_at].version == g->version) {
+        if (!same_as_snapshot(g, g->snaps[g->snap_at].state)) {
             snprintf(rs->err, sizeof rs->err, "game %s: replay differs from the snapshot at "
                      "version %lld", g->id, (long long)g->version);
             return -1;
         }
+        g->snap_at++;
     }
     return 0;
 }
@@ -3229,19 +3349,22 @@ static int restore_link(void *ctx, const char *child, const char *parent, const 
     return add_child(p, child, ruleset, key, st, res[0] ? res : NULL);
 }
 
-/* A game's commands are all in: check the replay against the latest
- * snapshot (determinism), then its status, the decisions it awaits and
- * their deadlines, and its views. The timer is armed by the caller, on
- * the loop. */
-static int finish_load(struct wrd_server *srv, struct wrd_game *g, char *err, size_t errlen)
+/* A game's commands are all in: check that every snapshot was met, then
+ * its status, the decisions it awaits and their deadlines, and (project)
+ * its views. The timer is armed by the caller, on the loop. */
+static int finish_load(struct wrd_server *srv, struct wrd_game *g, int project, char *err,
+                       size_t errlen)
 {
-    if (g->snap_state && g->snap_version > g->version) {
+    if (g->snap_at < g->nsnaps) {
         snprintf(err, errlen, "game %s: a snapshot at version %lld, but commands only to %lld",
-                 g->id, (long long)g->snap_version, (long long)g->version);
+                 g->id, (long long)g->snaps[g->snap_at].version, (long long)g->version);
         return -1;
     }
-    free(g->snap_state);
-    g->snap_state = NULL;
+    for (int i = 0; i < g->nsnaps; i++)
+        free(g->snaps[i].state);
+    free(g->snaps);
+    g->snaps = NULL;
+    g->nsnaps = g->capsnaps = g->snap_at = 0;
     if (g->forfeit[0] == '?') {
         /* An old record of a forfeit: the seats it still awaits. */
         struct wr_decision d[WR_DECISIONS_MAX];
@@ -3266,6 +3389,7 @@ static int finish_load(struct wrd_server *srv, struct wrd_game *g, char *err, si
         }
     }
     set_status(srv->games, g, compute_status(g));
+    int64_t now = wrd_now_ms();
     if (g->status == ST_RUNNING) {
         struct wr_decision d[WR_DECISIONS_MAX];
         int n = g->rs->awaiting(g->g, d, WR_DECISIONS_MAX);
@@ -3275,23 +3399,43 @@ static int finish_load(struct wrd_server *srv, struct wrd_game *g, char *err, si
                 continue;
             g->seats[i].what = d[k].what;
             /* Deadlines are kept as the earliest one: every awaited seat
-             * gets it back. */
-            if (g->deadline_s > 0)
-                g->seats[i].deadline_at = g->restored_deadline
-                                              ? g->restored_deadline
-                                              : wrd_now_ms() + g->deadline_s * 1000;
+             * gets it back. A reminder whose time passed while the game
+             * was out of memory (or the server down) counts as sent: a
+             * game read back for its reminder is read before it is due
+             * (docs/reliability.md, "Memory"). */
+            if (g->deadline_s > 0) {
+                struct seat *s = &g->seats[i];
+                s->deadline_at = g->restored_deadline ? g->restored_deadline
+                                                      : now + g->deadline_s * 1000;
+                s->reminded = now >= s->deadline_at - g->deadline_s * 200;
+            }
         }
     }
-    project_all(g);
+    g->touched_ms = now;
+    if (project)
+        project_all(g);
     return 0;
+}
+
+/* When the flush runs: the due games a start loads and the sweep reads
+ * back are those due within two periods of the sweep. */
+static int64_t sweep_ms(const struct wrd_server *srv)
+{
+    int64_t idle = srv->cfg.game_idle_ms, p = idle / 2;
+    if (idle <= 0 || p > 60000)
+        p = 60000;
+    return p < 100 ? 100 : p;
 }
 
 int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
 {
-    struct restore rs = { srv, 0, NULL, NULL, "" };
-    /* Finished games stay in the store until someone asks for one. */
-    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 0,
-                                  restore_link };
+    struct restore rs = { .srv = srv };
+    /* Open games and the running ones due soon; the others stay in the
+     * store until someone asks for one. */
+    struct wrd_store_loader l = { .ctx = &rs, .game = restore_game, .seat = restore_seat,
+                                  .command = restore_command, .link = restore_link,
+                                  .snapshot = restore_snapshot, .tail_only = 1,
+                                  .due_before_ms = wrd_now_ms() + 2 * sweep_ms(srv) };
     char serr[200];
     int rc = srv->store->ops->load(srv->store, &l, serr, sizeof serr);
     if (rc != 0) {
@@ -3299,7 +3443,7 @@ int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
         return rc;
     }
     for (struct wrd_game *g = srv->games->all_head; g; g = g->all_next) {
-        if (finish_load(srv, g, err, errlen) != 0)
+        if (finish_load(srv, g, 1, err, errlen) != 0)
             return -1;
         for (int i = 0; i < g->nseats; i++)
             if (g->seats[i].invite_hash[0])
@@ -3307,6 +3451,27 @@ int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
         arm_timer(g);
     }
     wrd_info("games restored", "games=%d", srv->games->count);
+    return 0;
+}
+
+int wrd_games_verify(struct wrd_server *srv, char *err, size_t errlen)
+{
+    struct restore rs = { .srv = srv, .verify = 1 };
+    struct wrd_store_loader l = { .ctx = &rs, .game = restore_game, .seat = restore_seat,
+                                  .command = restore_command, .snapshot = restore_snapshot,
+                                  .finished_too = 1 };
+    char serr[200] = "";
+    uint64_t t0 = uv_hrtime();
+    int rc = srv->store->ops->load(srv->store, &l, serr, sizeof serr);
+    if (rc == 0 && verify_done(&rs) != 0)
+        rc = -1;
+    game_free(rs.single);
+    if (rc != 0) {
+        snprintf(err, errlen, "%s%s%s", serr, serr[0] && rs.err[0] ? ": " : "", rs.err);
+        return rc;
+    }
+    snprintf(err, errlen, "%lld games, %lld commands replayed, every snapshot met, in %.1f s",
+             (long long)rs.games, (long long)rs.commands, (double)(uv_hrtime() - t0) / 1e9);
     return 0;
 }
 
@@ -3323,12 +3488,15 @@ int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
  * reads the store itself.
  */
 
-/* A request waiting for reads: run again once `waiting` reaches 0. */
+/* A request waiting for reads: run again once `waiting` reaches 0. A
+ * client's (conn set) runs run(srv, conn, msg, 1); the server's own (conn
+ * NULL: the digest) runs then(srv). */
 struct pending_req {
     rerun_fn run;
-    struct wrd_conn *conn;      /* a reference */
-    json_t *msg;                /* a reference */
+    struct wrd_conn *conn;      /* a reference, or NULL */
+    json_t *msg;                /* a reference, or NULL */
     int waiting;
+    void (*then)(struct wrd_server *srv);
 };
 
 struct load_waiter {
@@ -3348,13 +3516,46 @@ struct load {
     struct load_waiter *waiters;
 };
 
+/* When g next needs its server without a command: the earliest reminder
+ * or expiry of a seat's deadline (ms since the epoch), 0 never. */
+static int64_t next_wake(const struct wrd_game *g)
+{
+    int64_t next = 0;
+    for (int i = 0; i < g->nseats; i++) {
+        const struct seat *s = &g->seats[i];
+        if (s->deadline_at == 0)
+            continue;
+        int64_t remind_at = s->deadline_at - g->deadline_s * 200;   /* at 80% of the time */
+        int64_t t = s->reminded ? s->deadline_at : remind_at;
+        if (next == 0 || t < next)
+            next = t;
+    }
+    return next;
+}
+
+/* May a running game leave memory now (shelve)? When it has been idle for
+ * --game-idle, nobody holds it, it is not linked (a parent and its
+ * children hand each other events), and nothing is due before the sweep
+ * after next could read it back. */
+static int shelvable(const struct wrd_game *g, int64_t now)
+{
+    const struct wrd_server *srv = g->srv;
+    if (g->status != ST_RUNNING || srv->cfg.game_idle_ms <= 0 ||
+        now - g->touched_ms < srv->cfg.game_idle_ms || g->nchildren || g->parent[0])
+        return 0;
+    int64_t wake = next_wake(g);
+    return wake == 0 || wake > now + 2 * sweep_ms(srv);
+}
+
 static int evictable(const struct wrd_game *g)
 {
     /* A parent stays while a child runs: the child's events come to it. */
     for (int i = 0; i < g->nchildren; i++)
         if (g->children[i].status != ST_FINISHED)
             return 0;
-    return g->status == ST_FINISHED && g->nmembers == 0 && g->pins == 0;
+    if (g->nmembers != 0 || g->pins != 0)
+        return 0;
+    return g->status == ST_FINISHED || shelvable(g, wrd_now_ms());
 }
 
 /* g may leave memory at the end of this loop iteration. */
@@ -3391,6 +3592,7 @@ static void evict_queued(struct wrd_server *srv)
             uv_close((uv_handle_t *)g->timer, free_timer);
             g->timer = NULL;
         }
+        gs->shelved += g->status == ST_RUNNING;
         game_free(g);
         n++;
     }
@@ -3418,11 +3620,13 @@ static void load_work(uv_work_t *w)
 {
     struct load *ld = w->data;
     struct wrd_server *srv = ld->srv;
-    struct restore rs = { srv, 1, NULL, NULL, "" };
-    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 0, NULL };
+    struct restore rs = { .srv = srv, .one = 1 };
+    struct wrd_store_loader l = { .ctx = &rs, .game = restore_game, .seat = restore_seat,
+                                  .command = restore_command, .snapshot = restore_snapshot,
+                                  .tail_only = 1 };
     char serr[200] = "";
     ld->rc = srv->store->ops->read_game(srv->store, ld->id, &l, serr, sizeof serr);
-    if (ld->rc == 0 && rs.single && finish_load(srv, rs.single, ld->err, sizeof ld->err) == 0) {
+    if (ld->rc == 0 && rs.single && finish_load(srv, rs.single, 1, ld->err, sizeof ld->err) == 0) {
         ld->g = rs.single;
         return;
     }
@@ -3435,6 +3639,11 @@ static void load_work(uv_work_t *w)
 
 static void finish_request(struct wrd_server *srv, struct pending_req *req)
 {
+    if (req->conn == NULL) {
+        req->then(srv);
+        free(req);
+        return;
+    }
     if (req->conn->wsi != NULL)
         req->run(srv, req->conn, req->msg, 1);
     wrd_conn_wait_end(req->conn);       /* then its next message, if held */
@@ -3478,6 +3687,44 @@ static void load_done(uv_work_t *w, int status)
     free(ld);
 }
 
+/* The read of game id, started now or already under way; NULL when it
+ * cannot start. *started says which. */
+static struct load *start_load(struct wrd_server *srv, const char *id, int *started)
+{
+    struct wrd_games *gs = srv->games;
+    *started = 0;
+    struct load *ld = gs->loads;
+    while (ld && strcmp(ld->id, id) != 0)
+        ld = ld->next;
+    if (ld)
+        return ld;
+    if ((ld = calloc(1, sizeof *ld)) == NULL)
+        return NULL;
+    ld->srv = srv;
+    ld->work.data = ld;
+    snprintf(ld->id, sizeof ld->id, "%s", id);
+    if (uv_queue_work(&srv->loop, &ld->work, load_work, load_done) != 0) {
+        free(ld);
+        return NULL;
+    }
+    ld->next = gs->loads;
+    gs->loads = ld;
+    gs->reads++;
+    *started = 1;
+    return ld;
+}
+
+/* req waits for ld too. */
+static void wait_for(struct load *ld, struct pending_req *req)
+{
+    struct load_waiter *wt = malloc(sizeof *wt);
+    if (wt == NULL)
+        return;
+    *wt = (struct load_waiter){ ld->waiters, req };
+    ld->waiters = wt;
+    req->waiting++;
+}
+
 /*
  * Make sure the games ids[0..n) are in memory before msg is handled: when
  * some are not (and could exist), read them back and return 1: run(srv, c,
@@ -3496,34 +3743,17 @@ static int fetch(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, 
             req = calloc(1, sizeof *req);
             if (req == NULL)
                 return 0;
-            *req = (struct pending_req){ run, c, json_incref((json_t *)msg), 0 };
+            *req = (struct pending_req){ run, c, json_incref((json_t *)msg), 0, NULL };
             wrd_conn_ref(c);
             wrd_conn_wait_begin(c);     /* its next messages wait for this one */
         }
-        struct load *ld = gs->loads;
-        while (ld && strcmp(ld->id, ids[i]) != 0)
-            ld = ld->next;
-        if (ld == NULL) {
-            ld = calloc(1, sizeof *ld);
-            if (ld == NULL)
-                continue;
-            ld->srv = srv;
-            ld->work.data = ld;
-            snprintf(ld->id, sizeof ld->id, "%s", ids[i]);
-            if (uv_queue_work(&srv->loop, &ld->work, load_work, load_done) != 0) {
-                free(ld);
-                continue;
-            }
-            ld->next = gs->loads;
-            gs->loads = ld;
-            wrd_addr_charge(srv, c->from, 2);
-        }
-        struct load_waiter *wt = malloc(sizeof *wt);
-        if (wt == NULL)
+        int started;
+        struct load *ld = start_load(srv, ids[i], &started);
+        if (ld == NULL)
             continue;
-        *wt = (struct load_waiter){ ld->waiters, req };
-        ld->waiters = wt;
-        req->waiting++;
+        if (started)
+            wrd_addr_charge(srv, c->from, 2);
+        wait_for(ld, req);
     }
     if (req && req->waiting == 0) {
         wrd_conn_wait_end(req->conn);
@@ -3535,6 +3765,141 @@ static int fetch(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, 
     return req != NULL;
 }
 
+/* --- running games: out of memory when idle (shelved), back when needed ----------- */
+
+/*
+ * A running game nobody holds leaves memory once idle for --game-idle
+ * (shelvable): the sweep, every sweep_ms, writes its status row (what a
+ * lobby shows of it, when it is next due) and queues it; the flush frees it
+ * after the commit. It comes back like a finished game (fetch) when a
+ * client names it, and on its own when it is due: the sweep asks the store
+ * for the games due before the sweep after next (select_ids WRD_IDS_DUE)
+ * and reads them back, so their timers fire on time. The digest asks for
+ * the games with a seat on mail (WRD_IDS_MAIL) and reads them back first.
+ * The loop never reads the store itself: each selection runs on a worker
+ * thread.
+ */
+
+#define SELECT_MAX 1000             /* ids one selection reads back at most */
+
+struct select_job {
+    uv_work_t work;
+    struct wrd_server *srv;
+    struct wrd_ids_query q;
+    char (*ids)[24];
+    int n, rc;
+    char err[200];
+    void (*then)(struct wrd_server *srv);       /* the digest; NULL: the sweep */
+};
+
+static int select_keep(void *ctx, const char *id)
+{
+    struct select_job *job = ctx;
+    snprintf(job->ids[job->n++], sizeof job->ids[0], "%s", id);
+    return job->n == SELECT_MAX;
+}
+
+static void select_work(uv_work_t *w)
+{
+    struct select_job *job = w->data;
+    struct wrd_store *st = job->srv->store;
+    job->rc = st->ops->select_ids(st, &job->q, select_keep, job, job->err, sizeof job->err);
+}
+
+static void select_done(uv_work_t *w, int status)
+{
+    struct select_job *job = w->data;
+    struct wrd_server *srv = job->srv;
+    struct wrd_games *gs = srv->games;
+    struct pending_req *req = NULL;
+    if (job->then == NULL)
+        gs->sweeping = 0;
+    if (status != 0 || job->rc < 0) {
+        if (job->rc < 0)
+            wrd_error("the store could not say which games are due", "error=\"%s\"", job->err);
+        job->n = 0;
+    }
+    if (job->then && (req = calloc(1, sizeof *req)) != NULL)
+        req->then = job->then;
+    for (int i = 0; i < job->n && !srv->stopping; i++) {
+        if (find(gs, job->ids[i]) != NULL)
+            continue;
+        int started;
+        struct load *ld = start_load(srv, job->ids[i], &started);
+        if (ld && req)
+            wait_for(ld, req);
+    }
+    if (req && req->waiting == 0)
+        finish_request(srv, req);
+    else if (req == NULL && job->then)
+        job->then(srv);
+    free(job->ids);
+    free(job);
+}
+
+/* Ask the store for the games q names (on a worker thread), read back
+ * those not in memory, then then(srv) (when not NULL). */
+static void select_and_load(struct wrd_server *srv, struct wrd_ids_query q,
+                            void (*then)(struct wrd_server *srv))
+{
+    struct select_job *job = calloc(1, sizeof *job);
+    if (job && (job->ids = calloc(SELECT_MAX, sizeof job->ids[0])) != NULL) {
+        job->srv = srv;
+        job->q = q;
+        job->then = then;
+        job->work.data = job;
+        if (uv_queue_work(&srv->loop, &job->work, select_work, select_done) == 0) {
+            if (then == NULL)
+                srv->games->sweeping = 1;
+            return;
+        }
+        free(job->ids);
+    }
+    free(job);
+    if (then)
+        then(srv);
+}
+
+/* What a shelved game leaves in the store: its status row, current. */
+static void shelve(struct wrd_server *srv, struct wrd_game *g)
+{
+    if (status_row(srv, g) != 0)
+        wrd_error("store write failed", "game=%s", g->id);
+    maybe_evict(srv->games, g);
+}
+
+static void on_sweep(uv_timer_t *t)
+{
+    struct wrd_server *srv = t->data;
+    struct wrd_games *gs = srv->games;
+    int64_t now = wrd_now_ms();
+    for (struct wrd_game *g = gs->all_head; g; g = g->all_next)
+        if (!g->evict_queued && g->nmembers == 0 && g->pins == 0 && shelvable(g, now))
+            shelve(srv, g);
+    if (!gs->sweeping)
+        select_and_load(srv, (struct wrd_ids_query){ WRD_IDS_DUE, now + 2 * sweep_ms(srv) },
+                        NULL);
+}
+
+void wrd_games_keep_summaries(struct wrd_server *srv)
+{
+    for (struct wrd_game *g = srv->games->all_head; g; g = g->all_next)
+        if (g->status == ST_RUNNING && status_row(srv, g) != 0)
+            wrd_error("store write failed", "game=%s", g->id);
+}
+
+void wrd_games_start_sweep(struct wrd_server *srv)
+{
+    struct wrd_games *gs = srv->games;
+    if (gs->sweep_on)
+        return;
+    uv_timer_init(&srv->loop, &gs->sweep);
+    gs->sweep.data = srv;
+    uint64_t p = (uint64_t)sweep_ms(srv);
+    uv_timer_start(&gs->sweep, on_sweep, p, p);
+    gs->sweep_on = 1;
+}
+
 /* A lobby page that may show finished games: the store's part is read on a
  * worker thread, then merged with the games in memory. */
 struct list_job {
@@ -3544,6 +3909,7 @@ struct list_job {
     json_t *msg;                /* the request (a reference) */
     struct list_query q;        /* points into msg */
     json_t *rows;               /* the store's games, as summaries, newest first */
+    json_t *part;               /* store_row's array (a borrowed one of list_work's) */
     int rc;
     char err[200];
     void (*reply)(struct wrd_server *srv, void *ctx, json_t *answer, const char *why);
@@ -3559,35 +3925,77 @@ static int store_row(void *ctx, const struct wrd_finished_row *r)
         json_object_set_new(seats, r->seats[i].name,
                             json_string(r->seats[i].taken ? "taken" : "free"));
     json_t *opts = json_loads(r->options_json ? r->options_json : "{}", 0, NULL);
-    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:b, s:b, s:n, s:s}", "game", r->id,
+    int finished = strcmp(r->status, "finished") == 0;
+    json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:b, s:b}", "game", r->id,
                           "ruleset", r->ruleset, "scenario", r->scenario_name, "status",
-                          "finished", "version", (json_int_t)r->version, "seats", seats,
+                          finished ? "finished" : "running", "version", (json_int_t)r->version,
+                          "seats", seats,
                           "spectators", !json_is_false(json_object_get(opts, "spectators")),
-                          "open_seats", json_is_true(json_object_get(opts, "open_seats")),
-                          "awaiting", "result",
-                          r->result && strncmp(r->result, "forfeit", 7) == 0 ? "forfeit"
-                          : r->result ? r->result : "");
+                          "open_seats", json_is_true(json_object_get(opts, "open_seats")));
     json_decref(opts);
+    json_object_set_new(o, "awaiting", !finished && r->awaiting ? json_string(r->awaiting)
+                                                                : json_null());
+    if (finished)
+        json_object_set_new(o, "result",
+                            json_string(r->result && strncmp(r->result, "forfeit", 7) == 0
+                                            ? "forfeit"
+                                            : r->result ? r->result : ""));
     json_object_set_new(o, "watching", json_integer(0));
-    json_object_set_new(o, "last_move_ms", json_null());
+    json_object_set_new(o, "last_move_ms", r->moved_ms ? json_integer(r->moved_ms) : json_null());
     /* the sort key, taken off before the answer goes */
     json_object_set_new(o, "created_ms", json_integer(r->created_ms));
-    json_array_append_new(job->rows, o);
+    json_array_append_new(job->part, o);
     return 0;
 }
 
+/* Is row (a store row of a listing) newer than row b, by (created_ms, id)? */
+static int row_newer(const json_t *a, const json_t *b)
+{
+    int64_t am = json_integer_value(json_object_get(a, "created_ms"));
+    int64_t bm = json_integer_value(json_object_get(b, "created_ms"));
+    return am != bm ? am > bm
+                    : strcmp(json_string_value(json_object_get(a, "game")),
+                             json_string_value(json_object_get(b, "game"))) > 0;
+}
+
+/* The store's part of a page: its running games, its finished games, or
+ * both (merged, newest first), limit + 1 of them. */
 static void list_work(uv_work_t *w)
 {
     struct list_job *job = w->data;
-    struct wrd_finished_query fq = { job->q.from_top ? NULL : job->q.before_id,
-                                     job->q.before_ms, job->q.limit + 1, job->q.ruleset };
-    job->rc = job->srv->store->ops->list_finished(job->srv->store, &fq, store_row, job,
-                                                  job->err, sizeof job->err);
+    static const char *const which[2] = { "running", "finished" };
+    static const int status[2] = { ST_RUNNING, ST_FINISHED };
+    json_t *parts[2] = { NULL, NULL };
+    for (int i = 0; i < 2 && job->rc >= 0; i++) {
+        if (job->q.status >= 0 && job->q.status != status[i])
+            continue;
+        struct wrd_finished_query fq = { job->q.from_top ? NULL : job->q.before_id,
+                                         job->q.before_ms, job->q.limit + 1, job->q.ruleset,
+                                         which[i] };
+        job->part = parts[i] = json_array();
+        job->rc = job->srv->store->ops->list_finished(job->srv->store, &fq, store_row, job,
+                                                      job->err, sizeof job->err);
+    }
+    size_t a = 0, b = 0;
+    while ((int)json_array_size(job->rows) <= job->q.limit) {
+        json_t *ra = json_array_get(parts[0], a), *rb = json_array_get(parts[1], b);
+        if (ra == NULL && rb == NULL)
+            break;
+        if (ra && (rb == NULL || row_newer(ra, rb))) {
+            json_array_append(job->rows, ra);
+            a++;
+        } else {
+            json_array_append(job->rows, rb);
+            b++;
+        }
+    }
+    json_decref(parts[0]);
+    json_decref(parts[1]);
 }
 
-/* The page: the newest `limit` of the store's finished games and the games
- * in memory not finished (those the store's part covers), with a cursor
- * when there is more. */
+/* The page: the newest `limit` of the store's running and finished games
+ * (each shown as it is in memory when it is there) and the open games,
+ * which are all in memory, with a cursor when there is more. */
 static json_t *merged_page(struct wrd_server *srv, struct list_job *job)
 {
     const struct list_query *q = &job->q;
@@ -3601,7 +4009,7 @@ static json_t *merged_page(struct wrd_server *srv, struct list_job *job)
     char last_id[24] = "";
     int more = 0;
     for (;;) {
-        while (g && (g->status == ST_FINISHED || !listed(g) || !matches(g, q)))
+        while (g && (g->status != ST_OPEN || !listed(g) || !matches(g, q)))
             g = g->all_prev;
         json_t *row = json_array_get(job->rows, k);
         if (g == NULL && row == NULL)
@@ -3613,7 +4021,9 @@ static json_t *merged_page(struct wrd_server *srv, struct list_job *job)
         int64_t rms = json_integer_value(json_object_get(row, "created_ms"));
         const char *rid = json_string_value(json_object_get(row, "game"));
         if (row && (g == NULL || older(g, rms, rid))) {
-            json_t *o = json_deep_copy(row);
+            struct wrd_game *held = find(srv->games, rid);
+            json_t *o = held && held->status != ST_OPEN ? game_summary(held)
+                                                        : json_deep_copy(row);
             json_object_del(o, "created_ms");
             json_array_append_new(list, o);
             last_ms = rms;
@@ -3725,7 +4135,7 @@ static void list_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
         if (fetch(srv, c, msg, list_run, ids, n))
             return;
     }
-    if (q.games == NULL && q.status != ST_OPEN && q.status != ST_RUNNING) {
+    if (q.games == NULL && q.status != ST_OPEN) {
         if (list_from_store(srv, c, msg, list_reply_ws, NULL) != 0)
             wrd_conn_error(c, WRD_E_INTERNAL, "the lobby could not be read", NULL, NULL, jid);
         return;
@@ -3747,7 +4157,7 @@ int wrd_games_list_async(struct wrd_server *srv, const json_t *request,
 {
     struct list_query q;
     const char *why = read_query(request, &q);
-    if (why || q.games || q.status == ST_OPEN || q.status == ST_RUNNING) {
+    if (why || q.games || q.status == ST_OPEN) {
         json_t *a = why ? NULL : list_answer(srv, &q);
         reply(srv, ctx, a, why);
         json_decref(a);

@@ -25,9 +25,10 @@ void wrd_games_free(struct wrd_server *srv);
 /* Close the uv handles games hold (deadline timers), for shutdown. */
 void wrd_games_close_handles(struct wrd_server *srv);
 
-/* Load every game from the store and replay its commands: 0, or < 0 with
- * err (the store's code of store.h when the store failed, e.g.
- * WRD_STORE_DAMAGED; -1 when a game does not replay). */
+/* Load the games a start needs from the store (open games, running ones
+ * due soon; the others are read back when asked for) and replay their
+ * commands: 0, or < 0 with err (the store's code of store.h when the store
+ * failed, e.g. WRD_STORE_DAMAGED; -1 when a game does not replay). */
 int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen);
 
 /* Message handlers; msg (borrowed) has been checked by protocol.c for its
@@ -49,6 +50,23 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const struct j
  * one of its addresses (pbem.h), applied as that seat's commands. */
 void wrd_games_mail_in(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg);
 
+/* At a clean stop: each running game's status row written again, so what
+ * the lobby shows of the games a restart leaves in the store (the seat
+ * awaited, the last move) is current; the flush commits it. A command
+ * writes it only when the status or a deadline changes (the row holds the
+ * scenario: rewriting it each move would cost its size). */
+void wrd_games_keep_summaries(struct wrd_server *srv);
+
+/* The sweep's timer: running games idle for --game-idle leave memory, and
+ * those due soon (a deadline's reminder or expiry) are read back in time.
+ * Closed by wrd_games_close_handles. */
+void wrd_games_start_sweep(struct wrd_server *srv);
+
+/* warroomd --verify: every game of the store (its every row checked by the
+ * store first) replayed through the rules and compared with each of its
+ * snapshots. 0 with a summary in err, or < 0 with what failed. */
+int wrd_games_verify(struct wrd_server *srv, char *err, size_t errlen);
+
 /* With mail on: the daily digest's timer (each seat on the digest that a
  * game awaits gets one mail a day, at --mail-digest-hour UTC). Closed by
  * wrd_games_close_handles. */
@@ -69,6 +87,15 @@ void wrd_games_flush(struct wrd_server *srv);
 
 /* Games held in memory. */
 int wrd_games_count(struct wrd_server *srv);
+
+/* What /metrics shows of the games' comings and goings. */
+struct wrd_games_stats {
+    int held;                   /* games in memory (wrd_games_count) */
+    int running;                /* of those, running */
+    unsigned long long reads;   /* games read back from the store since the start */
+    unsigned long long shelved; /* running games that left memory idle since the start */
+};
+void wrd_games_stats(struct wrd_server *srv, struct wrd_games_stats *out);
 /* The answer to a list request {filter, limit, cursor} (borrowed; `list`,
  * and GET /games with the same fields from its query string):
  * {"games":[...],"cursor":...} (new reference), or NULL with *why saying

@@ -70,6 +70,7 @@ static void on_signal(uv_signal_t *h, int signum)
     srv->stopping = 1;
     uv_close((uv_handle_t *)&srv->sigint, NULL);
     uv_close((uv_handle_t *)&srv->sigterm, NULL);
+    wrd_games_keep_summaries(srv);
     wrd_games_flush(srv);
     wrd_games_close_handles(srv);
     wrd_addrs_close(srv);
@@ -151,6 +152,27 @@ static int refuse(const struct wrd_server *srv, const char *what, int rc, char *
     return EXIT_START;
 }
 
+/* warroomd --verify: the whole store checked (the store opened with its
+ * full check), every game replayed against its snapshots; one line on
+ * stdout when all is well, the first failure on stderr otherwise. */
+static int verify(struct wrd_server *srv)
+{
+    char err[512];
+    uv_loop_init(&srv->loop);
+    int rc = wrd_games_new(srv);
+    if (rc == 0)
+        rc = wrd_games_verify(srv, err, sizeof err);
+    else
+        snprintf(err, sizeof err, "out of memory");
+    int status = rc == 0 ? 0 : refuse(srv, "the store does not verify", rc, err);
+    if (rc == 0)
+        printf("warroomd: %s verified: %s\n", srv->cfg.db, err);
+    wrd_games_free(srv);
+    srv->store->ops->close(srv->store);
+    uv_loop_close(&srv->loop);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     static struct wrd_server srv;
@@ -165,10 +187,12 @@ int main(int argc, char **argv)
 
     uint64_t t0 = uv_hrtime();
     rc = wrd_store_sqlite_ops.open(&srv.store, srv.cfg.db,
-                                   srv.cfg.db_check_full ? WRD_STORE_CHECK_FULL : 0, err,
+                                   srv.cfg.verify ? WRD_STORE_CHECK_FULL : srv.cfg.db_check, err,
                                    sizeof err);
     if (rc < 0)
         return refuse(&srv, "cannot open the store", rc, err);
+    if (srv.cfg.verify)
+        return verify(&srv);
     uint64_t t1 = uv_hrtime();
     uv_loop_init(&srv.loop);
     snprintf(err, sizeof err, "out of memory");
@@ -185,9 +209,12 @@ int main(int argc, char **argv)
         uv_loop_close(&srv.loop);
         return status;
     }
-    wrd_info("store checked", "db=%s check=%s open_ms=%.1f load_ms=%.1f", srv.cfg.db,
-             srv.cfg.db_check_full ? "full" : "quick", (double)(t1 - t0) / 1e6,
-             (double)(uv_hrtime() - t1) / 1e6);
+    wrd_info("store opened", "db=%s check=%s open_ms=%.1f load_ms=%.1f", srv.cfg.db,
+             srv.cfg.db_check == WRD_STORE_CHECK_FULL    ? "full"
+             : srv.cfg.db_check == WRD_STORE_CHECK_QUICK ? "quick"
+                                                         : "none",
+             (double)(t1 - t0) / 1e6, (double)(uv_hrtime() - t1) / 1e6);
+    wrd_games_start_sweep(&srv);
     srv.notifier = wrd_notifier_new(&srv.loop, srv.cfg.notify_cmd);
     if (srv.notifier) {
         wrd_notifier_set_limits(srv.notifier, (unsigned)srv.cfg.webhook_max_pending, 0, 0);

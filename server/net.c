@@ -874,9 +874,19 @@ static char *metrics_text(struct wrd_server *srv)
                       "warroom_handshake_timeouts_total %llu\n",
                   srv->net->handshakes, (unsigned long long)srv->net->refused,
                   (unsigned long long)srv->net->timed_out);
-    sb_printf(&b, "# HELP warroom_games Games held by the server.\n"
-                  "# TYPE warroom_games gauge\nwarroom_games %d\n",
-              wrd_games_count(srv));
+    struct wrd_games_stats gst;
+    wrd_games_stats(srv, &gst);
+    sb_printf(&b, "# HELP warroom_games Games held in memory by the server.\n"
+                  "# TYPE warroom_games gauge\nwarroom_games %d\n"
+                  "# HELP warroom_games_running Of those, running games.\n"
+                  "# TYPE warroom_games_running gauge\nwarroom_games_running %d\n"
+                  "# HELP warroom_games_read_total Games read back from the store (asked for, "
+                  "or due).\n# TYPE warroom_games_read_total counter\n"
+                  "warroom_games_read_total %llu\n"
+                  "# HELP warroom_games_shelved_total Running games that left memory, idle "
+                  "(--game-idle).\n# TYPE warroom_games_shelved_total counter\n"
+                  "warroom_games_shelved_total %llu\n",
+              gst.held, gst.running, gst.reads, gst.shelved);
     sb_printf(&b, "# HELP warroom_commands_total Accepted commands.\n"
                   "# TYPE warroom_commands_total counter\nwarroom_commands_total %llu\n",
               (unsigned long long)m->commands);

@@ -37,7 +37,10 @@ struct wrd_config {
                                  * default the first of web_dirs that exists */
     struct wr_datadirs web_dirs; /* where the default is looked for (datadir.h) */
     const char *db;             /* --db path of the SQLite store */
-    int db_check_full;          /* --db-check full: integrity_check, not quick_check */
+    int db_check;               /* --db-check: WRD_STORE_CHECK_* flags of open (0: none) */
+    int verify;                 /* --verify: check every stored game, then exit */
+    int64_t game_idle_ms;       /* --game-idle: a running game idle this long with nobody
+                                 * joined leaves memory; 0: never */
     const char *scenarios;      /* --scenarios directory; by default the first of
                                  * scenario_dirs that exists (into it) */
     struct wr_datadirs scenario_dirs; /* where the default is looked for (datadir.h) */

@@ -12,7 +12,17 @@
  *     read back (a join then a sync sent together);
  *  3. memory: after 20,000 finished tictactoe games, with every client
  *     gone, the server's resident memory is within 20% of what it was
- *     empty (docs/reliability.md gives the figure).
+ *     empty (docs/reliability.md gives the figure);
+ *  4. a running game idle for --game-idle with nobody joined leaves memory
+ *     too (shelved): the lobby still lists it, from the store, with the
+ *     seat it awaits; a seat's token joins it (read back at its version)
+ *     and plays on; a restart does not load it, and it is read back again
+ *     when asked for;
+ *  5. a shelved game with a deadline is read back before it is due: its
+ *     seat forfeits on time with nobody connected;
+ *  6. warroomd --verify passes the store, and refuses it once a snapshot
+ *     no longer matches its game's replay (exit 1) or a row its checksum
+ *     (exit 4).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +30,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +40,10 @@
 
 #include "proc.h"
 #include "wsclient.h"
+
+/* The store's checksum function, to change a row as a bug would (with a
+ * checksum that matches), for --verify to find. */
+#include "store_sqlite.c"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
@@ -307,12 +322,270 @@ static void test_memory_after_20000_games(void **state)
     assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* --- running games out of memory when idle -------------------------------------------- */
+
+static const char *const idle_args[] = {
+    "--scenarios", WARROOM_SCENARIO_DIR, "--game-idle-ms", "300", NULL
+};
+
+/* A number from GET /metrics ("name value" on a line of its own). */
+static long long metric(int port, const char *name)
+{
+    int status = 0;
+    static char body[1 << 16];
+    if (wt_http_get(port, "/metrics", &status, body, sizeof body) != 0 || status != 200)
+        fail_msg("/metrics failed (status %d)", status);
+    char key[96];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *p = strstr(body, key);
+    if (p == NULL)
+        fail_msg("/metrics has no %s", name);
+    return strtoll(p + strlen(key), NULL, 10);
+}
+
+/* Wait (a bounded poll of /metrics) until metric name reaches at least
+ * want; fails after 10 s. */
+static void await_metric(int port, const char *name, long long want)
+{
+    for (int i = 0; i < 500; i++) {
+        if (metric(port, name) >= want)
+            return;
+        poll(NULL, 0, 20);      /* the next look at the counter: a bounded poll */
+    }
+    fail_msg("%s stayed below %lld", name, want);
+}
+
+struct seat_of {
+    char game[32], token_x[80], token_o[80];
+};
+
+/* A tictactoe game of a (x) and b (o), with options (JSON text or NULL). */
+static void new_game(struct wt_client *a, struct wt_client *b, const char *options,
+                     struct seat_of *g)
+{
+    json_t *opts = options ? json_loads(options, 0, NULL) : json_object();
+    wt_send(a, "{s:s, s:s, s:s, s:o}", "type", "create", "ruleset", "tictactoe", "seat", "x",
+            "options", opts);
+    json_t *c = wt_expect(a, "created", T);
+    assert_non_null(c);
+    snprintf(g->game, sizeof g->game, "%s", str(c, "game"));
+    snprintf(g->token_x, sizeof g->token_x, "%s", str(c, "token"));
+    wt_send(b, "{s:s, s:s}", "type", "claim", "invite",
+            json_string_value(json_object_get(json_object_get(c, "invites"), "o")));
+    json_decref(c);
+    c = wt_expect(b, "claimed", T);
+    assert_non_null(c);
+    snprintf(g->token_o, sizeof g->token_o, "%s", str(c, "token"));
+    json_decref(c);
+}
+
+/* c leaves game; what it was sent of it is dropped. */
+static void leave(struct wt_client *c, const char *game)
+{
+    wt_send(c, "{s:s, s:s}", "type", "leave", "game", game);
+    json_decref(wt_expect(c, "left", T));
+    discard(c);
+}
+
+/* The lobby's entry of game among the running games, or NULL. */
+static json_t *running_entry(struct wt_client *c, const char *game)
+{
+    wt_send(c, "{s:s, s:{s:s}}", "type", "list", "filter", "status", "running");
+    json_t *l = wt_expect(c, "games", T);
+    assert_non_null(l);
+    size_t i;
+    json_t *e, *found = NULL;
+    json_array_foreach(json_object_get(l, "games"), i, e)
+        if (strcmp(str(e, "game"), game) == 0)
+            found = json_incref(e);
+    json_decref(l);
+    return found;
+}
+
+static void mark(struct wt_client *c, const char *game, int seq, int cell, long long version)
+{
+    wt_send(c, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq", seq,
+            "cmd", "type", "mark", "cell", cell);
+    json_t *ack = wt_expect(c, "ack", T);
+    if (ack == NULL)
+        fail_msg("the move to %d was not acknowledged", cell);
+    assert_int_equal(json_integer_value(json_object_get(ack, "version")), version);
+    json_decref(ack);
+}
+
+static void test_idle_running_game_shelved(void **state)
+{
+    (void)state;
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, idle_args), 0);
+    struct wt_client a, b;
+    assert_int_equal(wt_open(&a, "x", s.port), 0);
+    assert_int_equal(wt_open(&b, "o", s.port), 0);
+    struct seat_of g;
+    new_game(&a, &b, NULL, &g);
+    mark(&a, g.game, 1, 0, 1);
+    /* 1) both seats leave: the game, idle, leaves memory */
+    leave(&a, g.game);
+    leave(&b, g.game);
+    await_metric(s.port, "warroom_games_shelved_total", 1);
+    assert_int_equal(games_held(s.port), 0);
+    /* 2) the lobby lists it from the store, awaiting o, at version 1 */
+    json_t *e = running_entry(&a, g.game);
+    if (e == NULL)
+        fail_msg("the lobby does not list the shelved game %s", g.game);
+    assert_string_equal(str(e, "awaiting"), "o");
+    assert_int_equal(json_integer_value(json_object_get(e, "version")), 1);
+    assert_true(json_is_integer(json_object_get(e, "last_move_ms")));
+    json_decref(e);
+    /* 3) o's token joins it, read back at version 1, and o plays on */
+    long long reads = metric(s.port, "warroom_games_read_total");
+    wt_send(&b, "{s:s, s:s, s:s}", "type", "join", "game", g.game, "token", g.token_o);
+    json_t *st = wt_expect(&b, "state", T);
+    assert_non_null(st);
+    if (json_integer_value(json_object_get(st, "version")) != 1) {
+        char *t = json_dumps(st, JSON_COMPACT);
+        fail_msg("read back: %s", t);
+    }
+    json_decref(st);
+    assert_int_equal(metric(s.port, "warroom_games_read_total"), reads + 1);
+    mark(&b, g.game, 1, 3, 2);
+    leave(&b, g.game);
+    await_metric(s.port, "warroom_games_shelved_total", 2);
+    /* 4) a restart loads none of it; the lobby still lists it; x plays on */
+    assert_int_equal(wt_server_stop(&s, SIGTERM, 30000), 0);
+    assert_int_equal(wt_server_restart(&s, idle_args), 0);
+    assert_int_equal(games_held(s.port), 0);
+    wt_close(&a);
+    wt_close(&b);
+    assert_int_equal(wt_open(&a, "x", s.port), 0);
+    e = running_entry(&a, g.game);
+    if (e == NULL)
+        fail_msg("after the restart, the lobby does not list %s", g.game);
+    assert_string_equal(str(e, "awaiting"), "x");
+    assert_int_equal(json_integer_value(json_object_get(e, "version")), 2);
+    json_decref(e);
+    wt_send(&a, "{s:s, s:s, s:s}", "type", "join", "game", g.game, "token", g.token_x);
+    json_decref(wt_expect(&a, "state", T));
+    assert_int_equal(games_held(s.port), 1);
+    mark(&a, g.game, 2, 1, 3);
+    wt_close(&a);
+    int status = wt_server_stop(&s, SIGTERM, 30000);
+    wt_server_cleanup(&s);
+    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void test_shelved_game_forfeits_on_time(void **state)
+{
+    (void)state;
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, idle_args), 0);
+    struct wt_client a, b;
+    assert_int_equal(wt_open(&a, "x", s.port), 0);
+    assert_int_equal(wt_open(&b, "o", s.port), 0);
+    struct seat_of g;
+    /* x has 3 s to move: reminded at 2.4 s, forfeits at 3 s */
+    new_game(&a, &b, "{\"deadline_seconds\":3}", &g);
+    leave(&a, g.game);
+    leave(&b, g.game);
+    await_metric(s.port, "warroom_games_shelved_total", 1);
+    /* read back before it is due, without anyone asking */
+    await_metric(s.port, "warroom_games_read_total", 1);
+    /* it ends on time: then finished, it leaves memory again */
+    struct wt_client c;
+    assert_int_equal(wt_open(&c, "c", s.port), 0);
+    json_t *e = NULL;
+    for (int i = 0; i < 500; i++) {
+        wt_send(&c, "{s:s, s:{s:[s]}}", "type", "list", "filter", "games", g.game);
+        json_t *l = wt_expect(&c, "games", T);
+        assert_non_null(l);
+        e = json_incref(json_array_get(json_object_get(l, "games"), 0));
+        json_decref(l);
+        if (e && strcmp(str(e, "status"), "finished") == 0)
+            break;
+        json_decref(e);
+        e = NULL;
+        poll(NULL, 0, 20);      /* the next look at the lobby: a bounded poll */
+    }
+    if (e == NULL)
+        fail_msg("the shelved game %s did not end on time", g.game);
+    assert_string_equal(str(e, "result"), "forfeit");
+    json_decref(e);
+    wt_close(&a);
+    wt_close(&b);
+    wt_close(&c);
+    int status = wt_server_stop(&s, SIGTERM, 30000);
+    wt_server_cleanup(&s);
+    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* warroomd --verify on db: its exit status; its stdout into out. */
+static int verify(const char *db, char *out, size_t outlen)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s --verify --db '%s' --scenarios '%s' --log-level warn 2>&1",
+             WARROOMD_BIN, db, WARROOM_SCENARIO_DIR);
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    size_t n = fread(out, 1, outlen - 1, f);
+    out[n] = '\0';
+    int st = pclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_verify(void **state)
+{
+    (void)state;
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    struct wt_client a, b;
+    assert_int_equal(wt_open(&a, "x", s.port), 0);
+    assert_int_equal(wt_open(&b, "o", s.port), 0);
+    char ids[3][32];
+    new_games(&a, &b, 3, ids);
+    play_out(&a, &b, 3, ids);
+    wt_close(&a);
+    wt_close(&b);
+    assert_int_equal(wt_server_stop(&s, SIGTERM, 30000), 0);
+    char out[2048];
+    /* 1) the store as the server left it */
+    int rc = verify(s.db, out, sizeof out);
+    if (rc != 0 || strstr(out, "3 games, 15 commands replayed") == NULL)
+        fail_msg("--verify: exit %d: %s", rc, out);
+    /* 2) a snapshot that no longer matches its replay, its checksum right */
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open(s.db, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_create_function(db, "warroom_rowsum", -1, SQLITE_UTF8, NULL,
+                                             sql_rowsum, NULL, NULL), SQLITE_OK);
+    char sql[512];
+    snprintf(sql, sizeof sql, "UPDATE snapshots SET state = '{\"board\":\"xxx\"}', rowsum ="
+             " warroom_rowsum(5, game, version, '{\"board\":\"xxx\"}', full) WHERE game = '%s'",
+             ids[1]);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_changes(db), 1);
+    rc = verify(s.db, out, sizeof out);
+    if (rc != 1 || strstr(out, "replay differs from the snapshot") == NULL ||
+        strstr(out, ids[1]) == NULL)
+        fail_msg("--verify of a changed snapshot: exit %d: %s", rc, out);
+    /* 3) a row whose checksum does not match */
+    snprintf(sql, sizeof sql, "UPDATE commands SET at = at + 1 WHERE game = '%s' AND version = 2",
+             ids[2]);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    rc = verify(s.db, out, sizeof out);
+    if (rc != 4 || strstr(out, "checksum") == NULL)
+        fail_msg("--verify of a damaged row: exit %d: %s", rc, out);
+    wt_server_cleanup(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_leave_and_come_back),
         cmocka_unit_test(test_in_order_while_read_back),
         cmocka_unit_test(test_memory_after_20000_games),
+        cmocka_unit_test(test_idle_running_game_shelved),
+        cmocka_unit_test(test_shelved_game_forfeits_on_time),
+        cmocka_unit_test(test_verify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
