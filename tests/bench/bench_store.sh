@@ -36,11 +36,11 @@ trap cleanup EXIT INT TERM
 # start_server DB [ARGS...]: warroomd on 127.0.0.1:0, $pid and $port set, the
 # milliseconds from exec to its listening line in $start_ms.
 start_server() {
-    db=$1; shift
+    store=$1; shift
     rm -f "$tmp/out"
     mkfifo "$tmp/out"
     t0=$(date +%s%N)
-    "$warroomd" --listen 127.0.0.1:0 --web-listen none --db "$db" --log-level warn \
+    "$warroomd" --listen 127.0.0.1:0 --web-listen none --db "$store" --log-level warn \
         --scenarios "$top/scenarios" --max-connections 20000 --max-per-address 20000 \
         --max-handshakes-per-address 1024 --rate 100000 --address-rate 100000000 \
         --max-open-per-address 100000000 --max-games-per-address 100000000 \
@@ -66,7 +66,7 @@ metric() {
 }
 
 rss_kb() {
-    sed -n 's/^VmRSS: *\([0-9]*\) kB/\1/p' "/proc/$pid/status"
+    sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$pid/status"
 }
 
 # load ARGS...: one warroom-load run against the running server
