@@ -11,8 +11,8 @@
  * thread only.
  *
  * Reads go through a second connection of their own: `load` at start-up
- * (loop thread, before the loop runs), and `read_game`, `list_finished` and
- * `latest_snapshot` from libuv worker threads (uv_queue_work) while the
+ * (loop thread, before the loop runs), and `read_game`, `list_finished`,
+ * `select_ids` and `latest_snapshot` from libuv worker threads (uv_queue_work) while the
  * loop thread writes and commits; the store serialises them with a mutex,
  * so they must never be called on the loop thread once it runs. A read
  * sees the store as of its last commit, never a batch still open.
@@ -52,8 +52,11 @@ const char *wrd_store_strerror(int rc);
 /* Longest id or seat name the store accepts (games.c keeps them in 24 bytes). */
 #define WRD_STORE_NAME_MAX 23
 
-/* Flags of open(). */
-#define WRD_STORE_CHECK_FULL 1      /* PRAGMA integrity_check instead of quick_check */
+/* Flags of open(). Without either, open() reads nothing in proportion to
+ * the store's size, so a start takes the same time whatever it holds. */
+#define WRD_STORE_CHECK_QUICK 1     /* the engine's quick check of every page (SQLite
+                                     * quick_check; PostgreSQL: none) */
+#define WRD_STORE_CHECK_FULL 2      /* its full check (SQLite integrity_check) */
 
 struct wrd_game_row {
     const char *id;
@@ -84,6 +87,18 @@ struct wrd_seat_row {
                                      * exported */
 };
 
+/* A game's row as of a version: written with every change of the game. */
+struct wrd_status_row {
+    const char *game;
+    const char *status;             /* "open", "running" or "finished" */
+    const char *result;             /* or NULL */
+    int64_t deadline_ms;            /* the earliest deadline running, 0 none */
+    int64_t version;
+    const char *awaiting;           /* the seat the game awaits first (its ruleset's
+                                     * order), or NULL: for a lobby of games not held */
+    int64_t moved_ms;               /* the last command's time, 0 none */
+};
+
 struct wrd_command_row {
     const char *game;
     int64_t version;                /* the version this command produced */
@@ -95,19 +110,32 @@ struct wrd_command_row {
 };
 
 /* Callbacks receiving games: for each game, game() once, then seat() for
- * each of its seats, then command() for each of its commands in version
- * order; return non-zero to stop (the store function then fails with
- * WRD_STORE_ERROR). They run on the thread that called the store, and may
- * call latest_snapshot() but no other read function of the store. */
+ * each of its seats, then snapshot() for its snapshots in version order
+ * (when snapshot is not NULL), then command() for each of its commands in
+ * version order; return non-zero to stop (the store function then fails
+ * with WRD_STORE_ERROR). They run on the thread that called the store, and
+ * may call latest_snapshot() but no other read function of the store. */
 struct wrd_store_loader {
     void *ctx;
     int (*game)(void *ctx, const struct wrd_game_row *g, const char *status, const char *result,
                 int64_t deadline_ms);
     int (*seat)(void *ctx, const struct wrd_seat_row *s);
     int (*command)(void *ctx, const struct wrd_command_row *c);
-    /* load() only: 1 also passes finished games (for a caller that keeps
-     * them in memory), 0 passes only the others. */
+    /* load() only. 0: every open game, and every running game with a
+     * deadline at or before due_before_ms (0 < deadline_ms <=
+     * due_before_ms), reading only their rows: a start. 1: every game,
+     * after checking every row of every table (warroomd --verify). */
     int finished_too;
+    int64_t due_before_ms;
+    /* May be NULL. A snapshot: its version, its public state (put_snapshot's
+     * state_json) and its full state (full_json, or NULL when it has none). */
+    int (*snapshot)(void *ctx, const char *game, int64_t version, const char *state_json,
+                    const char *full_json);
+    /* 1: of each game, only the latest snapshot that has a full state is
+     * passed to snapshot(), and only the commands after it to command()
+     * (every command when it has none): a game restored from its snapshot.
+     * 0: every snapshot and every command. */
+    int tail_only;
     /* load() only, may be NULL: once every game has been passed, each
      * linked game, finished or not, oldest first: its id, its parent's,
      * its key (may be NULL), its ruleset, status and result (may be
@@ -134,15 +162,30 @@ struct wrd_finished_row {
     const char *options_json;       /* the game's options, as created */
     const struct wrd_seat_summary *seats;
     int nseats;
+    const char *awaiting;           /* the status row's (wrd_status_row), or NULL */
+    int64_t moved_ms;               /* the status row's, 0 none */
 };
 
-/* Which finished games list_finished() passes: listed ones, newest first
- * (created_ms, then id, descending), strictly before the cursor. */
+/* Which games list_finished() passes: listed ones of the status, newest
+ * first (created_ms, then id, descending), strictly before the cursor. */
 struct wrd_finished_query {
     const char *before_id;          /* NULL: from the newest; else with before_created_ms */
     int64_t before_created_ms;
     int limit;                      /* at most this many (1..1000) */
     const char *ruleset;            /* NULL: any */
+    const char *status;             /* NULL or "finished": finished games; "running":
+                                     * running games (rows' result NULL) */
+};
+
+/* Which games select_ids() passes. */
+enum {
+    WRD_IDS_DUE = 1,                /* running, 0 < deadline_ms <= before_ms */
+    WRD_IDS_MAIL = 2,               /* running, with a seat whose mail is not NULL */
+};
+
+struct wrd_ids_query {
+    int kind;                       /* WRD_IDS_* */
+    int64_t before_ms;              /* WRD_IDS_DUE */
 };
 
 struct wrd_store_ops {
@@ -168,24 +211,28 @@ struct wrd_store_ops {
     /* ...and changed later (a claim, a webhook). */
     int (*update_seat)(struct wrd_store *st, const struct wrd_seat_row *s);
     int (*put_command)(struct wrd_store *st, const struct wrd_command_row *c);
-    /* The game's status, result and deadline as of its version. */
-    int (*put_status)(struct wrd_store *st, const char *game, const char *status,
-                      const char *result, int64_t deadline_ms, int64_t version);
-    /* A snapshot of the public state at a version (checked on restore); one
-     * per (game, version). */
+    /* The game's status, result, deadline and summary as of its version. */
+    int (*put_status)(struct wrd_store *st, const struct wrd_status_row *s);
+    /* A snapshot at a version, one per (game, version): the public state
+     * (checked on restore and by --verify) and the full state the server
+     * restores the game from (full_json, NULL when none: the game is then
+     * replayed from its first command). full_json holds every secret of the
+     * game: never listed or exported. */
     int (*put_snapshot)(struct wrd_store *st, const char *game, int64_t version,
-                        const char *state_json);
+                        const char *state_json, const char *full_json);
 
     /* Is a batch open? */
     int (*pending)(struct wrd_store *st);
     /* Make the open batch durable. -1 with err on failure (the batch is lost). */
     int (*commit)(struct wrd_store *st, char *err, size_t errlen);
 
-    /* Loop thread, at start-up before the loop runs. Check every row of
-     * every table (columns, checksums, versions, the row counts recorded
-     * with each commit), then pass to l every game whose status is not
-     * finished (all of them with l->finished_too), oldest first. 0, or
-     * WRD_STORE_DAMAGED (nothing was passed to l) or WRD_STORE_ERROR. */
+    /* Loop thread, at start-up before the loop runs. Pass to l the games
+     * l->finished_too names (see there), oldest first, each row checked
+     * (columns, checksum, versions in order); with finished_too, every row
+     * of every table is checked first (columns, checksums, versions, the
+     * row counts recorded with each commit). Then, when l->link is set,
+     * the links. 0, or WRD_STORE_DAMAGED (with finished_too: nothing was
+     * passed to l) or WRD_STORE_ERROR. */
     int (*load)(struct wrd_store *st, const struct wrd_store_loader *l, char *err,
                 size_t errlen);
     /* Worker thread (or start-up). One game, whatever its status, with the
@@ -206,6 +253,12 @@ struct wrd_store_ops {
      * WRD_STORE_DAMAGED / WRD_STORE_ERROR. */
     int (*latest_snapshot)(struct wrd_store *st, const char *game, int64_t *version,
                            char **state_json, char *err, size_t errlen);
+    /* Worker thread. The ids of the games q names, oldest first (created_ms,
+     * then id), each passed to id_cb (non-zero stops early). The number
+     * passed, or WRD_STORE_DAMAGED / WRD_STORE_ERROR. */
+    int (*select_ids)(struct wrd_store *st, const struct wrd_ids_query *q,
+                      int (*id_cb)(void *ctx, const char *id), void *ctx, char *err,
+                      size_t errlen);
 };
 
 struct wrd_store {
