@@ -421,10 +421,10 @@ static int status_row(struct wrd_server *srv, const struct wrd_game *g)
         r = res;
     }
     /* A forfeited game keeps the deadline that passed: its reason names it. */
-    return srv->store->ops->put_status(srv->store, g->id, status_names[g->status], r,
-                                       g->forfeit[0] ? g->forfeit_deadline
-                                                     : earliest_deadline(g),
-                                       g->version);
+    struct wrd_status_row row = { g->id, status_names[g->status], r,
+                                  g->forfeit[0] ? g->forfeit_deadline : earliest_deadline(g),
+                                  g->version, NULL, g->moved_ms };
+    return srv->store->ops->put_status(srv->store, &row);
 }
 
 /* The end of a message written as text: the id it answers (when not
@@ -1473,7 +1473,7 @@ static int run_command(struct wrd_server *srv, struct wrd_game *g, int seat, con
         bad |= status_row(srv, g) != 0;
     if (g->status == ST_FINISHED || g->version % SNAPSHOT_EVERY == 0) {
         char *st = snapshot_text(g);
-        bad |= srv->store->ops->put_snapshot(srv->store, g->id, g->version, st) != 0;
+        bad |= srv->store->ops->put_snapshot(srv->store, g->id, g->version, st, NULL) != 0;
         free(st);
     }
     free(cmd_text);
@@ -3289,9 +3289,11 @@ static int finish_load(struct wrd_server *srv, struct wrd_game *g, char *err, si
 int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
 {
     struct restore rs = { srv, 0, NULL, NULL, "" };
-    /* Finished games stay in the store until someone asks for one. */
-    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 0,
-                                  restore_link };
+    /* TEMP (store.h v6 without on-demand loads): every game, the finished
+     * ones leaving memory again at the first flush. */
+    struct wrd_store_loader l = { .ctx = &rs, .game = restore_game, .seat = restore_seat,
+                                  .command = restore_command, .finished_too = 1,
+                                  .link = restore_link };
     char serr[200];
     int rc = srv->store->ops->load(srv->store, &l, serr, sizeof serr);
     if (rc != 0) {
@@ -3305,6 +3307,7 @@ int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
             if (g->seats[i].invite_hash[0])
                 invite_index(srv->games, g, i);
         arm_timer(g);
+        maybe_evict(srv->games, g);
     }
     wrd_info("games restored", "games=%d", srv->games->count);
     return 0;
@@ -3419,7 +3422,8 @@ static void load_work(uv_work_t *w)
     struct load *ld = w->data;
     struct wrd_server *srv = ld->srv;
     struct restore rs = { srv, 1, NULL, NULL, "" };
-    struct wrd_store_loader l = { &rs, restore_game, restore_seat, restore_command, 0, NULL };
+    struct wrd_store_loader l = { .ctx = &rs, .game = restore_game, .seat = restore_seat,
+                                  .command = restore_command };
     char serr[200] = "";
     ld->rc = srv->store->ops->read_game(srv->store, ld->id, &l, serr, sizeof serr);
     if (ld->rc == 0 && rs.single && finish_load(srv, rs.single, ld->err, sizeof ld->err) == 0) {
@@ -3580,7 +3584,7 @@ static void list_work(uv_work_t *w)
 {
     struct list_job *job = w->data;
     struct wrd_finished_query fq = { job->q.from_top ? NULL : job->q.before_id,
-                                     job->q.before_ms, job->q.limit + 1, job->q.ruleset };
+                                     job->q.before_ms, job->q.limit + 1, job->q.ruleset, NULL };
     job->rc = job->srv->store->ops->list_finished(job->srv->store, &fq, store_row, job,
                                                   job->err, sizeof job->err);
 }

@@ -1176,10 +1176,11 @@ static int sqlite_put_command(struct wrd_store *st, const struct wrd_command_row
     return 0;
 }
 
-static int sqlite_put_status(struct wrd_store *st, const char *game, const char *status,
-                             const char *result, int64_t deadline_ms, int64_t version)
+static int sqlite_put_status(struct wrd_store *st, const struct wrd_status_row *row)
 {
     struct sqlite_store *s = (struct sqlite_store *)st;
+    const char *game = row->game, *status = row->status, *result = row->result;
+    int64_t deadline_ms = row->deadline_ms, version = row->version;
     if (begin(s) < 0)
         return -1;
     sqlite3_stmt *q = s->stmt[S_PUT_STATUS];
@@ -1192,8 +1193,9 @@ static int sqlite_put_status(struct wrd_store *st, const char *game, const char 
 }
 
 static int sqlite_put_snapshot(struct wrd_store *st, const char *game, int64_t version,
-                               const char *state_json)
+                               const char *state_json, const char *full_json)
 {
+    (void)full_json;
     struct sqlite_store *s = (struct sqlite_store *)st;
     if (begin(s) < 0)
         return -1;
@@ -1534,7 +1536,7 @@ static int sqlite_list_finished(struct wrd_store *st, const struct wrd_finished_
                                         text(g, G_STATUS), text(g, G_RESULT),
                                         sqlite3_column_int64(g, G_VERSION),
                                         sqlite3_column_int64(g, G_CREATED), text(g, G_OPTIONS),
-                                        seats, nseats };
+                                        seats, nseats, NULL, 0 };
         passed++;
         if (row_cb(ctx, &row) != 0) {
             rc = 0;
@@ -1980,6 +1982,14 @@ static int sqlite_schema_version(struct wrd_store *st)
     return (int)v;
 }
 
+static int sqlite_select_ids(struct wrd_store *st, const struct wrd_ids_query *q,
+                             int (*id_cb)(void *ctx, const char *id), void *ctx, char *err,
+                             size_t errlen)
+{
+    (void)st, (void)q, (void)id_cb, (void)ctx, (void)err, (void)errlen;
+    return 0;
+}
+
 const struct wrd_store_ops wrd_store_sqlite_ops = {
     .name = "sqlite",
     .open = sqlite_open,
@@ -1997,4 +2007,5 @@ const struct wrd_store_ops wrd_store_sqlite_ops = {
     .read_game = sqlite_read_game,
     .list_finished = sqlite_list_finished,
     .latest_snapshot = sqlite_latest_snapshot,
+    .select_ids = sqlite_select_ids,
 };
