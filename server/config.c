@@ -41,8 +41,10 @@ static void usage(FILE *out, const struct wrd_config *cfg)
         "                             when --listen's is 0; 'none': no web port\n"
         "      --web DIR              the web client's files (WARROOM_WEB); default the\n"
         "                             source tree's web/ or <prefix>/share/warroom/web\n"
-        "  -d, --db PATH              SQLite database file (WARROOM_DB), default warroom.db;\n"
-        "                             one server per database (it is locked while in use)\n"
+        "  -d, --db PATH|URI          the store (WARROOM_DB): an SQLite database file,\n"
+        "                             default warroom.db, or a PostgreSQL database\n"
+        "                             postgres://USER@HOST:PORT/DBNAME; one server per\n"
+        "                             database (it is locked while in use)\n"
         "      --db-check quick|full  SQLite's check of the database at start\n"
         "                             (WARROOM_DB_CHECK): quick_check (default) or the\n"
         "                             slower integrity_check; then every row is read and\n"
@@ -240,7 +242,7 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
         return 0;
     case 'd':
         if (*v == '\0') {
-            fprintf(stderr, "warroomd: --db wants a path\n");
+            fprintf(stderr, "warroomd: --db wants a path or a postgres:// URI\n");
             return -1;
         }
         cfg->db = v;

@@ -29,6 +29,7 @@
 #include "notify.h"
 #include "protocol.h"
 #include "store.h"
+#include "store_open.h"
 
 /* Exit statuses; 3 (a failed commit) is games.c's. */
 enum { EXIT_START = 1, EXIT_USAGE = 2, EXIT_DAMAGED = 4, EXIT_READONLY = 5, EXIT_LOCKED = 6 };
@@ -164,7 +165,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);       /* writes to closed sockets are errors, not deaths */
 
     uint64_t t0 = uv_hrtime();
-    rc = wrd_store_sqlite_ops.open(&srv.store, srv.cfg.db,
+    rc = wrd_store_open(&srv.store, srv.cfg.db,
                                    WRD_STORE_CHECK_QUICK |
                                        (srv.cfg.db_check_full ? WRD_STORE_CHECK_FULL : 0),
                                    err, sizeof err);
