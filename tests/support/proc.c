@@ -195,8 +195,10 @@ int wt_server_start(struct wt_server *s, const char *const *extra)
     snprintf(s->log, sizeof s->log, "%s/stderr.log", s->dir);
     /* On PostgreSQL (pgdb.h): a fresh database of the test cluster. */
     const char *base = wt_pg_base();
-    if (base && wt_pg_create(base, s->db, sizeof s->db) < 0)
+    if (base && wt_pg_create(base, s->db, sizeof s->db) < 0) {
+        rmdir(s->dir);
         return -1;
+    }
     return spawn(s, extra);
 }
 
@@ -313,6 +315,8 @@ int wt_group_start(void **state, const char *const *extra)
 int wt_group_stop(void **state)
 {
     struct wt_server *s = *state;
+    if (s == NULL)
+        return -1;      /* its start failed (cmocka still runs the teardown) */
     int status = wt_server_stop(s, SIGTERM, 10000);
     wt_server_cleanup(s);
     free(s);
