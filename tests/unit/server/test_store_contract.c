@@ -13,7 +13,8 @@
  * filter; select_ids() of both kinds; latest_snapshot(); a failing commit
  * loses its whole batch and the store goes on; reads from a second thread
  * while this one writes see whole commits only; a second open of one store
- * is WRD_STORE_LOCKED.
+ * is WRD_STORE_LOCKED; and (PostgreSQL) a read-only database is
+ * WRD_STORE_READONLY, and a gap in a game's commands WRD_STORE_DAMAGED.
  *
  *   test_store_contract [sqlite|postgresql]     one backend (default: both)
  */
@@ -29,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <libpq-fe.h>
 
 #include "pgdb.h"
 #include "store.h"
@@ -705,6 +708,60 @@ static void t_locked(void **state)
     read_game(f->st, "g-k", &l, 0);
 }
 
+/* PostgreSQL: a database that cannot be written (a standby, or
+ * default_transaction_read_only) is WRD_STORE_READONLY at open. */
+static void t_readonly_pg(void **state)
+{
+    struct fix *f = *state;
+    f->st->ops->close(f->st);
+    f->st = NULL;
+    const char *name = strrchr(f->location, '/') + 1;
+    char sql[160], base[400];
+    snprintf(base, sizeof base, "%.*s/postgres", (int)(name - 1 - f->location), f->location);
+    snprintf(sql, sizeof sql, "ALTER DATABASE %s SET default_transaction_read_only = on", name);
+    PGconn *c = PQconnectdb(base);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, sql);
+    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+    PQclear(r);
+    PQfinish(c);
+    char err[512] = "";
+    assert_int_equal(wrd_store_open(&f->st, f->location, 0, err, sizeof err),
+                     WRD_STORE_READONLY);
+    assert_null(f->st);
+    assert_non_null(strstr(err, "read-only"));
+}
+
+/* PostgreSQL: a gap in a game's commands, made behind the store's back, is
+ * WRD_STORE_DAMAGED naming the table, and nothing of the game is passed. */
+static void t_damaged_pg(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *st = f->st;
+    put_game(st, "g-d", "battle", 1, 1, NULL, 0);
+    for (int v = 1; v <= 3; v++)
+        put_command(st, "g-d", v);
+    put_status(st, "g-d", "running", NULL, 0, 3, "p1", 1003);
+    commit(st);
+    PGconn *c = PQconnectdb(f->location);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, "DELETE FROM commands WHERE game = 'g-d' AND version = 2");
+    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+    assert_string_equal(PQcmdTuples(r), "1");
+    PQclear(r);
+    PQfinish(c);
+    struct seen s;
+    struct wrd_store_loader l = loader(&s);
+    char err[512] = "";
+    assert_int_equal(st->ops->read_game(st, "g-d", &l, err, sizeof err), WRD_STORE_DAMAGED);
+    assert_int_equal(s.games, 0);
+    assert_non_null(strstr(err, "table commands: game g-d has no command 2"));
+    l = loader(&s);
+    l.finished_too = 1;
+    assert_int_equal(st->ops->load(st, &l, err, sizeof err), WRD_STORE_DAMAGED);
+    assert_int_equal(s.games, 0);
+}
+
 /* --- main ---------------------------------------------------------------------------- */
 
 #define CASES(b)                                                                            \
@@ -721,7 +778,13 @@ static void t_locked(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest sqlite_cases[] = { CASES(sqlite_backend) };
-    const struct CMUnitTest pg_cases[] = { CASES(pg_backend) };
+    const struct CMUnitTest pg_cases[] = {
+        CASES(pg_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_readonly_pg, setup, teardown,
+                                                 (void *)&pg_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_damaged_pg, setup, teardown,
+                                                 (void *)&pg_backend),
+    };
     const char *only = argc > 1 ? argv[1] : NULL;
     if (only && strcmp(only, "sqlite") != 0 && strcmp(only, "postgresql") != 0) {
         fprintf(stderr, "usage: %s [sqlite|postgresql]\n", argv[0]);
