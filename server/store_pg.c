@@ -38,7 +38,9 @@
  * through a second connection, serialised by a recursive mutex (a loader's
  * callback may call latest_snapshot); the outermost call runs in one
  * REPEATABLE READ READ ONLY transaction, so a game is read as of one commit.
- * Values come as text (the seed as hex).
+ * Values come as text (the seed as hex). A read session PostgreSQL dropped
+ * is opened again by the next read; the writing session never is (its lock
+ * may be another process's by then): a failed commit stops the server.
  *
  * A password in the location is never logged nor put in an error message:
  * messages name the store by its location with the password replaced.
@@ -672,6 +674,21 @@ static int read_enter(struct pg_store *s, char *err, size_t errlen)
     pthread_mutex_lock(&s->mutex);
     if (s->depth++ > 0)
         return 0;
+    /* A read session that PostgreSQL dropped (a restart of the server, an
+     * administrator): a new one, with its statements. The writing session
+     * is never replaced: its lock may have gone to another process. */
+    if (PQstatus(s->rd) == CONNECTION_BAD) {
+        PQreset(s->rd);
+        int rc = PQstatus(s->rd) == CONNECTION_OK ? prepare(s->rd, rstmts, R_NSTMTS, err, errlen)
+                                                  : WRD_STORE_ERROR;
+        if (rc < 0) {
+            if (PQstatus(s->rd) != CONNECTION_OK)
+                one_line(err, errlen, "reconnecting for reads", PQerrorMessage(s->rd));
+            s->depth--;
+            pthread_mutex_unlock(&s->mutex);
+            return rc;
+        }
+    }
     int rc = exec(s->rd, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "begin a read", err,
                   errlen);
     if (rc < 0) {

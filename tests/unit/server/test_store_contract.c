@@ -14,7 +14,8 @@
  * loses its whole batch and the store goes on; reads from a second thread
  * while this one writes see whole commits only; a second open of one store
  * is WRD_STORE_LOCKED; and (PostgreSQL) a read-only database is
- * WRD_STORE_READONLY, and a gap in a game's commands WRD_STORE_DAMAGED.
+ * WRD_STORE_READONLY, a gap in a game's commands WRD_STORE_DAMAGED, and a
+ * dropped read session is opened again.
  *
  *   test_store_contract [sqlite|postgresql]     one backend (default: both)
  */
@@ -762,6 +763,39 @@ static void t_damaged_pg(void **state)
     assert_int_equal(s.games, 0);
 }
 
+/* PostgreSQL: a read session dropped by the server is opened again by the
+ * next read; the writing session (the one holding the lock) goes on. */
+static void t_reconnect_pg(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *st = f->st;
+    put_game(st, "g-r", "battle", 1, 1, NULL, 0);
+    commit(st);
+    struct seen s;
+    struct wrd_store_loader l = loader(&s);
+    read_game(st, "g-r", &l, 0);
+    PGconn *c = PQconnectdb(f->location);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                            " AND pid NOT IN (SELECT pid FROM pg_locks WHERE locktype ="
+                            " 'advisory')");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_int_equal(PQntuples(r), 1);
+    PQclear(r);
+    PQfinish(c);
+    /* the first read may find the session gone; the next one reads again */
+    char err[512] = "";
+    l = loader(&s);
+    if (st->ops->read_game(st, "g-r", &l, err, sizeof err) != 0) {
+        l = loader(&s);
+        read_game(st, "g-r", &l, 0);
+    }
+    assert_int_equal(s.games, 1);
+    put_command(st, "g-r", 1);
+    commit(st);
+}
+
 /* --- main ---------------------------------------------------------------------------- */
 
 #define CASES(b)                                                                            \
@@ -783,6 +817,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_prestate_setup_teardown(t_readonly_pg, setup, teardown,
                                                  (void *)&pg_backend),
         cmocka_unit_test_prestate_setup_teardown(t_damaged_pg, setup, teardown,
+                                                 (void *)&pg_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_reconnect_pg, setup, teardown,
                                                  (void *)&pg_backend),
     };
     const char *only = argc > 1 ? argv[1] : NULL;
