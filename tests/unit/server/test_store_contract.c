@@ -160,6 +160,8 @@ struct seen {
     int games;
 };
 
+static void say(struct seen *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void say(struct seen *s, const char *fmt, ...)
 {
     va_list ap;
@@ -621,7 +623,7 @@ static void *read_loop(void *arg)
         int rc = r->st->ops->read_game(r->st, "g-t", &l, err, sizeof err);
         if (rc != 0) {
             r->bad = 1;
-            snprintf(r->why, sizeof r->why, "read_game: %d %s", rc, err);
+            snprintf(r->why, sizeof r->why, "read_game: %d %.400s", rc, err);
         } else if (r->n != r->row_version || r->n < r->last) {
             /* a whole commit: as many commands as its row's version, never fewer */
             r->bad = 1;
