@@ -166,9 +166,8 @@ int main(int argc, char **argv)
 
     uint64_t t0 = uv_hrtime();
     rc = wrd_store_open(&srv.store, srv.cfg.db,
-                                   WRD_STORE_CHECK_QUICK |
-                                       (srv.cfg.db_check_full ? WRD_STORE_CHECK_FULL : 0),
-                                   err, sizeof err);
+                        WRD_STORE_CHECK_QUICK | (srv.cfg.db_check_full ? WRD_STORE_CHECK_FULL : 0),
+                        err, sizeof err);
     if (rc < 0)
         return refuse(&srv, "cannot open the store", rc, err);
     uint64_t t1 = uv_hrtime();
