@@ -17,15 +17,17 @@ set -eu
 profile=${1:-build}
 
 runtime_pkgs="libuv1 libwebsockets17 libwebsockets-evlib-uv libjansson4 \
-libsqlite3-0 libssl3 zlib1g libedit2 libcurl4 ca-certificates curl"
+libsqlite3-0 libpq5 libssl3 zlib1g libedit2 libcurl4 ca-certificates curl"
 
 build_pkgs="build-essential cmake ninja-build pkg-config clang \
 libclang-rt-14-dev llvm python3 tmux \
 libuv1-dev libwebsockets-dev libwebsockets-evlib-uv libjansson-dev \
-libsqlite3-dev libssl-dev zlib1g-dev libcmocka-dev libedit-dev sqlite3 \
+libsqlite3-dev libpq-dev libssl-dev zlib1g-dev libcmocka-dev libedit-dev sqlite3 \
 libcurl4-openssl-dev"
 
-test_pkgs="$build_pkgs nodejs chromium python3-aiosmtpd"
+# postgresql: the throw-away cluster of the PostgreSQL tests
+# (tests/support/pg_cluster.sh; Debian 12's postgresql-15).
+test_pkgs="$build_pkgs nodejs chromium python3-aiosmtpd postgresql"
 # npm: Debian's package only where no npm is on the PATH (a Node.js from
 # elsewhere brings its own, which Debian's would conflict with).
 command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm"

@@ -42,8 +42,10 @@ static void usage(FILE *out, const struct wrd_config *cfg)
         "                             when --listen's is 0; 'none': no web port\n"
         "      --web DIR              the web client's files (WARROOM_WEB); default the\n"
         "                             source tree's web/ or <prefix>/share/warroom/web\n"
-        "  -d, --db PATH              SQLite database file (WARROOM_DB), default warroom.db;\n"
-        "                             one server per database (it is locked while in use)\n"
+        "  -d, --db PATH|URI          the store (WARROOM_DB): an SQLite database file,\n"
+        "                             default warroom.db, or a PostgreSQL database\n"
+        "                             postgres://USER@HOST:PORT/DBNAME; one server per\n"
+        "                             database (it is locked while in use)\n"
         "      --db-check none|quick|full  SQLite's check of every page of the database\n"
         "                             at start (WARROOM_DB_CHECK): none (default: a start\n"
         "                             reads only the games it loads, whatever the store\n"
@@ -252,7 +254,7 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
         return 0;
     case 'd':
         if (*v == '\0') {
-            fprintf(stderr, "warroomd: --db wants a path\n");
+            fprintf(stderr, "warroomd: --db wants a path or a postgres:// URI\n");
             return -1;
         }
         cfg->db = v;

@@ -29,6 +29,7 @@
 #include "notify.h"
 #include "protocol.h"
 #include "store.h"
+#include "store_open.h"
 
 /* Exit statuses; 3 (a failed commit) is games.c's. */
 enum { EXIT_START = 1, EXIT_USAGE = 2, EXIT_DAMAGED = 4, EXIT_READONLY = 5, EXIT_LOCKED = 6 };
@@ -130,6 +131,9 @@ static int start_mailer(struct wrd_server *srv)
     return 0;
 }
 
+/* The store's location as logs show it: never a password (store_open.h). */
+static char db_shown[512];
+
 /* The exit status and the log line of a store that refuses to serve. */
 static int refuse(const struct wrd_server *srv, const char *what, int rc, char *err)
 {
@@ -145,10 +149,10 @@ static int refuse(const struct wrd_server *srv, const char *what, int rc, char *
             *p = *p == '"' ? '\'' : ' ';
     for (size_t i = 0; i < sizeof why / sizeof why[0]; i++)
         if (why[i].rc == rc) {
-            wrd_error(why[i].msg, "db=%s error=\"%s\"", srv->cfg.db, err);
+            wrd_error(why[i].msg, "db=%s error=\"%s\"", db_shown, err);
             return why[i].status;
         }
-    wrd_error(what, "db=%s error=\"%s\"", srv->cfg.db, err);
+    wrd_error(what, "db=%s error=\"%s\"", db_shown, err);
     return EXIT_START;
 }
 
@@ -166,7 +170,7 @@ static int verify(struct wrd_server *srv)
         snprintf(err, sizeof err, "out of memory");
     int status = rc == 0 ? 0 : refuse(srv, "the store does not verify", rc, err);
     if (rc == 0)
-        printf("warroomd: %s verified: %s\n", srv->cfg.db, err);
+        printf("warroomd: %s verified: %s\n", db_shown, err);
     wrd_games_free(srv);
     srv->store->ops->close(srv->store);
     uv_loop_close(&srv->loop);
@@ -182,13 +186,13 @@ int main(int argc, char **argv)
     if (rc != 0)
         return rc < 0 ? EXIT_USAGE : 0;
     wrd_log_set_level(srv.cfg.log_level);
+    wrd_store_redact(srv.cfg.db, db_shown, sizeof db_shown);
     wrd_config_check_scenarios(&srv.cfg);
     signal(SIGPIPE, SIG_IGN);       /* writes to closed sockets are errors, not deaths */
 
     uint64_t t0 = uv_hrtime();
-    rc = wrd_store_sqlite_ops.open(&srv.store, srv.cfg.db,
-                                   srv.cfg.verify ? WRD_STORE_CHECK_FULL : srv.cfg.db_check, err,
-                                   sizeof err);
+    rc = wrd_store_open(&srv.store, srv.cfg.db,
+                        srv.cfg.verify ? WRD_STORE_CHECK_FULL : srv.cfg.db_check, err, sizeof err);
     if (rc < 0)
         return refuse(&srv, "cannot open the store", rc, err);
     if (srv.cfg.verify)
@@ -209,7 +213,7 @@ int main(int argc, char **argv)
         uv_loop_close(&srv.loop);
         return status;
     }
-    wrd_info("store opened", "db=%s check=%s open_ms=%.1f load_ms=%.1f", srv.cfg.db,
+    wrd_info("store opened", "db=%s check=%s open_ms=%.1f load_ms=%.1f", db_shown,
              srv.cfg.db_check == WRD_STORE_CHECK_FULL    ? "full"
              : srv.cfg.db_check == WRD_STORE_CHECK_QUICK ? "quick"
                                                          : "none",

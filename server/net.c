@@ -40,6 +40,7 @@
 #include "mail.h"
 #include "notify.h"
 #include "protocol.h"
+#include "store_open.h"
 #include "warroom_version.h"
 #include "web.h"
 
@@ -1471,8 +1472,10 @@ int wrd_net_start(struct wrd_server *srv)
     srv->net->check.data = srv;
     srv->net->timer_open = 1;
     srv->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(srv->ctx, "default"));
-    wrd_info("listening", "addr=%s:%d db=%s scenarios=%s tls=%s", srv->cfg.host, srv->port,
-             srv->cfg.db, srv->cfg.scenarios, srv->cfg.tls_cert ? "on" : "off");
+    char db[256];
+    wrd_store_redact(srv->cfg.db, db, sizeof db);     /* never a password in a log */
+    wrd_info("listening", "addr=%s:%d db=%s scenarios=%s tls=%s", srv->cfg.host, srv->port, db,
+             srv->cfg.scenarios, srv->cfg.tls_cert ? "on" : "off");
     printf("warroomd listening on %s://%s:%d/\n", srv->cfg.tls_cert ? "wss" : "ws",
            srv->cfg.host, srv->port);
     srv->web_port = -1;

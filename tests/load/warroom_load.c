@@ -51,6 +51,7 @@
 #include "waterloo_command.h"
 #include "waterloo_game.h"
 #include "jscan.h"
+#include "pgdb.h"
 #include "waterloo_scenario.h"
 #include "wsc.h"
 
@@ -333,6 +334,11 @@ static int start_server(void)
     snprintf(srv.db, sizeof srv.db, "%s/warroom.db", srv.dir);
     snprintf(srv.log, sizeof srv.log, "%s/warroomd.log", srv.dir);
     srv.started = 1;
+    /* WT_STORE_URL (or WT_STORE_URL_FILE): a fresh database of that
+     * PostgreSQL cluster instead (tests/support/pgdb.h), dropped at the end. */
+    const char *base = wt_pg_base();
+    if (base && wt_pg_create(base, srv.db, sizeof srv.db) < 0)
+        return -1;
     return spawn_server();
 }
 
@@ -371,6 +377,8 @@ static void cleanup_dir(void)
 {
     if (!srv.started || srv.dir[0] == '\0' || opt.keep)
         return;
+    if (strncmp(srv.db, "postgres://", 11) == 0)
+        wt_pg_drop(srv.db);
     static const char *const files[] = { "warroom.db", "warroom.db-wal", "warroom.db-shm",
                                          "warroomd.log" };
     char path[400];

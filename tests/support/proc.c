@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "proc.h"
+#include "pgdb.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -192,6 +193,12 @@ int wt_server_start(struct wt_server *s, const char *const *extra)
         return -1;
     snprintf(s->db, sizeof s->db, "%s/warroom.db", s->dir);
     snprintf(s->log, sizeof s->log, "%s/stderr.log", s->dir);
+    /* On PostgreSQL (pgdb.h): a fresh database of the test cluster. */
+    const char *base = wt_pg_base();
+    if (base && wt_pg_create(base, s->db, sizeof s->db) < 0) {
+        rmdir(s->dir);
+        return -1;
+    }
     return spawn(s, extra);
 }
 
@@ -236,6 +243,8 @@ void wt_server_cleanup(struct wt_server *s)
             fprintf(stderr, "--- warroomd stderr (%s) ---\n%s--- end ---\n", s->log, log);
         free(log);
     }
+    if (strncmp(s->db, "postgres://", 11) == 0)
+        wt_pg_drop(s->db);
     DIR *d = opendir(s->dir);
     if (d != NULL) {
         struct dirent *e;
@@ -306,6 +315,8 @@ int wt_group_start(void **state, const char *const *extra)
 int wt_group_stop(void **state)
 {
     struct wt_server *s = *state;
+    if (s == NULL)
+        return -1;      /* its start failed (cmocka still runs the teardown) */
     int status = wt_server_stop(s, SIGTERM, 10000);
     wt_server_cleanup(s);
     free(s);

@@ -23,7 +23,9 @@ struct wt_server {
 };
 
 /* Start warroomd on 127.0.0.1, port 0, with a database in a fresh temporary
- * directory. extra is a NULL-terminated list of further arguments (or NULL;
+ * directory, or (when WT_STORE_URL or WT_STORE_URL_FILE is set, pgdb.h) a
+ * fresh database of the test's PostgreSQL cluster, dropped by
+ * wt_server_cleanup. extra is a NULL-terminated list of further arguments (or NULL;
  * a later --log-level overrides the default warn). The server's stderr goes
  * to s->log in that directory (see wt_server_log), and is copied to the
  * test's stderr by wt_server_cleanup when WT_SHOW_LOG is set.
@@ -56,7 +58,8 @@ void wt_track_child(pid_t pid, int alive, int sig);
  * -1 on a time-out (the process is then killed). */
 int wt_server_stop(struct wt_server *s, int sig, int timeout_ms);
 
-/* Remove the temporary directory and every file in it. */
+/* Remove the temporary directory and every file in it (and drop the
+ * PostgreSQL database wt_server_start made). */
 void wt_server_cleanup(struct wt_server *s);
 
 /* A cmocka group fixture: one server for a whole test file, as

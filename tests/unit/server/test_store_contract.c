@@ -1,0 +1,839 @@
+/*
+ * test_store_contract.c - the store interface (server/store.h) as a
+ * contract, run against every backend in one binary: SQLite in a file of a
+ * temporary directory, PostgreSQL in a fresh database of the test cluster
+ * (tests/support/pgdb.h: WT_STORE_URL or WT_STORE_URL_FILE; without either
+ * the PostgreSQL half fails, it is never skipped).
+ *
+ * Each case, on each backend: what is written is read back exactly
+ * (read_game with every snapshot, and tail_only from the latest full
+ * snapshot); load() at a start passes the open games and the running ones
+ * due, and with finished_too every game, then the links; list_finished()
+ * pages finished games and running ones with the cursor and the ruleset
+ * filter; select_ids() of both kinds; latest_snapshot(); a failing commit
+ * loses its whole batch and the store goes on; reads from a second thread
+ * while this one writes see whole commits only; a second open of one store
+ * is WRD_STORE_LOCKED; and (PostgreSQL) a read-only database is
+ * WRD_STORE_READONLY, a gap in a game's commands WRD_STORE_DAMAGED, and a
+ * dropped read session is opened again.
+ *
+ *   test_store_contract [sqlite|postgresql]     one backend (default: both)
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+
+#include "pgdb.h"
+#include "store.h"
+#include "store_open.h"
+
+/* --- backends and fixtures ---------------------------------------------------------- */
+
+struct backend {
+    const char *name;
+    int pg;
+};
+
+static const struct backend sqlite_backend = { "sqlite", 0 };
+static const struct backend pg_backend = { "postgresql", 1 };
+
+struct fix {
+    const struct backend *b;
+    char dir[256];              /* SQLite: the temporary directory */
+    char location[400];
+    struct wrd_store *st;
+};
+
+static int setup(void **state)
+{
+    struct fix *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    f->b = *state;
+    if (f->b->pg) {
+        const char *base = wt_pg_base();
+        if (base == NULL || *base == '\0')
+            fail_msg("no PostgreSQL cluster: set WT_STORE_URL or WT_STORE_URL_FILE "
+                     "(ctest's pg_cluster_start fixture does)");
+        assert_int_equal(wt_pg_create(base, f->location, sizeof f->location), 0);
+    } else {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(f->dir, sizeof f->dir, "%s/warroom-contract-XXXXXX", tmp ? tmp : "/tmp");
+        assert_non_null(mkdtemp(f->dir));
+        snprintf(f->location, sizeof f->location, "%s/store.db", f->dir);
+    }
+    char err[512] = "";
+    int rc = wrd_store_open(&f->st, f->location, 0, err, sizeof err);
+    if (rc != 0)
+        fail_msg("open %s: %d %s", f->b->name, rc, err);
+    assert_string_equal(f->st->ops->name, f->b->name);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fix *f = *state;
+    if (f->st)
+        f->st->ops->close(f->st);
+    if (f->b->pg) {
+        wt_pg_drop(f->location);
+    } else {
+        DIR *d = opendir(f->dir);
+        struct dirent *e;
+        char path[600];
+        while (d && (e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+                snprintf(path, sizeof path, "%s/%s", f->dir, e->d_name);
+                unlink(path);
+            }
+        if (d)
+            closedir(d);
+        rmdir(f->dir);
+    }
+    free(f);
+    return 0;
+}
+
+/* --- writing ------------------------------------------------------------------------ */
+
+#define TOKEN "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+
+static void commit(struct wrd_store *st)
+{
+    char err[512] = "";
+    if (st->ops->commit(st, err, sizeof err) != 0)
+        fail_msg("commit: %s", err);
+    assert_int_equal(st->ops->pending(st), 0);
+}
+
+/* A game with seats p1 (taken) and p2 (a mail registration when mail). */
+static void put_game(struct wrd_store *st, const char *id, const char *ruleset,
+                     int64_t created, int listed, const char *parent, int mail)
+{
+    uint8_t seed[32];
+    for (int i = 0; i < 32; i++)
+        seed[i] = (uint8_t)(i * 7 + created);
+    struct wrd_game_row g = { id, ruleset, "small", "{\"s\":1}", "{\"o\":2}", seed, created,
+                              listed, parent, parent ? "k1" : NULL };
+    assert_int_equal(st->ops->put_game(st, &g), 0);
+    struct wrd_seat_row p1 = { id, "p1", TOKEN, NULL, NULL, NULL };
+    struct wrd_seat_row p2 = { id, "p2", NULL, TOKEN, "http://127.0.0.1:9/h",
+                               mail ? "{\"to\":\"a@b.c\"}" : NULL };
+    assert_int_equal(st->ops->put_seat(st, &p1), 0);
+    assert_int_equal(st->ops->put_seat(st, &p2), 0);
+    assert_int_equal(st->ops->pending(st), 1);
+}
+
+static void put_status(struct wrd_store *st, const char *id, const char *status,
+                       const char *result, int64_t deadline, int64_t version,
+                       const char *awaiting, int64_t moved)
+{
+    /* a running game is due at its deadline (games.c also counts reminders) */
+    struct wrd_status_row r = { id, status, result, deadline, version, awaiting, moved,
+                                strcmp(status, "running") == 0 ? deadline : 0 };
+    assert_int_equal(st->ops->put_status(st, &r), 0);
+}
+
+static void put_command(struct wrd_store *st, const char *id, int64_t v)
+{
+    char cmd[64], ev[64];
+    snprintf(cmd, sizeof cmd, "{\"c\":%lld}", (long long)v);
+    snprintf(ev, sizeof ev, "[{\"e\":%lld}]", (long long)v);
+    struct wrd_command_row c = { id, v, v % 2 ? "p1" : "p2", v * 10, cmd, ev, 1000 + v };
+    assert_int_equal(st->ops->put_command(st, &c), 0);
+}
+
+/* --- what a loader sees ---------------------------------------------------------------- */
+
+struct seen {
+    char text[16384];
+    size_t len;
+    int games;
+};
+
+static void say(struct seen *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void say(struct seen *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(s->text + s->len, sizeof s->text - s->len, fmt, ap);
+    va_end(ap);
+    if (n > 0 && s->len + (size_t)n < sizeof s->text)
+        s->len += (size_t)n;
+}
+
+static int seen_game(void *ctx, const struct wrd_game_row *g, const char *status,
+                     const char *result, int64_t deadline_ms)
+{
+    struct seen *s = ctx;
+    int seed_ok = 1;
+    for (int i = 0; i < 32; i++)
+        seed_ok &= g->seed[i] == (uint8_t)(i * 7 + g->created_ms);
+    say(s, "game %s %s [%s] %s %s seed=%s created=%lld listed=%d %s %s deadline=%lld", g->id,
+        g->ruleset, g->scenario_name, g->scenario_json, g->options_json,
+        seed_ok ? "ok" : "WRONG", (long long)g->created_ms, g->listed, status,
+        result ? result : "-", (long long)deadline_ms);
+    if (g->parent)
+        say(s, " parent=%s key=%s", g->parent, g->link_key ? g->link_key : "-");
+    say(s, "\n");
+    s->games++;
+    return 0;
+}
+
+static int seen_seat(void *ctx, const struct wrd_seat_row *r)
+{
+    say(ctx, "seat %s %s %.6s %.6s %s %s\n", r->game, r->seat,
+        r->token_hash ? r->token_hash : "-", r->invite_hash ? r->invite_hash : "-",
+        r->webhook ? r->webhook : "-", r->mail ? r->mail : "-");
+    return 0;
+}
+
+static int seen_command(void *ctx, const struct wrd_command_row *c)
+{
+    say(ctx, "command %s %lld %s %lld %s %s %lld\n", c->game, (long long)c->version, c->seat,
+        (long long)c->client_seq, c->cmd_json, c->events_json, (long long)c->at_ms);
+    return 0;
+}
+
+static int seen_snapshot(void *ctx, const char *game, int64_t version, const char *state,
+                         const char *full)
+{
+    say(ctx, "snapshot %s %lld %s %s\n", game, (long long)version, state, full ? full : "-");
+    return 0;
+}
+
+static int seen_link(void *ctx, const char *child, const char *parent, const char *key,
+                     const char *ruleset, const char *status, const char *result)
+{
+    say(ctx, "link %s -> %s %s %s %s %s\n", child, parent, key ? key : "-", ruleset, status,
+        result ? result : "-");
+    return 0;
+}
+
+static struct wrd_store_loader loader(struct seen *s)
+{
+    memset(s, 0, sizeof *s);
+    return (struct wrd_store_loader){ .ctx = s, .game = seen_game, .seat = seen_seat,
+                                      .command = seen_command, .snapshot = seen_snapshot };
+}
+
+static void expect_text(const struct seen *s, const char *want)
+{
+    if (strcmp(s->text, want) != 0)
+        fail_msg("passed:\n%s\nwant:\n%s", s->text, want);
+}
+
+static void read_game(struct wrd_store *st, const char *id, const struct wrd_store_loader *l,
+                      int want)
+{
+    char err[512] = "";
+    int rc = st->ops->read_game(st, id, l, err, sizeof err);
+    if (rc != want)
+        fail_msg("read_game %s: %d, want %d (%s)", id, rc, want, err);
+}
+
+/* --- the cases ------------------------------------------------------------------------- */
+
+#define SEATS_OF(id)                                                                       \
+    "seat " id " p1 001122 - - -\n"                                                        \
+    "seat " id " p2 - 001122 http://127.0.0.1:9/h -\n"
+
+/* Written, committed, read back exactly: every snapshot, or from the
+ * latest full one (tail_only), or every command when none is full. */
+static void t_read_game(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *st = f->st;
+    assert_int_equal(st->ops->schema_version(st), 6);
+    assert_int_equal(st->ops->pending(st), 0);
+    put_game(st, "g-a", "tictactoe", 5, 1, NULL, 0);
+    put_status(st, "g-a", "running", NULL, 0, 0, "p1", 0);
+    commit(st);
+    for (int v = 1; v <= 5; v++)
+        put_command(st, "g-a", v);
+    assert_int_equal(st->ops->put_snapshot(st, "g-a", 2, "{\"v\":2}", NULL), 0);
+    assert_int_equal(st->ops->put_snapshot(st, "g-a", 3, "{\"v\":3}", "{\"full\":3}"), 0);
+    assert_int_equal(st->ops->put_snapshot(st, "g-a", 4, "{\"v\":4}", NULL), 0);
+    put_status(st, "g-a", "running", NULL, 777, 5, "p2", 1005);
+    /* g-b: snapshots without a full state */
+    put_game(st, "g-b", "battle", 6, 0, NULL, 0);
+    put_command(st, "g-b", 1);
+    put_command(st, "g-b", 2);
+    assert_int_equal(st->ops->put_snapshot(st, "g-b", 1, "{\"b\":1}", NULL), 0);
+    put_status(st, "g-b", "finished", "p1", 0, 2, NULL, 1002);
+    commit(st);
+
+    struct seen s;
+    struct wrd_store_loader l = loader(&s);
+    read_game(st, "g-a", &l, 0);
+    expect_text(&s, "game g-a tictactoe [small] {\"s\":1} {\"o\":2} seed=ok created=5 listed=1 "
+                    "running - deadline=777\n" SEATS_OF("g-a")
+                    "snapshot g-a 2 {\"v\":2} -\n"
+                    "snapshot g-a 3 {\"v\":3} {\"full\":3}\n"
+                    "snapshot g-a 4 {\"v\":4} -\n"
+                    "command g-a 1 p1 10 {\"c\":1} [{\"e\":1}] 1001\n"
+                    "command g-a 2 p2 20 {\"c\":2} [{\"e\":2}] 1002\n"
+                    "command g-a 3 p1 30 {\"c\":3} [{\"e\":3}] 1003\n"
+                    "command g-a 4 p2 40 {\"c\":4} [{\"e\":4}] 1004\n"
+                    "command g-a 5 p1 50 {\"c\":5} [{\"e\":5}] 1005\n");
+    l = loader(&s);
+    l.tail_only = 1;
+    read_game(st, "g-a", &l, 0);
+    expect_text(&s, "game g-a tictactoe [small] {\"s\":1} {\"o\":2} seed=ok created=5 listed=1 "
+                    "running - deadline=777\n" SEATS_OF("g-a")
+                    "snapshot g-a 3 {\"v\":3} {\"full\":3}\n"
+                    "command g-a 4 p2 40 {\"c\":4} [{\"e\":4}] 1004\n"
+                    "command g-a 5 p1 50 {\"c\":5} [{\"e\":5}] 1005\n");
+    l = loader(&s);
+    l.tail_only = 1;
+    read_game(st, "g-b", &l, 0);
+    expect_text(&s, "game g-b battle [small] {\"s\":1} {\"o\":2} seed=ok created=6 listed=0 "
+                    "finished p1 deadline=0\n" SEATS_OF("g-b")
+                    "command g-b 1 p1 10 {\"c\":1} [{\"e\":1}] 1001\n"
+                    "command g-b 2 p2 20 {\"c\":2} [{\"e\":2}] 1002\n");
+    l = loader(&s);
+    read_game(st, "g-none", &l, 1);
+    assert_int_equal(s.games, 0);
+
+    /* latest_snapshot: the newest, full or not; 0 without one */
+    int64_t v = 0;
+    char *json = NULL, err[512] = "";
+    assert_int_equal(st->ops->latest_snapshot(st, "g-a", &v, &json, err, sizeof err), 1);
+    assert_int_equal(v, 4);
+    assert_string_equal(json, "{\"v\":4}");
+    free(json);
+    put_game(st, "g-c", "battle", 7, 1, NULL, 0);
+    commit(st);
+    assert_int_equal(st->ops->latest_snapshot(st, "g-c", &v, &json, err, sizeof err), 0);
+}
+
+/* A start passes the open games and the running ones due; finished_too
+ * every game; then the links, oldest first. */
+static void t_load(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *st = f->st;
+    put_game(st, "g-open", "battle", 10, 1, NULL, 0);
+    put_game(st, "g-due", "battle", 11, 1, NULL, 0);
+    put_status(st, "g-due", "running", NULL, 2000, 0, "p1", 0);
+    put_game(st, "g-late", "battle", 12, 1, NULL, 0);
+    put_status(st, "g-late", "running", NULL, 2001, 0, "p1", 0);
+    put_game(st, "g-idle", "battle", 13, 1, NULL, 0);
+    put_status(st, "g-idle", "running", NULL, 0, 0, "p1", 0);
+    put_game(st, "g-fin", "battle", 14, 1, NULL, 0);
+    put_command(st, "g-fin", 1);
+    put_status(st, "g-fin", "finished", "p1", 1500, 1, NULL, 1001);
+    put_game(st, "g-kid", "battle", 15, 1, "g-fin", 0);
+    put_status(st, "g-kid", "finished", "draw", 0, 0, NULL, 0);
+    commit(st);
+
+    struct seen s;
+    struct wrd_store_loader l = loader(&s);
+    l.link = seen_link;
+    l.due_before_ms = 2000;
+    char err[512] = "";
+    int rc = st->ops->load(st, &l, err, sizeof err);
+    if (rc != 0)
+        fail_msg("load: %d %s", rc, err);
+    expect_text(&s, "game g-open battle [small] {\"s\":1} {\"o\":2} seed=ok created=10 listed=1 "
+                    "open - deadline=0\n" SEATS_OF("g-open")
+                    "game g-due battle [small] {\"s\":1} {\"o\":2} seed=ok created=11 listed=1 "
+                    "running - deadline=2000\n" SEATS_OF("g-due")
+                    "link g-kid -> g-fin k1 battle finished draw\n");
+
+    l = loader(&s);
+    l.link = seen_link;
+    l.finished_too = 1;
+    if ((rc = st->ops->load(st, &l, err, sizeof err)) != 0)
+        fail_msg("load: %d %s", rc, err);
+    assert_int_equal(s.games, 6);
+    const char *order[] = { "game g-open ", "game g-due ", "game g-late ", "game g-idle ",
+                            "game g-fin ", "game g-kid ", "link g-kid" };
+    const char *at = s.text;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const char *p = strstr(at, order[i]);
+        if (p == NULL)
+            fail_msg("load(finished_too) did not pass %s in order:\n%s", order[i], s.text);
+        at = p;
+    }
+    assert_non_null(strstr(s.text, "game g-kid battle [small] {\"s\":1} {\"o\":2} seed=ok "
+                                   "created=15 listed=1 finished draw deadline=0 parent=g-fin "
+                                   "key=k1\n"));
+    assert_non_null(strstr(s.text, "command g-fin 1 p1 10"));
+}
+
+struct listed {
+    char id[64][24];
+    int64_t created[64];
+    int n, taken, seats;
+    char awaiting[64][24];
+    int64_t moved[64];
+    int stop_at;                    /* stop after this many rows (0: never) */
+};
+
+static int list_row(void *ctx, const struct wrd_finished_row *r)
+{
+    struct listed *p = ctx;
+    if (p->n == 64)
+        return 1;
+    snprintf(p->id[p->n], sizeof p->id[0], "%s", r->id);
+    snprintf(p->awaiting[p->n], sizeof p->awaiting[0], "%s", r->awaiting ? r->awaiting : "-");
+    p->created[p->n] = r->created_ms;
+    p->moved[p->n] = r->moved_ms;
+    for (int i = 0; i < r->nseats; i++)
+        p->taken += r->seats[i].taken;
+    p->seats += r->nseats;
+    p->n++;
+    return p->stop_at && p->n >= p->stop_at;
+}
+
+/* Every listed game of a status, paged by `limit` with the cursor: the ids
+ * newest first into all (each once). */
+static int page_all(struct wrd_store *st, const char *status, const char *ruleset, int limit,
+                    char all[][24], int max)
+{
+    int n = 0;
+    struct wrd_finished_query q = { NULL, 0, limit, ruleset, status };
+    for (;;) {
+        struct listed p = { .n = 0 };
+        char err[512] = "";
+        int rc = st->ops->list_finished(st, &q, list_row, &p, err, sizeof err);
+        if (rc < 0)
+            fail_msg("list_finished: %d %s", rc, err);
+        assert_int_equal(rc, p.n);
+        assert_true(p.n <= limit);
+        assert_int_equal(p.seats, 2 * p.n);
+        assert_int_equal(p.taken, p.n);         /* p1 of each */
+        for (int i = 0; i < p.n && n < max; i++)
+            snprintf(all[n++], 24, "%s", p.id[i]);
+        if (p.n < limit)
+            return n;
+        q.before_id = all[n - 1];
+        q.before_created_ms = p.created[p.n - 1];
+    }
+}
+
+static void t_list(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *st = f->st;
+    char id[24];
+    /* 25 finished listed games (created 100..124, tictactoe and battle in
+     * turn), 2 unlisted, 3 running listed, 1 open */
+    for (int i = 0; i < 25; i++) {
+        snprintf(id, sizeof id, "f-%02d", i);
+        put_game(st, id, i % 2 ? "battle" : "tictactoe", 100 + i / 2 * 2, 1, NULL, 0);
+        put_command(st, id, 1);
+        put_status(st, id, "finished", "p1", 0, 1, NULL, 1001);
+    }
+    for (int i = 0; i < 2; i++) {
+        snprintf(id, sizeof id, "u-%02d", i);
+        put_game(st, id, "battle", 200 + i, 0, NULL, 0);
+        put_status(st, id, "finished", "p2", 0, 0, NULL, 0);
+    }
+    for (int i = 0; i < 3; i++) {
+        snprintf(id, sizeof id, "r-%02d", i);
+        put_game(st, id, "battle", 300 + i, 1, NULL, 0);
+        put_status(st, id, "running", NULL, 0, 0, i % 2 ? "p2" : "p1", 5000 + i);
+    }
+    put_game(st, "o-00", "battle", 400, 1, NULL, 0);
+    commit(st);
+
+    char all[64][24];
+    /* finished, pages of 10 (created_ms ties broken by id, descending) */
+    int n = page_all(st, NULL, NULL, 10, all, 64);
+    assert_int_equal(n, 25);
+    for (int i = 0; i < 25; i++) {
+        /* newest first: created 124 (f-24), then 122 (f-23, f-22), ... */
+        int want = 24 - i;
+        snprintf(id, sizeof id, "f-%02d", want);
+        assert_string_equal(all[i], id);
+    }
+    assert_int_equal(page_all(st, "finished", NULL, 7, all, 64), 25);
+    /* one ruleset: the 12 odd ones are battle */
+    n = page_all(st, NULL, "battle", 5, all, 64);
+    assert_int_equal(n, 12);
+    for (int i = 0; i < n; i++)
+        assert_int_equal((all[i][3] - '0') % 2, 1);
+    /* running games: newest first, their status rows' summary */
+    struct listed p = { .n = 0 };
+    struct wrd_finished_query q = { NULL, 0, 10, NULL, "running" };
+    char err[512] = "";
+    assert_int_equal(st->ops->list_finished(st, &q, list_row, &p, err, sizeof err), 3);
+    assert_string_equal(p.id[0], "r-02");
+    assert_string_equal(p.id[2], "r-00");
+    assert_string_equal(p.awaiting[0], "p1");
+    assert_string_equal(p.awaiting[1], "p2");
+    assert_int_equal(p.moved[0], 5002);
+    /* a callback that stops early */
+    struct listed stop = { .stop_at = 2 };
+    q.status = NULL;
+    assert_int_equal(st->ops->list_finished(st, &q, list_row, &stop, err, sizeof err), 2);
+    /* a limit out of range */
+    q.limit = 0;
+    assert_true(st->ops->list_finished(st, &q, list_row, &stop, err, sizeof err) < 0);
+}
+
+static int collect_id(void *ctx, const char *id)
+{
+    struct seen *s = ctx;
+    say(s, "%s ", id);
+    return 0;
+}
+
+static void t_select_ids(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *st = f->st;
+    put_game(st, "d-late", "battle", 3, 1, NULL, 0);
+    put_status(st, "d-late", "running", NULL, 5000, 0, "p1", 0);
+    put_game(st, "d-1", "battle", 1, 1, NULL, 1);
+    put_status(st, "d-1", "running", NULL, 1000, 0, "p1", 0);
+    put_game(st, "d-2", "battle", 2, 1, NULL, 0);
+    put_status(st, "d-2", "running", NULL, 4000, 0, "p1", 0);
+    put_game(st, "d-none", "battle", 4, 1, NULL, 1);
+    put_status(st, "d-none", "running", NULL, 0, 0, "p1", 0);
+    put_game(st, "d-fin", "battle", 5, 1, NULL, 1);
+    put_status(st, "d-fin", "finished", "p1", 900, 0, NULL, 0);
+    put_game(st, "d-open", "battle", 6, 1, NULL, 1);
+    commit(st);
+    struct seen s;
+    memset(&s, 0, sizeof s);
+    char err[512] = "";
+    struct wrd_ids_query due = { WRD_IDS_DUE, 4000 };
+    assert_int_equal(st->ops->select_ids(st, &due, collect_id, &s, err, sizeof err), 2);
+    assert_string_equal(s.text, "d-1 d-2 ");
+    memset(&s, 0, sizeof s);
+    struct wrd_ids_query mail = { WRD_IDS_MAIL, 0 };
+    assert_int_equal(st->ops->select_ids(st, &mail, collect_id, &s, err, sizeof err), 2);
+    assert_string_equal(s.text, "d-1 d-none ");
+    /* a seat's mail registration changed later counts too */
+    struct wrd_seat_row p2 = { "d-2", "p2", NULL, TOKEN, NULL, "{\"to\":\"x@y.z\"}" };
+    assert_int_equal(st->ops->update_seat(st, &p2), 0);
+    commit(st);
+    memset(&s, 0, sizeof s);
+    assert_int_equal(st->ops->select_ids(st, &mail, collect_id, &s, err, sizeof err), 3);
+    assert_string_equal(s.text, "d-1 d-2 d-none ");
+}
+
+/* A commit that fails loses its whole batch; the store goes on. */
+static void t_lost_batch(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *st = f->st;
+    put_game(st, "g-l", "battle", 1, 1, NULL, 0);
+    put_command(st, "g-l", 1);
+    put_status(st, "g-l", "running", NULL, 0, 1, "p2", 1001);
+    commit(st);
+    /* a command at an existing version, between two good writes */
+    put_command(st, "g-l", 2);
+    put_game(st, "g-x", "battle", 2, 1, NULL, 0);
+    struct wrd_command_row again = { "g-l", 1, "p1", 0, "{\"c\":9}", "[]", 9 };
+    /* refused at the put (SQLite) or at the commit (PostgreSQL): the commit fails */
+    (void)st->ops->put_command(st, &again);
+    char err[512] = "";
+    assert_int_equal(st->ops->commit(st, err, sizeof err), -1);
+    assert_true(err[0] != '\0');
+    assert_int_equal(st->ops->pending(st), 0);
+    struct seen s;
+    struct wrd_store_loader l = loader(&s);
+    read_game(st, "g-x", &l, 1);
+    l = loader(&s);
+    read_game(st, "g-l", &l, 0);
+    assert_null(strstr(s.text, "command g-l 2"));
+    assert_non_null(strstr(s.text, "command g-l 1 p1 10"));
+    /* a status row of no game: refused at the put or at the commit */
+    struct wrd_status_row none = { "g-none", "running", NULL, 0, 0, NULL, 0, 0 };
+    put_command(st, "g-l", 2);
+    (void)st->ops->put_status(st, &none);
+    assert_int_equal(st->ops->commit(st, err, sizeof err), -1);
+    l = loader(&s);
+    read_game(st, "g-l", &l, 0);
+    assert_null(strstr(s.text, "command g-l 2"));
+    /* and the next batch commits */
+    put_command(st, "g-l", 2);
+    put_status(st, "g-l", "running", NULL, 0, 2, "p1", 1002);
+    commit(st);
+    l = loader(&s);
+    read_game(st, "g-l", &l, 0);
+    assert_non_null(strstr(s.text, "command g-l 2 p2 20"));
+}
+
+/* --- reads on a second thread while this one writes ------------------------------------ */
+
+#define THREAD_VERSIONS 150
+
+struct reader {
+    struct wrd_store *st;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int stop, reads;            /* under mu */
+    int last, bad;
+    char why[512];
+    int64_t n, row_version;
+};
+
+static int r_game(void *ctx, const struct wrd_game_row *g, const char *status,
+                  const char *result, int64_t deadline_ms)
+{
+    struct reader *r = ctx;
+    r->n = 0;
+    r->row_version = deadline_ms;       /* written equal to the version: see t_threads */
+    return 0;
+}
+
+static int r_seat(void *ctx, const struct wrd_seat_row *s)
+{
+    return 0;
+}
+
+static int r_command(void *ctx, const struct wrd_command_row *c)
+{
+    struct reader *r = ctx;
+    if (c->version != ++r->n && !r->bad) {
+        r->bad = 1;
+        snprintf(r->why, sizeof r->why, "command %lld after %lld", (long long)c->version,
+                 (long long)(r->n - 1));
+    }
+    return 0;
+}
+
+static void *read_loop(void *arg)
+{
+    struct reader *r = arg;
+    struct wrd_store_loader l = { .ctx = r, .game = r_game, .seat = r_seat,
+                                  .command = r_command };
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        int stop = r->stop;
+        pthread_mutex_unlock(&r->mu);
+        if (stop || r->bad)
+            break;
+        char err[512] = "";
+        int rc = r->st->ops->read_game(r->st, "g-t", &l, err, sizeof err);
+        if (rc != 0) {
+            r->bad = 1;
+            snprintf(r->why, sizeof r->why, "read_game: %d %.400s", rc, err);
+        } else if (r->n != r->row_version || r->n < r->last) {
+            /* a whole commit: as many commands as its row's version, never fewer */
+            r->bad = 1;
+            snprintf(r->why, sizeof r->why, "read %lld commands, the row says %lld, last %d",
+                     (long long)r->n, (long long)r->row_version, r->last);
+        }
+        r->last = (int)r->n;
+        pthread_mutex_lock(&r->mu);
+        r->reads++;
+        pthread_cond_signal(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+    }
+    pthread_mutex_lock(&r->mu);
+    r->stop = 1;
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* Wait until the reader has done `reads` reads (or stopped). */
+static int wait_reads(struct reader *r, int reads)
+{
+    pthread_mutex_lock(&r->mu);
+    while (r->reads < reads && !r->stop)
+        pthread_cond_wait(&r->cv, &r->mu);
+    int n = r->reads;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
+static void t_threads(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *st = f->st;
+    put_game(st, "g-t", "battle", 1, 1, NULL, 0);
+    put_status(st, "g-t", "running", NULL, 0, 0, "p1", 0);
+    commit(st);
+    struct reader r = { .st = st };
+    pthread_mutex_init(&r.mu, NULL);
+    pthread_cond_init(&r.cv, NULL);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, read_loop, &r), 0);
+    wait_reads(&r, 1);
+    for (int v = 1; v <= THREAD_VERSIONS; v++) {
+        put_command(st, "g-t", v);
+        /* the deadline carries the version, so a read can compare both */
+        put_status(st, "g-t", "running", NULL, v, v, "p1", 1000 + v);
+        /* a batch left open a while: no read may see it */
+        if (v % 10 == 0)
+            wait_reads(&r, wait_reads(&r, 0) + 1);
+        commit(st);
+    }
+    /* two more reads after the last commit: the second sees all of it */
+    int n = wait_reads(&r, 0);
+    wait_reads(&r, n + 2);
+    pthread_mutex_lock(&r.mu);
+    r.stop = 1;
+    pthread_mutex_unlock(&r.mu);
+    pthread_join(t, NULL);
+    if (r.bad)
+        fail_msg("the reader saw: %s", r.why);
+    assert_true(r.reads >= n + 2);
+    assert_int_equal(r.last, THREAD_VERSIONS);
+    pthread_cond_destroy(&r.cv);
+    pthread_mutex_destroy(&r.mu);
+}
+
+/* One process (one open) per store. */
+static void t_locked(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *second = NULL;
+    char err[512] = "";
+    assert_int_equal(wrd_store_open(&second, f->location, 0, err, sizeof err),
+                     WRD_STORE_LOCKED);
+    assert_null(second);
+    assert_true(err[0] != '\0');
+    put_game(f->st, "g-k", "battle", 1, 1, NULL, 0);
+    f->st->ops->close(f->st);
+    f->st = NULL;
+    /* closed: the next open has it, with what was pending committed */
+    assert_int_equal(wrd_store_open(&f->st, f->location, 0, err, sizeof err), 0);
+    struct seen s;
+    struct wrd_store_loader l = loader(&s);
+    read_game(f->st, "g-k", &l, 0);
+}
+
+/* PostgreSQL: a database that cannot be written (a standby, or
+ * default_transaction_read_only) is WRD_STORE_READONLY at open. */
+static void t_readonly_pg(void **state)
+{
+    struct fix *f = *state;
+    f->st->ops->close(f->st);
+    f->st = NULL;
+    const char *name = strrchr(f->location, '/') + 1;
+    char sql[160], base[400];
+    snprintf(base, sizeof base, "%.*s/postgres", (int)(name - 1 - f->location), f->location);
+    snprintf(sql, sizeof sql, "ALTER DATABASE %s SET default_transaction_read_only = on", name);
+    PGconn *c = PQconnectdb(base);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, sql);
+    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+    PQclear(r);
+    PQfinish(c);
+    char err[512] = "";
+    assert_int_equal(wrd_store_open(&f->st, f->location, 0, err, sizeof err),
+                     WRD_STORE_READONLY);
+    assert_null(f->st);
+    assert_non_null(strstr(err, "read-only"));
+}
+
+/* PostgreSQL: a gap in a game's commands, made behind the store's back, is
+ * WRD_STORE_DAMAGED naming the table, and nothing of the game is passed. */
+static void t_damaged_pg(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *st = f->st;
+    put_game(st, "g-d", "battle", 1, 1, NULL, 0);
+    for (int v = 1; v <= 3; v++)
+        put_command(st, "g-d", v);
+    put_status(st, "g-d", "running", NULL, 0, 3, "p1", 1003);
+    commit(st);
+    PGconn *c = PQconnectdb(f->location);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, "DELETE FROM commands WHERE game = 'g-d' AND version = 2");
+    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+    assert_string_equal(PQcmdTuples(r), "1");
+    PQclear(r);
+    PQfinish(c);
+    struct seen s;
+    struct wrd_store_loader l = loader(&s);
+    char err[512] = "";
+    assert_int_equal(st->ops->read_game(st, "g-d", &l, err, sizeof err), WRD_STORE_DAMAGED);
+    assert_int_equal(s.games, 0);
+    assert_non_null(strstr(err, "table commands: game g-d has no command 2"));
+    l = loader(&s);
+    l.finished_too = 1;
+    assert_int_equal(st->ops->load(st, &l, err, sizeof err), WRD_STORE_DAMAGED);
+    assert_int_equal(s.games, 0);
+}
+
+/* PostgreSQL: a read session dropped by the server is opened again by the
+ * next read; the writing session (the one holding the lock) goes on. */
+static void t_reconnect_pg(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *st = f->st;
+    put_game(st, "g-r", "battle", 1, 1, NULL, 0);
+    commit(st);
+    struct seen s;
+    struct wrd_store_loader l = loader(&s);
+    read_game(st, "g-r", &l, 0);
+    PGconn *c = PQconnectdb(f->location);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                            " AND pid NOT IN (SELECT pid FROM pg_locks WHERE locktype ="
+                            " 'advisory')");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_int_equal(PQntuples(r), 1);
+    PQclear(r);
+    PQfinish(c);
+    /* the first read may find the session gone; the next one reads again */
+    char err[512] = "";
+    l = loader(&s);
+    if (st->ops->read_game(st, "g-r", &l, err, sizeof err) != 0) {
+        l = loader(&s);
+        read_game(st, "g-r", &l, 0);
+    }
+    assert_int_equal(s.games, 1);
+    put_command(st, "g-r", 1);
+    commit(st);
+}
+
+/* --- main ---------------------------------------------------------------------------- */
+
+#define CASES(b)                                                                            \
+    cmocka_unit_test_prestate_setup_teardown(t_read_game, setup, teardown, (void *)&b),    \
+        cmocka_unit_test_prestate_setup_teardown(t_load, setup, teardown, (void *)&b),     \
+        cmocka_unit_test_prestate_setup_teardown(t_list, setup, teardown, (void *)&b),     \
+        cmocka_unit_test_prestate_setup_teardown(t_select_ids, setup, teardown,            \
+                                                 (void *)&b),                              \
+        cmocka_unit_test_prestate_setup_teardown(t_lost_batch, setup, teardown,            \
+                                                 (void *)&b),                              \
+        cmocka_unit_test_prestate_setup_teardown(t_threads, setup, teardown, (void *)&b),  \
+        cmocka_unit_test_prestate_setup_teardown(t_locked, setup, teardown, (void *)&b)
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest sqlite_cases[] = { CASES(sqlite_backend) };
+    const struct CMUnitTest pg_cases[] = {
+        CASES(pg_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_readonly_pg, setup, teardown,
+                                                 (void *)&pg_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_damaged_pg, setup, teardown,
+                                                 (void *)&pg_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_reconnect_pg, setup, teardown,
+                                                 (void *)&pg_backend),
+    };
+    const char *only = argc > 1 ? argv[1] : NULL;
+    if (only && strcmp(only, "sqlite") != 0 && strcmp(only, "postgresql") != 0) {
+        fprintf(stderr, "usage: %s [sqlite|postgresql]\n", argv[0]);
+        return 2;
+    }
+    int failed = 0;
+    if (only == NULL || strcmp(only, "sqlite") == 0)
+        failed += cmocka_run_group_tests_name("sqlite", sqlite_cases, NULL, NULL);
+    if (only == NULL || strcmp(only, "postgresql") == 0)
+        failed += cmocka_run_group_tests_name("postgresql", pg_cases, NULL, NULL);
+    return failed ? 1 : 0;
+}
