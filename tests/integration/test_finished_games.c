@@ -42,8 +42,11 @@
 #include "wsclient.h"
 
 /* The store's checksum function, to change a row as a bug would (with a
- * checksum that matches), for --verify to find. */
+ * checksum that matches), for --verify to find; or, when the tests run on
+ * PostgreSQL (pgdb.h), libpq. */
 #include "store_sqlite.c"
+#include <libpq-fe.h>
+#include "pgdb.h"
 
 #ifndef WARROOM_SCENARIO_DIR
 #error "WARROOM_SCENARIO_DIR must be defined by the build"
@@ -73,6 +76,24 @@ static long games_held(int port)
     long n = j ? (long)json_integer_value(json_object_get(j, "games")) : -1;
     json_decref(j);
     return n;
+}
+
+/* Stop s with SIGTERM (waiting up to ms), remove its directory: it must
+ * have exited 0, a clean shutdown. */
+static void stop_cleanly(struct wt_server *s, int ms)
+{
+    int status = wt_server_stop(s, SIGTERM, ms);
+    wt_server_cleanup(s);
+    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* A server started with extra, and two clients on it, x and o. */
+static void start_with_pair(struct wt_server *s, const char *const *extra, struct wt_client *x,
+                            struct wt_client *o)
+{
+    assert_int_equal(wt_server_start(s, extra), 0);
+    assert_int_equal(wt_open(x, "x", s->port), 0);
+    assert_int_equal(wt_open(o, "o", s->port), 0);
 }
 
 static long rss_kb(pid_t pid)
@@ -216,9 +237,7 @@ static void test_leave_and_come_back(void **state)
     wt_close(&a);
     wt_close(&b);
     wt_close(&c);
-    int status = wt_server_stop(&s, SIGTERM, 10000);
-    wt_server_cleanup(&s);
-    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    stop_cleanly(&s, 10000);
 }
 
 /* A join of a game read back, and a sync sent right behind it on the same
@@ -227,10 +246,8 @@ static void test_in_order_while_read_back(void **state)
 {
     (void)state;
     struct wt_server s;
-    assert_int_equal(wt_server_start(&s, args), 0);
     struct wt_client a, b;
-    assert_int_equal(wt_open(&a, "x", s.port), 0);
-    assert_int_equal(wt_open(&b, "o", s.port), 0);
+    start_with_pair(&s, args, &a, &b);
     char ids[1][32];
     new_games(&a, &b, 1, ids);
     play_out(&a, &b, 1, ids);
@@ -257,9 +274,7 @@ static void test_in_order_while_read_back(void **state)
     json_decref(m1);
     json_decref(m2);
     wt_close(&c);
-    int status = wt_server_stop(&s, SIGTERM, 10000);
-    wt_server_cleanup(&s);
-    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    stop_cleanly(&s, 10000);
 }
 
 #define GAMES 20000
@@ -317,9 +332,7 @@ static void test_memory_after_20000_games(void **state)
     else if (after > empty * 12 / 10)
         fail_msg("after %d finished games the server holds %ld kB, empty it held %ld kB",
                  GAMES, after, empty);
-    int status = wt_server_stop(&s, SIGTERM, 30000);
-    wt_server_cleanup(&s);
-    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    stop_cleanly(&s, 30000);
 }
 
 /* --- running games out of memory when idle -------------------------------------------- */
@@ -417,10 +430,8 @@ static void test_idle_running_game_shelved(void **state)
 {
     (void)state;
     struct wt_server s;
-    assert_int_equal(wt_server_start(&s, idle_args), 0);
     struct wt_client a, b;
-    assert_int_equal(wt_open(&a, "x", s.port), 0);
-    assert_int_equal(wt_open(&b, "o", s.port), 0);
+    start_with_pair(&s, idle_args, &a, &b);
     struct seat_of g;
     new_game(&a, &b, NULL, &g);
     mark(&a, g.game, 1, 0, 1);
@@ -469,19 +480,15 @@ static void test_idle_running_game_shelved(void **state)
     assert_int_equal(games_held(s.port), 1);
     mark(&a, g.game, 2, 1, 3);
     wt_close(&a);
-    int status = wt_server_stop(&s, SIGTERM, 30000);
-    wt_server_cleanup(&s);
-    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    stop_cleanly(&s, 30000);
 }
 
 static void test_shelved_game_forfeits_on_time(void **state)
 {
     (void)state;
     struct wt_server s;
-    assert_int_equal(wt_server_start(&s, idle_args), 0);
     struct wt_client a, b;
-    assert_int_equal(wt_open(&a, "x", s.port), 0);
-    assert_int_equal(wt_open(&b, "o", s.port), 0);
+    start_with_pair(&s, idle_args, &a, &b);
     struct seat_of g;
     /* x has 3 s to move: reminded at 2.4 s, forfeits at 3 s */
     new_game(&a, &b, "{\"deadline_seconds\":3}", &g);
@@ -513,9 +520,7 @@ static void test_shelved_game_forfeits_on_time(void **state)
     wt_close(&a);
     wt_close(&b);
     wt_close(&c);
-    int status = wt_server_stop(&s, SIGTERM, 30000);
-    wt_server_cleanup(&s);
-    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    stop_cleanly(&s, 30000);
 }
 
 /* warroomd --verify on db: its exit status; its stdout into out. */
@@ -532,14 +537,36 @@ static int verify(const char *db, char *out, size_t outlen)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Run sql on the store db of a stopped server: SQLite (with the store's
+ * checksum function) or PostgreSQL; it must change one row. */
+static void store_exec(const char *db, const char *sql)
+{
+    if (wt_pg_base() != NULL) {
+        PGconn *c = PQconnectdb(db);
+        if (PQstatus(c) != CONNECTION_OK)
+            fail_msg("%s: %s", db, PQerrorMessage(c));
+        PGresult *r = PQexec(c, sql);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK || strcmp(PQcmdTuples(r), "1") != 0)
+            fail_msg("%s: %s (%s rows)", sql, PQresultErrorMessage(r), PQcmdTuples(r));
+        PQclear(r);
+        PQfinish(c);
+        return;
+    }
+    sqlite3 *d;
+    assert_int_equal(sqlite3_open(db, &d), SQLITE_OK);
+    assert_int_equal(sqlite3_create_function(d, "warroom_rowsum", -1, SQLITE_UTF8, NULL,
+                                             sql_rowsum, NULL, NULL), SQLITE_OK);
+    if (sqlite3_exec(d, sql, NULL, NULL, NULL) != SQLITE_OK || sqlite3_changes(d) != 1)
+        fail_msg("%s: %s", sql, sqlite3_errmsg(d));
+    sqlite3_close(d);
+}
+
 static void test_verify(void **state)
 {
     (void)state;
     struct wt_server s;
-    assert_int_equal(wt_server_start(&s, args), 0);
     struct wt_client a, b;
-    assert_int_equal(wt_open(&a, "x", s.port), 0);
-    assert_int_equal(wt_open(&b, "o", s.port), 0);
+    start_with_pair(&s, args, &a, &b);
     char ids[3][32];
     new_games(&a, &b, 3, ids);
     play_out(&a, &b, 3, ids);
@@ -551,29 +578,29 @@ static void test_verify(void **state)
     int rc = verify(s.db, out, sizeof out);
     if (rc != 0 || strstr(out, "3 games, 15 commands replayed") == NULL)
         fail_msg("--verify: exit %d: %s", rc, out);
-    /* 2) a snapshot that no longer matches its replay, its checksum right */
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open(s.db, &db), SQLITE_OK);
-    assert_int_equal(sqlite3_create_function(db, "warroom_rowsum", -1, SQLITE_UTF8, NULL,
-                                             sql_rowsum, NULL, NULL), SQLITE_OK);
+    /* 2) a snapshot that no longer matches its replay (on SQLite, its
+     *    checksum right) */
     char sql[512];
-    snprintf(sql, sizeof sql, "UPDATE snapshots SET state = '{\"board\":\"xxx\"}', rowsum ="
-             " warroom_rowsum(5, game, version, '{\"board\":\"xxx\"}', full) WHERE game = '%s'",
-             ids[1]);
-    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_changes(db), 1);
+    int pg = wt_pg_base() != NULL;
+    snprintf(sql, sizeof sql, pg ? "UPDATE snapshots SET state = '{\"board\":\"xxx\"}' WHERE"
+                                   " game = '%s'"
+                                 : "UPDATE snapshots SET state = '{\"board\":\"xxx\"}', rowsum ="
+                                   " warroom_rowsum(5, game, version, '{\"board\":\"xxx\"}',"
+                                   " full) WHERE game = '%s'", ids[1]);
+    store_exec(s.db, sql);
     rc = verify(s.db, out, sizeof out);
     if (rc != 1 || strstr(out, "replay differs from the snapshot") == NULL ||
         strstr(out, ids[1]) == NULL)
         fail_msg("--verify of a changed snapshot: exit %d: %s", rc, out);
-    /* 3) a row whose checksum does not match */
-    snprintf(sql, sizeof sql, "UPDATE commands SET at = at + 1 WHERE game = '%s' AND version = 2",
-             ids[2]);
-    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
-    sqlite3_close(db);
+    /* 3) damage: on SQLite a row whose checksum does not match; on
+     *    PostgreSQL (whose pages carry checksums) a command gone */
+    snprintf(sql, sizeof sql, pg ? "DELETE FROM commands WHERE game = '%s' AND version = 2"
+                                 : "UPDATE commands SET at = at + 1 WHERE game = '%s' AND"
+                                   " version = 2", ids[2]);
+    store_exec(s.db, sql);
     rc = verify(s.db, out, sizeof out);
-    if (rc != 4 || strstr(out, "checksum") == NULL)
-        fail_msg("--verify of a damaged row: exit %d: %s", rc, out);
+    if (rc != 4 || strstr(out, pg ? "command 2" : "checksum") == NULL)
+        fail_msg("--verify of a damaged store: exit %d: %s", rc, out);
     wt_server_cleanup(&s);
 }
 

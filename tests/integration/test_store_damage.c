@@ -101,11 +101,9 @@ static void kill_live(void)
     }
 }
 
-/* Start warroomd on db (argv prefix: a wrapper such as setpriv, or NULL),
- * stderr to log. 1 when it listens (r filled), 0 when it exited first
- * (*status), -1 when it did neither within START_MS. */
-static int start(const char *const *prefix, const char *db, const char *log, struct run *r,
-                 int *status)
+/* Run argv (NULL-terminated), stderr to log, stdout to a pipe whose
+ * reading end goes to *out: its pid (live_pid too), or -1. */
+static pid_t spawn(const char *const *argv, const char *log, int *out)
 {
     static int registered;
     if (!registered && atexit(kill_live) == 0)
@@ -113,18 +111,12 @@ static int start(const char *const *prefix, const char *db, const char *log, str
     int pipefd[2];
     if (pipe(pipefd) < 0)
         return -1;
-    const char *argv[32];
-    int argc = 0;
-    for (int i = 0; prefix && prefix[i]; i++)
-        argv[argc++] = prefix[i];
-    const char *rest[] = { WARROOMD_BIN, "--listen", "127.0.0.1:0", "--db", db, "--log-level",
-                           "warn", "--scenarios", WARROOM_SCENARIO_DIR, NULL };
-    for (int i = 0; rest[i]; i++)
-        argv[argc++] = rest[i];
-    argv[argc] = NULL;
     pid_t pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        close(pipefd[0]);
+        close(pipefd[1]);
         return -1;
+    }
     if (pid == 0) {
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (fd >= 0)
@@ -137,6 +129,29 @@ static int start(const char *const *prefix, const char *db, const char *log, str
     }
     live_pid = pid;
     close(pipefd[1]);
+    *out = pipefd[0];
+    return pid;
+}
+
+/* Start warroomd on db (argv prefix: a wrapper such as setpriv, or NULL),
+ * stderr to log. 1 when it listens (r filled), 0 when it exited first
+ * (*status), -1 when it did neither within START_MS. */
+static int start(const char *const *prefix, const char *db, const char *log, struct run *r,
+                 int *status)
+{
+    const char *argv[32];
+    int argc = 0;
+    for (int i = 0; prefix && prefix[i]; i++)
+        argv[argc++] = prefix[i];
+    const char *rest[] = { WARROOMD_BIN, "--listen", "127.0.0.1:0", "--db", db, "--log-level",
+                           "warn", "--scenarios", WARROOM_SCENARIO_DIR, NULL };
+    for (int i = 0; rest[i]; i++)
+        argv[argc++] = rest[i];
+    argv[argc] = NULL;
+    int pipefd[2];
+    pid_t pid = spawn(argv, log, &pipefd[0]);
+    if (pid < 0)
+        return -1;
     /* Its first line on stdout says where it listens; EOF: it exited. */
     char line[256];
     size_t n = 0;
@@ -180,26 +195,12 @@ static int start(const char *const *prefix, const char *db, const char *log, str
  * did not exit within START_MS (it is then killed). */
 static int verify(const char *db, const char *log)
 {
-    int pipefd[2];
-    if (pipe(pipefd) < 0)
-        return -1;
     const char *argv[] = { WARROOMD_BIN, "--verify", "--db", db, "--log-level", "warn",
                            "--scenarios", WARROOM_SCENARIO_DIR, NULL };
-    pid_t pid = fork();
+    int pipefd[2];
+    pid_t pid = spawn(argv, log, &pipefd[0]);
     if (pid < 0)
         return -1;
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        if (fd >= 0)
-            dup2(fd, 2);
-        dup2(pipefd[1], 1);
-        close(pipefd[0]);
-        close(pipefd[1]);
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    live_pid = pid;
-    close(pipefd[1]);
     /* stdout's EOF: it exited */
     long deadline = now_ms() + START_MS;
     int status = -1, timed_out = 1;
