@@ -1479,6 +1479,19 @@ static void same_game(const struct wr_ruleset *rs, const struct wr_game *a,
     if ((ra == NULL) != (rb == NULL) || (ra && strcmp(ra, rb) != 0))
         fail_msg("%s: %s at step %d: result %s, not %s", rs->name, what, step,
                  rb ? rb : "(none)", ra ? ra : "(none)");
+    /* A ruleset of linked games offers the same child to every seat. */
+    for (int v = 0; rs->child && v < nv - 1; v++) {
+        struct wr_refusal ya = { 0, NULL, "" }, yb = { 0, NULL, "" };
+        json_t *ca = rs->child(a, views[v], "battle", NULL, &ya);
+        json_t *cb = rs->child(b, views[v], "battle", NULL, &yb);
+        char *ta = ca ? dump_sorted(ca) : strdup(ya.message);
+        char *tb = cb ? dump_sorted(cb) : strdup(yb.message);
+        if ((ca == NULL) != (cb == NULL) || strcmp(ta, tb) != 0)
+            fail_msg("%s: %s at step %d: child for %s is %s, not %s", rs->name, what, step,
+                     views[v], tb, ta);
+        free(ta), free(tb);
+        json_decref(ca), json_decref(cb);
+    }
 }
 
 /* cmd from seat applied to a and b: the same verdict, the same refusal or
