@@ -157,20 +157,17 @@ static int element_load(void *p, const struct wr_field *f, const json_t *v, cons
 
 int wr_fields_load(void *obj, const struct wr_field *t, const json_t *j, char *msg, size_t n)
 {
-    size_t nfields = 0;
-    for (const struct wr_field *f = t; f->name; f++)
-        nfields++;
-    if (!json_is_object(j) || json_object_size(j) != nfields) {
-        const char *key;
-        json_t *v;
-        const char *stray = NULL;
-        json_object_foreach((json_t *)j, key, v)
-            if (stray == NULL && field_named(t, key) == NULL)
-                stray = key;
-        snprintf(msg, n, ": an object of %zu fields%s%.40s", nfields,
-                 stray ? ", not " : "", stray ? stray : "");
+    if (!json_is_object(j)) {
+        snprintf(msg, n, ": an object");
         return -1;
     }
+    const char *key;
+    json_t *jv;
+    json_object_foreach((json_t *)j, key, jv)
+        if (field_named(t, key) == NULL) {
+            snprintf(msg, n, "%.40s: not a field", key);
+            return -1;
+        }
     for (const struct wr_field *f = t; f->name; f++) {
         const json_t *v = json_object_get(j, f->name);
         char *base = (char *)obj + f->offset;
