@@ -29,7 +29,13 @@
  *     (server/games.c) and replayed by the record replayer (record.h):
  *     every command accepted, the same result, the same projections byte
  *     for byte; with the seed for a finished game (every die verified), and
- *     without it, as a running game's record, from its recorded rolls.
+ *     without it, as a running game's record, from its recorded rolls;
+ *  g) saved games, for rulesets that save (ruleset.h, version 5): random
+ *     games saved, dumped, loaded and restored before every command, the
+ *     restored game answering as the original (projections for every view,
+ *     awaited decisions, result, child battles), saving to the same text and
+ *     taking the next command (and a malformed one) alike; a copy restored
+ *     early played on beside the original; damaged saves refused.
  * Each ruleset's counts are printed, and each must reach a floor, so the
  * suite cannot pass by doing nothing.
  *
