@@ -193,7 +193,7 @@ static void test_not_a_save(void **state)
                                         "{\"format\": 1}" };
     const struct wr_ruleset *rs;
     for (int i = 0; (rs = wr_ruleset_at(i)) != NULL; i++) {
-        json_t *scenario = rs->needs_scenario ? NULL : NULL;
+        json_t *scenario = NULL;
         if (rs->needs_scenario)
             scenario = load_scenario(strcmp(rs->name, "waterloo") == 0
                                          ? "waterloo-1815/scenario.json"
