@@ -146,7 +146,7 @@ static int ttt_apply(struct wr_game *g, const char *seat, const json_t *cmd, jso
 {
     struct ttt *t = (struct ttt *)g;
     *events = NULL;
-    int c;
+    int c = 0;         /* set by ttt_judge when it accepts; -O3 cannot tell */
     int r = ttt_judge(t->board, t->moves, t->winner, seat, cmd, &c, why);
     if (r != TTT_R_OK)
         return r;
