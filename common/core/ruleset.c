@@ -77,3 +77,26 @@ const char *wr_game_awaited(const struct wr_game *g)
     struct wr_decision d;
     return g->rs->awaiting(g, &d, 1) > 0 ? d.seat : NULL;
 }
+
+int wr_ruleset_can_save(const struct wr_ruleset *rs)
+{
+    return rs != NULL && rs->version >= 5 && rs->save != NULL && rs->restore != NULL;
+}
+
+json_t *wr_game_save(const struct wr_game *g)
+{
+    return wr_ruleset_can_save(g->rs) ? g->rs->save(g) : NULL;
+}
+
+struct wr_game *wr_game_restore(const struct wr_ruleset *rs, const json_t *saved,
+                                const json_t *scenario, const json_t *options,
+                                const char *game_id, const uint8_t *seed,
+                                const struct wr_host *host, struct wr_refusal *why)
+{
+    if (!wr_ruleset_can_save(rs)) {
+        wr_refuse(why, WR_R_BAD_COMMAND, "ruleset %s cannot restore a saved game",
+                  rs ? rs->name : "(none)");
+        return NULL;
+    }
+    return rs->restore(saved, scenario, options, game_id, seed, host, why);
+}

@@ -1,5 +1,5 @@
 /*
- * ruleset.h - the ruleset interface, version 4: how a host (the server, the
+ * ruleset.h - the ruleset interface, version 5: how a host (the server, the
  * terminal client, a replay, a test) holds a game of any ruleset without
  * knowing which one it is.
  *
@@ -36,7 +36,9 @@ struct wr_ruleset;
 struct wr_present;
 struct wr_prng;
 
-#define WR_RULESET_VERSION 4
+/* Versions: 3 added rules, 4 child and child_events (linked games), 5 save
+ * and restore (a whole game as JSON, for a host's snapshots). */
+#define WR_RULESET_VERSION 5
 
 /* The start of every game object a ruleset creates: a ruleset's own game
  * struct has a struct wr_game as its first member, and create() sets rs. */
@@ -205,6 +207,26 @@ struct wr_ruleset {
                             const struct json_t *options, struct wr_refusal *why);
     struct json_t *(*child_events)(const struct wr_game *parent, const char *key,
                                    const struct json_t *events);
+
+    /* Version 5; both NULL or both set. A whole game as JSON: everything a
+     * later call depends on (hidden parts, sealed choices, the rolls drawn
+     * so far, phase, turn, the result), with a "format" integer of the
+     * ruleset's own. restore(), given what save() returned and the same
+     * scenario, options, game id, seed and host that created the game,
+     * returns a game that answers every later call exactly as the saved one
+     * would: byte-identical projections for every seat and the public
+     * view, events, refusals, awaiting(), result(). It reads nothing but
+     * its arguments; saved is borrowed. NULL with why filled (bad_command
+     * with a message naming what is wrong, or no_memory) for anything it
+     * cannot take: another format, a value out of range, a state the rules
+     * could not reach as far as it can tell; the host then replays the
+     * commands instead. The saved JSON holds every secret of the game: a
+     * host never shows it to a seat. */
+    struct json_t *(*save)(const struct wr_game *g);
+    struct wr_game *(*restore)(const struct json_t *saved, const struct json_t *scenario,
+                               const struct json_t *options, const char *game_id,
+                               const uint8_t *seed, const struct wr_host *host,
+                               struct wr_refusal *why);
 };
 
 /* --- the registry (registry.c, generated from rulesets.list) ------------- */
@@ -239,5 +261,19 @@ int wr_game_nseats(const struct wr_game *g);
 int wr_game_seat_index(const struct wr_game *g, const char *seat);
 /* The first awaited seat, or NULL when the game waits for nobody. */
 const char *wr_game_awaited(const struct wr_game *g);
+
+/* Can games of rs be saved and restored (version 5, save and restore set)? */
+int wr_ruleset_can_save(const struct wr_ruleset *rs);
+/* g's ruleset's save(): a new reference the caller releases, holding every
+ * secret of the game (never shown to a seat); NULL when the ruleset cannot
+ * save (wr_ruleset_can_save) or memory runs out. */
+struct json_t *wr_game_save(const struct wr_game *g);
+/* rs->restore() (all arguments borrowed; host must outlive the game), or
+ * NULL with why filled: bad_command when rs cannot restore or refuses
+ * saved, no_memory. The game is the caller's to destroy. */
+struct wr_game *wr_game_restore(const struct wr_ruleset *rs, const struct json_t *saved,
+                                const struct json_t *scenario, const struct json_t *options,
+                                const char *game_id, const uint8_t *seed,
+                                const struct wr_host *host, struct wr_refusal *why);
 
 #endif

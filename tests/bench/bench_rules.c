@@ -1,8 +1,10 @@
 /*
  * bench_rules.c - benchmarks of the rules library (not a test): the time to
  * compute the reachable squares of one unit on the full 49x57 board with
- * 150 units on it, and the time to replay a 30-turn game of random legal
- * play from its record. Prints one JSON line.
+ * 150 units on it, the time to replay a 30-turn game of random legal
+ * play from its record, and the time to save and restore a game of 1815
+ * after about 300 commands (ruleset.h, version 5) against the time to
+ * replay those commands. Prints one JSON line.
  *
  *   bench_rules SCENARIO_DIR
  */
@@ -15,6 +17,7 @@
 #include "waterloo_autoplay.h"
 #include "dice.h"
 #include "record.h"
+#include "ruleset.h"
 
 static double now_us(void)
 {
@@ -198,6 +201,70 @@ int main(int argc, char **argv)
     }
     double t_games = (now_us() - t_games0) / 1e3;
 
+    /* 4) Save and restore (ruleset.h, version 5) through the ruleset
+     *    interface, as a host keeps a full snapshot: a game of 1815 after
+     *    SAVE_AFTER commands of random legal play saved and dumped (the
+     *    text a store holds), that text loaded and restored; against a
+     *    replay of those commands from the start (create and apply). */
+    enum { SAVE_AFTER = 300, SAVE_RUNS = 41 };
+    const struct wr_ruleset *wrs = wr_ruleset_find("waterloo");
+    json_t *sj2 = resolve("waterloo-1815", NULL), *wopts = wr_game_options(wrs, NULL, 1);
+    struct wr_game *wg = wrs->create(sj2, wopts, "bench-save", seed, NULL, &why);
+    json_t *hist = json_array();
+    wr_prng_seed(&rng, 11);
+    for (int c = 0; wg && c < SAVE_AFTER && wr_game_awaited(wg); c++) {
+        const char *seat = wr_game_awaited(wg);
+        json_t *wc = wrs->autoplay(wg, seat, &rng), *wev = NULL;
+        if (wc == NULL || wrs->apply(wg, seat, wc, &wev, &why) != 0) {
+            fprintf(stderr, "bench_rules: save game refused: %s\n", why.message);
+            return 1;
+        }
+        json_array_append_new(hist, json_pack("[s, o]", seat, wc));
+        json_decref(wev);
+    }
+    double t_save[SAVE_RUNS], t_restore[SAVE_RUNS], t_replay_cmds[SAVE_RUNS];
+    size_t save_bytes = 0;
+    for (int r = 0; r < SAVE_RUNS; r++) {
+        double t0 = now_us();
+        json_t *sv = wr_game_save(wg);
+        char *text = json_dumps(sv, JSON_COMPACT | JSON_SORT_KEYS);
+        t_save[r] = now_us() - t0;
+        json_decref(sv);
+        save_bytes = strlen(text);
+        t0 = now_us();
+        json_t *loaded = json_loads(text, 0, NULL);
+        struct wr_game *rg = wr_game_restore(wrs, loaded, sj2, wopts, "bench-save", seed, NULL,
+                                             &why);
+        t_restore[r] = now_us() - t0;
+        if (rg == NULL) {
+            fprintf(stderr, "bench_rules: restore refused: %s\n", why.message);
+            return 1;
+        }
+        wrs->destroy(rg);
+        json_decref(loaded);
+        free(text);
+        t0 = now_us();
+        struct wr_game *pg = wrs->create(sj2, wopts, "bench-save", seed, NULL, &why);
+        size_t hi;
+        json_t *step;
+        json_array_foreach(hist, hi, step) {
+            json_t *pev = NULL;
+            if (wrs->apply(pg, json_string_value(json_array_get(step, 0)),
+                           json_array_get(step, 1), &pev, &why) != 0) {
+                fprintf(stderr, "bench_rules: replay refused: %s\n", why.message);
+                return 1;
+            }
+            json_decref(pev);
+        }
+        t_replay_cmds[r] = now_us() - t0;
+        wrs->destroy(pg);
+    }
+    int save_cmds = (int)json_array_size(hist);
+    wrs->destroy(wg);
+    json_decref(hist);
+    json_decref(sj2);
+    json_decref(wopts);
+
     printf("{\"bench\":\"rules\",\"reach_units_on_board\":%d,"
            "\"reach_infantry_us\":{\"n\":%d,\"median\":%.2f,\"p99\":%.2f},"
            "\"reach_cavalry_us\":{\"n\":%d,\"median\":%.2f,\"p99\":%.2f},"
@@ -206,11 +273,15 @@ int main(int argc, char **argv)
            "\"replay_ms\":{\"median\":%.2f,\"min\":%.2f},\"replay_failures\":%d,"
            "\"selfplay\":{\"games\":100,\"french_wins\":%d,\"allied_wins\":%d,"
            "\"mean_end_turn\":%.1f,\"battles_per_game\":%.1f,\"commands_per_game\":%.0f,"
-           "\"ms_per_game\":%.1f}}\n",
+           "\"ms_per_game\":%.1f},"
+           "\"save\":{\"commands\":%d,\"bytes\":%zu,\"save_us\":%.1f,\"restore_us\":%.1f,"
+           "\"replay_us\":%.1f}}\n",
            on_board, n_inf, pct(t_inf, n_inf, 0.5), pct(t_inf, n_inf, 0.99), n_cav,
            pct(t_cav, n_cav, 0.5), pct(t_cav, n_cav, 0.99),
            (double)squares / (n_inf + n_cav), turns, commands, t_play, len,
            pct(t_replay, RUNS, 0.5), pct(t_replay, RUNS, 0.0), fails, wins[0], wins[1],
-           end_turns / 100.0, battles / 100.0, cmds / 100.0, t_games / 100);
+           end_turns / 100.0, battles / 100.0, cmds / 100.0, t_games / 100, save_cmds,
+           save_bytes, pct(t_save, SAVE_RUNS, 0.5), pct(t_restore, SAVE_RUNS, 0.5),
+           pct(t_replay_cmds, SAVE_RUNS, 0.5));
     return fails ? 1 : 0;
 }

@@ -29,7 +29,13 @@
  *     (server/games.c) and replayed by the record replayer (record.h):
  *     every command accepted, the same result, the same projections byte
  *     for byte; with the seed for a finished game (every die verified), and
- *     without it, as a running game's record, from its recorded rolls.
+ *     without it, as a running game's record, from its recorded rolls;
+ *  g) saved games, for rulesets that save (ruleset.h, version 5): random
+ *     games saved, dumped, loaded and restored before every command, the
+ *     restored game answering as the original (projections for every view,
+ *     awaited decisions, result, child battles), saving to the same text and
+ *     taking the next command (and a malformed one) alike; a copy restored
+ *     early played on beside the original; damaged saves refused.
  * Each ruleset's counts are printed, and each must reach a floor, so the
  * suite cannot pass by doing nothing.
  *
@@ -1402,6 +1408,299 @@ static void test_random_games(void **state)
     }
 }
 
+/* --- g) saved games: save, dump, load, restore at every step ------------------------ */
+
+/* How many games each ruleset plays here, and how long (data, not code per
+ * ruleset; a ruleset not named plays the default row). Waterloo plays the
+ * 1815 scenario: its set-up and a few turns, with battles. */
+static const struct {
+    const char *ruleset, *scenario;
+    int games, max_commands;
+} save_plans[] = {
+    { "tictactoe", NULL, 50, 20 },
+    { "waterloo", "waterloo-1815", 3, 300 },
+    { "campaign", NULL, 10, 250 },
+    { "battle", NULL, 10, 250 },
+    { NULL, NULL, 20, 250 },            /* any other */
+};
+
+/* Under the sanitizers the rows' games and commands are divided by this. */
+#if defined(CONFORMANCE_GAMES) && CONFORMANCE_GAMES < 40
+#define SAVE_SCALE 2
+#else
+#define SAVE_SCALE 1
+#endif
+
+/* g saved, dumped with sorted keys (the text a host stores), loaded again
+ * and restored: a new game, and its text in *text (malloc'd). */
+static struct wr_game *save_restore(const struct run *r, const struct wr_game *g, char **text)
+{
+    json_t *saved = wr_game_save(g);
+    if (saved == NULL)
+        fail_msg("%s: save returned NULL", r->rs->name);
+    *text = dump_sorted(saved);
+    json_decref(saved);
+    json_error_t err;
+    json_t *loaded = json_loads(*text, JSON_REJECT_DUPLICATES, &err);
+    if (loaded == NULL)
+        fail_msg("%s: a saved game does not load: %s", r->rs->name, err.text);
+    assert_non_null(json_object_get(loaded, "format"));
+    assert_true(json_is_integer(json_object_get(loaded, "format")));
+    struct wr_refusal why = { 0, NULL, "" };
+    json_t *opts = setup_options(r->rs, r->su);
+    struct wr_game *h = wr_game_restore(r->rs, loaded, r->su->scenario, opts, r->id, r->seed,
+                                        &r->su->host, &why);
+    json_decref(opts);
+    json_decref(loaded);
+    if (h == NULL)
+        fail_msg("%s: restore refused its own save: %s (%s)\n%s", r->rs->name,
+                 why.code ? why.code : "?", why.message, *text);
+    assert_ptr_equal(h->rs, r->rs);
+    return h;
+}
+
+/* a and b answer alike: every view's projection (sorted, compact), the
+ * awaited decisions, the result. */
+static void same_game(const struct wr_ruleset *rs, const struct wr_game *a,
+                      const struct wr_game *b, const char *what, int step)
+{
+    const char *views[MAX_VIEWS];
+    int nv = views_of(a, views);
+    assert_int_equal(wr_game_nseats(b), nv - 1);
+    for (int v = 0; v < nv; v++) {
+        json_t *pa = rs->project(a, views[v]), *pb = rs->project(b, views[v]);
+        char *ta = dump_sorted(pa), *tb = dump_sorted(pb);
+        if (strcmp(ta, tb) != 0)
+            fail_msg("%s: %s at step %d: %s sees\n%s\ninstead of\n%s", rs->name, what, step,
+                     view_name(views[v]), tb, ta);
+        free(ta), free(tb);
+        json_decref(pa), json_decref(pb);
+    }
+    char wa[512], wb[512];
+    awaited_text(a, wa, sizeof wa);
+    awaited_text(b, wb, sizeof wb);
+    if (strcmp(wa, wb) != 0)
+        fail_msg("%s: %s at step %d awaits '%s', not '%s'", rs->name, what, step, wb, wa);
+    const char *ra = rs->result(a), *rb = rs->result(b);
+    if ((ra == NULL) != (rb == NULL) || (ra && strcmp(ra, rb) != 0))
+        fail_msg("%s: %s at step %d: result %s, not %s", rs->name, what, step,
+                 rb ? rb : "(none)", ra ? ra : "(none)");
+    /* A ruleset of linked games offers the same child to every seat. */
+    for (int v = 0; rs->child && v < nv - 1; v++) {
+        struct wr_refusal ya = { 0, NULL, "" }, yb = { 0, NULL, "" };
+        json_t *ca = rs->child(a, views[v], "battle", NULL, &ya);
+        json_t *cb = rs->child(b, views[v], "battle", NULL, &yb);
+        char *ta = ca ? dump_sorted(ca) : strdup(ya.message);
+        char *tb = cb ? dump_sorted(cb) : strdup(yb.message);
+        if ((ca == NULL) != (cb == NULL) || strcmp(ta, tb) != 0)
+            fail_msg("%s: %s at step %d: child for %s is %s, not %s", rs->name, what, step,
+                     views[v], tb, ta);
+        free(ta), free(tb);
+        json_decref(ca), json_decref(cb);
+    }
+}
+
+/* cmd from seat applied to a and b: the same verdict, the same refusal or
+ * the same events for every view. Returns the verdict. */
+static int same_apply(const struct wr_ruleset *rs, struct wr_game *a, struct wr_game *b,
+                      const char *seat, const json_t *cmd, const char *what, int step,
+                      int *rolls)
+{
+    json_t *ea = NULL, *eb = NULL;
+    struct wr_refusal wa = { 0, NULL, "" }, wb = { 0, NULL, "" };
+    int ra = rs->apply(a, seat, cmd, &ea, &wa), rb = rs->apply(b, seat, cmd, &eb, &wb);
+    if (ra != rb)
+        fail_msg("%s: %s at step %d: verdict %d, not %d (%s)", rs->name, what, step, rb, ra,
+                 ra ? wa.message : wb.message);
+    if (ra != 0) {
+        assert_string_equal(wa.code, wb.code);
+        assert_string_equal(wa.message, wb.message);
+        return ra;
+    }
+    const char *views[MAX_VIEWS];
+    int nv = views_of(a, views);
+    for (int v = 0; v < nv; v++) {
+        json_t *pa = rs->project_events(a, views[v], ea), *pb = rs->project_events(b, views[v], eb);
+        char *ta = dump_sorted(pa), *tb = dump_sorted(pb);
+        if (strcmp(ta, tb) != 0)
+            fail_msg("%s: %s at step %d: %s is shown the events\n%s\ninstead of\n%s", rs->name,
+                     what, step, view_name(views[v]), tb, ta);
+        free(ta), free(tb);
+        json_decref(pa), json_decref(pb);
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(ea, i, e) {
+        const char *type = json_string_value(json_object_get(e, "type"));
+        *rolls += type && strcmp(type, "roll") == 0;
+    }
+    json_decref(ea);
+    json_decref(eb);
+    return 0;
+}
+
+/* The plan of rs: its row of save_plans. */
+static int save_plan(const struct wr_ruleset *rs)
+{
+    int k = 0;
+    while (save_plans[k].ruleset && strcmp(save_plans[k].ruleset, rs->name) != 0)
+        k++;
+    return k;
+}
+
+/* g) For every ruleset that saves: seeded random games where, before every
+ * command, the game is saved, dumped, loaded and restored, and the restored
+ * game must answer as the original (same_game), save to the same text, and
+ * take the next command (and a malformed one) as the original does. One
+ * copy restored at an early step is also played on beside the original to
+ * the end of the game. Then refusals: a save with another format or a
+ * member removed is refused (bad_command, a message). */
+static void test_save_restore(void **state)
+{
+    (void)state;
+    const struct wr_ruleset *rs;
+    int savers = 0;
+    for (int i = 0; (rs = wr_ruleset_at(i)) != NULL; i++) {
+        /* Version 5: both set or both NULL. */
+        assert_int_equal(rs->save == NULL, rs->restore == NULL);
+        if (!wr_ruleset_can_save(rs))
+            continue;
+        savers++;
+        int p = save_plan(rs);
+        int games = save_plans[p].games / SAVE_SCALE, max = save_plans[p].max_commands / SAVE_SCALE;
+        if (games < 1)
+            games = 1;
+        struct rs_setups *ss = malloc(sizeof *ss);
+        setups_of(rs, ss);
+        assert_true(ss->n > 0);
+        int pick = 0;
+        for (int k = 0; k < ss->n && save_plans[p].scenario; k++)
+            if (strcmp(ss->s[k].name, save_plans[p].scenario) == 0 && ss->s[k].options == NULL)
+                pick = k + 1;
+        if (save_plans[p].scenario && pick == 0)
+            fail_msg("%s: no scenario %s", rs->name, save_plans[p].scenario);
+        int restores = 0, commands = 0, finished = 0, rolls = 0, beside = 0, refused = 0;
+        for (int gi = 0; gi < games; gi++) {
+            struct run r;
+            run_start(&r, rs, &ss->s[pick ? pick - 1 : gi % ss->n], i, 1000 + gi);
+            struct wr_prng rng;
+            wr_prng_seed(&rng, 0x5a7e0000u + (uint64_t)gi * 104729u + (uint64_t)i);
+            struct wr_game *copy = NULL;        /* restored at step `from`, played beside */
+            int from = (int)wr_prng_below(&rng, 8);
+            for (int c = 0; c <= max; c++) {
+                char *text, *again;
+                struct wr_game *h = save_restore(&r, r.g, &text);
+                restores++;
+                same_game(rs, r.g, h, "a restored game", c);
+                if (rs->check(h, &(struct wr_refusal){ 0, NULL, "" }) != 0)
+                    fail_msg("%s: a restored game fails check() at step %d", rs->name, c);
+                /* A restored game saves to the same text. */
+                struct wr_game *h2 = save_restore(&r, h, &again);
+                if (strcmp(text, again) != 0)
+                    fail_msg("%s: step %d: the save of a restored game differs:\n%s\n%s",
+                             rs->name, c, text, again);
+                rs->destroy(h2);
+                free(again);
+                free(text);
+                if (c == from)
+                    copy = h, h = NULL;
+                if (copy != NULL && copy != h)
+                    same_game(rs, r.g, copy, "a copy played on", c);
+                struct wr_decision d[WR_DECISIONS_MAX];
+                int k = rs->awaiting(r.g, d, WR_DECISIONS_MAX);
+                if (k == 0 || c == max) {
+                    finished += k == 0;
+                    if (h)
+                        rs->destroy(h);
+                    break;
+                }
+                const char *seat = d[wr_prng_below(&rng, k)].seat;
+                /* A malformed command: refused alike. */
+                json_t *junk = json_pack("{s:s}", "type", "zz-no-such-type");
+                int no_rolls = 0;
+                assert_true(same_apply(rs, r.g, h ? h : copy, seat, junk, "a malformed command",
+                                       c, &no_rolls) != 0);
+                refused++;
+                json_decref(junk);
+                json_t *cmd = rs->autoplay(r.g, seat, &rng);
+                if (cmd == NULL)
+                    fail_msg("%s: no command from autoplay for %s", rs->name, seat);
+                if (h != NULL) {
+                    /* The original and h take it; the copy beside follows. */
+                    assert_int_equal(same_apply(rs, r.g, h, seat, cmd, "the next command", c,
+                                                &rolls), 0);
+                    if (copy != NULL) {
+                        json_t *ec = NULL;
+                        struct wr_refusal cw = { 0, NULL, "" };
+                        if (rs->apply(copy, seat, cmd, &ec, &cw) != 0)
+                            fail_msg("%s: the copy played on refused step %d: %s", rs->name,
+                                     c, cw.message);
+                        json_decref(ec);
+                        beside++;
+                    }
+                    same_game(rs, r.g, h, "a restored game after a command", c);
+                    rs->destroy(h);
+                } else {
+                    assert_int_equal(same_apply(rs, r.g, copy, seat, cmd, "the next command", c,
+                                                &rolls), 0);
+                    beside++;
+                }
+                json_array_append_new(r.history, json_pack("[s, O]", seat, cmd));
+                json_decref(cmd);
+                commands++;
+            }
+            /* Refusals: another format, a member taken out. */
+            json_t *saved = wr_game_save(r.g);
+            json_t *bad = json_deep_copy(saved);
+            json_object_set_new(bad, "format", json_integer(987654));
+            json_t *opts = setup_options(rs, r.su);
+            for (int t = 0; t < 3; t++) {
+                json_t *try = t == 0 ? json_incref(bad) : json_deep_copy(saved);
+                if (t == 1) {
+                    /* the first member other than format taken out */
+                    const char *key;
+                    json_t *v;
+                    json_object_foreach(try, key, v)
+                        if (strcmp(key, "format") != 0) {
+                            json_object_del(try, key);
+                            break;
+                        }
+                } else if (t == 2) {
+                    json_decref(try);
+                    try = json_string("{\"format\":");     /* truncated text, as a string */
+                }
+                struct wr_refusal why = { 0, NULL, "" };
+                struct wr_game *x = wr_game_restore(rs, try, r.su->scenario, opts, r.id,
+                                                    r.seed, &r.su->host, &why);
+                if (x != NULL)
+                    fail_msg("%s: restore took a damaged save (case %d)", rs->name, t);
+                assert_non_null(why.code);
+                assert_string_equal(why.code, "bad_command");
+                assert_true(why.message[0] != '\0');
+                json_decref(try);
+            }
+            json_decref(opts);
+            json_decref(bad);
+            json_decref(saved);
+            if (copy)
+                rs->destroy(copy);
+            run_end(&r);
+        }
+        printf("conformance: %s: saved and restored %d times in %d games (%d finished), "
+               "%d commands, %d of them on a copy played on beside, %d dice rolled, "
+               "%d malformed commands refused alike\n", rs->name, restores, games, finished,
+               commands, beside, rolls, refused);
+        assert_true(restores > commands);
+        assert_true(commands >= 5 * games);
+        assert_true(beside > 0);
+        if (strcmp(rs->name, "waterloo") == 0)
+            assert_true(rolls > 0);     /* battles were fought */
+        free(ss);
+    }
+    printf("conformance: %d rulesets save and restore\n", savers);
+    assert_true(savers > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1409,6 +1708,7 @@ int main(void)
         cmocka_unit_test(test_scenarios_load),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_random_games),
+        cmocka_unit_test(test_save_restore),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     for (int i = 0; i < nall_scenarios; i++)

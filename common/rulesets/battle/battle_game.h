@@ -199,4 +199,14 @@ int bg_awaiting(const struct bg_game *g, struct wr_decision *out, int max);
 int bg_check(const struct bg_game *g, struct wr_refusal *why);
 struct json_t *bg_autoplay(const struct bg_game *g, const char *seat, struct wr_prng *rng);
 
+/* A battle saved whole and restored (battle_save.c; ruleset.h, version 5):
+ * save returns a new reference; restore makes the game create() would of
+ * options, game_id, seed and host (borrowed, as for bg_new), reads saved
+ * (borrowed) over it and returns it, or NULL with why (bad_command naming
+ * the bad value, or no_memory). */
+struct json_t *bg_save(const struct bg_game *g);
+struct bg_game *bg_restore(const struct json_t *saved, const struct json_t *options,
+                           const char *game_id, const uint8_t *seed,
+                           const struct wr_host *host, struct wr_refusal *why);
+
 #endif

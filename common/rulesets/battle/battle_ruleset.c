@@ -92,6 +92,21 @@ static json_t *battle_autoplay(const struct wr_game *g, const char *seat, struct
     return bg_autoplay(cast(g), seat, rng);
 }
 
+static json_t *battle_save(const struct wr_game *g)
+{
+    return bg_save(cast(g));
+}
+
+static struct wr_game *battle_restore(const json_t *saved, const json_t *scenario,
+                                      const json_t *options, const char *game_id,
+                                      const uint8_t *seed, const struct wr_host *host,
+                                      struct wr_refusal *why)
+{
+    (void)scenario;     /* as create(): no scenario */
+    struct bg_game *g = bg_restore(saved, options, game_id, seed, host, why);
+    return g ? &g->base : NULL;
+}
+
 const struct wr_ruleset wr_ruleset_battle = {
     .version = WR_RULESET_VERSION,
     .name = "battle",
@@ -114,4 +129,6 @@ const struct wr_ruleset wr_ruleset_battle = {
     .check = battle_check,
     .autoplay = battle_autoplay,
     .present = &wr_present_battle,
+    .save = battle_save,
+    .restore = battle_restore,
 };

@@ -16,6 +16,7 @@
  *   campaign_battle.c    commit, tactic, seal_ambush, reveal_ambush, report, settle
  *   campaign_link.c      the battle as a linked game (the ruleset's child hooks)
  *   campaign_game.c      the phase machine (apply), invariants, options and creation
+ *   campaign_save.c      a campaign saved whole and restored
  *   campaign_autoplay.c  a random legal player (wr_campaign_autoplay)
  *   campaign_draw.c      the map as terminal text and as SVG, from a projected state
  *   campaign_present.c   wr_present_campaign: orders, descriptions, pre-checks
@@ -117,6 +118,16 @@ void cp_add_strategy(struct wr_campaign *c, json_t *ev, int side, int reinforcem
 json_t *cp_child(const struct wr_game *parent, const char *seat, const char *ruleset,
                  const json_t *options, struct wr_refusal *why);
 json_t *cp_child_events(const struct wr_game *parent, const char *key, const json_t *events);
+
+/* --- saved games (campaign_save.c) ------------------------------------------------- */
+
+/* The ruleset's save (a new reference), and its restore: saved (borrowed)
+ * read over c, a campaign just made by create() with the same scenario,
+ * options, id, seed and host. Returns c, or frees it and returns NULL with
+ * why (bad_command naming the bad value, or no_memory). */
+json_t *cp_save(const struct wr_campaign *c);
+struct wr_campaign *cp_restore(const json_t *saved, struct wr_campaign *c,
+                               struct wr_refusal *why);
 
 /* --- the presentation (campaign_draw.c, used by campaign_present.c) --------------- */
 

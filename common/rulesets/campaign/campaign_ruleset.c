@@ -100,6 +100,24 @@ static json_t *campaign_autoplay(const struct wr_game *g, const char *seat, stru
     return wr_campaign_autoplay(cast(g), seat, rng);
 }
 
+static json_t *campaign_save(const struct wr_game *g)
+{
+    return cp_save(cast(g));
+}
+
+/* The campaign create() makes, then the saved fields over it (cp_restore). */
+static struct wr_game *campaign_restore(const json_t *saved, const json_t *scenario,
+                                        const json_t *options, const char *game_id,
+                                        const uint8_t *seed, const struct wr_host *host,
+                                        struct wr_refusal *why)
+{
+    struct wr_game *g = campaign_create(scenario, options, game_id, seed, host, why);
+    if (g == NULL)
+        return NULL;
+    struct wr_campaign *c = cp_restore(saved, (struct wr_campaign *)g, why);
+    return c ? &c->base : NULL;
+}
+
 const struct wr_ruleset wr_ruleset_campaign = {
     .version = WR_RULESET_VERSION,
     .name = "campaign",
@@ -124,4 +142,6 @@ const struct wr_ruleset wr_ruleset_campaign = {
     .present = &wr_present_campaign,
     .child = cp_child,
     .child_events = cp_child_events,
+    .save = campaign_save,
+    .restore = campaign_restore,
 };

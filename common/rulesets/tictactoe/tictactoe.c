@@ -146,7 +146,7 @@ static int ttt_apply(struct wr_game *g, const char *seat, const json_t *cmd, jso
 {
     struct ttt *t = (struct ttt *)g;
     *events = NULL;
-    int c;
+    int c = 0;         /* set by ttt_judge when it accepts; -O3 cannot tell */
     int r = ttt_judge(t->board, t->moves, t->winner, seat, cmd, &c, why);
     if (r != TTT_R_OK)
         return r;
@@ -242,6 +242,66 @@ static json_t *ttt_autoplay(const struct wr_game *g, const char *seat, struct wr
     return json_pack("{s:s, s:i}", "type", "mark", "cell", free_cells[wr_prng_below(rng, n)]);
 }
 
+/* Saved games (ruleset.h, version 5): {"format":1,"board":"x..o....."}.
+ * Everything else (moves, the mover, the result) follows from the board. */
+#define TTT_SAVE_FORMAT 1
+
+static json_t *ttt_save(const struct wr_game *g)
+{
+    return json_pack("{s:i, s:s}", "format", TTT_SAVE_FORMAT, "board",
+                     ((const struct ttt *)g)->board);
+}
+
+/* 1) format 1 and a board of 9 cells '.', 'x' or 'o', nothing else;
+ * 2) ttt_check() on the game it makes; 3) a winner moved last (x after
+ * one more mark than o, o after as many) and alone has a line. */
+static struct wr_game *ttt_restore(const json_t *saved, const json_t *scenario,
+                                   const json_t *options, const char *game_id,
+                                   const uint8_t *seed, const struct wr_host *host,
+                                   struct wr_refusal *why)
+{
+    const json_t *f = json_object_get(saved, "format");
+    const char *board = json_string_value(json_object_get(saved, "board"));
+    if (!json_is_object(saved) || json_object_size(saved) != 2 || !json_is_integer(f) ||
+        json_integer_value(f) != TTT_SAVE_FORMAT) {
+        ttt_refuse(why, TTT_R_BAD_COMMAND, "a saved game is {\"format\":%d,\"board\":...}",
+                   TTT_SAVE_FORMAT);
+        return NULL;
+    }
+    if (board == NULL || json_string_length(json_object_get(saved, "board")) != 9 ||
+        strspn(board, ".xo") != 9) {
+        ttt_refuse(why, TTT_R_BAD_COMMAND, "board: 9 cells of '.', 'x' or 'o'");
+        return NULL;
+    }
+    struct wr_game *g = ttt_create(scenario, options, game_id, seed, host, why);
+    if (g == NULL)
+        return NULL;
+    struct ttt *t = (struct ttt *)g;
+    memcpy(t->board, board, 9);
+    for (int i = 0; i < 9; i++)
+        t->moves += board[i] != '.';
+    char w = line_winner(board);
+    t->winner = w ? w : t->moves == 9 ? 'd' : 0;
+    int nx = 0;
+    for (int i = 0; i < 9; i++)
+        nx += board[i] == 'x';
+    char other[10];
+    memcpy(other, board, 10);
+    for (int i = 0; w && i < 9; i++)
+        if (other[i] == w)
+            other[i] = '.';
+    if (ttt_check(g, why) != 0) {
+        free(g);
+        return NULL;
+    }
+    if (w && ((w == 'x') != (2 * nx == t->moves + 1) || line_winner(other))) {
+        ttt_refuse(why, TTT_R_BAD_COMMAND, "board: %c's line cannot be reached", w);
+        free(g);
+        return NULL;
+    }
+    return g;
+}
+
 const struct wr_ruleset wr_ruleset_tictactoe = {
     .version = WR_RULESET_VERSION,
     .name = "tictactoe",
@@ -263,4 +323,6 @@ const struct wr_ruleset wr_ruleset_tictactoe = {
     .check = ttt_check,
     .autoplay = ttt_autoplay,
     .present = &wr_present_tictactoe,
+    .save = ttt_save,
+    .restore = ttt_restore,
 };

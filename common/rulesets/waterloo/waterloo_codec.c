@@ -850,3 +850,168 @@ int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
     /* 7) a game the turn machine could have made */
     return wl_game_check(g, why) == 0 ? 0 : -1;
 }
+
+/* --- a whole game saved ------------------------------------------------------- */
+
+#define WL_SAVE_FORMAT 1
+
+json_t *wl_game_save_json(const struct wl_game *g)
+{
+    json_t *more = json_object(), *units = json_object(), *vacated = json_array();
+    json_t *moves = json_array();
+    for (int m = 0; m < g->undo.nmoves; m++)
+        json_array_append_new(moves, json_integer(g->undo.cmdr[m]));
+    json_object_set_new(more, "declared", json_integer(g->declared));
+    json_object_set_new(more, "undo", json_pack("{s:b, s:o}", "known", g->undo.known,
+                                                "moves", moves));
+    for (int i = 0; i < g->sc->nunits; i++) {
+        const struct wl_unit *u = &g->units[i];
+        if (!wl_unit_in_game(g, i) || (!u->advanced && u->undo_move == 0))
+            continue;
+        json_t *o = json_object();
+        if (u->advanced)
+            json_object_set_new(o, "advanced", json_true());
+        if (u->undo_move > 0)
+            json_object_set_new(o, "undo", json_pack("[i, o, i]", u->undo_move,
+                                                     square_json(u->undo_at), u->undo_where));
+        json_object_set_new(units, g->sc->units[i].id, o);
+    }
+    json_object_set_new(more, "units", units);
+    for (int b = 0; b < g->nbattles; b++)
+        json_array_append_new(vacated, path_json(g->battles[b].vacated,
+                                                 g->battles[b].nvacated));
+    json_object_set_new(more, "vacated", vacated);
+    return json_pack("{s:i, s:o, s:o}", "format", WL_SAVE_FORMAT, "state",
+                     wl_game_state_json(g), "more", more);
+}
+
+/* A square of the board (allow_none: or null) from j, else -1. */
+static int saved_square(const json_t *j, int allow_none, wl_sq *out)
+{
+    const char *name = json_string_value(j);
+    if (allow_none && json_is_null(j)) {
+        *out = WL_SQ_NONE;
+        return 0;
+    }
+    return name && wl_grid_parse(name, (size_t)-1, out) == 0 && wl_grid_on_board(*out) ? 0 : -1;
+}
+
+/* One unit's "more" (wl_game_save_json): advanced, undo [move, at, where]. */
+static int restore_unit(struct wl_game *g, int i, const json_t *o, struct wr_refusal *why)
+{
+    const char *id = g->sc->units[i].id;
+    struct wl_unit *u = &g->units[i];
+    const json_t *undo = json_object_get(o, "undo"), *adv = json_object_get(o, "advanced");
+    if (!json_is_object(o) || json_object_size(o) != (size_t)(!!undo + !!adv) ||
+        (adv && !json_is_true(adv)) || (!undo && !adv))
+        return load_fail(why, "more.units.%.40s: only advanced (true) and undo", id);
+    u->advanced = adv != NULL;
+    if (undo == NULL)
+        return 0;
+    const json_t *move = json_array_get(undo, 0), *where = json_array_get(undo, 2);
+    if (!json_is_array(undo) || json_array_size(undo) != 3 || !json_is_integer(move) ||
+        json_integer_value(move) < 1 || json_integer_value(move) > g->undo.nmoves ||
+        saved_square(json_array_get(undo, 1), 1, &u->undo_at) != 0 || !json_is_integer(where) ||
+        json_integer_value(where) < WL_ON_BOARD || json_integer_value(where) > WL_EXITED ||
+        (json_integer_value(where) == WL_ON_BOARD) != (u->undo_at != WL_SQ_NONE))
+        return load_fail(why, "more.units.%.40s: undo is [move 1..%d, square or null, "
+                         "where 0..3 (0 on a square)]", id, g->undo.nmoves);
+    u->undo_move = (uint16_t)json_integer_value(move);
+    u->undo_where = (uint8_t)json_integer_value(where);
+    return 0;
+}
+
+/* "more" of wl_game_save_json, on g read from its state. */
+static int restore_more(struct wl_game *g, const json_t *more, struct wr_refusal *why)
+{
+    const json_t *undo = json_object_get(more, "undo"), *units = json_object_get(more, "units");
+    const json_t *vacated = json_object_get(more, "vacated");
+    const json_t *known = json_object_get(undo, "known"), *moves = json_object_get(undo, "moves");
+    if (!json_is_object(more) || json_object_size(more) != 4 ||
+        int_in(more, "declared", 0, 1, &g->declared) != 0)
+        return load_fail(why, "more: {declared 0 or 1, undo, units, vacated}");
+    if (!json_is_object(undo) || json_object_size(undo) != 2 || !json_is_boolean(known) ||
+        !json_is_array(moves) || json_array_size(moves) > WL_MAX_UNITS)
+        return load_fail(why, "more.undo: {known: true or false, moves: at most %d}",
+                         WL_MAX_UNITS);
+    g->undo.known = json_is_true(known);
+    g->undo.nmoves = (int)json_array_size(moves);
+    for (int m = 0; m < g->undo.nmoves; m++) {
+        const json_t *c = json_array_get(moves, (size_t)m);
+        if (!json_is_integer(c) || json_integer_value(c) < 0 ||
+            json_integer_value(c) >= WL_MAX_COMMANDERS)
+            return load_fail(why, "more.undo.moves[%d]: a commander 0..%d", m,
+                             WL_MAX_COMMANDERS - 1);
+        g->undo.cmdr[m] = (uint8_t)json_integer_value(c);
+    }
+    if (!json_is_object(units))
+        return load_fail(why, "more.units must be an object");
+    const char *id;
+    const json_t *o;
+    json_object_foreach((json_t *)units, id, o) {
+        int i = wl_scenario_find_unit(g->sc, id);
+        if (i < 0 || !wl_unit_in_game(g, i))
+            return load_fail(why, "more.units: '%.40s' is not a unit of the game", id);
+        if (restore_unit(g, i, o, why) != 0)
+            return -1;
+    }
+    if (!json_is_array(vacated) || (int)json_array_size(vacated) != g->nbattles)
+        return load_fail(why, "more.vacated: one list of squares per battle (%d)", g->nbattles);
+    for (int b = 0; b < g->nbattles; b++) {
+        const json_t *list = json_array_get(vacated, (size_t)b);
+        struct wl_battle *bt = &g->battles[b];
+        if (!json_is_array(list) || json_array_size(list) > WL_MAX_IN_BATTLE)
+            return load_fail(why, "more.vacated[%d]: at most %d squares", b, WL_MAX_IN_BATTLE);
+        for (size_t k = 0; k < json_array_size(list); k++)
+            if (saved_square(json_array_get(list, k), 0, &bt->vacated[k]) != 0)
+                return load_fail(why, "more.vacated[%d][%zu] is not a square of the board", b,
+                                 k);
+        bt->nvacated = (int)json_array_size(list);
+    }
+    return 0;
+}
+
+int wl_game_restore_json(struct wl_game *g, const json_t *saved, struct wr_refusal *why)
+{
+    /* 1) format 1: exactly format, state and more */
+    const json_t *f = json_object_get(saved, "format");
+    if (!json_is_object(saved) || json_object_size(saved) != 3 || !json_is_integer(f) ||
+        json_integer_value(f) != WL_SAVE_FORMAT)
+        return load_fail(why, "a saved game is {format: %d, state, more}", WL_SAVE_FORMAT);
+    /* 2) the state, under the options g was made with */
+    struct wl_game *s = malloc(sizeof *s);
+    if (s == NULL) {
+        wl_refuse(why, WL_R_NO_MEMORY, "out of memory");
+        return -1;
+    }
+    struct wr_refusal inner;
+    if (wl_game_init_from_state(s, g->sc, json_object_get(saved, "state"), g->id, &inner) != 0) {
+        free(s);
+        return load_fail(why, "state: %s", inner.message);
+    }
+    struct wl_options so = s->opt;
+    if (so.rules != g->opt.rules || so.commanders != g->opt.commanders ||
+        so.undo != g->opt.undo) {
+        free(s);
+        return load_fail(why, "state: rules %d, %d commander(s), undo %d; the game's options "
+                         "say rules %d, %d, undo %d", so.rules, so.commanders, so.undo,
+                         g->opt.rules, g->opt.commanders, g->opt.undo);
+    }
+    /* 3) a revealed seed is the game's */
+    if (s->has_seed && (!g->has_seed || memcmp(s->seed, g->seed, sizeof s->seed) != 0)) {
+        free(s);
+        return load_fail(why, "state: dice.seed is not the game's seed");
+    }
+    s->has_seed = g->has_seed;
+    memcpy(s->seed, g->seed, sizeof s->seed);
+    s->roll_source = g->roll_source;
+    s->roll_ctx = g->roll_ctx;
+    *g = *s;
+    free(s);
+    /* 4) what a state does not hold, then the invariants */
+    if (restore_more(g, json_object_get(saved, "more"), why) != 0)
+        return -1;
+    if (wl_game_check(g, &inner) != 0)
+        return load_fail(why, "the saved game breaks an invariant: %s", inner.message);
+    return 0;
+}

@@ -183,6 +183,24 @@ int wl_game_init_from_state(struct wl_game *g, const struct wl_scenario *sc,
                             const struct json_t *state, const char *game_id,
                             struct wr_refusal *why);
 
+/* A whole game saved (ruleset.h, version 5; new reference):
+ *   {"format": 1, "state": wl_game_state_json(g), "more": {...}}
+ * where "more" holds what a state does not: "declared" (battles declared
+ * this combat phase), "undo" {"known", "moves": [commander of move 1, ...]},
+ * "units" {id: {"advanced", "undo": [move, square or null, where]}} for
+ * the units with any, "vacated" [[squares] per battle]. It does not hold
+ * the seed: a restore is given it. */
+struct json_t *wl_game_save_json(const struct wl_game *g);
+
+/* Fill g (a game made by wl_game_init_with for the same scenario, options,
+ * id and seed: it keeps those and its roll source) from saved, a JSON of
+ * wl_game_save_json (borrowed): the state by wl_game_init_from_state,
+ * which must name g's options, then "more", each value checked (squares on
+ * the board, moves and commanders in range), then wl_game_check(). Returns
+ * 0, or -1 with why (bad_command) naming what is wrong; g is then
+ * unusable. */
+int wl_game_restore_json(struct wl_game *g, const struct json_t *saved, struct wr_refusal *why);
+
 /* One event as JSON (new reference). */
 struct json_t *wl_event_json(const struct wl_game *g, const struct wl_event *e);
 

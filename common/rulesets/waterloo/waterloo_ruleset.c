@@ -182,6 +182,28 @@ static json_t *waterloo_autoplay(const struct wr_game *game, const char *seat,
     return j;
 }
 
+static json_t *waterloo_save(const struct wr_game *game)
+{
+    return wl_game_save_json(&((const struct waterloo *)game)->g);
+}
+
+/* The game as create() makes it, then its state from saved
+ * (wl_game_restore_json: every value checked, then wl_game_check). */
+static struct wr_game *waterloo_restore(const json_t *saved, const json_t *scenario,
+                                        const json_t *options, const char *game_id,
+                                        const uint8_t *seed, const struct wr_host *host,
+                                        struct wr_refusal *why)
+{
+    struct wr_game *game = waterloo_create(scenario, options, game_id, seed, host, why);
+    if (game == NULL)
+        return NULL;
+    if (wl_game_restore_json(&((struct waterloo *)game)->g, saved, why) != 0) {
+        free(game);
+        return NULL;
+    }
+    return game;
+}
+
 const struct wr_ruleset wr_ruleset_waterloo = {
     .version = WR_RULESET_VERSION,
     .name = "waterloo",
@@ -204,4 +226,6 @@ const struct wr_ruleset wr_ruleset_waterloo = {
     .autoplay = waterloo_autoplay,
     .present = &wr_present_waterloo,
     .rules = WL_RULES,
+    .save = waterloo_save,
+    .restore = waterloo_restore,
 };

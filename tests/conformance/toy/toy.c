@@ -265,6 +265,71 @@ static json_t *toy_autoplay(const struct wr_game *g, const char *seat, struct wr
     return json_pack("{s:s, s:i}", "type", "step", "n", 1 + wr_prng_below(rng, 2));
 }
 
+/* Saved games (ruleset.h, version 5): {"format":1,"totals":[red,blue],
+ * "moves":n,"rolls":k}; the target is the options', the winner follows
+ * from the totals, the dice from the seed (or the host) and k. */
+#define TOY_SAVE_FORMAT 1
+
+static json_t *toy_save(const struct wr_game *g)
+{
+    const struct toy *t = (const struct toy *)g;
+    return json_pack("{s:i, s:[i, i], s:i, s:I}", "format", TOY_SAVE_FORMAT, "totals",
+                     t->total[0], t->total[1], "moves", t->moves, "rolls", (json_int_t)t->rolls);
+}
+
+/* An integer member in lo..hi into *out, else -1. */
+static int toy_int(const json_t *o, const char *key, json_int_t lo, json_int_t hi,
+                   json_int_t *out)
+{
+    const json_t *v = json_is_array(o) ? json_array_get(o, (size_t)key[0] - '0')
+                                       : json_object_get(o, key);
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return -1;
+    *out = json_integer_value(v);
+    return 0;
+}
+
+/* 1) format 1, exactly its four members, each an integer in range;
+ * 2) the game they make passes toy_check() (the winner set from them). */
+static struct wr_game *toy_restore(const json_t *saved, const json_t *scenario,
+                                   const json_t *options, const char *game_id,
+                                   const uint8_t *seed, const struct wr_host *host,
+                                   struct wr_refusal *why)
+{
+    json_int_t format, red, blue, moves, rolls;
+    const json_t *totals = json_object_get(saved, "totals");
+    if (!json_is_object(saved) || json_object_size(saved) != 4 ||
+        toy_int(saved, "format", TOY_SAVE_FORMAT, TOY_SAVE_FORMAT, &format) != 0) {
+        toy_refuse(why, TOY_R_BAD_COMMAND, "a saved race is an object of format %d",
+                   TOY_SAVE_FORMAT);
+        return NULL;
+    }
+    if (!json_is_array(totals) || json_array_size(totals) != 2 ||
+        toy_int(totals, "0", 0, 6 * 200, &red) != 0 ||
+        toy_int(totals, "1", 0, 6 * 200, &blue) != 0 ||
+        toy_int(saved, "moves", 0, 400, &moves) != 0 ||
+        toy_int(saved, "rolls", 0, 400, &rolls) != 0) {
+        toy_refuse(why, TOY_R_BAD_COMMAND, "totals are two counts 0..1200, moves and rolls "
+                   "counts 0..400");
+        return NULL;
+    }
+    struct wr_game *g = toy_create(scenario, options, game_id, seed, host, why);
+    if (g == NULL)
+        return NULL;
+    struct toy *t = (struct toy *)g;
+    t->total[0] = (int)red;
+    t->total[1] = (int)blue;
+    t->moves = (int)moves;
+    t->rolls = (uint32_t)rolls;
+    int last = t->moves > 0 ? (t->moves - 1) % 2 : -1;
+    t->winner = last >= 0 && t->total[last] >= t->target ? last : -1;
+    if (toy_check(g, why) != 0) {
+        free(g);
+        return NULL;
+    }
+    return g;
+}
+
 const struct wr_ruleset wr_ruleset_toy = {
     .version = WR_RULESET_VERSION,
     .name = "toy",
@@ -287,4 +352,6 @@ const struct wr_ruleset wr_ruleset_toy = {
     .check = toy_check,
     .autoplay = toy_autoplay,
     .present = &wr_present_plain,
+    .save = toy_save,
+    .restore = toy_restore,
 };
