@@ -3910,6 +3910,7 @@ struct list_job {
     struct list_query q;        /* points into msg */
     json_t *rows;               /* the store's games, as summaries, newest first */
     json_t *part;               /* store_row's array (a borrowed one of list_work's) */
+    size_t read;                /* rows the store read for it (charged to the address) */
     int rc;
     char err[200];
     void (*reply)(struct wrd_server *srv, void *ctx, json_t *answer, const char *why);
@@ -3975,6 +3976,7 @@ static void list_work(uv_work_t *w)
         job->part = parts[i] = json_array();
         job->rc = job->srv->store->ops->list_finished(job->srv->store, &fq, store_row, job,
                                                       job->err, sizeof job->err);
+        job->read += json_array_size(parts[i]);
     }
     size_t a = 0, b = 0;
     while ((int)json_array_size(job->rows) <= job->q.limit) {
@@ -4056,6 +4058,10 @@ static void list_done(uv_work_t *w, int status)
     }
     job->reply(srv, job->ctx ? job->ctx : job, answer, why);
     json_decref(answer);
+    /* The store's work, beyond the answer's size: a unit per 8 rows read
+     * (docs/protocol.md, Limits). */
+    if (job->conn)
+        wrd_addr_charge(srv, job->conn->from, (double)job->read / 8);
     if (job->conn)
         wrd_conn_unref(job->conn);
     json_decref(job->rows);
