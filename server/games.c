@@ -226,6 +226,12 @@ struct wrd_games {
 struct load;
 static void maybe_evict(struct wrd_games *gs, struct wrd_game *g);
 static int64_t next_wake(const struct wrd_game *g);
+
+/* When seat s of g is reminded of its deadline: at 80% of its time. */
+static int64_t remind_at(const struct wrd_game *g, const struct seat *s)
+{
+    return s->deadline_at - g->deadline_s * 200;
+}
 static void evict_queued(struct wrd_server *srv);
 typedef void (*rerun_fn)(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg,
                          int fetched);
@@ -1323,7 +1329,7 @@ static void on_deadline(uv_timer_t *t)
         if (now >= s->deadline_at) {
             s->was_awaited = 1;
             nexpired++;
-        } else if (!s->reminded && now >= s->deadline_at - g->deadline_s * 200) {
+        } else if (!s->reminded && now >= remind_at(g, s)) {
             s->reminded = 1;
             defer(srv->games, (struct deferred){ .kind = D_NOTIFY, .game = g, .seat = i,
                                                   .event = "deadline_reminder" });
@@ -3407,7 +3413,7 @@ static int finish_load(struct wrd_server *srv, struct wrd_game *g, int project, 
                 struct seat *s = &g->seats[i];
                 s->deadline_at = g->restored_deadline ? g->restored_deadline
                                                       : now + g->deadline_s * 1000;
-                s->reminded = now >= s->deadline_at - g->deadline_s * 200;
+                s->reminded = now >= remind_at(g, s);
             }
         }
     }
@@ -3525,8 +3531,7 @@ static int64_t next_wake(const struct wrd_game *g)
         const struct seat *s = &g->seats[i];
         if (s->deadline_at == 0)
             continue;
-        int64_t remind_at = s->deadline_at - g->deadline_s * 200;   /* at 80% of the time */
-        int64_t t = s->reminded ? s->deadline_at : remind_at;
+        int64_t t = s->reminded ? s->deadline_at : remind_at(g, s);
         if (next == 0 || t < next)
             next = t;
     }
@@ -3874,7 +3879,7 @@ static void on_sweep(uv_timer_t *t)
     struct wrd_games *gs = srv->games;
     int64_t now = wrd_now_ms();
     for (struct wrd_game *g = gs->all_head; g; g = g->all_next)
-        if (!g->evict_queued && g->nmembers == 0 && g->pins == 0 && shelvable(g, now))
+        if (!g->evict_queued && g->status == ST_RUNNING && evictable(g))
             shelve(srv, g);
     if (!gs->sweeping)
         select_and_load(srv, (struct wrd_ids_query){ WRD_IDS_DUE, now + 2 * sweep_ms(srv) },
