@@ -57,6 +57,14 @@ const char *wrd_store_strerror(int rc);
 #define WRD_STORE_CHECK_QUICK 1     /* the engine's quick check of every page (SQLite
                                      * quick_check; PostgreSQL: none) */
 #define WRD_STORE_CHECK_FULL 2      /* its full check (SQLite integrity_check) */
+#define WRD_STORE_SHARED 4          /* several servers share the store (warroomd
+                                     * --cluster): no lock of the whole store (a
+                                     * shared one instead, so a server without the
+                                     * flag is refused while any with it runs, and
+                                     * the reverse); each game is owned by one
+                                     * process at a time (own()) and notes go
+                                     * between the processes. Only backends whose
+                                     * cluster ops are set accept it. */
 
 struct wrd_game_row {
     const char *id;
@@ -266,8 +274,65 @@ struct wrd_store_ops {
                       size_t errlen);
 };
 
+/* The channels of notes (put_note). Every process of a cluster listens on
+ * all of them, itself included. */
+enum {
+    WRD_NOTE_GAME = 1,          /* a game changed: "ID VERSION", or "ID VERSION -" when
+                                 * its owner let it go (disown) */
+    WRD_NOTE_FORWARD = 2,       /* a message for a game's owner (JSON text) */
+    WRD_NOTE_REPLY = 3,         /* the owner's answer to a forward (JSON text) */
+};
+
+/* Longest payload of a note, in bytes (PostgreSQL's NOTIFY takes < 8000). */
+#define WRD_NOTE_MAX 7900
+
+/*
+ * Several servers on one store: the cluster ops. A backend sets all of
+ * them or none (SQLite: none); they are used only when the store was
+ * opened with WRD_STORE_SHARED.
+ */
+struct wrd_store_cluster_ops {
+    /* Loop thread, any time (a batch may be open: ownership is outside
+     * every batch, it does not depend on one committing). Take the game
+     * for this process: 1 taken (or already held by this process), 0
+     * another process holds it, < 0 the store failed. Held until disown(),
+     * or until this process's session with the store ends: its death frees
+     * every game it held. One round trip, blocking the loop as commit()
+     * does. */
+    int (*own)(struct wrd_store *st, const char *game);
+    /* Loop thread. Let the game go (called once the batch holding its last
+     * change has committed). 0, or < 0 the store failed. */
+    int (*disown)(struct wrd_store *st, const char *game);
+    /* Batched write, loop thread: a note on channel (WRD_NOTE_*) with its
+     * payload (copied; at most WRD_NOTE_MAX bytes, else < 0), sent to
+     * every listening process when the batch commits, never when it does
+     * not. Notes of one batch arrive in the order they were put. */
+    int (*put_note)(struct wrd_store *st, int channel, const char *payload);
+    /* Loop thread. The descriptor that becomes readable when notes arrive
+     * (a session of its own, listening on every channel since open()), or
+     * -1. Valid until close(). */
+    int (*note_fd)(struct wrd_store *st);
+    /* Loop thread, when note_fd is readable (or any time: it never waits).
+     * Each note that arrived, in order, passed to cb (channel, payload:
+     * borrowed for the call). The number passed, or < 0 when the listening
+     * session is lost (notes may have been missed: the caller stops). */
+    int (*drain_notes)(struct wrd_store *st,
+                       void (*cb)(void *ctx, int channel, const char *payload), void *ctx);
+    /* Worker thread, like read_game. A game as of now from after a version:
+     * game() with its row and status, seat() for every seat, then
+     * command() for each command whose version > after (none when it has
+     * no later one). 0, 1 no such game, WRD_STORE_DAMAGED (nothing passed)
+     * or WRD_STORE_ERROR. The loader's snapshot, link, finished_too and
+     * tail_only are not used. */
+    int (*read_tail)(struct wrd_store *st, const char *game, int64_t after,
+                     const struct wrd_store_loader *l, char *err, size_t errlen);
+};
+
 struct wrd_store {
     const struct wrd_store_ops *ops;
+    /* NULL unless the backend supports a cluster and was opened with
+     * WRD_STORE_SHARED (set by open()). */
+    const struct wrd_store_cluster_ops *cluster;
 };
 
 extern const struct wrd_store_ops wrd_store_sqlite_ops;
