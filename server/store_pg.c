@@ -34,10 +34,36 @@
  * WRD_STORE_LOCKED. The lock is the session's, so a process that dies (even
  * by SIGKILL) frees it when PostgreSQL sees its connection close.
  *
- * Reads (load, read_game, list_finished, latest_snapshot, select_ids) go
- * through a second connection, serialised by a recursive mutex (a loader's
- * callback may call latest_snapshot); the outermost call runs in one
- * REPEATABLE READ READ ONLY transaction, so a game is read as of one commit.
+ * Several servers (WRD_STORE_SHARED, warroomd --cluster: store.h's cluster
+ * ops). open() takes the same key with pg_try_advisory_lock_shared instead,
+ * so any number of shared servers run together, and an exclusive one is
+ * refused while any of them runs and the reverse (WRD_STORE_LOCKED); the
+ * servers of a cluster migrate the schema one at a time, under a blocking
+ * lock of its own. own() takes a game's lock, key the FNV-1a of
+ * "warroom-game:ID", with pg_try_advisory_lock on the writing session
+ * between batches (never inside one: the batch waits in memory for
+ * commit()), so the session's end, the process's death included, frees
+ * every game it held; PostgreSQL's session locks stack, so the store keeps
+ * the set of games it holds (`held`): own() of one of them makes no round
+ * trip, and disown() unlocks exactly once. close() lets every lock go
+ * before it hangs up (pg_advisory_unlock_all), so another server can own
+ * the games at once. put_note is one more statement of the batch, SELECT
+ * pg_notify(channel, payload), on the channels warroom_game,
+ * warroom_forward and warroom_reply (`note_channels`): PostgreSQL sends the
+ * notes of a transaction at its COMMIT, in order, and none when it rolls
+ * back; but a note that one batch holds twice (same channel, same payload)
+ * arrives once, at its first place. A third session, the listening one,
+ * made by open(), LISTENs on every channel and is then non-blocking:
+ * note_fd is its socket, drain_notes reads what has come (PQconsumeInput)
+ * and passes each note, never waiting. read_tail is read_game's walk from a version: the
+ * game's row and seats, then its commands after that version, the last of
+ * them at the row's version.
+ *
+ * Reads (load, read_game, read_tail, list_finished, latest_snapshot,
+ * select_ids) go through a second connection, serialised by a recursive
+ * mutex (a loader's callback may call latest_snapshot); the outermost call
+ * runs in one REPEATABLE READ READ ONLY transaction, so a game is read as
+ * of one commit.
  * Values come as text (the seed as hex). A read session PostgreSQL dropped
  * is opened again by the next read; the writing session never is (its lock
  * may be another process's by then): a failed commit stops the server.
