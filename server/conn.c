@@ -177,7 +177,7 @@ void wrd_conn_closed(struct wrd_conn *c)
 /* The commits a message queued now must wait for (see conn.h). */
 static uint64_t commit_needed(const struct wrd_conn *c)
 {
-    return c->srv->delivering ? c->srv->commits : c->srv->commits + 1;
+    return c->srv->delivering ? c->srv->commits : c->srv->commits + 1 + c->srv->committing;
 }
 
 /* Room for one more entry: the ring doubles up to --max-queue. 0, or -1

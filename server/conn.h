@@ -164,7 +164,9 @@ void wrd_conn_closed(struct wrd_conn *c);
  * this iteration and not yet committed) waits for the next commit; one
  * queued by the flush after its commit (acks, broadcasts) may go at once.
  * The flush counts commits in srv->commits and marks its delivery phase in
- * srv->delivering. */
+ * srv->delivering. While a batch commits off the loop (srv->committing),
+ * what input queues waits for the commit after it: the batch it may
+ * reflect is the open one. */
 void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m);
 /* Queue a stream of about `bytes` bytes in all (the queue takes it over;
  * see struct wrd_stream). It is an answer: never dropped for a slow

@@ -230,6 +230,7 @@ struct wrd_games {
     uint64_t reads, shelved;    /* games read back from the store, running games shelved
                                    (/metrics) */
     struct cluster *cluster;    /* --cluster, or NULL */
+    struct commit_job *commit_job;  /* a batch being committed off the loop, or NULL */
 };
 
 struct load;
@@ -3045,29 +3046,42 @@ static void observe_commit(struct wrd_metrics *mt, double seconds)
             mt->commit_buckets[i]++;
 }
 
-void wrd_games_flush(struct wrd_server *srv)
+/* A commit off the loop thread (store seal/commit_sealed): the sealed
+ * batch, and the deliveries and evictions that wait for it. */
+struct commit_job {
+    uv_work_t work;
+    struct wrd_server *srv;
+    uint64_t t0;
+    int rc;
+    char err[256];
+    struct deferred *pending;
+    int npending, cappending;
+    struct wrd_game **evict;
+    int nevict, capevict;
+};
+
+static void commit_failed(const char *err)
 {
-    struct wrd_games *gs = srv->games;
-    cluster_put_notes(srv);
-    if (srv->store->ops->pending(srv->store)) {
-        char err[256];
-        uint64_t t0 = uv_hrtime();
-        if (srv->store->ops->commit(srv->store, err, sizeof err) != 0) {
-            /* Nothing of this batch may be acknowledged, and the games in
-             * memory are ahead of the store: stop, and let the restart
-             * restore every game from what is durable. */
-            wrd_error("store commit failed: stopping", "error=\"%s\"", err);
-            fflush(stderr);
-            _exit(3);
-        }
-        observe_commit(&srv->metrics, (double)(uv_hrtime() - t0) / 1e9);
-    }
-    flush_dirty(gs);
+    /* Nothing of this batch may be acknowledged, and the games in memory
+     * are ahead of the store: stop, and let the restart restore every
+     * game from what is durable. */
+    wrd_error("store commit failed: stopping", "error=\"%s\"", err);
+    fflush(stderr);
+    _exit(3);
+}
+
+/* Deliver what waited for a commit: pending[0..n), in order. Messages
+ * computed now (a full state) show the games as they are, which may be
+ * ahead of the store while the next batch is open: those wait for its
+ * commit (conn.c's barrier, srv->delivering). */
+static void deliver_list(struct wrd_server *srv, struct deferred *pending, int n)
+{
+    int ahead = srv->store->ops->pending(srv->store);
     /* Everything queued before this point may now be written (conn.h). */
     srv->commits++;
     srv->delivering = 1;
-    for (int i = 0; i < gs->npending; i++) {
-        struct deferred *d = &gs->pending[i];
+    for (int i = 0; i < n; i++) {
+        struct deferred *d = &pending[i];
         switch (d->kind) {
         case D_DIRECT:
             wrd_conn_send(d->conn, d->msg);
@@ -3083,13 +3097,16 @@ void wrd_games_flush(struct wrd_server *srv)
             wrd_msg_unref(d->msg);
             break;
         case D_STATE_ALL:
+            srv->delivering = !ahead;
             for (int k = 0; k < d->game->nmembers; k++) {
                 struct member_ref *m = &d->game->members[k];
                 send_state(m->conn, d->game, m->seat, NULL, d->event != NULL);
                 m->since = d->game->version;
             }
+            srv->delivering = 1;
             break;
         case D_STATE_ONE:
+            srv->delivering = !ahead;
             for (int k = 0; k < d->game->nmembers; k++) {
                 struct member_ref *m = &d->game->members[k];
                 if (m->conn != d->conn)
@@ -3097,6 +3114,7 @@ void wrd_games_flush(struct wrd_server *srv)
                 send_state(m->conn, d->game, m->seat, NULL, 0);
                 m->since = d->game->version;
             }
+            srv->delivering = 1;
             wrd_conn_unref(d->conn);
             break;
         case D_NOTIFY:
@@ -3109,9 +3127,120 @@ void wrd_games_flush(struct wrd_server *srv)
             break;
         }
     }
-    gs->npending = 0;
     srv->delivering = 0;
+}
+
+static void commit_work(uv_work_t *w)
+{
+    struct commit_job *job = w->data;
+    struct wrd_store *st = job->srv->store;
+    job->rc = st->ops->commit_sealed(st, job->err, sizeof job->err);
+}
+
+static void commit_after(uv_work_t *w, int status)
+{
+    struct commit_job *job = w->data;
+    struct wrd_server *srv = job->srv;
+    struct wrd_games *gs = srv->games;
+    if (status != 0 || job->rc != 0)
+        commit_failed(status != 0 ? "the commit was cancelled" : job->err);
+    observe_commit(&srv->metrics, (double)(uv_hrtime() - job->t0) / 1e9);
+    srv->committing = 0;
+    deliver_list(srv, job->pending, job->npending);
+    /* The games that may leave memory since the seal; one still named by
+     * a delivery of the open batch waits for that batch's commit. */
+    struct wrd_game **open = gs->evict;
+    int nopen = gs->nevict, capopen = gs->capevict, nnow = 0;
+    for (int i = 0; i < job->nevict; i++) {
+        struct wrd_game *g = job->evict[i];
+        int named = 0;
+        for (int k = 0; k < gs->npending && !named; k++)
+            named = gs->pending[k].game == g;
+        if (named)
+            g->evict_queued = 0;        /* queued again below */
+        else
+            job->evict[nnow++] = g;     /* nnow <= i: compacted in place */
+    }
+    gs->evict = job->evict;
+    gs->nevict = nnow;
     evict_queued(srv);
+    gs->evict = open;
+    gs->nevict = nopen;
+    gs->capevict = capopen;
+    for (int k = 0; k < gs->npending; k++)
+        if (gs->pending[k].game && !gs->pending[k].game->evict_queued)
+            maybe_evict(gs, gs->pending[k].game);
+    free(job->evict);
+    free(job->pending);
+    free(job);
+    gs->commit_job = NULL;
+    wrd_games_flush(srv);       /* the batch filled meanwhile, or what waits */
+}
+
+/* Seal the open batch and commit it on a worker thread, taking the
+ * deliveries and evictions that wait for it; 0, or -1 (then commit here). */
+static int commit_off_loop(struct wrd_server *srv)
+{
+    struct wrd_games *gs = srv->games;
+    struct commit_job *job = calloc(1, sizeof *job);
+    if (job == NULL || srv->store->ops->seal(srv->store) != 0) {
+        free(job);
+        return -1;
+    }
+    job->srv = srv;
+    job->work.data = job;
+    job->t0 = uv_hrtime();
+    job->pending = gs->pending;
+    job->npending = gs->npending;
+    job->cappending = gs->cappending;
+    gs->pending = NULL;
+    gs->npending = gs->cappending = 0;
+    job->evict = gs->evict;
+    job->nevict = gs->nevict;
+    job->capevict = gs->capevict;
+    gs->evict = NULL;
+    gs->nevict = gs->capevict = 0;
+    if (uv_queue_work(&srv->loop, &job->work, commit_work, commit_after) != 0) {
+        /* sealed already: commit it here */
+        char err[256];
+        if (srv->store->ops->commit_sealed(srv->store, err, sizeof err) != 0)
+            commit_failed(err);
+        srv->committing = 1;
+        gs->commit_job = job;
+        commit_after(&job->work, 0);
+        return 0;
+    }
+    srv->committing = 1;
+    gs->commit_job = job;
+    return 0;
+}
+
+void wrd_games_flush(struct wrd_server *srv)
+{
+    struct wrd_games *gs = srv->games;
+    if (gs->commit_job)
+        return;                 /* its end delivers, then flushes again */
+    cluster_put_notes(srv);
+    flush_dirty(gs);
+    if (srv->store->ops->pending(srv->store)) {
+        /* Off the loop when the store can (not while stopping: the stop
+         * waits for nothing) */
+        if (srv->store->ops->seal && !srv->stopping && commit_off_loop(srv) == 0)
+            return;
+        char err[256];
+        uint64_t t0 = uv_hrtime();
+        if (srv->store->ops->commit(srv->store, err, sizeof err) != 0)
+            commit_failed(err);
+        observe_commit(&srv->metrics, (double)(uv_hrtime() - t0) / 1e9);
+    }
+    deliver_list(srv, gs->pending, gs->npending);
+    gs->npending = 0;
+    evict_queued(srv);
+}
+
+int wrd_games_committing(struct wrd_server *srv)
+{
+    return srv->games && srv->games->commit_job != NULL;
 }
 
 /* --- registry, restore ------------------------------------------------------------ */

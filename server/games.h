@@ -91,6 +91,10 @@ struct wrd_msg *wrd_games_state_msg(struct wrd_server *srv, struct wrd_conn *c,
  * waited for it (patches, acks, notifications). A failed commit stops the
  * server: nothing acknowledged may ever be lost. */
 void wrd_games_flush(struct wrd_server *srv);
+/* Is a batch being committed off the loop thread (a store with seal())?
+ * Its end delivers what waited for it and flushes again; a stop waits for
+ * it. */
+int wrd_games_committing(struct wrd_server *srv);
 
 /* Games held in memory. */
 int wrd_games_count(struct wrd_server *srv);

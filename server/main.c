@@ -55,6 +55,8 @@ static void on_grace(uv_timer_t *t)
     }
     if (uv_now(&srv->loop) - srv->grace_after < 100)
         return;
+    if (wrd_games_committing(srv))
+        return;                 /* its end flushes; then this */
     uv_timer_stop(t);
     uv_close((uv_handle_t *)t, NULL);
     wrd_games_flush(srv);

@@ -109,6 +109,8 @@ struct wrd_server {
     unsigned char *batch;       /* conn.c: the frames of one coalesced write */
     uint64_t commits;           /* flushes done: each committed the batch (if any) */
     int delivering;             /* in a flush, after its commit (conn.c's barrier) */
+    int committing;             /* a batch is being committed off the loop: what is
+                                   queued now waits for the commit after it */
     uv_timer_t grace;           /* shutdown: waits for connections to drain */
     uint64_t grace_started, grace_after;
     int port;                   /* the port actually bound */

@@ -8,7 +8,8 @@
  * Writes are grouped: every write of one loop iteration goes into one open
  * batch, and commit() makes the whole batch durable at once, before any
  * answer that depends on it leaves the server. Writes happen on the loop
- * thread only.
+ * thread only; a backend with seal() and commit_sealed() commits a sealed
+ * batch on a worker thread while the loop fills the next one.
  *
  * Reads go through a second connection of their own: `load` at start-up
  * (loop thread, before the loop runs), and `read_game`, `list_finished`,
@@ -238,6 +239,16 @@ struct wrd_store_ops {
     int (*pending)(struct wrd_store *st);
     /* Make the open batch durable. -1 with err on failure (the batch is lost). */
     int (*commit)(struct wrd_store *st, char *err, size_t errlen);
+    /* Both NULL, or both set: a commit off the loop thread. seal(), loop
+     * thread: the open batch becomes the sealed one, and the next put
+     * opens a new batch; 0, or -1 when the last sealed batch has not been
+     * committed yet (nothing changes). commit_sealed(), one thread at a
+     * time (a libuv worker), while the loop thread goes on putting into the
+     * open batch: make the sealed batch durable, as commit() does (-1 with
+     * err: it is lost); it may run while own() or disown() wait for it.
+     * Without them the loop thread commits (commit()). */
+    int (*seal)(struct wrd_store *st);
+    int (*commit_sealed)(struct wrd_store *st, char *err, size_t errlen);
 
     /* Loop thread, at start-up before the loop runs. Pass to l the games
      * l->finished_too names (see there), oldest first, each row checked

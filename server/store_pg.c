@@ -320,6 +320,12 @@ struct pg_store {
     struct op *ops;             /* the open batch */
     size_t nops, capops;
     int failed;                 /* a put could not be kept: commit fails */
+    /* The sealed batch (seal): committed by commit_sealed on a worker
+     * thread while the loop thread fills the open one. */
+    struct op *sealed;
+    size_t nsealed, capsealed;
+    int sealed_failed;
+    pthread_mutex_t wmutex;     /* the writing session: a commit, or a lock taken or let go */
 };
 
 /* What a failed result means for the caller, by its SQLSTATE. */
@@ -471,11 +477,16 @@ static int migrate(struct pg_store *s, char *err, size_t errlen)
     return 0;
 }
 
+static void ops_free(struct op *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (int j = 0; j < OP_PARAMS; j++)
+            free(ops[i].p[j]);
+}
+
 static void batch_free(struct pg_store *s)
 {
-    for (size_t i = 0; i < s->nops; i++)
-        for (int j = 0; j < OP_PARAMS; j++)
-            free(s->ops[i].p[j]);
+    ops_free(s->ops, s->nops);
     s->nops = 0;
     s->failed = 0;
 }
@@ -484,6 +495,8 @@ static void store_free(struct pg_store *s)
 {
     batch_free(s);
     free(s->ops);
+    ops_free(s->sealed, s->nsealed);
+    free(s->sealed);
     free(s->held);
     if (s->ln)
         PQfinish(s->ln);
@@ -492,6 +505,7 @@ static void store_free(struct pg_store *s)
     if (s->wr)
         PQfinish(s->wr);     /* the session ends: its advisory locks go with it */
     pthread_mutex_destroy(&s->mutex);
+    pthread_mutex_destroy(&s->wmutex);
     free(s);
 }
 
@@ -512,6 +526,7 @@ static int pg_open(struct wrd_store **out, const char *location, int flags, char
     pthread_mutexattr_init(&ma);
     pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&s->mutex, &ma);
+    pthread_mutex_init(&s->wmutex, NULL);
     pthread_mutexattr_destroy(&ma);
     wrd_store_redact(location, s->name, sizeof s->name);
     int rc = WRD_STORE_ERROR;
@@ -691,27 +706,23 @@ static void recover(struct pg_store *s, size_t pending)
         PQclear(PQexec(c, "ROLLBACK"));
 }
 
-static int pg_commit(struct wrd_store *st, char *err, size_t errlen)
+/* Send the batch ops[0..nops) as one transaction, in one round trip, and
+ * read its results: 0, or -1 with err (rolled back). The caller holds
+ * wmutex and frees the ops. */
+static int commit_ops(struct pg_store *s, const struct op *ops, size_t nops, char *err,
+                      size_t errlen)
 {
-    struct pg_store *s = (struct pg_store *)st;
-    if (!pg_pending(st))
-        return 0;
-    if (s->failed) {
-        snprintf(err, errlen, "a write of the batch could not be kept (out of memory)");
-        batch_free(s);
-        return -1;
-    }
     PGconn *c = s->wr;
     int rc = -1;
-    size_t nq = s->nops + 2, got = 0;
+    size_t nq = nops + 2, got = 0;
     /* 1) everything out: BEGIN, the writes, COMMIT, a sync */
     if (PQenterPipelineMode(c) == 0 ||
         PQsendQueryParams(c, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) == 0) {
         one_line(err, errlen, "commit", PQerrorMessage(c));
         goto out;
     }
-    for (size_t i = 0; i < s->nops; i++) {
-        const struct op *o = &s->ops[i];
+    for (size_t i = 0; i < nops; i++) {
+        const struct op *o = &ops[i];
         if (PQsendQueryPrepared(c, wstmts[o->stmt].name, wstmts[o->stmt].nparams,
                                 (const char *const *)o->p, NULL, NULL, 0) == 0) {
             one_line(err, errlen, "commit", PQerrorMessage(c));
@@ -735,7 +746,7 @@ static int pg_commit(struct wrd_store *st, char *err, size_t errlen)
             goto out;
         }
         const char *what = got == 0 ? "BEGIN" : got == nq - 1 ? "COMMIT"
-                                                              : wstmts[s->ops[got - 1].stmt].name;
+                                                              : wstmts[ops[got - 1].stmt].name;
         if (!bad && t != PGRES_COMMAND_OK && t != PGRES_TUPLES_OK) {
             char w[64];
             snprintf(w, sizeof w, "commit: %s", what);
@@ -765,7 +776,61 @@ static int pg_commit(struct wrd_store *st, char *err, size_t errlen)
 out:
     if (rc != 0)
         recover(s, nq + 1 > got ? nq + 1 - got : 0);
+    return rc;
+}
+
+static int pg_commit(struct wrd_store *st, char *err, size_t errlen)
+{
+    struct pg_store *s = (struct pg_store *)st;
+    if (!pg_pending(st))
+        return 0;
+    int rc = -1;
+    if (s->failed) {
+        snprintf(err, errlen, "a write of the batch could not be kept (out of memory)");
+    } else {
+        pthread_mutex_lock(&s->wmutex);
+        rc = commit_ops(s, s->ops, s->nops, err, errlen);
+        pthread_mutex_unlock(&s->wmutex);
+    }
     batch_free(s);
+    return rc;
+}
+
+/* The open batch becomes the sealed one (its arrays swapped with the
+ * sealed one's, emptied by the last commit_sealed): the loop thread goes on
+ * putting into a new open batch while a worker commits it. */
+static int pg_seal(struct wrd_store *st)
+{
+    struct pg_store *s = (struct pg_store *)st;
+    if (s->nsealed > 0 || s->sealed_failed)
+        return -1;
+    struct op *o = s->sealed;
+    size_t cap = s->capsealed;
+    s->sealed = s->ops;
+    s->capsealed = s->capops;
+    s->nsealed = s->nops;
+    s->sealed_failed = s->failed;
+    s->ops = o;
+    s->capops = cap;
+    s->nops = 0;
+    s->failed = 0;
+    return 0;
+}
+
+static int pg_commit_sealed(struct wrd_store *st, char *err, size_t errlen)
+{
+    struct pg_store *s = (struct pg_store *)st;
+    int rc = -1;
+    if (s->sealed_failed) {
+        snprintf(err, errlen, "a write of the batch could not be kept (out of memory)");
+    } else {
+        pthread_mutex_lock(&s->wmutex);
+        rc = s->nsealed ? commit_ops(s, s->sealed, s->nsealed, err, errlen) : 0;
+        pthread_mutex_unlock(&s->wmutex);
+    }
+    ops_free(s->sealed, s->nsealed);
+    s->nsealed = 0;
+    s->sealed_failed = 0;
     return rc;
 }
 
@@ -1422,7 +1487,9 @@ static int pg_own(struct wrd_store *st, const char *game)
     if (held_reserve(s) < 0)
         return WRD_STORE_ERROR; /* before the lock, so a lock taken is never forgotten */
     char err[256];
+    pthread_mutex_lock(&s->wmutex);        /* waits for a commit under way */
     int rc = lock_call(s->wr, "pg_try_advisory_lock", k, err, sizeof err);
+    pthread_mutex_unlock(&s->wmutex);
     if (rc == 1) {
         struct held *h = &s->held[held_slot(s, game, k)];
         snprintf(h->id, sizeof h->id, "%s", game);
@@ -1441,7 +1508,9 @@ static int pg_disown(struct wrd_store *st, const char *game)
     if (!held_has(s, game, k))
         return 0;
     char err[256];
+    pthread_mutex_lock(&s->wmutex);
     int rc = lock_call(s->wr, "pg_advisory_unlock", k, err, sizeof err);
+    pthread_mutex_unlock(&s->wmutex);
     if (rc < 0)
         return rc;
     held_remove(s, held_slot(s, game, k));
@@ -1535,6 +1604,8 @@ const struct wrd_store_ops wrd_store_pg_ops = {
     .put_snapshot = pg_put_snapshot,
     .pending = pg_pending,
     .commit = pg_commit,
+    .seal = pg_seal,
+    .commit_sealed = pg_commit_sealed,
     .load = pg_load,
     .read_game = pg_read_game,
     .list_finished = pg_list_finished,

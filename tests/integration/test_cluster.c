@@ -3,7 +3,8 @@
  * test_cluster.c - several warroomd on one PostgreSQL store (--cluster):
  * commands forwarded to the process that owns their game, spectators on
  * every process kept in step, a killed owner's game taken over, and the
- * refusals (--cluster on SQLite; a lone server beside a cluster).
+ * refusals (--cluster on SQLite; a lone server beside a cluster); and the
+ * PostgreSQL store's commit off the loop thread.
  *
  * PostgreSQL only: it needs WT_STORE_URL or WT_STORE_URL_FILE (pgdb.h) and
  * fails without them. The servers of one test share the database of the
@@ -23,6 +24,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <libpq-fe.h>
 
 #include "pgdb.h"
 #include "proc.h"
@@ -374,12 +377,64 @@ static void test_claim_anywhere(void **state)
     stop_cluster(s, NPROC);
 }
 
+/* --- the commit off the loop ------------------------------------------------------- */
+
+/* While PostgreSQL cannot finish a commit (the commands table locked by
+ * another session), the server's loop goes on (it answers /metrics), and
+ * the command waiting for the commit is not acknowledged; once the lock
+ * goes, the ack comes, and the command is in the store. */
+static void test_commit_off_loop(void **state)
+{
+    (void)state;
+    struct wt_server s[1];
+    start_cluster(s, 1);
+    struct wt_client x, o;
+    assert_int_equal(wt_open(&x, "x", s[0].port), 0);
+    assert_int_equal(wt_open(&o, "o", s[0].port), 0);
+    struct game g;
+    new_game(&x, &o, &g);
+    join(&o, g.id, g.token_o);
+    mark(&x, g.id, 1, 0, 1);
+    PGconn *db = PQconnectdb(s[0].db);
+    assert_int_equal(PQstatus(db), CONNECTION_OK);
+    PQclear(PQexec(db, "BEGIN"));
+    PGresult *r = PQexec(db, "LOCK TABLE commands IN ACCESS EXCLUSIVE MODE");
+    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+    PQclear(r);
+    wt_send(&o, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", g.id, "seq", 1,
+            "cmd", "type", "mark", "cell", 4);
+    /* the loop answers meanwhile: /metrics (which waits for no commit)
+     * says a commit is under way */
+    long long held = wt_metric(s[0].port, "warroom_games");
+    if (held != 1)
+        fail_msg("the server did not answer /metrics while a commit waited (%lld)", held);
+    /* ...and the command is not acknowledged before its commit */
+    json_t *early = wt_expect(&o, "ack", 300);
+    if (early != NULL)
+        fail_msg("a command was acknowledged before its commit");
+    PQclear(PQexec(db, "COMMIT"));
+    json_t *ack = wt_expect(&o, "ack", T);
+    if (ack == NULL)
+        fail_msg("the command was not acknowledged once its commit could finish");
+    assert_int_equal(json_integer_value(json_object_get(ack, "version")), 2);
+    json_decref(ack);
+    r = PQexec(db, "SELECT count(*) FROM commands");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_string_equal(PQgetvalue(r, 0, 0), "2");
+    PQclear(r);
+    PQfinish(db);
+    wt_close(&x);
+    wt_close(&o);
+    stop_cluster(s, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_forward_and_takeover),
         cmocka_unit_test(test_claim_anywhere),
+        cmocka_unit_test(test_commit_off_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
