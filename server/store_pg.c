@@ -25,9 +25,12 @@
  * row (put_status, update_seat) fail inside the transaction when they do
  * not (warroom_one() raises), so COMMIT is never reached with such a batch.
  * synchronous_commit keeps PostgreSQL's default (on): COMMIT returns once
- * the WAL is flushed. commit() runs on the loop thread and waits for that
- * round trip and that fsync, blocking the loop as SQLite's commit does; a
- * store thread of its own (or libpq's socket on the loop) is the next step.
+ * the WAL is flushed. The server does not wait for that on its loop: seal()
+ * moves the open batch aside (a pointer swap) and commit_sealed() sends it
+ * from a libuv worker thread while the loop fills the next batch; the
+ * writing session is then the worker's, and own()/disown() (the locks,
+ * taken on the same session) wait for it under wmutex. commit() is the
+ * same on the calling thread (start-up, a stop).
  *
  * Ownership. open() takes pg_try_advisory_lock(WRD_PG_LOCK_KEY) on the
  * writing session: while another session holds it, open() fails with
