@@ -1960,6 +1960,13 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
                        NULL, NULL, jid);
         return;
     }
+    if (gs->cluster && cluster_own_new(srv, g) != 0) {
+        /* a fresh id no process holds: only the store can fail here */
+        wrd_error("the store could not give a new game its owner", "game=%s", g->id);
+        game_free(g);
+        wrd_conn_error(c, WRD_E_INTERNAL, "the store failed; no game was made", NULL, NULL, jid);
+        return;
+    }
     /* The creator's token, and one invite per other seat. */
     char token[65] = "", invite[33];
     json_t *inv = json_object();
@@ -2008,14 +2015,6 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
         refresh_awaiting(srv, g, -1, 1);
     project_all(g);
     registry_add(gs, g);
-    if (gs->cluster && cluster_own_new(srv, g) != 0) {
-        /* a fresh id no process holds: only the store can fail here */
-        wrd_error("the store could not give a new game its owner", "game=%s", g->id);
-        registry_remove(gs, g);
-        game_free(g);
-        wrd_conn_error(c, WRD_E_INTERNAL, "the store failed; no game was made", NULL, NULL, jid);
-        return;
-    }
 
     char *opt_text = json_dumps(g->options, JSON_COMPACT);
     struct wrd_game_row row = { g->id, rs->name, g->scenario_name,
@@ -5253,9 +5252,10 @@ static void note_reply(struct wrd_server *srv, const char *payload)
     json_decref(j);
 }
 
-static void on_note(void *ctx, int channel, const char *payload)
+void wrd_games_note(struct wrd_server *srv, int channel, const char *payload)
 {
-    struct wrd_server *srv = ctx;
+    if (srv->games->cluster == NULL)
+        return;
     switch (channel) {
     case WRD_NOTE_GAME:
         note_game(srv, payload);
@@ -5267,6 +5267,11 @@ static void on_note(void *ctx, int channel, const char *payload)
         note_reply(srv, payload);
         break;
     }
+}
+
+static void on_note(void *ctx, int channel, const char *payload)
+{
+    wrd_games_note(ctx, channel, payload);
 }
 
 static void on_note_fd(uv_poll_t *p, int status, int events)
@@ -5312,6 +5317,11 @@ static void on_tick(uv_timer_t *t)
         if (g->follower)
             send_forward(srv, f);
     }
+}
+
+const char *wrd_games_node(struct wrd_server *srv)
+{
+    return srv->games->cluster ? srv->games->cluster->node : "";
 }
 
 int wrd_games_start_cluster(struct wrd_server *srv, char *err, size_t errlen)

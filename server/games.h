@@ -68,6 +68,13 @@ void wrd_games_start_sweep(struct wrd_server *srv);
  * forwards commands and takes games over. 0, or -1 with err. Its handles
  * are closed by wrd_games_close_handles. */
 int wrd_games_start_cluster(struct wrd_server *srv, char *err, size_t errlen);
+/* One note of another process (or this one's own), as the listener passes
+ * it: channel WRD_NOTE_* and its payload (borrowed), whatever they hold
+ * (a malformed note is logged and dropped). Without --cluster: nothing. */
+void wrd_games_note(struct wrd_server *srv, int channel, const char *payload);
+/* This process's name among the others of its cluster (16 hex digits), ""
+ * without --cluster. */
+const char *wrd_games_node(struct wrd_server *srv);
 
 /* warroomd --verify: every game of the store (its every row checked by the
  * store first) replayed through the rules and compared with each of its

@@ -1,0 +1,179 @@
+/*
+ * fuzz_cluster_note.c - libFuzzer target for the notes one warroomd of a
+ * cluster reads from the others (server/games.c, "several servers"): a game
+ * changed, a forwarded command or claim, a reply. They come through
+ * PostgreSQL from any session that can NOTIFY on the database, so they are
+ * outside input like a client's message.
+ *
+ * In process: a server with an in-memory SQLite store whose cluster ops are
+ * this file's (the games are owned when the input says so, notes put are
+ * dropped, the tail of a game is "no such game"), games made through the
+ * protocol, then each input line handed to wrd_games_note: its first byte
+ * the channel (1-3), the rest the payload, with "$G" replaced by the newest
+ * game's id and "$N" by this process's node (so forwards and replies reach
+ * past "not ours"). Nothing may crash, leak or trip the sanitizers.
+ */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "addr.h"
+#include "conn.h"
+#include "games.h"
+#include "log.h"
+#include "protocol.h"
+#include "server.h"
+#include "store.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int owns = 1;            /* what own() answers: the input's first byte */
+static int fds[2] = { -1, -1 };
+
+static int fz_own(struct wrd_store *st, const char *game)
+{
+    (void)st;
+    (void)game;
+    return owns;
+}
+
+static int fz_disown(struct wrd_store *st, const char *game)
+{
+    (void)st;
+    (void)game;
+    return 0;
+}
+
+static int fz_put_note(struct wrd_store *st, int channel, const char *payload)
+{
+    (void)st;
+    return channel >= WRD_NOTE_GAME && channel <= WRD_NOTE_REPLY &&
+                   strlen(payload) <= WRD_NOTE_MAX ? 0 : -1;
+}
+
+static int fz_note_fd(struct wrd_store *st)
+{
+    (void)st;
+    return fds[0];
+}
+
+static int fz_drain(struct wrd_store *st, void (*cb)(void *, int, const char *), void *ctx)
+{
+    (void)st;
+    (void)cb;
+    (void)ctx;
+    return 0;
+}
+
+static int fz_read_tail(struct wrd_store *st, const char *game, int64_t after,
+                        const struct wrd_store_loader *l, char *err, size_t errlen)
+{
+    (void)st;
+    (void)game;
+    (void)after;
+    (void)l;
+    (void)err;
+    (void)errlen;
+    return 1;
+}
+
+static const struct wrd_store_cluster_ops fz_cluster = {
+    fz_own, fz_disown, fz_put_note, fz_note_fd, fz_drain, fz_read_tail,
+};
+
+static struct wrd_server *server(void)
+{
+    static struct wrd_server *srv;
+    if (srv == NULL) {
+        char err[256];
+        char *argv[] = { "fuzz", NULL };
+        srv = calloc(1, sizeof *srv);
+        if (srv == NULL || wrd_config_parse(&srv->cfg, 1, argv) != 0 || pipe(fds) != 0)
+            abort();
+        wrd_log_set_level(WRD_LOG_ERROR);
+        srv->cfg.max_games = 2000;
+        srv->cfg.address_rate = 100000000;
+        srv->cfg.max_open_per_address = srv->cfg.max_games_per_address = 100000000;
+        uv_loop_init(&srv->loop);
+        if (wrd_store_sqlite_ops.open(&srv->store, ":memory:", 0, err, sizeof err) != 0 ||
+            wrd_addrs_new(srv) != 0 || wrd_games_new(srv) != 0)
+            abort();
+        srv->store->cluster = &fz_cluster;
+        wrd_protocol_init(srv);
+        if (wrd_games_start_cluster(srv, err, sizeof err) != 0)
+            abort();
+    }
+    return srv;
+}
+
+/* text[0..len) into out with "$G" replaced by the game's id and "$N" by
+ * this process's node (wrd_games_node). */
+static void expand(const char *text, size_t len, const char *game, const char *node,
+                   char *out, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len && n + 20 < cap; i++) {
+        if (text[i] == '$' && i + 1 < len && (text[i + 1] == 'G' || text[i + 1] == 'N')) {
+            const char *v = text[i + 1] == 'G' ? game : node;
+            size_t vl = strlen(v);
+            if (n + vl + 1 >= cap)
+                break;
+            memcpy(out + n, v, vl);
+            n += vl;
+            i++;
+        } else {
+            out[n++] = text[i];
+        }
+    }
+    out[n] = '\0';
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct wrd_server *srv = server();
+    if (size < 2)
+        return 0;
+    owns = data[0] & 1;
+    /* a game to name: created (owned or followed, as own() says) and
+     * claimed by a connection of this process */
+    struct wrd_conn *c = wrd_conn_new(srv, NULL, "127.0.0.1");
+    if (c == NULL)
+        return 0;
+    c->hello = 1;
+    static const char create[] = "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"seat\":\"x\","
+                                 "\"options\":{\"open_seats\":true}}";
+    wrd_protocol_dispatch(srv, c, create, sizeof create - 1);
+    const char *why = NULL;
+    json_t *req = json_pack("{s:i}", "limit", 1);
+    json_t *page = wrd_games_list(srv, req, &why);
+    const char *g = json_string_value(json_object_get(json_array_get(json_object_get(page,
+                                                                                     "games"), 0),
+                                                      "game"));
+    char game[32] = "g-000000000000";
+    if (g && strlen(g) < sizeof game)
+        strcpy(game, g);
+    json_decref(page);
+    json_decref(req);
+    const char *node = wrd_games_node(srv);
+    size_t start = 1;
+    char payload[WRD_NOTE_MAX + 64];
+    for (size_t i = 1; i <= size; i++) {
+        if (i == size || data[i] == '\n') {
+            if (i > start + 1) {
+                int channel = data[start] % 4;
+                expand((const char *)data + start + 1, i - start - 1, game, node, payload,
+                       sizeof payload);
+                wrd_games_note(srv, channel, payload);
+            }
+            start = i + 1;
+        }
+    }
+    wrd_games_flush(srv);
+    uv_run(&srv->loop, UV_RUN_NOWAIT);
+    wrd_games_flush(srv);
+    wrd_conn_closed(c);
+    return 0;
+}
