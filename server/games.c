@@ -1579,6 +1579,16 @@ static void to_parent(struct wrd_server *srv, struct wrd_game *child, const json
                      child->parent);
         return;
     }
+    if (parent->follower || parent->catching) {
+        /* (several servers) only the parent's owner may apply to it:
+         * linked games are not shared between processes */
+        wrd_warn("linked game's parent owned by another process", "game=%s parent=%s",
+                 child->id, parent->id);
+        snprintf(child->link_refused, sizeof child->link_refused, "%s is held by another "
+                 "server process: its events were not passed to it", parent->id);
+        section_changed(srv->games, child);
+        return;
+    }
     json_t *pub = child->rs->project_events(child->g, NULL, events);
     json_t *cmds = pub ? parent->rs->child_events(parent->g, child->link_key, pub) : NULL;
     json_decref(pub);
