@@ -2119,6 +2119,8 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
                                NULL, jid);
             return;
         }
+        if (!cluster_may_write(srv, c, parent, jid))
+            return;             /* a link is written with its parent */
         if (parent->rs->child == NULL) {
             wrd_conn_error(c, WRD_E_NO_CHILDREN, "that game's ruleset plays no part of it as a "
                            "game of its own", parent_id, NULL, jid);
