@@ -4886,6 +4886,20 @@ struct tail_job {
     int ncmds, capcmds;
 };
 
+/* arr, holding n of *cap elements of elem bytes, with room for one more:
+ * arr itself, or its copy grown (from 8, doubling; *cap updated); NULL when
+ * out of memory (arr unchanged, still the caller's). */
+static void *grow_room(void *arr, int *cap, int n, size_t elem)
+{
+    if (n < *cap)
+        return arr;
+    int c = *cap ? 2 * *cap : 8;
+    void *p = realloc(arr, elem * (size_t)c);
+    if (p != NULL)
+        *cap = c;
+    return p;
+}
+
 static int tail_game(void *ctx, const struct wrd_game_row *g, const char *status,
                      const char *result, int64_t deadline_ms)
 {
@@ -4900,14 +4914,10 @@ static int tail_game(void *ctx, const struct wrd_game_row *g, const char *status
 static int tail_seat(void *ctx, const struct wrd_seat_row *r)
 {
     struct tail_job *job = ctx;
-    if (job->nseats == job->capseats) {
-        int cap = job->capseats ? 2 * job->capseats : 8;
-        struct tail_seat *n = realloc(job->seats, sizeof *n * (size_t)cap);
-        if (n == NULL)
-            return -1;
-        job->seats = n;
-        job->capseats = cap;
-    }
+    void *more = grow_room(job->seats, &job->capseats, job->nseats, sizeof *job->seats);
+    if (more == NULL)
+        return -1;
+    job->seats = more;
     struct tail_seat *s = &job->seats[job->nseats++];
     snprintf(s->name, sizeof s->name, "%s", r->seat);
     snprintf(s->token_hash, sizeof s->token_hash, "%s", r->token_hash ? r->token_hash : "");
@@ -4918,14 +4928,10 @@ static int tail_seat(void *ctx, const struct wrd_seat_row *r)
 static int tail_command(void *ctx, const struct wrd_command_row *r)
 {
     struct tail_job *job = ctx;
-    if (job->ncmds == job->capcmds) {
-        int cap = job->capcmds ? 2 * job->capcmds : 8;
-        struct tail_command *n = realloc(job->cmds, sizeof *n * (size_t)cap);
-        if (n == NULL)
-            return -1;
-        job->cmds = n;
-        job->capcmds = cap;
-    }
+    void *more = grow_room(job->cmds, &job->capcmds, job->ncmds, sizeof *job->cmds);
+    if (more == NULL)
+        return -1;
+    job->cmds = more;
     struct tail_command *c = &job->cmds[job->ncmds];
     snprintf(c->seat, sizeof c->seat, "%s", r->seat);
     c->version = r->version;

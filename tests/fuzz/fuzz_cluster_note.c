@@ -5,7 +5,7 @@
  * PostgreSQL from any session that can NOTIFY on the database, so they are
  * outside input like a client's message.
  *
- * In process: a server with an in-memory SQLite store whose cluster ops are
+ * In process: the fuzz server (fuzz_server.h) whose store's cluster ops are
  * this file's (the games are owned when the input says so, notes put are
  * dropped, the tail of a game is "no such game"), games made through the
  * protocol, then each input line handed to wrd_games_note: its first byte
@@ -20,8 +20,8 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "addr.h"
 #include "conn.h"
+#include "fuzz_server.h"
 #include "games.h"
 #include "log.h"
 #include "protocol.h"
@@ -84,25 +84,16 @@ static const struct wrd_store_cluster_ops fz_cluster = {
     fz_own, fz_disown, fz_put_note, fz_note_fd, fz_drain, fz_read_tail,
 };
 
+/* The fuzz server, in a cluster whose ops are the ones above. */
 static struct wrd_server *server(void)
 {
-    static struct wrd_server *srv;
-    if (srv == NULL) {
+    struct wrd_server *srv = fuzz_server();
+    if (srv->store->cluster == NULL) {
         char err[256];
-        char *argv[] = { "fuzz", NULL };
-        srv = calloc(1, sizeof *srv);
-        if (srv == NULL || wrd_config_parse(&srv->cfg, 1, argv) != 0 || pipe(fds) != 0)
+        if (pipe(fds) != 0)
             abort();
         wrd_log_set_level(WRD_LOG_ERROR);
-        srv->cfg.max_games = 2000;
-        srv->cfg.address_rate = 100000000;
-        srv->cfg.max_open_per_address = srv->cfg.max_games_per_address = 100000000;
-        uv_loop_init(&srv->loop);
-        if (wrd_store_sqlite_ops.open(&srv->store, ":memory:", 0, err, sizeof err) != 0 ||
-            wrd_addrs_new(srv) != 0 || wrd_games_new(srv) != 0)
-            abort();
         srv->store->cluster = &fz_cluster;
-        wrd_protocol_init(srv);
         if (wrd_games_start_cluster(srv, err, sizeof err) != 0)
             abort();
     }

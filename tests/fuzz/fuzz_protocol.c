@@ -18,9 +18,8 @@
 #include <string.h>
 #include <uv.h>
 
-#include "addr.h"
-#include "catalog.h"
 #include "conn.h"
+#include "fuzz_server.h"
 #include "games.h"
 #include "log.h"
 #include "server.h"
@@ -28,34 +27,6 @@
 #include "protocol.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static struct wrd_server *server(void)
-{
-    /* One server per process, like one warroomd: games accumulate. */
-    static struct wrd_server *srv;
-    if (srv == NULL) {
-        char err[256];
-        char *argv[] = { "fuzz", NULL };
-        srv = calloc(1, sizeof *srv);
-        if (srv == NULL || wrd_config_parse(&srv->cfg, 1, argv) != 0)
-            abort();
-        srv->cfg.scenarios = WARROOM_SCENARIO_DIR;
-        /* A line per game created would make stderr the bottleneck. */
-        wrd_log_set_level(WRD_LOG_WARN);
-        srv->cfg.max_games = 2000;
-        /* one client address sends everything: its budgets lifted, so
-         * every message is handled, none held back */
-        srv->cfg.address_rate = 100000000;
-        srv->cfg.max_open_per_address = srv->cfg.max_games_per_address = 100000000;
-        uv_loop_init(&srv->loop);
-        if (wrd_store_sqlite_ops.open(&srv->store, ":memory:", 0, err, sizeof err) != 0 ||
-            wrd_addrs_new(srv) != 0 || wrd_games_new(srv) != 0)
-            abort();
-        wrd_protocol_init(srv);
-        srv->catalog = wrd_catalog_load(srv->cfg.scenarios);   /* `rulesets` */
-    }
-    return srv;
-}
 
 /* The id of the newest game listed (the lobby's first: the one this
  * input created last, when it created one), into id (unchanged when none). */
@@ -104,7 +75,7 @@ static void dispatch(struct wrd_server *srv, struct wrd_conn *c, const char *tex
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct wrd_server *srv = server();
+    struct wrd_server *srv = fuzz_server();
     if (size < 1)
         return 0;
     struct wrd_conn *c = wrd_conn_new(srv, NULL, "127.0.0.1");
