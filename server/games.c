@@ -231,6 +231,7 @@ struct wrd_games {
                                    (/metrics) */
     struct cluster *cluster;    /* --cluster, or NULL */
     struct commit_job *commit_job;  /* a batch being committed off the loop, or NULL */
+    struct committer *committer;    /* the thread that commits it (started on the first) */
 };
 
 struct load;
@@ -3060,7 +3061,6 @@ static void observe_commit(struct wrd_metrics *mt, double seconds)
 /* A commit off the loop thread (store seal/commit_sealed): the sealed
  * batch, and the deliveries and evictions that wait for it. */
 struct commit_job {
-    uv_work_t work;
     struct wrd_server *srv;
     uint64_t t0;
     int rc;
@@ -3141,20 +3141,13 @@ static void deliver_list(struct wrd_server *srv, struct deferred *pending, int n
     srv->delivering = 0;
 }
 
-static void commit_work(uv_work_t *w)
+/* The loop thread, once job's batch is durable: deliver what waited for it. */
+static void commit_after(struct commit_job *job)
 {
-    struct commit_job *job = w->data;
-    struct wrd_store *st = job->srv->store;
-    job->rc = st->ops->commit_sealed(st, job->err, sizeof job->err);
-}
-
-static void commit_after(uv_work_t *w, int status)
-{
-    struct commit_job *job = w->data;
     struct wrd_server *srv = job->srv;
     struct wrd_games *gs = srv->games;
-    if (status != 0 || job->rc != 0)
-        commit_failed(status != 0 ? "the commit was cancelled" : job->err);
+    if (job->rc != 0)
+        commit_failed(job->err);
     observe_commit(&srv->metrics, (double)(uv_hrtime() - job->t0) / 1e9);
     srv->committing = 0;
     deliver_list(srv, job->pending, job->npending);
@@ -3188,18 +3181,110 @@ static void commit_after(uv_work_t *w, int status)
     wrd_games_flush(srv);       /* the batch filled meanwhile, or what waits */
 }
 
-/* Seal the open batch and commit it on a worker thread, taking the
- * deliveries and evictions that wait for it; 0, or -1 (then commit here). */
+/*
+ * The committer: a thread of its own that makes sealed batches durable
+ * (store commit_sealed), so a commit never waits behind the libuv
+ * workers' reads (a lobby page, a game read back), and the loop never
+ * waits for a commit. One job at a time: the loop hands it over under the
+ * mutex and the thread wakes the loop (uv_async) when it is done.
+ */
+struct committer {
+    uv_thread_t thread;
+    uv_mutex_t mutex;
+    uv_cond_t cond;
+    uv_async_t done;
+    struct wrd_store *store;
+    struct commit_job *todo;    /* handed to the thread */
+    struct commit_job *finished;    /* handed back */
+    int quit;
+};
+
+static void committer_main(void *arg)
+{
+    struct committer *cm = arg;
+    uv_mutex_lock(&cm->mutex);
+    for (;;) {
+        while (cm->todo == NULL && !cm->quit)
+            uv_cond_wait(&cm->cond, &cm->mutex);
+        if (cm->todo == NULL)
+            break;
+        struct commit_job *job = cm->todo;
+        cm->todo = NULL;
+        uv_mutex_unlock(&cm->mutex);
+        job->rc = cm->store->ops->commit_sealed(cm->store, job->err, sizeof job->err);
+        uv_mutex_lock(&cm->mutex);
+        cm->finished = job;
+        uv_async_send(&cm->done);
+    }
+    uv_mutex_unlock(&cm->mutex);
+}
+
+static void on_committed(uv_async_t *a)
+{
+    struct committer *cm = a->data;
+    uv_mutex_lock(&cm->mutex);
+    struct commit_job *job = cm->finished;
+    cm->finished = NULL;
+    uv_mutex_unlock(&cm->mutex);
+    if (job)
+        commit_after(job);
+}
+
+static void committer_free(uv_handle_t *h)
+{
+    free(h->data);              /* the committer */
+}
+
+static struct committer *committer_start(struct wrd_server *srv)
+{
+    struct committer *cm = calloc(1, sizeof *cm);
+    if (cm == NULL)
+        return NULL;
+    cm->store = srv->store;
+    uv_mutex_init(&cm->mutex);
+    uv_cond_init(&cm->cond);
+    uv_async_init(&srv->loop, &cm->done, on_committed);
+    cm->done.data = cm;
+    if (uv_thread_create(&cm->thread, committer_main, cm) != 0) {
+        uv_mutex_destroy(&cm->mutex);
+        uv_cond_destroy(&cm->cond);
+        uv_close((uv_handle_t *)&cm->done, committer_free);
+        return NULL;
+    }
+    return cm;
+}
+
+/* At the stop, once no commit is under way: the thread ends, its handle
+ * closes (and frees it). */
+static void committer_stop(struct wrd_games *gs)
+{
+    struct committer *cm = gs->committer;
+    if (cm == NULL)
+        return;
+    gs->committer = NULL;
+    uv_mutex_lock(&cm->mutex);
+    cm->quit = 1;
+    uv_cond_signal(&cm->cond);
+    uv_mutex_unlock(&cm->mutex);
+    uv_thread_join(&cm->thread);
+    uv_mutex_destroy(&cm->mutex);
+    uv_cond_destroy(&cm->cond);
+    uv_close((uv_handle_t *)&cm->done, committer_free);
+}
+
+/* Seal the open batch and hand it to the committer, with the deliveries
+ * and evictions that wait for it; 0, or -1 (then commit here). */
 static int commit_off_loop(struct wrd_server *srv)
 {
     struct wrd_games *gs = srv->games;
+    if (gs->committer == NULL && (gs->committer = committer_start(srv)) == NULL)
+        return -1;
     struct commit_job *job = calloc(1, sizeof *job);
     if (job == NULL || srv->store->ops->seal(srv->store) != 0) {
         free(job);
         return -1;
     }
     job->srv = srv;
-    job->work.data = job;
     job->t0 = uv_hrtime();
     job->pending = gs->pending;
     job->npending = gs->npending;
@@ -3211,18 +3296,13 @@ static int commit_off_loop(struct wrd_server *srv)
     job->capevict = gs->capevict;
     gs->evict = NULL;
     gs->nevict = gs->capevict = 0;
-    if (uv_queue_work(&srv->loop, &job->work, commit_work, commit_after) != 0) {
-        /* sealed already: commit it here */
-        char err[256];
-        if (srv->store->ops->commit_sealed(srv->store, err, sizeof err) != 0)
-            commit_failed(err);
-        srv->committing = 1;
-        gs->commit_job = job;
-        commit_after(&job->work, 0);
-        return 0;
-    }
     srv->committing = 1;
     gs->commit_job = job;
+    struct committer *cm = gs->committer;
+    uv_mutex_lock(&cm->mutex);
+    cm->todo = job;
+    uv_cond_signal(&cm->cond);
+    uv_mutex_unlock(&cm->mutex);
     return 0;
 }
 
@@ -3234,8 +3314,8 @@ void wrd_games_flush(struct wrd_server *srv)
     cluster_put_notes(srv);
     flush_dirty(gs);
     if (srv->store->ops->pending(srv->store)) {
-        /* Off the loop when the store can (not while stopping: the stop
-         * waits for nothing) */
+        /* Off the loop when the store can (not while stopping: the
+         * stop's last commits are made here) */
         if (srv->store->ops->seal && !srv->stopping && commit_off_loop(srv) == 0)
             return;
         char err[256];
@@ -3247,6 +3327,8 @@ void wrd_games_flush(struct wrd_server *srv)
     deliver_list(srv, gs->pending, gs->npending);
     gs->npending = 0;
     evict_queued(srv);
+    if (srv->stopping)
+        committer_stop(gs);     /* the last commits are made here now */
 }
 
 int wrd_games_committing(struct wrd_server *srv)
