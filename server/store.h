@@ -243,10 +243,10 @@ struct wrd_store_ops {
      * thread: the open batch becomes the sealed one, and the next put
      * opens a new batch; 0, or -1 when the last sealed batch has not been
      * committed yet (nothing changes). commit_sealed(), one thread at a
-     * time (a libuv worker), while the loop thread goes on putting into the
-     * open batch: make the sealed batch durable, as commit() does (-1 with
-     * err: it is lost); it may run while own() or disown() wait for it.
-     * Without them the loop thread commits (commit()). */
+     * time (the server's committer), while the loop thread goes on putting
+     * into the open batch: make the sealed batch durable, as commit() does
+     * (-1 with err: it is lost); own() and disown() wait for it. Without
+     * them the loop thread commits (commit()). */
     int (*seal)(struct wrd_store *st);
     int (*commit_sealed)(struct wrd_store *st, char *err, size_t errlen);
 

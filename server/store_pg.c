@@ -27,8 +27,8 @@
  * synchronous_commit keeps PostgreSQL's default (on): COMMIT returns once
  * the WAL is flushed. The server does not wait for that on its loop: seal()
  * moves the open batch aside (a pointer swap) and commit_sealed() sends it
- * from a libuv worker thread while the loop fills the next batch; the
- * writing session is then the worker's, and own()/disown() (the locks,
+ * from the server's committer thread while the loop fills the next batch;
+ * the writing session is then that thread's, and own()/disown() (the locks,
  * taken on the same session) wait for it under wmutex. commit() is the
  * same on the calling thread (start-up, a stop).
  *
