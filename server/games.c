@@ -176,6 +176,7 @@ struct wrd_game {
     int catch_again;            /* ...and another note came meanwhile: read again */
     int released;               /* its owner let it go: the next command tries to own it */
     int noted;                  /* changed in this batch: a note goes to the others */
+    struct catch_waiter *waiters;   /* requests run again once the read is done */
     struct wrd_game *next;      /* hash chain */
     struct wrd_game *all_prev, *all_next;   /* every game held, oldest first (by
                                                created_ms, then id) */
@@ -256,6 +257,8 @@ static int cluster_busy(const struct wrd_game *g);
 static int cluster_may_write(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
                              const json_t *jid);
 static int cluster_own_new(struct wrd_server *srv, struct wrd_game *g);
+static int cluster_recheck(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
+                           const json_t *msg, rerun_fn run);
 static int cluster_claim(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
                          const char *invite_hash, const json_t *msg);
 static void cluster_close(struct wrd_games *gs);
@@ -2334,6 +2337,10 @@ static void join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
             if (g->seats[i].token_hash[0] && same_hash(g->seats[i].token_hash, h))
                 seat = i;
     }
+    /* a copy of another process's game may not know a seat claimed just
+     * now: it reads the store's rows once before refusing */
+    if (seat < 0 && !fetched && cluster_recheck(srv, c, g, msg, join_run))
+        return;
     if (seat < 0) {
         wrd_conn_error(c, WRD_E_BAD_TOKEN, "that token opens no seat of this game", id, NULL, jid);
         return;
@@ -4622,7 +4629,7 @@ static int cluster_busy(const struct wrd_game *g)
     const struct cluster *cl = g->srv->games->cluster;
     if (cl == NULL)
         return 0;
-    if (g->catching)
+    if (g->catching || g->waiters)
         return 1;
     for (const struct forward *f = cl->forwards; f; f = f->next)
         if (strcmp(f->game, g->id) == 0)
@@ -4691,6 +4698,7 @@ static void forward_unlink(struct cluster *cl, struct forward *f)
 }
 
 static void catch_up(struct wrd_server *srv, struct wrd_game *g);
+static void run_waiters(struct wrd_server *srv, struct wrd_game *g);
 
 /* Own g (a follower): 1 taken (its rows after its version are read before
  * it runs a command), 0 another process holds it, -1 the store failed. */
@@ -5138,6 +5146,7 @@ static void tail_done(uv_work_t *w, int status)
         catch_up(srv, g);
         return;
     }
+    run_waiters(srv, g);
     if (!g->follower) {
         arm_timer(g);           /* taken over: its deadlines are this process's now */
         run_waiting(srv, g);
@@ -5149,6 +5158,50 @@ static void tail_done(uv_work_t *w, int status)
             deliver(srv, f);
     }
     maybe_evict(gs, g);
+}
+
+/* A request that waits for a copy's read of the store (cluster_recheck). */
+struct catch_waiter {
+    struct catch_waiter *next;
+    struct pending_req *req;
+};
+
+/* A request a copy cannot answer from what it knows (a token of a seat
+ * claimed just now): 1 when it waits for a read of g's rows and will run
+ * again (run(srv, c, msg, 1)); 0 answer now (g is owned here, or out of
+ * memory). */
+static int cluster_recheck(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
+                           const json_t *msg, rerun_fn run)
+{
+    if (srv->games->cluster == NULL || !g->follower)
+        return 0;
+    struct pending_req *req = calloc(1, sizeof *req);
+    struct catch_waiter *w = malloc(sizeof *w);
+    if (req == NULL || w == NULL) {
+        free(req);
+        free(w);
+        return 0;
+    }
+    *req = (struct pending_req){ run, c, json_incref((json_t *)msg), 1, NULL };
+    wrd_conn_ref(c);
+    wrd_conn_wait_begin(c);     /* its next messages wait for this one */
+    *w = (struct catch_waiter){ g->waiters, req };
+    g->waiters = w;
+    catch_up(srv, g);
+    if (!g->catching)
+        run_waiters(srv, g);    /* no read could start: answered from what it knows */
+    return 1;
+}
+
+/* g's read is done (or g leaves): the requests waiting for it run again. */
+static void run_waiters(struct wrd_server *srv, struct wrd_game *g)
+{
+    while (g->waiters) {
+        struct catch_waiter *w = g->waiters;
+        g->waiters = w->next;
+        finish_request(srv, w->req);
+        free(w);
+    }
 }
 
 /* Read g's rows after its version (again, when a read is under way). */
