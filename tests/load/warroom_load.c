@@ -382,6 +382,21 @@ static int spawn_server(int p)
     complain("warroomd %d did not print its address (log: %s)", p, pr->log);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
+    /* What it said (an option it does not know, a database it cannot
+     * open): its first lines and its last. */
+    FILE *log = fopen(pr->log, "r");
+    char said[512], last[512] = "";
+    int lines = 0;
+    while (log && fgets(said, sizeof said, log)) {
+        if (lines++ < 4)
+            fprintf(stderr, "warroomd %d: %s", p, said);
+        else
+            memcpy(last, said, sizeof last);
+    }
+    if (last[0])
+        fprintf(stderr, "warroomd %d: ...\nwarroomd %d: %s", p, p, last);
+    if (log)
+        fclose(log);
     close(pr->out_fd);
     pr->pid = 0;
     return -1;
@@ -2510,6 +2525,12 @@ int main(int argc, char **argv)
     if (opt.start && start_servers() < 0) {
         for (int p = 0; p < nprocs; p++)
             stop_server(p, SIGKILL, 5000);
+        if (srv.dir[0] && !opt.keep) {
+            if (srv.own_db)
+                wt_pg_drop(srv.db);
+            opt.keep = 1;
+            fprintf(stderr, "warroom-load: kept %s (the server log)\n", srv.dir);
+        }
         cleanup_dir();
         return 2;
     }
@@ -2784,7 +2805,7 @@ int main(int argc, char **argv)
                                   "unexpected_answers", (json_int_t)st.bad_answers,
                                   "protocol", (json_int_t)wl_net_stats(net)->protocol_errors));
     json_object_set_new(out, "pings_answered", json_integer((json_int_t)wl_net_stats(net)->pings));
-    if (opt.crash) {
+    if (opt.crash || opt.cluster) {
         json_t *cr = json_pack(
             "{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "kills", st.kills,
             "games_checked", (json_int_t)st.checked_games, "commands_checked",
