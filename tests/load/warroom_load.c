@@ -204,6 +204,7 @@ static struct {
     struct samples lat, ack_lat, restart_ms;
     struct samples lat_same, lat_cross;         /* --cluster, per spectator */
     long spectators_compared, views_differ;     /* --compare-spectators */
+    long stale_states;          /* --cluster: behind what the client saw, after a move */
     long acks, acks_in_window, sent_in_window, sent;
     long games_completed, games_created;
     long errors, closed, bad_answers;
@@ -265,6 +266,10 @@ struct proc {
     /* /metrics totals of its killed incarnations (counters restart at 0) */
     double commands_gone, forwards_gone, takeovers_gone;
     double last_commands, last_forwards, last_takeovers;    /* its last /metrics */
+    int starting;               /* started, its address line not read yet */
+    double start_deadline;
+    char line[256];             /* what it printed so far of its current line */
+    size_t nline;
     long sent, acked;           /* commands the tool's seats sent through it, and acks */
 };
 
@@ -298,7 +303,8 @@ static struct {
     int own_db;                 /* the database is ours to drop (pgdb.h) */
 } srv;
 
-static int spawn_server(int p)
+/* Start process p; spawn_wait() reads its address line. */
+static int spawn_begin(int p)
 {
     struct proc *pr = &procs[p];
     int pipefd[2];
@@ -353,35 +359,51 @@ static int spawn_server(int p)
     close(pipefd[1]);
     pr->pid = pid;
     pr->out_fd = pipefd[0];
-    /* Wait for the address line (restoring a large store takes a while). */
-    char line[256];
-    size_t n = 0;
-    double deadline = now_s() + 120;
-    while (n + 1 < sizeof line) {
+    pr->starting = 1;
+    pr->nline = 0;
+    pr->start_deadline = now_s() + 120;     /* restoring a large store takes a while */
+    return 0;
+}
+
+/* Read what process p printed, for up to wait_ms: 1 once its address line
+ * came (it is up), 0 not yet, -1 when it failed (then it is stopped and
+ * its log shown). */
+static int spawn_wait(int p, int wait_ms)
+{
+    struct proc *pr = &procs[p];
+    double deadline = now_s() + wait_ms / 1000.0;
+    if (deadline > pr->start_deadline)
+        deadline = pr->start_deadline;
+    while (pr->nline + 1 < sizeof pr->line) {
         int left = (int)((deadline - now_s()) * 1000);
         struct pollfd pf = { .fd = pr->out_fd, .events = POLLIN };
-        if (left <= 0 || poll(&pf, 1, left) <= 0)
+        int ready = poll(&pf, 1, left > 0 ? left : 0);
+        if (ready == 0 && now_s() < pr->start_deadline)
+            return 0;
+        if (ready <= 0)
             break;
-        ssize_t r = read(pr->out_fd, line + n, 1);
+        ssize_t r = read(pr->out_fd, pr->line + pr->nline, 1);
         if (r <= 0)
             break;
-        if (line[n] == '\n') {
-            line[n] = '\0';
-            if (sscanf(line, "warroomd listening on ws://127.0.0.1:%d/", &pr->port) == 1) {
+        if (pr->line[pr->nline] == '\n') {
+            pr->line[pr->nline] = '\0';
+            pr->nline = 0;
+            if (sscanf(pr->line, "warroomd listening on ws://127.0.0.1:%d/", &pr->port) == 1) {
                 srv.addr = 0x7f000001;
+                pr->starting = 0;
                 if (!pr->restarts++)
                     fprintf(stderr, "warroom-load: warroomd %d: pid %d on ws://127.0.0.1:%d/, "
-                            "store %s\n", p, (int)pid, pr->port, srv.db);
-                return 0;
+                            "store %s\n", p, (int)pr->pid, pr->port, srv.db);
+                return 1;
             }
-            n = 0;
             continue;
         }
-        n++;
+        pr->nline++;
     }
     complain("warroomd %d did not print its address (log: %s)", p, pr->log);
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    kill(pr->pid, SIGKILL);
+    waitpid(pr->pid, NULL, 0);
+    pr->starting = 0;
     /* What it said (an option it does not know, a database it cannot
      * open): its first lines and its last. */
     FILE *log = fopen(pr->log, "r");
@@ -400,6 +422,14 @@ static int spawn_server(int p)
     close(pr->out_fd);
     pr->pid = 0;
     return -1;
+}
+
+/* Start process p and wait until it listens. */
+static int spawn_server(int p)
+{
+    if (spawn_begin(p) < 0)
+        return -1;
+    return spawn_wait(p, 120000) == 1 ? 0 : -1;
 }
 
 static int start_servers(void)
@@ -579,6 +609,7 @@ struct client {
     int joined;                 /* has a state of the slot's current game */
     int64_t seen;               /* highest version of it seen */
     int queued;                 /* waiting to connect */
+    int moved;                  /* --cluster: moved to another process, no state since */
     int proc;                   /* the process it talks to (moves when that one is killed) */
     /* --compare-spectators: the state this spectator holds (its last
      * `state`'s state with every patch since applied), owned, NULL until
@@ -1372,6 +1403,21 @@ static void on_state(struct client *c, const struct wl_jv *f)
      * older than what this one saw, nor than anything seen before the
      * server was last killed: the restarted server restored at least that,
      * and only builds on it. */
+    int stale = 0;
+    if (c->moved) {
+        c->moved = 0;
+        if (v < c->seen || v < s->seen_at_kill) {
+            /* --cluster: the process a client moved to follows the game
+             * (it does not own it) and may not have caught up yet; the
+             * patches follow, and the final checks say whether anything
+             * acknowledged was lost. */
+            stale = 1;
+            st.stale_states++;
+            c->seen = v;
+            json_decref(c->doc);
+            c->doc = NULL;
+        }
+    }
     if (v < c->seen) {
         st.lost++;
         complain("game %s: a state at version %lld, but this connection saw %lld", s->game,
@@ -1385,7 +1431,7 @@ static void on_state(struct client *c, const struct wl_jv *f)
         char board[16] = "";
         wl_jv_str(member(f[K_STATE], "board"), board, sizeof board);
         int bad = 0;
-        if (v < s->seen_at_kill) {
+        if (v < s->seen_at_kill && !stale) {
             st.lost++;
             bad = 1;
             complain("game %s: the restarted server is at version %lld; before the kill the "
@@ -1683,6 +1729,7 @@ static void drop_clients(int p, int to)
         c->ws = NULL;
         c->welcomed = c->joined = 0;
         c->queued = Q_NONE;
+        c->moved = to != p;
         c->proc = to;
     }
     run.next_connect = 0;
@@ -1730,7 +1777,7 @@ static int cluster_kill(void)
     int best[MAX_PROCS], nbest = 0;
     double most = -1;
     for (int p = 0; p < nprocs; p++) {
-        if (procs[p].pid <= 0)
+        if (procs[p].pid <= 0 || procs[p].starting)
             continue;
         struct server_metrics m = get_metrics(procs[p].port);
         metrics_seen(p, &m);
@@ -1746,7 +1793,7 @@ static int cluster_kill(void)
     int to = p;
     do
         to = (to + 1) % nprocs;
-    while (procs[to].pid <= 0 && to != p);
+    while ((procs[to].pid <= 0 || procs[to].starting) && to != p);
     if (to == p)
         return -1;
     kill_proc(p);
@@ -1761,20 +1808,29 @@ static int cluster_kill(void)
     return 0;
 }
 
-static int cluster_restart(int p)
+/* The killed process p, due back: started now, or (already started) its
+ * address line read if it came, without blocking the loop. 1 once it is
+ * up again, 0 not yet, -1 when it did not start. */
+static int cluster_restart(int p, int wait_ms)
 {
-    double t = now_s();
-    if (spawn_server(p) < 0)
-        return -1;
-    procs[p].cpu0 = 0;
-    sample_add(&st.restart_ms, (now_s() - t) * 1e3);
-    return 0;
+    struct proc *pr = &procs[p];
+    if (pr->pid <= 0) {
+        if (spawn_begin(p) < 0)
+            return -1;
+        pr->cpu0 = 0;
+        pr->restart_at = now_s();
+    }
+    int up = spawn_wait(p, wait_ms);
+    if (up == 1)
+        sample_add(&st.restart_ms, (now_s() - pr->restart_at) * 1e3);
+    return up;
 }
 
+/* A process that is down or not up yet, or -1. */
 static int cluster_down(void)
 {
     for (int p = 0; p < nprocs; p++)
-        if (procs[p].pid <= 0)
+        if (procs[p].pid <= 0 || procs[p].starting)
             return p;
     return -1;
 }
@@ -2438,7 +2494,7 @@ static struct server_metrics metrics_all(void)
 {
     struct server_metrics sum = { 0 };
     for (int p = 0; p < nprocs; p++) {
-        if (srv.started && procs[p].pid <= 0)
+        if (srv.started && (procs[p].pid <= 0 || procs[p].starting))
             continue;
         struct server_metrics m = get_metrics(proc_port(p));
         if (!m.ok)
@@ -2581,13 +2637,16 @@ int main(int argc, char **argv)
         double now = now_s();
         int down = opt.cluster ? cluster_down() : -1;
         if (down >= 0 && now >= procs[down].restart_at) {
-            if (cluster_restart(down) < 0) {
+            int up = cluster_restart(down, 0);
+            if (up < 0) {
                 failed = 1;
                 break;
             }
-            now = now_s();
-            run.next_kill = now + rand_ms(opt.kill_min_ms, opt.kill_max_ms) / 1000.0;
-            down = -1;
+            if (up) {
+                now = now_s();
+                run.next_kill = now + rand_ms(opt.kill_min_ms, opt.kill_max_ms) / 1000.0;
+                down = -1;
+            }
         }
         if (opt.crash && opt.cluster) {
             if (down < 0 && now >= run.next_kill) {
@@ -2616,8 +2675,12 @@ int main(int argc, char **argv)
         while (nheap > 0 && heap[0]->next_at <= now)
             maybe_move(heap_pop());
         double next = opt.crash ? run.next_kill : end;
-        if (down >= 0 && procs[down].restart_at < next)
+        if (down >= 0 && procs[down].starting) {
+            if (now + 0.005 < next)
+                next = now + 0.005; /* its address line, soon */
+        } else if (down >= 0 && procs[down].restart_at < next) {
             next = procs[down].restart_at;
+        }
         if (nheap > 0 && heap[0]->next_at < next)
             next = heap[0]->next_at;
         if (poll_until(next) < 0)
@@ -2627,7 +2690,7 @@ int main(int argc, char **argv)
     run.stopping = 1;
     /* A killed cluster process comes back now, for the checks. */
     for (int p; !failed && opt.cluster && (p = cluster_down()) >= 0;)
-        if (cluster_restart(p) < 0)
+        if (cluster_restart(p, 120000) < 1)
             failed = 1;
     pid = server_pid();
     run.cpu1 = cpu_all(0);
@@ -2815,6 +2878,9 @@ int main(int argc, char **argv)
             (json_int_t)st.duplicated, "mismatched", (json_int_t)st.mismatched, "unresolved",
             (json_int_t)st.unresolved, "abandoned_setups", (json_int_t)st.abandoned);
         json_object_set_new(cr, "restart_ms", lat_json(&st.restart_ms));
+        if (opt.cluster)
+            json_object_set_new(cr, "stale_states_after_a_move",
+                                json_integer((json_int_t)st.stale_states));
         json_object_set_new(out, "crash", cr);
     }
     json_object_set_new(out, "machine",
