@@ -18,9 +18,32 @@
  * client saw acknowledged is there, at the version of its ack, and no
  * command is there twice. Any difference fails the run.
  *
+ * With --cluster N it starts N warroomd --cluster on one PostgreSQL
+ * database (a fresh one of WT_STORE_URL's cluster, or --db) and spreads
+ * every game over them: slot i's games are created by a host connection on
+ * process i % N (which owns them), the second seat is claimed there too
+ * (or, --claim-on player, on its player's process), the players play
+ * through processes i+1 and i+2 and the spectators through i, i+1, ...
+ * The latency is also measured per spectator, on the owning process and
+ * on the others. --crash K then SIGKILLs, K times, the process owning the
+ * most games (its /metrics), restarts it a random moment later, and moves
+ * its clients to the next live process (join, sync, re-send what had no
+ * answer with the same seq). Cluster runs are checked against the record
+ * like crash runs, and compare spectators (below).
+ *
+ * With --compare-spectators (always with --cluster) every spectator keeps
+ * the game's state: its join's state with every patch applied. When a game
+ * ends its spectators must hold the same state; at the end, once every
+ * game has reached its last version everywhere, a fresh connection on each
+ * process joins every game as a spectator, and every spectator's state and
+ * every player's version must equal that one, at the version the tool saw
+ * acknowledged. A difference fails the run, naming game, process and
+ * version.
+ *
  * One thread, one epoll set, non-blocking raw websockets (wsc.c): the tool
  * shares the machine's cores with the server and must stay small. It talks
- * to 127.0.0.0/8 only.
+ * to 127.0.0.0/8 only. (A restarted cluster process's address line is read
+ * between turns of the loop; /metrics, read before a kill, blocks briefly.)
  *
  * Waterloo games are played with the rules library: each game has a local
  * replica (common/rulesets/waterloo/waterloo_game.h) kept in step by applying every acknowledged
