@@ -1600,7 +1600,11 @@ static void on_error(struct client *c, const struct wl_jv *f)
     count_error(code);
     char msg[128] = "";
     wl_jv_str(f[K_MESSAGE], msg, sizeof msg);
-    complain("error %s (%s)", code, msg);
+    if (opt.cluster && s != NULL)
+        complain("error %s (%s) to %s on process %d, game %s (created on %d)", code, msg,
+                 role_names[c->role], c->proc, s->game, s->owner);
+    else
+        complain("error %s (%s)", code, msg);
     int64_t seq;
     if (s == NULL || c->role > ROLE_SEAT1 || wl_jv_int(f[K_SEQ], &seq) < 0)
         return;
@@ -2622,9 +2626,11 @@ int main(int argc, char **argv)
 
     /* 1) Set-up: every connection welcomed, every game created, claimed
      * and joined, before anything is measured. */
-    double setup_start = now_s(), deadline = setup_start + 120 + nclients / 200.0;
+    double setup_start = now_s(), deadline = setup_start + 60 + nclients / 200.0;
     while (run.welcomed < nclients || run.ready < opt.games) {
-        if (now_s() > deadline || st.closed > 0) {
+        /* An error here (a join refused, ...) leaves a game unready: fail
+         * now rather than at the deadline. */
+        if (now_s() > deadline || st.closed > 0 || st.errors > 0) {
             complain("set-up did not finish: %d of %d connections welcomed, %d of %d games",
                      run.welcomed, nclients, run.ready, opt.games);
             failed = 1;
