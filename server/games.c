@@ -4527,6 +4527,8 @@ static int send_forward(struct wrd_server *srv, struct forward *f)
     if (rc == 0) {
         f->sent_ms = wrd_now_ms();
         cl->forwarded++;
+        wrd_debug("forwarded", "game=%s fid=%llu kind=%s", f->game, (unsigned long long)f->fid,
+                  f->kind == FWD_CLAIM ? "claim" : "command");
     }
     return rc;
 }
@@ -4690,6 +4692,8 @@ static void run_waiting(struct wrd_server *srv, struct wrd_game *g)
     while (f) {
         struct forward *next = f->next;
         if (strcmp(f->game, g->id) == 0 && !f->replied) {
+            wrd_debug("forward run here", "game=%s fid=%llu version=%lld", g->id,
+                      (unsigned long long)f->fid, (long long)g->version);
             forward_unlink(cl, f);
             struct wrd_msg *a = NULL;
             json_t *events = NULL;

@@ -1052,9 +1052,10 @@ static int walk_game(struct pg_store *s, const char *id, const struct wrd_store_
             rc = WRD_STORE_DAMAGED;
             goto out;
         }
-    /* the commands reach the row's version: exactly when it finished, or
-     * when a tail passes some (the last is the row's) */
-    int exact = after >= 0 ? PQntuples(cmds) > 0 : finished;
+    /* the commands reach the row's version, exactly when it finished (a
+     * running game's row is written when its status or deadline changes,
+     * not with every command: its version may be behind) */
+    int exact = finished;
     if (n < version || (exact && n != version)) {
         snprintf(err, errlen, "table commands: game %s has %lld commands; its row says %s "
                  "version %lld", id, (long long)n, finished ? "it finished at" : "it reached",

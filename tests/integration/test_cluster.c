@@ -105,8 +105,11 @@ static void join(struct wt_client *c, const char *game, const char *token)
     else
         wt_send(c, "{s:s, s:s, s:b}", "type", "join", "game", game, "spectate", 1);
     json_t *st = wt_expect(c, "state", T);
-    if (st == NULL)
-        fail_msg("%s could not join %s", c->name, game);
+    if (st == NULL) {
+        json_t *e = wt_expect(c, "error", 0);
+        char *t = e ? json_dumps(e, JSON_COMPACT) : NULL;
+        fail_msg("%s could not join %s: %s", c->name, game, t ? t : "no answer");
+    }
     json_decref(st);
 }
 
@@ -212,10 +215,10 @@ static void test_refusals(void **state)
 /* A game created on process 0 (its owner) is played by x on 0 and o on 1
  * (every o command forwarded), watched from 1 and 2; the spectators see
  * each version and end as a fresh spectator of the owner sees the game.
- * Then its owner is SIGKILLed: o's next command on 1 is answered (the game
- * taken over), x moves to process 2 and re-sends its last command with its
- * seq (answered again, not applied twice), the spectators follow, and the
- * game is won. */
+ * Then its owner is SIGKILLed: x moves to process 2 and re-sends its last
+ * command with its seq (answered again, not applied twice); x's next
+ * command is answered (the game taken over by 1 or 2), the spectators
+ * follow, and x wins. */
 static void test_forward_and_takeover(void **state)
 {
     (void)state;
@@ -266,20 +269,21 @@ static void test_forward_and_takeover(void **state)
     join(&x2, g.id, g.token_x);
     assert_int_equal(x2.version, 4);
     mark(&x2, g.id, 2, 1, 3);
-    /* o moves (not the winning line: x must win it): taken over by 1 or 2 */
-    mark(&o1, g.id, 4, 8, 5);
+    /* x moves: the game is taken over by 1 or 2; then o, then x wins */
+    mark(&x2, g.id, 3, 8, 5);
     assert_int_equal(wt_metric(s[1].port, "warroom_cluster_takeovers_total") +
                          wt_metric(s[2].port, "warroom_cluster_takeovers_total"), 1);
-    mark(&x2, g.id, 3, 2, 6);
+    mark(&o1, g.id, 4, 6, 6);
+    mark(&x2, g.id, 4, 2, 7);
     for (struct wt_client *w = &w1; w; w = w == &w1 ? &w2 : NULL) {
-        if (wt_wait_version(w, 6, T) != 0)
+        if (wt_wait_version(w, 7, T) != 0)
             fail_msg("%s stayed at version %lld after the takeover", w->name, w->version);
         assert_int_equal(w->bad_patches, 0);
         same_state(w, s[1].port, g.id);
         same_state(w, s[2].port, g.id);
     }
     /* the killed process comes back: it holds nothing, and serves the game */
-    restart(&s[0], &s[1]);
+    restart(&s[0], &s[0]);
     char *back = fresh_view(s[0].port, g.id);
     char *now = json_dumps(w1.state, JSON_COMPACT | JSON_SORT_KEYS);
     assert_string_equal(back, now);
