@@ -2490,10 +2490,9 @@ static int all_idle(void)
 
 static int poll_until(double t)
 {
+    /* At most 100 ms (t may be far away: a kill waiting for a restart). */
     double left = t - now_s();
-    int ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
-    if (ms > 100)
-        ms = 100;
+    int ms = left <= 0 ? 0 : left >= 0.1 ? 100 : (int)(left * 1000) + 1;
     if (wl_net_poll(net, ms) < 0) {
         complain("epoll: %s", strerror(errno));
         return -1;
