@@ -18,9 +18,32 @@
  * client saw acknowledged is there, at the version of its ack, and no
  * command is there twice. Any difference fails the run.
  *
+ * With --cluster N it starts N warroomd --cluster on one PostgreSQL
+ * database (a fresh one of WT_STORE_URL's cluster, or --db) and spreads
+ * every game over them: slot i's games are created by a host connection on
+ * process i % N (which owns them), the second seat is claimed there too
+ * (or, --claim-on player, on its player's process), the players play
+ * through processes i+1 and i+2 and the spectators through i, i+1, ...
+ * The latency is also measured per spectator, on the owning process and
+ * on the others. --crash K then SIGKILLs, K times, the process owning the
+ * most games (its /metrics), restarts it a random moment later, and moves
+ * its clients to the next live process (join, sync, re-send what had no
+ * answer with the same seq). Cluster runs are checked against the record
+ * like crash runs, and compare spectators (below).
+ *
+ * With --compare-spectators (always with --cluster) every spectator keeps
+ * the game's state: its join's state with every patch applied. When a game
+ * ends its spectators must hold the same state; at the end, once every
+ * game has reached its last version everywhere, a fresh connection on each
+ * process joins every game as a spectator, and every spectator's state and
+ * every player's version must equal that one, at the version the tool saw
+ * acknowledged. A difference fails the run, naming game, process and
+ * version.
+ *
  * One thread, one epoll set, non-blocking raw websockets (wsc.c): the tool
  * shares the machine's cores with the server and must stay small. It talks
- * to 127.0.0.0/8 only.
+ * to 127.0.0.0/8 only. (A restarted cluster process's address line is read
+ * between turns of the loop; /metrics, read before a kill, blocks briefly.)
  *
  * Waterloo games are played with the rules library: each game has a local
  * replica (common/rulesets/waterloo/waterloo_game.h) kept in step by applying every acknowledged
@@ -51,6 +74,7 @@
 #include "waterloo_command.h"
 #include "waterloo_game.h"
 #include "jscan.h"
+#include "jsonpatch.h"
 #include "pgdb.h"
 #include "waterloo_scenario.h"
 #include "wsc.h"
@@ -83,6 +107,10 @@ static struct {
     int kill_min_ms, kill_max_ms;
     uint64_t seed;
     int keep;
+    int cluster;                /* N warroomd --cluster processes, 0 = one plain server */
+    const char *db;             /* --db: the servers' database (kept), or NULL */
+    int claim_on_player;        /* claim seat 2 on its player's process, not the owner's */
+    int compare;                /* spectators keep the state and are compared */
     char cmdline[2048];
 } opt = {
     .scenarios = WARROOM_SCENARIO_DIR,
@@ -129,6 +157,18 @@ static void usage(FILE *out)
         "                        same database, resync, then check every game (tictactoe)\n"
         "  --kill-min-ms MS      play at least MS between kills (default 300)\n"
         "  --kill-max-ms MS      and at most MS (default 1500)\n"
+        "  --cluster N           start N (2..8) warroomd --cluster on one PostgreSQL\n"
+        "                        database (WT_STORE_URL, WT_STORE_URL_FILE or --db): game i\n"
+        "                        is created on process i %% N, its players play through\n"
+        "                        processes i+1 and i+2, its spectators spread over all N;\n"
+        "                        --crash kills the process owning the most games and\n"
+        "                        restarts it later, its clients moving to the next one\n"
+        "  --db URI              the servers' database (postgres://...; used as it is)\n"
+        "  --claim-on WHERE      owner (default: the second seat is claimed on the game's\n"
+        "                        creating process) or player (on its player's process)\n"
+        "  --compare-spectators  spectators keep the state (state + patches) and at the\n"
+        "                        end every one must equal a fresh spectator's state on\n"
+        "                        every process (always on with --cluster)\n"
         "  --seed N              random seed (default: from the clock)\n"
         "  --keep                keep the temporary directory (database, server log)\n"
         "  -h, --help            this text\n");
@@ -185,6 +225,9 @@ static double pct(const struct samples *s, double p)
 
 static struct {
     struct samples lat, ack_lat, restart_ms;
+    struct samples lat_same, lat_cross;         /* --cluster, per spectator */
+    long spectators_compared, views_differ;     /* --compare-spectators */
+    long stale_states;          /* --cluster: behind what the client saw, after a move */
     long acks, acks_in_window, sent_in_window, sent;
     long games_completed, games_created;
     long errors, closed, bad_answers;
@@ -227,26 +270,73 @@ static void complain(const char *fmt, ...)
     va_end(ap);
 }
 
-/* --- the server process ---------------------------------------------------------- */
+/* --- the server processes ------------------------------------------------------- */
 
-static struct {
-    pid_t pid;
+/* The servers the tool talks to: one (a started warroomd, or --server), or
+ * with --cluster N the N warroomd --cluster processes it started on one
+ * PostgreSQL database. A killed cluster process is restarted later with the
+ * same arguments (a new ephemeral port). */
+#define MAX_PROCS 8
+
+struct proc {
+    pid_t pid;                  /* 0 while it is down */
     int out_fd;
     int port;
+    int restarts;               /* incarnations started so far */
+    double cpu0;                /* its CPU seconds when the measured window began */
+    double restart_at;          /* when a killed process comes back (cluster) */
+    char log[320];
+    /* /metrics totals of its killed incarnations (counters restart at 0) */
+    double commands_gone, forwards_gone, takeovers_gone;
+    double last_commands, last_forwards, last_takeovers;    /* its last /metrics */
+    int starting;               /* started, its address line not read yet */
+    double start_deadline;
+    char line[256];             /* what it printed so far of its current line */
+    size_t nline;
+    long sent, acked;           /* commands the tool's seats sent through it, and acks */
+};
+
+static struct proc procs[MAX_PROCS];
+static int nprocs = 1;
+
+struct server_metrics {
+    double commits, commit_seconds, commands;
+    double commits_le_10ms, commits_le_50ms;    /* histogram buckets */
+    double games_owned, forwards, takeovers;    /* --cluster */
+    int ok;
+};
+
+/* The last counters read from process p (added to its totals if it is
+ * killed: a restarted process counts from 0 again). */
+static void metrics_seen(int p, const struct server_metrics *m)
+{
+    if (!m->ok)
+        return;
+    procs[p].last_commands = m->commands;
+    procs[p].last_forwards = m->forwards;
+    procs[p].last_takeovers = m->takeovers;
+}
+
+static struct {
     uint32_t addr;
-    char dir[256], db[300], log[300];
-    int started;                /* we own it */
-    int restarts;
+    int port;                   /* --server's */
+    char dir[256], db[300];
+    int started;                /* we own them */
+    int own_db;                 /* the database is ours to drop (pgdb.h) */
 } srv;
 
-static int spawn_server(void)
+/* Start process p; spawn_wait() reads its address line. */
+static int spawn_begin(int p)
 {
+    struct proc *pr = &procs[p];
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) < 0)
         return -1;
     const char *argv[64];
     int argc = 0;
     argv[argc++] = opt.start;
+    if (opt.cluster)
+        argv[argc++] = "--cluster";
     argv[argc++] = "--listen";
     argv[argc++] = "127.0.0.1:0";
     argv[argc++] = "--db";
@@ -281,7 +371,7 @@ static int spawn_server(void)
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        int log = open(srv.log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        int log = open(pr->log, O_WRONLY | O_CREAT | O_APPEND, 0644);
         dup2(pipefd[1], 1);
         if (log >= 0)
             dup2(log, 2);
@@ -289,87 +379,143 @@ static int spawn_server(void)
         _exit(127);
     }
     close(pipefd[1]);
-    srv.pid = pid;
-    srv.out_fd = pipefd[0];
-    /* Wait for the address line (restoring a large store takes a while). */
-    char line[256];
-    size_t n = 0;
-    double deadline = now_s() + 120;
-    while (n + 1 < sizeof line) {
+    pr->pid = pid;
+    pr->out_fd = pipefd[0];
+    pr->starting = 1;
+    pr->nline = 0;
+    pr->start_deadline = now_s() + 120;     /* restoring a large store takes a while */
+    return 0;
+}
+
+/* Read what process p printed, for up to wait_ms: 1 once its address line
+ * came (it is up), 0 not yet, -1 when it failed (then it is stopped and
+ * its log shown). */
+static int spawn_wait(int p, int wait_ms)
+{
+    struct proc *pr = &procs[p];
+    double deadline = now_s() + wait_ms / 1000.0;
+    if (deadline > pr->start_deadline)
+        deadline = pr->start_deadline;
+    while (pr->nline + 1 < sizeof pr->line) {
         int left = (int)((deadline - now_s()) * 1000);
-        struct pollfd p = { .fd = srv.out_fd, .events = POLLIN };
-        if (left <= 0 || poll(&p, 1, left) <= 0)
+        struct pollfd pf = { .fd = pr->out_fd, .events = POLLIN };
+        int ready = poll(&pf, 1, left > 0 ? left : 0);
+        if (ready == 0 && now_s() < pr->start_deadline)
+            return 0;
+        if (ready <= 0)
             break;
-        ssize_t r = read(srv.out_fd, line + n, 1);
+        ssize_t r = read(pr->out_fd, pr->line + pr->nline, 1);
         if (r <= 0)
             break;
-        if (line[n] == '\n') {
-            line[n] = '\0';
-            if (sscanf(line, "warroomd listening on ws://127.0.0.1:%d/", &srv.port) == 1) {
+        if (pr->line[pr->nline] == '\n') {
+            pr->line[pr->nline] = '\0';
+            pr->nline = 0;
+            if (sscanf(pr->line, "warroomd listening on ws://127.0.0.1:%d/", &pr->port) == 1) {
                 srv.addr = 0x7f000001;
-                if (!srv.restarts++)
-                    fprintf(stderr, "warroom-load: warroomd pid %d on ws://127.0.0.1:%d/, "
-                            "store %s\n", (int)pid, srv.port, srv.db);
-                return 0;
+                pr->starting = 0;
+                if (!pr->restarts++)
+                    fprintf(stderr, "warroom-load: warroomd %d: pid %d on ws://127.0.0.1:%d/, "
+                            "store %s\n", p, (int)pr->pid, pr->port, srv.db);
+                return 1;
             }
-            n = 0;
             continue;
         }
-        n++;
+        pr->nline++;
     }
-    complain("warroomd did not print its address (log: %s)", srv.log);
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    close(srv.out_fd);
-    srv.pid = 0;
+    complain("warroomd %d did not print its address (log: %s)", p, pr->log);
+    kill(pr->pid, SIGKILL);
+    waitpid(pr->pid, NULL, 0);
+    pr->starting = 0;
+    /* What it said (an option it does not know, a database it cannot
+     * open): its first lines and its last. */
+    FILE *log = fopen(pr->log, "r");
+    char said[512], last[512] = "";
+    int lines = 0;
+    while (log && fgets(said, sizeof said, log)) {
+        if (lines++ < 4)
+            fprintf(stderr, "warroomd %d: %s", p, said);
+        else
+            memcpy(last, said, sizeof last);
+    }
+    if (last[0])
+        fprintf(stderr, "warroomd %d: ...\nwarroomd %d: %s", p, p, last);
+    if (log)
+        fclose(log);
+    close(pr->out_fd);
+    pr->pid = 0;
     return -1;
 }
 
-static int start_server(void)
+/* Start process p and wait until it listens. */
+static int spawn_server(int p)
+{
+    if (spawn_begin(p) < 0)
+        return -1;
+    return spawn_wait(p, 120000) == 1 ? 0 : -1;
+}
+
+static int start_servers(void)
 {
     const char *tmp = getenv("TMPDIR");
     snprintf(srv.dir, sizeof srv.dir, "%s/warroom-load-XXXXXX", tmp ? tmp : "/tmp");
     if (mkdtemp(srv.dir) == NULL)
         return -1;
     snprintf(srv.db, sizeof srv.db, "%s/warroom.db", srv.dir);
-    snprintf(srv.log, sizeof srv.log, "%s/warroomd.log", srv.dir);
+    for (int p = 0; p < nprocs; p++) {
+        if (opt.cluster)
+            snprintf(procs[p].log, sizeof procs[p].log, "%s/warroomd-%d.log", srv.dir, p);
+        else
+            snprintf(procs[p].log, sizeof procs[p].log, "%s/warroomd.log", srv.dir);
+    }
     srv.started = 1;
-    /* WT_STORE_URL (or WT_STORE_URL_FILE): a fresh database of that
-     * PostgreSQL cluster instead (tests/support/pgdb.h), dropped at the end. */
-    const char *base = wt_pg_base();
-    if (base && wt_pg_create(base, srv.db, sizeof srv.db) < 0)
-        return -1;
-    return spawn_server();
+    if (opt.db) {
+        /* --db: the caller's database, used as it is and kept. */
+        snprintf(srv.db, sizeof srv.db, "%s", opt.db);
+    } else {
+        /* WT_STORE_URL (or WT_STORE_URL_FILE): a fresh database of that
+         * PostgreSQL cluster instead (tests/support/pgdb.h), dropped at the
+         * end. A cluster always has one (parse_options made sure). */
+        const char *base = wt_pg_base();
+        if (base && wt_pg_create(base, srv.db, sizeof srv.db) < 0)
+            return -1;
+        srv.own_db = base != NULL;
+    }
+    for (int p = 0; p < nprocs; p++)
+        if (spawn_server(p) < 0)
+            return -1;
+    return 0;
 }
 
-/* SIGTERM (or SIGKILL), then wait for the exit: its stdout ends when it
- * does. Returns the wait status, or -1 after a time-out (then killed). */
-static int stop_server(int sig, int timeout_ms)
+/* SIGTERM (or SIGKILL) process p, then wait for the exit: its stdout ends
+ * when it does. Returns the wait status, or -1 after a time-out (then
+ * killed). */
+static int stop_server(int p, int sig, int timeout_ms)
 {
+    struct proc *pr = &procs[p];
     int status = -1;
-    if (srv.pid <= 0)
+    if (pr->pid <= 0)
         return -1;
-    kill(srv.pid, sig);
+    kill(pr->pid, sig);
     double deadline = now_s() + timeout_ms / 1000.0;
     for (;;) {
         int left = (int)((deadline - now_s()) * 1000);
         if (left <= 0) {
-            kill(srv.pid, SIGKILL);
-            waitpid(srv.pid, &status, 0);
+            kill(pr->pid, SIGKILL);
+            waitpid(pr->pid, &status, 0);
             status = -1;
             break;
         }
-        struct pollfd p = { .fd = srv.out_fd, .events = POLLIN };
-        if (poll(&p, 1, left) > 0) {
+        struct pollfd pf = { .fd = pr->out_fd, .events = POLLIN };
+        if (poll(&pf, 1, left) > 0) {
             char buf[256];
-            if (read(srv.out_fd, buf, sizeof buf) <= 0) {
-                waitpid(srv.pid, &status, 0);
+            if (read(pr->out_fd, buf, sizeof buf) <= 0) {
+                waitpid(pr->pid, &status, 0);
                 break;
             }
         }
     }
-    close(srv.out_fd);
-    srv.pid = 0;
+    close(pr->out_fd);
+    pr->pid = 0;
     return status;
 }
 
@@ -377,21 +523,28 @@ static void cleanup_dir(void)
 {
     if (!srv.started || srv.dir[0] == '\0' || opt.keep)
         return;
-    if (strncmp(srv.db, "postgres://", 11) == 0)
+    if (srv.own_db && strncmp(srv.db, "postgres://", 11) == 0)
         wt_pg_drop(srv.db);
-    static const char *const files[] = { "warroom.db", "warroom.db-wal", "warroom.db-shm",
-                                         "warroomd.log" };
+    static const char *const files[] = { "warroom.db", "warroom.db-wal", "warroom.db-shm" };
     char path[400];
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", srv.dir, files[i]);
         unlink(path);
     }
+    for (int p = 0; p < nprocs; p++)
+        unlink(procs[p].log);
     rmdir(srv.dir);
+}
+
+/* The port of process p (the --server's when the tool started none). */
+static int proc_port(int p)
+{
+    return srv.started ? procs[p].port : srv.port;
 }
 
 static pid_t server_pid(void)
 {
-    return srv.started ? srv.pid : opt.server_pid;
+    return srv.started ? procs[0].pid : opt.server_pid;
 }
 
 /* utime + stime of pid in seconds; -1 when unknown. */
@@ -462,7 +615,11 @@ static void loadavg(char *buf, size_t cap)
 
 /* --- games and clients -------------------------------------------------------------- */
 
-enum role { ROLE_SEAT0, ROLE_SEAT1, ROLE_SPEC, ROLE_IDLE, ROLE_CHECK };
+/* ROLE_HOST: with --cluster, the connection that creates a slot's games on
+ * their owning process (and claims the second seat there, unless
+ * --claim-on player), then leaves them. ROLE_PROBE: the fresh spectators
+ * of the final comparison, one per process. */
+enum role { ROLE_SEAT0, ROLE_SEAT1, ROLE_SPEC, ROLE_IDLE, ROLE_CHECK, ROLE_HOST, ROLE_PROBE };
 enum phase { P_WAIT, P_CREATING, P_CLAIMING, P_JOINING, P_PLAYING, P_DONE };
 
 struct client {
@@ -474,6 +631,13 @@ struct client {
     int joined;                 /* has a state of the slot's current game */
     int64_t seen;               /* highest version of it seen */
     int queued;                 /* waiting to connect */
+    int moved;                  /* --cluster: moved to another process, no state since */
+    int proc;                   /* the process it talks to (moves when that one is killed) */
+    /* --compare-spectators: the state this spectator holds (its last
+     * `state`'s state with every patch since applied), owned, NULL until
+     * the first; doc_v its version. */
+    json_t *doc;
+    int64_t doc_v;
 };
 
 /* One command of a game's history (crash checks). */
@@ -510,6 +674,8 @@ struct slot {
     int phase;
     struct client *seat[2];
     struct client *spec;        /* opt.spectators of them */
+    struct client *host;        /* --cluster: creates the games, or NULL */
+    int owner;                  /* --cluster: the process owning the game, -1 = not known */
     char game[32];
     char invite[40];
     char token[2][72];
@@ -669,18 +835,32 @@ static struct cmdrec *rec_add(struct gamerec *r, int seat, int64_t seq, int cell
 
 /* --- game set-up ------------------------------------------------------------------- */
 
+/* Who creates a slot's games (and so holds the first seat's token first),
+ * and who claims the second seat: the players themselves, or with
+ * --cluster the slot's host on the owning process (the claim there too
+ * unless --claim-on player). */
+static struct client *creator(const struct slot *s)
+{
+    return s->host ? s->host : s->seat[0];
+}
+
+static struct client *claimer(const struct slot *s)
+{
+    return s->host && !opt.claim_on_player ? s->host : s->seat[1];
+}
+
 static void send_create(struct slot *s)
 {
     if (opt.waterloo)
-        sendf(s->seat[0], "{\"type\":\"create\",\"ruleset\":\"waterloo\",\"scenario\":\"%s\","
+        sendf(creator(s), "{\"type\":\"create\",\"ruleset\":\"waterloo\",\"scenario\":\"%s\","
                           "\"seat\":\"french\"}", opt.scenario);
     else
-        send_text(s->seat[0], "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"seat\":\"x\"}");
+        send_text(creator(s), "{\"type\":\"create\",\"ruleset\":\"tictactoe\",\"seat\":\"x\"}");
 }
 
 static void send_claim(struct slot *s)
 {
-    sendf(s->seat[1], "{\"type\":\"claim\",\"invite\":\"%s\"}", s->invite);
+    sendf(claimer(s), "{\"type\":\"claim\",\"invite\":\"%s\"}", s->invite);
 }
 
 static void send_join(struct client *c)
@@ -716,8 +896,16 @@ static void reset_game(struct slot *s)
     s->rec = NULL;
     s->seat[0]->joined = s->seat[1]->joined = 0;
     s->seat[0]->seen = s->seat[1]->seen = 0;
-    for (int i = 0; i < opt.spectators; i++)
-        s->spec[i].joined = 0, s->spec[i].seen = 0;
+    for (int i = 0; i < opt.spectators; i++) {
+        struct client *c = &s->spec[i];
+        c->joined = 0, c->seen = 0;
+        json_decref(c->doc);
+        c->doc = NULL;
+        c->doc_v = 0;
+    }
+    if (s->host)
+        s->host->joined = 0;
+    s->owner = -1;
 }
 
 /* Start the slot's next game (the previous one is left by everyone). */
@@ -737,11 +925,14 @@ static void new_game(struct slot *s)
         return;
     }
     s->phase = P_CREATING;
-    if (s->seat[0]->welcomed)
+    if (creator(s)->welcomed)
         send_create(s);
 }
 
 static void maybe_move(struct slot *s);
+static void compare_spectators(struct slot *s);
+static void probe_next(struct client *c);
+static void on_probe_error(struct client *c, const struct wl_jv *f);
 
 static void check_ready(struct slot *s)
 {
@@ -765,19 +956,31 @@ static void on_welcome(struct client *c)
     if (s == NULL || s->phase == P_DONE || s->phase == P_WAIT)
         return;
     switch (c->role) {
-    case ROLE_SEAT0:
+    case ROLE_HOST:
+        /* Its answers may have died with a killed process: what it has not
+         * seen answered, it asks again (a stored claim answers bad_invite). */
         if (s->game[0] == '\0')
             send_create(s);
-        else
+        else if (s->token[1][0] == '\0' && claimer(s) == c)
+            send_claim(s);
+        break;
+    case ROLE_SEAT0:
+        if (s->game[0] == '\0') {
+            if (creator(s) == c)
+                send_create(s);
+        } else {
             send_join(c);
+        }
         break;
     case ROLE_SEAT1:
         if (s->game[0] == '\0')
             break;
-        if (s->token[1][0] == '\0')
-            send_claim(s);
-        else
+        if (s->token[1][0] == '\0') {
+            if (claimer(s) == c)
+                send_claim(s);
+        } else {
             send_join(c);
+        }
         break;
     case ROLE_SPEC:
         if (s->game[0])
@@ -802,7 +1005,8 @@ static int ttt_over(const char *b)
 /* The tool learns that version v exists (a patch, an ack or a state): the
  * commands that made the versions up to v were its own pending ones, x
  * making the odd versions and o the even ones. -1 when they were not. */
-static const char *const role_names[] = { "seat 0", "seat 1", "a spectator", "idle", "check" };
+static const char *const role_names[] = { "seat 0", "seat 1", "a spectator", "idle", "check",
+                                          "host", "probe" };
 
 static int confirm_from(struct slot *s, int64_t v, const char *what, const struct client *c)
 {
@@ -837,6 +1041,7 @@ static void send_command(struct slot *s, int seat, const char *cmd_json, int cel
                      s->game, (long long)p->seq, cmd_json);
     if (c->ws)
         wl_conn_send(c->ws, buf, (size_t)n);
+    procs[c->proc].sent++;
     if (buf != stackbuf)
         free(buf);
     (void)cell;
@@ -983,17 +1188,29 @@ static void maybe_finish(struct slot *s)
     for (int i = 0; i < opt.spectators; i++)
         if (s->spec[i].seen < s->version)
             return;
-    if (run.started && !run.stopping)
+    if (opt.compare)
+        compare_spectators(s);
+    if (run.stopping) {
+        /* Kept (joined) for the final comparison. */
+        s->phase = P_DONE;
+        return;
+    }
+    if (run.started)
         st.games_completed++;
     new_game(s);
 }
 
-static void spectator_saw(struct slot *s, int64_t v, double now)
+static void spectator_saw(struct slot *s, const struct client *c, int64_t v, double now)
 {
     if (v <= 0)
         return;
     if (s->lat[v % LAT_RING].v != v)
         return;
+    /* --cluster: each spectator's own latency, on the owning process or
+     * on another (unknown once the owner was killed: a takeover moved it). */
+    if (opt.cluster && s->owner >= 0 && s->lat[v % LAT_RING].in_window)
+        sample_add(c->proc == s->owner ? &st.lat_same : &st.lat_cross,
+                   (now - s->lat[v % LAT_RING].t) * 1e3);
     if (++s->lat[v % LAT_RING].seen == opt.spectators) {
         if (s->lat[v % LAT_RING].in_window)
             sample_add(&st.lat, (now - s->lat[v % LAT_RING].t) * 1e3);
@@ -1051,6 +1268,7 @@ static void on_ack(struct client *c, int64_t seq, int64_t version, const char *m
     if (version > s->acked_max)
         s->acked_max = version;
     st.acks++;
+    procs[c->proc].acked++;
     if (run.started && !run.stopping)
         st.acks_in_window++;
     if (!p->resent && p->in_window) {
@@ -1066,9 +1284,9 @@ static void on_ack(struct client *c, int64_t seq, int64_t version, const char *m
 /* --- messages from the server ---------------------------------------------------------- */
 
 enum { K_TYPE, K_GAME, K_FROM, K_TO, K_SEQ, K_VERSION, K_CODE, K_TOKEN, K_INVITES, K_STATE,
-       K_MESSAGE, NK };
+       K_MESSAGE, K_OPS, K_ID, NK };
 static const char *const keys[NK] = { "type", "game", "from", "to", "seq", "version", "code",
-                                      "token", "invites", "state", "message" };
+                                      "token", "invites", "state", "message", "ops", "id" };
 
 static int game_is(const struct slot *s, struct wl_jv g)
 {
@@ -1096,11 +1314,106 @@ static void resend_pending(struct client *c)
     send_command(s, c->role, cmd, p->cell, 1);
 }
 
+/* --- what spectators hold (--compare-spectators) ---------------------------------------- */
+
+/* The text a state is compared by: keys sorted, compact, without
+ * server.deadlines_left (the one member a state built by patches may hold
+ * differently, docs/protocol.md "The state"). Caller frees. */
+static char *canonical(const json_t *doc)
+{
+    json_t *d = json_deep_copy(doc);
+    json_t *server = json_object_get(d, "server");
+    if (json_is_object(server))
+        json_object_del(server, "deadlines_left");
+    char *text = json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(d);
+    return text;
+}
+
+static void doc_state(struct client *c, struct wl_jv state, int64_t v)
+{
+    if (c->doc && v < c->doc_v)
+        return;             /* counted as lost by the caller */
+    json_t *d = state.p ? json_loadb(state.p, state.n, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    if (d == NULL) {
+        st.views_differ++;
+        complain("game %s: process %d sent a spectator a state at version %lld it cannot read",
+                 c->slot->game, c->proc, (long long)v);
+    }
+    json_decref(c->doc);
+    c->doc = d;
+    c->doc_v = v;
+}
+
+/* A patch from..to on the spectator's state. One it cannot apply leaves it
+ * without a state (so the final comparison names it too). */
+static void doc_patch(struct client *c, struct wl_jv ops, int64_t from, int64_t to)
+{
+    struct slot *s = c->slot;
+    if (c->doc == NULL || to <= c->doc_v)
+        return;
+    json_t *p = ops.p ? json_loadb(ops.p, ops.n, JSON_REJECT_DUPLICATES, NULL) : NULL;
+    json_t *out = NULL;
+    char err[200] = "unreadable ops";
+    if (from != c->doc_v)
+        snprintf(err, sizeof err, "the spectator holds version %lld", (long long)c->doc_v);
+    if (from != c->doc_v || p == NULL ||
+        wr_jsonpatch_apply(c->doc, p, &out, err, sizeof err) != 0) {
+        st.views_differ++;
+        complain("game %s: a spectator on process %d cannot apply the patch %lld..%lld: %s",
+                 s->game, c->proc, (long long)from, (long long)to, err);
+        json_decref(c->doc);
+        c->doc = NULL;
+    } else {
+        json_decref(c->doc);
+        c->doc = out;
+        c->doc_v = to;
+    }
+    json_decref(p);
+}
+
+/* A finished game: every spectator holds the same state at its last
+ * version (whichever process it follows the game through). */
+static void compare_spectators(struct slot *s)
+{
+    char *first = NULL;
+    int first_proc = -1;
+    for (int i = 0; i < opt.spectators; i++) {
+        struct client *c = &s->spec[i];
+        if (c->doc == NULL || c->doc_v != s->version) {
+            st.views_differ++;
+            complain("game %s: the spectator on process %d holds %s%lld, the game is at "
+                     "version %lld", s->game, c->proc, c->doc ? "version " : "no state, seen ",
+                     (long long)(c->doc ? c->doc_v : c->seen), (long long)s->version);
+            continue;
+        }
+        char *text = canonical(c->doc);
+        if (first == NULL) {
+            first = text, first_proc = c->proc;
+            continue;
+        }
+        if (text == NULL || strcmp(text, first) != 0) {
+            st.views_differ++;
+            complain("game %s version %lld: the spectators on processes %d and %d hold "
+                     "different states", s->game, (long long)s->version, first_proc, c->proc);
+        }
+        free(text);
+    }
+    free(first);
+    st.spectators_compared += opt.spectators;
+}
+
+static void on_probe_state(struct client *c, const struct wl_jv *f);
+
 static void on_state(struct client *c, const struct wl_jv *f)
 {
     struct slot *s = c->slot;
     int64_t v;
-    if (!game_is(s, f[K_GAME]) || wl_jv_int(f[K_VERSION], &v) < 0)
+    if (c->role == ROLE_PROBE) {
+        on_probe_state(c, f);
+        return;
+    }
+    if (c->role == ROLE_HOST || !game_is(s, f[K_GAME]) || wl_jv_int(f[K_VERSION], &v) < 0)
         return;
     if (!c->joined) {
         c->joined = 1;
@@ -1112,6 +1425,21 @@ static void on_state(struct client *c, const struct wl_jv *f)
      * older than what this one saw, nor than anything seen before the
      * server was last killed: the restarted server restored at least that,
      * and only builds on it. */
+    int stale = 0;
+    if (c->moved) {
+        c->moved = 0;
+        if (v < c->seen || v < s->seen_at_kill) {
+            /* --cluster: the process a client moved to follows the game
+             * (it does not own it) and may not have caught up yet; the
+             * patches follow, and the final checks say whether anything
+             * acknowledged was lost. */
+            stale = 1;
+            st.stale_states++;
+            c->seen = v;
+            json_decref(c->doc);
+            c->doc = NULL;
+        }
+    }
     if (v < c->seen) {
         st.lost++;
         complain("game %s: a state at version %lld, but this connection saw %lld", s->game,
@@ -1119,11 +1447,13 @@ static void on_state(struct client *c, const struct wl_jv *f)
     }
     if (v > c->seen)
         c->seen = v;
+    if (opt.compare && c->role == ROLE_SPEC)
+        doc_state(c, f[K_STATE], v);
     if (!opt.waterloo) {
         char board[16] = "";
         wl_jv_str(member(f[K_STATE], "board"), board, sizeof board);
         int bad = 0;
-        if (v < s->seen_at_kill) {
+        if (v < s->seen_at_kill && !stale) {
             st.lost++;
             bad = 1;
             complain("game %s: the restarted server is at version %lld; before the kill the "
@@ -1158,7 +1488,7 @@ static void on_patch(struct client *c, const struct wl_jv *f)
 {
     struct slot *s = c->slot;
     int64_t from, to;
-    if (!game_is(s, f[K_GAME]) || wl_jv_int(f[K_FROM], &from) < 0 ||
+    if (c->role == ROLE_HOST || !game_is(s, f[K_GAME]) || wl_jv_int(f[K_FROM], &from) < 0 ||
         wl_jv_int(f[K_TO], &to) < 0)
         return;
     if (to <= c->seen)
@@ -1168,6 +1498,8 @@ static void on_patch(struct client *c, const struct wl_jv *f)
         complain("game %s: a patch from %lld, the connection has %lld", s->game,
                  (long long)from, (long long)c->seen);
     }
+    if (opt.compare && c->role == ROLE_SPEC)
+        doc_patch(c, f[K_OPS], from, to);
     c->seen = to;
     if (to > s->version && confirm_from(s, to, "a patch", c) < 0) {
         st.mismatched++;
@@ -1175,7 +1507,7 @@ static void on_patch(struct client *c, const struct wl_jv *f)
                  (long long)to);
     }
     if (c->role == ROLE_SPEC)
-        spectator_saw(s, to, now_s());
+        spectator_saw(s, c, to, now_s());
     maybe_finish(s);
     maybe_move(s);
 }
@@ -1183,7 +1515,7 @@ static void on_patch(struct client *c, const struct wl_jv *f)
 static void on_created(struct client *c, const struct wl_jv *f)
 {
     struct slot *s = c->slot;
-    if (s == NULL || c->role != ROLE_SEAT0 || s->phase != P_CREATING)
+    if (s == NULL || c != creator(s) || s->phase != P_CREATING)
         return;
     if (wl_jv_str(f[K_GAME], s->game, sizeof s->game) < 0 ||
         wl_jv_str(f[K_TOKEN], s->token[0], sizeof s->token[0]) < 0 ||
@@ -1193,16 +1525,25 @@ static void on_created(struct client *c, const struct wl_jv *f)
     }
     st.games_created++;
     s->phase = P_CLAIMING;
-    c->joined = 1;          /* the creator is joined (its state may come first) */
-    c->seen = 0;
-    if (opt.crash)
-        s->rec = new_rec(s->game);
+    s->owner = opt.cluster ? c->proc : 0;
+    if (c->role == ROLE_HOST) {
+        /* The host only sets the game up: the first player joins with the
+         * token on its own process. */
+        sendf(c, "{\"type\":\"leave\",\"game\":\"%s\"}", s->game);
+        if (s->seat[0]->welcomed)
+            send_join(s->seat[0]);
+    } else {
+        c->joined = 1;      /* the creator is joined (its state may come first) */
+        c->seen = 0;
+    }
+    if ((opt.crash || opt.cluster) && !opt.waterloo)
+        s->rec = new_rec(s->game);      /* tictactoe's commands are checked */
     if (opt.waterloo) {
         wl_game_init(s->wg, scenario, s->game, NULL);
         s->wg->roll_source = wl_roll;
         s->wg->roll_ctx = s;
     }
-    if (s->seat[1]->welcomed)
+    if (claimer(s)->welcomed)
         send_claim(s);
     for (int i = 0; i < opt.spectators; i++)
         if (s->spec[i].welcomed)
@@ -1212,14 +1553,20 @@ static void on_created(struct client *c, const struct wl_jv *f)
 static void on_claimed(struct client *c, const struct wl_jv *f)
 {
     struct slot *s = c->slot;
-    if (s == NULL || c->role != ROLE_SEAT1 || !game_is(s, f[K_GAME]))
+    if (s == NULL || c != claimer(s) || !game_is(s, f[K_GAME]))
         return;
     if (wl_jv_str(f[K_TOKEN], s->token[1], sizeof s->token[1]) < 0) {
         count_error("bad_claimed");
         return;
     }
-    c->joined = 1;
-    c->seen = 0;
+    if (c->role == ROLE_HOST) {
+        sendf(c, "{\"type\":\"leave\",\"game\":\"%s\"}", s->game);
+        if (s->seat[1]->welcomed)
+            send_join(s->seat[1]);
+    } else {
+        c->joined = 1;
+        c->seen = 0;
+    }
     s->phase = P_JOINING;
     check_ready(s);
 }
@@ -1231,13 +1578,17 @@ static void on_error(struct client *c, const struct wl_jv *f)
 {
     char code[40] = "?";
     wl_jv_str(f[K_CODE], code, sizeof code);
+    if (c->role == ROLE_PROBE) {
+        on_probe_error(c, f);
+        return;
+    }
     if (c->role == ROLE_CHECK) {
         count_error(code);
         checker_failed();
         return;
     }
     struct slot *s = c->slot;
-    if (s != NULL && c->role == ROLE_SEAT1 && strcmp(code, "bad_invite") == 0 && st.kills > 0) {
+    if (s != NULL && c == claimer(s) && strcmp(code, "bad_invite") == 0 && st.kills > 0) {
         /* The claim was stored but its answer died with the server: the
          * seat's token is gone. Nothing was played: start another game. */
         st.abandoned++;
@@ -1249,7 +1600,11 @@ static void on_error(struct client *c, const struct wl_jv *f)
     count_error(code);
     char msg[128] = "";
     wl_jv_str(f[K_MESSAGE], msg, sizeof msg);
-    complain("error %s (%s)", code, msg);
+    if (opt.cluster && s != NULL)
+        complain("error %s (%s) to %s on process %d, game %s (created on %d)", code, msg,
+                 role_names[c->role], c->proc, s->game, s->owner);
+    else
+        complain("error %s (%s)", code, msg);
     int64_t seq;
     if (s == NULL || c->role > ROLE_SEAT1 || wl_jv_int(f[K_SEQ], &seq) < 0)
         return;
@@ -1292,6 +1647,8 @@ static void on_message(struct wl_conn *ws, const char *data, size_t len)
         on_welcome(c);
         if (c->role == ROLE_CHECK)
             on_record(c, NULL, 0);
+        else if (c->role == ROLE_PROBE)
+            probe_next(c);
     } else if (wl_jv_streq(t, "created")) {
         on_created(c, f);
     } else if (wl_jv_streq(t, "claimed")) {
@@ -1335,7 +1692,7 @@ static void on_close(struct wl_conn *ws, int code, const char *why)
 
 static int open_client(struct client *c)
 {
-    c->ws = wl_conn_open(net, c->src, srv.addr, srv.port, c);
+    c->ws = wl_conn_open(net, c->src, srv.addr, proc_port(c->proc), c);
     if (c->ws == NULL) {
         complain("cannot connect: %s", strerror(errno));
         count_error("connect");
@@ -1346,10 +1703,15 @@ static int open_client(struct client *c)
     return 0;
 }
 
+/* Connect the clients without a connection, MAX_CONNECTING handshakes at a
+ * time (all of them at the start, a killed process's after a kill). */
 static void start_connections(void)
 {
-    while (run.connecting < MAX_CONNECTING && run.next_connect < nclients && !run.server_down)
-        open_client(&clients[run.next_connect++]);
+    while (run.connecting < MAX_CONNECTING && run.next_connect < nclients && !run.server_down) {
+        struct client *c = &clients[run.next_connect++];
+        if (c->ws == NULL)
+            open_client(c);
+    }
 }
 
 /* --- crash ----------------------------------------------------------------------------- */
@@ -1359,48 +1721,144 @@ static int rand_ms(int lo, int hi)
     return hi > lo ? lo + wr_prng_below(&rng, hi - lo + 1) : lo;
 }
 
-static int kill_and_restart(void)
+/* Process p is gone (killed): its clients lose their connections and move
+ * to process `to` (the same one for a single server, which comes back).
+ * What they had in flight is re-sent once they have joined again, with the
+ * same seq; every state from now on must hold at least what the tool saw. */
+static void drop_clients(int p, int to)
 {
-    double t = now_s();
-    /* CPU of this incarnation, counted before it goes (restores included). */
-    double cpu = proc_cpu(srv.pid);
-    if (cpu >= 0)
-        run.cpu_killed += cpu - run.cpu0;
-    run.cpu0 = 0;
-    kill(srv.pid, SIGKILL);
-    waitpid(srv.pid, NULL, 0);
-    close(srv.out_fd);
-    srv.pid = 0;
-    st.kills++;
-    run.server_down = 1;
+    for (int i = 0; i < opt.games; i++) {
+        struct slot *s = &slots[i];
+        s->seen_at_kill = s->version > s->acked_max ? s->version : s->acked_max;
+    }
     for (int i = 0; i < nclients; i++) {
         struct client *c = &clients[i];
+        if (c->proc != p)
+            continue;
         if (c->ws)
             wl_conn_abort(c->ws);
+        if (c->queued == Q_CONNECTING)
+            run.connecting--;
+        if (c->welcomed)
+            run.welcomed--;
+        struct slot *s = c->slot;
+        if (s != NULL) {
+            if (c->role == ROLE_SPEC && c->joined)
+                s->spec_joined--;
+            if (c->role <= ROLE_SEAT1 && s->pend[c->role].active)
+                s->pend[c->role].needs_resend = 1;
+            for (int k = 0; k < LAT_RING; k++)
+                s->lat[k].v = -1;
+            if (s->phase == P_PLAYING)
+                s->phase = P_JOINING;
+        }
         c->ws = NULL;
         c->welcomed = c->joined = 0;
         c->queued = Q_NONE;
+        c->moved = to != p;
+        c->proc = to;
     }
-    run.connecting = 0;
     run.next_connect = 0;
-    run.welcomed = 0;
-    for (int i = 0; i < opt.games; i++) {
-        struct slot *s = &slots[i];
-        for (int k = 0; k < LAT_RING; k++)
-            s->lat[k].v = -1;
-        for (int k = 0; k < 2; k++)
-            if (s->pend[k].active)
-                s->pend[k].needs_resend = 1;
-        s->seen_at_kill = s->version > s->acked_max ? s->version : s->acked_max;
-        s->spec_joined = 0;
-        if (s->phase == P_PLAYING)
-            s->phase = P_JOINING;
-    }
-    if (spawn_server() < 0)
+}
+
+/* SIGKILL process p (its CPU so far counted first, restores included). */
+static void kill_proc(int p)
+{
+    struct proc *pr = &procs[p];
+    double cpu = proc_cpu(pr->pid);
+    if (cpu >= 0)
+        run.cpu_killed += cpu - pr->cpu0;
+    pr->cpu0 = 0;
+    pr->commands_gone += pr->last_commands;
+    pr->forwards_gone += pr->last_forwards;
+    pr->takeovers_gone += pr->last_takeovers;
+    pr->last_commands = pr->last_forwards = pr->last_takeovers = 0;
+    kill(pr->pid, SIGKILL);
+    waitpid(pr->pid, NULL, 0);
+    close(pr->out_fd);
+    pr->pid = 0;
+    st.kills++;
+}
+
+static int kill_and_restart(void)
+{
+    double t = now_s();
+    kill_proc(0);
+    run.server_down = 1;
+    drop_clients(0, 0);
+    if (spawn_server(0) < 0)
         return -1;
     sample_add(&st.restart_ms, (now_s() - t) * 1e3);
     run.server_down = 0;
     return 0;
+}
+
+static struct server_metrics get_metrics(int port);
+
+/* --cluster: SIGKILL the live process that owns the most games (its
+ * /metrics; a tie drawn with the run's seed), to be restarted at
+ * procs[p].restart_at; its clients move to the next live process. */
+static int cluster_kill(void)
+{
+    int best[MAX_PROCS], nbest = 0;
+    double most = -1;
+    for (int p = 0; p < nprocs; p++) {
+        if (procs[p].pid <= 0 || procs[p].starting)
+            continue;
+        struct server_metrics m = get_metrics(procs[p].port);
+        metrics_seen(p, &m);
+        double owned = m.ok ? m.games_owned : 0;
+        if (owned > most)
+            most = owned, nbest = 0;
+        if (owned == most)
+            best[nbest++] = p;
+    }
+    if (nbest == 0)
+        return -1;
+    int p = best[nbest > 1 ? wr_prng_below(&rng, nbest) : 0];
+    int to = p;
+    do
+        to = (to + 1) % nprocs;
+    while ((procs[to].pid <= 0 || procs[to].starting) && to != p);
+    if (to == p)
+        return -1;
+    kill_proc(p);
+    fprintf(stderr, "warroom-load: kill %d: process %d (%g games owned), its clients to %d\n",
+            st.kills, p, most, to);
+    /* Its games are taken over by whoever next gets a command for them. */
+    for (int i = 0; i < opt.games; i++)
+        if (slots[i].owner == p)
+            slots[i].owner = -1;
+    drop_clients(p, to);
+    procs[p].restart_at = now_s() + rand_ms(opt.kill_min_ms, opt.kill_max_ms) / 1000.0;
+    return 0;
+}
+
+/* The killed process p, due back: started now, or (already started) its
+ * address line read if it came, without blocking the loop. 1 once it is
+ * up again, 0 not yet, -1 when it did not start. */
+static int cluster_restart(int p, int wait_ms)
+{
+    struct proc *pr = &procs[p];
+    if (pr->pid <= 0) {
+        if (spawn_begin(p) < 0)
+            return -1;
+        pr->cpu0 = 0;
+        pr->restart_at = now_s();
+    }
+    int up = spawn_wait(p, wait_ms);
+    if (up == 1)
+        sample_add(&st.restart_ms, (now_s() - pr->restart_at) * 1e3);
+    return up;
+}
+
+/* A process that is down or not up yet, or -1. */
+static int cluster_down(void)
+{
+    for (int p = 0; p < nprocs; p++)
+        if (procs[p].pid <= 0 || procs[p].starting)
+            return p;
+    return -1;
 }
 
 /* --- the final check: every game against the server's record ------------------------- */
@@ -1522,13 +1980,140 @@ static void on_record(struct client *c, const char *data, size_t len)
     request_exports();
 }
 
-/* --- /metrics ---------------------------------------------------------------------------- */
+/* --- the final comparison: what everyone holds against fresh spectators ------------- */
 
-struct server_metrics {
-    double commits, commit_seconds, commands;
-    double commits_le_10ms, commits_le_50ms;    /* histogram buckets */
-    int ok;
-};
+/* Once every game has reached its last version everywhere, one fresh
+ * connection per process joins each game as a spectator: its state must be
+ * the one every spectator of the game built (on whichever process), at the
+ * version the tool saw acknowledged, and every player must have seen that
+ * version. The join's id is the slot's index. */
+static struct client probes[MAX_PROCS];
+static struct {
+    int next[MAX_PROCS];        /* next slot to ask about */
+    int out[MAX_PROCS];         /* joins in flight */
+    int done;                   /* probes that asked about every slot */
+} prb;
+
+/* A game the comparison covers: still joined by everyone at the end. */
+static int comparable(const struct slot *s)
+{
+    return s->game[0] && (s->phase == P_PLAYING || s->phase == P_DONE) && s->token[1][0];
+}
+
+/* Has everyone of every comparable game seen its last version? */
+static int settled(void)
+{
+    for (int i = 0; i < opt.games; i++) {
+        const struct slot *s = &slots[i];
+        if (!comparable(s))
+            continue;
+        for (int k = 0; k < 2; k++)
+            if (!s->seat[k]->joined || s->seat[k]->seen < s->version)
+                return 0;
+        for (int k = 0; k < opt.spectators; k++)
+            if (!s->spec[k].joined || s->spec[k].seen < s->version)
+                return 0;
+    }
+    return 1;
+}
+
+static void probe_next(struct client *c)
+{
+    int p = c->proc;
+    while (prb.out[p] < EXPORT_WINDOW && prb.next[p] < opt.games) {
+        int i = prb.next[p]++;
+        if (!comparable(&slots[i]))
+            continue;
+        sendf(c, "{\"type\":\"join\",\"game\":\"%s\",\"spectate\":true,\"id\":%d}",
+              slots[i].game, i);
+        prb.out[p]++;
+    }
+    if (prb.out[p] == 0 && prb.next[p] >= opt.games) {
+        prb.next[p]++;          /* counted once */
+        prb.done++;
+    }
+}
+
+/* The answer to one probe join: slot's index from the id, or -1. */
+static int probe_slot(const struct wl_jv *f)
+{
+    int64_t i;
+    if (wl_jv_int(f[K_ID], &i) < 0 || i < 0 || i >= opt.games)
+        return -1;
+    return (int)i;
+}
+
+static void on_probe_state(struct client *c, const struct wl_jv *f)
+{
+    int i = probe_slot(f), p = c->proc;
+    int64_t v;
+    if (i < 0)
+        return;                 /* not an answer (nothing else is expected) */
+    struct slot *s = &slots[i];
+    prb.out[p]--;
+    json_t *fresh = f[K_STATE].p ? json_loadb(f[K_STATE].p, f[K_STATE].n, JSON_REJECT_DUPLICATES,
+                                              NULL)
+                                 : NULL;
+    char *want = fresh ? canonical(fresh) : NULL;
+    if (!game_is(s, f[K_GAME]) || wl_jv_int(f[K_VERSION], &v) < 0 || want == NULL) {
+        st.views_differ++;
+        complain("game %s: process %d answered a spectator's join with an unreadable state",
+                 s->game, p);
+        v = -1;
+    } else if (v != s->version) {
+        st.views_differ++;
+        complain("game %s: a fresh spectator on process %d gets version %lld, the tool saw "
+                 "%lld", s->game, p, (long long)v, (long long)s->version);
+    }
+    if (want && v == s->version) {
+        if (opt.compare)
+            for (int k = 0; k < opt.spectators; k++) {
+                struct client *sp = &s->spec[k];
+                char *have = sp->doc && sp->doc_v == v ? canonical(sp->doc) : NULL;
+                if (have == NULL || strcmp(have, want) != 0) {
+                    st.views_differ++;
+                    complain("game %s version %lld: the spectator on process %d holds %s than a "
+                             "fresh spectator on process %d", s->game, (long long)v, sp->proc,
+                             have ? "another state" : "no state or an older one", p);
+                }
+                free(have);
+                st.spectators_compared++;
+            }
+        for (int k = 0; k < 2; k++)
+            if (s->seat[k]->seen != v) {
+                st.views_differ++;
+                complain("game %s: the player %s on process %d saw version %lld, a fresh "
+                         "spectator on process %d gets %lld", s->game, seat_name(k),
+                         s->seat[k]->proc, (long long)s->seat[k]->seen, p, (long long)v);
+            }
+        char board[16] = "";
+        if (!opt.waterloo && wl_jv_str(member(f[K_STATE], "board"), board, sizeof board) == 0 &&
+            strcmp(board, s->board) != 0) {
+            st.views_differ++;
+            complain("game %s version %lld: board %s on process %d, the players made %s",
+                     s->game, (long long)v, board, p, s->board);
+        }
+    }
+    free(want);
+    json_decref(fresh);
+    sendf(c, "{\"type\":\"leave\",\"game\":\"%s\"}", s->game);
+    probe_next(c);
+}
+
+static void on_probe_error(struct client *c, const struct wl_jv *f)
+{
+    int i = probe_slot(f);
+    char code[40] = "?";
+    wl_jv_str(f[K_CODE], code, sizeof code);
+    if (i < 0)
+        return;
+    prb.out[c->proc]--;
+    st.views_differ++;
+    complain("game %s: a spectator's join on process %d: error %s", slots[i].game, c->proc, code);
+    probe_next(c);
+}
+
+/* --- /metrics ---------------------------------------------------------------------------- */
 
 static double metric(const char *body, const char *name)
 {
@@ -1540,11 +2125,11 @@ static double metric(const char *body, const char *name)
 
 /* GET /metrics with a deadline (blocking, outside the measured window's
  * hot path: once before and once after). */
-static struct server_metrics get_metrics(void)
+static struct server_metrics get_metrics(int port)
 {
-    struct server_metrics m = { 0, 0, 0, 0, 0, 0 };
+    struct server_metrics m = { 0 };
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)srv.port),
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                              .sin_addr.s_addr = htonl(srv.addr) };
     if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
         if (fd >= 0)
@@ -1583,6 +2168,9 @@ static struct server_metrics get_metrics(void)
     m.commands = metric(body, "warroom_commands_total");
     m.commits_le_10ms = metric(body, "warroom_store_commit_seconds_bucket{le=\"0.01\"}");
     m.commits_le_50ms = metric(body, "warroom_store_commit_seconds_bucket{le=\"0.05\"}");
+    m.games_owned = metric(body, "warroom_games_owned");
+    m.forwards = metric(body, "warroom_cluster_forwards_total");
+    m.takeovers = metric(body, "warroom_cluster_takeovers_total");
     m.ok = 1;
     return m;
 }
@@ -1591,7 +2179,7 @@ static struct server_metrics get_metrics(void)
 
 enum { O_START = 256, O_SERVER, O_SERVER_PID, O_SERVER_ARG, O_SCENARIOS, O_SCENARIO, O_RULESET,
        O_GAMES, O_SPECTATORS, O_SECONDS, O_MOVES, O_RATE, O_IDLE, O_PER_ADDRESS, O_CRASH,
-       O_KILL_MIN, O_KILL_MAX, O_SEED, O_KEEP };
+       O_KILL_MIN, O_KILL_MAX, O_SEED, O_KEEP, O_CLUSTER, O_DB, O_CLAIM_ON, O_COMPARE };
 
 static int number(const char *name, const char *v, double lo, double hi, double *out)
 {
@@ -1629,6 +2217,10 @@ static int parse_options(int argc, char **argv)
         { "kill-max-ms", required_argument, NULL, O_KILL_MAX },
         { "seed", required_argument, NULL, O_SEED },
         { "keep", no_argument, NULL, O_KEEP },
+        { "cluster", required_argument, NULL, O_CLUSTER },
+        { "db", required_argument, NULL, O_DB },
+        { "claim-on", required_argument, NULL, O_CLAIM_ON },
+        { "compare-spectators", no_argument, NULL, O_COMPARE },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -1729,6 +2321,25 @@ static int parse_options(int argc, char **argv)
         case O_KEEP:
             opt.keep = 1;
             break;
+        case O_CLUSTER:
+            if (number("--cluster", optarg, 2, MAX_PROCS, &d) < 0)
+                return -1;
+            opt.cluster = (int)d;
+            break;
+        case O_DB:
+            opt.db = optarg;
+            break;
+        case O_CLAIM_ON:
+            if (strcmp(optarg, "player") == 0) {
+                opt.claim_on_player = 1;
+            } else if (strcmp(optarg, "owner") != 0) {
+                fprintf(stderr, "warroom-load: --claim-on is owner or player\n");
+                return -1;
+            }
+            break;
+        case O_COMPARE:
+            opt.compare = 1;
+            break;
         default:
             usage(stderr);
             return -1;
@@ -1748,6 +2359,32 @@ static int parse_options(int argc, char **argv)
     }
     if (opt.kill_max_ms < opt.kill_min_ms)
         opt.kill_max_ms = opt.kill_min_ms;
+    if (opt.db && (opt.start == NULL || strncmp(opt.db, "postgres://", 11) != 0)) {
+        fprintf(stderr, "warroom-load: --db is a postgres:// URI for the servers --start "
+                        "starts\n");
+        return -1;
+    }
+    if (opt.cluster) {
+        /* Several processes share one set of games: only a database all of
+         * them reach can hold it (a SQLite file belongs to one process). */
+        const char *base = opt.db ? NULL : wt_pg_base();
+        if (opt.start == NULL) {
+            fprintf(stderr, "warroom-load: --cluster needs --start (the tool starts the "
+                            "processes)\n");
+            return -1;
+        }
+        if (opt.db == NULL && (base == NULL || *base == '\0')) {
+            fprintf(stderr, "warroom-load: --cluster needs PostgreSQL: set WT_STORE_URL or "
+                            "WT_STORE_URL_FILE (a fresh database of that cluster), or give "
+                            "--db postgres://...\n");
+            return -1;
+        }
+        nprocs = opt.cluster;
+        opt.compare = 1;
+    } else if (opt.claim_on_player) {
+        fprintf(stderr, "warroom-load: --claim-on is for --cluster\n");
+        return -1;
+    }
     if (opt.server) {
         unsigned a, b, c2, d2;
         int port;
@@ -1787,9 +2424,14 @@ static int load_scenario(void)
     return -1;
 }
 
+/* Each slot's clients side by side: seat 0, seat 1, the spectators, and
+ * with --cluster the host. The cluster spread: slot i's games are created
+ * on process i % N, its players talk to i+1 and i+2, its spectators to i,
+ * i+1, ... (so most commands cross processes and most games have
+ * spectators on a process that does not own them). */
 static int setup_clients(void)
 {
-    int per_game = 2 + opt.spectators;
+    int per_game = 2 + opt.spectators + (opt.cluster ? 1 : 0);
     nclients = opt.games * per_game + opt.idle;
     clients = calloc((size_t)(nclients ? nclients : 1), sizeof *clients);
     slots = calloc((size_t)(opt.games ? opt.games : 1), sizeof *slots);
@@ -1815,6 +2457,15 @@ static int setup_clients(void)
             if (k >= 2)
                 base[k].role = ROLE_SPEC;
         }
+        if (opt.cluster) {
+            s->host = &base[2 + opt.spectators];
+            s->host->role = ROLE_HOST;
+            s->host->proc = g % nprocs;
+            s->seat[0]->proc = (g + 1) % nprocs;
+            s->seat[1]->proc = (g + 2) % nprocs;
+            for (int k = 0; k < opt.spectators; k++)
+                s->spec[k].proc = (g + k) % nprocs;
+        }
         if (opt.waterloo) {
             s->wg = malloc(sizeof *s->wg);
             s->wcmd = malloc(sizeof *s->wcmd);
@@ -1839,10 +2490,9 @@ static int all_idle(void)
 
 static int poll_until(double t)
 {
+    /* At most 100 ms (t may be far away: a kill waiting for a restart). */
     double left = t - now_s();
-    int ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
-    if (ms > 100)
-        ms = 100;
+    int ms = left <= 0 ? 0 : left >= 0.1 ? 100 : (int)(left * 1000) + 1;
     if (wl_net_poll(net, ms) < 0) {
         complain("epoll: %s", strerror(errno));
         return -1;
@@ -1862,6 +2512,75 @@ static json_t *lat_json(struct samples *s)
     return json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)s->n, "p50",
                      round3(pct(s, 0.5)), "p90", round3(pct(s, 0.9)), "p99", round3(pct(s, 0.99)),
                      "max", round3(s->n ? (double)s->v[s->n - 1] : 0.0));
+}
+
+/* The /metrics counters summed over the live processes. */
+static struct server_metrics metrics_all(void)
+{
+    struct server_metrics sum = { 0 };
+    for (int p = 0; p < nprocs; p++) {
+        if (srv.started && (procs[p].pid <= 0 || procs[p].starting))
+            continue;
+        struct server_metrics m = get_metrics(proc_port(p));
+        if (!m.ok)
+            continue;
+        sum.commits += m.commits;
+        sum.commit_seconds += m.commit_seconds;
+        sum.commands += m.commands;
+        sum.commits_le_10ms += m.commits_le_10ms;
+        sum.commits_le_50ms += m.commits_le_50ms;
+        sum.ok = 1;
+    }
+    return sum;
+}
+
+/* CPU seconds of every live process we started (or of --server-pid). */
+static double cpu_all(int set_cpu0)
+{
+    if (!srv.started)
+        return proc_cpu(opt.server_pid);
+    double sum = 0;
+    for (int p = 0; p < nprocs; p++) {
+        double c = proc_cpu(procs[p].pid);
+        if (c < 0)
+            return -1;
+        if (set_cpu0)
+            procs[p].cpu0 = c;
+        sum += c - procs[p].cpu0;
+    }
+    return sum;
+}
+
+/* --cluster: per process, what the tool sent through it and its /metrics
+ * at the end (with its killed incarnations' last figures). */
+static json_t *cluster_json(double *takeovers)
+{
+    json_t *a = json_array();
+    *takeovers = 0;
+    for (int p = 0; p < nprocs; p++) {
+        struct server_metrics m = procs[p].pid > 0 ? get_metrics(procs[p].port)
+                                                   : (struct server_metrics){ 0 };
+        metrics_seen(p, &m);
+        struct proc *pr = &procs[p];
+        double tk = pr->takeovers_gone + pr->last_takeovers;
+        *takeovers += tk;
+        json_array_append_new(
+            a, json_pack("{s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:b}", "process", p,
+                         "incarnations", pr->restarts, "commands_sent", (json_int_t)pr->sent,
+                         "commands_acked", (json_int_t)pr->acked, "commands",
+                         (json_int_t)(pr->commands_gone + pr->last_commands), "forwards",
+                         (json_int_t)(pr->forwards_gone + pr->last_forwards), "takeovers",
+                         (json_int_t)tk, "games_owned", (json_int_t)m.games_owned,
+                         "metrics_read", m.ok));
+    }
+    return a;
+}
+
+static json_t *p50_p99(struct samples *s)
+{
+    qsort(s->v, s->n, sizeof *s->v, cmp_float);
+    return json_pack("{s:I, s:f, s:f}", "n", (json_int_t)s->n, "p50", round3(pct(s, 0.5)),
+                     "p99", round3(pct(s, 0.99)));
 }
 
 int main(int argc, char **argv)
@@ -1884,7 +2603,15 @@ int main(int argc, char **argv)
         return 2;
     }
     loadavg(run.load_before, sizeof run.load_before);
-    if (opt.start && start_server() < 0) {
+    if (opt.start && start_servers() < 0) {
+        for (int p = 0; p < nprocs; p++)
+            stop_server(p, SIGKILL, 5000);
+        if (srv.dir[0] && !opt.keep) {
+            if (srv.own_db)
+                wt_pg_drop(srv.db);
+            opt.keep = 1;
+            fprintf(stderr, "warroom-load: kept %s (the server log)\n", srv.dir);
+        }
         cleanup_dir();
         return 2;
     }
@@ -1898,9 +2625,11 @@ int main(int argc, char **argv)
 
     /* 1) Set-up: every connection welcomed, every game created, claimed
      * and joined, before anything is measured. */
-    double setup_start = now_s(), deadline = setup_start + 120 + nclients / 200.0;
+    double setup_start = now_s(), deadline = setup_start + 60 + nclients / 200.0;
     while (run.welcomed < nclients || run.ready < opt.games) {
-        if (now_s() > deadline || st.closed > 0) {
+        /* An error here (a join refused, ...) leaves a game unready: fail
+         * now rather than at the deadline. */
+        if (now_s() > deadline || st.closed > 0 || st.errors > 0) {
             complain("set-up did not finish: %d of %d connections welcomed, %d of %d games",
                      run.welcomed, nclients, run.ready, opt.games);
             failed = 1;
@@ -1915,10 +2644,10 @@ int main(int argc, char **argv)
     long rss_setup_kb = proc_status_kb(pid, "VmRSS:");
 
     /* 2) Play. */
-    struct server_metrics m0 = get_metrics();
+    struct server_metrics m0 = metrics_all();
     run.started = 1;
     run.t0 = now_s();
-    run.cpu0 = proc_cpu(pid);
+    run.cpu0 = cpu_all(1);
     run.self0 = self_cpu();
     st.frames_t0 = wl_net_stats(net)->frames_in;
     for (int i = 0; i < opt.games && !failed; i++) {
@@ -1933,7 +2662,30 @@ int main(int argc, char **argv)
         run.next_kill = run.t0 + rand_ms(opt.kill_min_ms, opt.kill_max_ms) / 1000.0;
     while (!failed) {
         double now = now_s();
-        if (opt.crash) {
+        int down = opt.cluster ? cluster_down() : -1;
+        if (down >= 0 && now >= procs[down].restart_at) {
+            int up = cluster_restart(down, 0);
+            if (up < 0) {
+                failed = 1;
+                break;
+            }
+            if (up) {
+                now = now_s();
+                run.next_kill = now + rand_ms(opt.kill_min_ms, opt.kill_max_ms) / 1000.0;
+                down = -1;
+            }
+        }
+        if (opt.crash && opt.cluster) {
+            if (down < 0 && now >= run.next_kill) {
+                if (st.kills >= opt.crash)
+                    break;
+                if (cluster_kill() < 0) {
+                    failed = 1;
+                    break;
+                }
+                run.next_kill = now + 1e9;      /* after the restart */
+            }
+        } else if (opt.crash) {
             if (now >= run.next_kill) {
                 if (st.kills >= opt.crash)
                     break;
@@ -1950,6 +2702,12 @@ int main(int argc, char **argv)
         while (nheap > 0 && heap[0]->next_at <= now)
             maybe_move(heap_pop());
         double next = opt.crash ? run.next_kill : end;
+        if (down >= 0 && procs[down].starting) {
+            if (now + 0.005 < next)
+                next = now + 0.005; /* its address line, soon */
+        } else if (down >= 0 && procs[down].restart_at < next) {
+            next = procs[down].restart_at;
+        }
         if (nheap > 0 && heap[0]->next_at < next)
             next = heap[0]->next_at;
         if (poll_until(next) < 0)
@@ -1957,12 +2715,16 @@ int main(int argc, char **argv)
     }
     run.t1 = now_s();
     run.stopping = 1;
+    /* A killed cluster process comes back now, for the checks. */
+    for (int p; !failed && opt.cluster && (p = cluster_down()) >= 0;)
+        if (cluster_restart(p, 120000) < 1)
+            failed = 1;
     pid = server_pid();
-    run.cpu1 = proc_cpu(pid);
+    run.cpu1 = cpu_all(0);
     run.self1 = self_cpu();
     st.frames_t1 = wl_net_stats(net)->frames_in;
     long rss_kb = proc_status_kb(pid, "VmRSS:"), hwm_kb = proc_status_kb(pid, "VmHWM:");
-    struct server_metrics m1 = get_metrics();
+    struct server_metrics m1 = metrics_all();
 
     /* 3) Drain: every command sent gets its answer. */
     deadline = now_s() + (opt.crash ? 60 : 15);
@@ -1974,9 +2736,37 @@ int main(int argc, char **argv)
             if (slots[i].pend[k].active)
                 st.unresolved++;
 
-    /* 4) Crash runs: every game checked against the server's record. */
-    if (opt.crash && !failed) {
+    /* 4) Every game at its last version everywhere, then everyone's view
+     * against a fresh spectator's on each process. */
+    if (opt.compare && !failed) {
+        deadline = now_s() + 30;
+        while (!settled() && now_s() < deadline)
+            if (poll_until(deadline) < 0)
+                break;
+        if (!settled())
+            complain("some games did not reach their last version everywhere in 30 s");
+        for (int p = 0; p < nprocs; p++) {
+            probes[p].role = ROLE_PROBE;
+            probes[p].src = 0x7f000001u;
+            probes[p].proc = p;
+            open_client(&probes[p]);
+        }
+        deadline = now_s() + 60;
+        while (prb.done < nprocs && now_s() < deadline)
+            if (poll_until(deadline) < 0)
+                break;
+        if (prb.done < nprocs) {
+            complain("the comparison with fresh spectators did not finish");
+            failed = 1;
+        }
+    }
+
+    /* 5) Crash and cluster runs: every game checked against the record
+     * (tictactoe: the check reads its cells). */
+    if ((opt.crash || opt.cluster) && !opt.waterloo && !failed) {
         chk.next = recs_head;
+        /* From any process: the checker talks to one the tool's seed picks. */
+        checker.proc = wr_prng_below(&rng, nprocs);
         if (open_client(&checker) == 0) {
             deadline = now_s() + 120;
             while (!chk.done && now_s() < deadline && checker.ws)
@@ -1990,7 +2780,11 @@ int main(int argc, char **argv)
     }
     loadavg(run.load_after, sizeof run.load_after);
 
-    /* 5) Stop a server we started: it must shut down cleanly. */
+    /* The takeovers and per-process figures, before the processes go. */
+    double takeovers = 0;
+    json_t *per_proc = opt.cluster ? cluster_json(&takeovers) : NULL;
+
+    /* 6) Stop the servers we started: each must shut down cleanly. */
     int exit_status = 0;
     if (opt.start) {
         for (int i = 0; i < nclients; i++)
@@ -1998,16 +2792,23 @@ int main(int argc, char **argv)
                 wl_conn_abort(clients[i].ws);
         if (checker.ws)
             wl_conn_abort(checker.ws);
+        for (int p = 0; p < nprocs; p++)
+            if (probes[p].ws)
+                wl_conn_abort(probes[p].ws);
         wl_net_poll(net, 0);
-        int status = stop_server(SIGTERM, 30000);
-        exit_status = status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        if (exit_status != 0) {
-            complain("warroomd did not stop cleanly (status %d, log %s)", exit_status, srv.log);
-            failed = 1;
+        for (int p = 0; p < nprocs; p++) {
+            int status = stop_server(p, SIGTERM, 30000);
+            int code = status >= 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+            if (code != 0) {
+                complain("warroomd %d did not stop cleanly (status %d, log %s)", p, code,
+                         procs[p].log);
+                exit_status = code;
+                failed = 1;
+            }
         }
     }
 
-    /* 6) The report. */
+    /* 7) The report. */
     double secs = run.t1 - run.t0;
     double cpu = run.cpu0 >= 0 && run.cpu1 >= 0 ? run.cpu1 - run.cpu0 + run.cpu_killed : -1;
     double self = run.self1 - run.self0;
@@ -2015,7 +2816,12 @@ int main(int argc, char **argv)
     for (int i = 0; i < st.nerror_codes; i++)
         json_object_set_new(errs, st.error_codes[i], json_integer(st.error_counts[i]));
     long total_errors = st.errors + st.bad_answers + st.lost + st.duplicated + st.mismatched +
-                        st.unresolved;
+                        st.unresolved + st.views_differ;
+    /* A cluster run measures the cross-process path or fails. */
+    if (opt.cluster && opt.spectators > 0 && !failed && st.lat_cross.n == 0) {
+        complain("no spectator on a process that does not own its game saw a patch");
+        failed = 1;
+    }
     json_t *out = json_pack(
         "{s:s, s:s, s:i, s:i, s:i, s:f, s:i, s:f, s:I, s:f, s:I, s:I, s:f}",
         "tool", "warroom-load", "ruleset", opt.waterloo ? "waterloo" : "tictactoe", "games",
@@ -2031,6 +2837,23 @@ int main(int argc, char **argv)
                         json_string(opt.spectators ? "send to the patch at the last spectator"
                                                    : "send to the ack"));
     json_object_set_new(out, "ack_latency_ms", lat_json(&st.ack_lat));
+    if (opt.cluster) {
+        json_object_set_new(out, "latency_same_ms", p50_p99(&st.lat_same));
+        json_object_set_new(out, "latency_cross_ms", p50_p99(&st.lat_cross));
+        json_object_set_new(out, "latency_same_cross_is",
+                            json_string("send to the patch at each spectator, on the game's "
+                                        "owning process or on another (unknown owners, after "
+                                        "a takeover, in neither)"));
+        json_object_set_new(out, "processes", per_proc);
+        json_object_set_new(out, "takeovers", json_integer((json_int_t)takeovers));
+        json_object_set_new(out, "claim_on", json_string(opt.claim_on_player ? "player"
+                                                                              : "owner"));
+    }
+    if (opt.compare)
+        json_object_set_new(out, "views",
+                            json_pack("{s:I, s:I}", "spectators_compared",
+                                      (json_int_t)st.spectators_compared, "differences",
+                                      (json_int_t)st.views_differ));
     json_t *server = json_pack("{s:i, s:f, s:f, s:f, s:I, s:I, s:I, s:I}", "pid", (int)pid,
                                "cpu_seconds", round3(cpu), "cpu_percent",
                                round3(secs > 0 && cpu >= 0 ? 100 * cpu / secs : -1),
@@ -2073,7 +2896,7 @@ int main(int argc, char **argv)
                                   "unexpected_answers", (json_int_t)st.bad_answers,
                                   "protocol", (json_int_t)wl_net_stats(net)->protocol_errors));
     json_object_set_new(out, "pings_answered", json_integer((json_int_t)wl_net_stats(net)->pings));
-    if (opt.crash) {
+    if (opt.crash || opt.cluster) {
         json_t *cr = json_pack(
             "{s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "kills", st.kills,
             "games_checked", (json_int_t)st.checked_games, "commands_checked",
@@ -2083,6 +2906,9 @@ int main(int argc, char **argv)
             (json_int_t)st.duplicated, "mismatched", (json_int_t)st.mismatched, "unresolved",
             (json_int_t)st.unresolved, "abandoned_setups", (json_int_t)st.abandoned);
         json_object_set_new(cr, "restart_ms", lat_json(&st.restart_ms));
+        if (opt.cluster)
+            json_object_set_new(cr, "stale_states_after_a_move",
+                                json_integer((json_int_t)st.stale_states));
         json_object_set_new(out, "crash", cr);
     }
     json_object_set_new(out, "machine",
@@ -2104,8 +2930,9 @@ int main(int argc, char **argv)
         }
         failed = 1;
     }
-    if (srv.pid > 0)
-        stop_server(SIGKILL, 5000);
+    for (int p = 0; p < nprocs; p++)
+        if (procs[p].pid > 0)
+            stop_server(p, SIGKILL, 5000);
     cleanup_dir();
     wl_net_free(net);
     return failed ? 1 : 0;
