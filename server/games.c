@@ -2338,8 +2338,10 @@ static void join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
                 seat = i;
     }
     /* a copy of another process's game may not know a seat claimed just
-     * now: it reads the store's rows once before refusing */
-    if (seat < 0 && !fetched && cluster_recheck(srv, c, g, msg, join_run))
+     * now (even one read for this join: the read may have started before
+     * the claim's commit): it reads the store's rows once more before
+     * refusing */
+    if (seat < 0 && fetched < 2 && cluster_recheck(srv, c, g, msg, join_run))
         return;
     if (seat < 0) {
         wrd_conn_error(c, WRD_E_BAD_TOKEN, "that token opens no seat of this game", id, NULL, jid);
@@ -3856,6 +3858,8 @@ struct pending_req {
     json_t *msg;                /* a reference, or NULL */
     int waiting;
     void (*then)(struct wrd_server *srv);
+    int fetched;                /* what run() is told: 0 and 1 mean 1 (read back); 2: a
+                                   copy read its rows again (cluster_recheck) */
 };
 
 struct load_waiter {
@@ -4007,7 +4011,7 @@ static void finish_request(struct wrd_server *srv, struct pending_req *req)
         return;
     }
     if (req->conn->wsi != NULL)
-        req->run(srv, req->conn, req->msg, 1);
+        req->run(srv, req->conn, req->msg, req->fetched > 1 ? req->fetched : 1);
     wrd_conn_wait_end(req->conn);       /* then its next message, if held */
     wrd_conn_unref(req->conn);
     json_decref(req->msg);
@@ -4106,7 +4110,7 @@ static int fetch(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, 
             req = calloc(1, sizeof *req);
             if (req == NULL)
                 return 0;
-            *req = (struct pending_req){ run, c, json_incref((json_t *)msg), 0, NULL };
+            *req = (struct pending_req){ run, c, json_incref((json_t *)msg), 0, NULL, 1 };
             wrd_conn_ref(c);
             wrd_conn_wait_begin(c);     /* its next messages wait for this one */
         }
@@ -5168,7 +5172,7 @@ struct catch_waiter {
 
 /* A request a copy cannot answer from what it knows (a token of a seat
  * claimed just now): 1 when it waits for a read of g's rows and will run
- * again (run(srv, c, msg, 1)); 0 answer now (g is owned here, or out of
+ * again (run(srv, c, msg, 2)); 0 answer now (g is owned here, or out of
  * memory). */
 static int cluster_recheck(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
                            const json_t *msg, rerun_fn run)
@@ -5182,7 +5186,7 @@ static int cluster_recheck(struct wrd_server *srv, struct wrd_conn *c, struct wr
         free(w);
         return 0;
     }
-    *req = (struct pending_req){ run, c, json_incref((json_t *)msg), 1, NULL };
+    *req = (struct pending_req){ run, c, json_incref((json_t *)msg), 1, NULL, 2 };
     wrd_conn_ref(c);
     wrd_conn_wait_begin(c);     /* its next messages wait for this one */
     *w = (struct catch_waiter){ g->waiters, req };
