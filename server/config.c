@@ -45,7 +45,12 @@ static void usage(FILE *out, const struct wrd_config *cfg)
         "  -d, --db PATH|URI          the store (WARROOM_DB): an SQLite database file,\n"
         "                             default warroom.db, or a PostgreSQL database\n"
         "                             postgres://USER@HOST:PORT/DBNAME; one server per\n"
-        "                             database (it is locked while in use)\n"
+        "                             database (it is locked while in use), unless\n"
+        "                             --cluster\n"
+        "      --cluster              one of several servers on one PostgreSQL store\n"
+        "                             (WARROOM_CLUSTER=1): each game is owned by one of\n"
+        "                             them at a time, any of them serves any game, and\n"
+        "                             the games of one that dies are taken over\n"
         "      --db-check none|quick|full  SQLite's check of every page of the database\n"
         "                             at start (WARROOM_DB_CHECK): none (default: a start\n"
         "                             reads only the games it loads, whatever the store\n"
@@ -233,7 +238,7 @@ enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR,
        OPT_HANDSHAKES, OPT_HANDSHAKES_PER_ADDR, OPT_HANDSHAKE_TIMEOUT, OPT_WEB_LISTEN, OPT_WEB_DIR,
        OPT_SMTP, OPT_MAIL_FROM, OPT_MAIL_REPLY, OPT_MAIL_URL, OPT_SMTP_CREDENTIALS,
        OPT_MAIL_RETRY_MS, OPT_MAILS_PER_ADDR, OPT_DIGEST_HOUR, OPT_DIGEST_MS,
-       OPT_VERIFY, OPT_GAME_IDLE, OPT_GAME_IDLE_MS };
+       OPT_VERIFY, OPT_GAME_IDLE, OPT_GAME_IDLE_MS, OPT_CLUSTER };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -273,6 +278,10 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
         return 0;
     case OPT_VERIFY:
         cfg->verify = 1;
+        return 0;
+    case OPT_CLUSTER:
+        /* a flag; from the environment, any value but "0" sets it */
+        cfg->cluster = v == NULL || strcmp(v, "0") != 0;
         return 0;
     case OPT_GAME_IDLE:
         if (parse_long("--game-idle", v, 0, 365L * 86400, &n) < 0)
@@ -517,6 +526,7 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_MAX_MAILS_PER_ADDRESS", OPT_MAILS_PER_ADDR },
     { "WARROOM_MAIL_DIGEST_HOUR", OPT_DIGEST_HOUR },
     { "WARROOM_GAME_IDLE", OPT_GAME_IDLE },
+    { "WARROOM_CLUSTER", OPT_CLUSTER },
 };
 
 int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
@@ -562,6 +572,7 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "mail-digest-hour", required_argument, NULL, OPT_DIGEST_HOUR },
         { "mail-digest-ms", required_argument, NULL, OPT_DIGEST_MS },
         { "verify", no_argument, NULL, OPT_VERIFY },
+        { "cluster", no_argument, NULL, OPT_CLUSTER },
         { "game-idle", required_argument, NULL, OPT_GAME_IDLE },
         { "game-idle-ms", required_argument, NULL, OPT_GAME_IDLE_MS },
         { "help", no_argument, NULL, 'h' },

@@ -44,6 +44,8 @@
     X(BAD_CODE, "bad_code", "that is not the code of this seat's confirmation mail")         \
     X(TOO_MANY_MAILS, "too_many_mails",                                                     \
       "your address has asked for the most confirmation mails it may this hour")            \
+    X(OWNED_ELSEWHERE, "owned_elsewhere",                                                  \
+      "another server process holds this game: try again in a moment")                       \
     X(INTERNAL, "internal", "the server failed; nothing was applied")
 
 enum wrd_error {

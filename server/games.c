@@ -168,6 +168,14 @@ struct wrd_game {
     struct link *children;
     int nchildren, capchildren;
     int dirty_queued;           /* in the registry's list of dirty games */
+    /* Several servers (--cluster; "several servers" below): a game held
+     * here is either owned (this process writes it) or followed (a copy
+     * kept in step from the store, never written here: follower). */
+    int follower;
+    int catching;               /* a read of the store's later rows is under way */
+    int catch_again;            /* ...and another note came meanwhile: read again */
+    int released;               /* its owner let it go: the next command tries to own it */
+    int noted;                  /* changed in this batch: a note goes to the others */
     struct wrd_game *next;      /* hash chain */
     struct wrd_game *all_prev, *all_next;   /* every game held, oldest first (by
                                                created_ms, then id) */
@@ -221,6 +229,7 @@ struct wrd_games {
     int sweeping;               /* a selection of due games is under way */
     uint64_t reads, shelved;    /* games read back from the store, running games shelved
                                    (/metrics) */
+    struct cluster *cluster;    /* --cluster, or NULL */
 };
 
 struct load;
@@ -235,6 +244,22 @@ static int64_t remind_at(const struct wrd_game *g, const struct seat *s)
 static void evict_queued(struct wrd_server *srv);
 typedef void (*rerun_fn)(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg,
                          int fetched);
+static void cluster_changed(struct wrd_games *gs, struct wrd_game *g);
+static int cluster_forward(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
+                           int seat, int64_t seq, const json_t *cmd, const json_t *jid);
+static void cluster_adopt(struct wrd_server *srv, struct wrd_game *g);
+static void cluster_let_go(struct wrd_server *srv, struct wrd_game *g);
+static void cluster_put_notes(struct wrd_server *srv);
+static int cluster_busy(const struct wrd_game *g);
+static int cluster_may_write(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
+                             const json_t *jid);
+static int cluster_own_new(struct wrd_server *srv, struct wrd_game *g);
+static int cluster_claim(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
+                         const char *invite_hash, const json_t *msg);
+static void cluster_close(struct wrd_games *gs);
+static void cluster_free(struct wrd_games *gs);
+struct wrd_games_stats;
+static void cluster_stats(const struct wrd_games *gs, struct wrd_games_stats *out);
 static int fetch(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, rerun_fn run,
                  const char *const *ids, int n);
 
@@ -417,8 +442,11 @@ static int64_t earliest_deadline(const struct wrd_game *g)
 }
 
 /* The seat's row: inserted with its game (insert), changed later. */
-static int seat_row(struct wrd_server *srv, const struct wrd_game *g, int i, int insert)
+static int seat_row(struct wrd_server *srv, struct wrd_game *g, int i, int insert)
 {
+    if (g->follower)
+        return 0;               /* its owner writes it */
+    cluster_changed(srv->games, g);
     const struct seat *s = &g->seats[i];
     char *mail = wrd_pbem_reg_text(&s->mail);
     struct wrd_seat_row r = { g->id, s->name, s->token_hash[0] ? s->token_hash : NULL,
@@ -435,8 +463,11 @@ static const char *result_of(const struct wrd_game *g)
 }
 
 /* The game's row: a forfeit is stored as "forfeit:SEATS". */
-static int status_row(struct wrd_server *srv, const struct wrd_game *g)
+static int status_row(struct wrd_server *srv, struct wrd_game *g)
 {
+    if (g->follower)
+        return 0;               /* its owner writes it */
+    cluster_changed(srv->games, g);
     char res[160];
     const char *r = result_of(g);
     if (g->forfeit[0]) {
@@ -1133,7 +1164,7 @@ static void on_deadline(uv_timer_t *t);
 static void arm_timer(struct wrd_game *g)
 {
     int64_t next = next_wake(g);
-    if (next == 0 || g->srv->stopping) {
+    if (next == 0 || g->srv->stopping || g->follower) {
         if (g->timer)
             uv_timer_stop(g->timer);
         return;
@@ -1444,7 +1475,7 @@ static struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const c
 static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t *events)
 {
     set_status(srv->games, g, compute_status(g));
-    refresh_awaiting(srv, g, actor, 1);
+    refresh_awaiting(srv, g, actor, !g->follower);   /* the owner notifies */
     json_t *section = server_section(g);
     for (int v = 0; v < g->nviews; v++) {
         const char *vs = g->nviews > 1 && v < g->nseats ? g->seats[v].name : NULL;
@@ -1496,6 +1527,7 @@ static int run_command(struct wrd_server *srv, struct wrd_game *g, int seat, con
                                    wrd_now_ms() };
     g->moved_ms = g->touched_ms = row.at_ms;
     int bad = srv->store->ops->put_command(srv->store, &row) != 0;
+    cluster_changed(srv->games, g);
     if (g->status != old_status || g->deadline_s > 0)
         bad |= status_row(srv, g) != 0;
     if (g->status == ST_FINISHED || g->version % SNAPSHOT_EVERY == 0) {
@@ -1580,6 +1612,66 @@ static void to_parent(struct wrd_server *srv, struct wrd_game *child, const json
     json_decref(cmds);
 }
 
+/* Step 2: the answer (new reference) to a seq of seat already answered:
+ * the same answer again, or an error when it is too old to be kept; NULL
+ * when seq is new. */
+static struct wrd_msg *answered_before(struct wrd_game *g, int seat, int64_t seq,
+                                       const json_t *jid)
+{
+    struct seat *s = &g->seats[seat];
+    if (seq > s->last_seq)
+        return NULL;
+    struct result *r = &s->results[seq % RESULTS];
+    if (r->seq == seq && r->answer) {
+        wrd_msg_ref(r->answer);
+        return r->answer;
+    }
+    json_t *jseq = json_integer(seq);
+    struct wrd_msg *a = wrd_error_msg(WRD_E_STALE_SEQ, "that seq was answered long ago", g->id,
+                                      jseq, jid);
+    json_decref(jseq);
+    return a;
+}
+
+/*
+ * Steps 3 to 5 for a new seq of seat (checked: > its last): the game must
+ * be in play, then the rules and the batch. The answer (new reference,
+ * remembered for the seat: an ack or a refusal), and *events the accepted
+ * command's events (new reference, unprojected) or NULL. Called on the
+ * process that owns the game, for its own clients and for those of the
+ * others (forwarded).
+ */
+static struct wrd_msg *command_core(struct wrd_server *srv, struct wrd_game *g, int seat,
+                                    int64_t seq, const json_t *cmd, const json_t *jid,
+                                    json_t **events)
+{
+    struct seat *s = &g->seats[seat];
+    json_t *jseq = json_integer(seq);
+    struct wrd_msg *a;
+    *events = NULL;
+    /* 3) a game in play: started (every seat claimed) and not over */
+    if (g->status != ST_RUNNING) {
+        a = g->status == ST_OPEN
+            ? wrd_error_msg(WRD_E_NOT_STARTED, "the game starts when every seat is claimed",
+                            g->id, jseq, jid)
+            : wrd_error_msg(WRD_E_GAME_OVER, "the game has finished", g->id, jseq, jid);
+        srv->metrics.rejections++;
+    } else {
+        /* 4) the rules, 5) the batch */
+        struct wr_refusal why;
+        if (run_command(srv, g, seat, cmd, seq, events, &why) != 0) {
+            a = wrd_refusal_msg(why.code, why.message, g->id, jseq, jid);
+        } else {
+            json_t *pev = g->rs->project_events(g->g, s->name, *events);
+            a = change_msg(g, seq, NULL, NULL, pev, jid);
+            json_decref(pev);
+        }
+    }
+    json_decref(jseq);
+    remember(s, seq, a);
+    return a;
+}
+
 static void command_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg,
                         int fetched)
 {
@@ -1607,7 +1699,6 @@ static void command_run(struct wrd_server *srv, struct wrd_conn *c, const json_t
         wrd_conn_error(c, WRD_E_SPECTATOR, "spectators cannot act", id, jseq, jid);
         return;
     }
-    struct seat *s = &g->seats[m->seat];
     json_int_t seq = json_integer_value(jseq);
     if (seq <= 0 || seq > WRD_MAX_SEQ) {
         /* Bounded so that a client cannot wedge its seat with a seq nothing
@@ -1618,48 +1709,23 @@ static void command_run(struct wrd_server *srv, struct wrd_conn *c, const json_t
         return;
     }
     /* 2) a re-sent command is answered again, never applied twice */
-    if (seq <= s->last_seq) {
-        struct result *r = &s->results[seq % RESULTS];
-        if (r->seq == seq && r->answer) {
-            wrd_msg_ref(r->answer);
-            defer_direct(gs, c, r->answer);
-        } else {
-            wrd_conn_error(c, WRD_E_STALE_SEQ, "that seq was answered long ago", id, jseq, jid);
-        }
+    struct wrd_msg *again = answered_before(g, m->seat, seq, jid);
+    if (again) {
+        defer_direct(gs, c, again);
         return;
     }
     if (!wrd_conn_take_token(c)) {
         wrd_conn_error(c, WRD_E_RATE_LIMITED, "too many commands per second", id, jseq, jid);
         return;
     }
-    /* 3) a game in play: started (every seat claimed) and not over */
-    if (g->status != ST_RUNNING) {
-        struct wrd_msg *a = g->status == ST_OPEN
-            ? wrd_error_msg(WRD_E_NOT_STARTED, "the game starts when every seat is claimed", id,
-                            jseq, jid)
-            : wrd_error_msg(WRD_E_GAME_OVER, "the game has finished", id, jseq, jid);
-        remember(s, seq, a);
-        defer_direct(gs, c, a);
-        srv->metrics.rejections++;
+    /* another process owns the game: the command goes to it */
+    if (gs->cluster && cluster_forward(srv, c, g, m->seat, seq, cmd, jid))
         return;
-    }
-    /* 4) the rules, 5) the batch */
     json_t *events = NULL;
-    struct wr_refusal why;
-    if (run_command(srv, g, m->seat, cmd, seq, &events, &why) != 0) {
-        struct wrd_msg *a = wrd_refusal_msg(why.code, why.message, id, jseq,
-                                          jid);
-        remember(s, seq, a);
-        defer_direct(gs, c, a);
-        return;
-    }
-    json_t *pev = g->rs->project_events(g->g, s->name, events);
-    struct wrd_msg *a = change_msg(g, seq, NULL, NULL, pev, jid);
-    json_decref(pev);
-    remember(s, seq, a);
-    defer_direct(gs, c, a);
+    defer_direct(gs, c, command_core(srv, g, m->seat, seq, cmd, jid, &events));
     /* 6) a linked game's events, to its parent */
-    to_parent(srv, g, events, 0);
+    if (events)
+        to_parent(srv, g, events, 0);
     json_decref(events);
 }
 
@@ -1941,6 +2007,14 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
         refresh_awaiting(srv, g, -1, 1);
     project_all(g);
     registry_add(gs, g);
+    if (gs->cluster && cluster_own_new(srv, g) != 0) {
+        /* a fresh id no process holds: only the store can fail here */
+        wrd_error("the store could not give a new game its owner", "game=%s", g->id);
+        registry_remove(gs, g);
+        game_free(g);
+        wrd_conn_error(c, WRD_E_INTERNAL, "the store failed; no game was made", NULL, NULL, jid);
+        return;
+    }
 
     char *opt_text = json_dumps(g->options, JSON_COMPACT);
     struct wrd_game_row row = { g->id, rs->name, g->scenario_name,
@@ -2071,7 +2145,90 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     json_decref(link);
 }
 
-void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+/*
+ * The claim of seat of g by the holder of a token whose hash is token_hash:
+ * the seat taken, its invite used, its webhook (set by the address
+ * owner_addr) and mail set, the rows into the batch. When it was the last
+ * seat the game starts: its first decisions are awaited (and their
+ * deadlines run) from now, and every member gets a full state after the
+ * commit. 1 when the game started, else 0. The owner's, for its own clients
+ * and for another process's (forwarded).
+ */
+static int claim_seat(struct wrd_server *srv, struct wrd_game *g, int seat, const char *token_hash,
+                      const json_t *webhook, const char *owner_addr, const json_t *mail)
+{
+    struct wrd_games *gs = srv->games;
+    struct seat *s = &g->seats[seat];
+    snprintf(s->token_hash, sizeof s->token_hash, "%s", token_hash);
+    if (s->invite_hash[0])
+        invite_unindex(gs, g, seat);
+    s->invite_hash[0] = '\0';
+    free(s->webhook);
+    s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
+    snprintf(s->webhook_owner, sizeof s->webhook_owner, "%s", s->webhook ? owner_addr : "");
+    if (json_is_string(mail))
+        mail_register(srv, g, seat, json_string_value(mail));
+    int old = g->status;
+    set_status(gs, g, compute_status(g));
+    if (seat_row(srv, g, seat, 0) != 0 || status_row(srv, g) != 0)
+        wrd_error("store write failed", "game=%s", g->id);
+    wrd_info("seat claimed", "game=%s seat=%s", g->id, s->name);
+    if (old == g->status)
+        return 0;
+    refresh_awaiting(srv, g, -1, 1);
+    refresh_sections(g);
+    g->quiet_at = g->version;
+    broadcast_state(gs, g);
+    link_status(gs, g);
+    return 1;
+}
+
+/* The game and seat a claim names: by the hash of its invite (h, or NULL),
+ * or by game id and seat name. 0 with *g and *seat; else the error code
+ * (WRD_E_*) and its sentence in *why. */
+static int claim_target(struct wrd_games *gs, const char *h, const char *id,
+                        const char *seatname, struct wrd_game **g, int *seat, const char **why)
+{
+    *g = NULL;
+    *seat = -1;
+    if (h) {
+        for (struct invite_ref *r = gs->invites[invite_bucket(h)]; r; r = r->next)
+            if (same_hash(r->game->seats[r->seat].invite_hash, h)) {
+                *g = r->game;
+                *seat = r->seat;
+                break;
+            }
+        if (*g == NULL)
+            return *why = "unknown or already used invite", WRD_E_BAD_INVITE;
+    } else {
+        *g = find(gs, id);
+        if (*g == NULL)
+            return *why = "there is no such game", WRD_E_NO_SUCH_GAME;
+        if (!(*g)->open_seats)
+            return *why = "this game's seats are by invitation", WRD_E_NOT_OPEN;
+        *seat = seat_index(*g, seatname);
+        if (*seat < 0)
+            return *why = "no such seat in this game", WRD_E_BAD_SEAT;
+    }
+    if ((*g)->seats[*seat].token_hash[0])
+        return *why = "that seat is taken", WRD_E_SEAT_TAKEN;
+    return 0;
+}
+
+/* The answer to a claim: {"type":"claimed","game","seat","token"}, with id. */
+static struct wrd_msg *claimed_msg(const char *game, const char *seat, const char *token,
+                                   const json_t *jid)
+{
+    json_t *ans = json_pack("{s:s, s:s, s:s, s:s}", "type", "claimed", "game", game, "seat",
+                            seat, "token", token);
+    if (jid)
+        json_object_set(ans, "id", (json_t *)jid);
+    struct wrd_msg *a = wrd_msg_json(ans);
+    json_decref(ans);
+    return a;
+}
+
+static void claim_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, int fetched)
 {
     struct wrd_games *gs = srv->games;
     json_t *jid = json_object_get(msg, "id");
@@ -2079,9 +2236,6 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     const char *id = json_string_value(json_object_get(msg, "game"));
     const char *seatname = json_string_value(json_object_get(msg, "seat"));
     json_t *webhook = json_object_get(msg, "webhook");
-    struct wrd_game *g = NULL;
-    int seat = -1;
-
     json_t *mail = json_object_get(msg, "mail");
     if (check_webhook(srv, c, webhook, "webhook must be an http:// URL", NULL, jid) != 0 ||
         check_mail(srv, c, mail, 0, NULL, jid) != 0)
@@ -2091,82 +2245,45 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
                        jid);
         return;
     }
-    if (invite) {
-        /* Invites are only ever compared by hash. */
-        char h[65];
-        if (!is_hex(invite, 32)) {
-            wrd_conn_error(c, WRD_E_BAD_INVITE, "an invite is 32 hex digits", NULL, NULL, jid);
-            return;
-        }
-        sha256_hex(invite, h);
-        for (struct invite_ref *r = gs->invites[invite_bucket(h)]; r; r = r->next)
-            if (same_hash(r->game->seats[r->seat].invite_hash, h)) {
-                g = r->game;
-                seat = r->seat;
-                break;
-            }
-        if (g == NULL) {
-            wrd_conn_error(c, WRD_E_BAD_INVITE, "unknown or already used invite", NULL, NULL, jid);
-            return;
-        }
-    } else {
-        g = find(gs, id);
-        if (g == NULL) {
-            wrd_conn_error(c, WRD_E_NO_SUCH_GAME, "there is no such game", id, NULL, jid);
-            return;
-        }
-        if (!g->open_seats) {
-            wrd_conn_error(c, WRD_E_NOT_OPEN, "this game's seats are by invitation", id, NULL, jid);
-            return;
-        }
-        seat = seat_index(g, seatname);
-        if (seat < 0) {
-            wrd_conn_error(c, WRD_E_BAD_SEAT, "no such seat in this game", id, NULL, jid);
-            return;
-        }
-    }
-    struct seat *s = &g->seats[seat];
-    if (s->token_hash[0]) {
-        wrd_conn_error(c, WRD_E_SEAT_TAKEN, "that seat is taken", g->id, NULL, jid);
+    /* Invites are only ever compared by hash. */
+    char h[65];
+    if (invite && !is_hex(invite, 32)) {
+        wrd_conn_error(c, WRD_E_BAD_INVITE, "an invite is 32 hex digits", NULL, NULL, jid);
         return;
     }
-    char token[65];
-    random_hex(32, token);
-    sha256_hex(token, s->token_hash);
-    if (s->invite_hash[0])
-        invite_unindex(gs, g, seat);
-    s->invite_hash[0] = '\0';
-    free(s->webhook);
-    s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
-    snprintf(s->webhook_owner, sizeof s->webhook_owner, "%s", s->webhook ? c->addr : "");
-    if (json_is_string(mail))
-        mail_register(srv, g, seat, json_string_value(mail));
-    int old = g->status;
-    set_status(gs, g, compute_status(g));
-    if (seat_row(srv, g, seat, 0) != 0 || status_row(srv, g) != 0)
-        wrd_error("store write failed", "game=%s", g->id);
-    wrd_info("seat claimed", "game=%s seat=%s", g->id, s->name);
-    json_t *ans = json_pack("{s:s, s:s, s:s, s:s}", "type", "claimed", "game", g->id, "seat",
-                            s->name, "token", token);
-    if (jid)
-        json_object_set(ans, "id", jid);
-    struct wrd_msg *a = wrd_msg_json(ans);
-    json_decref(ans);
-    defer_direct(gs, c, a);
-    if (old != g->status) {
-        /* The last seat is claimed: the game starts. Its first decisions
-         * are awaited (and their deadlines run) from now, and everyone
-         * sees the start in a full state, the claimer after `claimed`. */
-        refresh_awaiting(srv, g, -1, 1);
-        refresh_sections(g);
-        g->quiet_at = g->version;
-        if (attach(srv, c, g, seat, NULL, STATE_NONE) != 0)
-            wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g->id, NULL, jid);
-        broadcast_state(gs, g);
-        link_status(gs, g);
-    } else if (attach(srv, c, g, seat, jid, STATE_AFTER) != 0) {
-        wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g->id, NULL, jid);
+    if (invite)
+        sha256_hex(invite, h);
+    else if (!fetched && find(gs, id) == NULL && fetch(srv, c, msg, claim_run, &id, 1))
+        return;                 /* not in memory here: read from the store first */
+    struct wrd_game *g;
+    int seat;
+    const char *why;
+    int code = claim_target(gs, invite ? h : NULL, id, seatname, &g, &seat, &why);
+    /* in a cluster, the game of an invite may be held by another process */
+    if (code == WRD_E_BAD_INVITE && gs->cluster && cluster_claim(srv, c, NULL, -1, h, msg))
+        return;
+    if (code != 0) {
+        wrd_conn_error(c, code, why, code == WRD_E_SEAT_TAKEN || code == WRD_E_NOT_OPEN ||
+                       code == WRD_E_BAD_SEAT ? g->id : code == WRD_E_NO_SUCH_GAME ? id : NULL,
+                       NULL, jid);
+        return;
     }
+    if (gs->cluster && cluster_claim(srv, c, g, seat, invite ? h : NULL, msg))
+        return;                 /* another process owns it */
+    char token[65], token_hash[65];
+    random_hex(32, token);
+    sha256_hex(token, token_hash);
+    defer_direct(gs, c, claimed_msg(g->id, g->seats[seat].name, token, jid));
+    int started = claim_seat(srv, g, seat, token_hash, webhook, c->addr, mail);
+    /* the claimer is joined to the game: a full state after `claimed` (or
+     * the start's, which every member gets) */
+    if (attach(srv, c, g, seat, started ? NULL : jid, started ? STATE_NONE : STATE_AFTER) != 0)
+        wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g->id, NULL, jid);
+}
+
+void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
+{
+    claim_run(srv, c, msg, 0);
 }
 
 static void join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, int fetched)
@@ -2659,7 +2776,7 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *
         return;
     }
     if (check_webhook(srv, c, webhook, "webhook must be an http:// URL or null", id, jid) != 0 ||
-        check_mail(srv, c, mail, 1, id, jid) != 0)
+        check_mail(srv, c, mail, 1, id, jid) != 0 || !cluster_may_write(srv, c, g, jid))
         return;
     if (webhook) {
         free(s->webhook);
@@ -2774,6 +2891,8 @@ static void mail_in_orders(struct wrd_server *srv, struct wrd_conn *c, const jso
     json_t *jid = json_object_get(msg, "id");
     const json_t *lines = json_object_get(msg, "lines");
     struct seat *s = &g->seats[seat];
+    if (!cluster_may_write(srv, c, g, jid))
+        return;
     struct wr_strbuf report;
     wr_strbuf_init(&report);
     const struct wrd_pbem_game pg = {
@@ -2929,6 +3048,7 @@ static void observe_commit(struct wrd_metrics *mt, double seconds)
 void wrd_games_flush(struct wrd_server *srv)
 {
     struct wrd_games *gs = srv->games;
+    cluster_put_notes(srv);
     if (srv->store->ops->pending(srv->store)) {
         char err[256];
         uint64_t t0 = uv_hrtime();
@@ -3077,6 +3197,7 @@ void wrd_games_close_handles(struct wrd_server *srv)
         uv_close((uv_handle_t *)&srv->games->sweep, NULL);
         srv->games->sweep_on = 0;
     }
+    cluster_close(srv->games);
     for (struct wrd_game *g = srv->games->all_head; g; g = g->all_next)
         if (g->timer) {
             uv_close((uv_handle_t *)g->timer, free_timer);
@@ -3097,6 +3218,7 @@ void wrd_games_free(struct wrd_server *srv)
     free(gs->pending);
     free(gs->dirty);
     free(gs->evict);
+    cluster_free(gs);
     for (int i = 0; i < HASH_BUCKETS; i++)
         while (gs->invites[i]) {
             struct invite_ref *r = gs->invites[i];
@@ -3119,7 +3241,9 @@ void wrd_games_stats(struct wrd_server *srv, struct wrd_games_stats *out)
     int running = 0;
     for (struct wrd_game *g = gs->all_head; g; g = g->all_next)
         running += g->status == ST_RUNNING;
-    *out = (struct wrd_games_stats){ gs->count, running, gs->reads, gs->shelved };
+    *out = (struct wrd_games_stats){ .held = gs->count, .running = running, .reads = gs->reads,
+                                     .shelved = gs->shelved };
+    cluster_stats(gs, out);
 }
 
 int wrd_games_count(struct wrd_server *srv)
@@ -3558,8 +3682,11 @@ static int evictable(const struct wrd_game *g)
     for (int i = 0; i < g->nchildren; i++)
         if (g->children[i].status != ST_FINISHED)
             return 0;
-    if (g->nmembers != 0 || g->pins != 0)
+    if (g->nmembers != 0 || g->pins != 0 || cluster_busy(g))
         return 0;
+    /* a copy of another process's game, watched by nobody here */
+    if (g->follower)
+        return 1;
     return g->status == ST_FINISHED || shelvable(g, wrd_now_ms());
 }
 
@@ -3592,6 +3719,7 @@ static void evict_queued(struct wrd_server *srv)
         g->evict_queued = 0;
         if (!evictable(g))
             continue;
+        cluster_let_go(srv, g);
         registry_remove(gs, g);
         if (g->timer) {
             uv_close((uv_handle_t *)g->timer, free_timer);
@@ -3677,6 +3805,7 @@ static void load_done(uv_work_t *w, int status)
             if (g->seats[i].invite_hash[0])
                 invite_index(gs, g, i);
         arm_timer(g);
+        cluster_adopt(srv, g);
     } else if (ld->rc < 0) {
         wrd_error("a stored game could not be read", "game=%s error=\"%s\"", ld->id, ld->err);
     }
@@ -4181,3 +4310,949 @@ int wrd_games_list_async(struct wrd_server *srv, const json_t *request,
     return 1;
 }
 
+
+/* --- several servers on one store (--cluster) ----------------------------------------- */
+
+/*
+ * With --cluster, N processes share one store (store.h, the cluster ops).
+ * Each game is owned by one process at a time: it holds the store's lock
+ * of the game (own()), runs its commands, deadlines and notifications, and
+ * writes it. Any other process may hold a copy of it, a follower: for its
+ * own clients (members joined there), kept in step from the store and
+ * never written there.
+ *
+ *   - Owning. A process owns the games it creates, and a game it reads
+ *     from the store when no other process holds it (cluster_adopt). It
+ *     lets a game go when the game leaves its memory (cluster_let_go).
+ *   - Notes. After a commit, every game the batch changed is named to
+ *     every process by a note "ID VERSION" (WRD_NOTE_GAME): a follower
+ *     then reads the rows after its version (read_tail, on a worker
+ *     thread) and applies them as the owner did: the rules replay the
+ *     commands (the same seed, the same dice), the views are diffed and
+ *     the patches go to its members. A game let go is noted "ID VERSION -".
+ *   - Forwarding. A command a follower's client sends goes to the owner
+ *     as a note (WRD_NOTE_FORWARD); the owner runs it through the same
+ *     command_core as its own clients' and answers with a note
+ *     (WRD_NOTE_REPLY) in the batch of the command, so the answer exists
+ *     only once the command is durable. The follower gives its client
+ *     the answer once its copy has reached the answer's version: the
+ *     patch and the ack arrive as on the owner.
+ *   - Taking over. A forward with no answer after FORWARD_WAIT_MS (its
+ *     owner died: its session's locks went with it; or it let the game
+ *     go) makes the follower try to own the game. When it can, it reads
+ *     the rows after its version and then runs the waiting commands
+ *     itself. A command the dead owner had committed is in those rows: the
+ *     re-run finds its seq answered and gives the same answer (step 2).
+ *     When it cannot, another process holds the game: the command is
+ *     forwarded again, and answered again if it was applied already.
+ *
+ * Writes that are not commands (a claim, a webhook, orders by mail) are
+ * taken only by the owner: a follower answers owned_elsewhere, unless the
+ * game has no owner, when it takes the game first. Linked games (a parent
+ * and its children) are not shared: each is driven only where it is owned.
+ */
+
+#define FORWARD_WAIT_MS 400     /* an owner silent this long is taken over */
+#define FORWARD_TICK_MS 100
+
+/* A command or a claim of a client of this process, for a game it does
+ * not own (or owns but is still reading): sent to the owner, or waiting to
+ * run here. */
+enum { FWD_COMMAND, FWD_CLAIM };
+
+struct forward {
+    struct forward *next;
+    int kind;                   /* FWD_* */
+    uint64_t fid;
+    struct wrd_conn *conn;      /* a reference */
+    char game[24];              /* "": a claim by an invite this process does not know */
+    int seat;                   /* -1 with game "" */
+    char seat_name[24];
+    int64_t seq;                /* FWD_COMMAND */
+    json_t *cmd, *jid;          /* references (cmd: FWD_COMMAND; jid may be NULL) */
+    json_t *msg;                /* FWD_CLAIM: the client's claim (a reference) */
+    char invite_hash[65];       /* FWD_CLAIM: "" when by game and seat */
+    char token[65];             /* FWD_CLAIM: the claimer's token, made here (only its */
+    char token_hash[65];        /*   hash goes to the owner) */
+    int64_t sent_ms;            /* when it was last sent; 0: it runs here once the game
+                                   is read (owned) */
+    int replied;                /* the owner's answer came: */
+    int64_t version;            /* ...the game's version then */
+    char *answer;               /* ...and its text, or NULL (the copy's remembered one) */
+};
+
+struct cluster {
+    char node[17];              /* this process among the others: 16 hex digits */
+    uv_poll_t poll;             /* the store's note descriptor */
+    uv_timer_t tick;            /* forwards without an answer */
+    int handles;                /* poll and tick initialised */
+    struct forward *forwards;
+    uint64_t next_fid;
+    struct wrd_game **noted;    /* games changed in the open batch */
+    int nnoted, capnoted;
+    int owned;                  /* games held and owned */
+    uint64_t forwarded, takeovers;
+};
+
+/* Is g waiting on the store or on another process? It stays in memory. */
+static int cluster_busy(const struct wrd_game *g)
+{
+    const struct cluster *cl = g->srv->games->cluster;
+    if (cl == NULL)
+        return 0;
+    if (g->catching)
+        return 1;
+    for (const struct forward *f = cl->forwards; f; f = f->next)
+        if (strcmp(f->game, g->id) == 0)
+            return 1;
+    return 0;
+}
+
+static void cluster_changed(struct wrd_games *gs, struct wrd_game *g)
+{
+    struct cluster *cl = gs->cluster;
+    if (cl == NULL || g->noted)
+        return;
+    if (cl->nnoted == cl->capnoted) {
+        int cap = cl->capnoted ? 2 * cl->capnoted : 64;
+        struct wrd_game **n = realloc(cl->noted, sizeof *n * (size_t)cap);
+        if (n == NULL) {
+            wrd_error("out of memory for a note: the other processes see the game late",
+                      "game=%s", g->id);
+            return;
+        }
+        cl->noted = n;
+        cl->capnoted = cap;
+    }
+    g->noted = 1;
+    cl->noted[cl->nnoted++] = g;
+}
+
+static void put_game_note(struct wrd_server *srv, const struct wrd_game *g, int let_go)
+{
+    char note[64];
+    snprintf(note, sizeof note, "%s %lld%s", g->id, (long long)g->version, let_go ? " -" : "");
+    if (srv->store->cluster->put_note(srv->store, WRD_NOTE_GAME, note) != 0)
+        wrd_error("store write failed", "game=%s note=game", g->id);
+}
+
+/* Before the commit: the notes of the games the batch changed. */
+static void cluster_put_notes(struct wrd_server *srv)
+{
+    struct cluster *cl = srv->games->cluster;
+    if (cl == NULL)
+        return;
+    for (int i = 0; i < cl->nnoted; i++) {
+        cl->noted[i]->noted = 0;
+        put_game_note(srv, cl->noted[i], 0);
+    }
+    cl->nnoted = 0;
+}
+
+static void forward_free(struct forward *f)
+{
+    wrd_conn_unref(f->conn);
+    json_decref(f->cmd);
+    json_decref(f->jid);
+    json_decref(f->msg);
+    free(f->answer);
+    free(f);
+}
+
+static void forward_unlink(struct cluster *cl, struct forward *f)
+{
+    for (struct forward **p = &cl->forwards; *p; p = &(*p)->next)
+        if (*p == f) {
+            *p = f->next;
+            return;
+        }
+}
+
+static void catch_up(struct wrd_server *srv, struct wrd_game *g);
+
+/* Own g (a follower): 1 taken (its rows after its version are read before
+ * it runs a command), 0 another process holds it, -1 the store failed. */
+static int take(struct wrd_server *srv, struct wrd_game *g)
+{
+    struct cluster *cl = srv->games->cluster;
+    int rc = srv->store->cluster->own(srv->store, g->id);
+    if (rc < 0)
+        wrd_error("the store could not say who owns a game", "game=%s", g->id);
+    if (rc != 1)
+        return rc < 0 ? -1 : 0;
+    g->follower = 0;
+    g->released = 0;
+    cl->owned++;
+    cl->takeovers++;
+    wrd_info("game taken over", "game=%s version=%lld", g->id, (long long)g->version);
+    catch_up(srv, g);
+    return 1;
+}
+
+/* The JSON text of a note, or NULL when it is too long. */
+static char *note_text(json_t *j)
+{
+    char *t = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    if (t && strlen(t) > WRD_NOTE_MAX) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static int send_forward(struct wrd_server *srv, struct forward *f)
+{
+    struct cluster *cl = srv->games->cluster;
+    json_t *j = json_pack("{s:s, s:I, s:s, s:s, s:s, s:O?}", "node", cl->node, "fid",
+                          (json_int_t)f->fid, "kind", f->kind == FWD_CLAIM ? "claim" : "command",
+                          "game", f->game, "seat", f->seat_name, "id", f->jid);
+    if (f->kind == FWD_COMMAND) {
+        json_object_set_new(j, "seq", json_integer(f->seq));
+        json_object_set(j, "cmd", f->cmd);
+    } else {
+        json_object_set_new(j, "token_hash", json_string(f->token_hash));
+        json_object_set_new(j, "addr", json_string(f->conn->addr));
+        if (f->invite_hash[0])
+            json_object_set_new(j, "invite_hash", json_string(f->invite_hash));
+        json_t *x;
+        if ((x = json_object_get(f->msg, "webhook")) != NULL)
+            json_object_set(j, "webhook", x);
+        if ((x = json_object_get(f->msg, "mail")) != NULL)
+            json_object_set(j, "mail", x);
+    }
+    char *t = note_text(j);
+    int rc = t ? srv->store->cluster->put_note(srv->store, WRD_NOTE_FORWARD, t) : -1;
+    free(t);
+    if (rc == 0) {
+        f->sent_ms = wrd_now_ms();
+        cl->forwarded++;
+        wrd_debug("forwarded", "game=%s fid=%llu kind=%s", f->game, (unsigned long long)f->fid,
+                  f->kind == FWD_CLAIM ? "claim" : "command");
+    }
+    return rc;
+}
+
+/* A forward of c's for g (NULL: a claim by an invite not known here), in
+ * the list; NULL when out of memory (c has had the error). */
+static struct forward *new_forward(struct wrd_server *srv, struct wrd_conn *c,
+                                   const struct wrd_game *g, int kind, int seat,
+                                   const json_t *jid)
+{
+    struct cluster *cl = srv->games->cluster;
+    struct forward *f = calloc(1, sizeof *f);
+    if (f == NULL) {
+        wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g ? g->id : NULL, NULL, jid);
+        return NULL;
+    }
+    f->kind = kind;
+    f->fid = ++cl->next_fid;
+    f->conn = c;
+    wrd_conn_ref(c);
+    snprintf(f->game, sizeof f->game, "%s", g ? g->id : "");
+    f->seat = seat;
+    snprintf(f->seat_name, sizeof f->seat_name, "%s", g ? g->seats[seat].name : "");
+    f->jid = json_incref((json_t *)jid);
+    f->next = cl->forwards;
+    cl->forwards = f;
+    return f;
+}
+
+/* Send f to g's owner; a game its owner let go is taken at once rather
+ * than after a wait (f then runs here once g is read). 1 placed, or 0: it
+ * could not be sent (f freed, its client told). */
+static int place(struct wrd_server *srv, struct forward *f, struct wrd_game *g)
+{
+    if (g && g->follower && g->released && take(srv, g) == 1)
+        return 1;
+    if (g && !g->follower)
+        return 1;               /* owned, being read: runs once read */
+    if (send_forward(srv, f) == 0)
+        return 1;
+    forward_unlink(srv->games->cluster, f);
+    json_t *jseq = f->kind == FWD_COMMAND ? json_integer(f->seq) : NULL;
+    wrd_conn_error(f->conn, WRD_E_INTERNAL, "the request could not be passed to the server "
+                   "process that holds its game", g ? g->id : NULL, jseq, f->jid);
+    json_decref(jseq);
+    forward_free(f);
+    return 0;
+}
+
+/* A command for g from c's seat, new seq: 1 taken here (forwarded to the
+ * owner, or waiting for g's read), 0 this process owns g and may run it. */
+static int cluster_forward(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
+                           int seat, int64_t seq, const json_t *cmd, const json_t *jid)
+{
+    if (!g->follower && !g->catching)
+        return 0;
+    struct forward *f = new_forward(srv, c, g, FWD_COMMAND, seat, jid);
+    if (f) {
+        f->seq = seq;
+        f->cmd = json_incref((json_t *)cmd);
+        place(srv, f, g);
+    }
+    return 1;
+}
+
+/* A claim (msg, checked) of seat of g, or of the invite whose hash is
+ * invite_hash when g is NULL (no game here has it): 1 taken here (sent to
+ * the owner, to every process for an unknown invite, or waiting for g's
+ * read), 0 this process owns g and may run it. */
+static int cluster_claim(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
+                         const char *invite_hash, const json_t *msg)
+{
+    if (g && !g->follower && !g->catching)
+        return 0;
+    struct forward *f = new_forward(srv, c, g, FWD_CLAIM, seat, json_object_get(msg, "id"));
+    if (f == NULL)
+        return 1;
+    f->msg = json_incref((json_t *)msg);
+    snprintf(f->invite_hash, sizeof f->invite_hash, "%s", invite_hash ? invite_hash : "");
+    random_hex(32, f->token);
+    sha256_hex(f->token, f->token_hash);
+    place(srv, f, g);
+    return 1;
+}
+
+/* A claim done (by the owner, or here): its answer, and its client joined
+ * to the game (a copy here, or read from the store). */
+static void claim_answered(struct wrd_server *srv, struct forward *f, const char *game,
+                           const char *seat)
+{
+    defer_direct(srv->games, f->conn, claimed_msg(game, seat, f->token, f->jid));
+    struct wrd_game *g = find(srv->games, game);
+    int i = g ? seat_index(g, seat) : -1;
+    if (i >= 0) {
+        if (attach(srv, f->conn, g, i, NULL, STATE_AFTER) != 0)
+            wrd_conn_error(f->conn, WRD_E_INTERNAL, "out of memory", game, NULL, f->jid);
+        return;
+    }
+    json_t *j = json_pack("{s:s, s:s, s:s}", "type", "join", "game", game, "token", f->token);
+    if (j)
+        join_run(srv, f->conn, j, 0);
+    json_decref(j);
+}
+
+/* The owner's answer to f has come: give it to f's client once g (the
+ * copy here) has reached its version. 1 given (f freed), 0 not yet. */
+static int deliver(struct wrd_server *srv, struct forward *f)
+{
+    struct wrd_games *gs = srv->games;
+    struct wrd_game *g = find(gs, f->game);
+    if (g && g->version < f->version) {
+        catch_up(srv, g);
+        return 0;
+    }
+    struct wrd_msg *a = NULL;
+    forward_unlink(gs->cluster, f);
+    if (f->answer)
+        a = wrd_msg_new(f->answer, strlen(f->answer));
+    else if (f->kind == FWD_CLAIM)
+        claim_answered(srv, f, f->game, f->seat_name);
+    else if (g)
+        a = answered_before(g, f->seat, f->seq, f->jid);
+    if (a)
+        defer_direct(gs, f->conn, a);
+    forward_free(f);
+    return 1;
+}
+
+/*
+ * A claim of another process's client (or of this one's, waiting for g's
+ * read) on the owner: of seat (or of the invite whose hash is invite_hash)
+ * by the token whose hash is token_hash. NULL when the seat is the
+ * claimer's now (claimed now, or before by the same forward), else the
+ * error (new reference).
+ */
+static struct wrd_msg *claim_here(struct wrd_server *srv, struct wrd_game *g, int seat,
+                                  const char *invite_hash, const char *token_hash,
+                                  const json_t *webhook, const char *addr, const json_t *mail,
+                                  const json_t *jid)
+{
+    if (seat >= 0 && same_hash(g->seats[seat].token_hash, token_hash))
+        return NULL;            /* done already (a forward sent again) */
+    struct wrd_game *t;
+    int ts;
+    const char *why;
+    int code = claim_target(srv->games, invite_hash, g->id, seat >= 0 ? g->seats[seat].name : "",
+                            &t, &ts, &why);
+    if (code == 0 && t != g)
+        code = WRD_E_BAD_INVITE, why = "unknown or already used invite";
+    if (code != 0)
+        return wrd_error_msg(code, why, g->id, NULL, jid);
+    claim_seat(srv, g, ts, token_hash, webhook, addr, mail);
+    return NULL;
+}
+
+/* g is read and owned here: the commands waiting for it run now. */
+static void run_waiting(struct wrd_server *srv, struct wrd_game *g)
+{
+    struct cluster *cl = srv->games->cluster;
+    struct forward *f = cl->forwards;
+    while (f) {
+        struct forward *next = f->next;
+        if (strcmp(f->game, g->id) == 0 && !f->replied) {
+            wrd_debug("forward run here", "game=%s fid=%llu version=%lld", g->id,
+                      (unsigned long long)f->fid, (long long)g->version);
+            forward_unlink(cl, f);
+            struct wrd_msg *a = NULL;
+            json_t *events = NULL;
+            if (f->kind == FWD_CLAIM)
+                a = claim_here(srv, g, f->seat, f->invite_hash[0] ? f->invite_hash : NULL,
+                               f->token_hash, json_object_get(f->msg, "webhook"),
+                               f->conn->addr, json_object_get(f->msg, "mail"), f->jid);
+            else if ((a = answered_before(g, f->seat, f->seq, f->jid)) == NULL)
+                a = command_core(srv, g, f->seat, f->seq, f->cmd, f->jid, &events);
+            if (a)
+                defer_direct(srv->games, f->conn, a);
+            else
+                claim_answered(srv, f, g->id, f->seat_name);
+            if (events)
+                to_parent(srv, g, events, 0);
+            json_decref(events);
+            forward_free(f);
+        }
+        f = next;
+    }
+}
+
+/* --- a follower kept in step: the rows after its version ---------------------------- */
+
+struct tail_seat {
+    char name[24];
+    char token_hash[65];
+    char invite_hash[65];
+};
+
+struct tail_command {
+    char seat[24];
+    int64_t version, client_seq, at_ms;
+    char *cmd;
+};
+
+struct tail_job {
+    uv_work_t work;
+    struct wrd_server *srv;
+    char id[24];
+    int64_t after;
+    int rc;
+    char err[200];
+    char status[16];
+    char result[160];
+    int64_t deadline_ms;
+    struct tail_seat *seats;
+    int nseats, capseats;
+    struct tail_command *cmds;
+    int ncmds, capcmds;
+};
+
+static int tail_game(void *ctx, const struct wrd_game_row *g, const char *status,
+                     const char *result, int64_t deadline_ms)
+{
+    struct tail_job *job = ctx;
+    (void)g;
+    snprintf(job->status, sizeof job->status, "%s", status);
+    snprintf(job->result, sizeof job->result, "%s", result ? result : "");
+    job->deadline_ms = deadline_ms;
+    return 0;
+}
+
+static int tail_seat(void *ctx, const struct wrd_seat_row *r)
+{
+    struct tail_job *job = ctx;
+    if (job->nseats == job->capseats) {
+        int cap = job->capseats ? 2 * job->capseats : 8;
+        struct tail_seat *n = realloc(job->seats, sizeof *n * (size_t)cap);
+        if (n == NULL)
+            return -1;
+        job->seats = n;
+        job->capseats = cap;
+    }
+    struct tail_seat *s = &job->seats[job->nseats++];
+    snprintf(s->name, sizeof s->name, "%s", r->seat);
+    snprintf(s->token_hash, sizeof s->token_hash, "%s", r->token_hash ? r->token_hash : "");
+    snprintf(s->invite_hash, sizeof s->invite_hash, "%s", r->invite_hash ? r->invite_hash : "");
+    return 0;
+}
+
+static int tail_command(void *ctx, const struct wrd_command_row *r)
+{
+    struct tail_job *job = ctx;
+    if (job->ncmds == job->capcmds) {
+        int cap = job->capcmds ? 2 * job->capcmds : 8;
+        struct tail_command *n = realloc(job->cmds, sizeof *n * (size_t)cap);
+        if (n == NULL)
+            return -1;
+        job->cmds = n;
+        job->capcmds = cap;
+    }
+    struct tail_command *c = &job->cmds[job->ncmds];
+    snprintf(c->seat, sizeof c->seat, "%s", r->seat);
+    c->version = r->version;
+    c->client_seq = r->client_seq;
+    c->at_ms = r->at_ms;
+    if ((c->cmd = strdup(r->cmd_json)) == NULL)
+        return -1;
+    job->ncmds++;
+    return 0;
+}
+
+static void tail_work(uv_work_t *w)
+{
+    struct tail_job *job = w->data;
+    struct wrd_store *st = job->srv->store;
+    struct wrd_store_loader l = { .ctx = job, .game = tail_game, .seat = tail_seat,
+                                  .command = tail_command };
+    job->rc = st->cluster->read_tail(st, job->id, job->after, &l, job->err, sizeof job->err);
+}
+
+static void tail_free(struct tail_job *job)
+{
+    for (int i = 0; i < job->ncmds; i++)
+        free(job->cmds[i].cmd);
+    free(job->cmds);
+    free(job->seats);
+    free(job);
+}
+
+/* One command of the store's, applied to the copy as its owner did. */
+static int follow_command(struct wrd_server *srv, struct wrd_game *g, const struct tail_command *r)
+{
+    int seat = seat_index(g, r->seat);
+    json_t *cmd = json_loads(r->cmd, 0, NULL);
+    json_t *events = NULL;
+    struct wr_refusal why = { WR_R_BAD_COMMAND, "bad_command",
+                              "unknown seat or unreadable command" };
+    int rc = seat >= 0 && cmd && r->version == g->version + 1
+                 ? apply(g, seat, cmd, &events, &why) : -1;
+    json_decref(cmd);
+    if (rc != 0) {
+        wrd_error("a stored command does not apply to the copy of its game", "game=%s "
+                  "version=%lld copy=%lld error=\"%s\"", g->id, (long long)r->version,
+                  (long long)g->version, why.message);
+        return -1;
+    }
+    g->moved_ms = r->at_ms;
+    publish(srv, g, seat, events);
+    if (r->client_seq > 0) {
+        json_t *pev = g->rs->project_events(g->g, r->seat, events);
+        struct wrd_msg *a = change_msg(g, r->client_seq, NULL, NULL, pev, NULL);
+        json_decref(pev);
+        remember(&g->seats[seat], r->client_seq, a);
+        wrd_msg_unref(a);
+    }
+    json_decref(events);
+    return 0;
+}
+
+/* The rows read, applied to g: its seats, its commands, its end. */
+static void follow(struct wrd_server *srv, struct wrd_game *g, const struct tail_job *job)
+{
+    struct wrd_games *gs = srv->games;
+    int was_follower = g->follower;
+    g->follower = 1;            /* what it applies, its owner has notified and stored */
+    int old = g->status;
+    for (int k = 0; k < job->nseats; k++) {
+        int i = seat_index(g, job->seats[k].name);
+        if (i < 0)
+            continue;
+        struct seat *s = &g->seats[i];
+        snprintf(s->token_hash, sizeof s->token_hash, "%s", job->seats[k].token_hash);
+        if (s->invite_hash[0] && job->seats[k].invite_hash[0] == '\0') {
+            invite_unindex(gs, g, i);
+            s->invite_hash[0] = '\0';
+        }
+    }
+    set_status(gs, g, compute_status(g));
+    if (old == ST_OPEN && g->status == ST_RUNNING) {
+        refresh_awaiting(srv, g, -1, 0);
+        refresh_sections(g);
+        g->quiet_at = g->version;
+        broadcast_state(gs, g);
+    }
+    for (int k = 0; k < job->ncmds; k++)
+        if (job->cmds[k].version > g->version && follow_command(srv, g, &job->cmds[k]) != 0)
+            break;
+    if (g->status != ST_FINISHED && strcmp(job->status, "finished") == 0 &&
+        strncmp(job->result, "forfeit:", 8) == 0) {
+        /* a forfeit on time: no command, the row says it */
+        snprintf(g->forfeit, sizeof g->forfeit, "%s", job->result + 8);
+        g->forfeit_deadline = job->deadline_ms;
+        set_status(gs, g, compute_status(g));
+        refresh_awaiting(srv, g, -1, 0);
+        refresh_sections(g);
+        g->quiet_at = g->version;
+        broadcast_state(gs, g);
+    }
+    g->follower = was_follower;
+    g->touched_ms = wrd_now_ms();
+}
+
+static void tail_done(uv_work_t *w, int status)
+{
+    struct tail_job *job = w->data;
+    struct wrd_server *srv = job->srv;
+    struct wrd_games *gs = srv->games;
+    struct wrd_game *g = find(gs, job->id);
+    if (g == NULL) {
+        tail_free(job);
+        return;
+    }
+    g->catching = 0;
+    if (status == 0 && job->rc == 0)
+        follow(srv, g, job);
+    else if (status == 0)
+        wrd_error("the store's later rows of a game could not be read", "game=%s error=\"%s\"",
+                  g->id, job->rc == 1 ? "no such game" : job->err);
+    tail_free(job);
+    if (g->catch_again && !srv->stopping) {
+        g->catch_again = 0;
+        catch_up(srv, g);
+        return;
+    }
+    if (!g->follower) {
+        arm_timer(g);           /* taken over: its deadlines are this process's now */
+        run_waiting(srv, g);
+    }
+    struct cluster *cl = gs->cluster;
+    for (struct forward *f = cl->forwards, *next; f; f = next) {
+        next = f->next;
+        if (f->replied && strcmp(f->game, g->id) == 0 && f->version <= g->version)
+            deliver(srv, f);
+    }
+    maybe_evict(gs, g);
+}
+
+/* Read g's rows after its version (again, when a read is under way). */
+static void catch_up(struct wrd_server *srv, struct wrd_game *g)
+{
+    if (g->catching) {
+        g->catch_again = 1;
+        return;
+    }
+    struct tail_job *job = calloc(1, sizeof *job);
+    if (job == NULL)
+        return;
+    job->srv = srv;
+    job->work.data = job;
+    snprintf(job->id, sizeof job->id, "%s", g->id);
+    job->after = g->version;
+    if (uv_queue_work(&srv->loop, &job->work, tail_work, tail_done) != 0) {
+        free(job);
+        return;
+    }
+    g->catching = 1;
+}
+
+/* --- owning ----------------------------------------------------------------------------- */
+
+/* A game read from the store (or restored at the start): owned when no
+ * other process holds it, else followed; either way its rows after the
+ * read are read too (another process may have written it meanwhile). */
+static void cluster_adopt(struct wrd_server *srv, struct wrd_game *g)
+{
+    struct cluster *cl = srv->games->cluster;
+    if (cl == NULL)
+        return;
+    int rc = srv->store->cluster->own(srv->store, g->id);
+    if (rc < 0)
+        wrd_error("the store could not say who owns a game", "game=%s", g->id);
+    g->follower = rc != 1;
+    if (rc == 1)
+        cl->owned++;
+    else
+        arm_timer(g);           /* stops it */
+    catch_up(srv, g);
+}
+
+/* g leaves memory: an owned game is let go, and the others hear of it. */
+static void cluster_let_go(struct wrd_server *srv, struct wrd_game *g)
+{
+    struct cluster *cl = srv->games->cluster;
+    if (cl == NULL || g->follower)
+        return;
+    put_game_note(srv, g, 1);
+    if (srv->store->cluster->disown(srv->store, g->id) != 0)
+        wrd_error("the store could not let a game go", "game=%s", g->id);
+    cl->owned--;
+}
+
+/* May this process write g for a client's request (a claim, a webhook,
+ * mail)? 1 yes; 0 no: c has had the error. A game nobody owns is taken. */
+static int cluster_may_write(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
+                             const json_t *jid)
+{
+    if (srv->games->cluster == NULL || (!g->follower && !g->catching))
+        return 1;
+    if (g->follower && g->released && take(srv, g) == 1 && !g->catching)
+        return 1;
+    wrd_conn_error(c, WRD_E_OWNED_ELSEWHERE, NULL, g->id, NULL, jid);
+    return 0;
+}
+
+/* --- notes ------------------------------------------------------------------------------- */
+
+static void note_game(struct wrd_server *srv, const char *payload)
+{
+    char id[24];
+    long long version;
+    char dash[2] = "";
+    if (sscanf(payload, "%23s %lld %1s", id, &version, dash) < 2) {
+        wrd_warn("a malformed note", "channel=game");
+        return;
+    }
+    struct wrd_game *g = find(srv->games, id);
+    if (g == NULL || !g->follower)
+        return;                 /* not held, or its own note */
+    if (dash[0] == '-')
+        g->released = 1;
+    else if (version >= g->version)
+        catch_up(srv, g);       /* >=: a claim changes a game's seats, not its version */
+}
+
+/* The answer to a forward: a note in the batch of what it answers, so it
+ * exists once that is durable; a (may be NULL) its message, left out when
+ * too long for a note (the sender answers from its copy, the seat's
+ * remembered answers); ok: a claim done. */
+static void reply(struct wrd_server *srv, struct wrd_game *g, const char *node, json_t *jfid,
+                  struct wrd_msg *a, const char *claimed_seat)
+{
+    json_t *r = json_pack("{s:s, s:O, s:I}", "node", node, "fid", jfid, "version",
+                          (json_int_t)g->version);
+    if (a && a->len < WRD_NOTE_MAX / 2)
+        json_object_set_new(r, "msg", json_stringn((const char *)a->payload, a->len));
+    if (claimed_seat) {
+        json_object_set_new(r, "game", json_string(g->id));
+        json_object_set_new(r, "seat", json_string(claimed_seat));
+    }
+    char *t = note_text(r);
+    if (t == NULL || srv->store->cluster->put_note(srv->store, WRD_NOTE_REPLY, t) != 0)
+        wrd_error("store write failed", "game=%s note=reply", g->id);
+    free(t);
+}
+
+/* A forward: run here when this process owns its game (and has read it);
+ * else not ours (yet): its sender asks again. */
+static void note_forward(struct wrd_server *srv, const char *payload)
+{
+    json_t *j = json_loads(payload, 0, NULL);
+    const char *node = json_string_value(json_object_get(j, "node"));
+    const char *kind = json_string_value(json_object_get(j, "kind"));
+    const char *id = json_string_value(json_object_get(j, "game"));
+    const char *seatname = json_string_value(json_object_get(j, "seat"));
+    const char *ih = json_string_value(json_object_get(j, "invite_hash"));
+    json_t *jfid = json_object_get(j, "fid");
+    json_t *jid = json_object_get(j, "id");
+    struct wrd_game *g = id ? find(srv->games, id) : NULL;
+    int claim = kind && strcmp(kind, "claim") == 0;
+    if (g == NULL && claim && ih && is_hex(ih, 64) && id && id[0] == '\0') {
+        struct wrd_game *t;
+        int ts;
+        const char *why;
+        claim_target(srv->games, ih, NULL, NULL, &t, &ts, &why);
+        g = t;                  /* the invite's game, when this process holds it */
+    }
+    if (g == NULL || g->follower || g->catching || node == NULL || !json_is_integer(jfid) ||
+        seatname == NULL) {
+        json_decref(j);
+        return;
+    }
+    int seat = seat_index(g, seatname);
+    json_t *events = NULL;
+    struct wrd_msg *a = NULL;
+    if (claim) {
+        const char *th = json_string_value(json_object_get(j, "token_hash"));
+        const char *addr = json_string_value(json_object_get(j, "addr"));
+        if (th == NULL || !is_hex(th, 64) || (ih && !is_hex(ih, 64)))
+            a = wrd_error_msg(WRD_E_BAD_MESSAGE, "a forwarded claim without a token", g->id, NULL,
+                              jid);
+        else
+            a = claim_here(srv, g, seat, ih, th, json_object_get(j, "webhook"),
+                           addr ? addr : "", json_object_get(j, "mail"), jid);
+        if (a == NULL) {
+            /* the seat: the one named, or the invite's */
+            for (int i = 0; i < g->nseats; i++)
+                if (same_hash(g->seats[i].token_hash, th))
+                    seat = i;
+        }
+        reply(srv, g, node, jfid, a, a == NULL && seat >= 0 ? g->seats[seat].name : NULL);
+        wrd_msg_unref(a);
+        json_decref(j);
+        return;
+    }
+    json_int_t seq = json_integer_value(json_object_get(j, "seq"));
+    json_t *cmd = json_object_get(j, "cmd");
+    if (seat < 0 || seq <= 0 || seq > WRD_MAX_SEQ || !json_is_object(cmd))
+        a = wrd_error_msg(WRD_E_BAD_MESSAGE, "a forwarded command without a seat, seq or "
+                          "command", g->id, NULL, jid);
+    else if ((a = answered_before(g, seat, seq, jid)) == NULL)
+        a = command_core(srv, g, seat, seq, cmd, jid, &events);
+    if (events)
+        to_parent(srv, g, events, 0);
+    json_decref(events);
+    reply(srv, g, node, jfid, a, NULL);
+    wrd_msg_unref(a);
+    json_decref(j);
+}
+
+static void note_reply(struct wrd_server *srv, const char *payload)
+{
+    struct cluster *cl = srv->games->cluster;
+    json_t *j = json_loads(payload, 0, NULL);
+    const char *node = json_string_value(json_object_get(j, "node"));
+    json_int_t fid = json_integer_value(json_object_get(j, "fid"));
+    json_t *version = json_object_get(j, "version");
+    const char *msg = json_string_value(json_object_get(j, "msg"));
+    struct forward *f = NULL;
+    if (node && strcmp(node, cl->node) == 0 && json_is_integer(version))
+        for (f = cl->forwards; f && f->fid != (uint64_t)fid; f = f->next)
+            ;
+    if (f && !f->replied && f->sent_ms != 0) {
+        f->replied = 1;
+        f->version = json_integer_value(version);
+        f->answer = msg ? strdup(msg) : NULL;
+        const char *game = json_string_value(json_object_get(j, "game"));
+        const char *seat = json_string_value(json_object_get(j, "seat"));
+        if (f->kind == FWD_CLAIM && msg == NULL && game && seat) {
+            /* a claim by an invite: the owner named its game and seat */
+            snprintf(f->game, sizeof f->game, "%s", game);
+            snprintf(f->seat_name, sizeof f->seat_name, "%s", seat);
+            f->version = 0;     /* answered now: the copy, if any, follows */
+        }
+        deliver(srv, f);
+    }
+    json_decref(j);
+}
+
+static void on_note(void *ctx, int channel, const char *payload)
+{
+    struct wrd_server *srv = ctx;
+    switch (channel) {
+    case WRD_NOTE_GAME:
+        note_game(srv, payload);
+        break;
+    case WRD_NOTE_FORWARD:
+        note_forward(srv, payload);
+        break;
+    case WRD_NOTE_REPLY:
+        note_reply(srv, payload);
+        break;
+    }
+}
+
+static void on_note_fd(uv_poll_t *p, int status, int events)
+{
+    struct wrd_server *srv = p->data;
+    (void)events;
+    if (status < 0 || srv->store->cluster->drain_notes(srv->store, on_note, srv) < 0) {
+        /* Notes may have been missed: copies would go stale unseen. */
+        wrd_error("the store's notes are lost: stopping", "status=%d", status);
+        fflush(stderr);
+        _exit(3);
+    }
+}
+
+/* Forwards without an answer: their owner is taken over when it can be,
+ * else they are sent again (answered again if applied already). */
+static void on_tick(uv_timer_t *t)
+{
+    struct wrd_server *srv = t->data;
+    struct cluster *cl = srv->games->cluster;
+    int64_t now = wrd_now_ms();
+    for (struct forward *f = cl->forwards, *next; f; f = next) {
+        next = f->next;
+        struct wrd_game *g = f->game[0] ? find(srv->games, f->game) : NULL;
+        int late = !f->replied && f->sent_ms != 0 && now - f->sent_ms >= FORWARD_WAIT_MS;
+        if (f->conn->wsi == NULL || (g == NULL && (f->game[0] || late))) {
+            /* its client left; or an invite no process answered for (its
+             * game's owner died: it is claimable once a process reads the
+             * game again, as any restart does) */
+            forward_unlink(cl, f);
+            if (f->conn->wsi && f->game[0] == '\0')
+                wrd_conn_error(f->conn, WRD_E_BAD_INVITE, "unknown or already used invite", NULL,
+                               NULL, f->jid);
+            forward_free(f);
+            continue;
+        }
+        if (!late || g == NULL)
+            continue;
+        if (g->follower && take(srv, g) == 1) {
+            f->sent_ms = 0;             /* runs here once the game is read */
+            continue;
+        }
+        if (g->follower)
+            send_forward(srv, f);
+    }
+}
+
+int wrd_games_start_cluster(struct wrd_server *srv, char *err, size_t errlen)
+{
+    struct wrd_games *gs = srv->games;
+    struct wrd_store *st = srv->store;
+    struct cluster *cl = calloc(1, sizeof *cl);
+    int fd = st->cluster ? st->cluster->note_fd(st) : -1;
+    if (cl == NULL || fd < 0 || random_hex(8, cl->node) != 0) {
+        free(cl);
+        snprintf(err, errlen, fd < 0 ? "the store has no notes" : "out of memory");
+        return -1;
+    }
+    gs->cluster = cl;
+    uv_poll_init(&srv->loop, &cl->poll, fd);
+    cl->poll.data = srv;
+    uv_poll_start(&cl->poll, UV_READABLE, on_note_fd);
+    uv_timer_init(&srv->loop, &cl->tick);
+    cl->tick.data = srv;
+    uv_timer_start(&cl->tick, on_tick, FORWARD_TICK_MS, FORWARD_TICK_MS);
+    cl->handles = 1;
+    /* the games the start loaded: some may be another process's */
+    for (struct wrd_game *g = gs->all_head; g; g = g->all_next)
+        cluster_adopt(srv, g);
+    wrd_info("cluster joined", "node=%s owned=%d followed=%d", cl->node, cl->owned,
+             gs->count - cl->owned);
+    return 0;
+}
+
+/* A game just created here: its own, 0; -1 when the store failed. */
+static int cluster_own_new(struct wrd_server *srv, struct wrd_game *g)
+{
+    if (srv->store->cluster->own(srv->store, g->id) != 1)
+        return -1;
+    srv->games->cluster->owned++;
+    return 0;
+}
+
+static void cluster_close(struct wrd_games *gs)
+{
+    struct cluster *cl = gs->cluster;
+    if (cl && cl->handles) {
+        uv_close((uv_handle_t *)&cl->poll, NULL);
+        uv_close((uv_handle_t *)&cl->tick, NULL);
+        cl->handles = 0;
+    }
+}
+
+static void cluster_free(struct wrd_games *gs)
+{
+    struct cluster *cl = gs->cluster;
+    if (cl == NULL)
+        return;
+    while (cl->forwards) {
+        struct forward *f = cl->forwards;
+        cl->forwards = f->next;
+        forward_free(f);
+    }
+    free(cl->noted);
+    free(cl);
+    gs->cluster = NULL;
+}
+
+static void cluster_stats(const struct wrd_games *gs, struct wrd_games_stats *out)
+{
+    const struct cluster *cl = gs->cluster;
+    if (cl == NULL)
+        return;
+    out->cluster = 1;
+    out->owned = cl->owned;
+    out->forwarded = cl->forwarded;
+    out->takeovers = cl->takeovers;
+}

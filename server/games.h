@@ -62,6 +62,13 @@ void wrd_games_keep_summaries(struct wrd_server *srv);
  * Closed by wrd_games_close_handles. */
 void wrd_games_start_sweep(struct wrd_server *srv);
 
+/* --cluster, once the start's games are loaded: this process joins the
+ * others on the store (store.h, the cluster ops; games.c, "several
+ * servers"): it owns the games no other process holds, follows the others,
+ * forwards commands and takes games over. 0, or -1 with err. Its handles
+ * are closed by wrd_games_close_handles. */
+int wrd_games_start_cluster(struct wrd_server *srv, char *err, size_t errlen);
+
 /* warroomd --verify: every game of the store (its every row checked by the
  * store first) replayed through the rules and compared with each of its
  * snapshots. 0 with a summary in err, or < 0 with what failed. */
@@ -94,6 +101,10 @@ struct wrd_games_stats {
     int running;                /* of those, running */
     unsigned long long reads;   /* games read back from the store since the start */
     unsigned long long shelved; /* running games that left memory idle since the start */
+    int cluster;                /* --cluster: the three below are set */
+    int owned;                  /* games held and owned by this process */
+    unsigned long long forwarded;   /* commands sent to another process since the start */
+    unsigned long long takeovers;   /* games taken from a process that died or let go */
 };
 void wrd_games_stats(struct wrd_server *srv, struct wrd_games_stats *out);
 /* The answer to a list request {filter, limit, cursor} (borrowed; `list`,

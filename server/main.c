@@ -192,9 +192,17 @@ int main(int argc, char **argv)
 
     uint64_t t0 = uv_hrtime();
     rc = wrd_store_open(&srv.store, srv.cfg.db,
-                        srv.cfg.verify ? WRD_STORE_CHECK_FULL : srv.cfg.db_check, err, sizeof err);
+                        (srv.cfg.verify ? WRD_STORE_CHECK_FULL : srv.cfg.db_check) |
+                            (srv.cfg.cluster ? WRD_STORE_SHARED : 0),
+                        err, sizeof err);
     if (rc < 0)
         return refuse(&srv, "cannot open the store", rc, err);
+    if (srv.cfg.cluster && srv.store->cluster == NULL) {
+        srv.store->ops->close(srv.store);
+        fprintf(stderr, "warroomd: --cluster needs a store several servers can share "
+                        "(--db postgres://...)\n");
+        return EXIT_USAGE;
+    }
     if (srv.cfg.verify)
         return verify(&srv);
     uint64_t t1 = uv_hrtime();
@@ -219,6 +227,10 @@ int main(int argc, char **argv)
                                                          : "none",
              (double)(t1 - t0) / 1e6, (double)(uv_hrtime() - t1) / 1e6);
     wrd_games_start_sweep(&srv);
+    if (srv.cfg.cluster && wrd_games_start_cluster(&srv, err, sizeof err) != 0) {
+        wrd_error("cannot join the cluster", "error=\"%s\"", err);
+        srv.stopping = 1;
+    }
     srv.notifier = wrd_notifier_new(&srv.loop, srv.cfg.notify_cmd);
     if (srv.notifier) {
         wrd_notifier_set_limits(srv.notifier, (unsigned)srv.cfg.webhook_max_pending, 0, 0);

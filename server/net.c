@@ -888,6 +888,16 @@ static char *metrics_text(struct wrd_server *srv)
                   "(--game-idle).\n# TYPE warroom_games_shelved_total counter\n"
                   "warroom_games_shelved_total %llu\n",
               gst.held, gst.running, gst.reads, gst.shelved);
+    if (gst.cluster)
+        sb_printf(&b, "# HELP warroom_games_owned Games this process owns (--cluster).\n"
+                      "# TYPE warroom_games_owned gauge\nwarroom_games_owned %d\n"
+                      "# HELP warroom_cluster_forwards_total Commands sent to the process that "
+                      "owns their game.\n# TYPE warroom_cluster_forwards_total counter\n"
+                      "warroom_cluster_forwards_total %llu\n"
+                      "# HELP warroom_cluster_takeovers_total Games taken from a process that "
+                      "died or let them go.\n# TYPE warroom_cluster_takeovers_total counter\n"
+                      "warroom_cluster_takeovers_total %llu\n",
+                  gst.owned, gst.forwarded, gst.takeovers);
     sb_printf(&b, "# HELP warroom_commands_total Accepted commands.\n"
                   "# TYPE warroom_commands_total counter\nwarroom_commands_total %llu\n",
               (unsigned long long)m->commands);

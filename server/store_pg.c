@@ -34,10 +34,36 @@
  * WRD_STORE_LOCKED. The lock is the session's, so a process that dies (even
  * by SIGKILL) frees it when PostgreSQL sees its connection close.
  *
- * Reads (load, read_game, list_finished, latest_snapshot, select_ids) go
- * through a second connection, serialised by a recursive mutex (a loader's
- * callback may call latest_snapshot); the outermost call runs in one
- * REPEATABLE READ READ ONLY transaction, so a game is read as of one commit.
+ * Several servers (WRD_STORE_SHARED, warroomd --cluster: store.h's cluster
+ * ops). open() takes the same key with pg_try_advisory_lock_shared instead,
+ * so any number of shared servers run together, and an exclusive one is
+ * refused while any of them runs and the reverse (WRD_STORE_LOCKED); the
+ * servers of a cluster migrate the schema one at a time, under a blocking
+ * lock of its own. own() takes a game's lock, key the FNV-1a of
+ * "warroom-game:ID", with pg_try_advisory_lock on the writing session
+ * between batches (never inside one: the batch waits in memory for
+ * commit()), so the session's end, the process's death included, frees
+ * every game it held; PostgreSQL's session locks stack, so the store keeps
+ * the set of games it holds (`held`): own() of one of them makes no round
+ * trip, and disown() unlocks exactly once. close() lets every lock go
+ * before it hangs up (pg_advisory_unlock_all), so another server can own
+ * the games at once. put_note is one more statement of the batch, SELECT
+ * pg_notify(channel, payload), on the channels warroom_game,
+ * warroom_forward and warroom_reply (`note_channels`): PostgreSQL sends the
+ * notes of a transaction at its COMMIT, in order, and none when it rolls
+ * back; but a note that one batch holds twice (same channel, same payload)
+ * arrives once, at its first place. A third session, the listening one,
+ * made by open(), LISTENs on every channel and is then non-blocking:
+ * note_fd is its socket, drain_notes reads what has come (PQconsumeInput)
+ * and passes each note, never waiting. read_tail is read_game's walk from a version: the
+ * game's row and seats, then its commands after that version, the last of
+ * them at the row's version.
+ *
+ * Reads (load, read_game, read_tail, list_finished, latest_snapshot,
+ * select_ids) go through a second connection, serialised by a recursive
+ * mutex (a loader's callback may call latest_snapshot); the outermost call
+ * runs in one REPEATABLE READ READ ONLY transaction, so a game is read as
+ * of one commit.
  * Values come as text (the seed as hex). A read session PostgreSQL dropped
  * is opened again by the next read; the writing session never is (its lock
  * may be another process's by then): a failed commit stops the server.
@@ -57,14 +83,35 @@
 #define SCHEMA_VERSION 6
 #define SEATS_MAX 64                /* per game, as store_sqlite.c */
 
-/* The advisory lock's key: FNV-1a of "warroom", fixed for every warroomd. */
-static int64_t lock_key(void)
+/* An advisory lock's key: the 64-bit FNV-1a of prefix followed by name. */
+static int64_t fnv_key(const char *prefix, const char *name)
 {
     uint64_t h = 1469598103934665603u;
-    for (const char *p = "warroom"; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211u;
+    for (const char *t[] = { prefix, name }, **q = t; q < t + 2; q++)
+        for (const char *p = *q; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211u;
     return (int64_t)h;
 }
+
+/* The store's lock: "warroom", fixed for every warroomd. A game's: "warroom-game:ID". */
+static int64_t lock_key(void)
+{
+    return fnv_key("warroom", "");
+}
+
+static int64_t game_key(const char *id)
+{
+    return fnv_key("warroom-game:", id);
+}
+
+/* The channels of notes (store.h, WRD_NOTE_*) by number: put_note's names, drain_notes's
+ * numbers. */
+static const char *const note_channels[] = {
+    [WRD_NOTE_GAME] = "warroom_game",
+    [WRD_NOTE_FORWARD] = "warroom_forward",
+    [WRD_NOTE_REPLY] = "warroom_reply",
+};
+#define NCHANNELS ((int)(sizeof note_channels / sizeof note_channels[0]))
 
 /* --- the schema and its migrations ------------------------------------------------------ */
 
@@ -145,7 +192,7 @@ static const struct migration {
 
 enum {
     S_PUT_GAME, S_PUT_SEAT, S_UPDATE_SEAT, S_PUT_COMMAND, S_PUT_STATUS, S_PUT_SNAPSHOT,
-    S_NSTMTS
+    S_NOTE, S_NSTMTS
 };
 
 static const struct stmt {
@@ -176,6 +223,8 @@ static const struct stmt {
     [S_PUT_SNAPSHOT] = { "put_snapshot",
                          "INSERT INTO snapshots (game, version, state, \"full\")"
                          " VALUES ($1, $2, $3, $4)", 4 },
+    /* sent by PostgreSQL when the transaction commits, never when it rolls back */
+    [S_NOTE] = { "note", "SELECT pg_notify($1, $2)", 2 },
 };
 
 #define GAMES_COLS "id, ruleset, scenario_name, scenario, options, encode(seed, 'hex'),"   \
@@ -251,10 +300,19 @@ struct op {
     char *p[OP_PARAMS];
 };
 
+/* A game this process owns (own()): its id ("" for a free slot) and its key. */
+struct held {
+    char id[WRD_STORE_NAME_MAX + 1];
+    int64_t key;
+};
+
 struct pg_store {
     struct wrd_store base;
-    PGconn *wr;                 /* the loop thread's session: writes, the lock */
+    PGconn *wr;                 /* the loop thread's session: writes, the locks */
     PGconn *rd;                 /* reads, under mutex */
+    PGconn *ln;                 /* SHARED: the listening session (non-blocking), or NULL */
+    struct held *held;          /* SHARED: the games owned, open addressing by key */
+    size_t nheld, capheld;      /* capheld: 0 or a power of two, at most half full */
     pthread_mutex_t mutex;      /* recursive */
     int depth;                  /* nesting of reads on rd */
     int schema;
@@ -354,6 +412,18 @@ static int query_int(PGconn *c, const char *sql, int64_t *out, char *err, size_t
     return rc;
 }
 
+/* An advisory lock function (pg_try_advisory_lock and its kin: fn) on key,
+ * on c's session: 1 true (taken, or let go), 0 false, or a WRD_STORE_* code
+ * with err. One round trip. */
+static int lock_call(PGconn *c, const char *fn, int64_t key, char *err, size_t errlen)
+{
+    char sql[96];
+    int64_t got = 0;
+    snprintf(sql, sizeof sql, "SELECT %s(%lld)::int", fn, (long long)key);
+    int rc = query_int(c, sql, &got, err, errlen);
+    return rc < 0 ? rc : got == 1;
+}
+
 /* The schema: made, migrated, or this version's. Under the lock. */
 static int migrate(struct pg_store *s, char *err, size_t errlen)
 {
@@ -414,18 +484,24 @@ static void store_free(struct pg_store *s)
 {
     batch_free(s);
     free(s->ops);
+    free(s->held);
+    if (s->ln)
+        PQfinish(s->ln);
     if (s->rd)
         PQfinish(s->rd);
     if (s->wr)
-        PQfinish(s->wr);     /* the session ends: its advisory lock goes with it */
+        PQfinish(s->wr);     /* the session ends: its advisory locks go with it */
     pthread_mutex_destroy(&s->mutex);
     free(s);
 }
 
+static const struct wrd_store_cluster_ops pg_cluster_ops;
+
+/* Flags: no check of pages at open (see the top); WRD_STORE_SHARED: see "Several servers". */
 static int pg_open(struct wrd_store **out, const char *location, int flags, char *err,
                    size_t errlen)
 {
-    (void)flags;                /* PostgreSQL: no check of pages at open (see the top) */
+    int shared = (flags & WRD_STORE_SHARED) != 0;
     struct pg_store *s = calloc(1, sizeof *s);
     if (s == NULL) {
         snprintf(err, errlen, "out of memory");
@@ -439,22 +515,28 @@ static int pg_open(struct wrd_store **out, const char *location, int flags, char
     pthread_mutexattr_destroy(&ma);
     wrd_store_redact(location, s->name, sizeof s->name);
     int rc = WRD_STORE_ERROR;
-    int64_t got;
-    /* 1) the writing session and its lock: one server per database */
+    /* 1) the writing session and its lock: one server per database, or
+     * (SHARED) the servers of a cluster, all sharing it */
     if ((s->wr = connect_to(location, s->name, err, errlen)) == NULL)
         goto fail;
-    char sql[96];
-    snprintf(sql, sizeof sql, "SELECT pg_try_advisory_lock(%lld)::int", (long long)lock_key());
-    if ((rc = query_int(s->wr, sql, &got, err, errlen)) < 0)
+    if ((rc = lock_call(s->wr, shared ? "pg_try_advisory_lock_shared" : "pg_try_advisory_lock",
+                        lock_key(), err, errlen)) < 0)
         goto fail;
-    if (got != 1) {
-        snprintf(err, errlen, "%s: another process holds the store (its advisory lock)",
-                 s->name);
+    if (rc == 0) {
+        snprintf(err, errlen, "%s: another process holds the store (its advisory lock%s)",
+                 s->name, shared ? ": a server not in a cluster" : "");
         rc = WRD_STORE_LOCKED;
         goto fail;
     }
-    /* 2) the schema, then a write that proves the store can be written */
-    if ((rc = migrate(s, err, errlen)) < 0 ||
+    /* 2) the schema (SHARED: one server of the cluster at a time, under a
+     * lock of its own that waits), then a write that proves the store can
+     * be written */
+    int64_t migrating = fnv_key("warroom-migrate", "");
+    char wait[80];
+    snprintf(wait, sizeof wait, "SELECT pg_advisory_lock(%lld)", (long long)migrating);
+    if ((shared && (rc = exec(s->wr, wait, "waiting to migrate", err, errlen)) < 0) ||
+        (rc = migrate(s, err, errlen)) < 0 ||
+        (shared && (rc = lock_call(s->wr, "pg_advisory_unlock", migrating, err, errlen)) < 0) ||
         (rc = exec(s->wr, "UPDATE meta SET opens = opens + 1 WHERE id = 1",
                    "writing to the store", err, errlen)) < 0 ||
         (rc = prepare(s->wr, wstmts, S_NSTMTS, err, errlen)) < 0)
@@ -464,6 +546,24 @@ static int pg_open(struct wrd_store **out, const char *location, int flags, char
     if ((s->rd = connect_to(location, s->name, err, errlen)) == NULL ||
         (rc = prepare(s->rd, rstmts, R_NSTMTS, err, errlen)) < 0)
         goto fail;
+    /* 4) SHARED: the listening session, on every channel, then non-blocking */
+    if (shared) {
+        char listen[128];
+        size_t at = 0;
+        for (int i = 1; i < NCHANNELS; i++)
+            at += (size_t)snprintf(listen + at, sizeof listen - at, "LISTEN %s;",
+                                   note_channels[i]);
+        rc = WRD_STORE_ERROR;
+        if ((s->ln = connect_to(location, s->name, err, errlen)) == NULL ||
+            (rc = exec(s->ln, listen, "listening for notes", err, errlen)) < 0)
+            goto fail;
+        if (PQsetnonblocking(s->ln, 1) != 0) {
+            one_line(err, errlen, "listening for notes", PQerrorMessage(s->ln));
+            rc = WRD_STORE_ERROR;
+            goto fail;
+        }
+        s->base.cluster = &pg_cluster_ops;
+    }
     *out = &s->base;
     return 0;
 fail:
@@ -891,10 +991,13 @@ static void game_row_of(const PGresult *r, int row, uint8_t seed[32], struct wrd
                                 val(r, row, G_PARENT), val(r, row, G_KEY) };
 }
 
-/* One game, read whole and checked, then passed to l (when not NULL). 1
- * when there is no such game. */
+/* One game, read and checked, then passed to l (when not NULL): whole
+ * (after < 0: its snapshots, and its commands from the first, or from its
+ * latest full snapshot with l->tail_only), or its tail (after >= 0: no
+ * snapshot, the commands after that version, the last of them at the row's
+ * version). 1 when there is no such game. */
 static int walk_game(struct pg_store *s, const char *id, const struct wrd_store_loader *l,
-                     char *err, size_t errlen)
+                     int64_t after, char *err, size_t errlen)
 {
     PGresult *g = NULL, *seats = NULL, *snaps = NULL, *cmds = NULL;
     int rc = WRD_STORE_ERROR;
@@ -909,9 +1012,10 @@ static int walk_game(struct pg_store *s, const char *id, const struct wrd_store_
         goto out;
     int64_t version = num(g, 0, G_VERSION), base = 0;
     int finished = strcmp(val(g, 0, G_STATUS), "finished") == 0;
-    int tail = l && l->tail_only;
+    int tail = after < 0 && l && l->tail_only;
     if ((seats = rq(s, R_SEATS, 1, p, &rc, err, errlen)) == NULL ||
-        (snaps = rq(s, tail ? R_FULL_SNAPSHOT : R_SNAPSHOTS, 1, p, &rc, err, errlen)) == NULL)
+        (after < 0 &&
+         (snaps = rq(s, tail ? R_FULL_SNAPSHOT : R_SNAPSHOTS, 1, p, &rc, err, errlen)) == NULL))
         goto out;
     if ((rc = check_rows(seats, &t_seats, id, err, errlen)) < 0 ||
         (rc = check_rows(snaps, &t_snapshots, id, err, errlen)) < 0)
@@ -929,10 +1033,12 @@ static int walk_game(struct pg_store *s, const char *id, const struct wrd_store_
             rc = WRD_STORE_DAMAGED;
             goto out;
         }
-    char after[24];
-    if (tail && PQntuples(snaps) == 1)
+    char from[24];
+    if (after >= 0)
+        base = after;
+    else if (tail && PQntuples(snaps) == 1)
         base = num(snaps, 0, 1);
-    p[1] = I64(after, base);
+    p[1] = I64(from, base);
     if ((cmds = rq(s, base ? R_COMMANDS_AFTER : R_COMMANDS, base ? 2 : 1, p, &rc, err,
                    errlen)) == NULL)
         goto out;
@@ -946,7 +1052,11 @@ static int walk_game(struct pg_store *s, const char *id, const struct wrd_store_
             rc = WRD_STORE_DAMAGED;
             goto out;
         }
-    if (n < version || (finished && n != version)) {
+    /* the commands reach the row's version, exactly when it finished (a
+     * running game's row is written when its status or deadline changes,
+     * not with every command: its version may be behind) */
+    int exact = finished;
+    if (n < version || (exact && n != version)) {
         snprintf(err, errlen, "table commands: game %s has %lld commands; its row says %s "
                  "version %lld", id, (long long)n, finished ? "it finished at" : "it reached",
                  (long long)version);
@@ -1002,8 +1112,9 @@ out:
     return rc;
 }
 
-static int pg_read_game(struct wrd_store *st, const char *id, const struct wrd_store_loader *l,
-                        char *err, size_t errlen)
+/* read_game (after < 0) and read_tail: one game in a read of its own. */
+static int read_one(struct wrd_store *st, const char *id, int64_t after,
+                    const struct wrd_store_loader *l, char *err, size_t errlen)
 {
     struct pg_store *s = (struct pg_store *)st;
     if (id == NULL || *id == '\0')
@@ -1011,9 +1122,15 @@ static int pg_read_game(struct wrd_store *st, const char *id, const struct wrd_s
     int rc = read_enter(s, err, errlen);
     if (rc < 0)
         return rc;
-    rc = walk_game(s, id, l, err, errlen);
+    rc = walk_game(s, id, l, after, err, errlen);
     read_leave(s);
     return rc;
+}
+
+static int pg_read_game(struct wrd_store *st, const char *id, const struct wrd_store_loader *l,
+                        char *err, size_t errlen)
+{
+    return read_one(st, id, -1, l, err, errlen);
 }
 
 /* Each id of r (column 0) to walk_game with l. */
@@ -1022,7 +1139,7 @@ static int walk_ids(struct pg_store *s, const PGresult *ids, const struct wrd_st
 {
     for (int i = 0; i < PQntuples(ids); i++) {
         const char *id = val(ids, i, 0);
-        int rc = walk_game(s, id, l, err, errlen);
+        int rc = walk_game(s, id, l, -1, err, errlen);
         if (rc == 1) {
             snprintf(err, errlen, "table games: game %s is listed but not found", id);
             rc = WRD_STORE_DAMAGED;
@@ -1234,6 +1351,157 @@ static int pg_select_ids(struct wrd_store *st, const struct wrd_ids_query *iq,
     return rc < 0 ? rc : passed;
 }
 
+/* --- several servers: the cluster ops ---------------------------------------------------- */
+
+/* The slot of game id (key k) in s->held, or of the free slot it would take. */
+static size_t held_slot(const struct pg_store *s, const char *id, int64_t k)
+{
+    size_t mask = s->capheld - 1, i = (size_t)k & mask;
+    while (s->held[i].id[0] != '\0' && strcmp(s->held[i].id, id) != 0)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static int held_has(const struct pg_store *s, const char *id, int64_t k)
+{
+    return s->capheld > 0 && s->held[held_slot(s, id, k)].id[0] != '\0';
+}
+
+/* Room for one more game (the table kept at most half full): 0, or -1 out of memory. */
+static int held_reserve(struct pg_store *s)
+{
+    if (2 * (s->nheld + 1) <= s->capheld)
+        return 0;
+    size_t cap = s->capheld ? 2 * s->capheld : 64;
+    struct held *old = s->held, *h = calloc(cap, sizeof *h);
+    if (h == NULL)
+        return -1;
+    size_t oldcap = s->capheld;
+    s->held = h;
+    s->capheld = cap;
+    for (size_t i = 0; i < oldcap; i++)
+        if (old[i].id[0] != '\0')
+            h[held_slot(s, old[i].id, old[i].key)] = old[i];
+    free(old);
+    return 0;
+}
+
+/* Forget the game in slot i, moving back the ones after it that probed past it. */
+static void held_remove(struct pg_store *s, size_t i)
+{
+    size_t mask = s->capheld - 1;
+    s->held[i].id[0] = '\0';
+    s->nheld--;
+    for (size_t j = (i + 1) & mask; s->held[j].id[0] != '\0'; j = (j + 1) & mask) {
+        size_t home = (size_t)s->held[j].key & mask;
+        /* j's entry may move to i when its home is not in (i, j] (cyclically) */
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            s->held[i] = s->held[j];
+            s->held[j].id[0] = '\0';
+            i = j;
+        }
+    }
+}
+
+static int id_ok(const char *id)
+{
+    return id && *id && strlen(id) <= WRD_STORE_NAME_MAX;
+}
+
+/* Outside every batch: the writing session is idle between commits (the
+ * batch is in memory until commit() sends it), so the lock is the
+ * session's, not a transaction's. */
+static int pg_own(struct wrd_store *st, const char *game)
+{
+    struct pg_store *s = (struct pg_store *)st;
+    if (!id_ok(game))
+        return WRD_STORE_ERROR;
+    int64_t k = game_key(game);
+    if (held_has(s, game, k))
+        return 1;               /* session locks stack: never twice */
+    if (held_reserve(s) < 0)
+        return WRD_STORE_ERROR; /* before the lock, so a lock taken is never forgotten */
+    char err[256];
+    int rc = lock_call(s->wr, "pg_try_advisory_lock", k, err, sizeof err);
+    if (rc == 1) {
+        struct held *h = &s->held[held_slot(s, game, k)];
+        snprintf(h->id, sizeof h->id, "%s", game);
+        h->key = k;
+        s->nheld++;
+    }
+    return rc;
+}
+
+static int pg_disown(struct wrd_store *st, const char *game)
+{
+    struct pg_store *s = (struct pg_store *)st;
+    if (!id_ok(game))
+        return WRD_STORE_ERROR;
+    int64_t k = game_key(game);
+    if (!held_has(s, game, k))
+        return 0;
+    char err[256];
+    int rc = lock_call(s->wr, "pg_advisory_unlock", k, err, sizeof err);
+    if (rc < 0)
+        return rc;
+    held_remove(s, held_slot(s, game, k));
+    return rc == 1 ? 0 : WRD_STORE_ERROR;      /* 0: the session did not hold it */
+}
+
+static int pg_put_note(struct wrd_store *st, int channel, const char *payload)
+{
+    if (channel < 1 || channel >= NCHANNELS || payload == NULL ||
+        strlen(payload) > WRD_NOTE_MAX)
+        return WRD_STORE_ERROR;
+    const char *p[] = { note_channels[channel], payload };
+    return add((struct pg_store *)st, S_NOTE, 2, p);
+}
+
+static int pg_note_fd(struct wrd_store *st)
+{
+    struct pg_store *s = (struct pg_store *)st;
+    return s->ln ? PQsocket(s->ln) : -1;
+}
+
+static int pg_drain_notes(struct wrd_store *st,
+                          void (*cb)(void *ctx, int channel, const char *payload), void *ctx)
+{
+    struct pg_store *s = (struct pg_store *)st;
+    if (s->ln == NULL || PQconsumeInput(s->ln) == 0 || PQstatus(s->ln) != CONNECTION_OK)
+        return -1;              /* the session is lost: notes may have been missed */
+    int n = 0;
+    PGnotify *m;
+    while ((m = PQnotifies(s->ln)) != NULL) {
+        for (int ch = 1; ch < NCHANNELS; ch++)
+            if (strcmp(m->relname, note_channels[ch]) == 0) {
+                cb(ctx, ch, m->extra);
+                n++;
+                break;
+            }
+        PQfreemem(m);
+    }
+    return n;
+}
+
+static int pg_read_tail(struct wrd_store *st, const char *game, int64_t after,
+                        const struct wrd_store_loader *l, char *err, size_t errlen)
+{
+    if (after < 0) {
+        snprintf(err, errlen, "read_tail: after version %lld", (long long)after);
+        return WRD_STORE_ERROR;
+    }
+    return read_one(st, game, after, l, err, errlen);
+}
+
+static const struct wrd_store_cluster_ops pg_cluster_ops = {
+    .own = pg_own,
+    .disown = pg_disown,
+    .put_note = pg_put_note,
+    .note_fd = pg_note_fd,
+    .drain_notes = pg_drain_notes,
+    .read_tail = pg_read_tail,
+};
+
 static void pg_close(struct wrd_store *st)
 {
     struct pg_store *s = (struct pg_store *)st;
@@ -1241,6 +1509,11 @@ static void pg_close(struct wrd_store *st)
         return;
     char err[256];
     pg_commit(st, err, sizeof err);
+    /* SHARED: the games and the store's lock let go now, not when the
+     * server process behind the session has exited, so another server of
+     * the cluster can own them at once */
+    if (s->base.cluster && PQstatus(s->wr) == CONNECTION_OK)
+        exec(s->wr, "SELECT pg_advisory_unlock_all()", "letting go", err, sizeof err);
     store_free(s);
 }
 

@@ -653,3 +653,15 @@ char *wt_http_receive_post(int lfd, int timeout_ms, char *path, size_t pathlen)
     close(fd);
     return body;
 }
+
+long long wt_metric(int port, const char *name)
+{
+    int status = 0;
+    static char body[1 << 16];
+    if (wt_http_get(port, "/metrics", &status, body, sizeof body) != 0 || status != 200)
+        return -1;
+    char key[96];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *p = strstr(body, key);
+    return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}

@@ -88,6 +88,10 @@ char *wt_read_file(const char *path, size_t *len);
 /* GET path; fills *status and up to cap-1 bytes of body (NUL-terminated). */
 int wt_http_get(int port, const char *path, int *status, char *body, size_t cap);
 
+/* A number of GET /metrics ("name value" on a line of its own); -1 when
+ * /metrics fails or has no such line. */
+long long wt_metric(int port, const char *name);
+
 /* A tiny HTTP receiver for webhooks: a listening socket on 127.0.0.1 with
  * an ephemeral port (-1 on failure), and one POST accepted within
  * timeout_ms, answered 200: its body (caller frees; NULL on time-out), its

@@ -17,6 +17,14 @@
  * WRD_STORE_READONLY, a gap in a game's commands WRD_STORE_DAMAGED, and a
  * dropped read session is opened again.
  *
+ * Several servers (WRD_STORE_SHARED, store.h's cluster ops): on SQLite the
+ * flag gives no cluster ops and the store stays locked whole; on PostgreSQL
+ * shared opens exclude an exclusive one both ways, a game is owned by one
+ * store at a time (own, disown, a closed session frees it, a failed batch
+ * does not), notes reach every listening store in order at a commit and
+ * never from a batch that failed, and read_tail passes a game's row, its
+ * seats and the commands after a version.
+ *
  *   test_store_contract [sqlite|postgresql]     one backend (default: both)
  */
 #include <setjmp.h>
@@ -26,10 +34,12 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libpq-fe.h>
@@ -55,7 +65,8 @@ struct fix {
     struct wrd_store *st;
 };
 
-static int setup(void **state)
+/* A fresh store, opened with flags (0: setup, WRD_STORE_SHARED: setup_shared). */
+static int setup_flags(void **state, int flags)
 {
     struct fix *f = calloc(1, sizeof *f);
     assert_non_null(f);
@@ -73,12 +84,22 @@ static int setup(void **state)
         snprintf(f->location, sizeof f->location, "%s/store.db", f->dir);
     }
     char err[512] = "";
-    int rc = wrd_store_open(&f->st, f->location, 0, err, sizeof err);
+    int rc = wrd_store_open(&f->st, f->location, flags, err, sizeof err);
     if (rc != 0)
         fail_msg("open %s: %d %s", f->b->name, rc, err);
     assert_string_equal(f->st->ops->name, f->b->name);
     *state = f;
     return 0;
+}
+
+static int setup(void **state)
+{
+    return setup_flags(state, 0);
+}
+
+static int setup_shared(void **state)
+{
+    return setup_flags(state, WRD_STORE_SHARED);
 }
 
 static int teardown(void **state)
@@ -737,6 +758,19 @@ static void t_readonly_pg(void **state)
     assert_non_null(strstr(err, "read-only"));
 }
 
+/* PostgreSQL: sql run behind the store's back, in a session of its own on
+ * the store's database; its result, of status want (the caller clears it). */
+static PGresult *behind(const char *location, const char *sql, ExecStatusType want)
+{
+    PGconn *c = PQconnectdb(location);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != want)
+        fail_msg("%s: %s", sql, PQerrorMessage(c));
+    PQfinish(c);
+    return r;
+}
+
 /* PostgreSQL: a gap in a game's commands, made behind the store's back, is
  * WRD_STORE_DAMAGED naming the table, and nothing of the game is passed. */
 static void t_damaged_pg(void **state)
@@ -748,13 +782,10 @@ static void t_damaged_pg(void **state)
         put_command(st, "g-d", v);
     put_status(st, "g-d", "running", NULL, 0, 3, "p1", 1003);
     commit(st);
-    PGconn *c = PQconnectdb(f->location);
-    assert_int_equal(PQstatus(c), CONNECTION_OK);
-    PGresult *r = PQexec(c, "DELETE FROM commands WHERE game = 'g-d' AND version = 2");
-    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+    PGresult *r = behind(f->location, "DELETE FROM commands WHERE game = 'g-d' AND version = 2",
+                         PGRES_COMMAND_OK);
     assert_string_equal(PQcmdTuples(r), "1");
     PQclear(r);
-    PQfinish(c);
     struct seen s;
     struct wrd_store_loader l = loader(&s);
     char err[512] = "";
@@ -778,16 +809,12 @@ static void t_reconnect_pg(void **state)
     struct seen s;
     struct wrd_store_loader l = loader(&s);
     read_game(st, "g-r", &l, 0);
-    PGconn *c = PQconnectdb(f->location);
-    assert_int_equal(PQstatus(c), CONNECTION_OK);
-    PGresult *r = PQexec(c, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                            " AND pid NOT IN (SELECT pid FROM pg_locks WHERE locktype ="
-                            " 'advisory')");
-    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    PGresult *r = behind(f->location, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                         " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                         " AND pid NOT IN (SELECT pid FROM pg_locks WHERE locktype ="
+                         " 'advisory')", PGRES_TUPLES_OK);
     assert_int_equal(PQntuples(r), 1);
     PQclear(r);
-    PQfinish(c);
     /* the first read may find the session gone; the next one reads again */
     char err[512] = "";
     l = loader(&s);
@@ -798,6 +825,303 @@ static void t_reconnect_pg(void **state)
     assert_int_equal(s.games, 1);
     put_command(st, "g-r", 1);
     commit(st);
+}
+
+/* --- several servers (WRD_STORE_SHARED) ------------------------------------------------ */
+
+/* SQLite has no cluster ops: the flag gives none, and the store is still
+ * locked whole (a second open of any kind is refused). */
+static void t_shared_sqlite(void **state)
+{
+    struct fix *f = *state;
+    f->st->ops->close(f->st);
+    f->st = NULL;
+    char err[512] = "";
+    assert_int_equal(wrd_store_open(&f->st, f->location, WRD_STORE_SHARED, err, sizeof err), 0);
+    assert_null(f->st->cluster);
+    struct wrd_store *second = NULL;
+    assert_int_equal(wrd_store_open(&second, f->location, WRD_STORE_SHARED, err, sizeof err),
+                     WRD_STORE_LOCKED);
+    assert_null(second);
+}
+
+static struct wrd_store *open_shared(const char *location)
+{
+    struct wrd_store *st = NULL;
+    char err[512] = "";
+    int rc = wrd_store_open(&st, location, WRD_STORE_SHARED, err, sizeof err);
+    if (rc != 0)
+        fail_msg("open shared: %d %s", rc, err);
+    assert_non_null(st->cluster);
+    return st;
+}
+
+/* A shared open is refused while an exclusive store is open, and the
+ * reverse; shared opens go together. */
+static void t_shared_lock_pg(void **state)
+{
+    struct fix *f = *state;
+    assert_null(f->st->cluster);            /* opened without the flag */
+    struct wrd_store *a = NULL, *b = NULL, *c = NULL;
+    char err[512] = "";
+    assert_int_equal(wrd_store_open(&a, f->location, WRD_STORE_SHARED, err, sizeof err),
+                     WRD_STORE_LOCKED);
+    assert_null(a);
+    assert_true(err[0] != '\0');
+    f->st->ops->close(f->st);
+    f->st = NULL;
+    a = open_shared(f->location);
+    b = open_shared(f->location);
+    err[0] = '\0';
+    assert_int_equal(wrd_store_open(&c, f->location, 0, err, sizeof err), WRD_STORE_LOCKED);
+    assert_null(c);
+    assert_true(err[0] != '\0');
+    a->ops->close(a);
+    assert_int_equal(wrd_store_open(&c, f->location, 0, err, sizeof err), WRD_STORE_LOCKED);
+    b->ops->close(b);
+    /* the last shared one gone: an exclusive open has the store */
+    assert_int_equal(wrd_store_open(&f->st, f->location, 0, err, sizeof err), 0);
+}
+
+/* A game is one store's at a time: held again without a second lock, let
+ * go once, freed when its holder's session ends, and outside every batch. */
+static void t_own_pg(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *a = f->st, *b = open_shared(f->location);
+    const struct wrd_store_cluster_ops *ca = a->cluster, *cb = b->cluster;
+    assert_int_equal(ca->own(a, "g1"), 1);
+    assert_int_equal(cb->own(b, "g1"), 0);
+    assert_int_equal(ca->own(a, "g1"), 1);
+    assert_int_equal(cb->own(b, "g2"), 1);
+    assert_int_equal(ca->own(a, "g2"), 0);
+    assert_int_equal(ca->disown(a, "g1"), 0);
+    /* let go once: two own() of a held game took one lock */
+    assert_int_equal(cb->own(b, "g1"), 1);
+    assert_int_equal(ca->own(a, "g1"), 0);
+    assert_int_equal(ca->disown(a, "g1"), 0);          /* not held: nothing to do */
+    assert_int_equal(cb->own(b, "g1"), 1);
+    /* B closed: every game it held is free */
+    b->ops->close(b);
+    assert_int_equal(ca->own(a, "g1"), 1);
+    assert_int_equal(ca->own(a, "g2"), 1);
+    assert_int_equal(ca->disown(a, "g1"), 0);
+    assert_int_equal(ca->disown(a, "g2"), 0);
+    /* B's session ended by the server (its process's death): the same;
+     * pg_terminate_backend waits (at most 10 s) until that session is gone */
+    b = open_shared(f->location);
+    cb = b->cluster;
+    assert_int_equal(cb->own(b, "g1"), 1);
+    assert_int_equal(ca->own(a, "g1"), 0);
+    PGresult *r = behind(f->location, "SELECT pg_terminate_backend(pid, 10000)::int FROM"
+                         " pg_locks WHERE locktype = 'advisory' AND mode = 'ExclusiveLock'"
+                         " AND database = (SELECT oid FROM pg_database WHERE datname ="
+                         " current_database())", PGRES_TUPLES_OK);
+    assert_int_equal(PQntuples(r), 1);              /* B's writing session, holding g1 */
+    assert_string_equal(PQgetvalue(r, 0, 0), "1");
+    PQclear(r);
+    assert_int_equal(ca->own(a, "g1"), 1);
+    assert_true(cb->own(b, "g2") < 0);              /* B's store knows its session is gone */
+    b->ops->close(b);
+    /* taken while a batch is open, kept when that batch fails to commit */
+    b = open_shared(f->location);
+    cb = b->cluster;
+    put_game(a, "g3", "battle", 1, 1, NULL, 0);
+    struct wrd_status_row none = { "g-none", "running", NULL, 0, 0, NULL, 0, 0 };
+    (void)a->ops->put_status(a, &none);
+    assert_int_equal(ca->own(a, "g3"), 1);
+    assert_int_equal(a->ops->pending(a), 1);
+    char err[512] = "";
+    assert_int_equal(a->ops->commit(a, err, sizeof err), -1);
+    assert_int_equal(cb->own(b, "g3"), 0);
+    /* many games: the set of held ones grows and lets each go exactly once */
+    char id[24];
+    for (int i = 0; i < 200; i++) {
+        snprintf(id, sizeof id, "m-%d", i);
+        assert_int_equal(ca->own(a, id), 1);
+    }
+    for (int i = 0; i < 200; i += 2) {
+        snprintf(id, sizeof id, "m-%d", i);
+        assert_int_equal(ca->disown(a, id), 0);
+    }
+    for (int i = 0; i < 200; i++) {
+        snprintf(id, sizeof id, "m-%d", i);
+        assert_int_equal(ca->own(a, id), 1);             /* held, or taken again */
+        assert_int_equal(cb->own(b, id), 0);
+    }
+    assert_true(ca->own(a, "") < 0);
+    assert_true(ca->own(a, "an-id-longer-than-23-bytes") < 0);
+    b->ops->close(b);
+}
+
+/* What drain_notes passes, one line per note; count in games. */
+static void note_seen(void *ctx, int channel, const char *payload)
+{
+    struct seen *s = ctx;
+    say(s, "%d %s\n", channel, payload);
+    s->games++;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Drain st's notes into s until it has seen `want`, waiting on note_fd at
+ * most 10 s in all. */
+static void wait_notes(struct wrd_store *st, struct seen *s, int want)
+{
+    int64_t until = now_ms() + 10000;
+    for (;;) {
+        int rc = st->cluster->drain_notes(st, note_seen, s);
+        if (rc < 0)
+            fail_msg("drain_notes: %d", rc);
+        if (s->games >= want)
+            return;
+        struct pollfd p = { st->cluster->note_fd(st), POLLIN, 0 };
+        assert_true(p.fd >= 0);
+        int64_t left = until - now_ms();
+        if (left <= 0 || poll(&p, 1, (int)left) == 0)
+            fail_msg("%d notes of %d within 10 s:\n%s", s->games, want, s->text);
+    }
+}
+
+/* Notes reach every listening store (the one that put them too), in order,
+ * at the commit; a batch that fails sends none; a payload too long is
+ * refused; a lost listening session is < 0. */
+static void t_notes_pg(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *a = f->st, *b = open_shared(f->location);
+    const struct wrd_store_cluster_ops *ca = a->cluster;
+    struct seen sa, sb;
+    memset(&sa, 0, sizeof sa);
+    memset(&sb, 0, sizeof sb);
+    assert_int_equal(ca->put_note(a, WRD_NOTE_GAME, "g1 1"), 0);
+    assert_int_equal(ca->put_note(a, WRD_NOTE_REPLY, "{\"id\":7,\"ok\":true}"), 0);
+    assert_int_equal(a->ops->pending(a), 1);
+    /* nothing before the commit */
+    assert_int_equal(b->cluster->drain_notes(b, note_seen, &sb), 0);
+    commit(a);
+    const char *want = "1 g1 1\n3 {\"id\":7,\"ok\":true}\n";
+    wait_notes(a, &sa, 2);
+    wait_notes(b, &sb, 2);
+    expect_text(&sa, want);
+    expect_text(&sb, want);
+
+    /* a batch that fails: its note never arrives, the next batch's alone */
+    put_game(a, "g-n", "battle", 1, 1, NULL, 0);
+    commit(a);
+    assert_int_equal(ca->put_note(a, WRD_NOTE_GAME, "g-n 1"), 0);
+    struct wrd_status_row none = { "g-none", "running", NULL, 0, 0, NULL, 0, 0 };
+    (void)a->ops->put_status(a, &none);
+    char err[512] = "";
+    assert_int_equal(a->ops->commit(a, err, sizeof err), -1);
+    assert_int_equal(ca->put_note(a, WRD_NOTE_FORWARD, "{\"after\":1}"), 0);
+    commit(a);
+    memset(&sb, 0, sizeof sb);
+    wait_notes(b, &sb, 1);
+    assert_int_equal(b->cluster->drain_notes(b, note_seen, &sb), 0);
+    expect_text(&sb, "2 {\"after\":1}\n");
+
+    /* the longest payload arrives whole; one byte more, or a channel that
+     * is not one, is refused and adds nothing */
+    static char big[WRD_NOTE_MAX + 2];
+    memset(big, 'x', WRD_NOTE_MAX + 1);
+    assert_true(ca->put_note(a, WRD_NOTE_FORWARD, big) < 0);
+    assert_true(ca->put_note(a, 0, "x") < 0);
+    assert_true(ca->put_note(a, WRD_NOTE_REPLY + 1, "x") < 0);
+    assert_int_equal(a->ops->pending(a), 0);
+    big[WRD_NOTE_MAX] = '\0';
+    assert_int_equal(ca->put_note(a, WRD_NOTE_FORWARD, big), 0);
+    commit(a);
+    memset(&sb, 0, sizeof sb);
+    wait_notes(b, &sb, 1);
+    assert_int_equal(sb.len, 2 + WRD_NOTE_MAX + 1);
+    assert_int_equal(strspn(sb.text + 2, "x"), WRD_NOTE_MAX);
+
+    /* the listening sessions ended by the server: drain_notes says so */
+    PGresult *r = behind(f->location, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                         " WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+                         PGRES_TUPLES_OK);
+    assert_int_equal(PQntuples(r), 2);
+    PQclear(r);
+    int64_t until = now_ms() + 10000;
+    int rc;
+    while ((rc = b->cluster->drain_notes(b, note_seen, &sb)) >= 0) {
+        struct pollfd p = { b->cluster->note_fd(b), POLLIN, 0 };
+        int64_t left = until - now_ms();
+        if (left <= 0 || poll(&p, 1, (int)left) == 0)
+            fail_msg("drain_notes did not see its session end within 10 s");
+    }
+    assert_true(rc < 0);
+    b->ops->close(b);
+}
+
+static void read_tail(struct wrd_store *st, const char *id, int64_t after,
+                      const struct wrd_store_loader *l, int want)
+{
+    char err[512] = "";
+    int rc = st->cluster->read_tail(st, id, after, l, err, sizeof err);
+    if (rc != want)
+        fail_msg("read_tail %s %lld: %d, want %d (%s)", id, (long long)after, rc, want, err);
+}
+
+/* A game's row, its seats (a claimed one's token_hash), then its commands
+ * after a version; no snapshot; the same checks as read_game. */
+static void t_read_tail_pg(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *st = f->st;
+    put_game(st, "g-t", "battle", 5, 1, NULL, 0);
+    for (int v = 1; v <= 3; v++)
+        put_command(st, "g-t", v);
+    assert_int_equal(st->ops->put_snapshot(st, "g-t", 2, "{\"v\":2}", "{\"full\":2}"), 0);
+    put_status(st, "g-t", "running", NULL, 900, 3, "p2", 1003);
+    commit(st);
+#define TAIL_GAME                                                                           \
+    "game g-t battle [small] {\"s\":1} {\"o\":2} seed=ok created=5 listed=1 running - "     \
+    "deadline=900\n" SEATS_OF("g-t")
+#define TAIL_COMMAND(v, seat)                                                               \
+    "command g-t " #v " " seat " " #v "0 {\"c\":" #v "} [{\"e\":" #v "}] 100" #v "\n"
+    struct seen s;
+    struct wrd_store_loader l = loader(&s);
+    read_tail(st, "g-t", 0, &l, 0);
+    expect_text(&s, TAIL_GAME TAIL_COMMAND(1, "p1") TAIL_COMMAND(2, "p2") TAIL_COMMAND(3, "p1"));
+    l = loader(&s);
+    read_tail(st, "g-t", 2, &l, 0);
+    expect_text(&s, TAIL_GAME TAIL_COMMAND(3, "p1"));
+    l = loader(&s);
+    read_tail(st, "g-t", 3, &l, 0);
+    expect_text(&s, TAIL_GAME);
+    l = loader(&s);
+    read_tail(st, "g-none", 0, &l, 1);
+    assert_int_equal(s.games, 0);
+    assert_int_equal(s.len, 0);
+    /* a row whose version is past its commands, then a gap: damage, nothing passed */
+    put_status(st, "g-t", "running", NULL, 900, 4, "p2", 1003);
+    commit(st);
+    char err[512] = "";
+    l = loader(&s);
+    assert_int_equal(st->cluster->read_tail(st, "g-t", 3, &l, err, sizeof err),
+                     WRD_STORE_DAMAGED);
+    assert_int_equal(s.len, 0);
+    put_command(st, "g-t", 4);
+    commit(st);
+    PGresult *r = behind(f->location, "DELETE FROM commands WHERE game = 'g-t' AND version = 3",
+                         PGRES_COMMAND_OK);
+    assert_string_equal(PQcmdTuples(r), "1");
+    PQclear(r);
+    l = loader(&s);
+    assert_int_equal(st->cluster->read_tail(st, "g-t", 1, &l, err, sizeof err),
+                     WRD_STORE_DAMAGED);
+    assert_non_null(strstr(err, "table commands: game g-t has no command 3"));
+    assert_int_equal(s.len, 0);
+    l = loader(&s);
+    read_tail(st, "g-t", 3, &l, 0);
+    expect_text(&s, TAIL_GAME TAIL_COMMAND(4, "p2"));
 }
 
 /* --- main ---------------------------------------------------------------------------- */
@@ -815,7 +1139,11 @@ static void t_reconnect_pg(void **state)
 
 int main(int argc, char **argv)
 {
-    const struct CMUnitTest sqlite_cases[] = { CASES(sqlite_backend) };
+    const struct CMUnitTest sqlite_cases[] = {
+        CASES(sqlite_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_shared_sqlite, setup, teardown,
+                                                 (void *)&sqlite_backend),
+    };
     const struct CMUnitTest pg_cases[] = {
         CASES(pg_backend),
         cmocka_unit_test_prestate_setup_teardown(t_readonly_pg, setup, teardown,
@@ -823,6 +1151,14 @@ int main(int argc, char **argv)
         cmocka_unit_test_prestate_setup_teardown(t_damaged_pg, setup, teardown,
                                                  (void *)&pg_backend),
         cmocka_unit_test_prestate_setup_teardown(t_reconnect_pg, setup, teardown,
+                                                 (void *)&pg_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_shared_lock_pg, setup, teardown,
+                                                 (void *)&pg_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_own_pg, setup_shared, teardown,
+                                                 (void *)&pg_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_notes_pg, setup_shared, teardown,
+                                                 (void *)&pg_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_read_tail_pg, setup_shared, teardown,
                                                  (void *)&pg_backend),
     };
     const char *only = argc > 1 ? argv[1] : NULL;

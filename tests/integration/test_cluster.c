@@ -1,0 +1,385 @@
+#define _GNU_SOURCE
+/*
+ * test_cluster.c - several warroomd on one PostgreSQL store (--cluster):
+ * commands forwarded to the process that owns their game, spectators on
+ * every process kept in step, a killed owner's game taken over, and the
+ * refusals (--cluster on SQLite; a lone server beside a cluster).
+ *
+ * PostgreSQL only: it needs WT_STORE_URL or WT_STORE_URL_FILE (pgdb.h) and
+ * fails without them. The servers of one test share the database of the
+ * first one started (wt_server_start makes one per server; the others'
+ * are given the first's with a later --db).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pgdb.h"
+#include "proc.h"
+#include "wsclient.h"
+
+#ifndef WARROOMD_BIN
+#error "WARROOMD_BIN must be defined by the build"
+#endif
+
+#define T 10000
+#define NPROC 3
+
+static const char *str(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* NPROC servers with --cluster on one database. */
+static void start_cluster(struct wt_server *s, int n)
+{
+    const char *base = wt_pg_base();
+    if (base == NULL || base[0] == '\0')
+        fail_msg("test_cluster runs on PostgreSQL: set WT_STORE_URL or WT_STORE_URL_FILE");
+    static const char *const first[] = { "--cluster", "--log-level", "info", NULL };
+    assert_int_equal(wt_server_start(&s[0], first), 0);
+    for (int i = 1; i < n; i++) {
+        const char *const more[] = { "--cluster", "--log-level", "info", "--db", s[0].db, NULL };
+        assert_int_equal(wt_server_start(&s[i], more), 0);
+    }
+}
+
+static void restart(struct wt_server *s, const struct wt_server *first)
+{
+    const char *const more[] = { "--cluster", "--log-level", "info", "--db", first->db, NULL };
+    assert_int_equal(wt_server_restart(s, more), 0);
+}
+
+/* Stop every live server cleanly (SIGTERM, exit 0), then clean up (the
+ * first last: its database is everyone's). */
+static void stop_cluster(struct wt_server *s, int n)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        if (s[i].pid > 0) {
+            int status = wt_server_stop(&s[i], SIGTERM, 30000);
+            if (!(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0))
+                fail_msg("server %d did not stop cleanly (status %d)", i, status);
+        }
+    }
+    for (int i = n - 1; i >= 0; i--)
+        wt_server_cleanup(&s[i]);
+}
+
+struct game {
+    char id[32], token_x[80], token_o[80];
+};
+
+/* x creates a tictactoe game on cx (its process owns it), o claims its
+ * seat there; both leave so that the seats can join anywhere. */
+static void new_game(struct wt_client *cx, struct wt_client *co, struct game *g)
+{
+    wt_send(cx, "{s:s, s:s, s:s, s:{s:b}}", "type", "create", "ruleset", "tictactoe", "seat",
+            "x", "options", "spectators", 1);
+    json_t *c = wt_expect(cx, "created", T);
+    assert_non_null(c);
+    snprintf(g->id, sizeof g->id, "%s", str(c, "game"));
+    snprintf(g->token_x, sizeof g->token_x, "%s", str(c, "token"));
+    wt_send(co, "{s:s, s:s}", "type", "claim", "invite",
+            str(json_object_get(c, "invites"), "o"));
+    json_decref(c);
+    c = wt_expect(co, "claimed", T);
+    assert_non_null(c);
+    snprintf(g->token_o, sizeof g->token_o, "%s", str(c, "token"));
+    json_decref(c);
+}
+
+static void join(struct wt_client *c, const char *game, const char *token)
+{
+    if (token)
+        wt_send(c, "{s:s, s:s, s:s}", "type", "join", "game", game, "token", token);
+    else
+        wt_send(c, "{s:s, s:s, s:b}", "type", "join", "game", game, "spectate", 1);
+    json_t *st = wt_expect(c, "state", T);
+    if (st == NULL) {
+        json_t *e = wt_expect(c, "error", 0);
+        char *t = e ? json_dumps(e, JSON_COMPACT) : NULL;
+        fail_msg("%s could not join %s: %s", c->name, game, t ? t : "no answer");
+    }
+    json_decref(st);
+}
+
+/* c marks cell with seq; the ack must come, at version. */
+static void mark(struct wt_client *c, const char *game, int seq, int cell, long long version)
+{
+    wt_send(c, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", game, "seq", seq,
+            "cmd", "type", "mark", "cell", cell);
+    json_t *ack = wt_expect(c, "ack", T);
+    if (ack == NULL)
+        fail_msg("%s: the move to %d (seq %d) was not acknowledged", c->name, cell, seq);
+    assert_int_equal(json_integer_value(json_object_get(ack, "version")), version);
+    json_decref(ack);
+}
+
+/* The public state's text as a fresh spectator of port sees it. */
+static char *fresh_view(int port, const char *game)
+{
+    struct wt_client v;
+    assert_int_equal(wt_open(&v, "fresh", port), 0);
+    join(&v, game, NULL);
+    char *t = json_dumps(v.state, JSON_COMPACT | JSON_SORT_KEYS);
+    wt_close(&v);
+    return t;
+}
+
+static void same_state(struct wt_client *c, int port, const char *game)
+{
+    char *mine = json_dumps(c->state, JSON_COMPACT | JSON_SORT_KEYS);
+    char *fresh = fresh_view(port, game);
+    if (strcmp(mine, fresh) != 0)
+        fail_msg("%s's state differs from a fresh spectator's on port %d:\n%s\n%s", c->name,
+                 port, mine, fresh);
+    free(mine);
+    free(fresh);
+}
+
+/* --- refusals ------------------------------------------------------------------------ */
+
+/* warroomd with args (NULL-terminated, after argv[0]); its exit status,
+ * its stderr into err. */
+static int run_warroomd(const char *const *args, char *err, size_t cap)
+{
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        const char *argv[32] = { WARROOMD_BIN };
+        int n = 1;
+        while (args[n - 1] && n < 31) {
+            argv[n] = args[n - 1];
+            n++;
+        }
+        argv[n] = NULL;
+        dup2(pipefd[1], 2);
+        close(pipefd[0]);
+        execv(WARROOMD_BIN, (char *const *)argv);
+        _exit(127);
+    }
+    wt_track_child(pid, 1, SIGKILL);
+    close(pipefd[1]);
+    size_t len = 0;
+    ssize_t r;
+    struct pollfd p = { pipefd[0], POLLIN, 0 };
+    while (len + 1 < cap && poll(&p, 1, T) == 1 && (r = read(pipefd[0], err + len,
+                                                             cap - 1 - len)) > 0)
+        len += (size_t)r;
+    err[len] = '\0';
+    close(pipefd[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    wt_track_child(pid, 0, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* --cluster wants a store several servers share: SQLite is refused at
+ * start (exit 2, saying so), and a lone server is refused on a database a
+ * cluster uses (exit 6, locked), while a second cluster member is not. */
+static void test_refusals(void **state)
+{
+    (void)state;
+    char err[2048];
+    char dir[] = "/tmp/wt-cluster-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char db[300];
+    snprintf(db, sizeof db, "%s/x.db", dir);
+    const char *const sqlite[] = { "--cluster", "--db", db, "--listen", "127.0.0.1:0", NULL };
+    assert_int_equal(run_warroomd(sqlite, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--cluster needs"));
+    unlink(db);
+    rmdir(dir);
+
+    struct wt_server s[1];
+    start_cluster(s, 1);
+    const char *const lone[] = { "--db", s[0].db, "--listen", "127.0.0.1:0", NULL };
+    assert_int_equal(run_warroomd(lone, err, sizeof err), 6);
+    stop_cluster(s, 1);
+}
+
+/* --- play across processes ----------------------------------------------------------- */
+
+/* A game created on process 0 (its owner) is played by x on 0 and o on 1
+ * (every o command forwarded), watched from 1 and 2; the spectators see
+ * each version and end as a fresh spectator of the owner sees the game.
+ * Then its owner is SIGKILLed: x moves to process 2 and re-sends its last
+ * command with its seq (answered again, not applied twice); x's next
+ * command is answered (the game taken over by 1 or 2), the spectators
+ * follow, and x wins. */
+static void test_forward_and_takeover(void **state)
+{
+    (void)state;
+    struct wt_server s[NPROC];
+    start_cluster(s, NPROC);
+    struct wt_client x, o, o1, w1, w2;
+    assert_int_equal(wt_open(&x, "x@0", s[0].port), 0);
+    assert_int_equal(wt_open(&o, "o@0", s[0].port), 0);
+    struct game g;
+    new_game(&x, &o, &g);
+    wt_close(&o);
+    assert_int_equal(wt_metric(s[0].port, "warroom_games_owned"), 1);
+    assert_int_equal(wt_open(&o1, "o@1", s[1].port), 0);
+    join(&o1, g.id, g.token_o);
+    assert_int_equal(wt_open(&w1, "spectator@1", s[1].port), 0);
+    join(&w1, g.id, NULL);
+    assert_int_equal(wt_open(&w2, "spectator@2", s[2].port), 0);
+    join(&w2, g.id, NULL);
+    assert_int_equal(wt_metric(s[1].port, "warroom_games_owned"), 0);
+
+    /* x 0, o 3, x 1, o 4: o's commands go through process 1 to process 0 */
+    mark(&x, g.id, 1, 0, 1);
+    mark(&o1, g.id, 1, 3, 2);
+    mark(&x, g.id, 2, 1, 3);
+    mark(&o1, g.id, 2, 4, 4);
+    assert_true(wt_metric(s[1].port, "warroom_cluster_forwards_total") >= 2);
+    for (struct wt_client *w = &w1; w; w = w == &w1 ? &w2 : NULL) {
+        if (wt_wait_version(w, 4, T) != 0)
+            fail_msg("%s stayed at version %lld", w->name, w->version);
+        assert_int_equal(w->bad_patches, 0);
+        same_state(w, s[0].port, g.id);
+    }
+    /* a refused command of o's is refused by the owner, answered on 1 */
+    wt_send(&o1, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", g.id, "seq", 3,
+            "cmd", "type", "mark", "cell", 0);
+    json_t *e = wt_expect(&o1, "error", T);
+    assert_non_null(e);
+    json_decref(e);
+
+    /* the owner dies */
+    assert_int_equal(wt_server_stop(&s[0], SIGKILL, T) >= 0, 1);
+    s[0].pid = 0;
+    wt_close(&x);
+    /* x goes to process 2 and re-sends its seq 2 (acked at version 3):
+     * answered again, nothing applied */
+    struct wt_client x2;
+    assert_int_equal(wt_open(&x2, "x@2", s[2].port), 0);
+    join(&x2, g.id, g.token_x);
+    assert_int_equal(x2.version, 4);
+    mark(&x2, g.id, 2, 1, 3);
+    /* x moves: the game is taken over by 1 or 2; then o, then x wins */
+    mark(&x2, g.id, 3, 8, 5);
+    assert_int_equal(wt_metric(s[1].port, "warroom_cluster_takeovers_total") +
+                         wt_metric(s[2].port, "warroom_cluster_takeovers_total"), 1);
+    mark(&o1, g.id, 4, 6, 6);
+    mark(&x2, g.id, 4, 2, 7);
+    for (struct wt_client *w = &w1; w; w = w == &w1 ? &w2 : NULL) {
+        if (wt_wait_version(w, 7, T) != 0)
+            fail_msg("%s stayed at version %lld after the takeover", w->name, w->version);
+        assert_int_equal(w->bad_patches, 0);
+        same_state(w, s[1].port, g.id);
+        same_state(w, s[2].port, g.id);
+    }
+    /* the killed process comes back: it holds nothing, and serves the game */
+    restart(&s[0], &s[0]);
+    char *back = fresh_view(s[0].port, g.id);
+    char *now = json_dumps(w1.state, JSON_COMPACT | JSON_SORT_KEYS);
+    assert_string_equal(back, now);
+    free(back);
+    free(now);
+    wt_close(&x2);
+    wt_close(&o1);
+    wt_close(&w1);
+    wt_close(&w2);
+    stop_cluster(s, NPROC);
+}
+
+/* A claim works on any process: by game and seat on a process holding a
+ * copy of the game (passed to its owner, which starts the game: the copy's
+ * spectators see it start), and by invite on a process that has never seen
+ * the game (sent to every process; the owner answers). The claimers then
+ * play from where they claimed. A webhook is the owner's to set: asked of
+ * another process, it is refused with owned_elsewhere. */
+static void test_claim_anywhere(void **state)
+{
+    (void)state;
+    struct wt_server s[NPROC];
+    start_cluster(s, NPROC);
+    struct wt_client a, w, b, c;
+    assert_int_equal(wt_open(&a, "a@0", s[0].port), 0);
+    assert_int_equal(wt_open(&w, "spectator@1", s[1].port), 0);
+    assert_int_equal(wt_open(&b, "b@1", s[1].port), 0);
+    assert_int_equal(wt_open(&c, "c@2", s[2].port), 0);
+    /* 1) open seats, claimed by game and seat on process 1 */
+    wt_send(&a, "{s:s, s:s, s:s, s:{s:b, s:b}}", "type", "create", "ruleset", "tictactoe",
+            "seat", "x", "options", "spectators", 1, "open_seats", 1);
+    json_t *cr = wt_expect(&a, "created", T);
+    assert_non_null(cr);
+    char open_id[32];
+    snprintf(open_id, sizeof open_id, "%s", str(cr, "game"));
+    json_decref(cr);
+    join(&w, open_id, NULL);
+    wt_send(&b, "{s:s, s:s, s:s}", "type", "claim", "game", open_id, "seat", "o");
+    json_t *cl = wt_expect(&b, "claimed", T);
+    if (cl == NULL)
+        fail_msg("a claim on a process that does not own the game was not answered");
+    assert_string_equal(str(cl, "seat"), "o");
+    json_decref(cl);
+    json_t *st = wt_expect(&w, "state", T);        /* the start, on process 1 */
+    assert_non_null(st);
+    while (st && strcmp(str(st, "status"), "running") != 0) {
+        json_decref(st);
+        st = wt_expect(&w, "state", T);
+    }
+    if (st == NULL)
+        fail_msg("the spectator on process 1 did not see the game start");
+    json_decref(st);
+    mark(&a, open_id, 1, 4, 1);
+    mark(&b, open_id, 1, 0, 2);
+    if (wt_wait_version(&w, 2, T) != 0)
+        fail_msg("the spectator stayed at version %lld", w.version);
+    same_state(&w, s[0].port, open_id);
+    /* 2) an invite claimed on process 2, which holds no copy of the game */
+    wt_send(&a, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    cr = wt_expect(&a, "created", T);
+    assert_non_null(cr);
+    char inv_id[32];
+    snprintf(inv_id, sizeof inv_id, "%s", str(cr, "game"));
+    wt_send(&c, "{s:s, s:s}", "type", "claim", "invite",
+            str(json_object_get(cr, "invites"), "o"));
+    json_decref(cr);
+    cl = wt_expect(&c, "claimed", T);
+    if (cl == NULL)
+        fail_msg("an invite claimed on another process was not answered");
+    assert_string_equal(str(cl, "game"), inv_id);
+    json_decref(cl);
+    st = wt_expect(&c, "state", T);
+    assert_non_null(st);
+    json_decref(st);
+    mark(&a, inv_id, 2, 0, 1);
+    mark(&c, inv_id, 1, 4, 2);
+    /* 3) a webhook asked of a process that does not own the game */
+    wt_send(&c, "{s:s, s:s, s:s}", "type", "notify", "game", inv_id, "webhook",
+            "http://example.com/hook");
+    json_t *e = wt_expect(&c, "error", T);
+    assert_non_null(e);
+    assert_string_equal(str(e, "code"), "owned_elsewhere");
+    json_decref(e);
+    wt_close(&a);
+    wt_close(&w);
+    wt_close(&b);
+    wt_close(&c);
+    stop_cluster(s, NPROC);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_forward_and_takeover),
+        cmocka_unit_test(test_claim_anywhere),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
