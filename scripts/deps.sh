@@ -26,8 +26,10 @@ libsqlite3-dev libpq-dev libssl-dev zlib1g-dev libcmocka-dev libedit-dev sqlite3
 libcurl4-openssl-dev"
 
 # postgresql: the throw-away cluster of the PostgreSQL tests
-# (tests/support/pg_cluster.sh; Debian 12's postgresql-15).
-test_pkgs="$build_pkgs nodejs chromium python3-aiosmtpd postgresql"
+# (tests/support/pg_cluster.sh; Debian 12's postgresql-15). haproxy and
+# python3-yaml: tests/build/check_compose.sh (haproxy -c on
+# docker/haproxy.cfg, docker/compose.yaml read with PyYAML).
+test_pkgs="$build_pkgs nodejs chromium python3-aiosmtpd postgresql haproxy python3-yaml"
 # npm: Debian's package only where no npm is on the PATH (a Node.js from
 # elsewhere brings its own, which Debian's would conflict with).
 command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm"
