@@ -176,6 +176,9 @@ struct wrd_game {
     int catch_again;            /* ...and another note came meanwhile: read again */
     int released;               /* its owner let it go: the next command tries to own it */
     int noted;                  /* changed in this batch: a note goes to the others */
+    json_t *noted_cmds;         /* ...its commands of this batch, for the note (NULL none) */
+    int noted_other;            /* ...and a change that is no command (a seat, a forfeit):
+                                   the note then carries no command, copies read it */
     struct catch_waiter *waiters;   /* requests run again once the read is done */
     struct wrd_game *next;      /* hash chain */
     struct wrd_game *all_prev, *all_next;   /* every game held, oldest first (by
@@ -248,6 +251,8 @@ static void evict_queued(struct wrd_server *srv);
 typedef void (*rerun_fn)(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg,
                          int fetched);
 static void cluster_changed(struct wrd_games *gs, struct wrd_game *g);
+static void cluster_note_command(struct wrd_server *srv, struct wrd_game *g,
+                                 const struct wrd_command_row *row, const json_t *cmd);
 static int cluster_forward(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
                            int seat, int64_t seq, const json_t *cmd, const json_t *jid);
 static void cluster_adopt(struct wrd_server *srv, struct wrd_game *g);
@@ -452,6 +457,7 @@ static int seat_row(struct wrd_server *srv, struct wrd_game *g, int i, int inser
     if (g->follower)
         return 0;               /* its owner writes it */
     cluster_changed(srv->games, g);
+    g->noted_other = 1;
     const struct seat *s = &g->seats[i];
     char *mail = wrd_pbem_reg_text(&s->mail);
     struct wrd_seat_row r = { g->id, s->name, s->token_hash[0] ? s->token_hash : NULL,
@@ -473,6 +479,7 @@ static int status_row(struct wrd_server *srv, struct wrd_game *g)
     if (g->follower)
         return 0;               /* its owner writes it */
     cluster_changed(srv->games, g);
+    g->noted_other = 1;
     char res[160];
     const char *r = result_of(g);
     if (g->forfeit[0]) {
@@ -607,6 +614,7 @@ static void game_free(struct wrd_game *g)
         return;
     if (g->g)
         g->rs->destroy(g->g);
+    json_decref(g->noted_cmds);
     for (int i = 0; i < g->nseats; i++) {
         free(g->seats[i].webhook);
         for (int k = 0; k < RESULTS; k++)
@@ -1532,9 +1540,11 @@ static int run_command(struct wrd_server *srv, struct wrd_game *g, int seat, con
                                    wrd_now_ms() };
     g->moved_ms = g->touched_ms = row.at_ms;
     int bad = srv->store->ops->put_command(srv->store, &row) != 0;
-    cluster_changed(srv->games, g);
+    cluster_note_command(srv, g, &row, cmd);
+    int other = g->noted_other;     /* a command's own row: the copies replay it */
     if (g->status != old_status || g->deadline_s > 0)
         bad |= status_row(srv, g) != 0;
+    g->noted_other = other;
     if (g->status == ST_FINISHED || g->version % SNAPSHOT_EVERY == 0) {
         char *st = snapshot_text(g);
         bad |= srv->store->ops->put_snapshot(srv->store, g->id, g->version, st, NULL) != 0;
@@ -4669,15 +4679,49 @@ static void put_game_note(struct wrd_server *srv, const struct wrd_game *g, int 
         wrd_error("store write failed", "game=%s note=game", g->id);
 }
 
-/* Before the commit: the notes of the games the batch changed. */
+/* A command of g's into the batch: the note of the batch carries it, so
+ * the copies apply it without reading the store. */
+static void cluster_note_command(struct wrd_server *srv, struct wrd_game *g,
+                                 const struct wrd_command_row *row, const json_t *cmd)
+{
+    if (srv->games->cluster == NULL)
+        return;
+    cluster_changed(srv->games, g);
+    if (g->noted_cmds == NULL && (g->noted_cmds = json_array()) == NULL)
+        return;
+    json_array_append_new(g->noted_cmds,
+                          json_pack("{s:I, s:s, s:I, s:O, s:I}", "v", (json_int_t)row->version,
+                                    "s", row->seat, "q", (json_int_t)row->client_seq, "c", cmd,
+                                    "t", (json_int_t)row->at_ms));
+}
+
+/* Before the commit: the notes of the games the batch changed: "ID
+ * VERSION", followed by the batch's commands of the game ([{v, s, q, c,
+ * t}], version, seat, client seq, command, time) when they are all it
+ * changed and they fit in a note. */
 static void cluster_put_notes(struct wrd_server *srv)
 {
     struct cluster *cl = srv->games->cluster;
     if (cl == NULL)
         return;
     for (int i = 0; i < cl->nnoted; i++) {
-        cl->noted[i]->noted = 0;
-        put_game_note(srv, cl->noted[i], 0);
+        struct wrd_game *g = cl->noted[i];
+        char *cmds = g->noted_cmds && !g->noted_other
+                         ? json_dumps(g->noted_cmds, JSON_COMPACT) : NULL;
+        size_t len = cmds ? strlen(cmds) : 0;
+        char *note = len && len + 64 < WRD_NOTE_MAX ? malloc(len + 64) : NULL;
+        if (note) {
+            snprintf(note, len + 64, "%s %lld %s", g->id, (long long)g->version, cmds);
+            if (srv->store->cluster->put_note(srv->store, WRD_NOTE_GAME, note) != 0)
+                wrd_error("store write failed", "game=%s note=game", g->id);
+        } else {
+            put_game_note(srv, g, 0);
+        }
+        free(note);
+        free(cmds);
+        json_decref(g->noted_cmds);
+        g->noted_cmds = NULL;
+        g->noted = g->noted_other = 0;
     }
     cl->nnoted = 0;
 }
@@ -4703,6 +4747,7 @@ static void forward_unlink(struct cluster *cl, struct forward *f)
 
 static void catch_up(struct wrd_server *srv, struct wrd_game *g);
 static void run_waiters(struct wrd_server *srv, struct wrd_game *g);
+static void after_follow(struct wrd_server *srv, struct wrd_game *g);
 
 /* Own g (a follower): 1 taken (its rows after its version are read before
  * it runs a command), 0 another process holds it, -1 the store failed. */
@@ -5155,13 +5200,19 @@ static void tail_done(uv_work_t *w, int status)
         arm_timer(g);           /* taken over: its deadlines are this process's now */
         run_waiting(srv, g);
     }
-    struct cluster *cl = gs->cluster;
+    after_follow(srv, g);
+}
+
+/* The copy g has moved on: the answers that waited for its version go. */
+static void after_follow(struct wrd_server *srv, struct wrd_game *g)
+{
+    struct cluster *cl = srv->games->cluster;
     for (struct forward *f = cl->forwards, *next; f; f = next) {
         next = f->next;
         if (f->replied && strcmp(f->game, g->id) == 0 && f->version <= g->version)
             deliver(srv, f);
     }
-    maybe_evict(gs, g);
+    maybe_evict(srv->games, g);
 }
 
 /* A request that waits for a copy's read of the store (cluster_recheck). */
@@ -5277,20 +5328,62 @@ static int cluster_may_write(struct wrd_server *srv, struct wrd_conn *c, struct 
 
 /* --- notes ------------------------------------------------------------------------------- */
 
+/* The commands a note carries ([{v, s, q, c, t}]), applied to the copy g
+ * when they follow on from its version: 0 applied (g at their last), -1
+ * not (g must read the store). */
+static int follow_note(struct wrd_server *srv, struct wrd_game *g, const char *text,
+                       long long version)
+{
+    json_t *cmds = json_loads(text, 0, NULL);
+    size_t n = json_array_size(cmds);
+    json_t *last = json_array_get(cmds, n ? n - 1 : 0);
+    if (n == 0 || json_integer_value(json_object_get(json_array_get(cmds, 0), "v")) !=
+                      g->version + 1 ||
+        json_integer_value(json_object_get(last, "v")) != version) {
+        json_decref(cmds);
+        return -1;
+    }
+    int rc = 0;
+    size_t i;
+    json_t *x;
+    json_array_foreach(cmds, i, x) {
+        const char *seat = json_string_value(json_object_get(x, "s"));
+        char *cmd = json_dumps(json_object_get(x, "c"), JSON_COMPACT);
+        struct tail_command tc = { .version = json_integer_value(json_object_get(x, "v")),
+                                   .client_seq = json_integer_value(json_object_get(x, "q")),
+                                   .at_ms = json_integer_value(json_object_get(x, "t")),
+                                   .cmd = cmd };
+        snprintf(tc.seat, sizeof tc.seat, "%s", seat ? seat : "");
+        rc = cmd && json_is_object(json_object_get(x, "c")) ? follow_command(srv, g, &tc) : -1;
+        free(cmd);
+        if (rc != 0)
+            break;
+    }
+    json_decref(cmds);
+    g->touched_ms = wrd_now_ms();
+    after_follow(srv, g);
+    return rc;
+}
+
 static void note_game(struct wrd_server *srv, const char *payload)
 {
     char id[24];
     long long version;
-    char dash[2] = "";
-    if (sscanf(payload, "%23s %lld %1s", id, &version, dash) < 2) {
+    int at = 0;
+    if (sscanf(payload, "%23s %lld%n", id, &version, &at) < 2) {
         wrd_warn("a malformed note", "channel=game");
         return;
     }
+    const char *rest = payload + at;
+    while (*rest == ' ')
+        rest++;
     struct wrd_game *g = find(srv->games, id);
     if (g == NULL || !g->follower)
         return;                 /* not held, or its own note */
-    if (dash[0] == '-')
+    if (rest[0] == '-')
         g->released = 1;
+    else if (rest[0] == '[' && !g->catching && follow_note(srv, g, rest, version) == 0)
+        return;                 /* its commands, applied as the owner did */
     else if (version >= g->version)
         catch_up(srv, g);       /* >=: a claim changes a game's seats, not its version */
 }
