@@ -2508,7 +2508,8 @@ static double round3(double x)
 
 static json_t *lat_json(struct samples *s)
 {
-    qsort(s->v, s->n, sizeof *s->v, cmp_float);
+    if (s->n > 1)
+        qsort(s->v, s->n, sizeof *s->v, cmp_float);
     return json_pack("{s:I, s:f, s:f, s:f, s:f}", "n", (json_int_t)s->n, "p50",
                      round3(pct(s, 0.5)), "p90", round3(pct(s, 0.9)), "p99", round3(pct(s, 0.99)),
                      "max", round3(s->n ? (double)s->v[s->n - 1] : 0.0));
@@ -2578,7 +2579,8 @@ static json_t *cluster_json(double *takeovers)
 
 static json_t *p50_p99(struct samples *s)
 {
-    qsort(s->v, s->n, sizeof *s->v, cmp_float);
+    if (s->n > 1)
+        qsort(s->v, s->n, sizeof *s->v, cmp_float);
     return json_pack("{s:I, s:f, s:f}", "n", (json_int_t)s->n, "p50", round3(pct(s, 0.5)),
                      "p99", round3(pct(s, 0.99)));
 }
