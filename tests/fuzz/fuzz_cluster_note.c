@@ -11,7 +11,8 @@
  * protocol, then each input line handed to wrd_games_note: its first byte
  * the channel (1-3), the rest the payload, with "$G" replaced by the newest
  * game's id and "$N" by this process's node (so forwards and replies reach
- * past "not ours"). Nothing may crash, leak or trip the sanitizers.
+ * past "not ours"). Nothing may crash, leak or trip the sanitizers, and the
+ * server's bounds hold after each input (checked: abort).
  */
 #include <jansson.h>
 #include <stdint.h>
@@ -165,6 +166,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     wrd_games_flush(srv);
     uv_run(&srv->loop, UV_RUN_NOWAIT);
     wrd_games_flush(srv);
+    /* What the server promises whatever the notes say: bounded games, a
+     * bounded queue for its client, its own name among the others kept. */
+    if (wrd_games_count(srv) > srv->cfg.max_games || c->qlen > c->qcap ||
+        strlen(wrd_games_node(srv)) != 16)
+        abort();            /* check failed */
     wrd_conn_closed(c);
     return 0;
 }
