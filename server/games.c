@@ -264,6 +264,7 @@ static int cluster_may_write(struct wrd_server *srv, struct wrd_conn *c, struct 
 static int cluster_own_new(struct wrd_server *srv, struct wrd_game *g);
 static int cluster_recheck(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
                            const json_t *msg, rerun_fn run);
+static int take(struct wrd_server *srv, struct wrd_game *g);
 static int cluster_claim(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
                          const char *invite_hash, const json_t *msg);
 static void cluster_close(struct wrd_games *gs);
@@ -4250,9 +4251,15 @@ static void on_sweep(uv_timer_t *t)
     struct wrd_server *srv = t->data;
     struct wrd_games *gs = srv->games;
     int64_t now = wrd_now_ms();
-    for (struct wrd_game *g = gs->all_head; g; g = g->all_next)
-        if (!g->evict_queued && g->status == ST_RUNNING && evictable(g))
+    for (struct wrd_game *g = gs->all_head; g; g = g->all_next) {
+        /* a copy whose deadline has come: its owner may be dead (its
+         * timer gone with it), so the game is taken when it can be */
+        int64_t wake = g->follower && !g->catching ? next_wake(g) : 0;
+        if (wake && wake <= now && g->status == ST_RUNNING)
+            take(srv, g);
+        else if (!g->evict_queued && g->status == ST_RUNNING && evictable(g))
             shelve(srv, g);
+    }
     if (!gs->sweeping)
         select_and_load(srv, (struct wrd_ids_query){ WRD_IDS_DUE, now + 2 * sweep_ms(srv) },
                         NULL);

@@ -43,16 +43,22 @@ static const char *str(json_t *o, const char *key)
     return json_string_value(json_object_get(o, key));
 }
 
-/* NPROC servers with --cluster on one database. */
+/* The sweep's period, for every server a test starts: --game-idle-ms,
+ * whose half it is (NULL: the default, a minute). */
+static const char *idle_ms;
+
+/* n servers with --cluster on one database. */
 static void start_cluster(struct wt_server *s, int n)
 {
     const char *base = wt_pg_base();
     if (base == NULL || base[0] == '\0')
         fail_msg("test_cluster runs on PostgreSQL: set WT_STORE_URL or WT_STORE_URL_FILE");
-    static const char *const first[] = { "--cluster", "--log-level", "info", NULL };
+    const char *const first[] = { "--cluster", "--log-level", "info", "--game-idle-ms",
+                                  idle_ms ? idle_ms : "600000", NULL };
     assert_int_equal(wt_server_start(&s[0], first), 0);
     for (int i = 1; i < n; i++) {
-        const char *const more[] = { "--cluster", "--log-level", "info", "--db", s[0].db, NULL };
+        const char *const more[] = { "--cluster", "--log-level", "info", "--db", s[0].db,
+                                     "--game-idle-ms", idle_ms ? idle_ms : "600000", NULL };
         assert_int_equal(wt_server_start(&s[i], more), 0);
     }
 }
@@ -377,6 +383,52 @@ static void test_claim_anywhere(void **state)
     stop_cluster(s, NPROC);
 }
 
+/* A game whose owner died with nobody commanding it: its deadline still
+ * runs out. The copy on process 1 (a spectator's) finds the game due at
+ * its sweep, takes it over, and the seat to move forfeits on time; the
+ * spectator sees the end. */
+static void test_deadline_taken_over(void **state)
+{
+    (void)state;
+    struct wt_server s[2];
+    idle_ms = "400";            /* a sweep every 200 ms */
+    start_cluster(s, 2);
+    idle_ms = NULL;
+    struct wt_client x, o, w;
+    assert_int_equal(wt_open(&x, "x@0", s[0].port), 0);
+    assert_int_equal(wt_open(&o, "o@0", s[0].port), 0);
+    wt_send(&x, "{s:s, s:s, s:s, s:{s:b, s:i}}", "type", "create", "ruleset", "tictactoe",
+            "seat", "x", "options", "spectators", 1, "deadline_seconds", 3);
+    json_t *c = wt_expect(&x, "created", T);
+    assert_non_null(c);
+    char id[32];
+    snprintf(id, sizeof id, "%s", str(c, "game"));
+    wt_send(&o, "{s:s, s:s}", "type", "claim", "invite", str(json_object_get(c, "invites"), "o"));
+    json_decref(c);
+    json_decref(wt_expect(&o, "claimed", T));
+    assert_int_equal(wt_open(&w, "spectator@1", s[1].port), 0);
+    join(&w, id, NULL);
+    assert_int_equal(wt_server_stop(&s[0], SIGKILL, T) >= 0, 1);
+    s[0].pid = 0;
+    wt_close(&x);
+    wt_close(&o);
+    /* x's 3 s run out with its owner gone: the end comes as a state */
+    json_t *st = NULL;
+    for (int i = 0; i < 10; i++) {
+        st = wt_expect(&w, "state", T);
+        if (st == NULL || strcmp(str(st, "status"), "finished") == 0)
+            break;
+        json_decref(st);
+        st = NULL;
+    }
+    if (st == NULL)
+        fail_msg("the game of a dead owner did not end on time on process 1");
+    json_decref(st);
+    assert_int_equal(wt_metric(s[1].port, "warroom_cluster_takeovers_total"), 1);
+    wt_close(&w);
+    stop_cluster(s, 2);
+}
+
 /* --- the commit off the loop ------------------------------------------------------- */
 
 /* While PostgreSQL cannot finish a commit (the commands table locked by
@@ -434,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_forward_and_takeover),
         cmocka_unit_test(test_claim_anywhere),
+        cmocka_unit_test(test_deadline_taken_over),
         cmocka_unit_test(test_commit_off_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
