@@ -1939,8 +1939,12 @@ static void list_loop_row(struct ctx *x, const struct row *r)
     long quiet = p99(quiet_us, nq), loaded = p99(loaded_us, nl);
     print_message("row %d: the player's p99 %ld us quiet, %ld us while one address loops on "
                   "list over 1,000 games\n", r->n, quiet, loaded);
-    /* A p99 under a millisecond is timer noise: 1 ms is the quiet floor. */
-    long base = quiet < 1000 ? 1000 : quiet;
+    /* ctest runs two tests at once on two cores: a p99 of these samples
+     * moves by several milliseconds with the neighbour's work (4.7 -> 11.5
+     * ms in a clean CI run, nothing starved), so 10 ms is the quiet floor.
+     * A starved player is far past it: a commit waiting behind the flood's
+     * reads took the p99 past a second. */
+    long base = quiet < 10000 ? 10000 : quiet;
     if (wrapped)
         print_message("row %d: the server is instrumented (a wrapper or sanitizers): no "
                       "latency is asserted\n", r->n);
