@@ -30,7 +30,7 @@
 // the French by the page, each choosing among candidate orders with the
 // rules' own checks, bounded) until a battle leaves the French a retreat
 // to choose; a game that ends first is replaced by a new one, at most
-// three; every loop is bounded and fails with what it was waiting for.
+// eight; every loop is bounded and fails with what it was waiting for.
 //
 //   node waterloo_play.test.mjs BUILD_DIR
 import assert from 'node:assert/strict';
@@ -41,7 +41,7 @@ const build = process.argv[2];
 assert.ok(build, 'usage: node waterloo_play.test.mjs BUILD_DIR');
 const dir = tempDir();
 const deadline = bound('browser_waterloo_play', 400000);
-const GAMES = 3, STEPS = 80, TRIES = 40;
+const GAMES = 8, STEPS = 80, TRIES = 40;
 
 let server, browser;
 const isFrench = (id) => id.startsWith('fr-');
