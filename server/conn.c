@@ -224,6 +224,37 @@ static int drop_replaceable(struct wrd_conn *c)
     return n - kept;
 }
 
+/*
+ * The write path. A connection with something queued is put on the
+ * server's ready list, and the flush, once its commit is durable and its
+ * deliveries are queued, writes each one straight away
+ * (wrd_conn_write_ready): one send() per connection per commit, and no
+ * POLLOUT, whose every raise and drop costs libuv 1.44 an EPOLL_CTL_DEL
+ * and an EPOLL_CTL_ADD. POLLOUT (lws_callback_on_writable, the WRITEABLE
+ * callback) is asked for only when the kernel did not take a whole write
+ * (lws keeps the rest and finishes it first), when more than one write's
+ * worth is queued, and for the close frame.
+ */
+static void want_write(struct wrd_conn *c)
+{
+    struct wrd_server *srv = c->srv;
+    if (c->ready || c->wsi == NULL)
+        return;
+    if (srv->nready == srv->capready) {
+        int cap = srv->capready ? 2 * srv->capready : 64;
+        struct wrd_conn **r = realloc(srv->ready, sizeof *r * (size_t)cap);
+        if (r == NULL) {
+            lws_callback_on_writable(c->wsi);     /* the slow way still works */
+            return;
+        }
+        srv->ready = r;
+        srv->capready = cap;
+    }
+    c->ready = 1;
+    wrd_conn_ref(c);
+    srv->ready[srv->nready++] = c;
+}
+
 /* Too slow to read even its own answers: close with 1008. */
 static void close_slow(struct wrd_conn *c)
 {
@@ -276,7 +307,7 @@ static int make_room(struct wrd_conn *c, size_t bytes, struct wrd_member *mb)
     int dropped = drop_replaceable(c);
     wrd_warn("slow reader: queue dropped", "addr=%s dropped=%d kept=%d", c->addr, dropped,
              c->qlen);
-    lws_callback_on_writable(c->wsi);
+    want_write(c);
     if (mb) {
         mb->stale = 1;
         return 1;
@@ -299,8 +330,7 @@ void wrd_conn_send(struct wrd_conn *c, struct wrd_msg *m)
         return;
     wrd_msg_ref(m);
     push(c, (struct wrd_qent){ .msg = m, .after = commit_needed(c), .bytes = m->len });
-    if (c->qlen == 1)
-        lws_callback_on_writable(c->wsi);
+    want_write(c);
 }
 
 /* Bytes of one piece of a stream (also what a queued stream counts). */
@@ -315,8 +345,7 @@ void wrd_conn_stream(struct wrd_conn *c, struct wrd_stream *st, size_t bytes)
         return;
     }
     push(c, (struct wrd_qent){ .stream = st, .after = commit_needed(c), .bytes = hold });
-    if (c->qlen == 1)
-        lws_callback_on_writable(c->wsi);
+    want_write(c);
 }
 
 /* The queue has drained: queue a current state of each stale game (as many
@@ -493,21 +522,19 @@ static int write_stream_piece(struct wrd_conn *c)
 }
 
 /*
- * One lws_write() per WRITEABLE callback, but not one message: every
- * message queued (up to BATCH_BYTES) goes out in that one write, each in
- * its own complete text frame; a stream goes one piece per write. Each
- * write costs a send() and, through lws's libuv glue, four epoll_ctl()
- * calls to raise and drop POLLOUT, so a player's patch and ack, or a
- * joiner's state and answer, leave together. LWS_WRITE_HTTP makes lws 4.1
- * send the bytes as they are (no framing of its own); a partial send is
- * kept in lws's own buffer and finished before anything else is written,
- * so frames never interleave (lws's own control frames, pings and pongs,
- * may come between the fragments of a stream, as RFC 6455 allows).
+ * One write, but not one message: every committed message queued (up to
+ * BATCH_BYTES) goes out in one lws_write(), each in its own complete text
+ * frame, so a player's patch and ack, or a joiner's state and answer,
+ * leave in one send(); a stream goes one piece per write. LWS_WRITE_HTTP
+ * makes lws 4.1 send the bytes as they are (no framing of its own). A
+ * partial send is kept in lws's own buffer and finished (under POLLOUT)
+ * before anything else of ours is written: nothing is written while
+ * lws_partial_buffered(), so frames never interleave (lws's own control
+ * frames, pings and pongs, may come between the fragments of a stream, as
+ * RFC 6455 allows). Returns -1 when the connection must close.
  */
-int wrd_conn_write_next(struct wrd_conn *c)
+static int write_once(struct wrd_conn *c, uint64_t *writes)
 {
-    if (c->wsi == NULL || c->closing)
-        return 0;
     if (c->qlen == 0 && c->stale)
         send_owed_states(c);
     if (c->qlen == 0)
@@ -519,9 +546,8 @@ int wrd_conn_write_next(struct wrd_conn *c)
         if (e->after > c->srv->commits || (e->stream && n > 0))
             break;          /* not committed yet, or a stream: it goes alone */
         if (e->stream) {
-            if (write_stream_piece(c) < 0)
-                return -1;
-            goto more;
+            (*writes)++;
+            return write_stream_piece(c);
         }
         size_t add = e->msg->len + (e->msg->len < 126 ? 2 : e->msg->len < 65536 ? 4 : 10);
         if (n > 0 && total + add > BATCH_BYTES)
@@ -529,12 +555,9 @@ int wrd_conn_write_next(struct wrd_conn *c)
         total += add;
         n++;
     }
-    if (n == 0) {
-        /* What is queued waits for the next commit: ask again (the fd is
-         * registered again at the next poll, after the flush). */
-        lws_callback_on_writable(c->wsi);
-        return 0;
-    }
+    if (n == 0)
+        return 0;           /* what is queued waits for the next commit */
+    (*writes)++;
     if (n == 1) {
         /* One message (or one too large to share a write): lws frames it. */
         struct wrd_msg *m = c->q[c->qhead].msg;
@@ -543,27 +566,95 @@ int wrd_conn_write_next(struct wrd_conn *c)
             return -1;
         c->srv->metrics.bytes_out += m->len;
         pop(c);
-    } else {
-        struct wrd_server *srv = c->srv;
-        if (srv->batch == NULL && (srv->batch = malloc(LWS_PRE + BATCH_BYTES)) == NULL)
-            return -1;
-        unsigned char *p = srv->batch + LWS_PRE;
-        for (int i = 0; i < n; i++) {
-            struct wrd_msg *x = c->q[c->qhead].msg;
-            p += frame_header(p, x->len, 1, 1);
-            memcpy(p, x->payload, x->len);
-            p += x->len;
-            srv->metrics.bytes_out += x->len;
-            pop(c);
-        }
-        int w = lws_write(c->wsi, srv->batch + LWS_PRE, total, LWS_WRITE_HTTP);
-        if (w < (int)total)
-            return -1;
+        return 0;
     }
-more:
-    if (c->qlen > 0 || c->stale || c->goodbye || c->srv->stopping)
+    struct wrd_server *srv = c->srv;
+    if (srv->batch == NULL && (srv->batch = malloc(LWS_PRE + BATCH_BYTES)) == NULL)
+        return -1;
+    unsigned char *p = srv->batch + LWS_PRE;
+    for (int i = 0; i < n; i++) {
+        struct wrd_msg *x = c->q[c->qhead].msg;
+        p += frame_header(p, x->len, 1, 1);
+        memcpy(p, x->payload, x->len);
+        p += x->len;
+        srv->metrics.bytes_out += x->len;
+        pop(c);
+    }
+    int w = lws_write(c->wsi, srv->batch + LWS_PRE, total, LWS_WRITE_HTTP);
+    return w < (int)total ? -1 : 0;
+}
+
+/* After a write: what brings the rest out. From a WRITEABLE callback,
+ * messages that wait for a commit wait on the ready list: the flush after
+ * that commit writes them, and it comes before the loop next waits (the
+ * flush is a uv_prepare). From the flush itself (direct) no flush comes
+ * before the loop waits, so what still waits (a full state owed to a slow
+ * reader, built just now) asks for POLLOUT, which wakes the loop. More
+ * than one write's worth of committed messages, lws's unfinished send,
+ * and the close frame owed once drained need POLLOUT too. */
+static void after_write(struct wrd_conn *c, int direct)
+{
+    if (lws_partial_buffered(c->wsi))
+        return;             /* lws asked for POLLOUT itself */
+    if (c->qlen > 0 && !direct && c->q[c->qhead].after > c->srv->commits)
+        want_write(c);
+    else if (c->qlen > 0 || c->stale || c->goodbye || c->srv->stopping)
         lws_callback_on_writable(c->wsi);
+}
+
+int wrd_conn_write_next(struct wrd_conn *c)
+{
+    if (c->wsi == NULL || c->closing)
+        return 0;
+    if (write_once(c, &c->srv->metrics.writes_writeable) < 0)
+        return -1;
+    after_write(c, 0);
     return 0;
+}
+
+void wrd_conn_write_ready(struct wrd_server *srv)
+{
+    /* Connections put back on the list while this runs (what waits for a
+     * later commit) go at the next flush's end: swap the list out first. */
+    struct wrd_conn **list = srv->ready;
+    int n = srv->nready, cap = srv->capready;
+    srv->ready = NULL;
+    srv->nready = srv->capready = 0;
+    for (int i = 0; i < n; i++) {
+        struct wrd_conn *c = list[i];
+        c->ready = 0;
+        /* Not while lws finishes an earlier send: its WRITEABLE callback
+         * comes once that is done, and writes the rest. */
+        if (c->wsi != NULL && !c->closing && !lws_partial_buffered(c->wsi)) {
+            if (write_once(c, &srv->metrics.writes_direct) < 0) {
+                /* Outside a callback nothing can return -1 to lws: the
+                 * socket is dropped the way a slow reader's is. */
+                c->closing = 1;
+                drop_queue(c);
+                lws_set_timeout(c->wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC);
+            } else {
+                after_write(c, 1);
+            }
+        }
+        wrd_conn_unref(c);
+    }
+    if (srv->ready == NULL) {
+        srv->ready = list;      /* keep the larger array */
+        srv->capready = cap;
+    } else {
+        free(list);
+    }
+}
+
+void wrd_conn_ready_free(struct wrd_server *srv)
+{
+    for (int i = 0; i < srv->nready; i++) {
+        srv->ready[i]->ready = 0;
+        wrd_conn_unref(srv->ready[i]);
+    }
+    free(srv->ready);
+    srv->ready = NULL;
+    srv->nready = srv->capready = 0;
 }
 
 /* --- inbound flow ----------------------------------------------------------------- */

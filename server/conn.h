@@ -3,10 +3,11 @@
  * the games it has joined, its command rate budget.
  *
  * A broadcast is serialised once and the same refcounted buffer is queued
- * to every recipient (lws does not modify a server's payload). libwebsockets
- * allows one write per WRITEABLE callback; that one write carries every
- * committed message queued (wrd_conn_write_next). The queue grows on demand
- * and is bounded by --max-queue.
+ * to every recipient (lws does not modify a server's payload). After each
+ * commit one write per connection carries every committed message queued
+ * for it, made straight from the flush (wrd_conn_write_ready), or from the
+ * WRITEABLE callback when the kernel's buffer was full. The queue grows on
+ * demand and is bounded by --max-queue.
  *
  * When the queue is full, what can be replaced is dropped: the messages
  * that only carry a game's state forward (patches and states, tagged with
@@ -104,6 +105,7 @@ struct wrd_conn {
     struct wrd_qent *q;
     int qhead, qlen, qcap;
     int stale;                  /* some membership is owed a full state */
+    int ready;                  /* on srv->ready: written at the next flush's end */
     int closing;                /* closed for not reading (1008): nothing more is queued */
     int goodbye;                /* close code to send once the queue has drained, or 0 */
     const char *goodbye_reason; /* its reason (static storage) */
@@ -205,8 +207,15 @@ int wrd_conn_closing_code(const struct wrd_conn *c, int *code, const char **reas
  * 1001 going away (see net.c's WRITEABLE callback). */
 void wrd_conn_close_all(struct wrd_server *srv);
 
-/* Write the next queued message; called from the WRITEABLE callback. */
+/* Write what is queued and committed, in one write; called from the
+ * WRITEABLE callback (-1: close the connection). */
 int wrd_conn_write_next(struct wrd_conn *c);
+/* The flush's end, once its commit is durable and its deliveries are
+ * queued: write every connection on the ready list straight away (see
+ * conn.c's write path). */
+void wrd_conn_write_ready(struct wrd_server *srv);
+/* Shutdown: drop the ready list and its references. */
+void wrd_conn_ready_free(struct wrd_server *srv);
 
 /* A complete message is in c->in (net.c): hand it to the protocol now, or
  * hold it (and stop reading) until its address's budget allows it and no

@@ -3159,6 +3159,7 @@ static void deliver_list(struct wrd_server *srv, struct deferred *pending, int n
         }
     }
     srv->delivering = 0;
+    wrd_conn_write_ready(srv);  /* everything queued so far that this commit frees */
 }
 
 /* The loop thread, once job's batch is durable: deliver what waited for it. */

@@ -3,9 +3,9 @@
  * HTTP (/healthz, /metrics, /games) and websockets (protocol v1).
  *
  * See docs/stack-notes.md for the lws 4.1 pitfalls this file
- * works around: foreign-loop shutdown in two steps, one lws_write() per
- * WRITEABLE callback, no built-in message size cap, protocols[0] binding,
- * no signal handlers on a foreign loop.
+ * works around: foreign-loop shutdown in two steps, writes and POLLOUT
+ * (conn.c's write path), no built-in message size cap, protocols[0]
+ * binding, no signal handlers on a foreign loop.
  *
  * Connections are counted twice over: before the websocket upgrade (every
  * accepted connection, HTTP ones included, is a "handshake": capped per
@@ -917,6 +917,13 @@ static char *metrics_text(struct wrd_server *srv)
     sb_printf(&b, "# HELP warroom_bytes_out_total Websocket payload bytes sent.\n"
                   "# TYPE warroom_bytes_out_total counter\nwarroom_bytes_out_total %llu\n",
               (unsigned long long)m->bytes_out);
+    sb_printf(&b, "# HELP warroom_websocket_writes_total Websocket writes (each one send()), "
+                  "by the path that made them: straight after a commit, or from a WRITEABLE "
+                  "callback (POLLOUT raised and dropped).\n"
+                  "# TYPE warroom_websocket_writes_total counter\n"
+                  "warroom_websocket_writes_total{path=\"direct\"} %llu\n"
+                  "warroom_websocket_writes_total{path=\"writeable\"} %llu\n",
+              (unsigned long long)m->writes_direct, (unsigned long long)m->writes_writeable);
     sb_printf(&b, "# HELP warroom_store_commit_seconds Store batch commit latency.\n"
                   "# TYPE warroom_store_commit_seconds histogram\n");
     for (int i = 0; i < WRD_HIST_BUCKETS; i++)
@@ -1523,6 +1530,7 @@ void wrd_net_release(struct wrd_server *srv)
     srv->ctx = NULL;
     wrd_web_free(srv->web);
     srv->web = NULL;
+    wrd_conn_ready_free(srv);
     free(srv->batch);
     srv->batch = NULL;
     if (srv->net) {

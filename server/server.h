@@ -87,6 +87,9 @@ struct wrd_metrics {
     uint64_t commands;          /* accepted commands */
     uint64_t rejections;        /* refused messages and commands */
     uint64_t bytes_in, bytes_out;
+    /* websocket writes made straight from the flush, and from WRITEABLE
+     * callbacks (each of those raised and dropped POLLOUT) */
+    uint64_t writes_direct, writes_writeable;
     uint64_t commits;
     double commit_seconds_sum;
     uint64_t commit_buckets[WRD_HIST_BUCKETS];
@@ -107,6 +110,10 @@ struct wrd_server {
     struct wrd_addrs *addrs;    /* per-address budgets (addr.c) */
     struct wrd_conn_hooks conn_hooks;   /* conn.c's calls up (conn.h) */
     unsigned char *batch;       /* conn.c: the frames of one coalesced write */
+    /* conn.c: the connections with something queued to write at the next
+     * flush's end (wrd_conn_write_ready), each holding a reference */
+    struct wrd_conn **ready;
+    int nready, capready;
     uint64_t commits;           /* flushes done: each committed the batch (if any) */
     int delivering;             /* in a flush, after its commit (conn.c's barrier) */
     int committing;             /* a batch is being committed off the loop: what is

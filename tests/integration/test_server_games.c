@@ -172,6 +172,41 @@ static void test_tictactoe_with_spectator(void **state)
     wt_close(&t.c);
 }
 
+/* The write path (server/conn.c): after each commit, one write per
+ * connection that must hear of it, made straight from the flush; none
+ * from a WRITEABLE callback, whose POLLOUT costs libuv two epoll_ctl()
+ * calls each way. Moves are made one at a time (each waits for its ack),
+ * so each commit carries one move: its ack and patch to the mover, its
+ * patch to the other player and to the spectator. */
+#define WRITES_DIRECT "warroom_websocket_writes_total{path=\"direct\"}"
+#define WRITES_WRITEABLE "warroom_websocket_writes_total{path=\"writeable\"}"
+
+static void test_one_write_per_commit(void **state)
+{
+    struct wt_server *s = *state;
+    struct ttt t;
+    ttt_start(s, &t, 1);
+    long long d0 = wt_metric(s->port, WRITES_DIRECT);
+    long long w0 = wt_metric(s->port, WRITES_WRITEABLE);
+    assert_true(d0 >= 0 && w0 >= 0);
+    static const int cells[] = { 4, 1, 0, 2 };
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(mark(&t, i % 2 ? &t.b : &t.a, cells[i]), i + 1);
+        for (struct wt_client *c = &t.a; c <= &t.c; c++)
+            assert_int_equal(wt_wait_version(c, i + 1, T), 0);
+    }
+    long long d1 = wt_metric(s->port, WRITES_DIRECT);
+    long long w1 = wt_metric(s->port, WRITES_WRITEABLE);
+    assert_int_equal(w1 - w0, 0);
+    assert_int_equal(d1 - d0, 4 * 3);
+    for (struct wt_client *c = &t.a; c <= &t.c; c++)
+        assert_int_equal(c->bad_patches, 0);
+    same_state(&t.a, &t.c);
+    wt_close(&t.a);
+    wt_close(&t.b);
+    wt_close(&t.c);
+}
+
 static void test_refusals(void **state)
 {
     struct wt_server *s = *state;
@@ -812,6 +847,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tictactoe_with_spectator),
+        cmocka_unit_test(test_one_write_per_commit),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_setup),
         cmocka_unit_test(test_long_messages),
