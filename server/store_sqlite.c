@@ -55,7 +55,19 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#define CACHE_KIB "256"          /* each connection's page cache */
+/* The page caches. The writing connection's holds the leaves the batch
+ * writes to: the commands table is keyed by (game, version), so the games
+ * being played write all over it; at 256 KiB each of those leaves was read
+ * again (2.2 pread() per command at 100 games, tests/bench/bench_syscalls.sh;
+ * 0.07 at 4 MiB). The reader reads a game back once: a small cache. */
+#define WRITER_CACHE_KIB "4096"
+#define READER_CACHE_KIB "256"
+/* Pages of WAL before a checkpoint copies them into the database (SQLite's
+ * default is 1,000): a batch of a thousand games writes hundreds of distinct
+ * pages, so at 1,000 nearly every commit was followed by a checkpoint that
+ * read and wrote each of them once more. At 8,192 (32 MiB of WAL at most) a
+ * page written by many commits is copied once. */
+#define WAL_CHECKPOINT_PAGES "8192"
 #define SCHEMA_VERSION 6
 #define APPLICATION_ID 0x57524f4d   /* "WROM" */
 #define SEATS_MAX 64                /* per game, far above any ruleset's */
@@ -1006,12 +1018,9 @@ static int sqlite_open(struct wrd_store **out, const char *location, int flags, 
     sqlite3_finalize(q);
     if (rc < 0)
         goto fail;
-    /* A small page cache (256 KiB; SQLite's default is 2 MB): the writes
-     * go to the end of each table and its indexes, and a game read back is
-     * read once, so a large cache would only keep the server's memory at
-     * its high-water mark (docs/reliability.md, "Memory"). */
     if ((rc = exec(s->db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;"
-                          "PRAGMA cache_size=-" CACHE_KIB ";", err, errlen)) < 0)
+                          "PRAGMA cache_size=-" WRITER_CACHE_KIB ";"
+                          "PRAGMA wal_autocheckpoint=" WAL_CHECKPOINT_PAGES ";", err, errlen)) < 0)
         goto fail;
     /* 3) SQLite's own check, when asked, before anything is written: it
      * reads every page, so a start that wants to take the same time
@@ -1060,7 +1069,7 @@ static int sqlite_open(struct wrd_store **out, const char *location, int flags, 
         }
         sqlite3_extended_result_codes(s->rd.db, 1);
         sqlite3_busy_timeout(s->rd.db, 5000);   /* worker threads may wait */
-        if ((rc = exec(s->rd.db, "PRAGMA cache_size=-" CACHE_KIB, err, errlen)) < 0)
+        if ((rc = exec(s->rd.db, "PRAGMA cache_size=-" READER_CACHE_KIB, err, errlen)) < 0)
             goto fail;
     }
     for (int i = 0; i < S_NSTMTS; i++)
