@@ -127,12 +127,23 @@ function summary(file) {
     return 0;
 }
 
-const [cmd, ...args] = process.argv.slice(2);
-if (cmd === "run" && args.length === 3) {
-    run(...args);
-} else if (cmd === "summary" && args.length === 1) {
-    process.exitCode = summary(args[0]);
-} else {
-    console.error("usage: node compare.js run K WARROOM.json COLYSEUS.json | summary RUNS.jsonl");
-    process.exitCode = 2;
+// What figures() reads, for the peers_colyseus_smoke test: a key that a
+// tool stops printing fails that test rather than this comparison.
+const REQUIRED = ["commands_per_second", "commands", "games", "spectators", "seconds", "games_completed",
+                  "command_line", "latency_ms.p50", "latency_ms.p99", "server.cpu_ms_per_command",
+                  "server.cpu_percent", "server.rss_peak_kb", "load_tool.cpu_percent", "errors.total",
+                  "machine.loadavg_before", "machine.loadavg_after"];
+
+module.exports = { figures, REQUIRED };
+
+if (require.main === module) {
+    const [cmd, ...args] = process.argv.slice(2);
+    if (cmd === "run" && args.length === 3) {
+        run(...args);
+    } else if (cmd === "summary" && args.length === 1) {
+        process.exitCode = summary(args[0]);
+    } else {
+        console.error("usage: node compare.js run K WARROOM.json COLYSEUS.json | summary RUNS.jsonl");
+        process.exitCode = 2;
+    }
 }
