@@ -20,6 +20,9 @@ function figures(j) {
         p99_ms: j.latency_ms.p99,
         server_cpu_percent: j.server.cpu_percent,
         tool_cpu_percent: j.load_tool.cpu_percent,
+        // The load tool's CPU per move: Node's client costs far more than
+        // warroom-load, and on two cores what it takes the server lacks.
+        tool_cpu_ms_per_move: j.commands > 0 ? Math.round(1e6 * j.load_tool.cpu_seconds / j.commands) / 1e3 : null,
         server_rss_peak_kb: j.server.rss_peak_kb,
         moves: j.commands,
         games_completed: j.games_completed,
@@ -48,6 +51,7 @@ const ROWS = [
     ["p99 ms (last spectator)", "p99_ms", 1],
     ["server CPU %", "server_cpu_percent", 0],
     ["load tool CPU %", "tool_cpu_percent", 0],
+    ["load tool CPU ms/move", "tool_cpu_ms_per_move", 3],
     ["server peak RSS MB", "server_rss_peak_kb", 1, 1 / 1024],
     ["errors", "errors", 0],
 ];
@@ -132,7 +136,7 @@ function summary(file) {
 const REQUIRED = ["commands_per_second", "commands", "games", "spectators", "seconds", "games_completed",
                   "command_line", "latency_ms.p50", "latency_ms.p99", "server.cpu_ms_per_command",
                   "server.cpu_percent", "server.rss_peak_kb", "load_tool.cpu_percent", "errors.total",
-                  "machine.loadavg_before", "machine.loadavg_after"];
+                  "load_tool.cpu_seconds", "machine.loadavg_before", "machine.loadavg_after"];
 
 module.exports = { figures, REQUIRED };
 
