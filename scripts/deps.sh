@@ -5,13 +5,15 @@
 # the three can never drift apart. It is idempotent: when every package of the
 # profile is already installed it does nothing and needs no root.
 #
-#   scripts/deps.sh [build|test|runtime]    (default: build)
+#   scripts/deps.sh [build|test|peers|runtime]    (default: build)
 #
 # "build" is everything needed to compile, fuzz and benchmark (the docker
 # build stage); "test" is "build" plus the browser tests' Node.js, Debian's
-# chromium and the npm driver of tests/browser (so it needs the source
-# tree); "runtime" is what the warroomd/warroom binaries need to run (the
-# docker run stage).
+# chromium, the npm driver of tests/browser and the Colyseus packages of
+# tests/peers/colyseus (so it needs the source tree); "peers" is "build" plus
+# Node.js and those Colyseus packages (scripts/dev.sh bench --peers);
+# "runtime" is what the warroomd/warroom binaries need to run (the docker
+# run stage).
 set -eu
 
 profile=${1:-build}
@@ -32,11 +34,13 @@ libcurl4-openssl-dev"
 test_pkgs="$build_pkgs nodejs chromium python3-aiosmtpd postgresql haproxy python3-yaml"
 # npm: Debian's package only where no npm is on the PATH (a Node.js from
 # elsewhere brings its own, which Debian's would conflict with).
-command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm"
+peers_pkgs="$build_pkgs nodejs"
+command -v npm >/dev/null 2>&1 || test_pkgs="$test_pkgs npm" peers_pkgs="$peers_pkgs npm"
 
 case "$profile" in
     build) pkgs=$build_pkgs ;;
     test) pkgs=$test_pkgs ;;
+    peers) pkgs=$peers_pkgs ;;
     runtime) pkgs=$runtime_pkgs ;;
     *) echo "usage: $0 [build|test|runtime]" >&2; exit 2 ;;
 esac
@@ -61,8 +65,22 @@ browser_npm() {
     (cd "$dir" && npm ci --no-audit --no-fund)
 }
 
+# The Colyseus 0.16 server and client of tests/peers/colyseus (pinned in its
+# package-lock.json), for bench --peers and the peers_colyseus_smoke test;
+# again after the lock file changes. No install scripts: the one package
+# that has one (msgpackr-extract) only checks for its prebuilt binary, which
+# comes as an ordinary npm package, and msgpackr works without it.
+peers_npm() {
+    [ "$profile" = test ] || [ "$profile" = peers ] || return 0
+    dir=$(cd "$(dirname "$0")/.." && pwd)/tests/peers/colyseus
+    [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
+    echo "deps.sh: npm ci in $dir" >&2
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund)
+}
+
 if [ -z "$missing" ]; then
     browser_npm
+    peers_npm
     exit 0
 fi
 
@@ -80,3 +98,4 @@ $sudo apt-get update -qq
 # shellcheck disable=SC2086
 $sudo apt-get install -y -qq --no-install-recommends $missing
 browser_npm
+peers_npm

@@ -7,6 +7,9 @@
 #   scripts/dev.sh test --normal|--sanitize|--fuzz   one of those configurations
 #   scripts/dev.sh build [--sanitize|--fuzz|--release] [cmake args]
 #   scripts/dev.sh bench                      build Release, run the benchmarks
+#   scripts/dev.sh bench --peers [--games N] [--spectators S] [--seconds T] [--runs K]
+#                                             warroomd and Colyseus 0.16 under the same
+#                                             tictactoe load, back to back, K runs
 #   scripts/dev.sh fuzz [SECONDS] [TARGET...] run fuzz targets longer (default 300 s
 #                                             each, every target, two at a time)
 #
@@ -85,6 +88,12 @@ case "$cmd" in
             --scenarios "$scenarios" "$@"
         ;;
     bench)
+        if [ "${1:-}" = "--peers" ]; then
+            shift
+            # Node.js and tests/peers/colyseus's pinned npm packages too.
+            deps_profile=peers configure_and_build $(kind_args --release)
+            exec "$top/tests/peers/bench_peers.sh" "$top/build-release" "$@"
+        fi
         configure_and_build $(kind_args --release)
         cmake --build "$top/build-release" --target bench
         ;;
@@ -118,7 +127,7 @@ case "$cmd" in
         ls "$fz/artifacts" | sed 's/^/finding: /'
         ;;
     *)
-        sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
         exit 2
         ;;
 esac
