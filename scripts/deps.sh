@@ -42,7 +42,7 @@ case "$profile" in
     test) pkgs=$test_pkgs ;;
     peers) pkgs=$peers_pkgs ;;
     runtime) pkgs=$runtime_pkgs ;;
-    *) echo "usage: $0 [build|test|runtime]" >&2; exit 2 ;;
+    *) echo "usage: $0 [build|test|peers|runtime]" >&2; exit 2 ;;
 esac
 
 missing=""
