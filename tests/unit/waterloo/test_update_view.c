@@ -90,7 +90,9 @@ static json_t *fresh(const struct host *h, int v)
     return st;
 }
 
-static void views_project(struct host *h)
+/* The game's seats (its own strings: taken again whenever the game is
+ * replaced) and the number of views. */
+static void seats_take(struct host *h)
 {
     const char *const *seats = h->rs->seats(h->g);
     h->nviews = 0;
@@ -100,6 +102,11 @@ static void views_project(struct host *h)
         h->nviews++;
     }
     h->nviews++;    /* the spectators' */
+}
+
+static void views_project(struct host *h)
+{
+    seats_take(h);
     for (int v = 0; v < h->nviews; v++) {
         json_decref(h->view[v]);
         h->view[v] = fresh(h, v);
@@ -235,6 +242,7 @@ static void test_rows(void **state)
                 json_decref(saved);
                 h.rs->destroy(h.g);
                 h.g = back;
+                seats_take(&h);     /* the same seats, the views kept */
             }
         }
         print_message("row %zu: %d commands, %d game(s), %d views\n", r, row->commands, games,
