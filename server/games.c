@@ -1483,9 +1483,60 @@ static struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const c
     return end_msg(&b, id);
 }
 
+/* Does the first token of op's path sort after key (byte order, then
+ * length: wr_jsonpatch_diff's order of an object's members)? */
+static int op_after(const json_t *op, const char *key)
+{
+    const char *path = json_string_value(json_object_get(op, "path"));
+    if (path == NULL || path[0] != '/')
+        return 0;
+    size_t n = strcspn(path + 1, "/"), k = strlen(key);
+    int c = memcmp(path + 1, key, n < k ? n : k);
+    return c > 0 || (c == 0 && n > k);
+}
+
+/* View v brought up to date in place by its ruleset's update_view
+ * (ruleset.h, version 6), the server section (section, borrowed) put in;
+ * the patch that does it, with the section's operations where a diff of
+ * the whole views has them (its members sorted), so a client gets the
+ * patch it got when views were projected and diffed. NULL when the
+ * ruleset has no update_view or it failed: the view is then unchanged. */
+static json_t *update_view(struct wrd_game *g, int v, const char *vs, json_t *section)
+{
+    json_t *st = g->views[v].state;
+    if (g->rs->version < 6 || g->rs->update_view == NULL || st == NULL)
+        return NULL;
+    /* The section's diff first: once the ruleset has updated the view,
+     * nothing may fail. */
+    json_t *from = json_object(), *to = json_object();
+    json_t *was = json_object_get(st, "server");
+    if (was)
+        json_object_set(from, "server", was);
+    json_object_set(to, "server", section);
+    json_t *sops = wr_jsonpatch_diff(from, to);
+    json_decref(from);
+    json_decref(to);
+    json_t *ops = sops ? wr_game_update_view(g->g, vs, st) : NULL;
+    if (ops == NULL) {
+        json_decref(sops);
+        return NULL;
+    }
+    size_t at = 0, i;
+    json_t *op;
+    while (at < json_array_size(ops) && !op_after(json_array_get(ops, at), "server"))
+        at++;
+    json_array_foreach(sops, i, op)
+        json_array_insert(ops, at + i, op);
+    json_decref(sops);
+    json_object_set(st, "server", section);
+    return ops;
+}
+
 /* After a live command by seat actor: the game's status, the seats it now
- * awaits, then each view's new projection diffed into one patch (serialised
- * once, kept for sync, broadcast after the commit). */
+ * awaits, then each view's patch (serialised once, kept for sync,
+ * broadcast after the commit): from the ruleset's update_view when it has
+ * one, which patches the view in place at the cost of what the command
+ * changed; else the view projected afresh and diffed with the last. */
 static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t *events)
 {
     set_status(srv->games, g, compute_status(g));
@@ -1493,8 +1544,13 @@ static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const
     json_t *section = server_section(g);
     for (int v = 0; v < g->nviews; v++) {
         const char *vs = g->nviews > 1 && v < g->nseats ? g->seats[v].name : NULL;
-        json_t *now = project_view(g, v, section);
-        json_t *ops = wr_jsonpatch_diff(g->views[v].state, now);
+        json_t *ops = update_view(g, v, vs, section);
+        if (ops == NULL) {
+            json_t *now = project_view(g, v, section);
+            ops = wr_jsonpatch_diff(g->views[v].state, now);
+            json_decref(g->views[v].state);
+            g->views[v].state = now;
+        }
         json_t *evs = g->rs->project_events(g->g, vs, events);
         struct wrd_msg *m = change_msg(g, 0, g->seats[actor].name, ops, evs, NULL);
         json_decref(ops);
@@ -1510,8 +1566,6 @@ static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const
             defer(srv->games, (struct deferred){ .kind = D_BROADCAST, .game = g, .view = v,
                                                   .version = g->version, .msg = m });
         }
-        json_decref(g->views[v].state);
-        g->views[v].state = now;
     }
     json_decref(section);
     g->shown++;

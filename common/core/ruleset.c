@@ -78,6 +78,12 @@ const char *wr_game_awaited(const struct wr_game *g)
     return g->rs->awaiting(g, &d, 1) > 0 ? d.seat : NULL;
 }
 
+json_t *wr_game_update_view(const struct wr_game *g, const char *seat, json_t *view)
+{
+    return g->rs->version >= 6 && g->rs->update_view != NULL
+               ? g->rs->update_view(g, seat, view) : NULL;
+}
+
 int wr_ruleset_can_save(const struct wr_ruleset *rs)
 {
     return rs != NULL && rs->version >= 5 && rs->save != NULL && rs->restore != NULL;

@@ -1,5 +1,5 @@
 /*
- * ruleset.h - the ruleset interface, version 5: how a host (the server, the
+ * ruleset.h - the ruleset interface, version 6: how a host (the server, the
  * terminal client, a replay, a test) holds a game of any ruleset without
  * knowing which one it is.
  *
@@ -37,8 +37,9 @@ struct wr_present;
 struct wr_prng;
 
 /* Versions: 3 added rules, 4 child and child_events (linked games), 5 save
- * and restore (a whole game as JSON, for a host's snapshots). */
-#define WR_RULESET_VERSION 5
+ * and restore (a whole game as JSON, for a host's snapshots), 6
+ * update_view (a view brought up to date with the patch that does it). */
+#define WR_RULESET_VERSION 6
 
 /* The start of every game object a ruleset creates: a ruleset's own game
  * struct has a struct wr_game as its first member, and create() sets rs. */
@@ -227,6 +228,36 @@ struct wr_ruleset {
                                const struct json_t *options, const char *game_id,
                                const uint8_t *seed, const struct wr_host *host,
                                struct wr_refusal *why);
+
+    /* Version 6; may be NULL (then a host projects and diffs). The view a
+     * host holds for seat (NULL: the public view) brought up to date after
+     * apply(), and the patch that does so, at the cost of what the command
+     * changed rather than of the whole state.
+     *
+     * view: the host's own object, modified in place. On entry it must be
+     * json_equal() to what project(g, seat) returned just before the last
+     * apply() that returned 0 (or, before any, since create() or
+     * restore()), except for members the ruleset's projections never have
+     * (a host's own, such as the server's "server"), which are left alone.
+     * A host that brings its views up to date after every accepted command
+     * meets this; one that applied several commands without doing so, or
+     * that is not sure, calls project() instead. Refused commands do not
+     * count. The values update_view puts into view are new, shared with
+     * nothing the host holds; values it takes out are released.
+     *
+     * Returns a new reference to an RFC 6902 patch (an array, jsonpatch.h)
+     * that turns the view as it was into the view as it is now, the same
+     * operations in the same order as wr_jsonpatch_diff() of the two; after
+     * the call the view is json_equal() to project(g, seat) (host members
+     * aside). NULL when memory runs out or view is not of this game's
+     * shape: view is then unchanged, and the host projects and diffs.
+     *
+     * A ruleset knows what a command changed: it may keep, in the game,
+     * what it needs to tell (Waterloo keeps the units as they stood before
+     * the last apply() and compares them field by field). Like everything
+     * here: deterministic, no I/O, no globals. */
+    struct json_t *(*update_view)(const struct wr_game *g, const char *seat,
+                                  struct json_t *view);
 };
 
 /* --- the registry (registry.c, generated from rulesets.list) ------------- */
@@ -261,6 +292,13 @@ int wr_game_nseats(const struct wr_game *g);
 int wr_game_seat_index(const struct wr_game *g, const char *seat);
 /* The first awaited seat, or NULL when the game waits for nobody. */
 const char *wr_game_awaited(const struct wr_game *g);
+
+/* g's ruleset's update_view() (version 6) when it has one, with its
+ * contract (view modified in place; a new reference to the patch); NULL
+ * when it has none or it fails, the view then unchanged: the host projects
+ * and diffs. */
+struct json_t *wr_game_update_view(const struct wr_game *g, const char *seat,
+                                   struct json_t *view);
 
 /* Can games of rs be saved and restored (version 5, save and restore set)? */
 int wr_ruleset_can_save(const struct wr_ruleset *rs);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "dice.h"
+#include "jsonpatch.h"
 #include "waterloo_suggest.h"
 #include "waterloo_teams.h"
 
@@ -466,7 +467,9 @@ static json_t *awaited_seats_json(const struct wl_game *g)
 static const char *const battle_states[] = { "declared", "retreats", "exchange", "advance",
                                              "done" };
 
-json_t *wl_game_state_json(const struct wl_game *g)
+/* The state, or (with_units 0) all of it but "units": what
+ * wl_game_state_update builds afresh for every command. */
+static json_t *state_json(const struct wl_game *g, int with_units)
 {
     const struct wl_scenario *sc = g->sc;
     json_t *s = json_object();
@@ -495,11 +498,13 @@ json_t *wl_game_state_json(const struct wl_game *g)
     }
     if (wl_team_size(g) > 1)
         json_object_set_new(s, "commanders", commanders_json(g));
-    json_t *units = json_object();
-    for (int i = 0; i < sc->nunits; i++)
-        if (wl_unit_in_game(g, i))
-            json_object_set_new(units, sc->units[i].id, unit_state(g, i));
-    json_object_set_new(s, "units", units);
+    if (with_units) {
+        json_t *units = json_object();
+        for (int i = 0; i < sc->nunits; i++)
+            if (wl_unit_in_game(g, i))
+                json_object_set_new(units, sc->units[i].id, unit_state(g, i));
+        json_object_set_new(s, "units", units);
+    }
     json_t *battles = json_array();
     for (int i = 0; i < g->nbattles; i++) {
         const struct wl_battle *b = &g->battles[i];
@@ -539,6 +544,116 @@ json_t *wl_game_state_json(const struct wl_game *g)
     json_object_set_new(dice, "rolls", json_integer(g->rolls));
     json_object_set_new(s, "dice", dice);
     return s;
+}
+
+json_t *wl_game_state_json(const struct wl_game *g)
+{
+    return state_json(g, 1);
+}
+
+/* --- a state brought up to date ------------------------------------------------ */
+
+/* Every member of a state but "units", as state_json writes them: those
+ * wl_game_state_update builds afresh and puts in place, or takes out when
+ * the game no longer has them ("current_battle" between battles). A member
+ * state_json writes that is not here makes the update refuse (NULL), so a
+ * new member cannot be forgotten quietly: the host projects instead, and
+ * the test of the update (tests/unit/waterloo/test_update_view.c) fails. */
+static const char *const head_members[] = {
+    "ruleset", "scenario", "rules", "undo", "turn", "date", "time", "phase", "awaiting",
+    "commanders", "battles", "current_battle", "exited_factors", "winner", "result", "dice",
+};
+#define NHEAD (sizeof head_members / sizeof head_members[0])
+
+void wl_shown_take(const struct wl_game *g, struct wl_shown *s)
+{
+    memcpy(s->units, g->units, sizeof s->units[0] * (size_t)g->sc->nunits);
+    memcpy(s->cmdr_out, g->cmdr_out, sizeof s->cmdr_out);
+}
+
+/* Does unit i show differently now than in before? Compares what
+ * unit_state() reads of the unit (a field it shows only when set compares
+ * as its value: a difference it would not show costs one unit's diff, no
+ * more); the commander comes from cmdr_out, compared by the caller. */
+static int unit_changed(const struct wl_unit *a, const struct wl_unit *b)
+{
+    return a->where != b->where || (a->where == WL_ON_BOARD && a->at != b->at) ||
+           a->moved != b->moved || a->battle != b->battle ||
+           a->must_retreat != b->must_retreat || a->engaged != b->engaged;
+}
+
+json_t *wl_game_state_update(const struct wl_game *g, const struct wl_shown *before,
+                             json_t *state)
+{
+    const struct wl_scenario *sc = g->sc;
+    json_t *units = json_object_get(state, "units");
+    if (!json_is_object(units))
+        return NULL;
+    json_t *head = state_json(g, 0);
+    /* The parts that changed, old and new, under the keys they have in a
+     * state: their diff is the diff of the whole states, since everything
+     * else is equal (and wr_jsonpatch_diff sorts keys, so in its order). */
+    json_t *from = json_object(), *to = json_object();
+    json_t *from_units = json_object(), *to_units = json_object();
+    json_t *ops = NULL;
+    if (head == NULL || from == NULL || to == NULL || from_units == NULL || to_units == NULL)
+        goto done;
+    const char *key;
+    json_t *value;
+    json_object_foreach(head, key, value) {
+        size_t k = 0;
+        while (k < NHEAD && strcmp(key, head_members[k]) != 0)
+            k++;
+        if (k == NHEAD)
+            goto done;
+    }
+    for (size_t k = 0; k < NHEAD; k++) {
+        json_t *was = json_object_get(state, head_members[k]);
+        json_t *now = json_object_get(head, head_members[k]);
+        if ((was == NULL && now == NULL) || (was && now && json_equal(was, now)))
+            continue;
+        if ((was && json_object_set(from, head_members[k], was) != 0) ||
+            (now && json_object_set(to, head_members[k], now) != 0))
+            goto done;
+    }
+    /* A commander out hands his units to the commander-in-chief: every
+     * unit's "commander" may have changed (rare: once per HQ lost). */
+    int all = wl_team_size(g) > 1 &&
+              memcmp(before->cmdr_out, g->cmdr_out, sizeof g->cmdr_out) != 0;
+    for (int i = 0; i < sc->nunits; i++) {
+        if (!wl_unit_in_game(g, i) || !(all || unit_changed(&before->units[i], &g->units[i])))
+            continue;
+        json_t *was = json_object_get(units, sc->units[i].id);
+        if ((was && json_object_set(from_units, sc->units[i].id, was) != 0) ||
+            json_object_set_new(to_units, sc->units[i].id, unit_state(g, i)) != 0)
+            goto done;
+    }
+    if (json_object_size(to_units) > 0 &&
+        (json_object_set(from, "units", from_units) != 0 ||
+         json_object_set(to, "units", to_units) != 0))
+        goto done;
+    ops = wr_jsonpatch_diff(from, to);
+    if (ops == NULL)
+        goto done;
+    /* Only now is the state touched: replacing a member it has allocates
+     * nothing, so a failure past this point is one of adding a member
+     * (current_battle, result) when memory is out. */
+    for (size_t k = 0; k < NHEAD; k++) {
+        json_t *now = json_object_get(to, head_members[k]);
+        if (now)
+            json_object_set(state, head_members[k], now);
+        else if (json_object_get(from, head_members[k]))
+            json_object_del(state, head_members[k]);
+    }
+    json_object_foreach(to_units, key, value)
+        json_object_set(units, key, value);
+done:
+    json_decref(head);
+    json_decref(from);
+    json_decref(to);
+    json_decref(from_units);
+    json_decref(to_units);
+    return ops;
 }
 
 /* --- a game from its state ---------------------------------------------------- */

@@ -162,6 +162,30 @@ enum wl_reason wl_game_apply_json_by(struct wl_game *g, int side, int k,
  * does not hold the moves an undo would take back (struct wl_undo). */
 struct json_t *wl_game_state_json(const struct wl_game *g);
 
+/* What a state shows of a game's units and commanders, kept to tell what
+ * a command changed (wl_game_state_update): a copy of the units and of
+ * cmdr_out, nothing borrowed. The caller's memory (4 KB). */
+struct wl_shown {
+    struct wl_unit units[WL_MAX_UNITS];
+    uint8_t cmdr_out[WL_NSIDES][WL_MAX_COMMANDERS];
+};
+
+/* Fill s from g as it stands now (the units of its scenario). */
+void wl_shown_take(const struct wl_game *g, struct wl_shown *s);
+
+/* Bring state, a wl_game_state_json of g as it stood when before was
+ * taken (members of state that wl_game_state_json never writes are left
+ * alone), up to date with g, in place: the members other than "units" are
+ * built afresh and put in where they changed; of the units, those whose
+ * fields differ from before (all, in a team game, when a commander went
+ * out since). Returns a new reference to the patch that does it, the same
+ * as wr_jsonpatch_diff() of the old and new states (jsonpatch.h); NULL
+ * when memory runs out or state has no "units" object, state then
+ * unchanged. Both g and before are borrowed; the values put in state are
+ * new and its own. ruleset.h's update_view for Waterloo. */
+struct json_t *wl_game_state_update(const struct wl_game *g, const struct wl_shown *before,
+                                    struct json_t *state);
+
 /* Fill g from a state of wl_game_state_json (borrowed) for scenario sc
  * (borrowed; must outlive g): units (at, moved, battle, retreat, engaged), turn,
  * phase, awaiting (with the defection factors), battles (units, odds,

@@ -24,6 +24,15 @@ struct waterloo {
      * pointing into names; fixed at create. */
     const char *seats[WL_MAX_SEATS + 1];
     char names[WL_MAX_SEATS][WL_SEAT_MAX];
+    /* The units as they stood before the last apply() (since create or
+     * restore: as they stand): what every view a host holds shows, by
+     * update_view's contract (ruleset.h), so comparing them with the game
+     * tells update_view which units a command changed. Taken before every
+     * apply, a refused one too (it changes nothing, so the copy is still
+     * what the views show). Comparing a few bytes a unit after the fact
+     * cannot miss a change the way marking units dirty at each of the
+     * rules' many writes could. */
+    struct wl_shown before;
 };
 
 static const char *const waterloo_seats[] = { "french", "allied", NULL };
@@ -87,6 +96,7 @@ static struct wr_game *waterloo_create(const json_t *scenario, const json_t *opt
         w->g.roll_source = host->roll;
         w->g.roll_ctx = host->ctx;
     }
+    wl_shown_take(&w->g, &w->before);
     return &w->base;
 }
 
@@ -106,6 +116,7 @@ static int waterloo_apply(struct wr_game *game, const char *seat, const json_t *
     struct waterloo *w = (struct waterloo *)game;
     int side, k;
     *events = NULL;
+    wl_shown_take(&w->g, &w->before);
     if (wl_team_parse_seat(&w->g, seat, &side, &k) != 0)
         return wl_refuse(why, WL_R_NOT_YOUR_TURN, "only the seats %s%s%s act", w->seats[0],
                          w->seats[2] ? ", ... " : " and ", w->seats[2] ? "(the commanders)"
@@ -124,6 +135,15 @@ static json_t *waterloo_project(const struct wr_game *game, const char *seat)
 /* Every seat sees every event: the events themselves, not a copy (a deep
  * copy of each command's events, twice per command, was 5% of warroomd's
  * instructions under load). */
+/* Only the units that changed since before are projected again, with
+ * the few members besides them (wl_game_state_update). */
+static json_t *waterloo_update_view(const struct wr_game *game, const char *seat, json_t *view)
+{
+    const struct waterloo *w = (const struct waterloo *)game;
+    (void)seat;
+    return wl_game_state_update(&w->g, &w->before, view);
+}
+
 static json_t *waterloo_project_events(const struct wr_game *game, const char *seat,
                                        const json_t *events)
 {
@@ -197,10 +217,12 @@ static struct wr_game *waterloo_restore(const json_t *saved, const json_t *scena
     struct wr_game *game = waterloo_create(scenario, options, game_id, seed, host, why);
     if (game == NULL)
         return NULL;
-    if (wl_game_restore_json(&((struct waterloo *)game)->g, saved, why) != 0) {
+    struct waterloo *w = (struct waterloo *)game;
+    if (wl_game_restore_json(&w->g, saved, why) != 0) {
         free(game);
         return NULL;
     }
+    wl_shown_take(&w->g, &w->before);
     return game;
 }
 
@@ -228,4 +250,5 @@ const struct wr_ruleset wr_ruleset_waterloo = {
     .rules = WL_RULES,
     .save = waterloo_save,
     .restore = waterloo_restore,
+    .update_view = waterloo_update_view,
 };
