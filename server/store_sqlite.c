@@ -58,9 +58,13 @@
 /* The page caches. The writing connection's holds the leaves the batch
  * writes to: the commands table is keyed by (game, version), so the games
  * being played write all over it; at 256 KiB each of those leaves was read
- * again (2.2 pread() per command at 100 games, tests/bench/bench_syscalls.sh;
- * 0.07 at 4 MiB). The reader reads a game back once: a small cache. */
-#define WRITER_CACHE_KIB "4096"
+ * again (2.2 pread() per command at 100 games x 3 spectators,
+ * tests/bench/bench_syscalls.sh; at 1 MiB none, and 0.14 at 1,000 games).
+ * It fills to its bound as the store grows, and that bound is part of the
+ * server's fixed memory (test_memory_after_20000_games allows 20% over a
+ * server that has played one batch: 4 MiB went past it). The reader reads a
+ * game back once: a small cache. */
+#define WRITER_CACHE_KIB "1024"
 #define READER_CACHE_KIB "256"
 /* Pages of WAL before a checkpoint copies them into the database (SQLite's
  * default is 1,000): a batch of a thousand games writes hundreds of distinct
