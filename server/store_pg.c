@@ -1581,10 +1581,13 @@ static void pg_close(struct wrd_store *st)
         return;
     char err[256];
     pg_commit(st, err, sizeof err);
-    /* SHARED: the games and the store's lock let go now, not when the
-     * server process behind the session has exited, so another server of
-     * the cluster can own them at once */
-    if (s->base.cluster && PQstatus(s->wr) == CONNECTION_OK)
+    /* The store's lock (and, SHARED, the games') let go now, not when the
+     * server process behind the session has exited after PQfinish(): a
+     * process that opens the store the moment this one closed it (a
+     * restart; another server of the cluster) must find it free.
+     * test_store_contract_pg's t_locked failed under ASan when the
+     * backend had not yet exited. */
+    if (PQstatus(s->wr) == CONNECTION_OK)
         exec(s->wr, "SELECT pg_advisory_unlock_all()", "letting go", err, sizeof err);
     store_free(s);
 }
