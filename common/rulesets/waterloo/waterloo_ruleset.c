@@ -132,9 +132,6 @@ static json_t *waterloo_project(const struct wr_game *game, const char *seat)
     return wl_game_state_json(&((const struct waterloo *)game)->g);
 }
 
-/* Every seat sees every event: the events themselves, not a copy (a deep
- * copy of each command's events, twice per command, was 5% of warroomd's
- * instructions under load). */
 /* Only the units that changed since before are projected again, with
  * the few members besides them (wl_game_state_update). */
 static json_t *waterloo_update_view(const struct wr_game *game, const char *seat, json_t *view)
@@ -144,6 +141,9 @@ static json_t *waterloo_update_view(const struct wr_game *game, const char *seat
     return wl_game_state_update(&w->g, &w->before, view);
 }
 
+/* Every seat sees every event: the events themselves, not a copy (a deep
+ * copy of each command's events, twice per command, was 5% of warroomd's
+ * instructions under load). */
 static json_t *waterloo_project_events(const struct wr_game *game, const char *seat,
                                        const json_t *events)
 {
