@@ -89,11 +89,15 @@ struct game {
 };
 
 /* x creates a tictactoe game on cx (its process owns it), o claims its
- * seat there; both leave so that the seats can join anywhere. */
-static void new_game(struct wt_client *cx, struct wt_client *co, struct game *g)
+ * seat there; both leave so that the seats can join anywhere. A deadline
+ * of deadline_s seconds a move when not 0. */
+static void new_game(struct wt_client *cx, struct wt_client *co, struct game *g, int deadline_s)
 {
-    wt_send(cx, "{s:s, s:s, s:s, s:{s:b}}", "type", "create", "ruleset", "tictactoe", "seat",
-            "x", "options", "spectators", 1);
+    json_t *options = json_pack("{s:b}", "spectators", 1);
+    if (deadline_s)
+        json_object_set_new(options, "deadline_seconds", json_integer(deadline_s));
+    wt_send(cx, "{s:s, s:s, s:s, s:o}", "type", "create", "ruleset", "tictactoe", "seat", "x",
+            "options", options);
     json_t *c = wt_expect(cx, "created", T);
     assert_non_null(c);
     snprintf(g->id, sizeof g->id, "%s", str(c, "game"));
@@ -237,7 +241,7 @@ static void test_forward_and_takeover(void **state)
     assert_int_equal(wt_open(&x, "x@0", s[0].port), 0);
     assert_int_equal(wt_open(&o, "o@0", s[0].port), 0);
     struct game g;
-    new_game(&x, &o, &g);
+    new_game(&x, &o, &g, 0);
     wt_close(&o);
     assert_int_equal(wt_metric(s[0].port, "warroom_games_owned"), 1);
     assert_int_equal(wt_open(&o1, "o@1", s[1].port), 0);
@@ -395,19 +399,12 @@ static void test_deadline_taken_over(void **state)
     start_cluster(s, 2);
     idle_ms = NULL;
     struct wt_client x, o, w;
+    struct game g;
     assert_int_equal(wt_open(&x, "x@0", s[0].port), 0);
     assert_int_equal(wt_open(&o, "o@0", s[0].port), 0);
-    wt_send(&x, "{s:s, s:s, s:s, s:{s:b, s:i}}", "type", "create", "ruleset", "tictactoe",
-            "seat", "x", "options", "spectators", 1, "deadline_seconds", 3);
-    json_t *c = wt_expect(&x, "created", T);
-    assert_non_null(c);
-    char id[32];
-    snprintf(id, sizeof id, "%s", str(c, "game"));
-    wt_send(&o, "{s:s, s:s}", "type", "claim", "invite", str(json_object_get(c, "invites"), "o"));
-    json_decref(c);
-    json_decref(wt_expect(&o, "claimed", T));
+    new_game(&x, &o, &g, 3);
     assert_int_equal(wt_open(&w, "spectator@1", s[1].port), 0);
-    join(&w, id, NULL);
+    join(&w, g.id, NULL);
     assert_int_equal(wt_server_stop(&s[0], SIGKILL, T) >= 0, 1);
     s[0].pid = 0;
     wt_close(&x);
@@ -444,7 +441,7 @@ static void test_commit_off_loop(void **state)
     assert_int_equal(wt_open(&x, "x", s[0].port), 0);
     assert_int_equal(wt_open(&o, "o", s[0].port), 0);
     struct game g;
-    new_game(&x, &o, &g);
+    new_game(&x, &o, &g, 0);
     join(&o, g.id, g.token_o);
     mark(&x, g.id, 1, 0, 1);
     PGconn *db = PQconnectdb(s[0].db);
