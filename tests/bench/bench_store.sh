@@ -33,33 +33,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# start_server DB [ARGS...]: warroomd on 127.0.0.1:0, $pid and $port set, the
-# milliseconds from exec to its listening line in $start_ms.
-start_server() {
-    store=$1; shift
-    rm -f "$tmp/out"
-    mkfifo "$tmp/out"
-    t0=$(date +%s%N)
-    "$warroomd" --listen 127.0.0.1:0 --web-listen none --db "$store" --log-level warn \
-        --scenarios "$top/scenarios" --max-connections 20000 --max-per-address 20000 \
-        --max-handshakes-per-address 1024 --rate 100000 --address-rate 100000000 \
-        --max-open-per-address 100000000 --max-games-per-address 100000000 \
-        "$@" >"$tmp/out" 2>>"$tmp/server.log" &
-    pid=$!
-    exec 3<"$tmp/out"
-    read -r line <&3
-    t1=$(date +%s%N)
-    start_ms=$(( (t1 - t0) / 1000000 ))
-    port=$(echo "$line" | sed -n 's|.*://127.0.0.1:\([0-9]*\)/.*|\1|p')
-    [ -n "$port" ] || { echo "bench_store: the server did not start: $line" >&2; exit 1; }
-}
-
-stop_server() {
-    exec 3<&-
-    kill -TERM "$pid"
-    wait "$pid" || true
-    pid=
-}
+# start_server, stop_server
+. "$top/tests/bench/server.sh"
 
 metric() {
     curl -s "http://127.0.0.1:$port/metrics" | sed -n "s/^$1 //p"

@@ -30,19 +30,11 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-mkfifo "$tmp/out"
-"$warroomd" --listen 127.0.0.1:0 --web-listen none --db "$tmp/db" --log-level warn \
-    --scenarios "$top/scenarios" --max-connections 20000 --max-per-address 20000 \
-    --max-handshakes-per-address 1024 --rate 100000 --address-rate 100000000 \
-    --max-open-per-address 100000000 --max-games-per-address 100000000 \
-    >"$tmp/out" 2>>"$tmp/server.log" &
-pid=$!
-exec 3<"$tmp/out"
-read -r line <&3
-port=$(echo "$line" | sed -n 's|.*://127.0.0.1:\([0-9]*\)/.*|\1|p')
-[ -n "$port" ] || { echo "bench_syscalls: the server did not start: $line" >&2; exit 1; }
+. "$top/tests/bench/server.sh"
+start_server "$tmp/db"
 
-# Attached to every thread of the server (-f), counting only (-c).
+# Attached to every thread of the server (-f): every call traced (the sends
+# sorted below) and the counts summed at the end (-C).
 strace -f -C -s 40 -e trace=all -o "$tmp/trace" -p "$pid" 2>"$tmp/strace.log" &
 spid=$!
 # strace says it has attached before it counts anything.
