@@ -2436,6 +2436,14 @@ static void sync_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
                        g ? "join the game first" : "there is no such game", id, NULL, jid);
         return;
     }
+    /* A copy of another process's game (or one whose rows are being
+     * read after a takeover) may be behind what the client saw: a client
+     * that moved here from a process that was killed knows versions the
+     * notes have not brought yet. It reads the store's rows once before
+     * answering, so that a sync never answers with a state older than
+     * `since` (the versions a client saw were committed). */
+    if (since > g->version && fetched < 2 && cluster_recheck(srv, c, g, msg, sync_run))
+        return;
     /* The patches from `since` on, then `synced`; or a full state when
      * they are gone, or when the server section changed without a command
      * at or after `since` (the game started, or ended by forfeit). */
@@ -4690,7 +4698,12 @@ struct cluster {
     char node[17];              /* this process among the others: 16 hex digits */
     uv_poll_t poll;             /* the store's note descriptor */
     uv_timer_t tick;            /* forwards without an answer */
-    int handles;                /* poll and tick initialised */
+    /* For the tests, WARROOM_TEST_NOTE_DELAY_MS (0 off): the notes that
+     * arrive are read that much later (late), as on a loaded machine, so
+     * that a copy is behind its owner while its clients are answered. */
+    uv_timer_t late;
+    int note_delay_ms;
+    int handles;                /* poll, tick and late initialised */
     struct forward *forwards;
     uint64_t next_fid;
     struct wrd_game **noted;    /* games changed in the open batch */
@@ -5284,13 +5297,13 @@ struct catch_waiter {
 };
 
 /* A request a copy cannot answer from what it knows (a token of a seat
- * claimed just now): 1 when it waits for a read of g's rows and will run
- * again (run(srv, c, msg, 2)); 0 answer now (g is owned here, or out of
- * memory). */
+ * claimed just now, a version a client saw on another process): 1 when it
+ * waits for a read of g's rows and will run again (run(srv, c, msg, 2));
+ * 0 answer now (g is owned here and not being read, or out of memory). */
 static int cluster_recheck(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
                            const json_t *msg, rerun_fn run)
 {
-    if (srv->games->cluster == NULL || !g->follower)
+    if (srv->games->cluster == NULL || (!g->follower && !g->catching))
         return 0;
     struct pending_req *req = calloc(1, sizeof *req);
     struct catch_waiter *w = malloc(sizeof *w);
@@ -5586,10 +5599,28 @@ static void on_note(void *ctx, int channel, const char *payload)
     wrd_games_note(ctx, channel, payload);
 }
 
+static void on_note_fd(uv_poll_t *p, int status, int events);
+
+/* WARROOM_TEST_NOTE_DELAY_MS: the notes that came are read now. */
+static void on_late_notes(uv_timer_t *t)
+{
+    struct wrd_server *srv = t->data;
+    struct cluster *cl = srv->games->cluster;
+    uv_poll_start(&cl->poll, UV_READABLE, on_note_fd);
+    on_note_fd(&cl->poll, 0, 0);
+}
+
+/* The store's note descriptor is readable (events), or late notes are
+ * read (no events). */
 static void on_note_fd(uv_poll_t *p, int status, int events)
 {
     struct wrd_server *srv = p->data;
-    (void)events;
+    struct cluster *cl = srv->games->cluster;
+    if (status >= 0 && events && cl->note_delay_ms > 0) {
+        uv_poll_stop(p);
+        uv_timer_start(&cl->late, on_late_notes, (uint64_t)cl->note_delay_ms, 0);
+        return;
+    }
     if (status < 0 || srv->store->cluster->drain_notes(srv->store, on_note, srv) < 0) {
         /* Notes may have been missed: copies would go stale unseen. */
         wrd_error("the store's notes are lost: stopping", "status=%d", status);
@@ -5654,6 +5685,15 @@ int wrd_games_start_cluster(struct wrd_server *srv, char *err, size_t errlen)
     uv_timer_init(&srv->loop, &cl->tick);
     cl->tick.data = srv;
     uv_timer_start(&cl->tick, on_tick, FORWARD_TICK_MS, FORWARD_TICK_MS);
+    uv_timer_init(&srv->loop, &cl->late);
+    cl->late.data = srv;
+    const char *delay = getenv("WARROOM_TEST_NOTE_DELAY_MS");
+    cl->note_delay_ms = delay ? atoi(delay) : 0;
+    if (cl->note_delay_ms < 0 || cl->note_delay_ms > 10000)
+        cl->note_delay_ms = 0;
+    if (cl->note_delay_ms)
+        wrd_warn("notes are read late (WARROOM_TEST_NOTE_DELAY_MS: for tests only)", "ms=%d",
+                 cl->note_delay_ms);
     cl->handles = 1;
     /* the games the start loaded: some may be another process's */
     for (struct wrd_game *g = gs->all_head; g; g = g->all_next)
@@ -5678,6 +5718,7 @@ static void cluster_close(struct wrd_games *gs)
     if (cl && cl->handles) {
         uv_close((uv_handle_t *)&cl->poll, NULL);
         uv_close((uv_handle_t *)&cl->tick, NULL);
+        uv_close((uv_handle_t *)&cl->late, NULL);
         cl->handles = 0;
     }
 }

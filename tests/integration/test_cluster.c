@@ -309,6 +309,50 @@ static void test_forward_and_takeover(void **state)
     stop_cluster(s, NPROC);
 }
 
+/* A copy behind what its client saw: a client that moved from another
+ * process (here: watched the owner's commit elsewhere) asks a copy whose
+ * notes are late (WARROOM_TEST_NOTE_DELAY_MS) to sync from a version the
+ * copy has not heard of. The copy reads the store first: it answers with
+ * the patch and `synced` at that version, never with an older state. */
+static void test_sync_on_a_late_copy(void **state)
+{
+    (void)state;
+    struct wt_server s[2];
+    setenv("WARROOM_TEST_NOTE_DELAY_MS", "1500", 1);
+    start_cluster(s, 2);
+    unsetenv("WARROOM_TEST_NOTE_DELAY_MS");
+    struct wt_client x, o, w;
+    assert_int_equal(wt_open(&x, "x@0", s[0].port), 0);
+    assert_int_equal(wt_open(&o, "o@0", s[0].port), 0);
+    struct game g;
+    new_game(&x, &o, &g, 0);
+    assert_int_equal(wt_open(&w, "spectator@1", s[1].port), 0);
+    join(&w, g.id, NULL);
+    assert_int_equal(w.version, 0);
+    mark(&x, g.id, 1, 4, 1);
+    /* the owner has committed version 1; the copy's note comes 1.5 s late */
+    wt_send(&w, "{s:s, s:s, s:i, s:s}", "type", "sync", "game", g.id, "since", 1, "id", "s1");
+    json_t *a = NULL;
+    while ((a = wt_next(&w, T)) != NULL && str(a, "id") == NULL)
+        json_decref(a);
+    if (a == NULL)
+        fail_msg("the sync was not answered");
+    long long v = json_integer_value(json_object_get(a, "version"));
+    if (strcmp(str(a, "type"), "synced") != 0 || v != 1)
+        fail_msg("a sync from version 1 was answered with a %s at version %lld", str(a, "type"),
+                 v);
+    json_decref(a);
+    /* the copy's patch to version 1 follows (it was not owed to the sync) */
+    if (wt_wait_version(&w, 1, T) != 0)
+        fail_msg("the spectator stayed at version %lld", w.version);
+    assert_int_equal(w.bad_patches, 0);
+    same_state(&w, s[0].port, g.id);
+    wt_close(&x);
+    wt_close(&o);
+    wt_close(&w);
+    stop_cluster(s, 2);
+}
+
 /* A claim works on any process: by game and seat on a process holding a
  * copy of the game (passed to its owner, which starts the game: the copy's
  * spectators see it start), and by invite on a process that has never seen
@@ -482,6 +526,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_forward_and_takeover),
+        cmocka_unit_test(test_sync_on_a_late_copy),
         cmocka_unit_test(test_claim_anywhere),
         cmocka_unit_test(test_deadline_taken_over),
         cmocka_unit_test(test_commit_off_loop),
