@@ -42,6 +42,7 @@
  * the loop).
  */
 #include "notify.h"
+#include "iprange.h"
 #include "log.h"
 
 #include <ctype.h>
@@ -137,9 +138,7 @@ struct cmd_list {
 
 /* An allow-list entry: a name, or an address range. */
 struct allow {
-    int family;                 /* AF_INET, AF_INET6, or 0 for a name */
-    unsigned char addr[16];
-    unsigned bits;              /* prefix length */
+    struct wrd_iprange range;   /* family 0: a name */
     char name[254];             /* lower case, no final dot */
 };
 
@@ -396,22 +395,11 @@ static const struct range ranges[] = {
     { AF_INET6, { 0xff }, 8, RK_REFUSE, 0, "a multicast address (ff00::/8)" },
 };
 
-static int prefix_match(const unsigned char *a, const unsigned char *prefix, unsigned bits)
-{
-    unsigned whole = bits / 8, rest = bits % 8;
-    if (memcmp(a, prefix, whole) != 0)
-        return 0;
-    if (rest == 0)
-        return 1;
-    unsigned char mask = (unsigned char)(0xff << (8 - rest));
-    return (a[whole] & mask) == (prefix[whole] & mask);
-}
-
 static const char *classify(int family, const unsigned char *a, int embedded)
 {
     for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++) {
         const struct range *r = &ranges[i];
-        if (r->family != family || !prefix_match(a, r->prefix, r->bits))
+        if (r->family != family || !wrd_prefix_match(a, r->prefix, r->bits))
             continue;
         if (r->kind == RK_REFUSE)
             return r->what;
@@ -431,52 +419,6 @@ const char *wrd_notify_addr_refused(const struct sockaddr *sa)
     return "not an IPv4 or IPv6 address";
 }
 
-/* The family and bytes of an address, an IPv4-mapped IPv6 one as IPv4. */
-static int addr_bytes(const struct sockaddr *sa, unsigned char out[16])
-{
-    static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
-    if (sa->sa_family == AF_INET) {
-        memcpy(out, &((const struct sockaddr_in *)sa)->sin_addr, 4);
-        return AF_INET;
-    }
-    if (sa->sa_family != AF_INET6)
-        return 0;
-    const unsigned char *a = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
-    if (memcmp(a, mapped, 12) == 0) {
-        memcpy(out, a + 12, 4);
-        return AF_INET;
-    }
-    memcpy(out, a, 16);
-    return AF_INET6;
-}
-
-/* text as an IP address, in any spelling the resolver takes as numeric
- * (inet_aton's for IPv4: 127.1, 2130706433, 0x7f.0.0.1; IPv6 with or
- * without a zone). Never touches the network. 0, or -1 when it is not. */
-static int numeric_host(const char *text, struct sockaddr_storage *ss)
-{
-    struct addrinfo hints, *res = NULL;
-    memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICHOST;
-    if (getaddrinfo(text, NULL, &hints, &res) != 0 || res == NULL) {
-        /* An IPv6 literal with a zone the resolver does not know is still
-         * an IPv6 literal (uv_inet_pton ignores the zone). */
-        struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-        memset(ss, 0, sizeof *ss);
-        if (strchr(text, ':') == NULL || uv_inet_pton(AF_INET6, text, &a6->sin6_addr) != 0)
-            return -1;
-        a6->sin6_family = AF_INET6;
-        return 0;
-    }
-    int ok = res->ai_addrlen <= sizeof *ss;
-    if (ok)
-        memcpy(ss, res->ai_addr, res->ai_addrlen);
-    freeaddrinfo(res);
-    return ok ? 0 : -1;
-}
-
 /* The length of host without one final dot. */
 static size_t name_len(const char *host)
 {
@@ -492,63 +434,29 @@ static int is_localhost(const char *host)
            (len > 10 && strncasecmp(host + len - 10, ".localhost", 10) == 0);
 }
 
-/* Parse one allow-list entry (text[0..len), trimmed, not empty) into *a. */
+/* Parse one allow-list entry (text[0..len), trimmed, not empty) into *a:
+ * an address or range (iprange.h), else a host name. */
 static int allow_parse(const char *text, size_t len, struct allow *a, const char **why)
 {
-    char buf[256];
     memset(a, 0, sizeof *a);
-    if (len >= sizeof buf) {
+    if (len > 255) {
         *why = "an allow-list entry is longer than 255 bytes";
         return -1;
     }
-    memcpy(buf, text, len);
-    buf[len] = '\0';
-    char *slash = strchr(buf, '/');
-    long bits = -1;
-    if (slash != NULL) {
-        char *end;
-        *slash = '\0';
-        bits = strtol(slash + 1, &end, 10);
-        if (*end != '\0' || end == slash + 1 || bits < 0) {
-            *why = "an allow-list range wants ADDRESS/BITS";
-            return -1;
-        }
-    }
-    char *addr = buf;
-    size_t alen = strlen(addr);
-    if (alen >= 2 && addr[0] == '[' && addr[alen - 1] == ']') {
-        addr[alen - 1] = '\0';
-        addr++;
-    }
-    struct sockaddr_storage ss;
-    if (numeric_host(addr, &ss) == 0) {
-        a->family = addr_bytes((struct sockaddr *)&ss, a->addr);
-        unsigned max = a->family == AF_INET ? 32 : 128;
-        /* A mapped range (::ffff:10.0.0.0/104) is the IPv4 range it maps. */
-        if (bits >= 0 && a->family == AF_INET && ss.ss_family == AF_INET6)
-            bits -= 96;
-        if (bits > (long)max || (slash != NULL && bits < 0)) {
-            *why = "an allow-list range has more prefix bits than its address";
-            return -1;
-        }
-        a->bits = bits >= 0 ? (unsigned)bits : max;
-        return 0;
-    }
-    if (slash != NULL) {
-        *why = "an allow-list range does not start with an IP address";
-        return -1;
-    }
-    size_t nlen = name_len(buf);
+    int rc = wrd_iprange_parse(text, len, &a->range, why);
+    if (rc <= 0)
+        return rc;
+    size_t nlen = len > 0 && text[len - 1] == '.' && len > 1 ? len - 1 : len;
     if (nlen == 0 || nlen > 253) {
         *why = "an allow-list name is empty or longer than 253 bytes";
         return -1;
     }
     for (size_t i = 0; i < nlen; i++) {
-        if (!host_char(buf[i])) {
+        if (!host_char(text[i])) {
             *why = "an allow-list entry is neither an IP address, a range, nor a host name";
             return -1;
         }
-        a->name[i] = (char)tolower((unsigned char)buf[i]);
+        a->name[i] = (char)tolower((unsigned char)text[i]);
     }
     a->name[nlen] = '\0';
     return 0;
@@ -559,24 +467,17 @@ static int allow_parse(const char *text, size_t len, struct allow *a, const char
 static long allow_parse_list(const char *list, struct allow *out, const char **why)
 {
     long count = 0;
-    const char *p = list;
-    while (p != NULL && *p != '\0') {
-        const char *comma = strchr(p, ',');
-        const char *end = comma != NULL ? comma : p + strlen(p);
-        const char *b = p, *e = end;
-        while (b < e && (*b == ' ' || *b == '\t'))
-            b++;
-        while (e > b && (e[-1] == ' ' || e[-1] == '\t'))
-            e--;
-        if (e > b) {
-            struct allow a;
-            if (allow_parse(b, (size_t)(e - b), &a, why) < 0)
-                return -1;
-            if (out != NULL)
-                out[count] = a;
-            count++;
-        }
-        p = comma != NULL ? comma + 1 : NULL;
+    const char *item;
+    size_t len;
+    while (wrd_list_next(&list, &item, &len)) {
+        if (len == 0)
+            continue;
+        struct allow a;
+        if (allow_parse(item, len, &a, why) < 0)
+            return -1;
+        if (out != NULL)
+            out[count] = a;
+        count++;
     }
     return count;
 }
@@ -619,7 +520,7 @@ static int allowed_name(const struct wrd_notifier *n, const char *host)
 {
     size_t len = name_len(host);
     for (size_t i = 0; n != NULL && i < n->nallow; i++)
-        if (n->allow[i].family == 0 && strlen(n->allow[i].name) == len &&
+        if (n->allow[i].range.family == 0 && strlen(n->allow[i].name) == len &&
             strncasecmp(n->allow[i].name, host, len) == 0)
             return 1;
     return 0;
@@ -628,11 +529,8 @@ static int allowed_name(const struct wrd_notifier *n, const char *host)
 /* The address is on the allow-list (an address or a range holding it). */
 static int allowed_addr(const struct wrd_notifier *n, const struct sockaddr *sa)
 {
-    unsigned char a[16];
-    int family = addr_bytes(sa, a);
     for (size_t i = 0; n != NULL && i < n->nallow; i++)
-        if (family != 0 && n->allow[i].family == family &&
-            prefix_match(a, n->allow[i].addr, n->allow[i].bits))
+        if (wrd_iprange_has(&n->allow[i].range, sa))
             return 1;
     return 0;
 }
@@ -663,7 +561,7 @@ int wrd_notifier_check_url(const struct wrd_notifier *n, const char *url, char *
     struct sockaddr_storage ss;
     if (is_localhost(u.host))
         reason = "a name of this machine (localhost, RFC 6761)";
-    else if (numeric_host(u.host, &ss) == 0 && !allowed_addr(n, (struct sockaddr *)&ss))
+    else if (wrd_ip_parse(u.host, &ss) == 0 && !allowed_addr(n, (struct sockaddr *)&ss))
         reason = wrd_notify_addr_refused((struct sockaddr *)&ss);
     if (reason == NULL)
         return 0;
