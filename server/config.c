@@ -97,6 +97,13 @@ static void usage(FILE *out, const struct wrd_config *cfg)
         "      --max-handshakes-per-address N\n"
         "                             the same, from one address\n"
         "                             (WARROOM_MAX_HANDSHAKES_PER_ADDRESS), default 32\n"
+        "      --trusted-proxy LIST   reverse proxies (at most 16 addresses or ranges,\n"
+        "                             comma-separated: 10.0.0.5,172.16.0.0/12) whose\n"
+        "                             connections are counted at the client the proxy\n"
+        "                             names last in X-Forwarded-For, for every\n"
+        "                             per-address limit but the handshakes'\n"
+        "                             (WARROOM_TRUSTED_PROXY); default none: the\n"
+        "                             header is ignored\n"
         "      --handshake-timeout SECS\n"
         "                             a connection not a websocket this long after its\n"
         "                             accept is closed, whatever it is doing\n"
@@ -238,7 +245,7 @@ enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR,
        OPT_HANDSHAKES, OPT_HANDSHAKES_PER_ADDR, OPT_HANDSHAKE_TIMEOUT, OPT_WEB_LISTEN, OPT_WEB_DIR,
        OPT_SMTP, OPT_MAIL_FROM, OPT_MAIL_REPLY, OPT_MAIL_URL, OPT_SMTP_CREDENTIALS,
        OPT_MAIL_RETRY_MS, OPT_MAILS_PER_ADDR, OPT_DIGEST_HOUR, OPT_DIGEST_MS,
-       OPT_VERIFY, OPT_GAME_IDLE, OPT_GAME_IDLE_MS, OPT_CLUSTER };
+       OPT_VERIFY, OPT_GAME_IDLE, OPT_GAME_IDLE_MS, OPT_CLUSTER, OPT_TRUSTED_PROXY };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -370,6 +377,16 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
             return -1;
         cfg->mail_retry_ms = (int)n;
         return 0;
+    case OPT_TRUSTED_PROXY: {
+        const char *why = NULL;
+        int count = wrd_iprange_list(v, cfg->trusted_proxy, WRD_MAX_TRUSTED_PROXIES, &why);
+        if (count < 0) {
+            fprintf(stderr, "warroomd: --trusted-proxy '%s': %s\n", v, why);
+            return -1;
+        }
+        cfg->ntrusted_proxies = count;
+        return 0;
+    }
     case OPT_HOOK_ALLOW: {
         const char *why = NULL;
         if (wrd_notify_allow_check(v, &why) < 0) {
@@ -502,6 +519,7 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_MAX_PER_ADDRESS", OPT_PER_ADDR },
     { "WARROOM_MAX_HANDSHAKES", OPT_HANDSHAKES },
     { "WARROOM_MAX_HANDSHAKES_PER_ADDRESS", OPT_HANDSHAKES_PER_ADDR },
+    { "WARROOM_TRUSTED_PROXY", OPT_TRUSTED_PROXY },
     { "WARROOM_HANDSHAKE_TIMEOUT", OPT_HANDSHAKE_TIMEOUT },
     { "WARROOM_MAX_QUEUE", OPT_QUEUE },
     { "WARROOM_RATE", OPT_RATE },
@@ -548,6 +566,7 @@ int wrd_config_parse(struct wrd_config *cfg, int argc, char **argv)
         { "max-per-address", required_argument, NULL, OPT_PER_ADDR },
         { "max-handshakes", required_argument, NULL, OPT_HANDSHAKES },
         { "max-handshakes-per-address", required_argument, NULL, OPT_HANDSHAKES_PER_ADDR },
+        { "trusted-proxy", required_argument, NULL, OPT_TRUSTED_PROXY },
         { "handshake-timeout", required_argument, NULL, OPT_HANDSHAKE_TIMEOUT },
         { "max-queue", required_argument, NULL, OPT_QUEUE },
         { "rate", required_argument, NULL, OPT_RATE },

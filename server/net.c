@@ -74,6 +74,8 @@ struct handshake {
     uint64_t deadline;          /* uv_now() ms */
     char addr[64];
     struct wrd_addr *from;      /* its address's record (holds a reference) */
+    struct wrd_addr *bill;      /* the client its requests cost (client_of), or NULL
+                                 * before the first; holds a reference */
     struct http_wait *wait;     /* an answer being prepared off the loop, or NULL */
     /* HTTP: an answer not known to be out (http_watch) */
     struct handshake *wprev, *wnext;
@@ -390,6 +392,49 @@ static void raw_close_frame(struct lws *wsi)
 
 static void deadline_arm(struct wrd_server *srv);
 
+/* The address a connection is counted at: its peer's; or, when the peer
+ * is one of --trusted-proxy, the client the proxy names last in
+ * X-Forwarded-For (a proxy that names none leaves its own address: it
+ * must add the header, or every client behind it shares one count). Reads
+ * the request's headers: during an HTTP request or the upgrade only. */
+static void client_key(struct wrd_server *srv, struct lws *wsi, char *out, size_t cap)
+{
+    int fd = (int)lws_get_socket_fd(wsi);
+    peer_key_fd(fd, out, cap);
+    if (srv->cfg.ntrusted_proxies == 0)
+        return;
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (fd < 0 || getpeername(fd, (struct sockaddr *)&ss, &len) != 0)
+        return;
+    int trusted = 0;
+    for (int i = 0; i < srv->cfg.ntrusted_proxies && !trusted; i++)
+        trusted = wrd_iprange_has(&srv->cfg.trusted_proxy[i], (struct sockaddr *)&ss);
+    /* lws holds at most 4 KiB of headers; repeated ones are joined by commas */
+    char hdr[4200];
+    int n = trusted ? lws_hdr_copy(wsi, hdr, sizeof hdr, WSI_TOKEN_X_FORWARDED_FOR) : -1;
+    struct sockaddr_storage client;
+    if (n > 0 && wrd_forwarded_client(hdr, (size_t)n, &client) == 0)
+        peer_key((const struct sockaddr *)&client, out, cap);
+}
+
+/* h->bill is the record of the client of h's current request (client_key);
+ * 0, or -1 out of memory. */
+static int bill(struct wrd_server *srv, struct lws *wsi, struct handshake *h)
+{
+    char key[64];
+    client_key(srv, wsi, key, sizeof key);
+    if (h->bill != NULL && strcmp(h->bill->key, key) == 0)
+        return 0;
+    struct wrd_addr *a = strcmp(key, h->addr) == 0 ? wrd_addr_hold(h->from)
+                                                   : wrd_addr_get(srv, key);
+    if (a == NULL)
+        return -1;
+    wrd_addr_put(srv, h->bill);
+    h->bill = a;
+    return 0;
+}
+
 /* Accept time: refuse (non-zero) a connection from addr when the server
  * holds --max-handshakes of them, or --max-handshakes-per-address from
  * addr. Refused here, before lws makes anything of the socket, a flood
@@ -507,6 +552,7 @@ static void handshake_end(struct wrd_server *srv, struct lws *wsi, int upgraded)
     net->handshakes--;
     h->from->handshakes--;
     wrd_addr_put(srv, h->from);
+    wrd_addr_put(srv, h->bill);
     free(h);
 }
 
@@ -1010,7 +1056,7 @@ static void lobby_ready(struct wrd_server *srv, void *ctx, json_t *answer, const
         hw->body = json_dumps(answer, JSON_COMPACT);
         struct handshake *h = lws_get_opaque_user_data(hw->wsi);
         if (h != NULL && hw->body != NULL)
-            wrd_addr_charge(srv, h->from, wrd_addr_bytes_cost(strlen(hw->body)));
+            wrd_addr_charge(srv, h->bill, wrd_addr_bytes_cost(strlen(hw->body)));
     } else {
         char msg[200];
         snprintf(msg, sizeof msg, "%s\n", why ? why : "the lobby could not be read");
@@ -1142,7 +1188,11 @@ static int on_http(struct lws *wsi, const char *path)
          * thread: it is written when ready (HTTP_WRITEABLE). */
         struct handshake *h = lws_get_opaque_user_data(wsi);
         /* It costs the caller's address what a `list` costs. */
-        if (h != NULL && !wrd_addr_take(srv, h->from, 5)) {
+        if (h != NULL && bill(srv, wsi, h) != 0) {
+            json_decref(req);
+            return http_answer(wsi, 500, "text/plain", strdup("out of memory\n"), flags);
+        }
+        if (h != NULL && !wrd_addr_take(srv, h->bill, 5)) {
             json_decref(req);
             return http_answer(wsi, 429, "text/plain",
                                strdup("too many requests from your address: wait a moment\n"),
@@ -1277,7 +1327,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         handshake_end(srv, wsi, 1);         /* a websocket now, counted as one */
         raw_upgraded(wsi);
         memset(p, 0, sizeof *p);
-        peer_key_fd((int)lws_get_socket_fd(wsi), p->addr, sizeof p->addr);
+        client_key(srv, wsi, p->addr, sizeof p->addr);
         if (srv->stopping || srv->connections >= srv->cfg.max_connections) {
             lws_close_reason(wsi, (enum lws_close_status)1013 /* try again later */,
                              (unsigned char *)"server full", 11);
@@ -1538,6 +1588,7 @@ void wrd_net_release(struct wrd_server *srv)
             struct handshake *h = srv->net->first;
             srv->net->first = h->next;
             wrd_addr_put(srv, h->from);
+            wrd_addr_put(srv, h->bill);
             free(h);
         }
         free(srv->net);

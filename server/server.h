@@ -12,6 +12,10 @@
 
 #include "datadir.h"
 #include "conn.h"
+#include "iprange.h"
+
+/* Most entries of --trusted-proxy. */
+#define WRD_MAX_TRUSTED_PROXIES 16
 
 struct lws_context;
 struct wrd_store;
@@ -53,6 +57,10 @@ struct wrd_config {
     int max_per_address;        /* --max-per-address */
     int max_handshakes;         /* --max-handshakes: connections not yet websockets */
     int max_handshakes_per_address; /* --max-handshakes-per-address */
+    /* --trusted-proxy: the reverse proxies whose X-Forwarded-For names the
+     * client a connection is counted at (net.c) */
+    struct wrd_iprange trusted_proxy[WRD_MAX_TRUSTED_PROXIES];
+    int ntrusted_proxies;
     int handshake_timeout;      /* --handshake-timeout seconds from accept */
     size_t max_message;         /* --max-message bytes per inbound message */
     int max_queue;              /* --max-queue messages per connection */

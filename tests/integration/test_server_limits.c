@@ -161,6 +161,94 @@ static void test_connections_per_address(void **state)
     assert_true(stop(&s));
 }
 
+/* c creates a tictactoe game: 1 created, 0 refused with code (asserted). */
+static int create_or(struct wt_client *c, const char *code)
+{
+    wt_send(c, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    for (;;) {
+        json_t *m = wt_next(c, T);
+        if (m == NULL)
+            fail_msg("%s: no answer to create", c->name);
+        const char *t = str(m, "type");
+        int created = t && strcmp(t, "created") == 0;
+        int refused = t && strcmp(t, "error") == 0;
+        if (refused && strcmp(str(m, "code"), code) != 0)
+            fail_msg("%s: create refused with %s, not %s", c->name, str(m, "code"), code);
+        json_decref(m);
+        if (created || refused)
+            return created;
+    }
+}
+
+/* Behind a reverse proxy (--trusted-proxy 127.0.0.1): each client is
+ * counted at the address the proxy names last in X-Forwarded-For, for
+ * connections and games, and keeps its count when it reconnects; what a
+ * client wrote before the proxy's item is not believed; a peer that is
+ * no trusted proxy is counted at its own address whatever header it sends;
+ * the lobby over HTTP costs the named client's budget. */
+static void test_trusted_proxy(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--trusted-proxy", "127.0.0.1", "--max-per-address",
+                                         "1", "--max-open-per-address", "1",
+                                         "--address-rate", "10", NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    struct wt_client a, b, c, d, e;
+    assert_int_equal(wt_open_headers(&a, "a", s.port, NULL,
+                                     "X-Forwarded-For: 203.0.113.7\r\n"), 0);
+    assert_int_equal(create_or(&a, "too_many_open_games"), 1);
+    /* another client (its own claim first, then the proxy's item) */
+    assert_int_equal(wt_open_headers(&b, "b", s.port, NULL,
+                                     "X-Forwarded-For: 203.0.113.7\r\n"
+                                     "X-Forwarded-For: 198.51.100.20\r\n"), 0);
+    assert_int_equal(create_or(&b, "too_many_open_games"), 1);
+    /* a's second connection: over its one */
+    memset(&c, 0, sizeof c);
+    c.name = "c";
+    c.fd = wt_ws_connect_headers(s.port, NULL, "X-Forwarded-For: 203.0.113.7\r\n");
+    assert_true(c.fd >= 0);
+    assert_int_equal(wt_expect_close(&c, T), 1008);
+    wt_close(&c);
+    /* a reconnects: its open game still counts */
+    wt_close(&a);
+    int ok = 0;
+    long deadline = now_ms() + T;
+    while (!ok && now_ms() < deadline)
+        ok = wt_open_headers(&a, "a again", s.port, NULL,
+                             "X-Forwarded-For: [203.0.113.7]\r\n") == 0 || (wt_close(&a), 0);
+    assert_true(ok);
+    assert_int_equal(create_or(&a, "too_many_open_games"), 0);
+    /* a peer that is no trusted proxy: its header is ignored */
+    assert_int_equal(wt_open_headers(&d, "d", s.port, "127.0.0.2",
+                                     "X-Forwarded-For: 192.0.2.1\r\n"), 0);
+    memset(&e, 0, sizeof e);
+    e.name = "e";
+    e.fd = wt_ws_connect_headers(s.port, "127.0.0.2", "X-Forwarded-For: 192.0.2.2\r\n");
+    assert_true(e.fd >= 0);
+    assert_int_equal(wt_expect_close(&e, T), 1008);
+    wt_close(&e);
+    /* the lobby: pages spend a client's budget of 100 units (5 each, and
+     * the bytes of the answer), and not another client's */
+    char body[65536];
+    int status = 0, spent = 0;
+    for (int i = 0; i < 40 && status != 429; i++) {
+        assert_int_equal(wt_http_get_headers(s.port, "/games", "X-Forwarded-For: 192.0.2.50\r\n",
+                                             &status, body, sizeof body), 0);
+        spent += status == 200;
+    }
+    assert_int_equal(status, 429);
+    if (spent < 1 || spent > 21)
+        fail_msg("%d lobby pages before the budget ran out, not 1 to 21", spent);
+    assert_int_equal(wt_http_get_headers(s.port, "/games", "X-Forwarded-For: 192.0.2.51\r\n",
+                                         &status, body, sizeof body), 0);
+    assert_int_equal(status, 200);
+    wt_close(&a);
+    wt_close(&b);
+    wt_close(&d);
+    assert_true(stop(&s));
+}
+
 /* A client that never answers the server's pings is hung up on. */
 static void test_idle_timeout(void **state)
 {
@@ -276,6 +364,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rate_limit),
         cmocka_unit_test(test_connections_per_address),
+        cmocka_unit_test(test_trusted_proxy),
         cmocka_unit_test(test_idle_timeout),
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_deadline_forfeit),

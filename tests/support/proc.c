@@ -395,12 +395,22 @@ static int read_head(int fd, char *buf, size_t cap, long deadline)
 
 int wt_http_get(int port, const char *path, int *status, char *body, size_t cap)
 {
+    return wt_http_get_headers(port, path, NULL, status, body, cap);
+}
+
+int wt_http_get_headers(int port, const char *path, const char *headers, int *status, char *body,
+                        size_t cap)
+{
     int fd = connect_port(port);
     if (fd < 0)
         return -1;
-    char req[512], head[4096];
-    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                     "Connection: close\r\n\r\n", path);
+    char req[1024], head[4096];
+    int n = snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s"
+                     "Connection: close\r\n\r\n", path, headers ? headers : "");
+    if (n < 0 || (size_t)n >= sizeof req) {
+        close(fd);
+        return -1;
+    }
     long deadline = now_ms() + 5000;
     int rc = -1;
     if (write_all(fd, req, (size_t)n) < 0 || read_head(fd, head, sizeof head, deadline) < 0)
@@ -434,12 +444,19 @@ static int fd_read(void *io, void *buf, size_t len, long deadline)
 int wt_ws_handshake(void *io, int (*wr)(void *io, const void *buf, size_t len),
                     int (*rd)(void *io, void *buf, size_t len, long deadline_ms), int port)
 {
-    char req[512], head[4096];
+    return wt_ws_handshake_headers(io, wr, rd, port, NULL);
+}
+
+int wt_ws_handshake_headers(void *io, int (*wr)(void *io, const void *buf, size_t len),
+                            int (*rd)(void *io, void *buf, size_t len, long deadline_ms),
+                            int port, const char *headers)
+{
+    char req[1024], head[4096];
     int n = snprintf(req, sizeof req,
                      "GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\n"
                      "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                     "Sec-WebSocket-Version: 13\r\n\r\n", port);
-    if (wr(io, req, (size_t)n) < 0)
+                     "%sSec-WebSocket-Version: 13\r\n\r\n", port, headers ? headers : "");
+    if (n < 0 || (size_t)n >= sizeof req || wr(io, req, (size_t)n) < 0)
         return -1;
     /* The response head, to the blank line. */
     long deadline = now_ms() + 5000;
@@ -454,7 +471,7 @@ int wt_ws_handshake(void *io, int (*wr)(void *io, const void *buf, size_t len),
     return -1;
 }
 
-static int ws_connect(int port, int rcvbuf, const char *src)
+static int ws_connect(int port, int rcvbuf, const char *src, const char *headers)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
@@ -472,7 +489,7 @@ static int ws_connect(int port, int rcvbuf, const char *src)
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
-        wt_ws_handshake(&fd, fd_write, fd_read, port) < 0) {
+        wt_ws_handshake_headers(&fd, fd_write, fd_read, port, headers) < 0) {
         close(fd);
         return -1;
     }
@@ -481,17 +498,22 @@ static int ws_connect(int port, int rcvbuf, const char *src)
 
 int wt_ws_connect_rcvbuf(int port, int rcvbuf)
 {
-    return ws_connect(port, rcvbuf, NULL);
+    return ws_connect(port, rcvbuf, NULL, NULL);
 }
 
 int wt_ws_connect_from(int port, const char *src)
 {
-    return ws_connect(port, 0, src);
+    return ws_connect(port, 0, src, NULL);
+}
+
+int wt_ws_connect_headers(int port, const char *src, const char *headers)
+{
+    return ws_connect(port, 0, src, headers);
 }
 
 int wt_ws_connect(int port)
 {
-    return ws_connect(port, 0, NULL);
+    return ws_connect(port, 0, NULL, NULL);
 }
 
 int wt_ws_send_frame(int fd, unsigned first_byte, uint64_t declared_len, const void *data,

@@ -87,6 +87,9 @@ char *wt_read_file(const char *path, size_t *len);
 
 /* GET path; fills *status and up to cap-1 bytes of body (NUL-terminated). */
 int wt_http_get(int port, const char *path, int *status, char *body, size_t cap);
+/* Same, with more header lines (each ending in "\r\n"; NULL: none). */
+int wt_http_get_headers(int port, const char *path, const char *headers, int *status, char *body,
+                        size_t cap);
 
 /* A number of GET /metrics ("name value" on a line of its own); -1 when
  * /metrics fails or has no such line. */
@@ -110,10 +113,17 @@ int wt_ws_connect_rcvbuf(int port, int rcvbuf);
 /* Same, from the local address src (a dotted quad of 127.0.0.0/8, e.g.
  * "127.0.0.2", so the server sees another client address; NULL: any). */
 int wt_ws_connect_from(int port, const char *src);
+/* Same, with more header lines in the upgrade request (each ending in
+ * "\r\n", e.g. "X-Forwarded-For: 192.0.2.1\r\n"; NULL: none). */
+int wt_ws_connect_headers(int port, const char *src, const char *headers);
 /* The websocket upgrade on an open stream: write with wr, read with rd (so
  * a TLS test can pass its own functions); 0 on "101 Switching Protocols". */
 int wt_ws_handshake(void *io, int (*wr)(void *io, const void *buf, size_t len),
                     int (*rd)(void *io, void *buf, size_t len, long deadline_ms), int port);
+/* Same, with more header lines (see wt_ws_connect_headers). */
+int wt_ws_handshake_headers(void *io, int (*wr)(void *io, const void *buf, size_t len),
+                            int (*rd)(void *io, void *buf, size_t len, long deadline_ms),
+                            int port, const char *headers);
 int wt_ws_send_text(int fd, const char *data, size_t len);
 /* Any frame, masked as a client must: first_byte is FIN (0x80) | opcode;
  * the header declares declared_len bytes of payload and data[0..len) of

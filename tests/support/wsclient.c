@@ -186,10 +186,16 @@ int wt_open(struct wt_client *c, const char *name, int port)
 
 int wt_open_from(struct wt_client *c, const char *name, int port, const char *src)
 {
+    return wt_open_headers(c, name, port, src, NULL);
+}
+
+int wt_open_headers(struct wt_client *c, const char *name, int port, const char *src,
+                    const char *headers)
+{
     memset(c, 0, sizeof *c);
     c->name = name;
     c->version = -1;
-    c->fd = wt_ws_connect_from(port, src);
+    c->fd = wt_ws_connect_headers(port, src, headers);
     if (c->fd < 0)
         return -1;
     if (wt_send(c, "{s:s, s:i}", "type", "hello", "protocol", 1) < 0)

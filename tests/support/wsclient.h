@@ -33,6 +33,10 @@ struct wt_client {
 int wt_open(struct wt_client *c, const char *name, int port);
 /* Same, from the local address src (see wt_ws_connect_from). */
 int wt_open_from(struct wt_client *c, const char *name, int port, const char *src);
+/* Same, with more header lines in the upgrade request (src may be NULL;
+ * see wt_ws_connect_headers). */
+int wt_open_headers(struct wt_client *c, const char *name, int port, const char *src,
+                    const char *headers);
 void wt_close(struct wt_client *c);
 
 /* Send a message built with json_pack(fmt, ...). */
