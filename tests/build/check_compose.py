@@ -122,6 +122,17 @@ def main(top):
         fail(f"want one service built from haproxy.Dockerfile, found {hp}")
     elif "127.0.0.1:8080:8080" not in [str(p) for p in services[hp[0]].get("ports") or []]:
         fail(f"{hp[0]} does not publish 127.0.0.1:8080:8080")
+    if len(hp) == 1:
+        # The replicas count each client at the address haproxy names in
+        # X-Forwarded-For only when they trust haproxy's (fixed) address.
+        nets = services[hp[0]].get("networks") or {}
+        hp_addr = (nets.get("default") or {}).get("ipv4_address") if isinstance(nets, dict) else None
+        if not hp_addr:
+            fail(f"{hp[0]} has no fixed ipv4_address on the default network")
+        for n in replicas:
+            trusted = env_of(services[n]).get("WARROOM_TRUSTED_PROXY", "")
+            if hp_addr not in [t.strip() for t in trusted.split(",")]:
+                fail(f"{n} trusts {trusted!r} as its proxy, haproxy is at {hp_addr!r}")
 
     # haproxy.cfg: sections and their lines, comments dropped.
     sections = []
@@ -134,6 +145,9 @@ def main(top):
                 sections.append((line.split(), []))
             elif sections:
                 sections[-1][1].append(line.split())
+    if not any(w[:2] == ["option", "forwardfor"] for _, body in sections for w in body):
+        fail("haproxy.cfg has no `option forwardfor` (the replicas would count every client "
+             "at haproxy's address)")
     if not any(w[:2] == ["timeout", "tunnel"] for _, body in sections for w in body):
         fail("haproxy.cfg has no `timeout tunnel` (websockets would get `timeout client`)")
     fronts = [body for head, body in sections if head[0] == "frontend"]

@@ -58,5 +58,7 @@ mutant "postgres not awaited" compose.yaml 's/condition: service_healthy/conditi
 mutant "a server line fewer" haproxy.cfg '/server warroomd3 warroomd3:8080 check/d'
 mutant "a server unchecked" haproxy.cfg 's/server warroomd2 warroomd2:8081 check/server warroomd2 warroomd2:8081/'
 mutant "no timeout tunnel" haproxy.cfg '/timeout tunnel/d'
-mutant "haproxy refuses it" haproxy.cfg 's/balance leastconn/balance fewest/'
+mutant "haproxy refuses it" haproxy.cfg 's/balance source/balance fewest/'
+mutant "no X-Forwarded-For" haproxy.cfg '/option forwardfor/d'
+mutant "another proxy trusted" compose.yaml 's/WARROOM_TRUSTED_PROXY: 172.30.80.10/WARROOM_TRUSTED_PROXY: 172.30.80.11/'
 echo "ok: every mutant fails"
