@@ -227,7 +227,7 @@ static struct {
     struct samples lat, ack_lat, restart_ms;
     struct samples lat_same, lat_cross;         /* --cluster, per spectator */
     long spectators_compared, views_differ;     /* --compare-spectators */
-    long stale_states;          /* --cluster: behind what the client saw, after a move */
+    long stale_states;          /* --cluster: a join answered by a copy behind what was seen */
     long acks, acks_in_window, sent_in_window, sent;
     long games_completed, games_created;
     long errors, closed, bad_answers;
@@ -1415,6 +1415,7 @@ static void on_state(struct client *c, const struct wl_jv *f)
     }
     if (c->role == ROLE_HOST || !game_is(s, f[K_GAME]) || wl_jv_int(f[K_VERSION], &v) < 0)
         return;
+    int first = !c->joined;
     if (!c->joined) {
         c->joined = 1;
         if (c->role == ROLE_SPEC)
@@ -1426,13 +1427,17 @@ static void on_state(struct client *c, const struct wl_jv *f)
      * server was last killed: the restarted server restored at least that,
      * and only builds on it. */
     int stale = 0;
-    if (c->moved) {
+    if (c->moved || (opt.cluster && first)) {
         c->moved = 0;
         if (v < c->seen || v < s->seen_at_kill) {
-            /* --cluster: the process a client moved to follows the game
-             * (it does not own it) and may not have caught up yet; the
-             * patches follow, and the final checks say whether anything
-             * acknowledged was lost. */
+            /* --cluster: a join's state comes from the process the client
+             * is on, which may follow the game (not own it) and not have
+             * caught up yet with what a client of another process saw
+             * before the kill: a client that moved there, or one joining
+             * there for the first time. The patches follow, and the final
+             * checks say whether anything acknowledged was lost. Its sync
+             * from the version it knows is never answered older (the
+             * check below). */
             stale = 1;
             st.stale_states++;
             c->seen = v;
@@ -2909,7 +2914,7 @@ int main(int argc, char **argv)
             (json_int_t)st.unresolved, "abandoned_setups", (json_int_t)st.abandoned);
         json_object_set_new(cr, "restart_ms", lat_json(&st.restart_ms));
         if (opt.cluster)
-            json_object_set_new(cr, "stale_states_after_a_move",
+            json_object_set_new(cr, "stale_join_states",
                                 json_integer((json_int_t)st.stale_states));
         json_object_set_new(out, "crash", cr);
     }
