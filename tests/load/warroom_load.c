@@ -1447,8 +1447,9 @@ static void on_state(struct client *c, const struct wl_jv *f)
     }
     if (v < c->seen) {
         st.lost++;
-        complain("game %s: a state at version %lld, but this connection saw %lld", s->game,
-                 (long long)v, (long long)c->seen);
+        complain("game %s: a state at version %lld, but this connection (%s on process %d) "
+                 "saw %lld", s->game, (long long)v, role_names[c->role], c->proc,
+                 (long long)c->seen);
     }
     if (v > c->seen)
         c->seen = v;
@@ -1462,8 +1463,9 @@ static void on_state(struct client *c, const struct wl_jv *f)
             st.lost++;
             bad = 1;
             complain("game %s: the restarted server is at version %lld; before the kill the "
-                     "tool saw %lld (last raised by %s)", s->game, (long long)v,
-                     (long long)s->seen_at_kill, s->seen_by);
+                     "tool saw %lld (last raised by %s); a state to %s on process %d, %s",
+                     s->game, (long long)v, (long long)s->seen_at_kill, s->seen_by,
+                     role_names[c->role], c->proc, first ? "its first" : "not its first");
         } else if (v > s->version && confirm_from(s, v, "a state", c) < 0) {
             st.mismatched++;
             bad = 1;
