@@ -5,8 +5,9 @@
  *  1. secrets stay secret: a seat token (or an invite) appears in no other
  *     connection's messages, not in `list`, `GET /games`, `GET /metrics`
  *     or an export, not in the server's log at --log-level debug, and not
- *     in the SQLite files: the store holds only its SHA-256 (checked with
- *     the SQLite C API and by scanning the files' bytes);
+ *     in the store: it holds only its SHA-256 (checked with the SQLite C
+ *     API and by scanning the files' bytes; on PostgreSQL, when the tests
+ *     name a cluster (pgdb.h), with libpq and every column's bytes);
  *  2. nobody acts for a seat it does not hold: a numbered table of who
  *     sends what (spectators, the other seat, a stranger, wrong or used
  *     tokens and invites, a seat field smuggled in) and the refusal each
@@ -52,6 +53,7 @@
 #include <openssl/x509v3.h>
 #include <poll.h>
 #include <signal.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +180,93 @@ static void scan_files(const struct wt_server *s, char secrets[][80], int nsecre
     }
 }
 
+/* Each row of sql on s's store, SQLite's file or PostgreSQL's database
+ * (s->db a postgres:// URI), passed to row: every column's bytes (NULL for
+ * SQL NULL; PostgreSQL's in binary form, so a text column is its text and
+ * a bytea its bytes, each NUL-terminated) and their lengths. */
+typedef void row_fn(void *ctx, int ncols, const char *const *v, const int *len);
+
+static void store_rows(const struct wt_server *s, const char *sql, row_fn *row, void *ctx)
+{
+    enum { MAXCOLS = 32 };
+    const char *v[MAXCOLS];
+    int len[MAXCOLS];
+    if (strncmp(s->db, "postgres://", 11) == 0) {
+        PGconn *c = PQconnectdb(s->db);
+        if (PQstatus(c) != CONNECTION_OK)
+            fail_msg("cannot read the store %s: %s", s->db, PQerrorMessage(c));
+        PGresult *r = PQexecParams(c, sql, 0, NULL, NULL, NULL, NULL, 1);
+        if (PQresultStatus(r) != PGRES_TUPLES_OK)
+            fail_msg("%s: %s", sql, PQerrorMessage(c));
+        int ncols = PQnfields(r);
+        assert_true(ncols <= MAXCOLS);
+        for (int i = 0; i < PQntuples(r); i++) {
+            for (int k = 0; k < ncols; k++) {
+                v[k] = PQgetisnull(r, i, k) ? NULL : PQgetvalue(r, i, k);
+                len[k] = PQgetlength(r, i, k);
+            }
+            row(ctx, ncols, v, len);
+        }
+        PQclear(r);
+        PQfinish(c);
+        return;
+    }
+    sqlite3 *db;
+    assert_int_equal(sqlite3_open_v2(s->db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    int ncols = sqlite3_column_count(st);
+    assert_true(ncols <= MAXCOLS);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int k = 0; k < ncols; k++) {
+            v[k] = (const char *)sqlite3_column_blob(st, k);
+            len[k] = sqlite3_column_bytes(st, k);
+        }
+        row(ctx, ncols, v, len);
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+/* test_secrets_stay_secret's look at the store. */
+struct store_look {
+    const char *game;           /* the first game */
+    char (*secrets)[80];        /* 0 alice's token, 1 bob's invite, 2 bob's token, 3 dave's */
+    const char *table;
+    int rows;
+};
+
+/* A seats row: the seat's token only as its hash, no invite left. */
+static void seat_row(void *ctx, int ncols, const char *const *v, const int *len)
+{
+    struct store_look *l = ctx;
+    (void)len;
+    assert_int_equal(ncols, 4);
+    assert_non_null(v[0]);
+    assert_non_null(v[1]);
+    int k = strcmp(v[0], l->game) == 0 ? (strcmp(v[1], "x") == 0 ? 0 : 2)
+                                       : (strcmp(v[1], "o") == 0 ? 3 : -1);
+    if (k >= 0) {
+        char want[65];
+        sha256_hex(l->secrets[k], want);
+        assert_non_null(v[2]);
+        assert_string_equal(v[2], want);
+    }
+    assert_null(v[3]);                  /* every invite was used */
+    l->rows++;
+}
+
+/* Any row: no column holds a secret. */
+static void secret_free_row(void *ctx, int ncols, const char *const *v, const int *len)
+{
+    struct store_look *l = ctx;
+    for (int c = 0; c < ncols; c++)
+        for (int k = 0; k < 4; k++)
+            if (v[c] != NULL && contains(v[c], (size_t)len[c], l->secrets[k]))
+                fail_msg("secret %d is in table %s", k, l->table);
+}
+
 static void test_secrets_stay_secret(void **state)
 {
     (void)state;
@@ -292,49 +381,18 @@ static void test_secrets_stay_secret(void **state)
     /* The store: hashes only. The files are scanned while the server runs
      * (the WAL holds the recent writes), and after it stopped. */
     scan_files(&s, secrets, 4, "running");
-    sqlite3 *db;
-    assert_int_equal(sqlite3_open_v2(s.db, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-    sqlite3_busy_timeout(db, 5000);
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db, "SELECT game, seat, token_hash, invite_hash FROM "
-                                        "seats ORDER BY game, seat", -1, &st, NULL),
-                     SQLITE_OK);
-    int rows = 0;
-    char want[65];
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *g = (const char *)sqlite3_column_text(st, 0);
-        const char *seat = (const char *)sqlite3_column_text(st, 1);
-        const char *th = (const char *)sqlite3_column_text(st, 2);
-        const char *ih = (const char *)sqlite3_column_text(st, 3);
-        int k = strcmp(g, game) == 0 ? (strcmp(seat, "x") == 0 ? 0 : 2)
-                                     : (strcmp(seat, "o") == 0 ? 3 : -1);
-        if (k >= 0) {
-            sha256_hex(secrets[k], want);
-            assert_non_null(th);
-            assert_string_equal(th, want);
-        }
-        assert_null(ih);                /* every invite was used */
-        rows++;
-    }
-    sqlite3_finalize(st);
+    struct store_look look = { game, secrets, NULL, 0 };
+    store_rows(&s, "SELECT game, seat, token_hash, invite_hash FROM seats ORDER BY game, seat",
+               seat_row, &look);
+    assert_int_equal(look.rows, 4);
     /* No column of any table holds a secret. */
     static const char *const tables[] = { "games", "seats", "commands", "snapshots" };
     for (size_t t = 0; t < 4; t++) {
         char sql[128];
         snprintf(sql, sizeof sql, "SELECT * FROM %s", tables[t]);
-        assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-        while (sqlite3_step(st) == SQLITE_ROW)
-            for (int c = 0; c < sqlite3_column_count(st); c++) {
-                const char *v = (const char *)sqlite3_column_blob(st, c);
-                int n = sqlite3_column_bytes(st, c);
-                for (int k = 0; k < 4; k++)
-                    if (contains(v, (size_t)n, secrets[k]))
-                        fail_msg("secret %d is in table %s", k, tables[t]);
-            }
-        sqlite3_finalize(st);
+        look.table = tables[t];
+        store_rows(&s, sql, secret_free_row, &look);
     }
-    sqlite3_close(db);
-    assert_int_equal(rows, 4);
 
     close_party(&alice);
     close_party(&bob);
