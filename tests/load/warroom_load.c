@@ -227,7 +227,7 @@ static struct {
     struct samples lat, ack_lat, restart_ms;
     struct samples lat_same, lat_cross;         /* --cluster, per spectator */
     long spectators_compared, views_differ;     /* --compare-spectators */
-    long stale_states;          /* --cluster: a join answered by a copy behind what was seen */
+    long stale_states;          /* --cluster: states of a copy behind what was seen */
     long acks, acks_in_window, sent_in_window, sent;
     long games_completed, games_created;
     long errors, closed, bad_answers;
@@ -876,8 +876,8 @@ static void send_join(struct client *c)
      * (a full state again, or "synced", since a restarted server holds no
      * patches). Both must agree with what the client saw acknowledged. */
     if (st.kills > 0 && c->role != ROLE_SPEC)
-        sendf(c, "{\"type\":\"sync\",\"game\":\"%s\",\"since\":%lld}", s->game,
-              (long long)s->version);
+        sendf(c, "{\"type\":\"sync\",\"game\":\"%s\",\"since\":%lld,\"id\":\"sync:%lld\"}",
+              s->game, (long long)s->version, (long long)s->version);
 }
 
 static void reset_game(struct slot *s)
@@ -1425,26 +1425,38 @@ static void on_state(struct client *c, const struct wl_jv *f)
      * already seen (connections are not ordered with each other), never
      * older than what this one saw, nor than anything seen before the
      * server was last killed: the restarted server restored at least that,
-     * and only builds on it. */
+     * and only builds on it.
+     *
+     * --cluster: a state comes from the process the client is on, which
+     * may follow the game (not own it) and be behind what clients of other
+     * processes saw (its join's answer, the full state a copy sends when it
+     * learns that the game started): counted as stale, not lost; the
+     * patches follow, and the final checks say whether anything
+     * acknowledged was lost. Never older than what this connection saw,
+     * unless it moved here from a killed process; and never older than the
+     * version its sync said it knew (the sync's id carries it). */
     int stale = 0;
-    if (c->moved || (opt.cluster && first)) {
+    char id[32] = "";
+    long long since = -1;
+    if (wl_jv_str(f[K_ID], id, sizeof id) == 0 && sscanf(id, "sync:%lld", &since) == 1 &&
+        v < since) {
+        st.lost++;
+        complain("game %s: a sync from version %lld was answered with a state at version %lld "
+                 "(to %s on process %d)", s->game, since, (long long)v, role_names[c->role],
+                 c->proc);
+    }
+    if (c->moved) {
         c->moved = 0;
         if (v < c->seen || v < s->seen_at_kill) {
-            /* --cluster: a join's state comes from the process the client
-             * is on, which may follow the game (not own it) and not have
-             * caught up yet with what a client of another process saw
-             * before the kill: a client that moved there, or one joining
-             * there for the first time. The patches follow, and the final
-             * checks say whether anything acknowledged was lost. Its sync
-             * from the version it knows is never answered older (the
-             * check below). */
             stale = 1;
-            st.stale_states++;
             c->seen = v;
             json_decref(c->doc);
             c->doc = NULL;
         }
+    } else if (opt.cluster && v < s->seen_at_kill && v >= c->seen) {
+        stale = 1;
     }
+    st.stale_states += stale;
     if (v < c->seen) {
         st.lost++;
         complain("game %s: a state at version %lld, but this connection (%s on process %d) "
@@ -2916,7 +2928,7 @@ int main(int argc, char **argv)
             (json_int_t)st.unresolved, "abandoned_setups", (json_int_t)st.abandoned);
         json_object_set_new(cr, "restart_ms", lat_json(&st.restart_ms));
         if (opt.cluster)
-            json_object_set_new(cr, "stale_join_states",
+            json_object_set_new(cr, "stale_copy_states",
                                 json_integer((json_int_t)st.stale_states));
         json_object_set_new(out, "crash", cr);
     }
