@@ -3402,6 +3402,12 @@ void wrd_games_flush(struct wrd_server *srv)
     deliver_list(srv, gs->pending, gs->npending);
     gs->npending = 0;
     evict_queued(srv);
+    /* what the evictions put (a game let go: its unlock and its note) is
+     * committed now, not at the loop's next wake; nothing is evicted then */
+    if (gs->cluster && !srv->stopping && srv->store->ops->pending(srv->store)) {
+        wrd_games_flush(srv);
+        return;
+    }
     if (srv->stopping)
         committer_stop(gs);     /* the last commits are made here now */
 }
@@ -5363,7 +5369,10 @@ static void cluster_adopt(struct wrd_server *srv, struct wrd_game *g)
     catch_up(srv, g);
 }
 
-/* g leaves memory: an owned game is let go, and the others hear of it. */
+/* g leaves memory: an owned game is let go, and the others hear of it.
+ * Both go into the open batch (no round trip): its commit lets the lock go
+ * before it sends the note "ID VERSION -". g's last change is sealed or
+ * committed by now (evict_queued runs after a commit). */
 static void cluster_let_go(struct wrd_server *srv, struct wrd_game *g)
 {
     struct cluster *cl = srv->games->cluster;
@@ -5663,10 +5672,12 @@ int wrd_games_start_cluster(struct wrd_server *srv, char *err, size_t errlen)
     return 0;
 }
 
-/* A game just created here: its own, 0; -1 when the store failed. */
+/* A game just created here: its own, 0; -1 when the store failed. No
+ * round trip: its lock is taken by the commit of the batch that stores it
+ * (store.h, own_new), and nobody else can know the game before that. */
 static int cluster_own_new(struct wrd_server *srv, struct wrd_game *g)
 {
-    if (srv->store->cluster->own(srv->store, g->id) != 1)
+    if (srv->store->cluster->own_new(srv->store, g->id) != 0)
         return -1;
     srv->games->cluster->owned++;
     return 0;

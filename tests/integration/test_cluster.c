@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libpq-fe.h>
@@ -477,6 +478,79 @@ static void test_commit_off_loop(void **state)
     stop_cluster(s, 1);
 }
 
+/* Games created while a commit waits (a session of the test holds the
+ * games table): the loop still answers, since a new game's lock goes with
+ * the batch that stores it (no round trip on the loop, which would wait
+ * for the commit under way); once the commit can finish, both games are
+ * created, owned here, and their locks are the server's session's. */
+static void test_create_off_loop(void **state)
+{
+    (void)state;
+    struct wt_server s[1];
+    start_cluster(s, 1);
+    struct wt_client a, b;
+    assert_int_equal(wt_open(&a, "a", s[0].port), 0);
+    assert_int_equal(wt_open(&b, "b", s[0].port), 0);
+    PGconn *db = PQconnectdb(s[0].db);
+    assert_int_equal(PQstatus(db), CONNECTION_OK);
+    PQclear(PQexec(db, "BEGIN"));
+    PGresult *r = PQexec(db, "LOCK TABLE games IN ACCESS EXCLUSIVE MODE");
+    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+    PQclear(r);
+    /* a's game: its commit waits for the table */
+    wt_send(&a, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int waiting = 0; !waiting;) {
+        r = PQexec(db, "SELECT count(*) FROM pg_locks WHERE NOT granted AND relation ="
+                       " 'games'::regclass");
+        assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+        waiting = strcmp(PQgetvalue(r, 0, 0), "0") != 0;
+        PQclear(r);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (!waiting && (t.tv_sec - t0.tv_sec) * 1000 > T)
+            fail_msg("the server's commit did not come to wait for the games table");
+    }
+    /* b's game while that commit waits; /metrics must answer until the
+     * server holds both (warroom_games 2): -1 is no answer within 5 s */
+    wt_send(&b, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    long long games = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        games = wt_metric(s[0].port, "warroom_games");
+        if (games < 0)
+            fail_msg("the server did not answer /metrics while a commit waited");
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (games != 2 && (t.tv_sec - t0.tv_sec) * 1000 < T);
+    assert_int_equal(games, 2);
+    /* nothing is acknowledged before its commit */
+    json_t *early = wt_expect(&b, "created", 300);
+    if (early != NULL)
+        fail_msg("a game was acknowledged before its commit");
+    PQclear(PQexec(db, "COMMIT"));
+    json_t *ca = wt_expect(&a, "created", T), *cb = wt_expect(&b, "created", T);
+    if (ca == NULL || cb == NULL)
+        fail_msg("the games were not created once their commit could finish");
+    json_decref(ca);
+    json_decref(cb);
+    assert_int_equal(wt_metric(s[0].port, "warroom_games_owned"), 2);
+    r = PQexec(db, "SELECT count(*) FROM games");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_string_equal(PQgetvalue(r, 0, 0), "2");
+    PQclear(r);
+    /* each game's lock, held by the server's session after its commit */
+    r = PQexec(db, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND mode ="
+                   " 'ExclusiveLock' AND granted AND database = (SELECT oid FROM pg_database"
+                   " WHERE datname = current_database())");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_string_equal(PQgetvalue(r, 0, 0), "2");
+    PQclear(r);
+    PQfinish(db);
+    wt_close(&a);
+    wt_close(&b);
+    stop_cluster(s, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -485,6 +559,7 @@ int main(void)
         cmocka_unit_test(test_claim_anywhere),
         cmocka_unit_test(test_deadline_taken_over),
         cmocka_unit_test(test_commit_off_loop),
+        cmocka_unit_test(test_create_off_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
