@@ -303,14 +303,16 @@ enum {
  * opened with WRD_STORE_SHARED.
  */
 struct wrd_store_cluster_ops {
-    /* Loop thread, any time (a batch may be open: this lock is outside
-     * every batch, it does not depend on one committing): for a game read
-     * from the store or taken over. Take the game for this process: 1
-     * taken (or already held by this process: no round trip), 0 another
-     * process holds it, < 0 the store failed. Held until disown(), or until
-     * this process's session with the store ends: its death frees every
-     * game it held. One round trip, which waits for a commit under way
-     * (commit_sealed): it blocks the loop as commit() does. */
+    /* Worker thread (uv_queue_work, as read_game; or start-up), any time
+     * (a batch may be open: this lock is outside every batch, it does not
+     * depend on one committing): for a game read from the store or taken
+     * over. Take the game for this process: 1 taken (or already held by
+     * this process, own_new's included: no round trip), 0 another process
+     * holds it, < 0 the store failed. Held until disown(), or until this
+     * process's session with the store ends: its death frees every game it
+     * held. One round trip on the writing session, so it waits for a
+     * commit under way (commit_sealed): never on the loop thread once it
+     * runs. Safe beside the loop thread's own_new and disown. */
     int (*own)(struct wrd_store *st, const char *game);
     /* Batched write, loop thread: a game created here (put it before the
      * game's put_game) is this process's from now: own() of it answers 1
