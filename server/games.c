@@ -2440,6 +2440,11 @@ static void sync_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
                        g ? "join the game first" : "there is no such game", id, NULL, jid);
         return;
     }
+    /* a copy behind what its client has seen (on another process, or
+     * while this one was taking the game): its rows are read first, so
+     * the answer never goes back */
+    if (since > g->version && fetched < 2 && cluster_recheck(srv, c, g, msg, sync_run))
+        return;
     /* The patches from `since` on, then `synced`; or a full state when
      * they are gone, or when the server section changed without a command
      * at or after `since` (the game started, or ended by forfeit). */
