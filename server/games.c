@@ -174,6 +174,9 @@ struct wrd_game {
     int follower;
     int catching;               /* a read of the store's later rows is under way */
     int catch_again;            /* ...and another note came meanwhile: read again */
+    int taking;                 /* ...and first the try of its lock (own(), on the same
+                                   worker): a follower until that says otherwise */
+    int take_again;             /* a take asked during a plain read: taken after it */
     int released;               /* its owner let it go: the next command tries to own it */
     int noted;                  /* changed in this batch: a note goes to the others */
     json_t *noted_cmds;         /* ...its commands of this batch, for the note (NULL none) */
@@ -265,6 +268,7 @@ static int cluster_own_new(struct wrd_server *srv, struct wrd_game *g);
 static int cluster_recheck(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
                            const json_t *msg, rerun_fn run);
 static int take(struct wrd_server *srv, struct wrd_game *g);
+static int read_rows(struct wrd_server *srv, struct wrd_game *g, int own);
 static int cluster_claim(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
                          const char *invite_hash, const json_t *msg);
 static void cluster_close(struct wrd_games *gs);
@@ -3410,6 +3414,12 @@ void wrd_games_flush(struct wrd_server *srv)
     deliver_list(srv, gs->pending, gs->npending);
     gs->npending = 0;
     evict_queued(srv);
+    /* what the evictions put (a game let go: its unlock and its note) is
+     * committed now, not at the loop's next wake; nothing is evicted then */
+    if (gs->cluster && !srv->stopping && srv->store->ops->pending(srv->store)) {
+        wrd_games_flush(srv);
+        return;
+    }
     if (srv->stopping)
         committer_stop(gs);     /* the last commits are made here now */
 }
@@ -4637,6 +4647,20 @@ int wrd_games_list_async(struct wrd_server *srv, const json_t *request,
  *   - Owning. A process owns the games it creates, and a game it reads
  *     from the store when no other process holds it (cluster_adopt). It
  *     lets a game go when the game leaves its memory (cluster_let_go).
+ *     The loop makes no round trip for a lock: a new game's and a game
+ *     let go are ops of the batch (own_new, disown); a game read or taken
+ *     over has its lock tried on a worker thread with the read of its
+ *     later rows (read_rows, own), settled in tail_done (took).
+ *   - Being taken (g->taking: also catching and a follower until settled).
+ *     No deadline runs (arm_timer stops a follower's); a command or a
+ *     claim of a client here waits in the forwards with sent_ms 0
+ *     (place), then runs here (run_waiting) or goes to the owner
+ *     (send_waiting); a late forward waits for the take under way
+ *     (on_tick); a forward from another process is left for its sender
+ *     to send again (note_forward); a request that needs the rows waits
+ *     for the read (cluster_recheck); other writes are answered
+ *     owned_elsewhere (cluster_may_write); it stays in memory
+ *     (cluster_busy).
  *   - Notes. After a commit, every game the batch changed is named to
  *     every process by a note "ID VERSION" (WRD_NOTE_GAME): a follower
  *     then reads the rows after its version (read_tail, on a worker
@@ -4652,9 +4676,9 @@ int wrd_games_list_async(struct wrd_server *srv, const json_t *request,
  *     patch and the ack arrive as on the owner.
  *   - Taking over. A forward with no answer after FORWARD_WAIT_MS (its
  *     owner died: its session's locks went with it; or it let the game
- *     go) makes the follower try to own the game. When it can, it reads
- *     the rows after its version and then runs the waiting commands
- *     itself. A command the dead owner had committed is in those rows: the
+ *     go) makes the follower try to own the game (take). When it can, it
+ *     reads the rows after its version and then runs the waiting commands
+ *     itself; when it cannot, they are sent again. A command the dead owner had committed is in those rows: the
  *     re-run finds its seq answered and gives the same answer (step 2).
  *     When it cannot, another process holds the game: the command is
  *     forwarded again, and answered again if it was applied already.
@@ -4666,6 +4690,10 @@ int wrd_games_list_async(struct wrd_server *srv, const json_t *request,
  */
 
 #define FORWARD_WAIT_MS 400     /* an owner silent this long is taken over */
+
+/* Why a read of a game's rows first tries its lock (read_rows): a game read
+ * from the store (cluster_adopt), or a follower taken over (take). */
+enum { OWN_ADOPT = 1, OWN_TAKE = 2 };
 #define FORWARD_TICK_MS 100
 
 /* A command or a claim of a client of this process, for a game it does
@@ -4823,24 +4851,42 @@ static void forward_unlink(struct cluster *cl, struct forward *f)
 static void catch_up(struct wrd_server *srv, struct wrd_game *g);
 static void run_waiters(struct wrd_server *srv, struct wrd_game *g);
 static void after_follow(struct wrd_server *srv, struct wrd_game *g);
+static void send_waiting(struct wrd_server *srv, struct wrd_game *g);
 
-/* Own g (a follower): 1 taken (its rows after its version are read before
- * it runs a command), 0 another process holds it, -1 the store failed. */
+/* Try to own g, a follower, off the loop: its lock is tried on a worker
+ * thread (own(), which may wait for a commit), then its rows after its
+ * version are read; g is `taking` meanwhile, and tail_done settles it
+ * (took): owned, it runs the forwards waiting for it (run_waiting); not,
+ * they are sent to the owner (send_waiting). A take asked while a plain
+ * read runs starts after it. 0 under way (or g owned already), -1 no
+ * worker could be asked (nothing changes). */
 static int take(struct wrd_server *srv, struct wrd_game *g)
 {
+    if (!g->follower)
+        return 0;
+    return read_rows(srv, g, OWN_TAKE);
+}
+
+/* The try of g's lock is done (rc: own()'s answer, 0 when it did not run):
+ * g is owned, or stays a follower. kind: OWN_TAKE or OWN_ADOPT. */
+static void took(struct wrd_server *srv, struct wrd_game *g, int kind, int rc)
+{
     struct cluster *cl = srv->games->cluster;
-    int rc = srv->store->cluster->own(srv->store, g->id);
+    g->taking = 0;
     if (rc < 0)
         wrd_error("the store could not say who owns a game", "game=%s", g->id);
-    if (rc != 1)
-        return rc < 0 ? -1 : 0;
+    if (rc != 1) {
+        g->released = 0;        /* another process has it now (or the store failed:
+                                   a forward's wait takes it again) */
+        return;
+    }
     g->follower = 0;
     g->released = 0;
     cl->owned++;
-    cl->takeovers++;
-    wrd_info("game taken over", "game=%s version=%lld", g->id, (long long)g->version);
-    catch_up(srv, g);
-    return 1;
+    if (kind == OWN_TAKE) {
+        cl->takeovers++;
+        wrd_info("game taken over", "game=%s version=%lld", g->id, (long long)g->version);
+    }
 }
 
 /* The JSON text of a note, or NULL when it is too long. */
@@ -4917,8 +4963,8 @@ static struct forward *new_forward(struct wrd_server *srv, struct wrd_conn *c,
  * could not be sent (f freed, its client told). */
 static int place(struct wrd_server *srv, struct forward *f, struct wrd_game *g)
 {
-    if (g && g->follower && g->released && take(srv, g) == 1)
-        return 1;
+    if (g && (g->taking || (g->follower && g->released && take(srv, g) == 0)))
+        return 1;               /* runs here or is sent once the take is settled */
     if (g && !g->follower)
         return 1;               /* owned, being read: runs once read */
     if (send_forward(srv, f) == 0)
@@ -5089,6 +5135,8 @@ struct tail_job {
     struct wrd_server *srv;
     char id[24];
     int64_t after;
+    int own;                    /* 0, or OWN_*: own() first, on the worker */
+    int owned;                  /* ...its answer (0 when it did not run) */
     int rc;
     char err[200];
     char status[16];
@@ -5163,6 +5211,9 @@ static void tail_work(uv_work_t *w)
     struct wrd_store *st = job->srv->store;
     struct wrd_store_loader l = { .ctx = job, .game = tail_game, .seat = tail_seat,
                                   .command = tail_command };
+    /* the lock first, so the rows read are as of a time it was held */
+    if (job->own)
+        job->owned = st->cluster->own(st, job->id);
     job->rc = st->cluster->read_tail(st, job->id, job->after, &l, job->err, sizeof job->err);
 }
 
@@ -5254,26 +5305,37 @@ static void tail_done(uv_work_t *w, int status)
     struct wrd_server *srv = job->srv;
     struct wrd_games *gs = srv->games;
     struct wrd_game *g = find(gs, job->id);
+    int owned = status == 0 ? job->owned : 0;
     if (g == NULL) {
+        /* not possible while it reads (cluster_busy keeps it); a lock
+         * taken for a game gone all the same goes again */
+        if (owned == 1 && srv->store->cluster->disown(srv->store, job->id) != 0)
+            wrd_error("the store could not let a game go", "game=%s", job->id);
         tail_free(job);
         return;
     }
     g->catching = 0;
+    if (job->own)
+        took(srv, g, job->own, owned);
     if (status == 0 && job->rc == 0)
         follow(srv, g, job);
     else if (status == 0)
         wrd_error("the store's later rows of a game could not be read", "game=%s error=\"%s\"",
                   g->id, job->rc == 1 ? "no such game" : job->err);
     tail_free(job);
-    if (g->catch_again && !srv->stopping) {
-        g->catch_again = 0;
-        catch_up(srv, g);
-        return;
+    if ((g->catch_again || (g->take_again && g->follower)) && !srv->stopping) {
+        int own = g->take_again && g->follower ? OWN_TAKE : 0;
+        g->catch_again = g->take_again = 0;
+        if (read_rows(srv, g, own) == 0)
+            return;
     }
+    g->take_again = 0;
     run_waiters(srv, g);
     if (!g->follower) {
         arm_timer(g);           /* taken over: its deadlines are this process's now */
         run_waiting(srv, g);
+    } else {
+        send_waiting(srv, g);   /* a take refused: its owner runs them */
     }
     after_follow(srv, g);
 }
@@ -5334,49 +5396,76 @@ static void run_waiters(struct wrd_server *srv, struct wrd_game *g)
     }
 }
 
-/* Read g's rows after its version (again, when a read is under way). */
-static void catch_up(struct wrd_server *srv, struct wrd_game *g)
+/* Read g's rows after its version on a worker thread, trying its lock
+ * there first when own is OWN_* (g is then `taking`). A read under way: read
+ * again after it (take_again for a take; nothing more for a take under
+ * way). 0, or -1 when no read could start (nothing changes). */
+static int read_rows(struct wrd_server *srv, struct wrd_game *g, int own)
 {
     if (g->catching) {
-        g->catch_again = 1;
-        return;
+        if (!own)
+            g->catch_again = 1;
+        else if (!g->taking)
+            g->take_again = 1;
+        return 0;
     }
     struct tail_job *job = calloc(1, sizeof *job);
     if (job == NULL)
-        return;
+        return -1;
     job->srv = srv;
     job->work.data = job;
     snprintf(job->id, sizeof job->id, "%s", g->id);
     job->after = g->version;
+    job->own = own;
     if (uv_queue_work(&srv->loop, &job->work, tail_work, tail_done) != 0) {
         free(job);
-        return;
+        return -1;
     }
     g->catching = 1;
+    g->taking = own != 0;
+    return 0;
+}
+
+/* Read g's rows after its version (again, when a read is under way). */
+static void catch_up(struct wrd_server *srv, struct wrd_game *g)
+{
+    (void)read_rows(srv, g, 0);
+}
+
+/* g stays a follower after a take: the forwards that waited for its
+ * outcome (sent_ms 0) go to its owner (place: g is neither taking nor
+ * released now, so none starts a take again). */
+static void send_waiting(struct wrd_server *srv, struct wrd_game *g)
+{
+    struct cluster *cl = srv->games->cluster;
+    for (struct forward *f = cl->forwards, *next; f; f = next) {
+        next = f->next;
+        if (f->sent_ms == 0 && !f->replied && strcmp(f->game, g->id) == 0)
+            (void)place(srv, f, g);
+    }
 }
 
 /* --- owning ----------------------------------------------------------------------------- */
 
 /* A game read from the store (or restored at the start): owned when no
  * other process holds it, else followed; either way its rows after the
- * read are read too (another process may have written it meanwhile). */
+ * read are read too (another process may have written it meanwhile). Its
+ * lock is tried on a worker thread with that read (read_rows): until then
+ * it is a follower, taking (no deadline runs, its requests wait). */
 static void cluster_adopt(struct wrd_server *srv, struct wrd_game *g)
 {
-    struct cluster *cl = srv->games->cluster;
-    if (cl == NULL)
+    if (srv->games->cluster == NULL)
         return;
-    int rc = srv->store->cluster->own(srv->store, g->id);
-    if (rc < 0)
-        wrd_error("the store could not say who owns a game", "game=%s", g->id);
-    g->follower = rc != 1;
-    if (rc == 1)
-        cl->owned++;
-    else
-        arm_timer(g);           /* stops it */
-    catch_up(srv, g);
+    g->follower = 1;
+    arm_timer(g);               /* stops it */
+    if (read_rows(srv, g, OWN_ADOPT) != 0)
+        wrd_error("a game read could not try its lock: followed", "game=%s", g->id);
 }
 
-/* g leaves memory: an owned game is let go, and the others hear of it. */
+/* g leaves memory: an owned game is let go, and the others hear of it.
+ * Both go into the open batch (no round trip): its commit lets the lock go
+ * before it sends the note "ID VERSION -". g's last change is sealed or
+ * committed by now (evict_queued runs after a commit). */
 static void cluster_let_go(struct wrd_server *srv, struct wrd_game *g)
 {
     struct cluster *cl = srv->games->cluster;
@@ -5395,8 +5484,8 @@ static int cluster_may_write(struct wrd_server *srv, struct wrd_conn *c, struct 
 {
     if (srv->games->cluster == NULL || (!g->follower && !g->catching))
         return 1;
-    if (g->follower && g->released && take(srv, g) == 1 && !g->catching)
-        return 1;
+    if (g->follower && g->released)
+        (void)take(srv, g);     /* off the loop: the client asks again */
     wrd_conn_error(c, WRD_E_OWNED_ELSEWHERE, NULL, g->id, NULL, jid);
     return 0;
 }
@@ -5651,14 +5740,14 @@ static void on_tick(uv_timer_t *t)
             forward_free(f);
             continue;
         }
-        if (!late || g == NULL)
+        if (!late || g == NULL || !g->follower)
             continue;
-        if (g->follower && take(srv, g) == 1) {
-            f->sent_ms = 0;             /* runs here once the game is read */
+        if (g->taking || take(srv, g) == 0) {
+            f->sent_ms = 0;             /* runs here, or is sent again, once the take
+                                           is settled (tail_done) */
             continue;
         }
-        if (g->follower)
-            send_forward(srv, f);
+        send_forward(srv, f);
     }
 }
 
@@ -5698,15 +5787,16 @@ int wrd_games_start_cluster(struct wrd_server *srv, char *err, size_t errlen)
     /* the games the start loaded: some may be another process's */
     for (struct wrd_game *g = gs->all_head; g; g = g->all_next)
         cluster_adopt(srv, g);
-    wrd_info("cluster joined", "node=%s owned=%d followed=%d", cl->node, cl->owned,
-             gs->count - cl->owned);
+    wrd_info("cluster joined", "node=%s games=%d", cl->node, gs->count);
     return 0;
 }
 
-/* A game just created here: its own, 0; -1 when the store failed. */
+/* A game just created here: its own, 0; -1 when the store failed. No
+ * round trip: its lock is taken by the commit of the batch that stores it
+ * (store.h, own_new), and nobody else can know the game before that. */
 static int cluster_own_new(struct wrd_server *srv, struct wrd_game *g)
 {
-    if (srv->store->cluster->own(srv->store, g->id) != 1)
+    if (srv->store->cluster->own_new(srv->store, g->id) != 0)
         return -1;
     srv->games->cluster->owned++;
     return 0;

@@ -245,7 +245,7 @@ struct wrd_store_ops {
      * committed yet (nothing changes). commit_sealed(), one thread at a
      * time (the server's committer), while the loop thread goes on putting
      * into the open batch: make the sealed batch durable, as commit() does
-     * (-1 with err: it is lost); own() and disown() wait for it. Without
+     * (-1 with err: it is lost); own() waits for it. Without
      * them the loop thread commits (commit()). */
     int (*seal)(struct wrd_store *st);
     int (*commit_sealed)(struct wrd_store *st, char *err, size_t errlen);
@@ -303,16 +303,37 @@ enum {
  * opened with WRD_STORE_SHARED.
  */
 struct wrd_store_cluster_ops {
-    /* Loop thread, any time (a batch may be open: ownership is outside
-     * every batch, it does not depend on one committing). Take the game
-     * for this process: 1 taken (or already held by this process), 0
-     * another process holds it, < 0 the store failed. Held until disown(),
-     * or until this process's session with the store ends: its death frees
-     * every game it held. One round trip, blocking the loop as commit()
-     * does. */
+    /* Worker thread (uv_queue_work, as read_game; or start-up), any time
+     * (a batch may be open: this lock is outside every batch, it does not
+     * depend on one committing): for a game read from the store or taken
+     * over. Take the game for this process: 1 taken (or already held by
+     * this process, own_new's included: no round trip), 0 another process
+     * holds it, < 0 the store failed. Held until disown(), or until this
+     * process's session with the store ends: its death frees every game it
+     * held. One round trip on the writing session, so it waits for a
+     * commit under way (commit_sealed): never on the loop thread once it
+     * runs. Safe beside the loop thread's own_new and disown. */
     int (*own)(struct wrd_store *st, const char *game);
-    /* Loop thread. Let the game go (called once the batch holding its last
-     * change has committed). 0, or < 0 the store failed. */
+    /* Batched write, loop thread: a game created here (put it before the
+     * game's put_game) is this process's from now: own() of it answers 1
+     * with no round trip, and the commit of the open batch takes its lock
+     * before any write of that batch, so the lock is held before anything
+     * of the game is stored (nobody else can know the game earlier) and
+     * stays held after that commit, the session's as own()'s is. A lock
+     * refused (another process holds the same key: only a collision of
+     * keys) fails that commit, -1 with an err naming the game, nothing of
+     * the batch stored. 0, or < 0 (a bad id; out of memory: the commit
+     * fails). Never a round trip. */
+    int (*own_new)(struct wrd_store *st, const char *game);
+    /* Batched write, loop thread: let the game go, once no write of it is
+     * left in the open batch (its last change sealed or committed: the
+     * unlock comes before the batch's writes). From now own() takes
+     * the lock again (a round trip); the commit of the open batch lets it
+     * go first thing in its transaction, before its writes (so even when
+     * one of them fails) and before its notes are sent at COMMIT (so a
+     * note "ID VERSION -" of the batch is never seen before the lock is
+     * free). 0 (a game not held: nothing to do), or < 0 (out of memory:
+     * the commit fails). Never a round trip. */
     int (*disown)(struct wrd_store *st, const char *game);
     /* Batched write, loop thread: a note on channel (WRD_NOTE_*) with its
      * payload (copied; at most WRD_NOTE_MAX bytes, else < 0), sent to

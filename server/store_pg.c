@@ -28,8 +28,8 @@
  * the WAL is flushed. The server does not wait for that on its loop: seal()
  * moves the open batch aside (a pointer swap) and commit_sealed() sends it
  * from the server's committer thread while the loop fills the next batch;
- * the writing session is then that thread's, and own()/disown() (the locks,
- * taken on the same session) wait for it under wmutex. commit() is the
+ * the writing session is then that thread's, and own() (a lock taken on
+ * the same session, at once) waits for it under wmutex. commit() is the
  * same on the calling thread (start-up, a stop).
  *
  * Ownership. open() takes pg_try_advisory_lock(WRD_PG_LOCK_KEY) on the
@@ -42,13 +42,20 @@
  * so any number of shared servers run together, and an exclusive one is
  * refused while any of them runs and the reverse (WRD_STORE_LOCKED); the
  * servers of a cluster migrate the schema one at a time, under a blocking
- * lock of its own. own() takes a game's lock, key the FNV-1a of
- * "warroom-game:ID", with pg_try_advisory_lock on the writing session
- * between batches (never inside one: the batch waits in memory for
- * commit()), so the session's end, the process's death included, frees
- * every game it held; PostgreSQL's session locks stack, so the store keeps
- * the set of games it holds (`held`): own() of one of them makes no round
- * trip, and disown() unlocks exactly once. close() lets every lock go
+ * lock of its own. A game's lock, key the FNV-1a of "warroom-game:ID", is
+ * a session lock of the writing session, so the session's end, the
+ * process's death included, frees every game it held. own() takes it with
+ * pg_try_advisory_lock between batches (the batch waits in memory for
+ * commit()); own_new() and disown() are ops of the batch (S_OWN_NEW,
+ * S_DISOWN) that commit_ops sends first in its transaction: a session
+ * lock taken or let go inside a transaction is the session's, whatever
+ * the transaction does next, and it holds before the COMMIT that sends
+ * the batch's notes. PostgreSQL's session locks stack, so the store keeps
+ * the set of games it holds (`held`, from the put on: a new game is held
+ * from own_new, a game let go is not from disown): own() of one of them
+ * makes no round trip, and a game is unlocked exactly once (an own()
+ * between a disown and its commit stacks a second lock, which the unlock
+ * leaves held). close() lets every lock go
  * before it hangs up (pg_advisory_unlock_all), so another server can own
  * the games at once. put_note is one more statement of the batch, SELECT
  * pg_notify(channel, payload), on the channels warroom_game,
@@ -195,8 +202,16 @@ static const struct migration {
 
 enum {
     S_PUT_GAME, S_PUT_SEAT, S_UPDATE_SEAT, S_PUT_COMMAND, S_PUT_STATUS, S_PUT_SNAPSHOT,
-    S_NOTE, S_NSTMTS
+    S_NOTE, S_OWN_NEW, S_DISOWN, S_NSTMTS
 };
+
+/* The locks of a batch (own_new, disown) go first in its transaction, right
+ * after BEGIN and in the order they were put: a new game's lock before the
+ * game's rows, and an unlock whatever a later write of the batch does. */
+static int is_lock_op(int stmt)
+{
+    return stmt == S_OWN_NEW || stmt == S_DISOWN;
+}
 
 static const struct stmt {
     const char *name, *sql;
@@ -228,6 +243,16 @@ static const struct stmt {
                          " VALUES ($1, $2, $3, $4)", 4 },
     /* sent by PostgreSQL when the transaction commits, never when it rolls back */
     [S_NOTE] = { "note", "SELECT pg_notify($1, $2)", 2 },
+    /* A session lock, taken inside the transaction but the session's (it
+     * stays after COMMIT, and after a ROLLBACK too). Refused (false: only
+     * another process holding the same key) it raises through warroom_one,
+     * so the batch never commits; commit_ops names the collision. */
+    [S_OWN_NEW] = { "own_new",
+                    "SELECT warroom_one(pg_try_advisory_lock($1::bigint)::int,"
+                    " 'the lock of new game ' || $2)", 2 },
+    /* Session locks are not transactional: the unlock holds at once, before
+     * the batch's COMMIT sends its notes (a game's "ID VERSION -"). */
+    [S_DISOWN] = { "disown", "SELECT pg_advisory_unlock($1::bigint)", 1 },
 };
 
 #define GAMES_COLS "id, ruleset, scenario_name, scenario, options, encode(seed, 'hex'),"   \
@@ -314,8 +339,12 @@ struct pg_store {
     PGconn *wr;                 /* the loop thread's session: writes, the locks */
     PGconn *rd;                 /* reads, under mutex */
     PGconn *ln;                 /* SHARED: the listening session (non-blocking), or NULL */
-    struct held *held;          /* SHARED: the games owned, open addressing by key */
+    /* SHARED: the games owned, open addressing by key, under hmutex: the
+     * loop thread puts (own_new, disown) and owns; the committer forgets a
+     * new game whose lock its commit could not take. */
+    struct held *held;
     size_t nheld, capheld;      /* capheld: 0 or a power of two, at most half full */
+    pthread_mutex_t hmutex;
     pthread_mutex_t mutex;      /* recursive */
     int depth;                  /* nesting of reads on rd */
     int schema;
@@ -509,6 +538,7 @@ static void store_free(struct pg_store *s)
         PQfinish(s->wr);     /* the session ends: its advisory locks go with it */
     pthread_mutex_destroy(&s->mutex);
     pthread_mutex_destroy(&s->wmutex);
+    pthread_mutex_destroy(&s->hmutex);
     free(s);
 }
 
@@ -530,6 +560,7 @@ static int pg_open(struct wrd_store **out, const char *location, int flags, char
     pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
     pthread_mutex_init(&s->mutex, &ma);
     pthread_mutex_init(&s->wmutex, NULL);
+    pthread_mutex_init(&s->hmutex, NULL);
     pthread_mutexattr_destroy(&ma);
     wrd_store_redact(location, s->name, sizeof s->name);
     int rc = WRD_STORE_ERROR;
@@ -709,23 +740,69 @@ static void recover(struct pg_store *s, size_t pending)
         PQclear(PQexec(c, "ROLLBACK"));
 }
 
+/* The batch's ops in the order they are sent: the locks first (is_lock_op),
+ * then the rest, each group in the order it was put. */
+struct send_order {
+    const struct op *ops;
+    size_t nops, i;
+    int pass;                   /* 0: the locks, 1: the rest, 2: done */
+};
+
+/* The next op to send or to read the result of, or NULL after the last. */
+static const struct op *next_op(struct send_order *o)
+{
+    while (o->pass < 2) {
+        while (o->i < o->nops) {
+            const struct op *op = &o->ops[o->i++];
+            if (is_lock_op(op->stmt) == (o->pass == 0))
+                return op;
+        }
+        o->pass++;
+        o->i = 0;
+    }
+    return NULL;
+}
+
+static void held_forget(struct pg_store *s, const char *id);
+
+/* After a failed batch, its locks that did not run (the first `ran` of
+ * them did): a new game's is not held (forgotten); an unlock is made now,
+ * outside the transaction, so the game goes as disown() promised. */
+static void locks_not_run(struct pg_store *s, const struct op *ops, size_t nops, size_t ran)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < nops; i++) {
+        if (!is_lock_op(ops[i].stmt) || k++ < ran)
+            continue;
+        if (ops[i].stmt == S_OWN_NEW) {
+            held_forget(s, ops[i].p[1]);
+        } else {
+            /* when even this fails the session is lost, and its locks with it */
+            char err[256];
+            (void)lock_call(s->wr, "pg_advisory_unlock", strtoll(ops[i].p[0], NULL, 10), err,
+                            sizeof err);
+        }
+    }
+}
+
 /* Send the batch ops[0..nops) as one transaction, in one round trip, and
- * read its results: 0, or -1 with err (rolled back). The caller holds
- * wmutex and frees the ops. */
+ * read its results: 0, or -1 with err (rolled back; its locks as
+ * locks_not_run leaves them). The caller holds wmutex and frees the ops. */
 static int commit_ops(struct pg_store *s, const struct op *ops, size_t nops, char *err,
                       size_t errlen)
 {
     PGconn *c = s->wr;
     int rc = -1;
-    size_t nq = nops + 2, got = 0;
-    /* 1) everything out: BEGIN, the writes, COMMIT, a sync */
+    size_t nq = nops + 2, got = 0, locks_ran = 0;
+    struct send_order order = { ops, nops, 0, 0 };
+    const struct op *o;
+    /* 1) everything out: BEGIN, the locks, the writes, COMMIT, a sync */
     if (PQenterPipelineMode(c) == 0 ||
         PQsendQueryParams(c, "BEGIN", 0, NULL, NULL, NULL, NULL, 0) == 0) {
         one_line(err, errlen, "commit", PQerrorMessage(c));
         goto out;
     }
-    for (size_t i = 0; i < nops; i++) {
-        const struct op *o = &ops[i];
+    while ((o = next_op(&order)) != NULL) {
         if (PQsendQueryPrepared(c, wstmts[o->stmt].name, wstmts[o->stmt].nparams,
                                 (const char *const *)o->p, NULL, NULL, 0) == 0) {
             one_line(err, errlen, "commit", PQerrorMessage(c));
@@ -737,10 +814,11 @@ static int commit_ops(struct pg_store *s, const struct op *ops, size_t nops, cha
         one_line(err, errlen, "commit", PQerrorMessage(c));
         goto out;
     }
-    /* 2) the results, in order: BEGIN, each write, COMMIT; the first
+    /* 2) the results, in the same order: BEGIN, each op, COMMIT; the first
      * failure is the one reported (those after it are "aborted") */
     int bad = 0;
     char msg[300], cmd[24];
+    order = (struct send_order){ ops, nops, 0, 0 };
     for (; got < nq; got++) {
         int t = one_result(c, msg, sizeof msg, cmd, sizeof cmd);
         if (t < 0) {
@@ -748,18 +826,24 @@ static int commit_ops(struct pg_store *s, const struct op *ops, size_t nops, cha
                 one_line(err, errlen, "commit", PQerrorMessage(c));
             goto out;
         }
-        const char *what = got == 0 ? "BEGIN" : got == nq - 1 ? "COMMIT"
-                                                              : wstmts[ops[got - 1].stmt].name;
-        if (!bad && t != PGRES_COMMAND_OK && t != PGRES_TUPLES_OK) {
+        o = got > 0 && got < nq - 1 ? next_op(&order) : NULL;
+        const char *what = got == 0 ? "BEGIN" : o == NULL ? "COMMIT" : wstmts[o->stmt].name;
+        int ok = t == PGRES_COMMAND_OK || t == PGRES_TUPLES_OK;
+        if (!bad && !ok) {
             char w[64];
             snprintf(w, sizeof w, "commit: %s", what);
-            one_line(err, errlen, w, msg);
+            if (o && o->stmt == S_OWN_NEW && strstr(msg, "changed 0 rows"))
+                snprintf(err, errlen, "commit: the lock of new game %s is held by another "
+                         "process (its key collides): nothing of the batch is stored", o->p[1]);
+            else
+                one_line(err, errlen, w, msg);
             bad = 1;
-        } else if (!bad && got > 0 && got < nq - 1 && t == PGRES_COMMAND_OK &&
-                   strcmp(cmd, "1") != 0) {
+        } else if (!bad && o && t == PGRES_COMMAND_OK && strcmp(cmd, "1") != 0) {
             snprintf(err, errlen, "commit: %s wrote %s rows, not 1", what, cmd);
             bad = 1;
         }
+        if (!bad && o && is_lock_op(o->stmt))
+            locks_ran++;
     }
     if (one_result(c, msg, sizeof msg, cmd, sizeof cmd) != PGRES_PIPELINE_SYNC) {
         if (!bad)
@@ -777,8 +861,10 @@ static int commit_ops(struct pg_store *s, const struct op *ops, size_t nops, cha
     else if (!bad)
         snprintf(err, errlen, "commit: the transaction did not end");
 out:
-    if (rc != 0)
+    if (rc != 0) {
         recover(s, nq + 1 > got ? nq + 1 - got : 0);
+        locks_not_run(s, ops, nops, locks_ran);
+    }
     return rc;
 }
 
@@ -1471,6 +1557,29 @@ static void held_remove(struct pg_store *s, size_t i)
     }
 }
 
+/* Remember game (key k) as held; room was reserved (held_reserve). */
+static void held_add(struct pg_store *s, const char *game, int64_t k)
+{
+    pthread_mutex_lock(&s->hmutex);
+    struct held *h = &s->held[held_slot(s, game, k)];
+    if (h->id[0] == '\0') {
+        snprintf(h->id, sizeof h->id, "%s", game);
+        h->key = k;
+        s->nheld++;
+    }
+    pthread_mutex_unlock(&s->hmutex);
+}
+
+/* Forget game (no longer held, or never: a lock its commit could not take). */
+static void held_forget(struct pg_store *s, const char *id)
+{
+    int64_t k = game_key(id);
+    pthread_mutex_lock(&s->hmutex);
+    if (held_has(s, id, k))
+        held_remove(s, held_slot(s, id, k));
+    pthread_mutex_unlock(&s->hmutex);
+}
+
 static int id_ok(const char *id)
 {
     return id && *id && strlen(id) <= WRD_STORE_NAME_MAX;
@@ -1485,39 +1594,62 @@ static int pg_own(struct wrd_store *st, const char *game)
     if (!id_ok(game))
         return WRD_STORE_ERROR;
     int64_t k = game_key(game);
-    if (held_has(s, game, k))
+    pthread_mutex_lock(&s->hmutex);
+    int held = held_has(s, game, k), room = held || held_reserve(s) == 0;
+    pthread_mutex_unlock(&s->hmutex);
+    if (held)
         return 1;               /* session locks stack: never twice */
-    if (held_reserve(s) < 0)
+    if (!room)
         return WRD_STORE_ERROR; /* before the lock, so a lock taken is never forgotten */
     char err[256];
     pthread_mutex_lock(&s->wmutex);        /* waits for a commit under way */
     int rc = lock_call(s->wr, "pg_try_advisory_lock", k, err, sizeof err);
     pthread_mutex_unlock(&s->wmutex);
-    if (rc == 1) {
-        struct held *h = &s->held[held_slot(s, game, k)];
-        snprintf(h->id, sizeof h->id, "%s", game);
-        h->key = k;
-        s->nheld++;
-    }
+    if (rc == 1)
+        held_add(s, game, k);
     return rc;
 }
 
+/* A batched lock (S_OWN_NEW): held from now for own() and disown(), taken
+ * by the commit (commit_ops: before the batch's writes). */
+static int pg_own_new(struct wrd_store *st, const char *game)
+{
+    struct pg_store *s = (struct pg_store *)st;
+    if (!id_ok(game))
+        return WRD_STORE_ERROR;
+    int64_t k = game_key(game);
+    pthread_mutex_lock(&s->hmutex);
+    int held = held_has(s, game, k), room = held || held_reserve(s) == 0;
+    pthread_mutex_unlock(&s->hmutex);
+    if (held)
+        return 0;               /* session locks stack: never twice */
+    char key[24];
+    const char *p[] = { I64(key, k), game };
+    if (!room || add(s, S_OWN_NEW, 2, p) != 0)
+        return WRD_STORE_ERROR;
+    held_add(s, game, k);
+    return 0;
+}
+
+/* A batched unlock (S_DISOWN): forgotten from now (an own() meanwhile
+ * takes the lock again, stacked, so the unlock leaves it held once). */
 static int pg_disown(struct wrd_store *st, const char *game)
 {
     struct pg_store *s = (struct pg_store *)st;
     if (!id_ok(game))
         return WRD_STORE_ERROR;
     int64_t k = game_key(game);
-    if (!held_has(s, game, k))
+    pthread_mutex_lock(&s->hmutex);
+    int held = held_has(s, game, k);
+    pthread_mutex_unlock(&s->hmutex);
+    if (!held)
         return 0;
-    char err[256];
-    pthread_mutex_lock(&s->wmutex);
-    int rc = lock_call(s->wr, "pg_advisory_unlock", k, err, sizeof err);
-    pthread_mutex_unlock(&s->wmutex);
-    if (rc < 0)
-        return rc;
-    held_remove(s, held_slot(s, game, k));
-    return rc == 1 ? 0 : WRD_STORE_ERROR;      /* 0: the session did not hold it */
+    char key[24];
+    const char *p[] = { I64(key, k) };
+    if (add(s, S_DISOWN, 1, p) != 0)
+        return WRD_STORE_ERROR;
+    held_forget(s, game);
+    return 0;
 }
 
 static int pg_put_note(struct wrd_store *st, int channel, const char *payload)
@@ -1567,6 +1699,7 @@ static int pg_read_tail(struct wrd_store *st, const char *game, int64_t after,
 
 static const struct wrd_store_cluster_ops pg_cluster_ops = {
     .own = pg_own,
+    .own_new = pg_own_new,
     .disown = pg_disown,
     .put_note = pg_put_note,
     .note_fd = pg_note_fd,

@@ -41,6 +41,13 @@ static int fz_own(struct wrd_store *st, const char *game)
     return owns;
 }
 
+static int fz_own_new(struct wrd_store *st, const char *game)
+{
+    (void)st;
+    (void)game;
+    return 0;
+}
+
 static int fz_disown(struct wrd_store *st, const char *game)
 {
     (void)st;
@@ -82,7 +89,8 @@ static int fz_read_tail(struct wrd_store *st, const char *game, int64_t after,
 }
 
 static const struct wrd_store_cluster_ops fz_cluster = {
-    fz_own, fz_disown, fz_put_note, fz_note_fd, fz_drain, fz_read_tail,
+    .own = fz_own, .own_new = fz_own_new, .disown = fz_disown, .put_note = fz_put_note,
+    .note_fd = fz_note_fd, .drain_notes = fz_drain, .read_tail = fz_read_tail,
 };
 
 /* The fuzz server, in a cluster whose ops are the ones above. */

@@ -4,7 +4,8 @@
  * commands forwarded to the process that owns their game, spectators on
  * every process kept in step, a killed owner's game taken over, and the
  * refusals (--cluster on SQLite; a lone server beside a cluster); and the
- * PostgreSQL store's commit off the loop thread.
+ * PostgreSQL store's commit off the loop thread, and a game's lock never
+ * on it (a game created, or read from the store, while a commit waits).
  *
  * PostgreSQL only: it needs WT_STORE_URL or WT_STORE_URL_FILE (pgdb.h) and
  * fails without them. The servers of one test share the database of the
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libpq-fe.h>
@@ -521,6 +523,145 @@ static void test_commit_off_loop(void **state)
     stop_cluster(s, 1);
 }
 
+/* Until the server's commit waits for the games table (a session holding a
+ * lock on it): each look at pg_locks is an answer, within T ms in all. */
+static void wait_commit_blocked(PGconn *db)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        PGresult *r = PQexec(db, "SELECT count(*) FROM pg_locks WHERE NOT granted AND"
+                                 " relation = 'games'::regclass");
+        assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+        int waiting = strcmp(PQgetvalue(r, 0, 0), "0") != 0;
+        PQclear(r);
+        if (waiting)
+            return;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000 > T)
+            fail_msg("the server's commit did not come to wait for the games table");
+    }
+}
+
+/* /metrics answers (-1: no answer within 5 s, a failure) until name is want. */
+static void metric_reaches(int port, const char *name, long long want)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long long v;
+    do {
+        v = wt_metric(port, name);
+        if (v < 0)
+            fail_msg("the server did not answer /metrics while a commit waited");
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (v != want && (t.tv_sec - t0.tv_sec) * 1000 < T);
+    assert_int_equal(v, want);
+}
+
+/* Games created while a commit waits (a session of the test holds the
+ * games table): the loop still answers, since a new game's lock goes with
+ * the batch that stores it (no round trip on the loop, which would wait
+ * for the commit under way); once the commit can finish, both games are
+ * created, owned here, and their locks are the server's session's. */
+static void test_create_off_loop(void **state)
+{
+    (void)state;
+    struct wt_server s[1];
+    start_cluster(s, 1);
+    struct wt_client a, b;
+    assert_int_equal(wt_open(&a, "a", s[0].port), 0);
+    assert_int_equal(wt_open(&b, "b", s[0].port), 0);
+    PGconn *db = PQconnectdb(s[0].db);
+    assert_int_equal(PQstatus(db), CONNECTION_OK);
+    PQclear(PQexec(db, "BEGIN"));
+    PGresult *r = PQexec(db, "LOCK TABLE games IN ACCESS EXCLUSIVE MODE");
+    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+    PQclear(r);
+    /* a's game: its commit waits for the table */
+    wt_send(&a, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    wait_commit_blocked(db);
+    /* b's game while that commit waits; /metrics must answer until the
+     * server holds both */
+    wt_send(&b, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    metric_reaches(s[0].port, "warroom_games", 2);
+    /* nothing is acknowledged before its commit */
+    json_t *early = wt_expect(&b, "created", 300);
+    if (early != NULL)
+        fail_msg("a game was acknowledged before its commit");
+    PQclear(PQexec(db, "COMMIT"));
+    json_t *ca = wt_expect(&a, "created", T), *cb = wt_expect(&b, "created", T);
+    if (ca == NULL || cb == NULL)
+        fail_msg("the games were not created once their commit could finish");
+    json_decref(ca);
+    json_decref(cb);
+    assert_int_equal(wt_metric(s[0].port, "warroom_games_owned"), 2);
+    r = PQexec(db, "SELECT count(*) FROM games");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_string_equal(PQgetvalue(r, 0, 0), "2");
+    PQclear(r);
+    /* each game's lock, held by the server's session after its commit */
+    r = PQexec(db, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND mode ="
+                   " 'ExclusiveLock' AND granted AND database = (SELECT oid FROM pg_database"
+                   " WHERE datname = current_database())");
+    assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
+    assert_string_equal(PQgetvalue(r, 0, 0), "2");
+    PQclear(r);
+    PQfinish(db);
+    wt_close(&a);
+    wt_close(&b);
+    stop_cluster(s, 1);
+}
+
+/* A game read from the store while a commit waits (a session holds the
+ * games table against writes, not reads): its lock is tried on a worker
+ * thread, so the loop still answers; once the commit can finish, the game
+ * is owned here. */
+static void test_adopt_off_loop(void **state)
+{
+    (void)state;
+    struct wt_server s[2];
+    start_cluster(s, 2);
+    struct wt_client x, o, a, b;
+    assert_int_equal(wt_open(&x, "x", s[0].port), 0);
+    assert_int_equal(wt_open(&o, "o", s[0].port), 0);
+    struct game g;
+    new_game(&x, &o, &g, 0);
+    wt_close(&x);
+    wt_close(&o);
+    /* its owner stops: the game is free, in the store only */
+    int status = wt_server_stop(&s[0], SIGTERM, 30000);
+    assert_true(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    s[0].pid = 0;
+    assert_int_equal(wt_open(&a, "a", s[1].port), 0);
+    assert_int_equal(wt_open(&b, "b", s[1].port), 0);
+    PGconn *db = PQconnectdb(s[0].db);     /* the cluster's database */
+    assert_int_equal(PQstatus(db), CONNECTION_OK);
+    PQclear(PQexec(db, "BEGIN"));
+    PGresult *r = PQexec(db, "LOCK TABLE games IN EXCLUSIVE MODE");
+    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+    PQclear(r);
+    assert_int_equal(wt_metric(s[1].port, "warroom_games"), 0);
+    wt_send(&a, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
+    wait_commit_blocked(db);
+    /* b's join reads the game from the store (reads pass the lock) */
+    wt_send(&b, "{s:s, s:s, s:s}", "type", "join", "game", g.id, "token", g.token_x);
+    metric_reaches(s[1].port, "warroom_games", 2);
+    PQclear(PQexec(db, "COMMIT"));
+    json_t *c = wt_expect(&a, "created", T);
+    if (c == NULL)
+        fail_msg("the game was not created once its commit could finish");
+    json_decref(c);
+    json_t *st = wt_expect(&b, "state", T);
+    if (st == NULL)
+        fail_msg("b did not join the game read from the store");
+    json_decref(st);
+    metric_reaches(s[1].port, "warroom_games_owned", 2);
+    PQfinish(db);
+    wt_close(&a);
+    wt_close(&b);
+    stop_cluster(s, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -530,6 +671,8 @@ int main(void)
         cmocka_unit_test(test_claim_anywhere),
         cmocka_unit_test(test_deadline_taken_over),
         cmocka_unit_test(test_commit_off_loop),
+        cmocka_unit_test(test_create_off_loop),
+        cmocka_unit_test(test_adopt_off_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,7 +21,10 @@
  * flag gives no cluster ops and the store stays locked whole; on PostgreSQL
  * shared opens exclude an exclusive one both ways, a game is owned by one
  * store at a time (own, disown, a closed session frees it, a failed batch
- * does not), notes reach every listening store in order at a commit and
+ * does not), a new game's lock is taken by the commit that stores it
+ * (own_new: refused, that commit fails) and a game let go is free once
+ * its batch commits (disown: before its notes, despite a failed write),
+ * notes reach every listening store in order at a commit and
  * never from a batch that failed, and read_tail passes a game's row, its
  * seats and the commands after a version.
  *
@@ -895,11 +898,16 @@ static void t_own_pg(void **state)
     assert_int_equal(ca->own(a, "g1"), 1);
     assert_int_equal(cb->own(b, "g2"), 1);
     assert_int_equal(ca->own(a, "g2"), 0);
+    /* disown is a batched write: the lock goes at the commit, once (two
+     * own() of a held game took one lock) */
     assert_int_equal(ca->disown(a, "g1"), 0);
-    /* let go once: two own() of a held game took one lock */
+    assert_int_equal(a->ops->pending(a), 1);
+    assert_int_equal(cb->own(b, "g1"), 0);
+    commit(a);
     assert_int_equal(cb->own(b, "g1"), 1);
     assert_int_equal(ca->own(a, "g1"), 0);
     assert_int_equal(ca->disown(a, "g1"), 0);          /* not held: nothing to do */
+    assert_int_equal(a->ops->pending(a), 0);
     assert_int_equal(cb->own(b, "g1"), 1);
     /* B closed: every game it held is free */
     b->ops->close(b);
@@ -907,6 +915,7 @@ static void t_own_pg(void **state)
     assert_int_equal(ca->own(a, "g2"), 1);
     assert_int_equal(ca->disown(a, "g1"), 0);
     assert_int_equal(ca->disown(a, "g2"), 0);
+    commit(a);
     /* B's session ended by the server (its process's death): the same;
      * pg_terminate_backend waits (at most 10 s) until that session is gone */
     b = open_shared(f->location);
@@ -944,6 +953,7 @@ static void t_own_pg(void **state)
         snprintf(id, sizeof id, "m-%d", i);
         assert_int_equal(ca->disown(a, id), 0);
     }
+    commit(a);
     for (int i = 0; i < 200; i++) {
         snprintf(id, sizeof id, "m-%d", i);
         assert_int_equal(ca->own(a, id), 1);             /* held, or taken again */
@@ -1069,6 +1079,65 @@ static void read_tail(struct wrd_store *st, const char *id, int64_t after,
         fail_msg("read_tail %s %lld: %d, want %d (%s)", id, (long long)after, rc, want, err);
 }
 
+/* The locks of a batch: a new game's (own_new) is taken by the commit that
+ * stores it, before its writes, and stays the session's; one refused (the
+ * key held by another store) fails that commit, nothing of it stored. A
+ * game let go (disown) is free once its batch commits, even when a write
+ * of that batch fails, and before the batch's notes arrive. */
+static void t_own_new_pg(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *a = f->st, *b = open_shared(f->location);
+    const struct wrd_store_cluster_ops *ca = a->cluster, *cb = b->cluster;
+    char err[512] = "";
+    struct seen s;
+    struct wrd_store_loader l;
+    /* 1) held here at once, locked only by the commit */
+    assert_int_equal(ca->own_new(a, "n1"), 0);
+    put_game(a, "n1", "battle", 1, 1, NULL, 0);
+    assert_int_equal(ca->own(a, "n1"), 1);
+    assert_int_equal(cb->own(b, "n2"), 1);
+    commit(a);
+    assert_int_equal(cb->own(b, "n1"), 0);
+    l = loader(&s);
+    read_game(a, "n1", &l, 0);
+    /* 2) refused: another store holds the key; the commit fails, nothing
+     * of the batch is stored, and the game is not held here */
+    assert_int_equal(ca->own_new(a, "n2"), 0);
+    put_game(a, "n2", "battle", 1, 1, NULL, 0);
+    assert_int_equal(a->ops->commit(a, err, sizeof err), -1);
+    if (strstr(err, "lock of new game n2 is held by another process") == NULL)
+        fail_msg("the error does not name the refused lock: %s", err);
+    l = loader(&s);
+    read_game(a, "n2", &l, 1);
+    assert_int_equal(ca->own(a, "n2"), 0);
+    /* 3) taken by a batch that fails after it: kept (the session's) */
+    assert_int_equal(ca->own_new(a, "n3"), 0);
+    struct wrd_status_row none = { "g-none", "running", NULL, 0, 0, NULL, 0, 0 };
+    (void)a->ops->put_status(a, &none);
+    assert_int_equal(a->ops->commit(a, err, sizeof err), -1);
+    assert_int_equal(cb->own(b, "n3"), 0);
+    assert_int_equal(ca->own(a, "n3"), 1);
+    /* 4) let go in a batch whose write fails: free all the same */
+    assert_int_equal(ca->disown(a, "n3"), 0);
+    (void)a->ops->put_status(a, &none);
+    assert_int_equal(a->ops->commit(a, err, sizeof err), -1);
+    assert_int_equal(cb->own(b, "n3"), 1);
+    /* 5) let go with its note: free by the time the note arrives */
+    assert_int_equal(ca->disown(a, "n1"), 0);
+    assert_int_equal(ca->put_note(a, WRD_NOTE_GAME, "n1 0 -"), 0);
+    commit(a);
+    memset(&s, 0, sizeof s);
+    wait_notes(b, &s, 1);
+    expect_text(&s, "1 n1 0 -\n");
+    assert_int_equal(cb->own(b, "n1"), 1);
+    /* 6) a bad id is refused and adds nothing */
+    assert_true(ca->own_new(a, "") < 0);
+    assert_true(ca->own_new(a, "an-id-longer-than-23-bytes") < 0);
+    assert_int_equal(a->ops->pending(a), 0);
+    b->ops->close(b);
+}
+
 /* A game's row, its seats (a claimed one's token_hash), then its commands
  * after a version; no snapshot; the same checks as read_game. */
 static void t_read_tail_pg(void **state)
@@ -1155,6 +1224,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_prestate_setup_teardown(t_shared_lock_pg, setup, teardown,
                                                  (void *)&pg_backend),
         cmocka_unit_test_prestate_setup_teardown(t_own_pg, setup_shared, teardown,
+                                                 (void *)&pg_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_own_new_pg, setup_shared, teardown,
                                                  (void *)&pg_backend),
         cmocka_unit_test_prestate_setup_teardown(t_notes_pg, setup_shared, teardown,
                                                  (void *)&pg_backend),
