@@ -632,6 +632,9 @@ struct client {
     int64_t seen;               /* highest version of it seen */
     int queued;                 /* waiting to connect */
     int moved;                  /* --cluster: moved to another process, no state since */
+    int64_t sync_since;         /* the version its last sync said it held (a player after
+                                   a kill: the tool's, which it keeps as a client keeps its
+                                   own newer state; 0 none) */
     int proc;                   /* the process it talks to (moves when that one is killed) */
     /* --compare-spectators: the state this spectator holds (its last
      * `state`'s state with every patch since applied), owned, NULL until
@@ -875,9 +878,11 @@ static void send_join(struct client *c)
      * version it knows: join sends the whole state, sync the difference
      * (a full state again, or "synced", since a restarted server holds no
      * patches). Both must agree with what the client saw acknowledged. */
-    if (st.kills > 0 && c->role != ROLE_SPEC)
+    if (st.kills > 0 && c->role != ROLE_SPEC) {
+        c->sync_since = s->version;
         sendf(c, "{\"type\":\"sync\",\"game\":\"%s\",\"since\":%lld,\"id\":\"sync:%lld\"}",
               s->game, (long long)s->version, (long long)s->version);
+    }
 }
 
 static void reset_game(struct slot *s)
@@ -896,6 +901,7 @@ static void reset_game(struct slot *s)
     s->rec = NULL;
     s->seat[0]->joined = s->seat[1]->joined = 0;
     s->seat[0]->seen = s->seat[1]->seen = 0;
+    s->seat[0]->sync_since = s->seat[1]->sync_since = 0;
     for (int i = 0; i < opt.spectators; i++) {
         struct client *c = &s->spec[i];
         c->joined = 0, c->seen = 0;
@@ -1448,8 +1454,10 @@ static void on_state(struct client *c, const struct wl_jv *f)
     if (c->moved) {
         c->moved = 0;
         if (v < c->seen || v < s->seen_at_kill) {
+            /* a player that asked to sync from what it holds keeps that
+             * (the sync's answer goes on from there), as a client does */
             stale = 1;
-            c->seen = v;
+            c->seen = c->sync_since > v ? c->sync_since : v;
             json_decref(c->doc);
             c->doc = NULL;
         }
@@ -1514,8 +1522,8 @@ static void on_patch(struct client *c, const struct wl_jv *f)
         return;             /* already known (a sync answer after a state) */
     if (from > c->seen) {
         count_error("patch_gap");
-        complain("game %s: a patch from %lld, the connection has %lld", s->game,
-                 (long long)from, (long long)c->seen);
+        complain("game %s: a patch from %lld, the connection (%s on process %d) has %lld",
+                 s->game, (long long)from, role_names[c->role], c->proc, (long long)c->seen);
     }
     if (opt.compare && c->role == ROLE_SPEC)
         doc_patch(c, f[K_OPS], from, to);
