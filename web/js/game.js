@@ -69,6 +69,9 @@ function onPush(conn, m) {
   if (m.game !== game) return;
   if (m.type === 'state') { onState(m); return; }
   if (m.type !== 'patch') return;
+  // Already held (after a sync that answered from a newer version than a
+  // server of a cluster had sent us: docs/protocol.md, *sync*).
+  if (m.to <= version) return;
   if (m.from !== version) { sync(conn); return; }
   try {
     state = applyPatch(state, m.ops);
