@@ -224,6 +224,8 @@ struct wrd_games {
     int nevict, capevict;
     int evicted;                /* since memory was last given back */
     struct load *loads;         /* games being read back from the store */
+    int tails;                  /* --cluster: reads of a game's later rows on the workers
+                                   (read_rows until tail_done) */
     struct deferred *pending;
     int npending, cappending;
     struct wrd_game **dirty;    /* games whose server section changed without a command
@@ -3429,6 +3431,11 @@ int wrd_games_committing(struct wrd_server *srv)
     return srv->games && srv->games->commit_job != NULL;
 }
 
+int wrd_games_reading(struct wrd_server *srv)
+{
+    return srv->games ? srv->games->tails : 0;
+}
+
 /* --- registry, restore ------------------------------------------------------------ */
 
 int wrd_games_new(struct wrd_server *srv)
@@ -5306,6 +5313,7 @@ static void tail_done(uv_work_t *w, int status)
     struct wrd_games *gs = srv->games;
     struct wrd_game *g = find(gs, job->id);
     int owned = status == 0 ? job->owned : 0;
+    gs->tails--;
     if (g == NULL) {
         /* not possible while it reads (cluster_busy keeps it); a lock
          * taken for a game gone all the same goes again */
@@ -5421,6 +5429,7 @@ static int read_rows(struct wrd_server *srv, struct wrd_game *g, int own)
         free(job);
         return -1;
     }
+    srv->games->tails++;
     g->catching = 1;
     g->taking = own != 0;
     return 0;

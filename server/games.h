@@ -102,6 +102,10 @@ void wrd_games_flush(struct wrd_server *srv);
  * Its end delivers what waited for it and flushes again; a stop waits for
  * it. */
 int wrd_games_committing(struct wrd_server *srv);
+/* --cluster: how many reads of games' later rows (and tries of their
+ * locks) are under way on the workers; each ends in the loop, which may
+ * start another. */
+int wrd_games_reading(struct wrd_server *srv);
 
 /* Games held in memory. */
 int wrd_games_count(struct wrd_server *srv);

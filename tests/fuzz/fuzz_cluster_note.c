@@ -173,6 +173,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     wrd_games_flush(srv);
     uv_run(&srv->loop, UV_RUN_NOWAIT);
+    /* the reads and lock tries the notes started end (each wakes the
+     * loop), so that what a take decides is run too */
+    while (wrd_games_reading(srv) > 0)
+        uv_run(&srv->loop, UV_RUN_ONCE);
     wrd_games_flush(srv);
     /* What the server promises whatever the notes say: bounded games, a
      * bounded queue for its client, its own name among the others kept. */
