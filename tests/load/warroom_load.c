@@ -633,8 +633,8 @@ struct client {
     int queued;                 /* waiting to connect */
     int moved;                  /* --cluster: moved to another process, no state since */
     int64_t sync_since;         /* the version its last sync said it held (a player after
-                                   a kill: the tool's, which it keeps as a client keeps its
-                                   own newer state; 0 none) */
+                                   a kill: the tool's), until a patch from it or a state at
+                                   or after it; 0 none */
     int proc;                   /* the process it talks to (moves when that one is killed) */
     /* --compare-spectators: the state this spectator holds (its last
      * `state`'s state with every patch since applied), owned, NULL until
@@ -1454,10 +1454,8 @@ static void on_state(struct client *c, const struct wl_jv *f)
     if (c->moved) {
         c->moved = 0;
         if (v < c->seen || v < s->seen_at_kill) {
-            /* a player that asked to sync from what it holds keeps that
-             * (the sync's answer goes on from there), as a client does */
             stale = 1;
-            c->seen = c->sync_since > v ? c->sync_since : v;
+            c->seen = v;
             json_decref(c->doc);
             c->doc = NULL;
         }
@@ -1473,6 +1471,8 @@ static void on_state(struct client *c, const struct wl_jv *f)
     }
     if (v > c->seen)
         c->seen = v;
+    if (c->sync_since > 0 && v >= c->sync_since)
+        c->sync_since = 0;
     if (opt.compare && c->role == ROLE_SPEC)
         doc_state(c, f[K_STATE], v);
     if (!opt.waterloo) {
@@ -1520,7 +1520,13 @@ static void on_patch(struct client *c, const struct wl_jv *f)
         return;
     if (to <= c->seen)
         return;             /* already known (a sync answer after a state) */
-    if (from > c->seen) {
+    /* A sync's answer goes on from the version the sync named, which the
+     * client holds (a client keeps its own newer state when the join of a
+     * copy behind answers older): not a gap. */
+    int from_sync = c->sync_since > 0 && from == c->sync_since;
+    if (from_sync)
+        c->sync_since = 0;
+    if (from > c->seen && !from_sync) {
         count_error("patch_gap");
         complain("game %s: a patch from %lld, the connection (%s on process %d) has %lld",
                  s->game, (long long)from, role_names[c->role], c->proc, (long long)c->seen);
