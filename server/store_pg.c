@@ -1585,6 +1585,16 @@ static int id_ok(const char *id)
     return id && *id && strlen(id) <= WRD_STORE_NAME_MAX;
 }
 
+/* Is game (key k) held by this session? 1 yes; 0 no, and there is room
+ * to hold it (reserved: a lock taken is never forgotten); -1 no room. */
+static int held_or_room(struct pg_store *s, const char *game, int64_t k)
+{
+    pthread_mutex_lock(&s->hmutex);
+    int rc = held_has(s, game, k) ? 1 : held_reserve(s) == 0 ? 0 : -1;
+    pthread_mutex_unlock(&s->hmutex);
+    return rc;
+}
+
 /* Outside every batch: the writing session is idle between commits (the
  * batch is in memory until commit() sends it), so the lock is the
  * session's, not a transaction's. */
@@ -1594,13 +1604,9 @@ static int pg_own(struct wrd_store *st, const char *game)
     if (!id_ok(game))
         return WRD_STORE_ERROR;
     int64_t k = game_key(game);
-    pthread_mutex_lock(&s->hmutex);
-    int held = held_has(s, game, k), room = held || held_reserve(s) == 0;
-    pthread_mutex_unlock(&s->hmutex);
-    if (held)
-        return 1;               /* session locks stack: never twice */
-    if (!room)
-        return WRD_STORE_ERROR; /* before the lock, so a lock taken is never forgotten */
+    int held = held_or_room(s, game, k);
+    if (held != 0)              /* session locks stack: never twice */
+        return held > 0 ? 1 : WRD_STORE_ERROR;
     char err[256];
     pthread_mutex_lock(&s->wmutex);        /* waits for a commit under way */
     int rc = lock_call(s->wr, "pg_try_advisory_lock", k, err, sizeof err);
@@ -1618,14 +1624,12 @@ static int pg_own_new(struct wrd_store *st, const char *game)
     if (!id_ok(game))
         return WRD_STORE_ERROR;
     int64_t k = game_key(game);
-    pthread_mutex_lock(&s->hmutex);
-    int held = held_has(s, game, k), room = held || held_reserve(s) == 0;
-    pthread_mutex_unlock(&s->hmutex);
-    if (held)
-        return 0;               /* session locks stack: never twice */
+    int held = held_or_room(s, game, k);
+    if (held != 0)              /* session locks stack: never twice */
+        return held > 0 ? 0 : WRD_STORE_ERROR;
     char key[24];
     const char *p[] = { I64(key, k), game };
-    if (!room || add(s, S_OWN_NEW, 2, p) != 0)
+    if (add(s, S_OWN_NEW, 2, p) != 0)
         return WRD_STORE_ERROR;
     held_add(s, game, k);
     return 0;

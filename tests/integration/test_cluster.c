@@ -474,6 +474,21 @@ static void test_deadline_taken_over(void **state)
 
 /* --- the commit off the loop ------------------------------------------------------- */
 
+/* A session of the test on the database uri holding table in mode (an open
+ * transaction): the server's commits that write it wait until COMMIT. */
+static PGconn *hold_table(const char *uri, const char *table, const char *mode)
+{
+    PGconn *db = PQconnectdb(uri);
+    assert_int_equal(PQstatus(db), CONNECTION_OK);
+    PQclear(PQexec(db, "BEGIN"));
+    char sql[128];
+    snprintf(sql, sizeof sql, "LOCK TABLE %s IN %s MODE", table, mode);
+    PGresult *r = PQexec(db, sql);
+    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
+    PQclear(r);
+    return db;
+}
+
 /* While PostgreSQL cannot finish a commit (the commands table locked by
  * another session), the server's loop goes on (it answers /metrics), and
  * the command waiting for the commit is not acknowledged; once the lock
@@ -490,12 +505,7 @@ static void test_commit_off_loop(void **state)
     new_game(&x, &o, &g, 0);
     join(&o, g.id, g.token_o);
     mark(&x, g.id, 1, 0, 1);
-    PGconn *db = PQconnectdb(s[0].db);
-    assert_int_equal(PQstatus(db), CONNECTION_OK);
-    PQclear(PQexec(db, "BEGIN"));
-    PGresult *r = PQexec(db, "LOCK TABLE commands IN ACCESS EXCLUSIVE MODE");
-    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
-    PQclear(r);
+    PGconn *db = hold_table(s[0].db, "commands", "ACCESS EXCLUSIVE");
     wt_send(&o, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", g.id, "seq", 1,
             "cmd", "type", "mark", "cell", 4);
     /* the loop answers meanwhile: /metrics (which waits for no commit)
@@ -513,7 +523,7 @@ static void test_commit_off_loop(void **state)
         fail_msg("the command was not acknowledged once its commit could finish");
     assert_int_equal(json_integer_value(json_object_get(ack, "version")), 2);
     json_decref(ack);
-    r = PQexec(db, "SELECT count(*) FROM commands");
+    PGresult *r = PQexec(db, "SELECT count(*) FROM commands");
     assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
     assert_string_equal(PQgetvalue(r, 0, 0), "2");
     PQclear(r);
@@ -571,12 +581,7 @@ static void test_create_off_loop(void **state)
     struct wt_client a, b;
     assert_int_equal(wt_open(&a, "a", s[0].port), 0);
     assert_int_equal(wt_open(&b, "b", s[0].port), 0);
-    PGconn *db = PQconnectdb(s[0].db);
-    assert_int_equal(PQstatus(db), CONNECTION_OK);
-    PQclear(PQexec(db, "BEGIN"));
-    PGresult *r = PQexec(db, "LOCK TABLE games IN ACCESS EXCLUSIVE MODE");
-    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
-    PQclear(r);
+    PGconn *db = hold_table(s[0].db, "games", "ACCESS EXCLUSIVE");
     /* a's game: its commit waits for the table */
     wt_send(&a, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
     wait_commit_blocked(db);
@@ -595,7 +600,7 @@ static void test_create_off_loop(void **state)
     json_decref(ca);
     json_decref(cb);
     assert_int_equal(wt_metric(s[0].port, "warroom_games_owned"), 2);
-    r = PQexec(db, "SELECT count(*) FROM games");
+    PGresult *r = PQexec(db, "SELECT count(*) FROM games");
     assert_int_equal(PQresultStatus(r), PGRES_TUPLES_OK);
     assert_string_equal(PQgetvalue(r, 0, 0), "2");
     PQclear(r);
@@ -634,12 +639,7 @@ static void test_adopt_off_loop(void **state)
     s[0].pid = 0;
     assert_int_equal(wt_open(&a, "a", s[1].port), 0);
     assert_int_equal(wt_open(&b, "b", s[1].port), 0);
-    PGconn *db = PQconnectdb(s[0].db);     /* the cluster's database */
-    assert_int_equal(PQstatus(db), CONNECTION_OK);
-    PQclear(PQexec(db, "BEGIN"));
-    PGresult *r = PQexec(db, "LOCK TABLE games IN EXCLUSIVE MODE");
-    assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
-    PQclear(r);
+    PGconn *db = hold_table(s[0].db, "games", "EXCLUSIVE");     /* the cluster's database */
     assert_int_equal(wt_metric(s[1].port, "warroom_games"), 0);
     wt_send(&a, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
     wait_commit_blocked(db);
