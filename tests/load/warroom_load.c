@@ -2033,7 +2033,20 @@ static int comparable(const struct slot *s)
     return s->game[0] && (s->phase == P_PLAYING || s->phase == P_DONE) && s->token[1][0];
 }
 
-/* Has everyone of every comparable game seen its last version? */
+/* Does a spectator's state (--compare-spectators) show its game still
+ * waiting for a seat? */
+static int doc_open(const struct client *c)
+{
+    const char *status = json_string_value(json_object_get(json_object_get(c->doc, "server"),
+                                                           "status"));
+    return status == NULL || strcmp(status, "open") == 0;
+}
+
+/* Has everyone of every comparable game seen its last version? And, with
+ * --compare-spectators, has every spectator seen that the game started?
+ * A claim changes no version, and a process that follows a game (--cluster)
+ * learns of it a little later than its owner: the full state saying so
+ * comes after. */
 static int settled(void)
 {
     for (int i = 0; i < opt.games; i++) {
@@ -2044,7 +2057,8 @@ static int settled(void)
             if (!s->seat[k]->joined || s->seat[k]->seen < s->version)
                 return 0;
         for (int k = 0; k < opt.spectators; k++)
-            if (!s->spec[k].joined || s->spec[k].seen < s->version)
+            if (!s->spec[k].joined || s->spec[k].seen < s->version ||
+                (opt.compare && doc_open(&s->spec[k])))
                 return 0;
     }
     return 1;
@@ -2106,8 +2120,10 @@ static void on_probe_state(struct client *c, const struct wl_jv *f)
                 if (have == NULL || strcmp(have, want) != 0) {
                     st.views_differ++;
                     complain("game %s version %lld: the spectator on process %d holds %s than a "
-                             "fresh spectator on process %d", s->game, (long long)v, sp->proc,
-                             have ? "another state" : "no state or an older one", p);
+                             "fresh spectator on process %d (it holds %.400s; the fresh one "
+                             "%.400s)", s->game, (long long)v, sp->proc,
+                             have ? "another state" : "no state or an older one", p,
+                             have ? have : "nothing", want);
                 }
                 free(have);
                 st.spectators_compared++;
