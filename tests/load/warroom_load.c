@@ -688,6 +688,7 @@ struct slot {
     int64_t seen_at_kill;       /* highest version seen before the last kill */
     int64_t acked_max;          /* highest version acknowledged */
     int over;
+    int compared;               /* in the final comparison (frozen when it starts) */
     char board[10];             /* tictactoe */
     int64_t seq[2];
     struct pend pend[2];
@@ -2069,7 +2070,7 @@ static void probe_next(struct client *c)
     int p = c->proc;
     while (prb.out[p] < EXPORT_WINDOW && prb.next[p] < opt.games) {
         int i = prb.next[p]++;
-        if (!comparable(&slots[i]))
+        if (!slots[i].compared)
             continue;
         sendf(c, "{\"type\":\"join\",\"game\":\"%s\",\"spectate\":true,\"id\":%d}",
               slots[i].game, i);
@@ -2796,6 +2797,10 @@ int main(int argc, char **argv)
                 break;
         if (!settled())
             complain("some games did not reach their last version everywhere in 30 s");
+        /* the games compared are those settled now: one whose set-up ends
+         * meanwhile (its spectators still joining copies) is left out */
+        for (int i = 0; i < opt.games; i++)
+            slots[i].compared = comparable(&slots[i]);
         for (int p = 0; p < nprocs; p++) {
             probes[p].role = ROLE_PROBE;
             probes[p].src = 0x7f000001u;
