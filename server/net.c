@@ -400,13 +400,13 @@ static void deadline_arm(struct wrd_server *srv);
 static void client_key(struct wrd_server *srv, struct lws *wsi, char *out, size_t cap)
 {
     int fd = (int)lws_get_socket_fd(wsi);
-    peer_key_fd(fd, out, cap);
-    if (srv->cfg.ntrusted_proxies == 0)
-        return;
     struct sockaddr_storage ss;
     socklen_t len = sizeof ss;
-    if (fd < 0 || getpeername(fd, (struct sockaddr *)&ss, &len) != 0)
+    if (fd < 0 || getpeername(fd, (struct sockaddr *)&ss, &len) != 0) {
+        snprintf(out, cap, "?");
         return;
+    }
+    peer_key((const struct sockaddr *)&ss, out, cap);
     int trusted = 0;
     for (int i = 0; i < srv->cfg.ntrusted_proxies && !trusted; i++)
         trusted = wrd_iprange_has(&srv->cfg.trusted_proxy[i], (struct sockaddr *)&ss);
@@ -418,16 +418,14 @@ static void client_key(struct wrd_server *srv, struct lws *wsi, char *out, size_
         peer_key((const struct sockaddr *)&client, out, cap);
 }
 
-/* h->bill is the record of the client of h's current request (client_key);
- * 0, or -1 out of memory. */
+/* h->bill is the record of the client of h's current request (client_key;
+ * the peer's own, h->from's, without a trusted proxy); 0, or -1 out of
+ * memory. */
 static int bill(struct wrd_server *srv, struct lws *wsi, struct handshake *h)
 {
     char key[64];
     client_key(srv, wsi, key, sizeof key);
-    if (h->bill != NULL && strcmp(h->bill->key, key) == 0)
-        return 0;
-    struct wrd_addr *a = strcmp(key, h->addr) == 0 ? wrd_addr_hold(h->from)
-                                                   : wrd_addr_get(srv, key);
+    struct wrd_addr *a = wrd_addr_get(srv, key);
     if (a == NULL)
         return -1;
     wrd_addr_put(srv, h->bill);
