@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,6 +191,77 @@ static json_t *ttt_project(const struct wr_game *g, const char *seat)
                      "winner", ttt_result(g), "moves", t->moves);
 }
 
+/* A member of the view and the game's value for it: string (NULL: null)
+ * or, for "moves", integer. */
+struct ttt_member {
+    const char *key;
+    const char *text;
+    int number;
+    int is_number;
+};
+
+static int ttt_member_same(const json_t *was, const struct ttt_member *m)
+{
+    if (m->is_number)
+        return json_is_integer(was) && json_integer_value(was) == m->number;
+    if (m->text == NULL)
+        return json_is_null(was);
+    return json_is_string(was) && strcmp(json_string_value(was), m->text) == 0;
+}
+
+static json_t *ttt_member_value(const struct ttt_member *m)
+{
+    if (m->is_number)
+        return json_integer(m->number);
+    return m->text ? json_string(m->text) : json_null();
+}
+
+/* The view brought up to date (ruleset.h, update_view) from the game's
+ * fields, with no projection and no diff: a mark changes at most the four
+ * members ttt_project() gives, and the patch replaces those that differ,
+ * in the keys' order as wr_jsonpatch_diff() would (board, moves, turn,
+ * winner). Every operation is built before the view is touched, so a
+ * failure leaves it as it was. */
+static json_t *ttt_update_view(const struct wr_game *g, const char *seat, json_t *view)
+{
+    const struct ttt *t = (const struct ttt *)g;
+    (void)seat;     /* one view: nothing is hidden */
+    const struct ttt_member m[] = {
+        { "board", t->board, 0, 0 },
+        { "moves", NULL, t->moves, 1 },
+        { "turn", ttt_awaited(t), 0, 0 },
+        { "winner", ttt_result(g), 0, 0 },
+    };
+    enum { NM = sizeof m / sizeof m[0] };
+    json_t *to_view[NM] = { NULL };
+    json_t *ops = json_array();
+    int ok = ops != NULL && json_is_object(view);
+    for (int i = 0; ok && i < NM; i++) {
+        json_t *was = json_object_get(view, m[i].key);
+        /* the view must hold every member, of a type ttt_project() gives */
+        ok = was != NULL && (m[i].is_number ? json_is_integer(was)
+                                            : json_is_string(was) || json_is_null(was));
+        if (!ok || ttt_member_same(was, &m[i]))
+            continue;
+        char path[16];
+        snprintf(path, sizeof path, "/%s", m[i].key);
+        to_view[i] = ttt_member_value(&m[i]);
+        ok = to_view[i] != NULL &&
+             json_array_append_new(ops, json_pack("{s:s, s:s, s:o}", "op", "replace", "path",
+                                                  path, "value", ttt_member_value(&m[i]))) == 0;
+    }
+    if (!ok) {
+        for (int i = 0; i < NM; i++)
+            json_decref(to_view[i]);
+        json_decref(ops);
+        return NULL;
+    }
+    for (int i = 0; i < NM; i++)
+        if (to_view[i])
+            json_object_set_new(view, m[i].key, to_view[i]);
+    return ops;
+}
+
 /* Every seat sees every event: the events themselves, not a copy (a deep
  * copy of each command's events, twice per command, was 5% of warroomd's
  * instructions under load). */
@@ -325,4 +397,5 @@ const struct wr_ruleset wr_ruleset_tictactoe = {
     .present = &wr_present_tictactoe,
     .save = ttt_save,
     .restore = ttt_restore,
+    .update_view = ttt_update_view,
 };
