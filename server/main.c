@@ -24,6 +24,7 @@
 #include "catalog.h"
 #include "conn.h"
 #include "games.h"
+#include "jsonalloc.h"
 #include "log.h"
 #include "mail.h"
 #include "notify.h"
@@ -179,7 +180,7 @@ static int verify(struct wrd_server *srv)
     return status;
 }
 
-int main(int argc, char **argv)
+static int serve(int argc, char **argv)
 {
     static struct wrd_server srv;
     char err[512];
@@ -286,4 +287,12 @@ int main(int argc, char **argv)
     rc = uv_loop_close(&srv.loop);
     wrd_info("stopped", "loop_close=%d", rc);
     return rc == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    wrd_json_alloc_init();      /* before any JSON value exists */
+    int rc = serve(argc, argv);
+    wrd_json_alloc_release();
+    return rc;
 }
