@@ -14,7 +14,6 @@
 
 #include <jansson.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +215,24 @@ static json_t *ttt_member_value(const struct ttt_member *m)
     return m->text ? json_string(m->text) : json_null();
 }
 
+/* {"op":"replace","path":"/KEY","value":...} for member m (json_pack's
+ * format parsing cost more than the rest of an update). NULL when memory
+ * runs out. */
+static json_t *ttt_replace(const struct ttt_member *m)
+{
+    char path[16] = "/";
+    size_t n = strlen(m->key);
+    memcpy(path + 1, m->key, n + 1);    /* the keys are ours: short */
+    json_t *op = json_object();
+    if (op == NULL || json_object_set_new_nocheck(op, "op", json_string_nocheck("replace")) ||
+        json_object_set_new_nocheck(op, "path", json_stringn_nocheck(path, n + 1)) ||
+        json_object_set_new_nocheck(op, "value", ttt_member_value(m))) {
+        json_decref(op);
+        return NULL;
+    }
+    return op;
+}
+
 /* The view brought up to date (ruleset.h, update_view) from the game's
  * fields, with no projection and no diff: a mark changes at most the four
  * members ttt_project() gives, and the patch replaces those that differ,
@@ -243,12 +260,8 @@ static json_t *ttt_update_view(const struct wr_game *g, const char *seat, json_t
                                             : json_is_string(was) || json_is_null(was));
         if (!ok || ttt_member_same(was, &m[i]))
             continue;
-        char path[16];
-        snprintf(path, sizeof path, "/%s", m[i].key);
         to_view[i] = ttt_member_value(&m[i]);
-        ok = to_view[i] != NULL &&
-             json_array_append_new(ops, json_pack("{s:s, s:s, s:o}", "op", "replace", "path",
-                                                  path, "value", ttt_member_value(&m[i]))) == 0;
+        ok = to_view[i] != NULL && json_array_append_new(ops, ttt_replace(&m[i])) == 0;
     }
     if (!ok) {
         for (int i = 0; i < NM; i++)
