@@ -51,7 +51,7 @@ static int reserve(struct wrd_buf *b, size_t n)
     return 0;
 }
 
-void wrd_buf_add(struct wrd_buf *b, const char *s, size_t n)
+void wrd_buf_add_grow(struct wrd_buf *b, const char *s, size_t n)
 {
     if (reserve(b, n) < 0)
         return;

@@ -16,6 +16,7 @@
 #define WRD_JSONOUT_H
 
 #include <stddef.h>
+#include <string.h>
 
 struct json_t;
 
@@ -33,7 +34,19 @@ void wrd_buf_init(struct wrd_buf *b, char *stack, size_t cap);
 /* Free the heap part, if any. */
 void wrd_buf_release(struct wrd_buf *b);
 
-void wrd_buf_add(struct wrd_buf *b, const char *s, size_t n);
+/* s[0..n) copied as is. Inline for the common case (room left: a message
+ * is written a few bytes at a time, hundreds of times per command); the
+ * rest, growing the buffer, is wrd_buf_add_grow's. */
+void wrd_buf_add_grow(struct wrd_buf *b, const char *s, size_t n);
+static inline void wrd_buf_add(struct wrd_buf *b, const char *s, size_t n)
+{
+    if (!b->failed && n <= b->cap - b->len) {
+        memcpy(b->s + b->len, s, n);
+        b->len += n;
+    } else {
+        wrd_buf_add_grow(b, s, n);
+    }
+}
 /* A NUL-terminated piece of JSON syntax, copied as is. */
 void wrd_buf_lit(struct wrd_buf *b, const char *s);
 void wrd_buf_int(struct wrd_buf *b, long long v);
