@@ -547,8 +547,9 @@ static pid_t server_pid(void)
     return srv.started ? procs[0].pid : opt.server_pid;
 }
 
-/* utime + stime of pid in seconds; -1 when unknown. */
-static double proc_cpu(pid_t pid)
+/* utime + stime of pid in seconds, and utime alone into *user (when not
+ * NULL); -1 when unknown. */
+static double proc_times(pid_t pid, double *user)
 {
     char path[64], buf[2048];
     if (pid <= 0)
@@ -567,7 +568,25 @@ static double proc_cpu(pid_t pid)
     unsigned long long ut = 0, stt = 0;
     if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &stt) != 2)
         return -1;
-    return (double)(ut + stt) / (double)sysconf(_SC_CLK_TCK);
+    double tck = (double)sysconf(_SC_CLK_TCK);
+    if (user)
+        *user = (double)ut / tck;
+    return (double)(ut + stt) / tck;
+}
+
+static double proc_cpu(pid_t pid)
+{
+    return proc_times(pid, NULL);
+}
+
+/* The user-space CPU seconds of the one server (-1 with several, or when
+ * unknown): what the server's own code costs, the kernel's part aside. */
+static double server_user_cpu(void)
+{
+    double user = -1;
+    if (opt.cluster || opt.crash || proc_times(server_pid(), &user) < 0)
+        return -1;
+    return user;
 }
 
 /* A "VmXXX:" figure of /proc/PID/status in kB; -1 when unknown. */
@@ -719,6 +738,7 @@ static struct {
     int stopping;               /* no new commands or games */
     double t0, t1;
     double cpu0, cpu1, self0, self1;
+    double user0, user1;        /* the server's user-space part (one server) */
     double cpu_killed;          /* CPU of the server processes killed in the window */
     int ready;                  /* games set up before the start */
     int welcomed;               /* connections welcomed */
@@ -2700,6 +2720,7 @@ int main(int argc, char **argv)
     run.started = 1;
     run.t0 = now_s();
     run.cpu0 = cpu_all(1);
+    run.user0 = server_user_cpu();
     run.self0 = self_cpu();
     st.frames_t0 = wl_net_stats(net)->frames_in;
     for (int i = 0; i < opt.games && !failed; i++) {
@@ -2773,6 +2794,7 @@ int main(int argc, char **argv)
             failed = 1;
     pid = server_pid();
     run.cpu1 = cpu_all(0);
+    run.user1 = server_user_cpu();
     run.self1 = self_cpu();
     st.frames_t1 = wl_net_stats(net)->frames_in;
     long rss_kb = proc_status_kb(pid, "VmRSS:"), hwm_kb = proc_status_kb(pid, "VmHWM:");
@@ -2920,6 +2942,10 @@ int main(int argc, char **argv)
                                "rss_before_kb", (json_int_t)run.rss_before_kb, "rss_setup_kb",
                                (json_int_t)rss_setup_kb, "rss_kb", (json_int_t)rss_kb,
                                "rss_peak_kb", (json_int_t)hwm_kb);
+    if (run.user0 >= 0 && run.user1 >= 0 && st.acks_in_window > 0)
+        json_object_set_new(server, "cpu_user_ms_per_command",
+                            json_real(round(1e6 * (run.user1 - run.user0) /
+                                            st.acks_in_window) / 1e3));
     if (m0.ok && m1.ok && m1.commits > m0.commits) {
         double commits = m1.commits - m0.commits;
         json_object_set_new(server, "commits", json_integer((json_int_t)commits));
