@@ -660,6 +660,11 @@ struct client {
      * the first; doc_v its version. */
     json_t *doc;
     int64_t doc_v;
+    /* The slot's finished game this connection leaves with its next request
+     * for the slot (a create, claim or join), as a client that goes from one
+     * game to the next does: both in one go, so the server's answers to the
+     * two leave in one write. Empty: none. */
+    char leave[32];
 };
 
 /* One command of a game's history (crash checks). */
@@ -873,8 +878,18 @@ static struct client *claimer(const struct slot *s)
     return s->host && !opt.claim_on_player ? s->host : s->seat[1];
 }
 
+/* c's leave of its finished game, first thing before its next request. */
+static void leave_first(struct client *c)
+{
+    if (c->leave[0] == '\0')
+        return;
+    sendf(c, "{\"type\":\"leave\",\"game\":\"%s\"}", c->leave);
+    c->leave[0] = '\0';
+}
+
 static void send_create(struct slot *s)
 {
+    leave_first(creator(s));
     if (opt.waterloo)
         sendf(creator(s), "{\"type\":\"create\",\"ruleset\":\"waterloo\",\"scenario\":\"%s\","
                           "\"seat\":\"french\"}", opt.scenario);
@@ -884,12 +899,14 @@ static void send_create(struct slot *s)
 
 static void send_claim(struct slot *s)
 {
+    leave_first(claimer(s));
     sendf(claimer(s), "{\"type\":\"claim\",\"invite\":\"%s\"}", s->invite);
 }
 
 static void send_join(struct client *c)
 {
     struct slot *s = c->slot;
+    leave_first(c);
     if (c->role == ROLE_SPEC)
         sendf(c, "{\"type\":\"join\",\"game\":\"%s\",\"spectate\":true}", s->game);
     else
@@ -935,16 +952,15 @@ static void reset_game(struct slot *s)
     s->owner = -1;
 }
 
-/* Start the slot's next game (the previous one is left by everyone). */
+/* Start the slot's next game. Its players and spectators leave the
+ * previous one with their first request for the next (leave_first). */
 static void new_game(struct slot *s)
 {
     if (s->game[0]) {
-        char leave[96];
-        snprintf(leave, sizeof leave, "{\"type\":\"leave\",\"game\":\"%s\"}", s->game);
-        send_text(s->seat[0], leave);
-        send_text(s->seat[1], leave);
+        snprintf(s->seat[0]->leave, sizeof s->seat[0]->leave, "%s", s->game);
+        snprintf(s->seat[1]->leave, sizeof s->seat[1]->leave, "%s", s->game);
         for (int i = 0; i < opt.spectators; i++)
-            send_text(&s->spec[i], leave);
+            snprintf(s->spec[i].leave, sizeof s->spec[i].leave, "%s", s->game);
     }
     reset_game(s);
     if (run.stopping) {
