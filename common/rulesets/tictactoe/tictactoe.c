@@ -182,14 +182,6 @@ static const char *ttt_result(const struct wr_game *g)
     return NULL;
 }
 
-static json_t *ttt_project(const struct wr_game *g, const char *seat)
-{
-    const struct ttt *t = (const struct ttt *)g;
-    (void)seat;     /* nothing is hidden in noughts and crosses */
-    return json_pack("{s:s, s:s?, s:s?, s:i}", "board", t->board, "turn", ttt_awaited(t),
-                     "winner", ttt_result(g), "moves", t->moves);
-}
-
 /* A member of the view and the game's value for it: string (NULL: null)
  * or, for "moves", integer. */
 struct ttt_member {
@@ -215,6 +207,39 @@ static json_t *ttt_member_value(const struct ttt_member *m)
     return m->text ? json_string(m->text) : json_null();
 }
 
+/* The members of tictactoe's one view, as the game's fields give them: the
+ * one place that says what the view holds. In the keys' byte order, which
+ * is wr_jsonpatch_diff()'s order of a patch's operations. */
+enum { TTT_NMEMBERS = 4 };
+
+static void ttt_members(const struct ttt *t, struct ttt_member m[TTT_NMEMBERS])
+{
+    m[0] = (struct ttt_member){ "board", t->board, 0, 0 };
+    m[1] = (struct ttt_member){ "moves", NULL, t->moves, 1 };
+    m[2] = (struct ttt_member){ "turn", ttt_awaited(t), 0, 0 };
+    m[3] = (struct ttt_member){ "winner", ttt_result(&t->base), 0, 0 };
+}
+
+/* The order a projection writes them in (board, turn, winner, moves: the
+ * order of the states clients have always been sent). */
+static const int ttt_shown[TTT_NMEMBERS] = { 0, 2, 3, 1 };
+
+static json_t *ttt_project(const struct wr_game *g, const char *seat)
+{
+    (void)seat;     /* nothing is hidden in noughts and crosses */
+    struct ttt_member m[TTT_NMEMBERS];
+    ttt_members((const struct ttt *)g, m);
+    json_t *view = json_object();
+    for (int i = 0; view != NULL && i < TTT_NMEMBERS; i++) {
+        const struct ttt_member *mi = &m[ttt_shown[i]];
+        if (json_object_set_new_nocheck(view, mi->key, ttt_member_value(mi)) != 0) {
+            json_decref(view);
+            view = NULL;
+        }
+    }
+    return view;
+}
+
 /* {"op":"replace","path":"/KEY","value":...} for member m (json_pack's
  * format parsing cost more than the rest of an update). NULL when memory
  * runs out. */
@@ -234,22 +259,16 @@ static json_t *ttt_replace(const struct ttt_member *m)
 }
 
 /* The view brought up to date (ruleset.h, update_view) from the game's
- * fields, with no projection and no diff: a mark changes at most the four
- * members ttt_project() gives, and the patch replaces those that differ,
- * in the keys' order as wr_jsonpatch_diff() would (board, moves, turn,
- * winner). Every operation is built before the view is touched, so a
+ * fields, with no projection and no diff: the patch replaces the members
+ * (ttt_members) whose value differs, in the keys' order as
+ * wr_jsonpatch_diff() would. Every operation is built before the view is touched, so a
  * failure leaves it as it was. */
 static json_t *ttt_update_view(const struct wr_game *g, const char *seat, json_t *view)
 {
-    const struct ttt *t = (const struct ttt *)g;
     (void)seat;     /* one view: nothing is hidden */
-    const struct ttt_member m[] = {
-        { "board", t->board, 0, 0 },
-        { "moves", NULL, t->moves, 1 },
-        { "turn", ttt_awaited(t), 0, 0 },
-        { "winner", ttt_result(g), 0, 0 },
-    };
-    enum { NM = sizeof m / sizeof m[0] };
+    struct ttt_member m[TTT_NMEMBERS];
+    ttt_members((const struct ttt *)g, m);
+    enum { NM = TTT_NMEMBERS };
     json_t *to_view[NM] = { NULL };
     json_t *ops = json_array();
     int ok = ops != NULL && json_is_object(view);
