@@ -245,7 +245,8 @@ enum { OPT_MAX_CONN = 256, OPT_MAX_MSG, OPT_LOG_LEVEL, OPT_NOTIFY, OPT_PER_ADDR,
        OPT_HANDSHAKES, OPT_HANDSHAKES_PER_ADDR, OPT_HANDSHAKE_TIMEOUT, OPT_WEB_LISTEN, OPT_WEB_DIR,
        OPT_SMTP, OPT_MAIL_FROM, OPT_MAIL_REPLY, OPT_MAIL_URL, OPT_SMTP_CREDENTIALS,
        OPT_MAIL_RETRY_MS, OPT_MAILS_PER_ADDR, OPT_DIGEST_HOUR, OPT_DIGEST_MS,
-       OPT_VERIFY, OPT_GAME_IDLE, OPT_GAME_IDLE_MS, OPT_CLUSTER, OPT_TRUSTED_PROXY };
+       OPT_VERIFY, OPT_GAME_IDLE, OPT_GAME_IDLE_MS, OPT_CLUSTER, OPT_TRUSTED_PROXY,
+       OPT_TEST_NOTE_DELAY };
 
 static int apply(struct wrd_config *cfg, int opt, const char *v)
 {
@@ -376,6 +377,11 @@ static int apply(struct wrd_config *cfg, int opt, const char *v)
         if (parse_long("--mail-retry-ms", v, 10, 3600000, &n) < 0)
             return -1;
         cfg->mail_retry_ms = (int)n;
+        return 0;
+    case OPT_TEST_NOTE_DELAY:
+        if (parse_long("WARROOM_TEST_NOTE_DELAY_MS", v, 0, 10000, &n) < 0)
+            return -1;
+        cfg->test_note_delay_ms = (int)n;
         return 0;
     case OPT_TRUSTED_PROXY: {
         const char *why = NULL;
@@ -520,6 +526,9 @@ static const struct { const char *env; int opt; } env_map[] = {
     { "WARROOM_MAX_HANDSHAKES", OPT_HANDSHAKES },
     { "WARROOM_MAX_HANDSHAKES_PER_ADDRESS", OPT_HANDSHAKES_PER_ADDR },
     { "WARROOM_TRUSTED_PROXY", OPT_TRUSTED_PROXY },
+    /* for the tests only, no option: --cluster reads the store's notes
+     * this many ms late (games.c), as on a loaded machine */
+    { "WARROOM_TEST_NOTE_DELAY_MS", OPT_TEST_NOTE_DELAY },
     { "WARROOM_HANDSHAKE_TIMEOUT", OPT_HANDSHAKE_TIMEOUT },
     { "WARROOM_MAX_QUEUE", OPT_QUEUE },
     { "WARROOM_RATE", OPT_RATE },

@@ -5785,10 +5785,7 @@ int wrd_games_start_cluster(struct wrd_server *srv, char *err, size_t errlen)
     uv_timer_start(&cl->tick, on_tick, FORWARD_TICK_MS, FORWARD_TICK_MS);
     uv_timer_init(&srv->loop, &cl->late);
     cl->late.data = srv;
-    const char *delay = getenv("WARROOM_TEST_NOTE_DELAY_MS");
-    cl->note_delay_ms = delay ? atoi(delay) : 0;
-    if (cl->note_delay_ms < 0 || cl->note_delay_ms > 10000)
-        cl->note_delay_ms = 0;
+    cl->note_delay_ms = srv->cfg.test_note_delay_ms;
     if (cl->note_delay_ms)
         wrd_warn("notes are read late (WARROOM_TEST_NOTE_DELAY_MS: for tests only)", "ms=%d",
                  cl->note_delay_ms);

@@ -44,6 +44,7 @@ struct wrd_config {
     int db_check;               /* --db-check: WRD_STORE_CHECK_* flags of open (0: none) */
     int verify;                 /* --verify: check every stored game, then exit */
     int cluster;                /* --cluster: one of several servers on one store */
+    int test_note_delay_ms;     /* WARROOM_TEST_NOTE_DELAY_MS (tests only; 0 off) */
     int64_t game_idle_ms;       /* --game-idle: a running game idle this long with nobody
                                  * joined leaves memory; 0: never */
     const char *scenarios;      /* --scenarios directory; by default the first of
