@@ -121,11 +121,17 @@ static void peer_key(const struct sockaddr *sa, char *out, size_t cap)
     snprintf(out, cap, "?");
 }
 
+/* The peer of socket fd into *ss: 0, or -1 (no socket, or not connected). */
+static int peer_of(int fd, struct sockaddr_storage *ss)
+{
+    socklen_t len = sizeof *ss;
+    return fd >= 0 && getpeername(fd, (struct sockaddr *)ss, &len) == 0 ? 0 : -1;
+}
+
 static void peer_key_fd(int fd, char *out, size_t cap)
 {
     struct sockaddr_storage ss;
-    socklen_t len = sizeof ss;
-    if (fd < 0 || getpeername(fd, (struct sockaddr *)&ss, &len) != 0)
+    if (peer_of(fd, &ss) != 0)
         snprintf(out, cap, "?");
     else
         peer_key((const struct sockaddr *)&ss, out, cap);
@@ -399,10 +405,8 @@ static void deadline_arm(struct wrd_server *srv);
  * the request's headers: during an HTTP request or the upgrade only. */
 static void client_key(struct wrd_server *srv, struct lws *wsi, char *out, size_t cap)
 {
-    int fd = (int)lws_get_socket_fd(wsi);
     struct sockaddr_storage ss;
-    socklen_t len = sizeof ss;
-    if (fd < 0 || getpeername(fd, (struct sockaddr *)&ss, &len) != 0) {
+    if (peer_of((int)lws_get_socket_fd(wsi), &ss) != 0) {
         snprintf(out, cap, "?");
         return;
     }
