@@ -48,12 +48,12 @@
 #define JA_CLASSES 16                       /* up to 256 bytes */
 #define JA_KEEP_BYTES (2u << 20)            /* kept per thread */
 
-struct ja_free {
-    struct ja_free *next;
+struct ja_block {
+    struct ja_block *next;
 };
 
 struct ja_cache {
-    struct ja_free *list[JA_CLASSES];
+    struct ja_block *list[JA_CLASSES];
     size_t kept;                            /* bytes in the lists */
 };
 
@@ -67,7 +67,7 @@ static void ja_drop(struct ja_cache *c)
 {
     for (size_t k = 0; k < JA_CLASSES; k++)
         while (c->list[k]) {
-            struct ja_free *f = c->list[k];
+            struct ja_block *f = c->list[k];
             c->list[k] = f->next;
             free(f);
         }
@@ -105,7 +105,7 @@ static void *ja_malloc(size_t n)
     if (cls >= JA_CLASSES)
         return malloc(n);
     struct ja_cache *c = ja_mine;
-    struct ja_free *f = c ? c->list[cls] : NULL;
+    struct ja_block *f = c ? c->list[cls] : NULL;
     if (f == NULL)
         return malloc((cls + 1) * JA_GRAIN);
     c->list[cls] = f->next;
@@ -126,7 +126,7 @@ static void ja_free(void *p)
         free(p);
         return;
     }
-    struct ja_free *f = p;
+    struct ja_block *f = p;
     f->next = c->list[cls];
     c->list[cls] = f;
     c->kept += (cls + 1) * JA_GRAIN;
