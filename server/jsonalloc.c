@@ -7,7 +7,7 @@
  * glibc's per-thread cache (seven blocks of a size) into its shared bins,
  * whose upkeep (malloc_consolidate, unlink_chunk) was about a tenth of
  * warroomd's CPU under load. Here each thread keeps the blocks jansson
- * frees in lists by size class, up to JA_KEEP_BYTES in all, and hands them
+ * frees in lists by size class, up to WRD_JSON_ALLOC_KEEP_BYTES in all, and hands them
  * out again; larger blocks go straight to malloc.
  *
  * The blocks are malloc's own, so anything may hand them to free() (a
@@ -46,7 +46,6 @@
 #if JA_KEEP
 #define JA_GRAIN 16                         /* class c holds (c + 1) * 16 bytes */
 #define JA_CLASSES 16                       /* up to 256 bytes */
-#define JA_KEEP_BYTES (2u << 20)            /* kept per thread */
 
 struct ja_block {
     struct ja_block *next;
@@ -122,7 +121,7 @@ static void ja_free(void *p)
     size_t cls = u < 8 + JA_GRAIN ? JA_CLASSES : (u - 8) / JA_GRAIN - 1;
     struct ja_cache *c;
     if (cls >= JA_CLASSES || (c = ja_cache()) == NULL ||
-        c->kept + (cls + 1) * JA_GRAIN > JA_KEEP_BYTES) {
+        c->kept + (cls + 1) * JA_GRAIN > WRD_JSON_ALLOC_KEEP_BYTES) {
         free(p);
         return;
     }

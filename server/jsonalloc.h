@@ -18,8 +18,11 @@ void wrd_json_alloc_init(void);
  * lists are freed as they end). */
 void wrd_json_alloc_release(void);
 
+/* The most bytes of blocks one thread keeps. */
+#define WRD_JSON_ALLOC_KEEP_BYTES (2u << 20)
+
 /* For the tests: is the allocator in use (1), and the bytes of blocks
- * the calling thread keeps now (bounded by 2 MiB). */
+ * the calling thread keeps now (at most WRD_JSON_ALLOC_KEEP_BYTES). */
 int wrd_json_alloc_active(void);
 size_t wrd_json_alloc_kept(void);
 

@@ -21,8 +21,6 @@
 
 #include "jsonalloc.h"
 
-#define BOUND (2u << 20)
-
 /* A value of every kind, sized by i: strings past the largest class too. */
 static json_t *make(int i)
 {
@@ -58,7 +56,7 @@ static void test_contents_and_reuse(void **state)
         if (wrd_json_alloc_active()) {
             /* what was dropped is kept for the next round, within bound */
             assert_true(wrd_json_alloc_kept() > 0);
-            assert_true(wrd_json_alloc_kept() <= BOUND);
+            assert_true(wrd_json_alloc_kept() <= WRD_JSON_ALLOC_KEEP_BYTES);
         }
     }
     if (!wrd_json_alloc_active())
