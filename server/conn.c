@@ -700,6 +700,7 @@ void wrd_conn_received(struct wrd_conn *c)
             c->resume = malloc(sizeof *c->resume);
             if (c->resume == NULL) {
                 c->in_len = 0;  /* no memory to wait with: dropped */
+                c->held_cost = 0;
                 return;
             }
             uv_timer_init(&c->srv->loop, c->resume);

@@ -123,6 +123,9 @@ struct wrd_conn {
      * refills or a request before it waits for a game read back from the
      * store; the socket is not read while anything waits. */
     int held;
+    double held_cost;           /* the held message's cost to its address, set by the
+                                   dispatcher when it asks to wait (so the message is
+                                   not parsed again on every try), 0: none */
     int waits;                  /* requests waiting for games read back */
     int stops;                  /* reasons not to read the socket now */
     struct uv_timer_s *resume;  /* dispatches the held message again */

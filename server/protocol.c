@@ -138,16 +138,28 @@ int wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char
 {
     json_error_t jerr;
     char buf[160];
-    json_t *msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *msg = NULL;
 
     /* 0) within its address's budget, whatever connection it came on: when
      * the budget is spent the message waits (the connection reads nothing
      * meanwhile), so a client that asks too fast is slowed, not refused,
-     * and costs nothing while it waits */
-    double cost = message_cost(msg, len);
+     * and costs nothing while it waits. Its cost is kept with the held
+     * message: each try before the budget allows it is a comparison, not
+     * another parse (held messages are tried again often when many
+     * connections share one address). */
+    double cost = c->held_cost;
+    if (cost == 0) {
+        msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+        cost = message_cost(msg, len);
+    }
     if (!wrd_addr_take(srv, c->from, cost)) {
         json_decref(msg);
+        c->held_cost = cost;
         return wrd_addr_wait_ms(srv, c->from, cost);
+    }
+    if (c->held_cost != 0) {
+        c->held_cost = 0;
+        msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     }
     /* 1) a JSON object */
     if (msg == NULL || !json_is_object(msg)) {

@@ -132,6 +132,59 @@ static void test_rate_limit(void **state)
     assert_true(stop(&s));
 }
 
+/* Messages past the address's budget wait in order and are each answered
+ * as if they had not waited: a list of rulesets, a message that is not
+ * JSON (its error the same as when it did not wait) and another list,
+ * sixty times over, from one connection. The budget (200 units a second,
+ * 100 at once) holds about 40 of the 180 at first; the rest wait for it. */
+static void test_address_budget_waits(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--address-rate", "200", NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    struct wt_client a;
+    assert_int_equal(wt_open(&a, "a", s.port), 0);
+    static const char broken[] = "{\"type\": \"list\", \"id\": ";
+    wt_send_text(&a, broken);
+    json_t *first = wt_expect(&a, "error", T);
+    assert_non_null(first);
+    char parser_said[256];
+    snprintf(parser_said, sizeof parser_said, "%s", str(first, "message"));
+    json_decref(first);
+    long began = now_ms();
+    for (int i = 0; i < 60; i++) {
+        wt_send(&a, "{s:s, s:i}", "type", "rulesets", "id", 3 * i);
+        wt_send_text(&a, broken);
+        wt_send(&a, "{s:s, s:i}", "type", "rulesets", "id", 3 * i + 2);
+    }
+    for (int i = 0; i < 180; i++) {
+        json_t *m = wt_next(&a, T);
+        if (m == NULL)
+            fail_msg("answer %d of 180 did not come", i + 1);
+        const char *type = str(m, "type");
+        json_t *id = json_object_get(m, "id");
+        if (i % 3 == 1) {
+            if (strcmp(type, "error") != 0 || strcmp(str(m, "code"), "bad_json") != 0 ||
+                id != NULL || strcmp(str(m, "message"), parser_said) != 0)
+                fail_msg("answer %d: not bad_json '%s' without an id: %s '%s'", i + 1,
+                         parser_said, type, str(m, "message"));
+        } else if (strcmp(type, "rulesets") != 0 ||
+                   json_integer_value(id) != i) {
+            fail_msg("answer %d: %s (%s) with id %lld, not %s with id %d", i + 1, type,
+                     json_is_string(json_object_get(m, "message")) ? str(m, "message") : "",
+                     (long long)json_integer_value(id), "rulesets", i);
+        }
+        json_decref(m);
+    }
+    /* 480 units, 100 at once and 200 a second: they did wait */
+    long took = now_ms() - began;
+    if (took < 1500)
+        fail_msg("180 answers in %ld ms: the budget did not hold them (1.9 s at least)", took);
+    wt_close(&a);
+    assert_true(stop(&s));
+}
+
 static void test_connections_per_address(void **state)
 {
     (void)state;
@@ -363,6 +416,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rate_limit),
+        cmocka_unit_test(test_address_budget_waits),
         cmocka_unit_test(test_connections_per_address),
         cmocka_unit_test(test_trusted_proxy),
         cmocka_unit_test(test_idle_timeout),
