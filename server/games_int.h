@@ -123,9 +123,9 @@ struct wrd_game {
     struct link *children;
     int nchildren, capchildren;
     int dirty_queued;           /* in the registry's list of dirty games */
-    /* Several servers (--cluster; "several servers" below): a game held
-     * here is either owned (this process writes it) or followed (a copy
-     * kept in step from the store, never written here: follower). */
+    /* Several servers (--cluster; cluster.c): a game held here is either
+     * owned (this process writes it) or followed (a copy kept in step from
+     * the store, never written here: follower). */
     int follower;
     int catching;               /* a read of the store's later rows is under way */
     int catch_again;            /* ...and another note came meanwhile: read again */
