@@ -31,6 +31,7 @@
 #include "addr.h"
 #include "ask.h"
 #include "conn.h"
+#include "games_int.h"
 #include "jsonout.h"
 #include "jsonpatch.h"
 #include "log.h"
@@ -43,44 +44,9 @@
 #include "store.h"
 
 #define PATCH_RING 64           /* patches kept per view for `sync` */
-#define RESULTS 32              /* answers kept per seat for re-sent seqs */
 #define SNAPSHOT_EVERY 200
-#define HASH_BUCKETS 4096
-#define WRD_MAX_SEQ ((json_int_t)9007199254740991)     /* 2^53 - 1 */
 
-enum status { ST_OPEN, ST_RUNNING, ST_FINISHED };
 static const char *const status_names[] = { "open", "running", "finished" };
-
-struct result {
-    int64_t seq;
-    struct wrd_msg *answer;     /* the ack or error sent for it */
-};
-
-struct seat {
-    char name[24];
-    char token_hash[65];        /* "" while unclaimed */
-    char invite_hash[65];       /* "" when there is no open invite */
-    char *webhook;
-    char webhook_owner[64];     /* address of the client that set webhook; "" unknown
-                                   (restored): the notifier uses the URL's host */
-    int connected;              /* connections joined as this seat */
-    int64_t last_seq;
-    struct result results[RESULTS];
-    int was_awaited;            /* refresh_awaiting's scratch */
-    /* The decision awaited from this seat (refresh_awaiting): while the
-     * game runs, what it must send (the ruleset's word, valid until the
-     * game's next command), else NULL; its deadline (ms since the epoch,
-     * 0 = none) and whether the reminder went out. */
-    const char *what;
-    int64_t deadline_at;
-    int reminded;
-    /* Why this seat forfeited, once it has ("french: no decision (move) in
-     * 86400 s (deadline 2026-12-02 10:00:00 UTC)"; forfeit_reason()), else
-     * "": in the server section, the forfeit event and the notification. */
-    char forfeit_why[192];
-    /* Its mail registration (pbem.h): none, pending or confirmed. */
-    struct wrd_pbem_reg mail;
-};
 
 struct view {
     json_t *state;              /* projection at the game's version */
@@ -111,83 +77,6 @@ struct snap {
     char *state;                /* the public state's text */
 };
 
-struct wrd_game {
-    char id[24];
-    const struct wr_ruleset *rs;
-    struct wr_game *g;          /* the ruleset's game */
-    char *scenario_name;
-    char *scenario_text;        /* JSON text, or NULL */
-    json_t *options;
-    uint8_t seed[32];
-    int64_t version;
-    int status;
-    char forfeit[128];          /* seat(s) that forfeited on time ('+' between), or "" */
-    struct seat *seats;         /* nseats, as the ruleset names them */
-    int nseats;
-    struct view *views;         /* one per seat then the public one, or just one */
-    int nviews;
-    struct member_ref *members;
-    int nmembers, capmembers;
-    int spectators;             /* option */
-    int open_seats;             /* option */
-    int64_t deadline_s;         /* option; 0 = none */
-    uv_timer_t *timer;          /* deadline timer (allocated when used) */
-    char **lines;               /* the record: one JSON line per command */
-    int nlines, caplines;
-    int64_t restored_deadline;  /* restore only: the stored earliest deadline */
-    int64_t forfeit_deadline;   /* the deadline that passed (ms since the epoch), kept
-                                   in the game's row once it forfeited; 0: none */
-    uint64_t shown;             /* counts every change of the views' states (a command,
-                                   a server section changed without one): asks feed
-                                   their views again when it moved (ask.h) */
-    int64_t quiet_at;           /* the version at which the server section last changed
-                                   without a command (the start, a forfeit); -1: never */
-    struct wrd_server *srv;
-    struct wrd_addr *owner;     /* the address that created it (NULL after a restart) */
-    int counted;                /* in the registry's counts (set_status) */
-    int pins;                   /* exports being written: it stays in memory */
-    int evict_queued;           /* in the registry's list of games to leave memory */
-    int64_t touched_ms;         /* its last command, join, leave or read back: a running
-                                   game idle for --game-idle leaves memory (shelve) */
-    int64_t full_version;       /* the version of its latest full snapshot in the store
-                                   (written or read back), 0: none */
-    /* restore only: the snapshots still to compare with the replay (every
-     * one for --verify, none otherwise), oldest first */
-    struct snap *snaps;
-    int nsnaps, capsnaps, snap_at;
-    int64_t created_ms;
-    int64_t moved_ms;           /* the last accepted command's time (ms since the epoch,
-                                   the store's, restored with it), 0: none yet */
-    /* Linked games: a child's parent and the key its ruleset gave ("" for
-     * a game without a parent), and the last command of this child's
-     * events the parent refused ("" none: not stored, shown until the next
-     * one); a parent's children, oldest first. */
-    char parent[24];
-    char link_key[64];
-    char link_refused[320];
-    struct link *children;
-    int nchildren, capchildren;
-    int dirty_queued;           /* in the registry's list of dirty games */
-    /* Several servers (--cluster; "several servers" below): a game held
-     * here is either owned (this process writes it) or followed (a copy
-     * kept in step from the store, never written here: follower). */
-    int follower;
-    int catching;               /* a read of the store's later rows is under way */
-    int catch_again;            /* ...and another note came meanwhile: read again */
-    int taking;                 /* ...and first the try of its lock (own(), on the same
-                                   worker): a follower until that says otherwise */
-    int take_again;             /* a take asked during a plain read: taken after it */
-    int released;               /* its owner let it go: the next command tries to own it */
-    int noted;                  /* changed in this batch: a note goes to the others */
-    json_t *noted_cmds;         /* ...its commands of this batch, for the note (NULL none) */
-    int noted_other;            /* ...and a change that is no command (a seat, a forfeit):
-                                   the note then carries no command, copies read it */
-    struct catch_waiter *waiters;   /* requests run again once the read is done */
-    struct wrd_game *next;      /* hash chain */
-    struct wrd_game *all_prev, *all_next;   /* every game held, oldest first (by
-                                               created_ms, then id) */
-};
-
 /* Deliveries that wait for the commit of the iteration's batch. */
 enum { D_BROADCAST, D_DIRECT, D_NOTIFY, D_STATE_ALL, D_STATE_ONE, D_MAIL };
 
@@ -212,39 +101,7 @@ struct invite_ref {
     struct invite_ref *next;
 };
 
-struct wrd_games {
-    struct wrd_server *srv;
-    struct wrd_game *bucket[HASH_BUCKETS];
-    struct invite_ref *invites[HASH_BUCKETS];
-    struct wrd_game *all_head, *all_tail;
-    int count;                  /* games in memory */
-    int live;                   /* of those, open or running (--max-games) */
-    int64_t last_created_ms;    /* the newest game's created_ms (create keeps them apart) */
-    struct wrd_game **evict;    /* games that may leave memory after this iteration */
-    int nevict, capevict;
-    int evicted;                /* since memory was last given back */
-    struct load *loads;         /* games being read back from the store */
-    int tails;                  /* --cluster: reads of a game's later rows on the workers
-                                   (read_rows until tail_done) */
-    struct deferred *pending;
-    int npending, cappending;
-    struct wrd_game **dirty;    /* games whose server section changed without a command
-                                   (section_changed), looked at by the flush */
-    int ndirty, capdirty;
-    uv_timer_t digest;          /* the daily digest of mails (when digest_on) */
-    int digest_on;
-    uv_timer_t sweep;           /* idle running games out, due ones back (when sweep_on) */
-    int sweep_on;
-    int sweeping;               /* a selection of due games is under way */
-    uint64_t reads, shelved;    /* games read back from the store, running games shelved
-                                   (/metrics) */
-    struct cluster *cluster;    /* --cluster, or NULL */
-    struct commit_job *commit_job;  /* a batch being committed off the loop, or NULL */
-    struct committer *committer;    /* the thread that commits it (started on the first) */
-};
-
 struct load;
-static void maybe_evict(struct wrd_games *gs, struct wrd_game *g);
 static int64_t next_wake(const struct wrd_game *g);
 
 /* When seat s of g is reminded of its deadline: at 80% of its time. */
@@ -253,30 +110,6 @@ static int64_t remind_at(const struct wrd_game *g, const struct seat *s)
     return s->deadline_at - g->deadline_s * 200;
 }
 static void evict_queued(struct wrd_server *srv);
-typedef void (*rerun_fn)(struct wrd_server *srv, struct wrd_conn *c, const struct json_t *msg,
-                         int fetched);
-static void cluster_changed(struct wrd_games *gs, struct wrd_game *g);
-static void cluster_note_command(struct wrd_server *srv, struct wrd_game *g,
-                                 const struct wrd_command_row *row, const json_t *cmd);
-static int cluster_forward(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
-                           int seat, int64_t seq, const json_t *cmd, const json_t *jid);
-static void cluster_adopt(struct wrd_server *srv, struct wrd_game *g);
-static void cluster_let_go(struct wrd_server *srv, struct wrd_game *g);
-static void cluster_put_notes(struct wrd_server *srv);
-static int cluster_busy(const struct wrd_game *g);
-static int cluster_may_write(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
-                             const json_t *jid);
-static int cluster_own_new(struct wrd_server *srv, struct wrd_game *g);
-static int cluster_recheck(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
-                           const json_t *msg, rerun_fn run);
-static int take(struct wrd_server *srv, struct wrd_game *g);
-static int read_rows(struct wrd_server *srv, struct wrd_game *g, int own);
-static int cluster_claim(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
-                         const char *invite_hash, const json_t *msg);
-static void cluster_close(struct wrd_games *gs);
-static void cluster_free(struct wrd_games *gs);
-struct wrd_games_stats;
-static void cluster_stats(const struct wrd_games *gs, struct wrd_games_stats *out);
 static int fetch(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, rerun_fn run,
                  const char *const *ids, int n);
 
@@ -307,7 +140,7 @@ static void hex(const uint8_t *b, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
-static void sha256_hex(const char *text, char out[65])
+void sha256_hex(const char *text, char out[65])
 {
     uint8_t d[SHA256_DIGEST_LENGTH];
     SHA256((const unsigned char *)text, strlen(text), d);
@@ -315,7 +148,7 @@ static void sha256_hex(const char *text, char out[65])
 }
 
 /* n random bytes as hex into out (2n+1 bytes). */
-static int random_hex(size_t n, char *out)
+int random_hex(size_t n, char *out)
 {
     uint8_t b[64];
     if (n > sizeof b || uv_random(NULL, NULL, b, n, 0, NULL) != 0)
@@ -325,12 +158,12 @@ static int random_hex(size_t n, char *out)
 }
 
 /* Secrets are compared by their hashes, in constant time. */
-static int same_hash(const char *a, const char *b)
+int same_hash(const char *a, const char *b)
 {
     return CRYPTO_memcmp(a, b, 64) == 0;
 }
 
-static int is_hex(const char *s, size_t len)
+int is_hex(const char *s, size_t len)
 {
     if (s == NULL || strlen(s) != len)
         return 0;
@@ -340,7 +173,7 @@ static int is_hex(const char *s, size_t len)
     return 1;
 }
 
-static struct wrd_game *find(struct wrd_games *gs, const char *id)
+struct wrd_game *find(struct wrd_games *gs, const char *id)
 {
     if (id == NULL)
         return NULL;
@@ -373,7 +206,7 @@ static void invite_index(struct wrd_games *gs, struct wrd_game *g, int seat)
     gs->invites[b] = r;
 }
 
-static void invite_unindex(struct wrd_games *gs, struct wrd_game *g, int seat)
+void invite_unindex(struct wrd_games *gs, struct wrd_game *g, int seat)
 {
     for (struct invite_ref **p = &gs->invites[invite_bucket(g->seats[seat].invite_hash)]; *p;
          p = &(*p)->next)
@@ -385,7 +218,7 @@ static void invite_unindex(struct wrd_games *gs, struct wrd_game *g, int seat)
         }
 }
 
-static int seat_index(const struct wrd_game *g, const char *name)
+int seat_index(const struct wrd_game *g, const char *name)
 {
     for (int i = 0; name && i < g->nseats; i++)
         if (strcmp(g->seats[i].name, name) == 0)
@@ -425,7 +258,7 @@ static void defer(struct wrd_games *gs, struct deferred d)
     gs->pending[gs->npending++] = d;
 }
 
-static void defer_direct(struct wrd_games *gs, struct wrd_conn *c, struct wrd_msg *m)
+void defer_direct(struct wrd_games *gs, struct wrd_conn *c, struct wrd_msg *m)
 {
     wrd_conn_ref(c);
     defer(gs, (struct deferred){ .kind = D_DIRECT, .conn = c, .msg = m });
@@ -438,7 +271,7 @@ static int listed(const struct wrd_game *g)
     return g->spectators || g->open_seats;
 }
 
-static int compute_status(const struct wrd_game *g)
+int compute_status(const struct wrd_game *g)
 {
     if (g->forfeit[0] || g->rs->result(g->g) != NULL)
         return ST_FINISHED;
@@ -734,7 +567,7 @@ static void count_game(struct wrd_games *gs, struct wrd_game *g, int sign)
 }
 
 /* Every change of a game's status goes through here, so the counts follow. */
-static void set_status(struct wrd_games *gs, struct wrd_game *g, int status)
+void set_status(struct wrd_games *gs, struct wrd_game *g, int status)
 {
     if (g->counted)
         count_game(gs, g, -1);
@@ -850,7 +683,7 @@ static char *record_line(const char *seat, const json_t *cmd, const json_t *even
     return line;
 }
 
-static void remember(struct seat *s, int64_t seq, struct wrd_msg *answer)
+void remember(struct seat *s, int64_t seq, struct wrd_msg *answer)
 {
     struct result *r = &s->results[seq % RESULTS];
     wrd_msg_unref(r->answer);
@@ -1181,7 +1014,7 @@ static void notify_seat(struct wrd_server *srv, struct wrd_game *g, int seat, co
 static void on_deadline(uv_timer_t *t);
 
 /* The deadline timer, set for the next reminder or expiry of any seat. */
-static void arm_timer(struct wrd_game *g)
+void arm_timer(struct wrd_game *g)
 {
     int64_t next = next_wake(g);
     if (next == 0 || g->srv->stopping || g->follower) {
@@ -1208,7 +1041,7 @@ static void arm_timer(struct wrd_game *g)
  * deadline; one still awaited that did not act keeps its own. Seats that
  * become awaited with no connection joined are notified. Re-arms the timer.
  */
-static void refresh_awaiting(struct wrd_server *srv, struct wrd_game *g, int actor, int notify)
+void refresh_awaiting(struct wrd_server *srv, struct wrd_game *g, int actor, int notify)
 {
     struct wr_decision d[WR_DECISIONS_MAX];
     int n = g->status == ST_RUNNING ? g->rs->awaiting(g->g, d, WR_DECISIONS_MAX) : 0;
@@ -1237,13 +1070,13 @@ static void refresh_awaiting(struct wrd_server *srv, struct wrd_game *g, int act
     arm_timer(g);
 }
 
-static void broadcast_state(struct wrd_games *gs, struct wrd_game *g)
+void broadcast_state(struct wrd_games *gs, struct wrd_game *g)
 {
     defer(gs, (struct deferred){ .kind = D_STATE_ALL, .game = g });
 }
 
 /* Every view's server section again (the game changed without a command). */
-static void refresh_sections(struct wrd_game *g)
+void refresh_sections(struct wrd_game *g)
 {
     json_t *section = server_section(g);
     for (int v = 0; v < g->nviews; v++)
@@ -1441,8 +1274,8 @@ static void on_deadline(uv_timer_t *t)
  * the command joins the game's record and *events holds its events (new
  * reference); the views are left to publish(). On refusal the game is
  * unchanged and why says why. */
-static int apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **events,
-                 struct wr_refusal *why)
+int apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **events,
+          struct wr_refusal *why)
 {
     if (wr_game_apply(g->g, g->seats[seat].name, cmd, events, why) != WR_R_OK)
         return -1;
@@ -1455,8 +1288,8 @@ static int apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **event
  * the seat whose command it was) and of {"type":"ack","game","seq",
  * "version","events"} when seq > 0 (ops and by unused), written directly:
  * these go out for every command. */
-static struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const char *by,
-                                  const json_t *ops, const json_t *events, const json_t *id)
+struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const char *by,
+                           const json_t *ops, const json_t *events, const json_t *id)
 {
     char stack[2048];
     struct wrd_buf b;
@@ -1543,7 +1376,7 @@ static json_t *update_view(struct wrd_game *g, int v, const char *vs, json_t *se
  * broadcast after the commit): from the ruleset's update_view when it has
  * one, which patches the view in place at the cost of what the command
  * changed; else the view projected afresh and diffed with the last. */
-static void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t *events)
+void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t *events)
 {
     set_status(srv->games, g, compute_status(g));
     refresh_awaiting(srv, g, actor, !g->follower);   /* the owner notifies */
@@ -1642,8 +1475,8 @@ static int run_command(struct wrd_server *srv, struct wrd_game *g, int seat, con
  * refuses changes nothing: it is logged and named in the child's server
  * section (server.parent.refused), and the child goes on.
  */
-static void to_parent(struct wrd_server *srv, struct wrd_game *child, const json_t *events,
-                      int depth)
+void to_parent(struct wrd_server *srv, struct wrd_game *child, const json_t *events,
+               int depth)
 {
     if (child->parent[0] == '\0' || depth >= LINK_DEPTH)
         return;
@@ -1701,8 +1534,8 @@ static void to_parent(struct wrd_server *srv, struct wrd_game *child, const json
 /* Step 2: the answer (new reference) to a seq of seat already answered:
  * the same answer again, or an error when it is too old to be kept; NULL
  * when seq is new. */
-static struct wrd_msg *answered_before(struct wrd_game *g, int seat, int64_t seq,
-                                       const json_t *jid)
+struct wrd_msg *answered_before(struct wrd_game *g, int seat, int64_t seq,
+                                const json_t *jid)
 {
     struct seat *s = &g->seats[seat];
     if (seq > s->last_seq)
@@ -1727,9 +1560,9 @@ static struct wrd_msg *answered_before(struct wrd_game *g, int seat, int64_t seq
  * process that owns the game, for its own clients and for those of the
  * others (forwarded).
  */
-static struct wrd_msg *command_core(struct wrd_server *srv, struct wrd_game *g, int seat,
-                                    int64_t seq, const json_t *cmd, const json_t *jid,
-                                    json_t **events)
+struct wrd_msg *command_core(struct wrd_server *srv, struct wrd_game *g, int seat,
+                             int64_t seq, const json_t *cmd, const json_t *jid,
+                             json_t **events)
 {
     struct seat *s = &g->seats[seat];
     json_t *jseq = json_integer(seq);
@@ -1822,15 +1655,12 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
 
 /* --- create, claim, join ---------------------------------------------------- */
 
-/* When the joiner's state goes. */
-enum { STATE_NOW, STATE_AFTER, STATE_NONE };
-
 /* Join c to g as seat (-1: a spectator). Its state goes now, echoing id
  * (STATE_NOW: a join); or once the flush has sent the answer deferred
  * before it (STATE_AFTER: create and claim answer `created` or `claimed`
  * first); or not at all (STATE_NONE: a broadcast state covers it). */
-static int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
-                  const json_t *id, int when)
+int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
+           const json_t *id, int when)
 {
     struct wrd_member *old = wrd_conn_member(c, g);
     if (old)
@@ -2241,8 +2071,8 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
  * commit. 1 when the game started, else 0. The owner's, for its own clients
  * and for another process's (forwarded).
  */
-static int claim_seat(struct wrd_server *srv, struct wrd_game *g, int seat, const char *token_hash,
-                      const json_t *webhook, const char *owner_addr, const json_t *mail)
+int claim_seat(struct wrd_server *srv, struct wrd_game *g, int seat, const char *token_hash,
+               const json_t *webhook, const char *owner_addr, const json_t *mail)
 {
     struct wrd_games *gs = srv->games;
     struct seat *s = &g->seats[seat];
@@ -2273,8 +2103,8 @@ static int claim_seat(struct wrd_server *srv, struct wrd_game *g, int seat, cons
 /* The game and seat a claim names: by the hash of its invite (h, or NULL),
  * or by game id and seat name. 0 with *g and *seat; else the error code
  * (WRD_E_*) and its sentence in *why. */
-static int claim_target(struct wrd_games *gs, const char *h, const char *id,
-                        const char *seatname, struct wrd_game **g, int *seat, const char **why)
+int claim_target(struct wrd_games *gs, const char *h, const char *id,
+                 const char *seatname, struct wrd_game **g, int *seat, const char **why)
 {
     *g = NULL;
     *seat = -1;
@@ -2303,8 +2133,8 @@ static int claim_target(struct wrd_games *gs, const char *h, const char *id,
 }
 
 /* The answer to a claim: {"type":"claimed","game","seat","token"}, with id. */
-static struct wrd_msg *claimed_msg(const char *game, const char *seat, const char *token,
-                                   const json_t *jid)
+struct wrd_msg *claimed_msg(const char *game, const char *seat, const char *token,
+                            const json_t *jid)
 {
     json_t *ans = json_pack("{s:s, s:s, s:s, s:s}", "type", "claimed", "game", game, "seat",
                             seat, "token", token);
@@ -2373,7 +2203,7 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     claim_run(srv, c, msg, 0);
 }
 
-static void join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, int fetched)
+void join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, int fetched)
 {
     json_t *jid = json_object_get(msg, "id");
     const char *id = json_string_value(json_object_get(msg, "game"));
@@ -3940,19 +3770,6 @@ int wrd_games_verify(struct wrd_server *srv, char *err, size_t errlen)
  * reads the store itself.
  */
 
-/* A request waiting for reads: run again once `waiting` reaches 0. A
- * client's (conn set) runs run(srv, conn, msg, 1); the server's own (conn
- * NULL: the digest) runs then(srv). */
-struct pending_req {
-    rerun_fn run;
-    struct wrd_conn *conn;      /* a reference, or NULL */
-    json_t *msg;                /* a reference, or NULL */
-    int waiting;
-    void (*then)(struct wrd_server *srv);
-    int fetched;                /* what run() is told: 0 and 1 mean 1 (read back); 2: a
-                                   copy read its rows again (cluster_recheck) */
-};
-
 struct load_waiter {
     struct load_waiter *next;
     struct pending_req *req;
@@ -4015,7 +3832,7 @@ static int evictable(const struct wrd_game *g)
 }
 
 /* g may leave memory at the end of this loop iteration. */
-static void maybe_evict(struct wrd_games *gs, struct wrd_game *g)
+void maybe_evict(struct wrd_games *gs, struct wrd_game *g)
 {
     if (!evictable(g) || g->evict_queued)
         return;
@@ -4094,7 +3911,7 @@ static void load_work(uv_work_t *w)
     game_free(rs.single);
 }
 
-static void finish_request(struct wrd_server *srv, struct pending_req *req)
+void finish_request(struct wrd_server *srv, struct pending_req *req)
 {
     if (req->conn == NULL) {
         req->then(srv);
@@ -4638,1209 +4455,4 @@ int wrd_games_list_async(struct wrd_server *srv, const json_t *request,
         return 0;
     }
     return 1;
-}
-
-
-/* --- several servers on one store (--cluster) ----------------------------------------- */
-
-/*
- * With --cluster, N processes share one store (store.h, the cluster ops).
- * Each game is owned by one process at a time: it holds the store's lock
- * of the game (own()), runs its commands, deadlines and notifications, and
- * writes it. Any other process may hold a copy of it, a follower: for its
- * own clients (members joined there), kept in step from the store and
- * never written there.
- *
- *   - Owning. A process owns the games it creates, and a game it reads
- *     from the store when no other process holds it (cluster_adopt). It
- *     lets a game go when the game leaves its memory (cluster_let_go).
- *     The loop makes no round trip for a lock: a new game's and a game
- *     let go are ops of the batch (own_new, disown); a game read or taken
- *     over has its lock tried on a worker thread with the read of its
- *     later rows (read_rows, own), settled in tail_done (took).
- *   - Being taken (g->taking: also catching and a follower until settled).
- *     No deadline runs (arm_timer stops a follower's); a command or a
- *     claim of a client here waits in the forwards with sent_ms 0
- *     (place), then runs here (run_waiting) or goes to the owner
- *     (send_waiting); a late forward waits for the take under way
- *     (on_tick); a forward from another process is left for its sender
- *     to send again (note_forward); a request that needs the rows waits
- *     for the read (cluster_recheck); other writes are answered
- *     owned_elsewhere (cluster_may_write); it stays in memory
- *     (cluster_busy).
- *   - Notes. After a commit, every game the batch changed is named to
- *     every process by a note "ID VERSION" (WRD_NOTE_GAME): a follower
- *     then reads the rows after its version (read_tail, on a worker
- *     thread) and applies them as the owner did: the rules replay the
- *     commands (the same seed, the same dice), the views are diffed and
- *     the patches go to its members. A game let go is noted "ID VERSION -".
- *   - Forwarding. A command a follower's client sends goes to the owner
- *     as a note (WRD_NOTE_FORWARD); the owner runs it through the same
- *     command_core as its own clients' and answers with a note
- *     (WRD_NOTE_REPLY) in the batch of the command, so the answer exists
- *     only once the command is durable. The follower gives its client
- *     the answer once its copy has reached the answer's version: the
- *     patch and the ack arrive as on the owner.
- *   - Taking over. A forward with no answer after FORWARD_WAIT_MS (its
- *     owner died: its session's locks went with it; or it let the game
- *     go) makes the follower try to own the game (take). When it can, it
- *     reads the rows after its version and then runs the waiting commands
- *     itself; when it cannot, they are sent again. A command the dead owner had committed is in those rows: the
- *     re-run finds its seq answered and gives the same answer (step 2).
- *     When it cannot, another process holds the game: the command is
- *     forwarded again, and answered again if it was applied already.
- *
- * Writes that are not commands (a claim, a webhook, orders by mail) are
- * taken only by the owner: a follower answers owned_elsewhere, unless the
- * game has no owner, when it takes the game first. Linked games (a parent
- * and its children) are not shared: each is driven only where it is owned.
- */
-
-#define FORWARD_WAIT_MS 400     /* an owner silent this long is taken over */
-
-/* Why a read of a game's rows first tries its lock (read_rows): a game read
- * from the store (cluster_adopt), or a follower taken over (take). */
-enum { OWN_ADOPT = 1, OWN_TAKE = 2 };
-#define FORWARD_TICK_MS 100
-
-/* A command or a claim of a client of this process, for a game it does
- * not own (or owns but is still reading): sent to the owner, or waiting to
- * run here. */
-enum { FWD_COMMAND, FWD_CLAIM };
-
-struct forward {
-    struct forward *next;
-    int kind;                   /* FWD_* */
-    uint64_t fid;
-    struct wrd_conn *conn;      /* a reference */
-    char game[24];              /* "": a claim by an invite this process does not know */
-    int seat;                   /* -1 with game "" */
-    char seat_name[24];
-    int64_t seq;                /* FWD_COMMAND */
-    json_t *cmd, *jid;          /* references (cmd: FWD_COMMAND; jid may be NULL) */
-    json_t *msg;                /* FWD_CLAIM: the client's claim (a reference) */
-    char invite_hash[65];       /* FWD_CLAIM: "" when by game and seat */
-    char token[65];             /* FWD_CLAIM: the claimer's token, made here (only its */
-    char token_hash[65];        /*   hash goes to the owner) */
-    int64_t sent_ms;            /* when it was last sent; 0: it runs here once the game
-                                   is read (owned) */
-    int replied;                /* the owner's answer came: */
-    int64_t version;            /* ...the game's version then */
-    char *answer;               /* ...and its text, or NULL (the copy's remembered one) */
-};
-
-struct cluster {
-    char node[17];              /* this process among the others: 16 hex digits */
-    uv_poll_t poll;             /* the store's note descriptor */
-    uv_timer_t tick;            /* forwards without an answer */
-    /* For the tests, WARROOM_TEST_NOTE_DELAY_MS (0 off): the notes that
-     * arrive are read that much later (late), as on a loaded machine, so
-     * that a copy is behind its owner while its clients are answered. */
-    uv_timer_t late;
-    int note_delay_ms;
-    int handles;                /* poll, tick and late initialised */
-    struct forward *forwards;
-    uint64_t next_fid;
-    struct wrd_game **noted;    /* games changed in the open batch */
-    int nnoted, capnoted;
-    int owned;                  /* games held and owned */
-    uint64_t forwarded, takeovers;
-};
-
-/* Is g waiting on the store or on another process? It stays in memory. */
-static int cluster_busy(const struct wrd_game *g)
-{
-    const struct cluster *cl = g->srv->games->cluster;
-    if (cl == NULL)
-        return 0;
-    if (g->catching || g->waiters)
-        return 1;
-    for (const struct forward *f = cl->forwards; f; f = f->next)
-        if (strcmp(f->game, g->id) == 0)
-            return 1;
-    return 0;
-}
-
-static void cluster_changed(struct wrd_games *gs, struct wrd_game *g)
-{
-    struct cluster *cl = gs->cluster;
-    if (cl == NULL || g->noted)
-        return;
-    if (cl->nnoted == cl->capnoted) {
-        int cap = cl->capnoted ? 2 * cl->capnoted : 64;
-        struct wrd_game **n = realloc(cl->noted, sizeof *n * (size_t)cap);
-        if (n == NULL) {
-            wrd_error("out of memory for a note: the other processes see the game late",
-                      "game=%s", g->id);
-            return;
-        }
-        cl->noted = n;
-        cl->capnoted = cap;
-    }
-    g->noted = 1;
-    cl->noted[cl->nnoted++] = g;
-}
-
-static void put_game_note(struct wrd_server *srv, const struct wrd_game *g, int let_go)
-{
-    char note[64];
-    snprintf(note, sizeof note, "%s %lld%s", g->id, (long long)g->version, let_go ? " -" : "");
-    if (srv->store->cluster->put_note(srv->store, WRD_NOTE_GAME, note) != 0)
-        wrd_error("store write failed", "game=%s note=game", g->id);
-}
-
-/* A command of g's into the batch: the note of the batch carries it, so
- * the copies apply it without reading the store. */
-static void cluster_note_command(struct wrd_server *srv, struct wrd_game *g,
-                                 const struct wrd_command_row *row, const json_t *cmd)
-{
-    if (srv->games->cluster == NULL)
-        return;
-    cluster_changed(srv->games, g);
-    if (g->noted_cmds == NULL && (g->noted_cmds = json_array()) == NULL)
-        return;
-    json_array_append_new(g->noted_cmds,
-                          json_pack("{s:I, s:s, s:I, s:O, s:I}", "v", (json_int_t)row->version,
-                                    "s", row->seat, "q", (json_int_t)row->client_seq, "c", cmd,
-                                    "t", (json_int_t)row->at_ms));
-}
-
-/* Before the commit: the notes of the games the batch changed: "ID
- * VERSION", followed by the batch's commands of the game ([{v, s, q, c,
- * t}], version, seat, client seq, command, time) when they are all it
- * changed and they fit in a note. */
-static void cluster_put_notes(struct wrd_server *srv)
-{
-    struct cluster *cl = srv->games->cluster;
-    if (cl == NULL)
-        return;
-    for (int i = 0; i < cl->nnoted; i++) {
-        struct wrd_game *g = cl->noted[i];
-        char *cmds = g->noted_cmds && !g->noted_other
-                         ? json_dumps(g->noted_cmds, JSON_COMPACT) : NULL;
-        size_t len = cmds ? strlen(cmds) : 0;
-        char *note = len && len + 64 < WRD_NOTE_MAX ? malloc(len + 64) : NULL;
-        if (note) {
-            snprintf(note, len + 64, "%s %lld %s", g->id, (long long)g->version, cmds);
-            if (srv->store->cluster->put_note(srv->store, WRD_NOTE_GAME, note) != 0)
-                wrd_error("store write failed", "game=%s note=game", g->id);
-        } else {
-            put_game_note(srv, g, 0);
-        }
-        free(note);
-        free(cmds);
-        json_decref(g->noted_cmds);
-        g->noted_cmds = NULL;
-        g->noted = g->noted_other = 0;
-    }
-    cl->nnoted = 0;
-}
-
-static void forward_free(struct forward *f)
-{
-    wrd_conn_unref(f->conn);
-    json_decref(f->cmd);
-    json_decref(f->jid);
-    json_decref(f->msg);
-    free(f->answer);
-    free(f);
-}
-
-static void forward_unlink(struct cluster *cl, struct forward *f)
-{
-    for (struct forward **p = &cl->forwards; *p; p = &(*p)->next)
-        if (*p == f) {
-            *p = f->next;
-            return;
-        }
-}
-
-static void catch_up(struct wrd_server *srv, struct wrd_game *g);
-static void run_waiters(struct wrd_server *srv, struct wrd_game *g);
-static void after_follow(struct wrd_server *srv, struct wrd_game *g);
-static void send_waiting(struct wrd_server *srv, struct wrd_game *g);
-
-/* Try to own g, a follower, off the loop: its lock is tried on a worker
- * thread (own(), which may wait for a commit), then its rows after its
- * version are read; g is `taking` meanwhile, and tail_done settles it
- * (took): owned, it runs the forwards waiting for it (run_waiting); not,
- * they are sent to the owner (send_waiting). A take asked while a plain
- * read runs starts after it. 0 under way (or g owned already), -1 no
- * worker could be asked (nothing changes). */
-static int take(struct wrd_server *srv, struct wrd_game *g)
-{
-    if (!g->follower)
-        return 0;
-    return read_rows(srv, g, OWN_TAKE);
-}
-
-/* The try of g's lock is done (rc: own()'s answer, 0 when it did not run):
- * g is owned, or stays a follower. kind: OWN_TAKE or OWN_ADOPT. */
-static void took(struct wrd_server *srv, struct wrd_game *g, int kind, int rc)
-{
-    struct cluster *cl = srv->games->cluster;
-    g->taking = 0;
-    if (rc < 0)
-        wrd_error("the store could not say who owns a game", "game=%s", g->id);
-    if (rc != 1) {
-        g->released = 0;        /* another process has it now (or the store failed:
-                                   a forward's wait takes it again) */
-        return;
-    }
-    g->follower = 0;
-    g->released = 0;
-    cl->owned++;
-    if (kind == OWN_TAKE) {
-        cl->takeovers++;
-        wrd_info("game taken over", "game=%s version=%lld", g->id, (long long)g->version);
-    }
-}
-
-/* The JSON text of a note, or NULL when it is too long. */
-static char *note_text(json_t *j)
-{
-    char *t = json_dumps(j, JSON_COMPACT);
-    json_decref(j);
-    if (t && strlen(t) > WRD_NOTE_MAX) {
-        free(t);
-        return NULL;
-    }
-    return t;
-}
-
-static int send_forward(struct wrd_server *srv, struct forward *f)
-{
-    struct cluster *cl = srv->games->cluster;
-    json_t *j = json_pack("{s:s, s:I, s:s, s:s, s:s, s:O?}", "node", cl->node, "fid",
-                          (json_int_t)f->fid, "kind", f->kind == FWD_CLAIM ? "claim" : "command",
-                          "game", f->game, "seat", f->seat_name, "id", f->jid);
-    if (f->kind == FWD_COMMAND) {
-        json_object_set_new(j, "seq", json_integer(f->seq));
-        json_object_set(j, "cmd", f->cmd);
-    } else {
-        json_object_set_new(j, "token_hash", json_string(f->token_hash));
-        json_object_set_new(j, "addr", json_string(f->conn->addr));
-        if (f->invite_hash[0])
-            json_object_set_new(j, "invite_hash", json_string(f->invite_hash));
-        json_t *x;
-        if ((x = json_object_get(f->msg, "webhook")) != NULL)
-            json_object_set(j, "webhook", x);
-        if ((x = json_object_get(f->msg, "mail")) != NULL)
-            json_object_set(j, "mail", x);
-    }
-    char *t = note_text(j);
-    int rc = t ? srv->store->cluster->put_note(srv->store, WRD_NOTE_FORWARD, t) : -1;
-    free(t);
-    if (rc == 0) {
-        f->sent_ms = wrd_now_ms();
-        cl->forwarded++;
-        wrd_debug("forwarded", "game=%s fid=%llu kind=%s", f->game, (unsigned long long)f->fid,
-                  f->kind == FWD_CLAIM ? "claim" : "command");
-    }
-    return rc;
-}
-
-/* A forward of c's for g (NULL: a claim by an invite not known here), in
- * the list; NULL when out of memory (c has had the error). */
-static struct forward *new_forward(struct wrd_server *srv, struct wrd_conn *c,
-                                   const struct wrd_game *g, int kind, int seat,
-                                   const json_t *jid)
-{
-    struct cluster *cl = srv->games->cluster;
-    struct forward *f = calloc(1, sizeof *f);
-    if (f == NULL) {
-        wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g ? g->id : NULL, NULL, jid);
-        return NULL;
-    }
-    f->kind = kind;
-    f->fid = ++cl->next_fid;
-    f->conn = c;
-    wrd_conn_ref(c);
-    snprintf(f->game, sizeof f->game, "%s", g ? g->id : "");
-    f->seat = seat;
-    snprintf(f->seat_name, sizeof f->seat_name, "%s", g ? g->seats[seat].name : "");
-    f->jid = json_incref((json_t *)jid);
-    f->next = cl->forwards;
-    cl->forwards = f;
-    return f;
-}
-
-/* Send f to g's owner; a game its owner let go is taken at once rather
- * than after a wait (f then runs here once g is read). 1 placed, or 0: it
- * could not be sent (f freed, its client told). */
-static int place(struct wrd_server *srv, struct forward *f, struct wrd_game *g)
-{
-    if (g && (g->taking || (g->follower && g->released && take(srv, g) == 0)))
-        return 1;               /* runs here or is sent once the take is settled */
-    if (g && !g->follower)
-        return 1;               /* owned, being read: runs once read */
-    if (send_forward(srv, f) == 0)
-        return 1;
-    forward_unlink(srv->games->cluster, f);
-    json_t *jseq = f->kind == FWD_COMMAND ? json_integer(f->seq) : NULL;
-    wrd_conn_error(f->conn, WRD_E_INTERNAL, "the request could not be passed to the server "
-                   "process that holds its game", g ? g->id : NULL, jseq, f->jid);
-    json_decref(jseq);
-    forward_free(f);
-    return 0;
-}
-
-/* A command for g from c's seat, new seq: 1 taken here (forwarded to the
- * owner, or waiting for g's read), 0 this process owns g and may run it. */
-static int cluster_forward(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
-                           int seat, int64_t seq, const json_t *cmd, const json_t *jid)
-{
-    if (!g->follower && !g->catching)
-        return 0;
-    struct forward *f = new_forward(srv, c, g, FWD_COMMAND, seat, jid);
-    if (f) {
-        f->seq = seq;
-        f->cmd = json_incref((json_t *)cmd);
-        place(srv, f, g);
-    }
-    return 1;
-}
-
-/* A claim (msg, checked) of seat of g, or of the invite whose hash is
- * invite_hash when g is NULL (no game here has it): 1 taken here (sent to
- * the owner, to every process for an unknown invite, or waiting for g's
- * read), 0 this process owns g and may run it. */
-static int cluster_claim(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
-                         const char *invite_hash, const json_t *msg)
-{
-    if (g && !g->follower && !g->catching)
-        return 0;
-    struct forward *f = new_forward(srv, c, g, FWD_CLAIM, seat, json_object_get(msg, "id"));
-    if (f == NULL)
-        return 1;
-    f->msg = json_incref((json_t *)msg);
-    snprintf(f->invite_hash, sizeof f->invite_hash, "%s", invite_hash ? invite_hash : "");
-    random_hex(32, f->token);
-    sha256_hex(f->token, f->token_hash);
-    place(srv, f, g);
-    return 1;
-}
-
-/* A claim done (by the owner, or here): its answer, and its client joined
- * to the game (a copy here, or read from the store). */
-static void claim_answered(struct wrd_server *srv, struct forward *f, const char *game,
-                           const char *seat)
-{
-    defer_direct(srv->games, f->conn, claimed_msg(game, seat, f->token, f->jid));
-    struct wrd_game *g = find(srv->games, game);
-    int i = g ? seat_index(g, seat) : -1;
-    if (i >= 0) {
-        if (attach(srv, f->conn, g, i, NULL, STATE_AFTER) != 0)
-            wrd_conn_error(f->conn, WRD_E_INTERNAL, "out of memory", game, NULL, f->jid);
-        return;
-    }
-    json_t *j = json_pack("{s:s, s:s, s:s}", "type", "join", "game", game, "token", f->token);
-    if (j)
-        join_run(srv, f->conn, j, 0);
-    json_decref(j);
-}
-
-/* The owner's answer to f has come: give it to f's client once g (the
- * copy here) has reached its version. 1 given (f freed), 0 not yet. */
-static int deliver(struct wrd_server *srv, struct forward *f)
-{
-    struct wrd_games *gs = srv->games;
-    struct wrd_game *g = find(gs, f->game);
-    if (g && g->version < f->version) {
-        catch_up(srv, g);
-        return 0;
-    }
-    struct wrd_msg *a = NULL;
-    forward_unlink(gs->cluster, f);
-    if (f->answer)
-        a = wrd_msg_new(f->answer, strlen(f->answer));
-    else if (f->kind == FWD_CLAIM)
-        claim_answered(srv, f, f->game, f->seat_name);
-    else if (g)
-        a = answered_before(g, f->seat, f->seq, f->jid);
-    if (a)
-        defer_direct(gs, f->conn, a);
-    forward_free(f);
-    return 1;
-}
-
-/*
- * A claim of another process's client (or of this one's, waiting for g's
- * read) on the owner: of seat (or of the invite whose hash is invite_hash)
- * by the token whose hash is token_hash. NULL when the seat is the
- * claimer's now (claimed now, or before by the same forward), else the
- * error (new reference).
- */
-static struct wrd_msg *claim_here(struct wrd_server *srv, struct wrd_game *g, int seat,
-                                  const char *invite_hash, const char *token_hash,
-                                  const json_t *webhook, const char *addr, const json_t *mail,
-                                  const json_t *jid)
-{
-    if (seat >= 0 && same_hash(g->seats[seat].token_hash, token_hash))
-        return NULL;            /* done already (a forward sent again) */
-    struct wrd_game *t;
-    int ts;
-    const char *why;
-    int code = claim_target(srv->games, invite_hash, g->id, seat >= 0 ? g->seats[seat].name : "",
-                            &t, &ts, &why);
-    if (code == 0 && t != g)
-        code = WRD_E_BAD_INVITE, why = "unknown or already used invite";
-    if (code != 0)
-        return wrd_error_msg(code, why, g->id, NULL, jid);
-    claim_seat(srv, g, ts, token_hash, webhook, addr, mail);
-    return NULL;
-}
-
-/* g is read and owned here: the commands waiting for it run now. */
-static void run_waiting(struct wrd_server *srv, struct wrd_game *g)
-{
-    struct cluster *cl = srv->games->cluster;
-    struct forward *f = cl->forwards;
-    while (f) {
-        struct forward *next = f->next;
-        if (strcmp(f->game, g->id) == 0 && !f->replied) {
-            wrd_debug("forward run here", "game=%s fid=%llu version=%lld", g->id,
-                      (unsigned long long)f->fid, (long long)g->version);
-            forward_unlink(cl, f);
-            struct wrd_msg *a = NULL;
-            json_t *events = NULL;
-            if (f->kind == FWD_CLAIM)
-                a = claim_here(srv, g, f->seat, f->invite_hash[0] ? f->invite_hash : NULL,
-                               f->token_hash, json_object_get(f->msg, "webhook"),
-                               f->conn->addr, json_object_get(f->msg, "mail"), f->jid);
-            else if ((a = answered_before(g, f->seat, f->seq, f->jid)) == NULL)
-                a = command_core(srv, g, f->seat, f->seq, f->cmd, f->jid, &events);
-            if (a)
-                defer_direct(srv->games, f->conn, a);
-            else
-                claim_answered(srv, f, g->id, f->seat_name);
-            if (events)
-                to_parent(srv, g, events, 0);
-            json_decref(events);
-            forward_free(f);
-        }
-        f = next;
-    }
-}
-
-/* --- a follower kept in step: the rows after its version ---------------------------- */
-
-struct tail_seat {
-    char name[24];
-    char token_hash[65];
-    char invite_hash[65];
-};
-
-struct tail_command {
-    char seat[24];
-    int64_t version, client_seq, at_ms;
-    char *cmd;
-};
-
-struct tail_job {
-    uv_work_t work;
-    struct wrd_server *srv;
-    char id[24];
-    int64_t after;
-    int own;                    /* 0, or OWN_*: own() first, on the worker */
-    int owned;                  /* ...its answer (0 when it did not run) */
-    int rc;
-    char err[200];
-    char status[16];
-    char result[160];
-    int64_t deadline_ms;
-    struct tail_seat *seats;
-    int nseats, capseats;
-    struct tail_command *cmds;
-    int ncmds, capcmds;
-};
-
-/* arr, holding n of *cap elements of elem bytes, with room for one more:
- * arr itself, or its copy grown (from 8, doubling; *cap updated); NULL when
- * out of memory (arr unchanged, still the caller's). */
-static void *grow_room(void *arr, int *cap, int n, size_t elem)
-{
-    if (n < *cap)
-        return arr;
-    int c = *cap ? 2 * *cap : 8;
-    void *p = realloc(arr, elem * (size_t)c);
-    if (p != NULL)
-        *cap = c;
-    return p;
-}
-
-static int tail_game(void *ctx, const struct wrd_game_row *g, const char *status,
-                     const char *result, int64_t deadline_ms)
-{
-    struct tail_job *job = ctx;
-    (void)g;
-    snprintf(job->status, sizeof job->status, "%s", status);
-    snprintf(job->result, sizeof job->result, "%s", result ? result : "");
-    job->deadline_ms = deadline_ms;
-    return 0;
-}
-
-static int tail_seat(void *ctx, const struct wrd_seat_row *r)
-{
-    struct tail_job *job = ctx;
-    void *more = grow_room(job->seats, &job->capseats, job->nseats, sizeof *job->seats);
-    if (more == NULL)
-        return -1;
-    job->seats = more;
-    struct tail_seat *s = &job->seats[job->nseats++];
-    snprintf(s->name, sizeof s->name, "%s", r->seat);
-    snprintf(s->token_hash, sizeof s->token_hash, "%s", r->token_hash ? r->token_hash : "");
-    snprintf(s->invite_hash, sizeof s->invite_hash, "%s", r->invite_hash ? r->invite_hash : "");
-    return 0;
-}
-
-static int tail_command(void *ctx, const struct wrd_command_row *r)
-{
-    struct tail_job *job = ctx;
-    void *more = grow_room(job->cmds, &job->capcmds, job->ncmds, sizeof *job->cmds);
-    if (more == NULL)
-        return -1;
-    job->cmds = more;
-    struct tail_command *c = &job->cmds[job->ncmds];
-    snprintf(c->seat, sizeof c->seat, "%s", r->seat);
-    c->version = r->version;
-    c->client_seq = r->client_seq;
-    c->at_ms = r->at_ms;
-    if ((c->cmd = strdup(r->cmd_json)) == NULL)
-        return -1;
-    job->ncmds++;
-    return 0;
-}
-
-static void tail_work(uv_work_t *w)
-{
-    struct tail_job *job = w->data;
-    struct wrd_store *st = job->srv->store;
-    struct wrd_store_loader l = { .ctx = job, .game = tail_game, .seat = tail_seat,
-                                  .command = tail_command };
-    /* the lock first, so the rows read are as of a time it was held */
-    if (job->own)
-        job->owned = st->cluster->own(st, job->id);
-    job->rc = st->cluster->read_tail(st, job->id, job->after, &l, job->err, sizeof job->err);
-}
-
-static void tail_free(struct tail_job *job)
-{
-    for (int i = 0; i < job->ncmds; i++)
-        free(job->cmds[i].cmd);
-    free(job->cmds);
-    free(job->seats);
-    free(job);
-}
-
-/* One command of the store's, applied to the copy as its owner did. */
-static int follow_command(struct wrd_server *srv, struct wrd_game *g, const struct tail_command *r)
-{
-    int seat = seat_index(g, r->seat);
-    json_t *cmd = json_loads(r->cmd, 0, NULL);
-    json_t *events = NULL;
-    struct wr_refusal why = { WR_R_BAD_COMMAND, "bad_command",
-                              "unknown seat or unreadable command" };
-    int rc = seat >= 0 && cmd && r->version == g->version + 1
-                 ? apply(g, seat, cmd, &events, &why) : -1;
-    json_decref(cmd);
-    if (rc != 0) {
-        wrd_error("a stored command does not apply to the copy of its game", "game=%s "
-                  "version=%lld copy=%lld error=\"%s\"", g->id, (long long)r->version,
-                  (long long)g->version, why.message);
-        return -1;
-    }
-    g->moved_ms = r->at_ms;
-    publish(srv, g, seat, events);
-    if (r->client_seq > 0) {
-        json_t *pev = g->rs->project_events(g->g, r->seat, events);
-        struct wrd_msg *a = change_msg(g, r->client_seq, NULL, NULL, pev, NULL);
-        json_decref(pev);
-        remember(&g->seats[seat], r->client_seq, a);
-        wrd_msg_unref(a);
-    }
-    json_decref(events);
-    return 0;
-}
-
-/* The rows read, applied to g: its seats, its commands, its end. */
-static void follow(struct wrd_server *srv, struct wrd_game *g, const struct tail_job *job)
-{
-    struct wrd_games *gs = srv->games;
-    int was_follower = g->follower;
-    g->follower = 1;            /* what it applies, its owner has notified and stored */
-    int old = g->status;
-    for (int k = 0; k < job->nseats; k++) {
-        int i = seat_index(g, job->seats[k].name);
-        if (i < 0)
-            continue;
-        struct seat *s = &g->seats[i];
-        snprintf(s->token_hash, sizeof s->token_hash, "%s", job->seats[k].token_hash);
-        if (s->invite_hash[0] && job->seats[k].invite_hash[0] == '\0') {
-            invite_unindex(gs, g, i);
-            s->invite_hash[0] = '\0';
-        }
-    }
-    set_status(gs, g, compute_status(g));
-    if (old == ST_OPEN && g->status == ST_RUNNING) {
-        refresh_awaiting(srv, g, -1, 0);
-        refresh_sections(g);
-        g->quiet_at = g->version;
-        broadcast_state(gs, g);
-    }
-    for (int k = 0; k < job->ncmds; k++)
-        if (job->cmds[k].version > g->version && follow_command(srv, g, &job->cmds[k]) != 0)
-            break;
-    if (g->status != ST_FINISHED && strcmp(job->status, "finished") == 0 &&
-        strncmp(job->result, "forfeit:", 8) == 0) {
-        /* a forfeit on time: no command, the row says it */
-        snprintf(g->forfeit, sizeof g->forfeit, "%s", job->result + 8);
-        g->forfeit_deadline = job->deadline_ms;
-        set_status(gs, g, compute_status(g));
-        refresh_awaiting(srv, g, -1, 0);
-        refresh_sections(g);
-        g->quiet_at = g->version;
-        broadcast_state(gs, g);
-    }
-    g->follower = was_follower;
-    g->touched_ms = wrd_now_ms();
-}
-
-static void tail_done(uv_work_t *w, int status)
-{
-    struct tail_job *job = w->data;
-    struct wrd_server *srv = job->srv;
-    struct wrd_games *gs = srv->games;
-    struct wrd_game *g = find(gs, job->id);
-    int owned = status == 0 ? job->owned : 0;
-    gs->tails--;
-    if (g == NULL) {
-        /* not possible while it reads (cluster_busy keeps it); a lock
-         * taken for a game gone all the same goes again */
-        if (owned == 1 && srv->store->cluster->disown(srv->store, job->id) != 0)
-            wrd_error("the store could not let a game go", "game=%s", job->id);
-        tail_free(job);
-        return;
-    }
-    g->catching = 0;
-    if (job->own)
-        took(srv, g, job->own, owned);
-    if (status == 0 && job->rc == 0)
-        follow(srv, g, job);
-    else if (status == 0)
-        wrd_error("the store's later rows of a game could not be read", "game=%s error=\"%s\"",
-                  g->id, job->rc == 1 ? "no such game" : job->err);
-    tail_free(job);
-    if ((g->catch_again || (g->take_again && g->follower)) && !srv->stopping) {
-        int own = g->take_again && g->follower ? OWN_TAKE : 0;
-        g->catch_again = g->take_again = 0;
-        if (read_rows(srv, g, own) == 0)
-            return;
-    }
-    g->take_again = 0;
-    run_waiters(srv, g);
-    if (!g->follower) {
-        arm_timer(g);           /* taken over: its deadlines are this process's now */
-        run_waiting(srv, g);
-    } else {
-        send_waiting(srv, g);   /* a take refused: its owner runs them */
-    }
-    after_follow(srv, g);
-}
-
-/* The copy g has moved on: the answers that waited for its version go. */
-static void after_follow(struct wrd_server *srv, struct wrd_game *g)
-{
-    struct cluster *cl = srv->games->cluster;
-    for (struct forward *f = cl->forwards, *next; f; f = next) {
-        next = f->next;
-        if (f->replied && strcmp(f->game, g->id) == 0 && f->version <= g->version)
-            deliver(srv, f);
-    }
-    maybe_evict(srv->games, g);
-}
-
-/* A request that waits for a copy's read of the store (cluster_recheck). */
-struct catch_waiter {
-    struct catch_waiter *next;
-    struct pending_req *req;
-};
-
-/* A request a copy cannot answer from what it knows (a token of a seat
- * claimed just now, a version a client saw on another process): 1 when it
- * waits for a read of g's rows and will run again (run(srv, c, msg, 2));
- * 0 answer now (g is owned here and not being read, or out of memory). */
-static int cluster_recheck(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
-                           const json_t *msg, rerun_fn run)
-{
-    if (srv->games->cluster == NULL || (!g->follower && !g->catching))
-        return 0;
-    struct pending_req *req = calloc(1, sizeof *req);
-    struct catch_waiter *w = malloc(sizeof *w);
-    if (req == NULL || w == NULL) {
-        free(req);
-        free(w);
-        return 0;
-    }
-    *req = (struct pending_req){ run, c, json_incref((json_t *)msg), 1, NULL, 2 };
-    wrd_conn_ref(c);
-    wrd_conn_wait_begin(c);     /* its next messages wait for this one */
-    *w = (struct catch_waiter){ g->waiters, req };
-    g->waiters = w;
-    catch_up(srv, g);
-    if (!g->catching)
-        run_waiters(srv, g);    /* no read could start: answered from what it knows */
-    return 1;
-}
-
-/* g's read is done (or g leaves): the requests waiting for it run again. */
-static void run_waiters(struct wrd_server *srv, struct wrd_game *g)
-{
-    while (g->waiters) {
-        struct catch_waiter *w = g->waiters;
-        g->waiters = w->next;
-        finish_request(srv, w->req);
-        free(w);
-    }
-}
-
-/* Read g's rows after its version on a worker thread, trying its lock
- * there first when own is OWN_* (g is then `taking`). A read under way: read
- * again after it (take_again for a take; nothing more for a take under
- * way). 0, or -1 when no read could start (nothing changes). */
-static int read_rows(struct wrd_server *srv, struct wrd_game *g, int own)
-{
-    if (g->catching) {
-        if (!own)
-            g->catch_again = 1;
-        else if (!g->taking)
-            g->take_again = 1;
-        return 0;
-    }
-    struct tail_job *job = calloc(1, sizeof *job);
-    if (job == NULL)
-        return -1;
-    job->srv = srv;
-    job->work.data = job;
-    snprintf(job->id, sizeof job->id, "%s", g->id);
-    job->after = g->version;
-    job->own = own;
-    if (uv_queue_work(&srv->loop, &job->work, tail_work, tail_done) != 0) {
-        free(job);
-        return -1;
-    }
-    srv->games->tails++;
-    g->catching = 1;
-    g->taking = own != 0;
-    return 0;
-}
-
-/* Read g's rows after its version (again, when a read is under way). */
-static void catch_up(struct wrd_server *srv, struct wrd_game *g)
-{
-    (void)read_rows(srv, g, 0);
-}
-
-/* g stays a follower after a take: the forwards that waited for its
- * outcome (sent_ms 0) go to its owner (place: g is neither taking nor
- * released now, so none starts a take again). */
-static void send_waiting(struct wrd_server *srv, struct wrd_game *g)
-{
-    struct cluster *cl = srv->games->cluster;
-    for (struct forward *f = cl->forwards, *next; f; f = next) {
-        next = f->next;
-        if (f->sent_ms == 0 && !f->replied && strcmp(f->game, g->id) == 0)
-            (void)place(srv, f, g);
-    }
-}
-
-/* --- owning ----------------------------------------------------------------------------- */
-
-/* A game read from the store (or restored at the start): owned when no
- * other process holds it, else followed; either way its rows after the
- * read are read too (another process may have written it meanwhile). Its
- * lock is tried on a worker thread with that read (read_rows): until then
- * it is a follower, taking (no deadline runs, its requests wait). */
-static void cluster_adopt(struct wrd_server *srv, struct wrd_game *g)
-{
-    if (srv->games->cluster == NULL)
-        return;
-    g->follower = 1;
-    arm_timer(g);               /* stops it */
-    if (read_rows(srv, g, OWN_ADOPT) != 0)
-        wrd_error("a game read could not try its lock: followed", "game=%s", g->id);
-}
-
-/* g leaves memory: an owned game is let go, and the others hear of it.
- * Both go into the open batch (no round trip): its commit lets the lock go
- * before it sends the note "ID VERSION -". g's last change is sealed or
- * committed by now (evict_queued runs after a commit). */
-static void cluster_let_go(struct wrd_server *srv, struct wrd_game *g)
-{
-    struct cluster *cl = srv->games->cluster;
-    if (cl == NULL || g->follower)
-        return;
-    put_game_note(srv, g, 1);
-    if (srv->store->cluster->disown(srv->store, g->id) != 0)
-        wrd_error("the store could not let a game go", "game=%s", g->id);
-    cl->owned--;
-}
-
-/* May this process write g for a client's request (a claim, a webhook,
- * mail)? 1 yes; 0 no: c has had the error. A game nobody owns is taken. */
-static int cluster_may_write(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
-                             const json_t *jid)
-{
-    if (srv->games->cluster == NULL || (!g->follower && !g->catching))
-        return 1;
-    if (g->follower && g->released)
-        (void)take(srv, g);     /* off the loop: the client asks again */
-    wrd_conn_error(c, WRD_E_OWNED_ELSEWHERE, NULL, g->id, NULL, jid);
-    return 0;
-}
-
-/* --- notes ------------------------------------------------------------------------------- */
-
-/* The commands a note carries ([{v, s, q, c, t}]), applied to the copy g
- * when they follow on from its version: 0 applied (g at their last), -1
- * not (g must read the store). */
-static int follow_note(struct wrd_server *srv, struct wrd_game *g, const char *text,
-                       long long version)
-{
-    json_t *cmds = json_loads(text, 0, NULL);
-    size_t n = json_array_size(cmds);
-    json_t *last = json_array_get(cmds, n ? n - 1 : 0);
-    if (n == 0 || json_integer_value(json_object_get(json_array_get(cmds, 0), "v")) !=
-                      g->version + 1 ||
-        json_integer_value(json_object_get(last, "v")) != version) {
-        json_decref(cmds);
-        return -1;
-    }
-    int rc = 0;
-    size_t i;
-    json_t *x;
-    json_array_foreach(cmds, i, x) {
-        const char *seat = json_string_value(json_object_get(x, "s"));
-        char *cmd = json_dumps(json_object_get(x, "c"), JSON_COMPACT);
-        struct tail_command tc = { .version = json_integer_value(json_object_get(x, "v")),
-                                   .client_seq = json_integer_value(json_object_get(x, "q")),
-                                   .at_ms = json_integer_value(json_object_get(x, "t")),
-                                   .cmd = cmd };
-        snprintf(tc.seat, sizeof tc.seat, "%s", seat ? seat : "");
-        rc = cmd && json_is_object(json_object_get(x, "c")) ? follow_command(srv, g, &tc) : -1;
-        free(cmd);
-        if (rc != 0)
-            break;
-    }
-    json_decref(cmds);
-    g->touched_ms = wrd_now_ms();
-    after_follow(srv, g);
-    return rc;
-}
-
-static void note_game(struct wrd_server *srv, const char *payload)
-{
-    char id[24];
-    long long version;
-    int at = 0;
-    if (sscanf(payload, "%23s %lld%n", id, &version, &at) < 2) {
-        wrd_warn("a malformed note", "channel=game");
-        return;
-    }
-    const char *rest = payload + at;
-    while (*rest == ' ')
-        rest++;
-    struct wrd_game *g = find(srv->games, id);
-    if (g == NULL || !g->follower)
-        return;                 /* not held, or its own note */
-    if (rest[0] == '-')
-        g->released = 1;
-    else if (rest[0] == '[' && !g->catching && follow_note(srv, g, rest, version) == 0)
-        return;                 /* its commands, applied as the owner did */
-    else if (version >= g->version)
-        catch_up(srv, g);       /* >=: a claim changes a game's seats, not its version */
-}
-
-/* The answer to a forward: a note in the batch of what it answers, so it
- * exists once that is durable; a (may be NULL) its message, left out when
- * too long for a note (the sender answers from its copy, the seat's
- * remembered answers); ok: a claim done. */
-static void reply(struct wrd_server *srv, struct wrd_game *g, const char *node, json_t *jfid,
-                  struct wrd_msg *a, const char *claimed_seat)
-{
-    json_t *r = json_pack("{s:s, s:O, s:I}", "node", node, "fid", jfid, "version",
-                          (json_int_t)g->version);
-    if (a && a->len < WRD_NOTE_MAX / 2)
-        json_object_set_new(r, "msg", json_stringn((const char *)a->payload, a->len));
-    if (claimed_seat) {
-        json_object_set_new(r, "game", json_string(g->id));
-        json_object_set_new(r, "seat", json_string(claimed_seat));
-    }
-    char *t = note_text(r);
-    if (t == NULL || srv->store->cluster->put_note(srv->store, WRD_NOTE_REPLY, t) != 0)
-        wrd_error("store write failed", "game=%s note=reply", g->id);
-    free(t);
-}
-
-/* A forward: run here when this process owns its game (and has read it);
- * else not ours (yet): its sender asks again. */
-static void note_forward(struct wrd_server *srv, const char *payload)
-{
-    json_t *j = json_loads(payload, 0, NULL);
-    const char *node = json_string_value(json_object_get(j, "node"));
-    const char *kind = json_string_value(json_object_get(j, "kind"));
-    const char *id = json_string_value(json_object_get(j, "game"));
-    const char *seatname = json_string_value(json_object_get(j, "seat"));
-    const char *ih = json_string_value(json_object_get(j, "invite_hash"));
-    json_t *jfid = json_object_get(j, "fid");
-    json_t *jid = json_object_get(j, "id");
-    struct wrd_game *g = id ? find(srv->games, id) : NULL;
-    int claim = kind && strcmp(kind, "claim") == 0;
-    if (g == NULL && claim && ih && is_hex(ih, 64) && id && id[0] == '\0') {
-        struct wrd_game *t;
-        int ts;
-        const char *why;
-        claim_target(srv->games, ih, NULL, NULL, &t, &ts, &why);
-        g = t;                  /* the invite's game, when this process holds it */
-    }
-    if (g == NULL || g->follower || g->catching || node == NULL || !json_is_integer(jfid) ||
-        seatname == NULL) {
-        json_decref(j);
-        return;
-    }
-    int seat = seat_index(g, seatname);
-    json_t *events = NULL;
-    struct wrd_msg *a = NULL;
-    if (claim) {
-        const char *th = json_string_value(json_object_get(j, "token_hash"));
-        const char *addr = json_string_value(json_object_get(j, "addr"));
-        if (th == NULL || !is_hex(th, 64) || (ih && !is_hex(ih, 64)))
-            a = wrd_error_msg(WRD_E_BAD_MESSAGE, "a forwarded claim without a token", g->id, NULL,
-                              jid);
-        else
-            a = claim_here(srv, g, seat, ih, th, json_object_get(j, "webhook"),
-                           addr ? addr : "", json_object_get(j, "mail"), jid);
-        if (a == NULL) {
-            /* the seat: the one named, or the invite's */
-            for (int i = 0; i < g->nseats; i++)
-                if (same_hash(g->seats[i].token_hash, th))
-                    seat = i;
-        }
-        reply(srv, g, node, jfid, a, a == NULL && seat >= 0 ? g->seats[seat].name : NULL);
-        wrd_msg_unref(a);
-        json_decref(j);
-        return;
-    }
-    json_int_t seq = json_integer_value(json_object_get(j, "seq"));
-    json_t *cmd = json_object_get(j, "cmd");
-    if (seat < 0 || seq <= 0 || seq > WRD_MAX_SEQ || !json_is_object(cmd))
-        a = wrd_error_msg(WRD_E_BAD_MESSAGE, "a forwarded command without a seat, seq or "
-                          "command", g->id, NULL, jid);
-    else if ((a = answered_before(g, seat, seq, jid)) == NULL)
-        a = command_core(srv, g, seat, seq, cmd, jid, &events);
-    if (events)
-        to_parent(srv, g, events, 0);
-    json_decref(events);
-    reply(srv, g, node, jfid, a, NULL);
-    wrd_msg_unref(a);
-    json_decref(j);
-}
-
-static void note_reply(struct wrd_server *srv, const char *payload)
-{
-    struct cluster *cl = srv->games->cluster;
-    json_t *j = json_loads(payload, 0, NULL);
-    const char *node = json_string_value(json_object_get(j, "node"));
-    json_int_t fid = json_integer_value(json_object_get(j, "fid"));
-    json_t *version = json_object_get(j, "version");
-    const char *msg = json_string_value(json_object_get(j, "msg"));
-    struct forward *f = NULL;
-    if (node && strcmp(node, cl->node) == 0 && json_is_integer(version))
-        for (f = cl->forwards; f && f->fid != (uint64_t)fid; f = f->next)
-            ;
-    if (f && !f->replied && f->sent_ms != 0) {
-        f->replied = 1;
-        f->version = json_integer_value(version);
-        f->answer = msg ? strdup(msg) : NULL;
-        const char *game = json_string_value(json_object_get(j, "game"));
-        const char *seat = json_string_value(json_object_get(j, "seat"));
-        if (f->kind == FWD_CLAIM && msg == NULL && game && seat) {
-            /* a claim by an invite: the owner named its game and seat */
-            snprintf(f->game, sizeof f->game, "%s", game);
-            snprintf(f->seat_name, sizeof f->seat_name, "%s", seat);
-            f->version = 0;     /* answered now: the copy, if any, follows */
-        }
-        deliver(srv, f);
-    }
-    json_decref(j);
-}
-
-void wrd_games_note(struct wrd_server *srv, int channel, const char *payload)
-{
-    if (srv->games->cluster == NULL)
-        return;
-    switch (channel) {
-    case WRD_NOTE_GAME:
-        note_game(srv, payload);
-        break;
-    case WRD_NOTE_FORWARD:
-        note_forward(srv, payload);
-        break;
-    case WRD_NOTE_REPLY:
-        note_reply(srv, payload);
-        break;
-    }
-}
-
-static void on_note(void *ctx, int channel, const char *payload)
-{
-    wrd_games_note(ctx, channel, payload);
-}
-
-static void on_note_fd(uv_poll_t *p, int status, int events);
-
-/* WARROOM_TEST_NOTE_DELAY_MS: the notes that came are read now. */
-static void on_late_notes(uv_timer_t *t)
-{
-    struct wrd_server *srv = t->data;
-    struct cluster *cl = srv->games->cluster;
-    uv_poll_start(&cl->poll, UV_READABLE, on_note_fd);
-    on_note_fd(&cl->poll, 0, 0);
-}
-
-/* The store's note descriptor is readable (events), or late notes are
- * read (no events). */
-static void on_note_fd(uv_poll_t *p, int status, int events)
-{
-    struct wrd_server *srv = p->data;
-    struct cluster *cl = srv->games->cluster;
-    if (status >= 0 && events && cl->note_delay_ms > 0) {
-        uv_poll_stop(p);
-        uv_timer_start(&cl->late, on_late_notes, (uint64_t)cl->note_delay_ms, 0);
-        return;
-    }
-    if (status < 0 || srv->store->cluster->drain_notes(srv->store, on_note, srv) < 0) {
-        /* Notes may have been missed: copies would go stale unseen. */
-        wrd_error("the store's notes are lost: stopping", "status=%d", status);
-        fflush(stderr);
-        _exit(3);
-    }
-}
-
-/* Forwards without an answer: their owner is taken over when it can be,
- * else they are sent again (answered again if applied already). */
-static void on_tick(uv_timer_t *t)
-{
-    struct wrd_server *srv = t->data;
-    struct cluster *cl = srv->games->cluster;
-    int64_t now = wrd_now_ms();
-    for (struct forward *f = cl->forwards, *next; f; f = next) {
-        next = f->next;
-        struct wrd_game *g = f->game[0] ? find(srv->games, f->game) : NULL;
-        int late = !f->replied && f->sent_ms != 0 && now - f->sent_ms >= FORWARD_WAIT_MS;
-        if (f->conn->wsi == NULL || (g == NULL && (f->game[0] || late))) {
-            /* its client left; or an invite no process answered for (its
-             * game's owner died: it is claimable once a process reads the
-             * game again, as any restart does) */
-            forward_unlink(cl, f);
-            if (f->conn->wsi && f->game[0] == '\0')
-                wrd_conn_error(f->conn, WRD_E_BAD_INVITE, "unknown or already used invite", NULL,
-                               NULL, f->jid);
-            forward_free(f);
-            continue;
-        }
-        if (!late || g == NULL || !g->follower)
-            continue;
-        if (g->taking || take(srv, g) == 0) {
-            f->sent_ms = 0;             /* runs here, or is sent again, once the take
-                                           is settled (tail_done) */
-            continue;
-        }
-        send_forward(srv, f);
-    }
-}
-
-const char *wrd_games_node(struct wrd_server *srv)
-{
-    return srv->games->cluster ? srv->games->cluster->node : "";
-}
-
-int wrd_games_start_cluster(struct wrd_server *srv, char *err, size_t errlen)
-{
-    struct wrd_games *gs = srv->games;
-    struct wrd_store *st = srv->store;
-    struct cluster *cl = calloc(1, sizeof *cl);
-    int fd = st->cluster ? st->cluster->note_fd(st) : -1;
-    if (cl == NULL || fd < 0 || random_hex(8, cl->node) != 0) {
-        free(cl);
-        snprintf(err, errlen, fd < 0 ? "the store has no notes" : "out of memory");
-        return -1;
-    }
-    gs->cluster = cl;
-    uv_poll_init(&srv->loop, &cl->poll, fd);
-    cl->poll.data = srv;
-    uv_poll_start(&cl->poll, UV_READABLE, on_note_fd);
-    uv_timer_init(&srv->loop, &cl->tick);
-    cl->tick.data = srv;
-    uv_timer_start(&cl->tick, on_tick, FORWARD_TICK_MS, FORWARD_TICK_MS);
-    uv_timer_init(&srv->loop, &cl->late);
-    cl->late.data = srv;
-    cl->note_delay_ms = srv->cfg.test_note_delay_ms;
-    if (cl->note_delay_ms)
-        wrd_warn("notes are read late (WARROOM_TEST_NOTE_DELAY_MS: for tests only)", "ms=%d",
-                 cl->note_delay_ms);
-    cl->handles = 1;
-    /* the games the start loaded: some may be another process's */
-    for (struct wrd_game *g = gs->all_head; g; g = g->all_next)
-        cluster_adopt(srv, g);
-    wrd_info("cluster joined", "node=%s games=%d", cl->node, gs->count);
-    return 0;
-}
-
-/* A game just created here: its own, 0; -1 when the store failed. No
- * round trip: its lock is taken by the commit of the batch that stores it
- * (store.h, own_new), and nobody else can know the game before that. */
-static int cluster_own_new(struct wrd_server *srv, struct wrd_game *g)
-{
-    if (srv->store->cluster->own_new(srv->store, g->id) != 0)
-        return -1;
-    srv->games->cluster->owned++;
-    return 0;
-}
-
-static void cluster_close(struct wrd_games *gs)
-{
-    struct cluster *cl = gs->cluster;
-    if (cl && cl->handles) {
-        uv_close((uv_handle_t *)&cl->poll, NULL);
-        uv_close((uv_handle_t *)&cl->tick, NULL);
-        uv_close((uv_handle_t *)&cl->late, NULL);
-        cl->handles = 0;
-    }
-}
-
-static void cluster_free(struct wrd_games *gs)
-{
-    struct cluster *cl = gs->cluster;
-    if (cl == NULL)
-        return;
-    while (cl->forwards) {
-        struct forward *f = cl->forwards;
-        cl->forwards = f->next;
-        forward_free(f);
-    }
-    free(cl->noted);
-    free(cl);
-    gs->cluster = NULL;
-}
-
-static void cluster_stats(const struct wrd_games *gs, struct wrd_games_stats *out)
-{
-    const struct cluster *cl = gs->cluster;
-    if (cl == NULL)
-        return;
-    out->cluster = 1;
-    out->owned = cl->owned;
-    out->forwarded = cl->forwarded;
-    out->takeovers = cl->takeovers;
 }

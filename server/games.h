@@ -63,10 +63,10 @@ void wrd_games_keep_summaries(struct wrd_server *srv);
 void wrd_games_start_sweep(struct wrd_server *srv);
 
 /* --cluster, once the start's games are loaded: this process joins the
- * others on the store (store.h, the cluster ops; games.c, "several
- * servers"): it owns the games no other process holds, follows the others,
- * forwards commands and takes games over. 0, or -1 with err. Its handles
- * are closed by wrd_games_close_handles. */
+ * others on the store (store.h, the cluster ops; cluster.c): it owns the
+ * games no other process holds, follows the others, forwards commands and
+ * takes games over. 0, or -1 with err. Its handles are closed by
+ * wrd_games_close_handles. */
 int wrd_games_start_cluster(struct wrd_server *srv, char *err, size_t errlen);
 /* One note of another process (or this one's own), as the listener passes
  * it: channel WRD_NOTE_* and its payload (borrowed), whatever they hold

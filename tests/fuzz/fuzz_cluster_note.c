@@ -1,6 +1,6 @@
 /*
  * fuzz_cluster_note.c - libFuzzer target for the notes one warroomd of a
- * cluster reads from the others (server/games.c, "several servers"): a game
+ * cluster reads from the others (server/cluster.c, "notes"): a game
  * changed, a forwarded command or claim, a reply. They come through
  * PostgreSQL from any session that can NOTIFY on the database, so they are
  * outside input like a client's message.
