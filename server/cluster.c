@@ -251,7 +251,7 @@ static int read_rows(struct wrd_server *srv, struct wrd_game *g, int own);
  * they are sent to the owner (send_waiting). A take asked while a plain
  * read runs starts after it. 0 under way (or g owned already), -1 no
  * worker could be asked (nothing changes). */
-int take(struct wrd_server *srv, struct wrd_game *g)
+int cluster_take(struct wrd_server *srv, struct wrd_game *g)
 {
     if (!g->follower)
         return 0;
@@ -354,7 +354,7 @@ static struct forward *new_forward(struct wrd_server *srv, struct wrd_conn *c,
  * could not be sent (f freed, its client told). */
 static int place(struct wrd_server *srv, struct forward *f, struct wrd_game *g)
 {
-    if (g && (g->taking || (g->follower && g->released && take(srv, g) == 0)))
+    if (g && (g->taking || (g->follower && g->released && cluster_take(srv, g) == 0)))
         return 1;               /* runs here or is sent once the take is settled */
     if (g && !g->follower)
         return 1;               /* owned, being read: runs once read */
@@ -399,8 +399,8 @@ int cluster_claim(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g
         return 1;
     f->msg = json_incref((json_t *)msg);
     snprintf(f->invite_hash, sizeof f->invite_hash, "%s", invite_hash ? invite_hash : "");
-    random_hex(32, f->token);
-    sha256_hex(f->token, f->token_hash);
+    games_random_hex(32, f->token);
+    games_sha256_hex(f->token, f->token_hash);
     place(srv, f, g);
     return 1;
 }
@@ -410,17 +410,17 @@ int cluster_claim(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g
 static void claim_answered(struct wrd_server *srv, struct forward *f, const char *game,
                            const char *seat)
 {
-    defer_direct(srv->games, f->conn, claimed_msg(game, seat, f->token, f->jid));
-    struct wrd_game *g = find(srv->games, game);
-    int i = g ? seat_index(g, seat) : -1;
+    games_defer_direct(srv->games, f->conn, games_claimed_msg(game, seat, f->token, f->jid));
+    struct wrd_game *g = games_find(srv->games, game);
+    int i = g ? games_seat_index(g, seat) : -1;
     if (i >= 0) {
-        if (attach(srv, f->conn, g, i, NULL, STATE_AFTER) != 0)
+        if (games_attach(srv, f->conn, g, i, NULL, STATE_AFTER) != 0)
             wrd_conn_error(f->conn, WRD_E_INTERNAL, "out of memory", game, NULL, f->jid);
         return;
     }
     json_t *j = json_pack("{s:s, s:s, s:s}", "type", "join", "game", game, "token", f->token);
     if (j)
-        join_run(srv, f->conn, j, 0);
+        games_join_run(srv, f->conn, j, 0);
     json_decref(j);
 }
 
@@ -429,7 +429,7 @@ static void claim_answered(struct wrd_server *srv, struct forward *f, const char
 static int deliver(struct wrd_server *srv, struct forward *f)
 {
     struct wrd_games *gs = srv->games;
-    struct wrd_game *g = find(gs, f->game);
+    struct wrd_game *g = games_find(gs, f->game);
     if (g && g->version < f->version) {
         catch_up(srv, g);
         return 0;
@@ -441,9 +441,9 @@ static int deliver(struct wrd_server *srv, struct forward *f)
     else if (f->kind == FWD_CLAIM)
         claim_answered(srv, f, f->game, f->seat_name);
     else if (g)
-        a = answered_before(g, f->seat, f->seq, f->jid);
+        a = games_answered_before(g, f->seat, f->seq, f->jid);
     if (a)
-        defer_direct(gs, f->conn, a);
+        games_defer_direct(gs, f->conn, a);
     forward_free(f);
     return 1;
 }
@@ -460,18 +460,18 @@ static struct wrd_msg *claim_here(struct wrd_server *srv, struct wrd_game *g, in
                                   const json_t *webhook, const char *addr, const json_t *mail,
                                   const json_t *jid)
 {
-    if (seat >= 0 && same_hash(g->seats[seat].token_hash, token_hash))
+    if (seat >= 0 && games_same_hash(g->seats[seat].token_hash, token_hash))
         return NULL;            /* done already (a forward sent again) */
     struct wrd_game *t;
     int ts;
     const char *why;
-    int code = claim_target(srv->games, invite_hash, g->id, seat >= 0 ? g->seats[seat].name : "",
+    int code = games_claim_target(srv->games, invite_hash, g->id, seat >= 0 ? g->seats[seat].name : "",
                             &t, &ts, &why);
     if (code == 0 && t != g)
         code = WRD_E_BAD_INVITE, why = "unknown or already used invite";
     if (code != 0)
         return wrd_error_msg(code, why, g->id, NULL, jid);
-    claim_seat(srv, g, ts, token_hash, webhook, addr, mail);
+    games_claim_seat(srv, g, ts, token_hash, webhook, addr, mail);
     return NULL;
 }
 
@@ -492,14 +492,14 @@ static void run_waiting(struct wrd_server *srv, struct wrd_game *g)
                 a = claim_here(srv, g, f->seat, f->invite_hash[0] ? f->invite_hash : NULL,
                                f->token_hash, json_object_get(f->msg, "webhook"),
                                f->conn->addr, json_object_get(f->msg, "mail"), f->jid);
-            else if ((a = answered_before(g, f->seat, f->seq, f->jid)) == NULL)
-                a = command_core(srv, g, f->seat, f->seq, f->cmd, f->jid, &events);
+            else if ((a = games_answered_before(g, f->seat, f->seq, f->jid)) == NULL)
+                a = games_command_core(srv, g, f->seat, f->seq, f->cmd, f->jid, &events);
             if (a)
-                defer_direct(srv->games, f->conn, a);
+                games_defer_direct(srv->games, f->conn, a);
             else
                 claim_answered(srv, f, g->id, f->seat_name);
             if (events)
-                to_parent(srv, g, events, 0);
+                games_to_parent(srv, g, events, 0);
             json_decref(events);
             forward_free(f);
         }
@@ -620,13 +620,13 @@ static void tail_free(struct tail_job *job)
 /* One command of the store's, applied to the copy as its owner did. */
 static int follow_command(struct wrd_server *srv, struct wrd_game *g, const struct tail_command *r)
 {
-    int seat = seat_index(g, r->seat);
+    int seat = games_seat_index(g, r->seat);
     json_t *cmd = json_loads(r->cmd, 0, NULL);
     json_t *events = NULL;
     struct wr_refusal why = { WR_R_BAD_COMMAND, "bad_command",
                               "unknown seat or unreadable command" };
     int rc = seat >= 0 && cmd && r->version == g->version + 1
-                 ? apply(g, seat, cmd, &events, &why) : -1;
+                 ? games_apply(g, seat, cmd, &events, &why) : -1;
     json_decref(cmd);
     if (rc != 0) {
         wrd_error("a stored command does not apply to the copy of its game", "game=%s "
@@ -635,12 +635,12 @@ static int follow_command(struct wrd_server *srv, struct wrd_game *g, const stru
         return -1;
     }
     g->moved_ms = r->at_ms;
-    publish(srv, g, seat, events);
+    games_publish(srv, g, seat, events);
     if (r->client_seq > 0) {
         json_t *pev = g->rs->project_events(g->g, r->seat, events);
-        struct wrd_msg *a = change_msg(g, r->client_seq, NULL, NULL, pev, NULL);
+        struct wrd_msg *a = games_change_msg(g, r->client_seq, NULL, NULL, pev, NULL);
         json_decref(pev);
-        remember(&g->seats[seat], r->client_seq, a);
+        games_remember(&g->seats[seat], r->client_seq, a);
         wrd_msg_unref(a);
     }
     json_decref(events);
@@ -655,22 +655,22 @@ static void follow(struct wrd_server *srv, struct wrd_game *g, const struct tail
     g->follower = 1;            /* what it applies, its owner has notified and stored */
     int old = g->status;
     for (int k = 0; k < job->nseats; k++) {
-        int i = seat_index(g, job->seats[k].name);
+        int i = games_seat_index(g, job->seats[k].name);
         if (i < 0)
             continue;
         struct seat *s = &g->seats[i];
         snprintf(s->token_hash, sizeof s->token_hash, "%s", job->seats[k].token_hash);
         if (s->invite_hash[0] && job->seats[k].invite_hash[0] == '\0') {
-            invite_unindex(gs, g, i);
+            games_invite_unindex(gs, g, i);
             s->invite_hash[0] = '\0';
         }
     }
-    set_status(gs, g, compute_status(g));
+    games_set_status(gs, g, games_compute_status(g));
     if (old == ST_OPEN && g->status == ST_RUNNING) {
-        refresh_awaiting(srv, g, -1, 0);
-        refresh_sections(g);
+        games_refresh_awaiting(srv, g, -1, 0);
+        games_refresh_sections(g);
         g->quiet_at = g->version;
-        broadcast_state(gs, g);
+        games_broadcast_state(gs, g);
     }
     for (int k = 0; k < job->ncmds; k++)
         if (job->cmds[k].version > g->version && follow_command(srv, g, &job->cmds[k]) != 0)
@@ -680,11 +680,11 @@ static void follow(struct wrd_server *srv, struct wrd_game *g, const struct tail
         /* a forfeit on time: no command, the row says it */
         snprintf(g->forfeit, sizeof g->forfeit, "%s", job->result + 8);
         g->forfeit_deadline = job->deadline_ms;
-        set_status(gs, g, compute_status(g));
-        refresh_awaiting(srv, g, -1, 0);
-        refresh_sections(g);
+        games_set_status(gs, g, games_compute_status(g));
+        games_refresh_awaiting(srv, g, -1, 0);
+        games_refresh_sections(g);
         g->quiet_at = g->version;
-        broadcast_state(gs, g);
+        games_broadcast_state(gs, g);
     }
     g->follower = was_follower;
     g->touched_ms = wrd_now_ms();
@@ -695,7 +695,7 @@ static void tail_done(uv_work_t *w, int status)
     struct tail_job *job = w->data;
     struct wrd_server *srv = job->srv;
     struct wrd_games *gs = srv->games;
-    struct wrd_game *g = find(gs, job->id);
+    struct wrd_game *g = games_find(gs, job->id);
     int owned = status == 0 ? job->owned : 0;
     gs->tails--;
     if (g == NULL) {
@@ -724,7 +724,7 @@ static void tail_done(uv_work_t *w, int status)
     g->take_again = 0;
     run_waiters(srv, g);
     if (!g->follower) {
-        arm_timer(g);           /* taken over: its deadlines are this process's now */
+        games_arm_timer(g);           /* taken over: its deadlines are this process's now */
         run_waiting(srv, g);
     } else {
         send_waiting(srv, g);   /* a take refused: its owner runs them */
@@ -741,7 +741,7 @@ static void after_follow(struct wrd_server *srv, struct wrd_game *g)
         if (f->replied && strcmp(f->game, g->id) == 0 && f->version <= g->version)
             deliver(srv, f);
     }
-    maybe_evict(srv->games, g);
+    games_maybe_evict(srv->games, g);
 }
 
 /* A request that waits for a copy's read of the store (cluster_recheck). */
@@ -783,7 +783,7 @@ static void run_waiters(struct wrd_server *srv, struct wrd_game *g)
     while (g->waiters) {
         struct catch_waiter *w = g->waiters;
         g->waiters = w->next;
-        finish_request(srv, w->req);
+        games_finish_request(srv, w->req);
         free(w);
     }
 }
@@ -850,7 +850,7 @@ void cluster_adopt(struct wrd_server *srv, struct wrd_game *g)
     if (srv->games->cluster == NULL)
         return;
     g->follower = 1;
-    arm_timer(g);               /* stops it */
+    games_arm_timer(g);               /* stops it */
     if (read_rows(srv, g, OWN_ADOPT) != 0)
         wrd_error("a game read could not try its lock: followed", "game=%s", g->id);
 }
@@ -878,7 +878,7 @@ int cluster_may_write(struct wrd_server *srv, struct wrd_conn *c, struct wrd_gam
     if (srv->games->cluster == NULL || (!g->follower && !g->catching))
         return 1;
     if (g->follower && g->released)
-        (void)take(srv, g);     /* off the loop: the client asks again */
+        (void)cluster_take(srv, g);     /* off the loop: the client asks again */
     wrd_conn_error(c, WRD_E_OWNED_ELSEWHERE, NULL, g->id, NULL, jid);
     return 0;
 }
@@ -934,7 +934,7 @@ static void note_game(struct wrd_server *srv, const char *payload)
     const char *rest = payload + at;
     while (*rest == ' ')
         rest++;
-    struct wrd_game *g = find(srv->games, id);
+    struct wrd_game *g = games_find(srv->games, id);
     if (g == NULL || !g->follower)
         return;                 /* not held, or its own note */
     if (rest[0] == '-')
@@ -978,13 +978,13 @@ static void note_forward(struct wrd_server *srv, const char *payload)
     const char *ih = json_string_value(json_object_get(j, "invite_hash"));
     json_t *jfid = json_object_get(j, "fid");
     json_t *jid = json_object_get(j, "id");
-    struct wrd_game *g = id ? find(srv->games, id) : NULL;
+    struct wrd_game *g = id ? games_find(srv->games, id) : NULL;
     int claim = kind && strcmp(kind, "claim") == 0;
-    if (g == NULL && claim && ih && is_hex(ih, 64) && id && id[0] == '\0') {
+    if (g == NULL && claim && ih && games_is_hex(ih, 64) && id && id[0] == '\0') {
         struct wrd_game *t;
         int ts;
         const char *why;
-        claim_target(srv->games, ih, NULL, NULL, &t, &ts, &why);
+        games_claim_target(srv->games, ih, NULL, NULL, &t, &ts, &why);
         g = t;                  /* the invite's game, when this process holds it */
     }
     if (g == NULL || g->follower || g->catching || node == NULL || !json_is_integer(jfid) ||
@@ -992,13 +992,13 @@ static void note_forward(struct wrd_server *srv, const char *payload)
         json_decref(j);
         return;
     }
-    int seat = seat_index(g, seatname);
+    int seat = games_seat_index(g, seatname);
     json_t *events = NULL;
     struct wrd_msg *a = NULL;
     if (claim) {
         const char *th = json_string_value(json_object_get(j, "token_hash"));
         const char *addr = json_string_value(json_object_get(j, "addr"));
-        if (th == NULL || !is_hex(th, 64) || (ih && !is_hex(ih, 64)))
+        if (th == NULL || !games_is_hex(th, 64) || (ih && !games_is_hex(ih, 64)))
             a = wrd_error_msg(WRD_E_BAD_MESSAGE, "a forwarded claim without a token", g->id, NULL,
                               jid);
         else
@@ -1007,7 +1007,7 @@ static void note_forward(struct wrd_server *srv, const char *payload)
         if (a == NULL) {
             /* the seat: the one named, or the invite's */
             for (int i = 0; i < g->nseats; i++)
-                if (same_hash(g->seats[i].token_hash, th))
+                if (games_same_hash(g->seats[i].token_hash, th))
                     seat = i;
         }
         reply(srv, g, node, jfid, a, a == NULL && seat >= 0 ? g->seats[seat].name : NULL);
@@ -1020,10 +1020,10 @@ static void note_forward(struct wrd_server *srv, const char *payload)
     if (seat < 0 || seq <= 0 || seq > WRD_MAX_SEQ || !json_is_object(cmd))
         a = wrd_error_msg(WRD_E_BAD_MESSAGE, "a forwarded command without a seat, seq or "
                           "command", g->id, NULL, jid);
-    else if ((a = answered_before(g, seat, seq, jid)) == NULL)
-        a = command_core(srv, g, seat, seq, cmd, jid, &events);
+    else if ((a = games_answered_before(g, seat, seq, jid)) == NULL)
+        a = games_command_core(srv, g, seat, seq, cmd, jid, &events);
     if (events)
-        to_parent(srv, g, events, 0);
+        games_to_parent(srv, g, events, 0);
     json_decref(events);
     reply(srv, g, node, jfid, a, NULL);
     wrd_msg_unref(a);
@@ -1120,7 +1120,7 @@ static void on_tick(uv_timer_t *t)
     int64_t now = wrd_now_ms();
     for (struct forward *f = cl->forwards, *next; f; f = next) {
         next = f->next;
-        struct wrd_game *g = f->game[0] ? find(srv->games, f->game) : NULL;
+        struct wrd_game *g = f->game[0] ? games_find(srv->games, f->game) : NULL;
         int late = !f->replied && f->sent_ms != 0 && now - f->sent_ms >= FORWARD_WAIT_MS;
         if (f->conn->wsi == NULL || (g == NULL && (f->game[0] || late))) {
             /* its client left; or an invite no process answered for (its
@@ -1135,7 +1135,7 @@ static void on_tick(uv_timer_t *t)
         }
         if (!late || g == NULL || !g->follower)
             continue;
-        if (g->taking || take(srv, g) == 0) {
+        if (g->taking || cluster_take(srv, g) == 0) {
             f->sent_ms = 0;             /* runs here, or is sent again, once the take
                                            is settled (tail_done) */
             continue;
@@ -1155,7 +1155,7 @@ int wrd_games_start_cluster(struct wrd_server *srv, char *err, size_t errlen)
     struct wrd_store *st = srv->store;
     struct cluster *cl = calloc(1, sizeof *cl);
     int fd = st->cluster ? st->cluster->note_fd(st) : -1;
-    if (cl == NULL || fd < 0 || random_hex(8, cl->node) != 0) {
+    if (cl == NULL || fd < 0 || games_random_hex(8, cl->node) != 0) {
         free(cl);
         snprintf(err, errlen, fd < 0 ? "the store has no notes" : "out of memory");
         return -1;

@@ -140,7 +140,7 @@ static void hex(const uint8_t *b, size_t n, char *out)
     out[2 * n] = '\0';
 }
 
-void sha256_hex(const char *text, char out[65])
+void games_sha256_hex(const char *text, char out[65])
 {
     uint8_t d[SHA256_DIGEST_LENGTH];
     SHA256((const unsigned char *)text, strlen(text), d);
@@ -148,7 +148,7 @@ void sha256_hex(const char *text, char out[65])
 }
 
 /* n random bytes as hex into out (2n+1 bytes). */
-int random_hex(size_t n, char *out)
+int games_random_hex(size_t n, char *out)
 {
     uint8_t b[64];
     if (n > sizeof b || uv_random(NULL, NULL, b, n, 0, NULL) != 0)
@@ -158,12 +158,12 @@ int random_hex(size_t n, char *out)
 }
 
 /* Secrets are compared by their hashes, in constant time. */
-int same_hash(const char *a, const char *b)
+int games_same_hash(const char *a, const char *b)
 {
     return CRYPTO_memcmp(a, b, 64) == 0;
 }
 
-int is_hex(const char *s, size_t len)
+int games_is_hex(const char *s, size_t len)
 {
     if (s == NULL || strlen(s) != len)
         return 0;
@@ -173,7 +173,7 @@ int is_hex(const char *s, size_t len)
     return 1;
 }
 
-struct wrd_game *find(struct wrd_games *gs, const char *id)
+struct wrd_game *games_find(struct wrd_games *gs, const char *id)
 {
     if (id == NULL)
         return NULL;
@@ -206,7 +206,7 @@ static void invite_index(struct wrd_games *gs, struct wrd_game *g, int seat)
     gs->invites[b] = r;
 }
 
-void invite_unindex(struct wrd_games *gs, struct wrd_game *g, int seat)
+void games_invite_unindex(struct wrd_games *gs, struct wrd_game *g, int seat)
 {
     for (struct invite_ref **p = &gs->invites[invite_bucket(g->seats[seat].invite_hash)]; *p;
          p = &(*p)->next)
@@ -218,7 +218,7 @@ void invite_unindex(struct wrd_games *gs, struct wrd_game *g, int seat)
         }
 }
 
-int seat_index(const struct wrd_game *g, const char *name)
+int games_seat_index(const struct wrd_game *g, const char *name)
 {
     for (int i = 0; name && i < g->nseats; i++)
         if (strcmp(g->seats[i].name, name) == 0)
@@ -258,7 +258,7 @@ static void defer(struct wrd_games *gs, struct deferred d)
     gs->pending[gs->npending++] = d;
 }
 
-void defer_direct(struct wrd_games *gs, struct wrd_conn *c, struct wrd_msg *m)
+void games_defer_direct(struct wrd_games *gs, struct wrd_conn *c, struct wrd_msg *m)
 {
     wrd_conn_ref(c);
     defer(gs, (struct deferred){ .kind = D_DIRECT, .conn = c, .msg = m });
@@ -271,7 +271,7 @@ static int listed(const struct wrd_game *g)
     return g->spectators || g->open_seats;
 }
 
-int compute_status(const struct wrd_game *g)
+int games_compute_status(const struct wrd_game *g)
 {
     if (g->forfeit[0] || g->rs->result(g->g) != NULL)
         return ST_FINISHED;
@@ -567,7 +567,7 @@ static void count_game(struct wrd_games *gs, struct wrd_game *g, int sign)
 }
 
 /* Every change of a game's status goes through here, so the counts follow. */
-void set_status(struct wrd_games *gs, struct wrd_game *g, int status)
+void games_set_status(struct wrd_games *gs, struct wrd_game *g, int status)
 {
     if (g->counted)
         count_game(gs, g, -1);
@@ -628,7 +628,7 @@ static void registry_remove(struct wrd_games *gs, struct wrd_game *g)
     g->next = g->all_prev = g->all_next = NULL;
     for (int i = 0; i < g->nseats; i++)
         if (g->seats[i].invite_hash[0])
-            invite_unindex(gs, g, i);
+            games_invite_unindex(gs, g, i);
     if (g->counted)
         count_game(gs, g, -1);
     g->counted = 0;
@@ -683,7 +683,7 @@ static char *record_line(const char *seat, const json_t *cmd, const json_t *even
     return line;
 }
 
-void remember(struct seat *s, int64_t seq, struct wrd_msg *answer)
+void games_remember(struct seat *s, int64_t seq, struct wrd_msg *answer)
 {
     struct result *r = &s->results[seq % RESULTS];
     wrd_msg_unref(r->answer);
@@ -1014,7 +1014,7 @@ static void notify_seat(struct wrd_server *srv, struct wrd_game *g, int seat, co
 static void on_deadline(uv_timer_t *t);
 
 /* The deadline timer, set for the next reminder or expiry of any seat. */
-void arm_timer(struct wrd_game *g)
+void games_arm_timer(struct wrd_game *g)
 {
     int64_t next = next_wake(g);
     if (next == 0 || g->srv->stopping || g->follower) {
@@ -1041,7 +1041,7 @@ void arm_timer(struct wrd_game *g)
  * deadline; one still awaited that did not act keeps its own. Seats that
  * become awaited with no connection joined are notified. Re-arms the timer.
  */
-void refresh_awaiting(struct wrd_server *srv, struct wrd_game *g, int actor, int notify)
+void games_refresh_awaiting(struct wrd_server *srv, struct wrd_game *g, int actor, int notify)
 {
     struct wr_decision d[WR_DECISIONS_MAX];
     int n = g->status == ST_RUNNING ? g->rs->awaiting(g->g, d, WR_DECISIONS_MAX) : 0;
@@ -1051,7 +1051,7 @@ void refresh_awaiting(struct wrd_server *srv, struct wrd_game *g, int actor, int
         g->seats[i].what = NULL;
     }
     for (int k = 0; k < n; k++) {
-        int i = seat_index(g, d[k].seat);
+        int i = games_seat_index(g, d[k].seat);
         if (i < 0)
             continue;
         struct seat *s = &g->seats[i];
@@ -1067,16 +1067,16 @@ void refresh_awaiting(struct wrd_server *srv, struct wrd_game *g, int actor, int
     for (int i = 0; i < g->nseats; i++)
         if (g->seats[i].what == NULL)
             g->seats[i].deadline_at = 0;
-    arm_timer(g);
+    games_arm_timer(g);
 }
 
-void broadcast_state(struct wrd_games *gs, struct wrd_game *g)
+void games_broadcast_state(struct wrd_games *gs, struct wrd_game *g)
 {
     defer(gs, (struct deferred){ .kind = D_STATE_ALL, .game = g });
 }
 
 /* Every view's server section again (the game changed without a command). */
-void refresh_sections(struct wrd_game *g)
+void games_refresh_sections(struct wrd_game *g)
 {
     json_t *section = server_section(g);
     for (int v = 0; v < g->nviews; v++)
@@ -1102,9 +1102,9 @@ static void section_changed(struct wrd_games *gs, struct wrd_game *g)
         if (d == NULL) {
             /* No list: the state goes now (a later patch of this
              * iteration's may then be skipped; its change is in it). */
-            refresh_sections(g);
+            games_refresh_sections(g);
             g->quiet_at = g->version;
-            broadcast_state(gs, g);
+            games_broadcast_state(gs, g);
             return;
         }
         gs->dirty = d;
@@ -1132,9 +1132,9 @@ static void flush_dirty(struct wrd_games *gs)
         json_decref(shown);
         if (same)
             continue;
-        refresh_sections(g);
+        games_refresh_sections(g);
         g->quiet_at = g->version;
-        broadcast_state(gs, g);
+        games_broadcast_state(gs, g);
     }
     gs->ndirty = 0;
 }
@@ -1185,7 +1185,7 @@ static const struct link *running_child(const struct wrd_game *parent, const cha
  * follows, and the parent's members see it. */
 static void link_status(struct wrd_games *gs, struct wrd_game *child)
 {
-    struct wrd_game *parent = child->parent[0] ? find(gs, child->parent) : NULL;
+    struct wrd_game *parent = child->parent[0] ? games_find(gs, child->parent) : NULL;
     struct link *l = parent ? child_link(parent, child->id) : NULL;
     if (l == NULL)
         return;
@@ -1224,7 +1224,7 @@ static void on_deadline(uv_timer_t *t)
          * game back for a reminder already sent. */
         if (status_row(srv, g) != 0)
             wrd_error("store write failed", "game=%s", g->id);
-        arm_timer(g);
+        games_arm_timer(g);
         return;
     }
     /* Time is up: the seats whose deadline passed forfeit, each with its
@@ -1240,13 +1240,13 @@ static void on_deadline(uv_timer_t *t)
                 g->forfeit_deadline = g->seats[i].deadline_at;
         }
     g->quiet_at = g->version;
-    set_status(srv->games, g, ST_FINISHED);
+    games_set_status(srv->games, g, ST_FINISHED);
     wrd_info("deadline expired: seat forfeits", "game=%s seat=%s", g->id, g->forfeit);
     for (int i = 0; i < g->nseats; i++) {
         g->seats[i].what = NULL;
         g->seats[i].deadline_at = 0;
     }
-    arm_timer(g);
+    games_arm_timer(g);
     /* Each seat that ran out of time hears of it; the others playing by
      * mail hear that the game is over. */
     for (int i = 0; i < g->nseats; i++)
@@ -1261,20 +1261,20 @@ static void on_deadline(uv_timer_t *t)
         }
     if (status_row(srv, g) != 0)
         wrd_error("store write failed", "game=%s", g->id);
-    refresh_sections(g);
+    games_refresh_sections(g);
     /* Every connection gets the full state, with the forfeit events. */
     defer(srv->games, (struct deferred){ .kind = D_STATE_ALL, .game = g, .event = "forfeit" });
     link_status(srv->games, g);
-    maybe_evict(srv->games, g);
+    games_maybe_evict(srv->games, g);
 }
 
 /* --- the command path -------------------------------------------------------- */
 
 /* Apply cmd for seat through the rules. On success the version goes up,
  * the command joins the game's record and *events holds its events (new
- * reference); the views are left to publish(). On refusal the game is
+ * reference); the views are left to games_publish(). On refusal the game is
  * unchanged and why says why. */
-int apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **events,
+int games_apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **events,
           struct wr_refusal *why)
 {
     if (wr_game_apply(g->g, g->seats[seat].name, cmd, events, why) != WR_R_OK)
@@ -1288,7 +1288,7 @@ int apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **events,
  * the seat whose command it was) and of {"type":"ack","game","seq",
  * "version","events"} when seq > 0 (ops and by unused), written directly:
  * these go out for every command. */
-struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const char *by,
+struct wrd_msg *games_change_msg(const struct wrd_game *g, int64_t seq, const char *by,
                            const json_t *ops, const json_t *events, const json_t *id)
 {
     char stack[2048];
@@ -1376,10 +1376,10 @@ static json_t *update_view(struct wrd_game *g, int v, const char *vs, json_t *se
  * broadcast after the commit): from the ruleset's update_view when it has
  * one, which patches the view in place at the cost of what the command
  * changed; else the view projected afresh and diffed with the last. */
-void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t *events)
+void games_publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t *events)
 {
-    set_status(srv->games, g, compute_status(g));
-    refresh_awaiting(srv, g, actor, !g->follower);   /* the owner notifies */
+    games_set_status(srv->games, g, games_compute_status(g));
+    games_refresh_awaiting(srv, g, actor, !g->follower);   /* the owner notifies */
     json_t *section = server_section(g);
     for (int v = 0; v < g->nviews; v++) {
         const char *vs = g->nviews > 1 && v < g->nseats ? g->seats[v].name : NULL;
@@ -1391,7 +1391,7 @@ void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t
             g->views[v].state = now;
         }
         json_t *evs = g->rs->project_events(g->g, vs, events);
-        struct wrd_msg *m = change_msg(g, 0, g->seats[actor].name, ops, evs, NULL);
+        struct wrd_msg *m = games_change_msg(g, 0, g->seats[actor].name, ops, evs, NULL);
         json_decref(ops);
         json_decref(evs);
         if (m)
@@ -1408,7 +1408,7 @@ void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t
     }
     json_decref(section);
     g->shown++;
-    maybe_evict(srv->games, g);
+    games_maybe_evict(srv->games, g);
 }
 
 /*
@@ -1421,13 +1421,13 @@ void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t
 static int run_command(struct wrd_server *srv, struct wrd_game *g, int seat, const json_t *cmd,
                        int64_t seq, json_t **events, struct wr_refusal *why)
 {
-    if (apply(g, seat, cmd, events, why) != 0) {
+    if (games_apply(g, seat, cmd, events, why) != 0) {
         srv->metrics.rejections++;
         return -1;
     }
     srv->metrics.commands++;
     int old_status = g->status;
-    publish(srv, g, seat, *events);
+    games_publish(srv, g, seat, *events);
     char *cmd_text = wrd_json_text(cmd);
     char *ev_text = wrd_json_text(*events);
     struct wrd_command_row row = { g->id, g->version, g->seats[seat].name, seq, cmd_text, ev_text,
@@ -1475,12 +1475,12 @@ static int run_command(struct wrd_server *srv, struct wrd_game *g, int seat, con
  * refuses changes nothing: it is logged and named in the child's server
  * section (server.parent.refused), and the child goes on.
  */
-void to_parent(struct wrd_server *srv, struct wrd_game *child, const json_t *events,
+void games_to_parent(struct wrd_server *srv, struct wrd_game *child, const json_t *events,
                int depth)
 {
     if (child->parent[0] == '\0' || depth >= LINK_DEPTH)
         return;
-    struct wrd_game *parent = find(srv->games, child->parent);
+    struct wrd_game *parent = games_find(srv->games, child->parent);
     if (parent == NULL || parent->rs->child_events == NULL) {
         if (parent == NULL)
             wrd_warn("linked game's parent not held", "game=%s parent=%s", child->id,
@@ -1505,7 +1505,7 @@ void to_parent(struct wrd_server *srv, struct wrd_game *child, const json_t *eve
     json_array_foreach(cmds, i, x) {
         const char *seat = json_string_value(json_object_get(x, "seat"));
         const json_t *cmd = json_object_get(x, "command");
-        int si = seat_index(parent, seat);
+        int si = games_seat_index(parent, seat);
         struct wr_refusal why = { WR_R_BAD_COMMAND, "bad_command",
                                   "the parent's ruleset named no seat or command" };
         json_t *pev = NULL;
@@ -1515,7 +1515,7 @@ void to_parent(struct wrd_server *srv, struct wrd_game *child, const json_t *eve
                 snprintf(why.message, sizeof why.message, "the game has not started");
         } else if (si >= 0 && json_is_object(cmd) &&
                    run_command(srv, parent, si, cmd, 0, &pev, &why) == 0) {
-            to_parent(srv, parent, pev, depth + 1);
+            games_to_parent(srv, parent, pev, depth + 1);
             json_decref(pev);
             continue;
         }
@@ -1534,7 +1534,7 @@ void to_parent(struct wrd_server *srv, struct wrd_game *child, const json_t *eve
 /* Step 2: the answer (new reference) to a seq of seat already answered:
  * the same answer again, or an error when it is too old to be kept; NULL
  * when seq is new. */
-struct wrd_msg *answered_before(struct wrd_game *g, int seat, int64_t seq,
+struct wrd_msg *games_answered_before(struct wrd_game *g, int seat, int64_t seq,
                                 const json_t *jid)
 {
     struct seat *s = &g->seats[seat];
@@ -1560,7 +1560,7 @@ struct wrd_msg *answered_before(struct wrd_game *g, int seat, int64_t seq,
  * process that owns the game, for its own clients and for those of the
  * others (forwarded).
  */
-struct wrd_msg *command_core(struct wrd_server *srv, struct wrd_game *g, int seat,
+struct wrd_msg *games_command_core(struct wrd_server *srv, struct wrd_game *g, int seat,
                              int64_t seq, const json_t *cmd, const json_t *jid,
                              json_t **events)
 {
@@ -1582,12 +1582,12 @@ struct wrd_msg *command_core(struct wrd_server *srv, struct wrd_game *g, int sea
             a = wrd_refusal_msg(why.code, why.message, g->id, jseq, jid);
         } else {
             json_t *pev = g->rs->project_events(g->g, s->name, *events);
-            a = change_msg(g, seq, NULL, NULL, pev, jid);
+            a = games_change_msg(g, seq, NULL, NULL, pev, jid);
             json_decref(pev);
         }
     }
     json_decref(jseq);
-    remember(s, seq, a);
+    games_remember(s, seq, a);
     return a;
 }
 
@@ -1599,7 +1599,7 @@ static void command_run(struct wrd_server *srv, struct wrd_conn *c, const json_t
     json_t *jseq = json_object_get(msg, "seq");
     json_t *cmd = json_object_get(msg, "cmd");
     json_t *jid = json_object_get(msg, "id");
-    struct wrd_game *g = find(gs, id);
+    struct wrd_game *g = games_find(gs, id);
     /* 1) a game this connection joined as a seat (a game not in memory is
      * read back first, for the right refusal: it cannot be joined) */
     if (g == NULL && !fetched && fetch(srv, c, msg, command_run, &id, 1))
@@ -1628,9 +1628,9 @@ static void command_run(struct wrd_server *srv, struct wrd_conn *c, const json_t
         return;
     }
     /* 2) a re-sent command is answered again, never applied twice */
-    struct wrd_msg *again = answered_before(g, m->seat, seq, jid);
+    struct wrd_msg *again = games_answered_before(g, m->seat, seq, jid);
     if (again) {
-        defer_direct(gs, c, again);
+        games_defer_direct(gs, c, again);
         return;
     }
     if (!wrd_conn_take_token(c)) {
@@ -1641,10 +1641,10 @@ static void command_run(struct wrd_server *srv, struct wrd_conn *c, const json_t
     if (gs->cluster && cluster_forward(srv, c, g, m->seat, seq, cmd, jid))
         return;
     json_t *events = NULL;
-    defer_direct(gs, c, command_core(srv, g, m->seat, seq, cmd, jid, &events));
+    games_defer_direct(gs, c, games_command_core(srv, g, m->seat, seq, cmd, jid, &events));
     /* 6) a linked game's events, to its parent */
     if (events)
-        to_parent(srv, g, events, 0);
+        games_to_parent(srv, g, events, 0);
     json_decref(events);
 }
 
@@ -1659,7 +1659,7 @@ void wrd_games_command(struct wrd_server *srv, struct wrd_conn *c, const json_t 
  * (STATE_NOW: a join); or once the flush has sent the answer deferred
  * before it (STATE_AFTER: create and claim answer `created` or `claimed`
  * first); or not at all (STATE_NONE: a broadcast state covers it). */
-int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
+int games_attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
            const json_t *id, int when)
 {
     struct wrd_member *old = wrd_conn_member(c, g);
@@ -1715,7 +1715,7 @@ void wrd_games_member_left(struct wrd_server *srv, struct wrd_conn *c, struct wr
         }
     wrd_conn_leave(c, g);
     g->touched_ms = wrd_now_ms();
-    maybe_evict(srv->games, g);
+    games_maybe_evict(srv->games, g);
 }
 
 static json_t *load_scenario(struct wrd_server *srv, const char *name, char *err, size_t errlen)
@@ -1835,7 +1835,7 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     }
     uint8_t seed[32];
     char id[24], rnd[13];
-    if (uv_random(NULL, NULL, seed, sizeof seed, 0, NULL) != 0 || random_hex(6, rnd) != 0) {
+    if (uv_random(NULL, NULL, seed, sizeof seed, 0, NULL) != 0 || games_random_hex(6, rnd) != 0) {
         free(scenario_text);
         wrd_conn_error(c, WRD_E_INTERNAL, "no randomness available", NULL, NULL, jid);
         return;
@@ -1866,7 +1866,7 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
         if (me >= 0 && seatname && strcmp(seatname, g->seats[me].name) != 0)
             me = -1;
     } else {
-        me = seat_index(g, seatname ? seatname : g->seats[0].name);
+        me = games_seat_index(g, seatname ? seatname : g->seats[0].name);
     }
     if (me < 0) {
         game_free(g);
@@ -1886,8 +1886,8 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     char token[65] = "", invite[33];
     json_t *inv = json_object();
     if (parent == NULL) {
-        random_hex(32, token);
-        sha256_hex(token, g->seats[me].token_hash);
+        games_random_hex(32, token);
+        games_sha256_hex(token, g->seats[me].token_hash);
     }
     if (json_is_string(webhook)) {
         g->seats[me].webhook = strdup(json_string_value(webhook));
@@ -1895,7 +1895,7 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     }
     mail_register(srv, g, me, json_string_value(json_object_get(msg, "mail")));
     for (int i = 0; i < g->nseats; i++) {
-        int pi = parent ? seat_index(parent, json_string_value(json_object_get(
+        int pi = parent ? games_seat_index(parent, json_string_value(json_object_get(
                                                   map, g->seats[i].name))) : -1;
         if (pi >= 0 && parent->seats[pi].token_hash[0]) {
             struct seat *from = &parent->seats[pi], *to = &g->seats[i];
@@ -1910,8 +1910,8 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
         }
         if (i == me)
             continue;
-        random_hex(16, invite);
-        sha256_hex(invite, g->seats[i].invite_hash);
+        games_random_hex(16, invite);
+        games_sha256_hex(invite, g->seats[i].invite_hash);
         invite_index(gs, g, i);
         json_object_set_new(inv, g->seats[i].name, json_string(invite));
     }
@@ -1925,9 +1925,9 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     int64_t now = wrd_now_ms();
     g->created_ms = now > gs->last_created_ms ? now : gs->last_created_ms + 1;
     gs->last_created_ms = g->created_ms;
-    g->status = compute_status(g);
+    g->status = games_compute_status(g);
     if (g->status == ST_RUNNING)
-        refresh_awaiting(srv, g, -1, 1);
+        games_refresh_awaiting(srv, g, -1, 1);
     project_all(g);
     registry_add(gs, g);
 
@@ -1968,8 +1968,8 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     /* The answer carries a secret: it waits for the commit like an ack. */
     struct wrd_msg *a = wrd_msg_json(ans);
     json_decref(ans);
-    defer_direct(gs, c, a);
-    if (attach(srv, c, g, me, jid, STATE_AFTER) != 0)
+    games_defer_direct(gs, c, a);
+    if (games_attach(srv, c, g, me, jid, STATE_AFTER) != 0)
         wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g->id, NULL, jid);
 }
 
@@ -1998,7 +1998,7 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     const char *key = NULL;
     int parent_seat = -1;
     if (parent_id) {
-        parent = find(gs, parent_id);
+        parent = games_find(gs, parent_id);
         if (parent == NULL) {
             wrd_conn_error(c, WRD_E_NO_SUCH_GAME, "there is no such parent game (it must be in "
                            "play)", parent_id, NULL, jid);
@@ -2071,14 +2071,14 @@ void wrd_games_create(struct wrd_server *srv, struct wrd_conn *c, const json_t *
  * commit. 1 when the game started, else 0. The owner's, for its own clients
  * and for another process's (forwarded).
  */
-int claim_seat(struct wrd_server *srv, struct wrd_game *g, int seat, const char *token_hash,
+int games_claim_seat(struct wrd_server *srv, struct wrd_game *g, int seat, const char *token_hash,
                const json_t *webhook, const char *owner_addr, const json_t *mail)
 {
     struct wrd_games *gs = srv->games;
     struct seat *s = &g->seats[seat];
     snprintf(s->token_hash, sizeof s->token_hash, "%s", token_hash);
     if (s->invite_hash[0])
-        invite_unindex(gs, g, seat);
+        games_invite_unindex(gs, g, seat);
     s->invite_hash[0] = '\0';
     free(s->webhook);
     s->webhook = json_is_string(webhook) ? strdup(json_string_value(webhook)) : NULL;
@@ -2086,16 +2086,16 @@ int claim_seat(struct wrd_server *srv, struct wrd_game *g, int seat, const char 
     if (json_is_string(mail))
         mail_register(srv, g, seat, json_string_value(mail));
     int old = g->status;
-    set_status(gs, g, compute_status(g));
+    games_set_status(gs, g, games_compute_status(g));
     if (seat_row(srv, g, seat, 0) != 0 || status_row(srv, g) != 0)
         wrd_error("store write failed", "game=%s", g->id);
     wrd_info("seat claimed", "game=%s seat=%s", g->id, s->name);
     if (old == g->status)
         return 0;
-    refresh_awaiting(srv, g, -1, 1);
-    refresh_sections(g);
+    games_refresh_awaiting(srv, g, -1, 1);
+    games_refresh_sections(g);
     g->quiet_at = g->version;
-    broadcast_state(gs, g);
+    games_broadcast_state(gs, g);
     link_status(gs, g);
     return 1;
 }
@@ -2103,14 +2103,14 @@ int claim_seat(struct wrd_server *srv, struct wrd_game *g, int seat, const char 
 /* The game and seat a claim names: by the hash of its invite (h, or NULL),
  * or by game id and seat name. 0 with *g and *seat; else the error code
  * (WRD_E_*) and its sentence in *why. */
-int claim_target(struct wrd_games *gs, const char *h, const char *id,
+int games_claim_target(struct wrd_games *gs, const char *h, const char *id,
                  const char *seatname, struct wrd_game **g, int *seat, const char **why)
 {
     *g = NULL;
     *seat = -1;
     if (h) {
         for (struct invite_ref *r = gs->invites[invite_bucket(h)]; r; r = r->next)
-            if (same_hash(r->game->seats[r->seat].invite_hash, h)) {
+            if (games_same_hash(r->game->seats[r->seat].invite_hash, h)) {
                 *g = r->game;
                 *seat = r->seat;
                 break;
@@ -2118,12 +2118,12 @@ int claim_target(struct wrd_games *gs, const char *h, const char *id,
         if (*g == NULL)
             return *why = "unknown or already used invite", WRD_E_BAD_INVITE;
     } else {
-        *g = find(gs, id);
+        *g = games_find(gs, id);
         if (*g == NULL)
             return *why = "there is no such game", WRD_E_NO_SUCH_GAME;
         if (!(*g)->open_seats)
             return *why = "this game's seats are by invitation", WRD_E_NOT_OPEN;
-        *seat = seat_index(*g, seatname);
+        *seat = games_seat_index(*g, seatname);
         if (*seat < 0)
             return *why = "no such seat in this game", WRD_E_BAD_SEAT;
     }
@@ -2133,7 +2133,7 @@ int claim_target(struct wrd_games *gs, const char *h, const char *id,
 }
 
 /* The answer to a claim: {"type":"claimed","game","seat","token"}, with id. */
-struct wrd_msg *claimed_msg(const char *game, const char *seat, const char *token,
+struct wrd_msg *games_claimed_msg(const char *game, const char *seat, const char *token,
                             const json_t *jid)
 {
     json_t *ans = json_pack("{s:s, s:s, s:s, s:s}", "type", "claimed", "game", game, "seat",
@@ -2164,18 +2164,18 @@ static void claim_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     }
     /* Invites are only ever compared by hash. */
     char h[65];
-    if (invite && !is_hex(invite, 32)) {
+    if (invite && !games_is_hex(invite, 32)) {
         wrd_conn_error(c, WRD_E_BAD_INVITE, "an invite is 32 hex digits", NULL, NULL, jid);
         return;
     }
     if (invite)
-        sha256_hex(invite, h);
-    else if (!fetched && find(gs, id) == NULL && fetch(srv, c, msg, claim_run, &id, 1))
+        games_sha256_hex(invite, h);
+    else if (!fetched && games_find(gs, id) == NULL && fetch(srv, c, msg, claim_run, &id, 1))
         return;                 /* not in memory here: read from the store first */
     struct wrd_game *g;
     int seat;
     const char *why;
-    int code = claim_target(gs, invite ? h : NULL, id, seatname, &g, &seat, &why);
+    int code = games_claim_target(gs, invite ? h : NULL, id, seatname, &g, &seat, &why);
     /* in a cluster, the game of an invite may be held by another process */
     if (code == WRD_E_BAD_INVITE && gs->cluster && cluster_claim(srv, c, NULL, -1, h, msg))
         return;
@@ -2188,13 +2188,13 @@ static void claim_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     if (gs->cluster && cluster_claim(srv, c, g, seat, invite ? h : NULL, msg))
         return;                 /* another process owns it */
     char token[65], token_hash[65];
-    random_hex(32, token);
-    sha256_hex(token, token_hash);
-    defer_direct(gs, c, claimed_msg(g->id, g->seats[seat].name, token, jid));
-    int started = claim_seat(srv, g, seat, token_hash, webhook, c->addr, mail);
+    games_random_hex(32, token);
+    games_sha256_hex(token, token_hash);
+    games_defer_direct(gs, c, games_claimed_msg(g->id, g->seats[seat].name, token, jid));
+    int started = games_claim_seat(srv, g, seat, token_hash, webhook, c->addr, mail);
     /* the claimer is joined to the game: a full state after `claimed` (or
      * the start's, which every member gets) */
-    if (attach(srv, c, g, seat, started ? NULL : jid, started ? STATE_NONE : STATE_AFTER) != 0)
+    if (games_attach(srv, c, g, seat, started ? NULL : jid, started ? STATE_NONE : STATE_AFTER) != 0)
         wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g->id, NULL, jid);
 }
 
@@ -2203,14 +2203,14 @@ void wrd_games_claim(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     claim_run(srv, c, msg, 0);
 }
 
-void join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, int fetched)
+void games_join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, int fetched)
 {
     json_t *jid = json_object_get(msg, "id");
     const char *id = json_string_value(json_object_get(msg, "game"));
     const char *token = json_string_value(json_object_get(msg, "token"));
     int spectate = json_is_true(json_object_get(msg, "spectate"));
-    struct wrd_game *g = find(srv->games, id);
-    if (g == NULL && !fetched && fetch(srv, c, msg, join_run, &id, 1))
+    struct wrd_game *g = games_find(srv->games, id);
+    if (g == NULL && !fetched && fetch(srv, c, msg, games_join_run, &id, 1))
         return;                 /* a finished game, read back from the store first */
     if (g == NULL) {
         wrd_conn_error(c, WRD_E_NO_SUCH_GAME, "there is no such game", id, NULL, jid);
@@ -2227,33 +2227,33 @@ void join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, int
                            jid);
             return;
         }
-        attach(srv, c, g, -1, jid, STATE_NOW);
+        games_attach(srv, c, g, -1, jid, STATE_NOW);
         return;
     }
     char h[65];
     int seat = -1;
-    if (is_hex(token, 64)) {
-        sha256_hex(token, h);
+    if (games_is_hex(token, 64)) {
+        games_sha256_hex(token, h);
         for (int i = 0; i < g->nseats; i++)
-            if (g->seats[i].token_hash[0] && same_hash(g->seats[i].token_hash, h))
+            if (g->seats[i].token_hash[0] && games_same_hash(g->seats[i].token_hash, h))
                 seat = i;
     }
     /* a copy of another process's game may not know a seat claimed just
      * now (even one read for this join: the read may have started before
      * the claim's commit): it reads the store's rows once more before
      * refusing */
-    if (seat < 0 && fetched < 2 && cluster_recheck(srv, c, g, msg, join_run))
+    if (seat < 0 && fetched < 2 && cluster_recheck(srv, c, g, msg, games_join_run))
         return;
     if (seat < 0) {
         wrd_conn_error(c, WRD_E_BAD_TOKEN, "that token opens no seat of this game", id, NULL, jid);
         return;
     }
-    attach(srv, c, g, seat, jid, STATE_NOW);
+    games_attach(srv, c, g, seat, jid, STATE_NOW);
 }
 
 void wrd_games_join(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
 {
-    join_run(srv, c, msg, 0);
+    games_join_run(srv, c, msg, 0);
 }
 
 /* --- sync, list, leave, export, notify ------------------------------------------ */
@@ -2263,7 +2263,7 @@ static void sync_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
     json_t *jid = json_object_get(msg, "id");
     const char *id = json_string_value(json_object_get(msg, "game"));
     json_int_t since = json_integer_value(json_object_get(msg, "since"));
-    struct wrd_game *g = find(srv->games, id);
+    struct wrd_game *g = games_find(srv->games, id);
     if (g == NULL && !fetched && fetch(srv, c, msg, sync_run, &id, 1))
         return;                 /* not in memory: read back, for the right refusal */
     struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
@@ -2415,7 +2415,7 @@ static json_t *list_answer(struct wrd_server *srv, const struct list_query *q)
         size_t i;
         json_t *id;
         json_array_foreach(q->games, i, id) {
-            struct wrd_game *g = find(gs, json_string_value(id));
+            struct wrd_game *g = games_find(gs, json_string_value(id));
             if (g && matches(g, q))
                 json_array_append_new(list, game_summary(g));
         }
@@ -2424,7 +2424,7 @@ static json_t *list_answer(struct wrd_server *srv, const struct list_query *q)
          * by its id when it is held, else by walking back. */
         struct wrd_game *g = gs->all_tail;
         if (!q->from_top) {
-            struct wrd_game *at = find(gs, q->before_id);
+            struct wrd_game *at = games_find(gs, q->before_id);
             if (at && at->created_ms == q->before_ms)
                 g = at->all_prev;
             else
@@ -2439,7 +2439,7 @@ static json_t *list_answer(struct wrd_server *srv, const struct list_query *q)
                 /* more to come: the cursor is the last one sent */
                 struct wrd_game *last = NULL;
                 json_t *lj = json_array_get(list, (size_t)n - 1);
-                last = find(gs, json_string_value(json_object_get(lj, "game")));
+                last = games_find(gs, json_string_value(json_object_get(lj, "game")));
                 if (last)
                     snprintf(next, sizeof next, "%lld:%s", (long long)last->created_ms,
                              last->id);
@@ -2464,7 +2464,7 @@ json_t *wrd_games_list(struct wrd_server *srv, const json_t *request, const char
 void wrd_games_leave(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg)
 {
     const char *id = json_string_value(json_object_get(msg, "game"));
-    struct wrd_game *g = find(srv->games, id);
+    struct wrd_game *g = games_find(srv->games, id);
     if (g && wrd_conn_member(c, g))
         wrd_games_member_left(srv, c, g);
     json_t *a = json_pack("{s:s, s:s}", "type", "left", "game", id ? id : "");
@@ -2518,7 +2518,7 @@ static void export_free(struct wrd_stream *st)
 {
     struct export_stream *x = (struct export_stream *)st;
     x->g->pins--;
-    maybe_evict(x->g->srv->games, x->g);
+    games_maybe_evict(x->g->srv->games, x->g);
     free(x->head);
     json_decref(x->id);
     free(x);
@@ -2529,7 +2529,7 @@ static void export_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
 {
     json_t *jid = json_object_get(msg, "id");
     const char *id = json_string_value(json_object_get(msg, "game"));
-    struct wrd_game *g = find(srv->games, id);
+    struct wrd_game *g = games_find(srv->games, id);
     if (g == NULL && !fetched && fetch(srv, c, msg, export_run, &id, 1))
         return;                 /* a finished game, read back from the store first */
     if (g == NULL) {
@@ -2588,7 +2588,7 @@ void wrd_games_setup(struct wrd_server *srv, struct wrd_conn *c, const json_t *m
 {
     json_t *jid = json_object_get(msg, "id");
     const char *id = json_string_value(json_object_get(msg, "game"));
-    struct wrd_game *g = find(srv->games, id);
+    struct wrd_game *g = games_find(srv->games, id);
     struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
     if (m == NULL) {
         wrd_conn_error(c, g ? WRD_E_NOT_JOINED : WRD_E_NO_SUCH_GAME,
@@ -2625,7 +2625,7 @@ void wrd_games_ask(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg
 {
     json_t *jid = json_object_get(msg, "id");
     const char *id = json_string_value(json_object_get(msg, "game"));
-    struct wrd_game *g = find(srv->games, id);
+    struct wrd_game *g = games_find(srv->games, id);
     struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
     if (m == NULL) {
         wrd_conn_error(c, WRD_E_NOT_JOINED, "join the game first (as a seat or a spectator)", id,
@@ -2675,7 +2675,7 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *
     json_t *mail = json_object_get(msg, "mail");
     const char *confirm = json_string_value(json_object_get(msg, "confirm"));
     json_t *digest = json_object_get(msg, "digest");
-    struct wrd_game *g = find(srv->games, id);
+    struct wrd_game *g = games_find(srv->games, id);
     struct wrd_member *m = g ? wrd_conn_member(c, g) : NULL;
     if (m == NULL || m->seat < 0) {
         wrd_conn_error(c, WRD_E_NOT_JOINED, "join the game with your seat token first", id, NULL, jid);
@@ -2732,7 +2732,7 @@ void wrd_games_notify(struct wrd_server *srv, struct wrd_conn *c, const json_t *
                           wrd_pbem_state_name(s->mail.state));
     if (jid)
         json_object_set(a, "id", jid);
-    defer_direct(srv->games, c, wrd_msg_json(a));
+    games_defer_direct(srv->games, c, wrd_msg_json(a));
     json_decref(a);
 }
 
@@ -2769,7 +2769,7 @@ static void mail_in_answer(struct wrd_server *srv, struct wrd_conn *c, json_t *j
     }
     if (jid)
         json_object_set(a, "id", jid);
-    defer_direct(srv->games, c, wrd_msg_json(a));
+    games_defer_direct(srv->games, c, wrd_msg_json(a));
     json_decref(a);
 }
 
@@ -2855,7 +2855,7 @@ static void mail_in_orders(struct wrd_server *srv, struct wrd_conn *c, const jso
                    run_command(srv, g, seat, cmd, 0, &events, &why) == 0) {
             report_line(&report, "done", line, NULL);
             done++;
-            to_parent(srv, g, events, 0);
+            games_to_parent(srv, g, events, 0);
             json_decref(events);
             if (v->pr->update(v, g->views[view_of(g, seat)].state, &why) != 0) {
                 v->pr->close(v);
@@ -2893,7 +2893,7 @@ static void mail_in_run(struct wrd_server *srv, struct wrd_conn *c, const json_t
     struct wrd_pbem_tag tags[MAIL_IN_TO_MAX];
     int n = mail_in_tags(msg, tags);
     for (int k = 0; k < n; k++) {
-        struct wrd_game *g = find(srv->games, tags[k].game);
+        struct wrd_game *g = games_find(srv->games, tags[k].game);
         int seat = tags[k].seat;
         if (g == NULL || seat < 0 || seat >= g->nseats ||
             !wrd_pbem_tag_verify(&g->seats[seat].mail, &tags[k]))
@@ -3092,7 +3092,7 @@ static void commit_after(struct commit_job *job)
     gs->capevict = capopen;
     for (int k = 0; k < gs->npending; k++)
         if (gs->pending[k].game && !gs->pending[k].game->evict_queued)
-            maybe_evict(gs, gs->pending[k].game);
+            games_maybe_evict(gs, gs->pending[k].game);
     free(job->evict);
     free(job->pending);
     free(job);
@@ -3430,7 +3430,7 @@ static struct wrd_game *restore_find(struct restore *rs, const char *id)
         return rs->last;
     if (rs->one || rs->verify)
         return rs->single && strcmp(rs->single->id, id) == 0 ? rs->single : NULL;
-    return find(rs->srv->games, id);
+    return games_find(rs->srv->games, id);
 }
 
 /* --verify: the game read so far is whole; finish it (every snapshot met)
@@ -3500,7 +3500,7 @@ static int restore_seat(void *ctx, const struct wrd_seat_row *r)
 {
     struct restore *rs = ctx;
     struct wrd_game *g = restore_find(rs, r->game);
-    int i = g ? seat_index(g, r->seat) : -1;
+    int i = g ? games_seat_index(g, r->seat) : -1;
     if (i < 0) {
         snprintf(rs->err, sizeof rs->err, "game %s: no seat %.40s", r->game, r->seat);
         return -1;
@@ -3577,12 +3577,12 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
         return -1;
     }
     rs->last = g;
-    int seat = seat_index(g, r->seat);
+    int seat = games_seat_index(g, r->seat);
     json_t *cmd = json_loads(r->cmd_json, 0, NULL);
     json_t *events = NULL;
     struct wr_refusal why = { WR_R_BAD_COMMAND, "bad_command",
                               "unknown seat or unreadable command" };
-    int rc = seat >= 0 && cmd ? apply(g, seat, cmd, &events, &why) : -1;
+    int rc = seat >= 0 && cmd ? games_apply(g, seat, cmd, &events, &why) : -1;
     json_decref(cmd);
     if (rc != 0) {
         snprintf(rs->err, sizeof rs->err, "game %s: command %lld no longer applies: %.120s", r->game,
@@ -3594,9 +3594,9 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
     /* The answer a re-sent seq gets after the restart. */
     if (r->client_seq > 0 && !rs->verify) {
         json_t *pev = g->rs->project_events(g->g, r->seat, events);
-        struct wrd_msg *a = change_msg(g, r->client_seq, NULL, NULL, pev, NULL);
+        struct wrd_msg *a = games_change_msg(g, r->client_seq, NULL, NULL, pev, NULL);
         json_decref(pev);
-        remember(&g->seats[seat], r->client_seq, a);
+        games_remember(&g->seats[seat], r->client_seq, a);
         wrd_msg_unref(a);
     }
     json_decref(events);
@@ -3618,7 +3618,7 @@ static int restore_link(void *ctx, const char *child, const char *parent, const 
                         const char *ruleset, const char *status, const char *result)
 {
     struct restore *rs = ctx;
-    struct wrd_game *p = find(rs->srv->games, parent);
+    struct wrd_game *p = games_find(rs->srv->games, parent);
     if (p == NULL || child_link(p, child))
         return 0;               /* a finished parent stays in the store */
     int st = ST_FINISHED;
@@ -3665,18 +3665,18 @@ static int finish_load(struct wrd_server *srv, struct wrd_game *g, int project, 
         struct wr_decision d[WR_DECISIONS_MAX];
         int n = g->rs->awaiting(g->g, d, WR_DECISIONS_MAX);
         for (int k = 0; k < n; k++) {
-            int i = seat_index(g, d[k].seat);
+            int i = games_seat_index(g, d[k].seat);
             if (i >= 0 && forfeited(g, g->seats[i].name))
                 forfeit_reason(g, i, d[k].what, g->forfeit_deadline);
         }
     }
-    set_status(srv->games, g, compute_status(g));
+    games_set_status(srv->games, g, games_compute_status(g));
     int64_t now = wrd_now_ms();
     if (g->status == ST_RUNNING) {
         struct wr_decision d[WR_DECISIONS_MAX];
         int n = g->rs->awaiting(g->g, d, WR_DECISIONS_MAX);
         for (int k = 0; k < n; k++) {
-            int i = seat_index(g, d[k].seat);
+            int i = games_seat_index(g, d[k].seat);
             if (i < 0)
                 continue;
             g->seats[i].what = d[k].what;
@@ -3730,7 +3730,7 @@ int wrd_games_restore(struct wrd_server *srv, char *err, size_t errlen)
         for (int i = 0; i < g->nseats; i++)
             if (g->seats[i].invite_hash[0])
                 invite_index(srv->games, g, i);
-        arm_timer(g);
+        games_arm_timer(g);
     }
     wrd_info("games restored", "games=%d", srv->games->count);
     return 0;
@@ -3832,7 +3832,7 @@ static int evictable(const struct wrd_game *g)
 }
 
 /* g may leave memory at the end of this loop iteration. */
-void maybe_evict(struct wrd_games *gs, struct wrd_game *g)
+void games_maybe_evict(struct wrd_games *gs, struct wrd_game *g)
 {
     if (!evictable(g) || g->evict_queued)
         return;
@@ -3887,7 +3887,7 @@ static void evict_queued(struct wrd_server *srv)
 /* "g-" and 12 hex digits: an id the server could have made. */
 static int plausible_id(const char *id)
 {
-    return id && strncmp(id, "g-", 2) == 0 && is_hex(id + 2, 12);
+    return id && strncmp(id, "g-", 2) == 0 && games_is_hex(id + 2, 12);
 }
 
 static void load_work(uv_work_t *w)
@@ -3911,7 +3911,7 @@ static void load_work(uv_work_t *w)
     game_free(rs.single);
 }
 
-void finish_request(struct wrd_server *srv, struct pending_req *req)
+void games_finish_request(struct wrd_server *srv, struct pending_req *req)
 {
     if (req->conn == NULL) {
         req->then(srv);
@@ -3937,7 +3937,7 @@ static void load_done(uv_work_t *w, int status)
             break;
         }
     struct wrd_game *g = ld->g;
-    if (g && (status != 0 || find(gs, g->id) != NULL)) {
+    if (g && (status != 0 || games_find(gs, g->id) != NULL)) {
         game_free(g);       /* cancelled, or in memory already */
         g = NULL;
     } else if (g) {
@@ -3945,7 +3945,7 @@ static void load_done(uv_work_t *w, int status)
         for (int i = 0; i < g->nseats; i++)
             if (g->seats[i].invite_hash[0])
                 invite_index(gs, g, i);
-        arm_timer(g);
+        games_arm_timer(g);
         cluster_adopt(srv, g);
     } else if (ld->rc < 0) {
         wrd_error("a stored game could not be read", "game=%s error=\"%s\"", ld->id, ld->err);
@@ -3954,11 +3954,11 @@ static void load_done(uv_work_t *w, int status)
         struct load_waiter *wt = ld->waiters;
         ld->waiters = wt->next;
         if (--wt->req->waiting == 0)
-            finish_request(srv, wt->req);
+            games_finish_request(srv, wt->req);
         free(wt);
     }
     if (g)
-        maybe_evict(gs, g);
+        games_maybe_evict(gs, g);
     free(ld);
 }
 
@@ -4012,7 +4012,7 @@ static int fetch(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, 
     struct wrd_games *gs = srv->games;
     struct pending_req *req = NULL;
     for (int i = 0; i < n; i++) {
-        if (!plausible_id(ids[i]) || find(gs, ids[i]) != NULL)
+        if (!plausible_id(ids[i]) || games_find(gs, ids[i]) != NULL)
             continue;
         if (req == NULL) {
             req = calloc(1, sizeof *req);
@@ -4097,7 +4097,7 @@ static void select_done(uv_work_t *w, int status)
     if (job->then && (req = calloc(1, sizeof *req)) != NULL)
         req->then = job->then;
     for (int i = 0; i < job->n && !srv->stopping; i++) {
-        if (find(gs, job->ids[i]) != NULL)
+        if (games_find(gs, job->ids[i]) != NULL)
             continue;
         int started;
         struct load *ld = start_load(srv, job->ids[i], &started);
@@ -4105,7 +4105,7 @@ static void select_done(uv_work_t *w, int status)
             wait_for(ld, req);
     }
     if (req && req->waiting == 0)
-        finish_request(srv, req);
+        games_finish_request(srv, req);
     else if (req == NULL && job->then)
         job->then(srv);
     free(job->ids);
@@ -4140,7 +4140,7 @@ static void shelve(struct wrd_server *srv, struct wrd_game *g)
 {
     if (status_row(srv, g) != 0)
         wrd_error("store write failed", "game=%s", g->id);
-    maybe_evict(srv->games, g);
+    games_maybe_evict(srv->games, g);
 }
 
 static void on_sweep(uv_timer_t *t)
@@ -4153,7 +4153,7 @@ static void on_sweep(uv_timer_t *t)
          * timer gone with it), so the game is taken when it can be */
         int64_t wake = g->follower && !g->catching ? next_wake(g) : 0;
         if (wake && wake <= now && g->status == ST_RUNNING)
-            take(srv, g);
+            cluster_take(srv, g);
         else if (!g->evict_queued && g->status == ST_RUNNING && evictable(g))
             shelve(srv, g);
     }
@@ -4304,7 +4304,7 @@ static json_t *merged_page(struct wrd_server *srv, struct list_job *job)
         int64_t rms = json_integer_value(json_object_get(row, "created_ms"));
         const char *rid = json_string_value(json_object_get(row, "game"));
         if (row && (g == NULL || older(g, rms, rid))) {
-            struct wrd_game *held = find(srv->games, rid);
+            struct wrd_game *held = games_find(srv->games, rid);
             json_t *o = held && held->status != ST_OPEN ? game_summary(held)
                                                         : json_deep_copy(row);
             json_object_del(o, "created_ms");

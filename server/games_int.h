@@ -196,71 +196,71 @@ enum { STATE_NOW, STATE_AFTER, STATE_NONE };
 /* --- games.c, for cluster.c ------------------------------------------------------------ */
 
 /* The game id held in memory, or NULL. */
-struct wrd_game *find(struct wrd_games *gs, const char *id);
+struct wrd_game *games_find(struct wrd_games *gs, const char *id);
 /* The index of g's seat called name, or -1. */
-int seat_index(const struct wrd_game *g, const char *name);
+int games_seat_index(const struct wrd_game *g, const char *name);
 /* Is s (NULL: no) exactly len lowercase hex digits? */
-int is_hex(const char *s, size_t len);
+int games_is_hex(const char *s, size_t len);
 /* Two 64-digit hashes compared in constant time: 1 equal. */
-int same_hash(const char *a, const char *b);
+int games_same_hash(const char *a, const char *b);
 /* The SHA-256 of text as 64 hex digits into out. */
-void sha256_hex(const char *text, char out[65]);
+void games_sha256_hex(const char *text, char out[65]);
 /* n random bytes as hex into out (2n+1 bytes): 0, or -1. */
-int random_hex(size_t n, char *out);
+int games_random_hex(size_t n, char *out);
 /* g's open invite of seat out of the registry's invite index. */
-void invite_unindex(struct wrd_games *gs, struct wrd_game *g, int seat);
+void games_invite_unindex(struct wrd_games *gs, struct wrd_game *g, int seat);
 /* g's status set (the registry's counts follow). */
-void set_status(struct wrd_games *gs, struct wrd_game *g, int status);
+void games_set_status(struct wrd_games *gs, struct wrd_game *g, int status);
 /* g's status (ST_*) from its rules and its forfeit. */
-int compute_status(const struct wrd_game *g);
+int games_compute_status(const struct wrd_game *g);
 /* m sent to c after the commit of the batch (takes the caller's reference to m). */
-void defer_direct(struct wrd_games *gs, struct wrd_conn *c, struct wrd_msg *m);
+void games_defer_direct(struct wrd_games *gs, struct wrd_conn *c, struct wrd_msg *m);
 /* The answer to seq kept for seat s (its own reference taken). */
-void remember(struct seat *s, int64_t seq, struct wrd_msg *answer);
+void games_remember(struct seat *s, int64_t seq, struct wrd_msg *answer);
 /* g's deadline timer set for its next wake (stopped for a follower). */
-void arm_timer(struct wrd_game *g);
+void games_arm_timer(struct wrd_game *g);
 /* The seats g awaits now, and their deadlines (after a command by actor, or -1). */
-void refresh_awaiting(struct wrd_server *srv, struct wrd_game *g, int actor, int notify);
+void games_refresh_awaiting(struct wrd_server *srv, struct wrd_game *g, int actor, int notify);
 /* A full state to every member of g after the commit. */
-void broadcast_state(struct wrd_games *gs, struct wrd_game *g);
+void games_broadcast_state(struct wrd_games *gs, struct wrd_game *g);
 /* Every view's server section of g again. */
-void refresh_sections(struct wrd_game *g);
+void games_refresh_sections(struct wrd_game *g);
 /* cmd of seat through the rules: 0 applied (*events a new reference), -1 refused (why). */
-int apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **events,
+int games_apply(struct wrd_game *g, int seat, const json_t *cmd, json_t **events,
           struct wr_refusal *why);
 /* The text of a patch (seq 0) or an ack of g's latest version (new reference). */
-struct wrd_msg *change_msg(const struct wrd_game *g, int64_t seq, const char *by,
+struct wrd_msg *games_change_msg(const struct wrd_game *g, int64_t seq, const char *by,
                            const json_t *ops, const json_t *events, const json_t *id);
 /* After a command of seat actor: g's status, awaited seats and every view's patch. */
-void publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t *events);
+void games_publish(struct wrd_server *srv, struct wrd_game *g, int actor, const json_t *events);
 /* A child's accepted command's events (borrowed) to its parent's rules. */
-void to_parent(struct wrd_server *srv, struct wrd_game *child, const json_t *events,
+void games_to_parent(struct wrd_server *srv, struct wrd_game *child, const json_t *events,
                int depth);
 /* The answer (new reference) to a seq of seat already answered, or NULL when new. */
-struct wrd_msg *answered_before(struct wrd_game *g, int seat, int64_t seq,
+struct wrd_msg *games_answered_before(struct wrd_game *g, int seat, int64_t seq,
                                 const json_t *jid);
 /* A new seq of seat run through the rules and the batch: the answer (new reference). */
-struct wrd_msg *command_core(struct wrd_server *srv, struct wrd_game *g, int seat,
+struct wrd_msg *games_command_core(struct wrd_server *srv, struct wrd_game *g, int seat,
                              int64_t seq, const json_t *cmd, const json_t *jid,
                              json_t **events);
 /* c joined to g as seat (-1 spectator), its state sent `when` (STATE_*): 0, or -1. */
-int attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
+int games_attach(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g, int seat,
            const json_t *id, int when);
 /* seat of g claimed by the token whose hash is token_hash: 1 when g started. */
-int claim_seat(struct wrd_server *srv, struct wrd_game *g, int seat, const char *token_hash,
+int games_claim_seat(struct wrd_server *srv, struct wrd_game *g, int seat, const char *token_hash,
                const json_t *webhook, const char *owner_addr, const json_t *mail);
 /* The game and seat a claim names (invite hash h, or id and seatname): 0, or WRD_E_*. */
-int claim_target(struct wrd_games *gs, const char *h, const char *id,
+int games_claim_target(struct wrd_games *gs, const char *h, const char *id,
                  const char *seatname, struct wrd_game **g, int *seat, const char **why);
 /* The `claimed` answer (new reference). */
-struct wrd_msg *claimed_msg(const char *game, const char *seat, const char *token,
+struct wrd_msg *games_claimed_msg(const char *game, const char *seat, const char *token,
                             const json_t *jid);
 /* The join handler (a rerun_fn). */
-void join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, int fetched);
+void games_join_run(struct wrd_server *srv, struct wrd_conn *c, const json_t *msg, int fetched);
 /* req run again (a client's) or its then() (the server's), and freed: takes ownership. */
-void finish_request(struct wrd_server *srv, struct pending_req *req);
+void games_finish_request(struct wrd_server *srv, struct pending_req *req);
 /* g may leave memory at the end of this loop iteration. */
-void maybe_evict(struct wrd_games *gs, struct wrd_game *g);
+void games_maybe_evict(struct wrd_games *gs, struct wrd_game *g);
 
 /* --- cluster.c, for games.c (each does nothing without --cluster) --------------------- */
 
@@ -274,7 +274,7 @@ void cluster_note_command(struct wrd_server *srv, struct wrd_game *g,
 /* Before the commit: the notes of the games the batch changed. */
 void cluster_put_notes(struct wrd_server *srv);
 /* Try to own g, a follower, off the loop: 0 under way (or owned), -1 not. */
-int take(struct wrd_server *srv, struct wrd_game *g);
+int cluster_take(struct wrd_server *srv, struct wrd_game *g);
 /* A new command for g from c's seat: 1 taken by the cluster, 0 run it here. */
 int cluster_forward(struct wrd_server *srv, struct wrd_conn *c, struct wrd_game *g,
                     int seat, int64_t seq, const json_t *cmd, const json_t *jid);
