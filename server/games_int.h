@@ -9,7 +9,8 @@
  * game, the copies the others keep in step from the store's rows and
  * notes, the commands and claims forwarded to a game's owner, and a game
  * taken over. Each file calls the other only through the functions
- * declared here; everything else stays static in its file.
+ * declared here, named with the prefix of the file that defines them
+ * (games_, cluster_); everything else stays static in its file.
  */
 #ifndef WRD_GAMES_INT_H
 #define WRD_GAMES_INT_H
