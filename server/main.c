@@ -200,6 +200,12 @@ static int serve(int argc, char **argv)
                         err, sizeof err);
     if (rc < 0)
         return refuse(&srv, "cannot open the store", rc, err);
+    if (srv.store->ops->set_cache &&
+        (rc = srv.store->ops->set_cache(srv.store, (int64_t)srv.cfg.db_cache_mib << 20, err,
+                                        sizeof err)) < 0) {
+        srv.store->ops->close(srv.store);
+        return refuse(&srv, "cannot size the store's cache", rc, err);
+    }
     if (srv.cfg.cluster && srv.store->cluster == NULL) {
         srv.store->ops->close(srv.store);
         fprintf(stderr, "warroomd: --cluster needs a store several servers can share "

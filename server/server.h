@@ -42,6 +42,7 @@ struct wrd_config {
     struct wr_datadirs web_dirs; /* where the default is looked for (datadir.h) */
     const char *db;             /* --db path of the SQLite store */
     int db_check;               /* --db-check: WRD_STORE_CHECK_* flags of open (0: none) */
+    int db_cache_mib;           /* --db-cache: the SQLite store's page cache for writes */
     int verify;                 /* --verify: check every stored game, then exit */
     int cluster;                /* --cluster: one of several servers on one store */
     int test_note_delay_ms;     /* WARROOM_TEST_NOTE_DELAY_MS (tests only; 0 off) */

@@ -283,6 +283,12 @@ struct wrd_store_ops {
     int (*select_ids)(struct wrd_store *st, const struct wrd_ids_query *q,
                       int (*id_cb)(void *ctx, const char *id), void *ctx, char *err,
                       size_t errlen);
+    /* May be NULL: the backend keeps no page cache in this process
+     * (PostgreSQL's is the database server's). Loop thread, after open()
+     * and before any other call: the most the cache of the connection
+     * that writes may hold, in bytes (at least 256 KiB). It fills to that
+     * bound as the store grows, and stays. 0, or WRD_STORE_ERROR with err. */
+    int (*set_cache)(struct wrd_store *st, int64_t bytes, char *err, size_t errlen);
 };
 
 /* The channels of notes (put_note). Every process of a cluster listens on

@@ -57,13 +57,11 @@
 
 /* The page caches. The writing connection's holds the leaves the batch
  * writes to: the commands table is keyed by (game, version), so the games
- * being played write all over it; at 256 KiB each of those leaves was read
- * again (2.2 pread() per command at 100 games x 3 spectators,
- * tests/bench/bench_syscalls.sh; at 1 MiB none, and 0.14 at 1,000 games).
- * It fills to its bound as the store grows, and that bound is part of the
- * server's fixed memory (test_memory_after_20000_games allows 20% over a
- * server that has played one batch: 4 MiB went past it). The reader reads a
- * game back once: a small cache. */
+ * being played write all over it, and a leaf that is not in the cache is
+ * read again before it is written. Its size is the server's (--db-cache,
+ * set_cache below; 1 MiB until then): it fills to its bound as the store
+ * grows, and that bound is part of the server's fixed memory. The reader
+ * reads a game back once: a small cache. */
 #define WRITER_CACHE_KIB "1024"
 #define READER_CACHE_KIB "256"
 /* Pages of WAL before a checkpoint copies them into the database (SQLite's
@@ -2209,6 +2207,17 @@ static int sqlite_schema_version(struct wrd_store *st)
     return (int)v;
 }
 
+static int sqlite_set_cache(struct wrd_store *st, int64_t bytes, char *err, size_t errlen)
+{
+    struct sqlite_store *s = (struct sqlite_store *)st;
+    char sql[64];
+    if (bytes < 256 * 1024)
+        bytes = 256 * 1024;
+    /* (a negative cache_size is in KiB) */
+    snprintf(sql, sizeof sql, "PRAGMA cache_size=-%lld", (long long)(bytes / 1024));
+    return exec(s->db, sql, err, errlen);
+}
+
 const struct wrd_store_ops wrd_store_sqlite_ops = {
     .name = "sqlite",
     .open = sqlite_open,
@@ -2227,4 +2236,5 @@ const struct wrd_store_ops wrd_store_sqlite_ops = {
     .list_finished = sqlite_list_finished,
     .latest_snapshot = sqlite_latest_snapshot,
     .select_ids = sqlite_select_ids,
+    .set_cache = sqlite_set_cache,
 };
