@@ -720,10 +720,15 @@ static json_t *server_section(const struct wrd_game *g)
                                    s->forfeit_why);
     }
     const char *res = result_of(g);
-    json_t *o = json_pack("{s:s, s:o, s:o, s:o, s:o}", "status", status_names[g->status],
-                          "result", res ? json_string(res) : json_null(), "forfeit",
-                          g->forfeit[0] ? json_string(g->forfeit) : json_null(), "awaiting", aw,
-                          "deadlines", dl);
+    /* (built member by member: it is built for every command, and
+     * json_pack would parse its format each time) */
+    json_t *o = json_object();
+    json_object_set_new_nocheck(o, "status", json_string_nocheck(status_names[g->status]));
+    json_object_set_new_nocheck(o, "result", res ? json_string(res) : json_null());
+    json_object_set_new_nocheck(o, "forfeit", g->forfeit[0] ? json_string(g->forfeit)
+                                                           : json_null());
+    json_object_set_new_nocheck(o, "awaiting", aw);
+    json_object_set_new_nocheck(o, "deadlines", dl);
     if (why[0])
         json_object_set_new(o, "forfeit_reason", json_string(why));
     /* Linked games: a parent lists its children, a child names its parent. */

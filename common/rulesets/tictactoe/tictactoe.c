@@ -150,10 +150,20 @@ static int ttt_apply(struct wr_game *g, const char *seat, const json_t *cmd, jso
     int r = ttt_judge(t->board, t->moves, t->winner, seat, cmd, &c, why);
     if (r != TTT_R_OK)
         return r;
+    /* (built member by member, not by json_pack: one per move, and
+     * json_pack parses its format every time) */
+    json_t *marked = json_object();
+    if (marked == NULL ||
+        json_object_set_new_nocheck(marked, "type", json_string_nocheck("marked")) != 0 ||
+        json_object_set_new_nocheck(marked, "seat", json_string(seat)) != 0 ||
+        json_object_set_new_nocheck(marked, "cell", json_integer(c)) != 0) {
+        json_decref(marked);
+        return ttt_refuse(why, TTT_R_NO_MEMORY, "out of memory");
+    }
     json_t *ev = json_array();
-    json_t *marked = json_pack("{s:s, s:s, s:I}", "type", "marked", "seat", seat, "cell",
-                               (json_int_t)c);
-    if (ev == NULL || marked == NULL || json_array_append_new(ev, marked) != 0) {
+    if (ev == NULL || json_array_append_new(ev, marked) != 0) {   /* (which frees marked) */
+        if (ev == NULL)
+            json_decref(marked);
         json_decref(ev);
         return ttt_refuse(why, TTT_R_NO_MEMORY, "out of memory");
     }
