@@ -636,13 +636,8 @@ static int follow_command(struct wrd_server *srv, struct wrd_game *g, const stru
     }
     g->moved_ms = r->at_ms;
     games_publish(srv, g, seat, events);
-    if (r->client_seq > 0) {
-        json_t *pev = g->rs->project_events(g->g, r->seat, events);
-        struct wrd_msg *a = games_change_msg(g, r->client_seq, NULL, NULL, pev, NULL);
-        json_decref(pev);
-        games_remember(&g->seats[seat], r->client_seq, a);
-        wrd_msg_unref(a);
-    }
+    if (r->client_seq > 0)
+        games_remember_stored(g, seat, r->client_seq, events);
     json_decref(events);
     return 0;
 }

@@ -694,6 +694,15 @@ void games_remember(struct seat *s, int64_t seq, struct wrd_msg *answer)
         s->last_seq = seq;
 }
 
+void games_remember_stored(struct wrd_game *g, int seat, int64_t seq, const json_t *events)
+{
+    json_t *pev = g->rs->project_events(g->g, g->seats[seat].name, events);
+    struct wrd_msg *a = games_change_msg(g, seq, NULL, NULL, pev, NULL);
+    json_decref(pev);
+    games_remember(&g->seats[seat], seq, a);
+    wrd_msg_unref(a);
+}
+
 /* --- notifications and deadlines ------------------------------------------ */
 
 /* The server's part of every projected state, under the key "server"
@@ -3597,13 +3606,8 @@ static int restore_command(void *ctx, const struct wrd_command_row *r)
     rs->commands++;
     g->moved_ms = r->at_ms;
     /* The answer a re-sent seq gets after the restart. */
-    if (r->client_seq > 0 && !rs->verify) {
-        json_t *pev = g->rs->project_events(g->g, r->seat, events);
-        struct wrd_msg *a = games_change_msg(g, r->client_seq, NULL, NULL, pev, NULL);
-        json_decref(pev);
-        games_remember(&g->seats[seat], r->client_seq, a);
-        wrd_msg_unref(a);
-    }
+    if (r->client_seq > 0 && !rs->verify)
+        games_remember_stored(g, seat, r->client_seq, events);
     json_decref(events);
     /* A snapshot must match what replay gives: determinism, checked. */
     if (g->snap_at < g->nsnaps && g->snaps[g->snap_at].version == g->version) {

@@ -218,6 +218,9 @@ int games_compute_status(const struct wrd_game *g);
 void games_defer_direct(struct wrd_games *gs, struct wrd_conn *c, struct wrd_msg *m);
 /* The answer to seq kept for seat s (its own reference taken). */
 void games_remember(struct seat *s, int64_t seq, struct wrd_msg *answer);
+/* The same for a command read back from the store (a restart, a copy kept in
+ * step): the answer is built from its events (borrowed) as seat sees them. */
+void games_remember_stored(struct wrd_game *g, int seat, int64_t seq, const json_t *events);
 /* g's deadline timer set for its next wake (stopped for a follower). */
 void games_arm_timer(struct wrd_game *g);
 /* The seats g awaits now, and their deadlines (after a command by actor, or -1). */
