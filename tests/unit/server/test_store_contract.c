@@ -343,6 +343,39 @@ static void t_read_game(void **state)
     assert_int_equal(st->ops->latest_snapshot(st, "g-c", &v, &json, err, sizeof err), 0);
 }
 
+/* set_cache: SQLite's sizes the writer's page cache (what it changes is
+ * memory, measured by test_memory_after_20000_games); PostgreSQL has none
+ * in this process. Sized at its least, at a size below it and large, the
+ * store writes and reads as before. */
+static void t_set_cache(void **state)
+{
+    struct fix *f = *state;
+    struct wrd_store *st = f->st;
+    if (!f->b->pg)
+        assert_non_null(st->ops->set_cache);
+    else
+        assert_null(st->ops->set_cache);
+    if (st->ops->set_cache == NULL)
+        return;
+    static const int64_t sizes[] = { 1, 256 * 1024, (int64_t)64 << 20 };
+    char err[256] = "";
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "g-c%zu", i);
+        assert_int_equal(st->ops->set_cache(st, sizes[i], err, sizeof err), 0);
+        put_game(st, id, "tictactoe", 5, 1, NULL, 0);
+        put_command(st, id, 1);
+        commit(st);
+        struct seen s;
+        struct wrd_store_loader l = loader(&s);
+        read_game(st, id, &l, 0);
+        assert_int_equal(s.games, 1);
+        char line[32];
+        snprintf(line, sizeof line, "command %s 1 p1", id);
+        assert_non_null(strstr(s.text, line));
+    }
+}
+
 /* A start passes the open games and the running ones due; finished_too
  * every game; then the links, oldest first. */
 static void t_load(void **state)
@@ -1204,7 +1237,8 @@ static void t_read_tail_pg(void **state)
         cmocka_unit_test_prestate_setup_teardown(t_lost_batch, setup, teardown,            \
                                                  (void *)&b),                              \
         cmocka_unit_test_prestate_setup_teardown(t_threads, setup, teardown, (void *)&b),  \
-        cmocka_unit_test_prestate_setup_teardown(t_locked, setup, teardown, (void *)&b)
+        cmocka_unit_test_prestate_setup_teardown(t_locked, setup, teardown, (void *)&b),   \
+        cmocka_unit_test_prestate_setup_teardown(t_set_cache, setup, teardown, (void *)&b)
 
 int main(int argc, char **argv)
 {
