@@ -448,14 +448,24 @@ static void test_deadline_taken_over(void **state)
     struct game g;
     assert_int_equal(wt_open(&x, "x@0", s[0].port), 0);
     assert_int_equal(wt_open(&o, "o@0", s[0].port), 0);
-    new_game(&x, &o, &g, 3);
+    /* x has 5 s; its owner must die before they run out, or the game ends
+     * there and nothing is taken over */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    new_game(&x, &o, &g, 5);
     assert_int_equal(wt_open(&w, "spectator@1", s[1].port), 0);
     join(&w, g.id, NULL);
     assert_int_equal(wt_server_stop(&s[0], SIGKILL, T) >= 0, 1);
     s[0].pid = 0;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    long took_ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    if (took_ms >= 4500)
+        fail_msg("the owner died %ld ms after the game began, too close to x's 5 s: "
+                 "the game may have ended there (a machine this slow cannot run this test)",
+                 took_ms);
     wt_close(&x);
     wt_close(&o);
-    /* x's 3 s run out with its owner gone: the end comes as a state */
+    /* x's 5 s run out with its owner gone: the end comes as a state */
     json_t *st = NULL;
     for (int i = 0; i < 10; i++) {
         st = wt_expect(&w, "state", T);
