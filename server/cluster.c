@@ -87,11 +87,22 @@ enum { OWN_ADOPT = 1, OWN_TAKE = 2 };
 
 /* A command or a claim of a client of this process, for a game it does
  * not own (or owns but is still reading): sent to the owner, or waiting to
- * run here. */
+ * run here.
+ *
+ * Each forward is in three places, so that no event walks all of them:
+ * the list of its game (g->fwd_head, oldest first: the order it was sent
+ * in, which is the order its game's forwards run and are answered in), or
+ * while no game held here has its name (a claim by an invite not known
+ * here) the cluster's list of those; the cluster's list of every forward,
+ * oldest first, for the tick; and the table by fid, for the answers. */
 enum { FWD_COMMAND, FWD_CLAIM };
 
 struct forward {
-    struct forward *next;
+    struct forward *prev, *next;        /* in its game's list (or the gameless one) */
+    struct forward *all_prev, *all_next;        /* every forward, oldest first */
+    struct forward *fid_next;   /* the chain of its bucket by fid */
+    struct wrd_game *g;         /* whose list holds it: games_find(game), NULL when
+                                   that is NULL */
     int kind;                   /* FWD_* */
     uint64_t fid;
     struct wrd_conn *conn;      /* a reference */
@@ -121,7 +132,10 @@ struct cluster {
     uv_timer_t late;
     int note_delay_ms;
     int handles;                /* poll, tick and late initialised */
-    struct forward *forwards;
+    struct forward *all_head, *all_tail;        /* every forward, oldest first */
+    struct forward *gameless_head, *gameless_tail;      /* those of no game held here */
+    struct forward **by_fid;    /* buckets by fid (a power of two of them) */
+    size_t nby_fid, nforwards;
     uint64_t next_fid;
     struct wrd_game **noted;    /* games changed in the open batch */
     int nnoted, capnoted;
@@ -135,12 +149,7 @@ int cluster_busy(const struct wrd_game *g)
     const struct cluster *cl = g->srv->games->cluster;
     if (cl == NULL)
         return 0;
-    if (g->catching || g->waiters)
-        return 1;
-    for (const struct forward *f = cl->forwards; f; f = f->next)
-        if (strcmp(f->game, g->id) == 0)
-            return 1;
-    return 0;
+    return g->catching || g->waiters || g->fwd_head;
 }
 
 void cluster_changed(struct wrd_games *gs, struct wrd_game *g)
@@ -228,13 +237,134 @@ static void forward_free(struct forward *f)
     free(f);
 }
 
+/* The head and tail of the list f belongs in by its game's name. */
+static void forward_list(struct cluster *cl, struct forward *f, struct forward ***head,
+                         struct forward ***tail)
+{
+    if (f->g) {
+        *head = &f->g->fwd_head;
+        *tail = &f->g->fwd_tail;
+    } else {
+        *head = &cl->gameless_head;
+        *tail = &cl->gameless_tail;
+    }
+}
+
+/* f at the end of the list of the game it names (g, found by the caller:
+ * games_find(f->game), or NULL). */
+static void forward_list_add(struct cluster *cl, struct forward *f, struct wrd_game *g)
+{
+    struct forward **head, **tail;
+    f->g = g;
+    forward_list(cl, f, &head, &tail);
+    f->next = NULL;
+    f->prev = *tail;
+    if (*tail)
+        (*tail)->next = f;
+    else
+        *head = f;
+    *tail = f;
+}
+
+static void forward_list_remove(struct cluster *cl, struct forward *f)
+{
+    struct forward **head, **tail;
+    forward_list(cl, f, &head, &tail);
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        *head = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    else
+        *tail = f->prev;
+    f->prev = f->next = NULL;
+}
+
+static struct forward **fid_bucket(struct cluster *cl, uint64_t fid)
+{
+    return &cl->by_fid[fid & (cl->nby_fid - 1)];
+}
+
+/* Room in the table by fid for one more forward: its buckets doubled
+ * when it holds as many forwards as buckets. -1 out of memory. */
+static int fid_room(struct cluster *cl)
+{
+    if (cl->nforwards < cl->nby_fid)
+        return 0;
+    size_t n = cl->nby_fid ? 2 * cl->nby_fid : 64;
+    struct forward **b = calloc(n, sizeof *b);
+    if (b == NULL)
+        return -1;
+    for (size_t i = 0; i < cl->nby_fid; i++)
+        for (struct forward *f = cl->by_fid[i], *next; f; f = next) {
+            next = f->fid_next;
+            f->fid_next = b[f->fid & (n - 1)];
+            b[f->fid & (n - 1)] = f;
+        }
+    free(cl->by_fid);
+    cl->by_fid = b;
+    cl->nby_fid = n;
+    return 0;
+}
+
+/* The forward whose fid is fid, or NULL. */
+static struct forward *forward_by_fid(struct cluster *cl, uint64_t fid)
+{
+    if (cl->nby_fid == 0)
+        return NULL;
+    struct forward *f = *fid_bucket(cl, fid);
+    while (f && f->fid != fid)
+        f = f->fid_next;
+    return f;
+}
+
+/* f (its fid and game set) into the lists and the table; fid_room has
+ * made room for it. */
+static void forward_link(struct cluster *cl, struct forward *f, struct wrd_game *g)
+{
+    forward_list_add(cl, f, g);
+    f->all_next = NULL;
+    f->all_prev = cl->all_tail;
+    if (cl->all_tail)
+        cl->all_tail->all_next = f;
+    else
+        cl->all_head = f;
+    cl->all_tail = f;
+    struct forward **b = fid_bucket(cl, f->fid);
+    f->fid_next = *b;
+    *b = f;
+    cl->nforwards++;
+}
+
+/* f out of the lists and the table (the caller frees it). */
 static void forward_unlink(struct cluster *cl, struct forward *f)
 {
-    for (struct forward **p = &cl->forwards; *p; p = &(*p)->next)
-        if (*p == f) {
-            *p = f->next;
-            return;
-        }
+    forward_list_remove(cl, f);
+    if (f->all_prev)
+        f->all_prev->all_next = f->all_next;
+    else
+        cl->all_head = f->all_next;
+    if (f->all_next)
+        f->all_next->all_prev = f->all_prev;
+    else
+        cl->all_tail = f->all_prev;
+    f->all_prev = f->all_next = NULL;
+    struct forward **p = fid_bucket(cl, f->fid);
+    while (*p != f)
+        p = &(*p)->fid_next;
+    *p = f->fid_next;
+    cl->nforwards--;
+}
+
+/* f now names another game (a claim by an invite answered by its owner):
+ * into that game's list, when this process holds it. */
+static void forward_rename(struct wrd_server *srv, struct forward *f, const char *game)
+{
+    struct cluster *cl = srv->games->cluster;
+    snprintf(f->game, sizeof f->game, "%s", game);
+    forward_list_remove(cl, f);
+    forward_list_add(cl, f, f->game[0] ? games_find(srv->games, f->game) : NULL);
 }
 
 static void catch_up(struct wrd_server *srv, struct wrd_game *g);
@@ -327,11 +457,11 @@ static int send_forward(struct wrd_server *srv, struct forward *f)
 /* A forward of c's for g (NULL: a claim by an invite not known here), in
  * the list; NULL when out of memory (c has had the error). */
 static struct forward *new_forward(struct wrd_server *srv, struct wrd_conn *c,
-                                   const struct wrd_game *g, int kind, int seat,
+                                   struct wrd_game *g, int kind, int seat,
                                    const json_t *jid)
 {
     struct cluster *cl = srv->games->cluster;
-    struct forward *f = calloc(1, sizeof *f);
+    struct forward *f = fid_room(cl) == 0 ? calloc(1, sizeof *f) : NULL;
     if (f == NULL) {
         wrd_conn_error(c, WRD_E_INTERNAL, "out of memory", g ? g->id : NULL, NULL, jid);
         return NULL;
@@ -344,8 +474,7 @@ static struct forward *new_forward(struct wrd_server *srv, struct wrd_conn *c,
     f->seat = seat;
     snprintf(f->seat_name, sizeof f->seat_name, "%s", g ? g->seats[seat].name : "");
     f->jid = json_incref((json_t *)jid);
-    f->next = cl->forwards;
-    cl->forwards = f;
+    forward_link(cl, f, g);
     return f;
 }
 
@@ -475,14 +604,16 @@ static struct wrd_msg *claim_here(struct wrd_server *srv, struct wrd_game *g, in
     return NULL;
 }
 
-/* g is read and owned here: the commands waiting for it run now. */
+/* g is read and owned here: the commands waiting for it run now, in the
+ * order they came (those that come meanwhile wait for the next time). */
 static void run_waiting(struct wrd_server *srv, struct wrd_game *g)
 {
     struct cluster *cl = srv->games->cluster;
-    struct forward *f = cl->forwards;
-    while (f) {
-        struct forward *next = f->next;
-        if (strcmp(f->game, g->id) == 0 && !f->replied) {
+    struct forward *last = g->fwd_tail;
+    for (struct forward *f = g->fwd_head, *next; f; f = next) {
+        next = f->next;
+        int at_last = f == last;
+        if (!f->replied) {
             wrd_debug("forward run here", "game=%s fid=%llu version=%lld", g->id,
                       (unsigned long long)f->fid, (long long)g->version);
             forward_unlink(cl, f);
@@ -503,7 +634,8 @@ static void run_waiting(struct wrd_server *srv, struct wrd_game *g)
             json_decref(events);
             forward_free(f);
         }
-        f = next;
+        if (at_last)
+            break;
     }
 }
 
@@ -727,14 +859,18 @@ static void tail_done(uv_work_t *w, int status)
     after_follow(srv, g);
 }
 
-/* The copy g has moved on: the answers that waited for its version go. */
+/* The copy g has moved on: the answers that waited for its version go,
+ * in the order their forwards were sent. */
 static void after_follow(struct wrd_server *srv, struct wrd_game *g)
 {
-    struct cluster *cl = srv->games->cluster;
-    for (struct forward *f = cl->forwards, *next; f; f = next) {
+    struct forward *last = g->fwd_tail;
+    for (struct forward *f = g->fwd_head, *next; f; f = next) {
         next = f->next;
-        if (f->replied && strcmp(f->game, g->id) == 0 && f->version <= g->version)
+        int at_last = f == last;
+        if (f->replied && f->version <= g->version)
             deliver(srv, f);
+        if (at_last)
+            break;
     }
     games_maybe_evict(srv->games, g);
 }
@@ -825,11 +961,14 @@ static void catch_up(struct wrd_server *srv, struct wrd_game *g)
  * released now, so none starts a take again). */
 static void send_waiting(struct wrd_server *srv, struct wrd_game *g)
 {
-    struct cluster *cl = srv->games->cluster;
-    for (struct forward *f = cl->forwards, *next; f; f = next) {
+    struct forward *last = g->fwd_tail;
+    for (struct forward *f = g->fwd_head, *next; f; f = next) {
         next = f->next;
-        if (f->sent_ms == 0 && !f->replied && strcmp(f->game, g->id) == 0)
+        int at_last = f == last;
+        if (f->sent_ms == 0 && !f->replied)
             (void)place(srv, f, g);
+        if (at_last)
+            break;
     }
 }
 
@@ -1035,8 +1174,7 @@ static void note_reply(struct wrd_server *srv, const char *payload)
     const char *msg = json_string_value(json_object_get(j, "msg"));
     struct forward *f = NULL;
     if (node && strcmp(node, cl->node) == 0 && json_is_integer(version))
-        for (f = cl->forwards; f && f->fid != (uint64_t)fid; f = f->next)
-            ;
+        f = forward_by_fid(cl, (uint64_t)fid);
     if (f && !f->replied && f->sent_ms != 0) {
         f->replied = 1;
         f->version = json_integer_value(version);
@@ -1045,7 +1183,7 @@ static void note_reply(struct wrd_server *srv, const char *payload)
         const char *seat = json_string_value(json_object_get(j, "seat"));
         if (f->kind == FWD_CLAIM && msg == NULL && game && seat) {
             /* a claim by an invite: the owner named its game and seat */
-            snprintf(f->game, sizeof f->game, "%s", game);
+            forward_rename(srv, f, game);
             snprintf(f->seat_name, sizeof f->seat_name, "%s", seat);
             f->version = 0;     /* answered now: the copy, if any, follows */
         }
@@ -1113,9 +1251,16 @@ static void on_tick(uv_timer_t *t)
     struct wrd_server *srv = t->data;
     struct cluster *cl = srv->games->cluster;
     int64_t now = wrd_now_ms();
-    for (struct forward *f = cl->forwards, *next; f; f = next) {
-        next = f->next;
-        struct wrd_game *g = f->game[0] ? games_find(srv->games, f->game) : NULL;
+    struct forward *last = cl->all_tail;
+    for (struct forward *f = cl->all_head, *next; f; f = next) {
+        next = f->all_next;
+        if (f == last)
+            next = NULL;        /* those sent meanwhile wait for the next tick */
+        struct wrd_game *g = f->g;
+        if (g == NULL && f->game[0] && (g = games_find(srv->games, f->game)) != NULL) {
+            forward_list_remove(cl, f);         /* its game is held here now */
+            forward_list_add(cl, f, g);
+        }
         int late = !f->replied && f->sent_ms != 0 && now - f->sent_ms >= FORWARD_WAIT_MS;
         if (f->conn->wsi == NULL || (g == NULL && (f->game[0] || late))) {
             /* its client left; or an invite no process answered for (its
@@ -1203,11 +1348,12 @@ void cluster_free(struct wrd_games *gs)
     struct cluster *cl = gs->cluster;
     if (cl == NULL)
         return;
-    while (cl->forwards) {
-        struct forward *f = cl->forwards;
-        cl->forwards = f->next;
+    while (cl->all_head) {
+        struct forward *f = cl->all_head;
+        forward_unlink(cl, f);
         forward_free(f);
     }
+    free(cl->by_fid);
     free(cl->noted);
     free(cl);
     gs->cluster = NULL;

@@ -23,6 +23,7 @@
 #include "games.h"
 #include "pbem.h"
 
+struct forward;
 struct wr_game;
 struct wr_refusal;
 struct wr_ruleset;
@@ -139,6 +140,7 @@ struct wrd_game {
     int noted_other;            /* ...and a change that is no command (a seat, a forfeit):
                                    the note then carries no command, copies read it */
     struct catch_waiter *waiters;   /* requests run again once the read is done */
+    struct forward *fwd_head, *fwd_tail;    /* its forwards (cluster.c), oldest first */
     struct wrd_game *next;      /* hash chain */
     struct wrd_game *all_prev, *all_next;   /* every game held, oldest first (by
                                                created_ms, then id) */

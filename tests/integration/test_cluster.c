@@ -355,6 +355,77 @@ static void test_sync_on_a_late_copy(void **state)
     stop_cluster(s, 2);
 }
 
+/* The next answer (ack or error) c is sent, skipping the rest; its type
+ * is expected, with seq and (for an ack) version. */
+static void next_answer(struct wt_client *c, const char *type, int seq, long long version)
+{
+    json_t *a;
+    while ((a = wt_next(c, T)) != NULL && strcmp(str(a, "type"), "ack") != 0 &&
+           strcmp(str(a, "type"), "error") != 0)
+        json_decref(a);
+    if (a == NULL)
+        fail_msg("%s: no answer to seq %d", c->name, seq);
+    char *t = json_dumps(a, JSON_COMPACT);
+    if (strcmp(str(a, "type"), type) != 0 || json_integer_value(json_object_get(a, "seq")) != seq ||
+        (version >= 0 && json_integer_value(json_object_get(a, "version")) != version))
+        fail_msg("%s: wanted the %s of seq %d (version %lld), had %s", c->name, type, seq,
+                 version, t);
+    free(t);
+    json_decref(a);
+}
+
+/* Several forwards of one game in flight at once, from two seats on a
+ * process that does not own it, whose notes come late (so the answers
+ * wait for the copy): x sends seq 1 (accepted) and seq 2 (refused: o's
+ * turn) back to back, then o its seq 1. Each answer goes to its own
+ * client, x's in the order x sent them, at the version its command made;
+ * the copy's spectator ends as the owner's. */
+static void test_forwards_in_flight(void **state)
+{
+    (void)state;
+    struct wt_server s[2];
+    setenv("WARROOM_TEST_NOTE_DELAY_MS", "600", 1);
+    start_cluster(s, 2);
+    unsetenv("WARROOM_TEST_NOTE_DELAY_MS");
+    struct wt_client x, o, x1, o1, w;
+    assert_int_equal(wt_open(&x, "x@0", s[0].port), 0);
+    assert_int_equal(wt_open(&o, "o@0", s[0].port), 0);
+    struct game g;
+    new_game(&x, &o, &g, 0);
+    wt_close(&x);
+    wt_close(&o);
+    assert_int_equal(wt_open(&x1, "x@1", s[1].port), 0);
+    join(&x1, g.id, g.token_x);
+    assert_int_equal(wt_open(&o1, "o@1", s[1].port), 0);
+    join(&o1, g.id, g.token_o);
+    assert_int_equal(wt_open(&w, "spectator@1", s[1].port), 0);
+    join(&w, g.id, NULL);
+    long long before = wt_metric(s[1].port, "warroom_cluster_forwards_total");
+    wt_send(&x1, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", g.id, "seq", 1,
+            "cmd", "type", "mark", "cell", 0);
+    wt_send(&x1, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", g.id, "seq", 2,
+            "cmd", "type", "mark", "cell", 1);
+    /* well within the notes' delay: x's two are on their way, unanswered */
+    struct timespec ts = { 0, 200 * 1000 * 1000 };
+    nanosleep(&ts, NULL);
+    wt_send(&o1, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", g.id, "seq", 1,
+            "cmd", "type", "mark", "cell", 4);
+    next_answer(&x1, "ack", 1, 1);
+    next_answer(&x1, "error", 2, -1);
+    next_answer(&o1, "ack", 1, 2);
+    assert_true(wt_metric(s[1].port, "warroom_cluster_forwards_total") - before >= 3);
+    if (wt_wait_version(&w, 2, T) != 0)
+        fail_msg("the spectator stayed at version %lld", w.version);
+    assert_int_equal(w.bad_patches, 0);
+    same_state(&w, s[0].port, g.id);
+    /* the game plays on from there through the copy */
+    mark(&x1, g.id, 3, 8, 3);
+    wt_close(&x1);
+    wt_close(&o1);
+    wt_close(&w);
+    stop_cluster(s, 2);
+}
+
 /* A claim works on any process: by game and seat on a process holding a
  * copy of the game (passed to its owner, which starts the game: the copy's
  * spectators see it start), and by invite on a process that has never seen
@@ -678,6 +749,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_forward_and_takeover),
         cmocka_unit_test(test_sync_on_a_late_copy),
+        cmocka_unit_test(test_forwards_in_flight),
         cmocka_unit_test(test_claim_anywhere),
         cmocka_unit_test(test_deadline_taken_over),
         cmocka_unit_test(test_commit_off_loop),
