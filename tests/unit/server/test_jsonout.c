@@ -123,6 +123,37 @@ static void test_random_trees(void **state)
     }
 }
 
+/* Escapes at every offset of a string: every byte that needs an
+ * escape (each control byte, the quote, the backslash), and its nearest
+ * neighbours that need none (space, '#', ']', DEL, UTF-8), at every offset
+ * of strings of every length up to 40, alone or two of them, each string
+ * written as jansson writes it. Row numbers: 100000 + 1000 * length +
+ * offset. */
+static void test_escape_offsets(void **state)
+{
+    (void)state;
+    const unsigned char bytes[] = { 0x00, 0x01, 0x08, 0x09, 0x0a, 0x0c, 0x0d, 0x1f, '"', '\\',
+                                    0x20, '!', '#', '[', ']', 0x7f };
+    char s[48];
+    for (size_t len = 1; len <= 40; len++)
+        for (size_t at = 0; at < len; at++)
+            for (size_t k = 0; k < sizeof bytes; k++) {
+                for (size_t i = 0; i < len; i++)
+                    s[i] = (char)('a' + i % 26);
+                s[at] = (char)bytes[k];
+                s[(at + 9) % len] = (char)bytes[(k + 3) % sizeof bytes];
+                json_t *v = json_stringn(s, len);
+                assert_non_null(v);
+                same_as_jansson((int)(100000 + 1000 * len + at), v);
+                json_decref(v);
+            }
+    /* UTF-8 (bytes of 0x80 and above) is written as it is */
+    json_t *v = json_string("\xc3\xa9t\xc3\xa9 \xe2\x80\xa8 \xf0\x9f\x98\x80 \"q\" abcdefgh\xc3\xa9");
+    assert_non_null(v);
+    same_as_jansson(99999, v);
+    json_decref(v);
+}
+
 /* A buffer that starts on the stack keeps its bytes when it moves. */
 static void test_buffer_growth(void **state)
 {
@@ -147,6 +178,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_random_trees),
+        cmocka_unit_test(test_escape_offsets),
         cmocka_unit_test(test_buffer_growth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
