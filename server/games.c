@@ -313,21 +313,17 @@ static const char *result_of(const struct wrd_game *g)
     return g->forfeit[0] ? "forfeit" : g->rs->result(g->g);
 }
 
-/* The game's row: a forfeit is stored as "forfeit:SEATS". */
-static int status_row(struct wrd_server *srv, struct wrd_game *g)
+/* The game's row as of now (res: room for a forfeit's result, which is
+ * stored as "forfeit:SEATS"). */
+static void status_of(struct wrd_game *g, struct wrd_status_row *row, char res[160])
 {
-    if (g->follower)
-        return 0;               /* its owner writes it */
-    cluster_changed(srv->games, g);
-    g->noted_other = 1;
-    char res[160];
     const char *r = result_of(g);
     if (g->forfeit[0]) {
-        snprintf(res, sizeof res, "forfeit:%s", g->forfeit);
+        snprintf(res, 160, "forfeit:%s", g->forfeit);
         r = res;
     }
     /* A forfeited game keeps the deadline that passed: its reason names it. */
-    struct wrd_status_row row = {
+    *row = (struct wrd_status_row){
         .game = g->id, .status = status_names[g->status], .result = r,
         .deadline_ms = g->forfeit[0] ? g->forfeit_deadline : earliest_deadline(g),
         .version = g->version,
@@ -336,7 +332,35 @@ static int status_row(struct wrd_server *srv, struct wrd_game *g)
         /* a linked game stays in memory while it runs (shelvable) */
         .wake_ms = g->status != ST_RUNNING ? 0 : g->parent[0] || g->nchildren ? 1 : next_wake(g),
     };
+}
+
+/* Is row what put_game stored (store.h): open, with no result, deadline,
+ * version, awaited seat, move or wake? */
+static int status_as_put(const struct wrd_status_row *row)
+{
+    return strcmp(row->status, "open") == 0 && row->result == NULL && row->deadline_ms == 0 &&
+           row->version == 0 && row->awaiting == NULL && row->moved_ms == 0 && row->wake_ms == 0;
+}
+
+/* The game's row written (to_put: only when it differs from what
+ * put_game stored, for a game just put). */
+static int status_write(struct wrd_server *srv, struct wrd_game *g, int to_put)
+{
+    if (g->follower)
+        return 0;               /* its owner writes it */
+    cluster_changed(srv->games, g);
+    g->noted_other = 1;
+    char res[160];
+    struct wrd_status_row row;
+    status_of(g, &row, res);
+    if (to_put && status_as_put(&row))
+        return 0;
     return srv->store->ops->put_status(srv->store, &row);
+}
+
+static int status_row(struct wrd_server *srv, struct wrd_game *g)
+{
+    return status_write(srv, g, 0);
 }
 
 /* The end of a message written as text: the id it answers (when not
@@ -1954,7 +1978,7 @@ static void create_run(struct wrd_server *srv, struct wrd_conn *c, const json_t 
     free(opt_text);
     for (int i = 0; i < g->nseats; i++)
         fail |= seat_row(srv, g, i, 1) != 0;
-    fail |= status_row(srv, g) != 0;
+    fail |= status_write(srv, g, 1) != 0;     /* a game that starts at once */
     if (fail)
         wrd_error("store write failed", "game=%s", g->id);
     wrd_info("game created", "game=%s ruleset=%s scenario=%s parent=%s", g->id, rs->name,

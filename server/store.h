@@ -219,6 +219,9 @@ struct wrd_store_ops {
     int (*schema_version)(struct wrd_store *st);
 
     /* Batched writes, loop thread (each opens the batch when none is open). */
+    /* A game's row, stored open, with no result, deadline, version,
+     * awaited seat, move or wake: what a put_status of those would write
+     * (games.c writes none for a game that starts that way). */
     int (*put_game)(struct wrd_store *st, const struct wrd_game_row *g);
     /* A seat row, inserted once when its game is created... */
     int (*put_seat)(struct wrd_store *st, const struct wrd_seat_row *s);

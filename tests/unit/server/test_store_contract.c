@@ -341,6 +341,13 @@ static void t_read_game(void **state)
     put_game(st, "g-c", "battle", 7, 1, NULL, 0);
     commit(st);
     assert_int_equal(st->ops->latest_snapshot(st, "g-c", &v, &json, err, sizeof err), 0);
+    /* a game put and never given a status is open, with no result and no
+     * deadline (store.h, put_game: games.c writes no status for a new game
+     * that is so) */
+    l = loader(&s);
+    read_game(st, "g-c", &l, 0);
+    expect_text(&s, "game g-c battle [small] {\"s\":1} {\"o\":2} seed=ok created=7 listed=1 "
+                    "open - deadline=0\n" SEATS_OF("g-c"));
 }
 
 /* set_cache: SQLite's sizes the writer's page cache (what it changes is
