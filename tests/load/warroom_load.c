@@ -238,7 +238,8 @@ static struct {
     int kills;
     long resent, resent_original, resent_fresh, lost, duplicated, mismatched, unresolved,
         abandoned, checked_games, checked_commands;
-    uint64_t frames_t0, frames_t1;
+    uint64_t frames_t0, frames_t1;     /* messages received by then */
+    uint64_t sent_t0, sent_t1;         /* messages sent by then */
 } st;
 
 static void count_error(const char *code)
@@ -2739,6 +2740,7 @@ int main(int argc, char **argv)
     run.user0 = server_user_cpu();
     run.self0 = self_cpu();
     st.frames_t0 = wl_net_stats(net)->frames_in;
+    st.sent_t0 = wl_net_stats(net)->frames_out;
     for (int i = 0; i < opt.games && !failed; i++) {
         /* Paced games start at random phases within one period, so that
          * --rate R offers R x games commands a second evenly, not in bursts. */
@@ -2813,6 +2815,7 @@ int main(int argc, char **argv)
     run.user1 = server_user_cpu();
     run.self1 = self_cpu();
     st.frames_t1 = wl_net_stats(net)->frames_in;
+    st.sent_t1 = wl_net_stats(net)->frames_out;
     long rss_kb = proc_status_kb(pid, "VmRSS:"), hwm_kb = proc_status_kb(pid, "VmHWM:");
     struct server_metrics m1 = metrics_all();
 
@@ -2926,6 +2929,10 @@ int main(int argc, char **argv)
         (json_int_t)st.games_completed, "games_created", (json_int_t)st.games_created,
         "messages_in_per_second",
         round3(secs > 0 ? (double)(st.frames_t1 - st.frames_t0) / secs : 0));
+    /* every request sent in the window: moves, and the set-up of the games
+     * that replace finished ones (create, claim, join, leave) */
+    json_object_set_new(out, "messages_out_per_second",
+                        json_real(round3(secs > 0 ? (double)(st.sent_t1 - st.sent_t0) / secs : 0)));
     json_object_set_new(out, "latency_ms", lat_json(&st.lat));
     json_object_set_new(out, "latency_is",
                         json_string(opt.spectators ? "send to the patch at the last spectator"

@@ -220,7 +220,10 @@ int wl_conn_send(struct wl_conn *c, const char *text, size_t len)
 {
     if (c == NULL || c->state != C_OPEN)
         return -1;
-    return queue_frame(c, 1, text, len);
+    int rc = queue_frame(c, 1, text, len);
+    if (rc == 0)
+        c->net->stats.frames_out++;
+    return rc;
 }
 
 /* --- reading ---------------------------------------------------------------------- */

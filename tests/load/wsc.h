@@ -33,7 +33,7 @@ struct wl_net_cbs {
 };
 
 struct wl_net_stats {
-    uint64_t frames_in, bytes_in, bytes_out, pings, protocol_errors;
+    uint64_t frames_in, frames_out, bytes_in, bytes_out, pings, protocol_errors;
 };
 
 struct wl_net;

@@ -24,6 +24,11 @@ function figures(j) {
         // warroom-load, and on two cores what it takes the server lacks.
         tool_cpu_ms_per_move: j.commands > 0 ? Math.round(1e6 * j.load_tool.cpu_seconds / j.commands) / 1e3 : null,
         server_rss_peak_kb: j.server.rss_peak_kb,
+        // What the loads differ in: warroomd's replaces each finished game
+        // by a new one (create, claim, joins, leaves), Colyseus's resets the
+        // room with one message.
+        requests_per_move: j.commands_per_second > 0
+            ? Math.round(100 * j.messages_out_per_second / j.commands_per_second) / 100 : null,
         moves: j.commands,
         games_completed: j.games_completed,
         errors: j.errors.total,
@@ -52,6 +57,7 @@ const ROWS = [
     ["server CPU %", "server_cpu_percent", 0],
     ["load tool CPU %", "tool_cpu_percent", 0],
     ["load tool CPU ms/move", "tool_cpu_ms_per_move", 3],
+    ["requests sent per move", "requests_per_move", 2],
     ["server peak RSS MB", "server_rss_peak_kb", 1, 1 / 1024],
     ["errors", "errors", 0],
 ];
@@ -136,7 +142,8 @@ function summary(file) {
 const REQUIRED = ["commands_per_second", "commands", "games", "spectators", "seconds", "games_completed",
                   "command_line", "latency_ms.p50", "latency_ms.p99", "server.cpu_ms_per_command",
                   "server.cpu_percent", "server.rss_peak_kb", "load_tool.cpu_percent", "errors.total",
-                  "load_tool.cpu_seconds", "machine.loadavg_before", "machine.loadavg_after"];
+                  "load_tool.cpu_seconds", "machine.loadavg_before", "machine.loadavg_after",
+                  "messages_out_per_second"];
 
 module.exports = { figures, REQUIRED };
 

@@ -172,7 +172,7 @@ try {
     clockTicks = Number(require("child_process").execFileSync("getconf", ["CLK_TCK"]).toString()) || 100;
 } catch (e) { /* keep 100 */ }
 
-const st = { lat: [], ackLat: [], acks: 0, acksInWindow: 0, sent: 0, gamesCompleted: 0,
+const st = { lat: [], ackLat: [], acks: 0, acksInWindow: 0, sent: 0, messagesOut: 0, gamesCompleted: 0,
              gamesCreated: 0, messagesIn: 0, errors: 0, byCode: {}, closed: 0, unexpected: 0,
              specSeen: 0, specSkipped: 0, boardsDiffer: 0 };
 
@@ -340,6 +340,7 @@ function step(s) {
         s.moves = 0;
         s.lat.clear();
         s.phase = P_RESETTING;
+        st.messagesOut += run.started && !run.stopping ? 1 : 0;
         s.seats[0].room.send("again");
         return;
     }
@@ -361,6 +362,7 @@ function step(s) {
     s.lat.set(s.round * 16 + s.moves + 1, { t: now, seen: 0 });
     c.room.send("mark", { cell });
     st.sent++;
+    st.messagesOut++;
 }
 
 // Every connection of a finished game holds the same board.
@@ -551,6 +553,8 @@ async function main() {
         commands_per_second: round3(secs > 0 ? st.acksInWindow / secs : 0),
         games_completed: st.gamesCompleted, games_created: st.gamesCreated,
         messages_in_per_second: round3(secs > 0 ? st.messagesIn / secs : 0),
+        // every message sent in the window: marks, and one "again" per game
+        messages_out_per_second: round3(secs > 0 ? st.messagesOut / secs : 0),
         latency_ms: latJson(st.lat),
         latency_is: "send to the patch at the last spectator",
         ack_latency_ms: latJson(st.ackLat),
