@@ -20,7 +20,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct wrd_conn;
 struct wrd_server;
 
 struct wrd_addr {
@@ -37,11 +36,6 @@ struct wrd_addr {
     size_t queued;              /* bytes queued to its connections, not yet written */
     int mails;                  /* confirmation mails asked for from here since mails_ms */
     uint64_t mails_ms;          /* loop time that hour began (the record is kept through it) */
-    /* The connections whose held message waits for this budget, in the
-     * order they came (conn.c): only the first may take from the budget,
-     * so a costly request is never passed over by cheaper ones behind it,
-     * and only the first has a timer armed. Each holds a reference. */
-    struct wrd_conn *turns, *turns_tail;
 };
 
 /* The record of a peer address as lws gives it (an IPv4 or IPv6 literal),

@@ -154,8 +154,6 @@ static void free_handle(uv_handle_t *h)
     free(h);
 }
 
-static void turn_end(struct wrd_conn *c);
-
 void wrd_conn_closed(struct wrd_conn *c)
 {
     if (c->prev)
@@ -168,7 +166,6 @@ void wrd_conn_closed(struct wrd_conn *c)
     while (c->nmembers > 0)
         c->srv->conn_hooks.member_left(c->srv, c, c->members[c->nmembers - 1].game);
     drop_queue(c);
-    turn_end(c);
     if (c->resume) {
         uv_close((uv_handle_t *)c->resume, free_handle);
         c->resume = NULL;
@@ -662,6 +659,8 @@ void wrd_conn_ready_free(struct wrd_server *srv)
 
 /* --- inbound flow ----------------------------------------------------------------- */
 
+
+
 static void stop_reading(struct wrd_conn *c)
 {
     if (c->stops++ == 0 && c->wsi)
@@ -682,12 +681,36 @@ static void hold(struct wrd_conn *c)
     }
 }
 
-/* The message in `in` is done with (answered, or dropped): the buffer
- * shrinks back if it grew for a large one, and the socket is read again. */
-static void release_in(struct wrd_conn *c)
+static void on_resume(uv_timer_t *t)
 {
+    struct wrd_conn *c = t->data;
+    if (c->wsi != NULL && c->held)
+        wrd_conn_received(c);
+}
+
+void wrd_conn_received(struct wrd_conn *c)
+{
+    if (c->waits > 0) {
+        hold(c);                /* a request before it is not answered yet */
+        return;
+    }
+    int wait = c->srv->conn_hooks.dispatch(c->srv, c, c->in, c->in_len);
+    if (wait > 0) {
+        if (c->resume == NULL) {
+            c->resume = malloc(sizeof *c->resume);
+            if (c->resume == NULL) {
+                c->in_len = 0;  /* no memory to wait with: dropped */
+                c->held_cost = 0;
+                return;
+            }
+            uv_timer_init(&c->srv->loop, c->resume);
+            c->resume->data = c;
+        }
+        hold(c);
+        uv_timer_start(c->resume, on_resume, (uint64_t)wait, 0);
+        return;
+    }
     c->in_len = 0;
-    c->held_cost = 0;
     if (c->in_cap > WRD_CONN_IN_KEEP) {
         /* A large message is rare: its buffer does not stay with the
          * connection for its life. */
@@ -701,124 +724,6 @@ static void release_in(struct wrd_conn *c)
         c->held = 0;
         resume_reading(c);
     }
-}
-
-static void on_resume(uv_timer_t *t)
-{
-    struct wrd_conn *c = t->data;
-    if (c->wsi != NULL && c->held)
-        wrd_conn_received(c);
-}
-
-/* Dispatch c's held message again in ms. -1 when there is no memory for
- * the timer. */
-static int arm(struct wrd_conn *c, uint64_t ms)
-{
-    if (c->resume == NULL) {
-        c->resume = malloc(sizeof *c->resume);
-        if (c->resume == NULL)
-            return -1;
-        uv_timer_init(&c->srv->loop, c->resume);
-        c->resume->data = c;
-    }
-    uv_timer_start(c->resume, on_resume, ms, 0);
-    return 0;
-}
-
-/*
- * The address's turns (addr.h): the connections whose held message waits
- * for their address's budget, first come first served. Only the first
- * dispatches (its timer armed for when the budget will hold its message's
- * cost); a message that comes on another connection of the address while
- * any waits goes to the end without being looked at. So one timer per
- * address runs, not one per held connection, and a costly request (a
- * list, a create) is not passed over forever by cheap ones that the budget
- * could hold sooner.
- */
-static void turn_join(struct wrd_conn *c)
-{
-    struct wrd_addr *a = c->from;
-    if (c->in_turns || a == NULL)
-        return;
-    c->in_turns = 1;
-    c->turn_next = NULL;
-    c->turn_prev = a->turns_tail;
-    if (a->turns_tail)
-        a->turns_tail->turn_next = c;
-    else
-        a->turns = c;
-    a->turns_tail = c;
-}
-
-static void turn_leave(struct wrd_conn *c)
-{
-    struct wrd_addr *a = c->from;
-    if (!c->in_turns)
-        return;
-    if (c->turn_prev)
-        c->turn_prev->turn_next = c->turn_next;
-    else
-        a->turns = c->turn_next;
-    if (c->turn_next)
-        c->turn_next->turn_prev = c->turn_prev;
-    else
-        a->turns_tail = c->turn_prev;
-    c->turn_prev = c->turn_next = NULL;
-    c->in_turns = 0;
-}
-
-/* The first of a's turns gets its timer: for when the budget holds its
- * message's cost, or at once when that is not known yet (it came while
- * others waited: its dispatch finds the cost). One whose timer cannot be
- * made loses its message, as any held message with no memory to wait. */
-static void turn_next(struct wrd_server *srv, struct wrd_addr *a)
-{
-    struct wrd_conn *f;
-    while ((f = a->turns) != NULL) {
-        uint64_t ms = f->held_cost > 0 ? (uint64_t)wrd_addr_wait_ms(srv, a, f->held_cost) : 0;
-        if (arm(f, ms) == 0)
-            return;
-        turn_leave(f);
-        release_in(f);
-    }
-}
-
-/* c's turn ends (its message taken, or c closed): the next one's begins. */
-static void turn_end(struct wrd_conn *c)
-{
-    if (!c->in_turns)
-        return;
-    struct wrd_addr *a = c->from;
-    int first = a->turns == c;
-    turn_leave(c);
-    if (first)
-        turn_next(c->srv, a);
-}
-
-void wrd_conn_received(struct wrd_conn *c)
-{
-    if (c->waits > 0) {
-        hold(c);                /* a request before it is not answered yet */
-        return;
-    }
-    struct wrd_addr *a = c->from;
-    if (a != NULL && a->turns != NULL && a->turns != c) {
-        hold(c);                /* others of its address wait for the budget: after them */
-        turn_join(c);
-        return;
-    }
-    int wait = c->srv->conn_hooks.dispatch(c->srv, c, c->in, c->in_len);
-    if (wait > 0) {
-        hold(c);
-        turn_join(c);           /* the first, or already: the budget is short */
-        if (arm(c, (uint64_t)wait) != 0) {
-            turn_end(c);
-            release_in(c);      /* no memory to wait with: dropped */
-        }
-        return;
-    }
-    turn_end(c);
-    release_in(c);
 }
 
 void wrd_conn_wait_begin(struct wrd_conn *c)

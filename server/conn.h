@@ -128,12 +128,7 @@ struct wrd_conn {
                                    not parsed again on every try), 0: none */
     int waits;                  /* requests waiting for games read back */
     int stops;                  /* reasons not to read the socket now */
-    struct uv_timer_s *resume;  /* dispatches the held message again: armed only for
-                                   the first of its address's turns (below) */
-    /* While its held message waits for the address's budget: its place in
-     * the address's turns (addr.h), first come first served. */
-    struct wrd_conn *turn_prev, *turn_next;
-    int in_turns;
+    struct uv_timer_s *resume;  /* dispatches the held message again */
 };
 
 /* A connection from peer (the address lws gives; its record in addr.c is

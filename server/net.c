@@ -1189,15 +1189,12 @@ static int on_http(struct lws *wsi, const char *path)
         /* The answer may need the store's finished games, read on a worker
          * thread: it is written when ready (HTTP_WRITEABLE). */
         struct handshake *h = lws_get_opaque_user_data(wsi);
-        /* It costs the caller's address what a `list` costs; while messages
-         * of its websockets wait for that budget (their turns, addr.h) it
-         * is theirs, and the page is refused as when the budget is spent. */
+        /* It costs the caller's address what a `list` costs. */
         if (h != NULL && bill(srv, wsi, h) != 0) {
             json_decref(req);
             return http_answer(wsi, 500, "text/plain", strdup("out of memory\n"), flags);
         }
-        if (h != NULL && ((h->bill != NULL && h->bill->turns != NULL) ||
-                          !wrd_addr_take(srv, h->bill, 5))) {
+        if (h != NULL && !wrd_addr_take(srv, h->bill, 5)) {
             json_decref(req);
             return http_answer(wsi, 429, "text/plain",
                                strdup("too many requests from your address: wait a moment\n"),
