@@ -313,13 +313,16 @@ static const char *result_of(const struct wrd_game *g)
     return g->forfeit[0] ? "forfeit" : g->rs->result(g->g);
 }
 
-/* The game's row as of now (res: room for a forfeit's result, which is
- * stored as "forfeit:SEATS"). */
-static void status_of(struct wrd_game *g, struct wrd_status_row *row, char res[160])
+/* Room for a forfeit's result, which is stored as "forfeit:SEATS". */
+#define STATUS_RESULT_MAX 160
+
+/* The game's row as of now (res: STATUS_RESULT_MAX bytes for the result). */
+static void status_of(struct wrd_game *g, struct wrd_status_row *row,
+                      char res[STATUS_RESULT_MAX])
 {
     const char *r = result_of(g);
     if (g->forfeit[0]) {
-        snprintf(res, 160, "forfeit:%s", g->forfeit);
+        snprintf(res, STATUS_RESULT_MAX, "forfeit:%s", g->forfeit);
         r = res;
     }
     /* A forfeited game keeps the deadline that passed: its reason names it. */
@@ -350,7 +353,7 @@ static int status_write(struct wrd_server *srv, struct wrd_game *g, int to_put)
         return 0;               /* its owner writes it */
     cluster_changed(srv->games, g);
     g->noted_other = 1;
-    char res[160];
+    char res[STATUS_RESULT_MAX];
     struct wrd_status_row row;
     status_of(g, &row, res);
     if (to_put && status_as_put(&row))
