@@ -365,9 +365,10 @@ static int read_exact(int fd, void *buf, size_t len, long deadline)
 {
     char *p = buf;
     while (len > 0) {
+        /* Past the deadline, what has already arrived is still read. */
         long left = deadline - now_ms();
         struct pollfd pf = { .fd = fd, .events = POLLIN };
-        if (left <= 0 || poll(&pf, 1, (int)left) <= 0)
+        if (poll(&pf, 1, left > 0 ? (int)left : 0) <= 0)
             return -1;
         ssize_t n = read(fd, p, len);
         if (n <= 0)
@@ -552,11 +553,29 @@ int wt_ws_send_text(int fd, const char *data, size_t len)
     return wt_ws_send_frame(fd, 0x81, len, data, len);      /* FIN + text */
 }
 
-/* One frame: header, payload (unmasked from a server). */
+/* How long the rest of a message may take once its first bytes came: a
+ * server that began a frame sends the rest behind it, and a short wait
+ * for "a message, if any" must not give up in the middle of one, which
+ * would leave the next read inside it (under load, 5 ms can pass between
+ * a frame's header and its payload here). */
+#define WT_MESSAGE_REST_MS 10000
+
+/* The deadline for the rest of a message begun. */
+static long rest_deadline(long deadline)
+{
+    long rest = now_ms() + WT_MESSAGE_REST_MS;
+    return deadline > rest ? deadline : rest;
+}
+
+/* One frame: header, payload (unmasked from a server). The header must
+ * begin by the deadline; the rest is then read to its end. */
 static int recv_frame(int fd, int *fin, int *opcode, char **data, size_t *len, long deadline)
 {
     unsigned char h[2];
-    if (read_exact(fd, h, 2, deadline) < 0)
+    if (read_exact(fd, h, 1, deadline) < 0)
+        return -1;
+    deadline = rest_deadline(deadline);
+    if (read_exact(fd, h + 1, 1, deadline) < 0)
         return -1;
     *fin = h[0] >> 7;
     *opcode = h[0] & 0x0f;
@@ -603,6 +622,7 @@ int wt_ws_recv(int fd, int *opcode, char **data, size_t *len, int timeout_ms)
     *opcode = op;
     *data = part;
     *len = plen;
+    deadline = rest_deadline(deadline);    /* a message begun is read to its end */
     while (!fin) {
         if (recv_frame(fd, &fin, &op, &part, &plen, deadline) < 0) {
             free(*data);

@@ -131,7 +131,10 @@ int wt_ws_send_text(int fd, const char *data, size_t len);
  * what the server does on a frame header alone). */
 int wt_ws_send_frame(int fd, unsigned first_byte, uint64_t declared_len, const void *data,
                      size_t len);
-/* Receive one frame within timeout_ms. *data is malloc'd (caller frees). */
+/* Receive one message (its frames joined; pings skipped) that begins
+ * within timeout_ms: -1 when none began. A message begun is read to its
+ * end (up to 10 s more), never left half read; what has already arrived
+ * is read even with a timeout of 0. *data is malloc'd (caller frees). */
 int wt_ws_recv(int fd, int *opcode, char **data, size_t *len, int timeout_ms);
 
 #endif
