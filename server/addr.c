@@ -119,26 +119,75 @@ void wrd_addr_put(struct wrd_server *srv, struct wrd_addr *a)
         a->refs--;
 }
 
+/* Whether a's budget holds cost units now; a cost larger than the whole
+ * burst passes on a full budget. */
+static int affords(struct wrd_server *srv, struct wrd_addr *a, double cost)
+{
+    refill(srv, a);
+    return a->tokens >= cost || a->tokens >= burst(srv);
+}
+
 int wrd_addr_take(struct wrd_server *srv, struct wrd_addr *a, double cost)
 {
     if (a == NULL)
         return 1;
-    refill(srv, a);
-    /* (a cost larger than the whole burst passes on a full budget) */
-    if (a->tokens < cost && a->tokens < burst(srv))
+    if (a->turns != NULL || !affords(srv, a, cost))
         return 0;
     a->tokens -= cost;
     return 1;
 }
 
-int wrd_addr_wait_ms(struct wrd_server *srv, struct wrd_addr *a, double cost)
+void wrd_addr_leave(struct wrd_addr *a, struct wrd_addr_turn *t)
+{
+    if (a == NULL || t->cost == 0)
+        return;
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        a->turns = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    else
+        a->turns_last = t->prev;
+    *t = (struct wrd_addr_turn){ 0 };
+}
+
+int wrd_addr_take_turn(struct wrd_server *srv, struct wrd_addr *a, struct wrd_addr_turn *t,
+                       double cost)
+{
+    if (a == NULL)
+        return 1;
+    if ((a->turns == NULL || a->turns == t) && affords(srv, a, cost)) {
+        wrd_addr_leave(a, t);
+        a->tokens -= cost;
+        return 1;
+    }
+    if (t->cost == 0) {
+        t->prev = a->turns_last;
+        t->next = NULL;
+        if (a->turns_last)
+            a->turns_last->next = t;
+        else
+            a->turns = t;
+        a->turns_last = t;
+    }
+    t->cost = cost;
+    return 0;
+}
+
+int wrd_addr_turn_wait_ms(struct wrd_server *srv, struct wrd_addr *a,
+                          const struct wrd_addr_turn *t)
 {
     refill(srv, a);
-    double need = cost - a->tokens;
-    /* A cost above the whole burst could never be met: it waits for a full
-     * budget and is then let through (wrd_addr_take takes what is there). */
-    if (cost > burst(srv))
-        need = burst(srv) - a->tokens;
+    /* What the budget must gather before t's turn: its own cost and those
+     * of the requests before it, each above the whole burst counted as the
+     * burst (it waits for a full budget and is then let through). */
+    double b = burst(srv), need = -a->tokens;
+    for (const struct wrd_addr_turn *u = a->turns; u != NULL; u = u->next) {
+        need += u->cost > b ? b : u->cost;
+        if (u == t)
+            break;
+    }
     double ms = need * 1000.0 / srv->cfg.address_rate;
     return ms < 1 ? 1 : ms > 60000 ? 60000 : (int)ms + 1;
 }

@@ -13,6 +13,11 @@
  * only known after it is done (an export, a list, a joiner's state) is
  * charged after, and may drive the budget below zero, so that the address
  * waits longer before its next request.
+ *
+ * Requests that wait for an address's budget take turns: they are let
+ * through in the order they first waited, whatever their costs, so a
+ * costly request (a list, a create) is never passed over by cheaper ones
+ * from the same address that came after it.
  */
 #ifndef WRD_ADDR_H
 #define WRD_ADDR_H
@@ -21,6 +26,16 @@
 #include <stdint.h>
 
 struct wrd_server;
+
+/* A request waiting for its address's budget: its place in the address's
+ * queue. It lives in what waits (a connection's held message, conn.h),
+ * which tries again when wrd_addr_turn_wait_ms says, and leaves the queue
+ * when let through (wrd_addr_take_turn) or when it goes away
+ * (wrd_addr_leave). Zeroed: not queued. */
+struct wrd_addr_turn {
+    struct wrd_addr_turn *next, *prev;
+    double cost;                /* units it waits for; 0 while not queued */
+};
 
 struct wrd_addr {
     struct wrd_addr *next;      /* hash chain */
@@ -36,6 +51,7 @@ struct wrd_addr {
     size_t queued;              /* bytes queued to its connections, not yet written */
     int mails;                  /* confirmation mails asked for from here since mails_ms */
     uint64_t mails_ms;          /* loop time that hour began (the record is kept through it) */
+    struct wrd_addr_turn *turns, *turns_last; /* requests waiting for the budget, oldest first */
 };
 
 /* The record of a peer address as lws gives it (an IPv4 or IPv6 literal),
@@ -53,12 +69,28 @@ struct wrd_addr *wrd_addr_hold(struct wrd_addr *a);
  * has refilled (see wrd_addr_sweep). */
 void wrd_addr_put(struct wrd_server *srv, struct wrd_addr *a);
 
-/* Take cost units from a's budget: 1 when it had at least `cost` left (or
- * a is NULL), 0 when it had not (nothing taken: refuse the request). */
+/* Take cost units from a's budget for a request that cannot wait (an HTTP
+ * page): 1 when nothing of a's waits and it had at least `cost` left (or a
+ * is NULL), 0 when not (nothing taken: refuse the request). */
 int wrd_addr_take(struct wrd_server *srv, struct wrd_addr *a, double cost);
 
-/* How long until a's budget holds `cost` units: milliseconds, at least 1. */
-int wrd_addr_wait_ms(struct wrd_server *srv, struct wrd_addr *a, double cost);
+/* Take cost units from a's budget for the request t, which may wait: 1
+ * when t is first in a's queue, or nothing waits, and the budget holds
+ * `cost` (t leaves the queue); 0 when not, and t joins the end of the
+ * queue if it was not in it (nothing taken: try again after
+ * wrd_addr_turn_wait_ms). A NULL a lets everything through. */
+int wrd_addr_take_turn(struct wrd_server *srv, struct wrd_addr *a, struct wrd_addr_turn *t,
+                       double cost);
+
+/* How long the queued request t should wait before it tries again: until
+ * the budget holds its cost and the costs of those before it;
+ * milliseconds, at least 1. */
+int wrd_addr_turn_wait_ms(struct wrd_server *srv, struct wrd_addr *a,
+                          const struct wrd_addr_turn *t);
+
+/* Take t out of a's queue (a request that was let through another way, or
+ * whose connection went away); nothing when it is not queued. */
+void wrd_addr_leave(struct wrd_addr *a, struct wrd_addr_turn *t);
 
 /* Charge cost units for work already done, even past zero. */
 void wrd_addr_charge(struct wrd_server *srv, struct wrd_addr *a, double cost);

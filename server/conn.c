@@ -142,6 +142,7 @@ void wrd_conn_unref(struct wrd_conn *c)
     if (--c->refs > 0)
         return;
     drop_queue(c);
+    wrd_addr_leave(c->from, &c->turn);
     wrd_addr_put(c->srv, c->from);
     free(c->q);
     free(c->members);
@@ -166,6 +167,7 @@ void wrd_conn_closed(struct wrd_conn *c)
     while (c->nmembers > 0)
         c->srv->conn_hooks.member_left(c->srv, c, c->members[c->nmembers - 1].game);
     drop_queue(c);
+    wrd_addr_leave(c->from, &c->turn); /* its held message is not waited for */
     if (c->resume) {
         uv_close((uv_handle_t *)c->resume, free_handle);
         c->resume = NULL;
@@ -700,7 +702,7 @@ void wrd_conn_received(struct wrd_conn *c)
             c->resume = malloc(sizeof *c->resume);
             if (c->resume == NULL) {
                 c->in_len = 0;  /* no memory to wait with: dropped */
-                c->held_cost = 0;
+                wrd_addr_leave(c->from, &c->turn);
                 return;
             }
             uv_timer_init(&c->srv->loop, c->resume);

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "addr.h"
 #include "errors.h"
 
 struct lws;
@@ -123,9 +124,10 @@ struct wrd_conn {
      * refills or a request before it waits for a game read back from the
      * store; the socket is not read while anything waits. */
     int held;
-    double held_cost;           /* the held message's cost to its address, set by the
-                                   dispatcher when it asks to wait (so the message is
-                                   not parsed again on every try), 0: none */
+    struct wrd_addr_turn turn;  /* the held message's place in its address's queue and
+                                   its cost, set by the dispatcher when it asks to wait
+                                   for the budget (so the message is not parsed again on
+                                   every try); cost 0: none */
     int waits;                  /* requests waiting for games read back */
     int stops;                  /* reasons not to read the socket now */
     struct uv_timer_s *resume;  /* dispatches the held message again */

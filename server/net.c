@@ -1189,7 +1189,9 @@ static int on_http(struct lws *wsi, const char *path)
         /* The answer may need the store's finished games, read on a worker
          * thread: it is written when ready (HTTP_WRITEABLE). */
         struct handshake *h = lws_get_opaque_user_data(wsi);
-        /* It costs the caller's address what a `list` costs. */
+        /* It costs the caller's address what a `list` costs, and cannot
+         * wait: it is refused while the budget is spent, or spoken for by
+         * its websockets' messages waiting their turns (addr.h). */
         if (h != NULL && bill(srv, wsi, h) != 0) {
             json_decref(req);
             return http_answer(wsi, 500, "text/plain", strdup("out of memory\n"), flags);

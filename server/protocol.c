@@ -141,26 +141,25 @@ int wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char
     json_t *msg = NULL;
 
     /* 0) within its address's budget, whatever connection it came on: when
-     * the budget is spent the message waits (the connection reads nothing
-     * meanwhile), so a client that asks too fast is slowed, not refused,
-     * and costs nothing while it waits. Its cost is kept with the held
-     * message: each try before the budget allows it is a comparison, not
-     * another parse (held messages are tried again often when many
-     * connections share one address). */
-    double cost = c->held_cost;
-    if (cost == 0) {
+     * the budget is spent the message waits on the server, in its turn
+     * among the address's waiting messages (addr.h), and the connection
+     * reads nothing meanwhile, so a client that asks too fast is slowed,
+     * not refused, and costs nothing while it waits. Its cost is kept with
+     * the held message: each try before the budget allows it is a
+     * comparison, not another parse (held messages are tried again often
+     * when many connections share one address). */
+    double cost = c->turn.cost;
+    int waited = cost != 0;
+    if (!waited) {
         msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
         cost = message_cost(msg, len);
     }
-    if (!wrd_addr_take(srv, c->from, cost)) {
+    if (!wrd_addr_take_turn(srv, c->from, &c->turn, cost)) {
         json_decref(msg);
-        c->held_cost = cost;
-        return wrd_addr_wait_ms(srv, c->from, cost);
+        return wrd_addr_turn_wait_ms(srv, c->from, &c->turn);
     }
-    if (c->held_cost != 0) {
-        c->held_cost = 0;
+    if (waited)
         msg = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-    }
     /* 1) a JSON object */
     if (msg == NULL || !json_is_object(msg)) {
         wrd_conn_error(c, WRD_E_BAD_JSON, msg ? "a message is a JSON object" : jerr.text, NULL, NULL,

@@ -185,6 +185,79 @@ static void test_address_budget_waits(void **state)
     assert_true(stop(&s));
 }
 
+/* A costly request waits its turn, and is not passed over by cheaper
+ * ones from the same address that the budget could hold sooner (addr.h,
+ * the turns). Two connections ask for the rulesets (3 units: 2, and 1 for
+ * its bytes) over and over, each the next as soon as the last is
+ * answered, until the budget (40 units a second, 100 at once) is spent
+ * and they wait for it; then a third asks for a list of games (6 units).
+ * Its answer must come while the two go on asking: the three of them take
+ * turns, about 0.3 s a round, and 10 s is allowed for a loaded machine (a
+ * list is read from the store). Served by whoever could take the budget
+ * first, the list waited for 6 units that never gathered, since each 3
+ * that did went to one of the two. */
+static void test_address_turns(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--address-rate", "40", NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    struct wt_client spam[2], c;
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(wt_open(&spam[i], i ? "spam-b" : "spam-a", s.port), 0);
+    assert_int_equal(wt_open(&c, "lister", s.port), 0);
+    int id[2] = { 0, 0 };
+    long answered[2] = { 0, 0 };
+    for (int i = 0; i < 2; i++)
+        wt_send(&spam[i], "{s:s, s:i}", "type", "rulesets", "id", ++id[i]);
+    /* until both have been held back once: an answer slower than 20 ms */
+    long began = now_ms(), slow = 0;
+    while (slow < 2) {
+        if (now_ms() - began > 10000)
+            fail_msg("the budget was not spent in 10 s: %ld and %ld answers", answered[0],
+                     answered[1]);
+        for (int i = 0; i < 2; i++) {
+            long t0 = now_ms();
+            json_t *m = wt_next(&spam[i], 2000);
+            if (m == NULL || strcmp(str(m, "type"), "rulesets") != 0)
+                fail_msg("connection %d: no rulesets answer", i);
+            json_decref(m);
+            answered[i]++;
+            slow += now_ms() - t0 > 20;
+            wt_send(&spam[i], "{s:s, s:i}", "type", "rulesets", "id", ++id[i]);
+        }
+    }
+    wt_send(&c, "{s:s, s:i}", "type", "list", "id", 7);
+    long asked = now_ms();
+    json_t *list = NULL;
+    long spam_after = 0;
+    while (list == NULL && now_ms() - asked < 10000) {
+        list = wt_next(&c, 5);
+        for (int i = 0; i < 2; i++) {
+            json_t *m = wt_next(&spam[i], 5);
+            if (m != NULL) {
+                json_decref(m);
+                spam_after++;
+                wt_send(&spam[i], "{s:s, s:i}", "type", "rulesets", "id", ++id[i]);
+            }
+        }
+    }
+    long waited = now_ms() - asked;
+    if (list == NULL)
+        fail_msg("the list was not answered in 10 s while the other two had %ld answers",
+                 spam_after);
+    assert_string_equal(str(list, "type"), "games");
+    assert_int_equal(json_integer_value(json_object_get(list, "id")), 7);
+    json_decref(list);
+    print_message("the list was answered in %ld ms\n", waited);
+    /* ...and the two were still served meanwhile, in their turns */
+    assert_true(spam_after >= 1);
+    for (int i = 0; i < 2; i++)
+        wt_close(&spam[i]);
+    wt_close(&c);
+    assert_true(stop(&s));
+}
+
 static void test_connections_per_address(void **state)
 {
     (void)state;
@@ -417,6 +490,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rate_limit),
         cmocka_unit_test(test_address_budget_waits),
+        cmocka_unit_test(test_address_turns),
         cmocka_unit_test(test_connections_per_address),
         cmocka_unit_test(test_trusted_proxy),
         cmocka_unit_test(test_idle_timeout),
