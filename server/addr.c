@@ -9,6 +9,7 @@
 #include <string.h>
 #include <uv.h>
 
+#include "dlist.h"
 #include "server.h"
 
 #define BUCKETS 4096
@@ -141,15 +142,8 @@ void wrd_addr_leave(struct wrd_addr *a, struct wrd_addr_turn *t)
 {
     if (a == NULL || t->cost == 0)
         return;
-    if (t->prev)
-        t->prev->next = t->next;
-    else
-        a->turns = t->next;
-    if (t->next)
-        t->next->prev = t->prev;
-    else
-        a->turns_last = t->prev;
-    *t = (struct wrd_addr_turn){ 0 };
+    WRD_DLIST_REMOVE(a->turns, a->turns_last, t, prev, next);
+    t->cost = 0;
 }
 
 int wrd_addr_take_turn(struct wrd_server *srv, struct wrd_addr *a, struct wrd_addr_turn *t,
@@ -162,15 +156,8 @@ int wrd_addr_take_turn(struct wrd_server *srv, struct wrd_addr *a, struct wrd_ad
         a->tokens -= cost;
         return 1;
     }
-    if (t->cost == 0) {
-        t->prev = a->turns_last;
-        t->next = NULL;
-        if (a->turns_last)
-            a->turns_last->next = t;
-        else
-            a->turns = t;
-        a->turns_last = t;
-    }
+    if (t->cost == 0)
+        WRD_DLIST_APPEND(a->turns, a->turns_last, t, prev, next);
     t->cost = cost;
     return 0;
 }

@@ -18,6 +18,7 @@
 #include <uv.h>
 
 #include "conn.h"
+#include "dlist.h"
 #include "log.h"
 #include "ruleset.h"
 #include "server.h"
@@ -257,28 +258,14 @@ static void forward_list_add(struct cluster *cl, struct forward *f, struct wrd_g
     struct forward **head, **tail;
     f->g = g;
     forward_list(cl, f, &head, &tail);
-    f->next = NULL;
-    f->prev = *tail;
-    if (*tail)
-        (*tail)->next = f;
-    else
-        *head = f;
-    *tail = f;
+    WRD_DLIST_APPEND(*head, *tail, f, prev, next);
 }
 
 static void forward_list_remove(struct cluster *cl, struct forward *f)
 {
     struct forward **head, **tail;
     forward_list(cl, f, &head, &tail);
-    if (f->prev)
-        f->prev->next = f->next;
-    else
-        *head = f->next;
-    if (f->next)
-        f->next->prev = f->prev;
-    else
-        *tail = f->prev;
-    f->prev = f->next = NULL;
+    WRD_DLIST_REMOVE(*head, *tail, f, prev, next);
 }
 
 static struct forward **fid_bucket(struct cluster *cl, uint64_t fid)
@@ -324,13 +311,7 @@ static struct forward *forward_by_fid(struct cluster *cl, uint64_t fid)
 static void forward_link(struct cluster *cl, struct forward *f, struct wrd_game *g)
 {
     forward_list_add(cl, f, g);
-    f->all_next = NULL;
-    f->all_prev = cl->all_tail;
-    if (cl->all_tail)
-        cl->all_tail->all_next = f;
-    else
-        cl->all_head = f;
-    cl->all_tail = f;
+    WRD_DLIST_APPEND(cl->all_head, cl->all_tail, f, all_prev, all_next);
     struct forward **b = fid_bucket(cl, f->fid);
     f->fid_next = *b;
     *b = f;
@@ -341,15 +322,7 @@ static void forward_link(struct cluster *cl, struct forward *f, struct wrd_game 
 static void forward_unlink(struct cluster *cl, struct forward *f)
 {
     forward_list_remove(cl, f);
-    if (f->all_prev)
-        f->all_prev->all_next = f->all_next;
-    else
-        cl->all_head = f->all_next;
-    if (f->all_next)
-        f->all_next->all_prev = f->all_prev;
-    else
-        cl->all_tail = f->all_prev;
-    f->all_prev = f->all_next = NULL;
+    WRD_DLIST_REMOVE(cl->all_head, cl->all_tail, f, all_prev, all_next);
     struct forward **p = fid_bucket(cl, f->fid);
     while (*p != f)
         p = &(*p)->fid_next;

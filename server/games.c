@@ -31,6 +31,7 @@
 #include "addr.h"
 #include "ask.h"
 #include "conn.h"
+#include "dlist.h"
 #include "games_int.h"
 #include "jsonout.h"
 #include "jsonpatch.h"
@@ -644,15 +645,8 @@ static void registry_remove(struct wrd_games *gs, struct wrd_game *g)
             *p = g->next;
             break;
         }
-    if (g->all_prev)
-        g->all_prev->all_next = g->all_next;
-    else
-        gs->all_head = g->all_next;
-    if (g->all_next)
-        g->all_next->all_prev = g->all_prev;
-    else
-        gs->all_tail = g->all_prev;
-    g->next = g->all_prev = g->all_next = NULL;
+    WRD_DLIST_REMOVE(gs->all_head, gs->all_tail, g, all_prev, all_next);
+    g->next = NULL;
     for (int i = 0; i < g->nseats; i++)
         if (g->seats[i].invite_hash[0])
             games_invite_unindex(gs, g, i);

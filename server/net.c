@@ -35,6 +35,7 @@
 
 #include "addr.h"
 #include "conn.h"
+#include "dlist.h"
 #include "games.h"
 #include "log.h"
 #include "mail.h"
@@ -488,12 +489,7 @@ static int handshake_begin(struct wrd_server *srv, struct lws *wsi)
     net->handshakes++;
     h->wsi = wsi;
     h->deadline = uv_now(&srv->loop) + (uint64_t)srv->cfg.handshake_timeout * 1000;
-    h->prev = net->last;
-    if (net->last)
-        net->last->next = h;
-    else
-        net->first = h;
-    net->last = h;
+    WRD_DLIST_APPEND(net->first, net->last, h, prev, next);
     lws_set_opaque_user_data(wsi, h);
     if (net->waiting == NULL) {
         net->waiting = h;
@@ -535,14 +531,7 @@ static void handshake_end(struct wrd_server *srv, struct lws *wsi, int upgraded)
     unwatch(net, h);
     if (net->waiting == h)
         net->waiting = h->next;         /* its timer finds nothing to do */
-    if (h->prev)
-        h->prev->next = h->next;
-    else
-        net->first = h->next;
-    if (h->next)
-        h->next->prev = h->prev;
-    else
-        net->last = h->prev;
+    WRD_DLIST_REMOVE(net->first, net->last, h, prev, next);
     if (h->wait) {
         if (h->wait->done) {
             free(h->wait->body);
