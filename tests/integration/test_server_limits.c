@@ -258,6 +258,69 @@ static void test_address_turns(void **state)
     assert_true(stop(&s));
 }
 
+/* The lobby page (HTTP GET /games) cannot wait for the budget, so it is
+ * refused while a websocket message from the same address waits for its
+ * turn, even when the budget could pay for the page (addr.h, the turns).
+ * At 10 units a second: rulesets (3 units) until one is held, so the
+ * budget is about empty; then a create (21) waits about 2.1 s. After 1 s
+ * of it (its answer must not have come) the budget holds about 10 units,
+ * more than the page's 5: the page is still refused, since taking them
+ * would push the create back. Once the create is answered, the page is
+ * served again as the budget gathers. */
+static void test_address_turns_lobby(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--address-rate", "10", NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    struct wt_client c;
+    assert_int_equal(wt_open(&c, "creator", s.port), 0);
+    int held = 0;
+    for (int i = 0; i < 200 && !held; i++) {
+        long t0 = now_ms();
+        wt_send(&c, "{s:s, s:i}", "type", "rulesets", "id", i);
+        json_t *m = wt_next(&c, T);
+        if (m == NULL || strcmp(str(m, "type"), "rulesets") != 0)
+            fail_msg("request %d: no rulesets answer", i);
+        json_decref(m);
+        held = now_ms() - t0 > 100;
+    }
+    assert_true(held);
+    wt_send(&c, "{s:s, s:s, s:s, s:i}", "type", "create", "ruleset", "tictactoe", "seat", "x",
+            "id", 1000);
+    long asked = now_ms();
+    json_t *early = wt_next(&c, 1000);
+    if (early != NULL)
+        fail_msg("the create was answered (%s) in %ld ms, before 21 units gathered at 10 a second",
+                 str(early, "type"), now_ms() - asked);
+    int status = 0;
+    static char body[65536];
+    assert_int_equal(wt_http_get(s.port, "/games", &status, body, sizeof body), 0);
+    long page_at = now_ms() - asked;
+    print_message("the lobby page %ld ms into the create's wait: %d\n", page_at, status);
+    assert_int_equal(status, 429);
+    json_t *created = wt_next(&c, T);
+    long create_at = now_ms() - asked;
+    if (created == NULL || strcmp(str(created, "type"), "created") != 0)
+        fail_msg("the create was not answered: %s", created ? str(created, "type") : "nothing");
+    json_decref(created);
+    print_message("the create was answered in %ld ms\n", create_at);
+    /* the page was refused while the create waited, not after it */
+    assert_true(page_at < create_at);
+    /* and with nothing waiting, the page is served once 5 units gather */
+    status = 0;
+    for (int i = 0; i < 50 && status != 200; i++) {
+        assert_int_equal(wt_http_get(s.port, "/games", &status, body, sizeof body), 0);
+        if (status != 200 && status != 429)
+            fail_msg("the lobby page: %d", status);
+        if (status == 429) /* the game's own messages, or 100 ms */
+            json_decref(wt_next(&c, 100));
+    }
+    assert_int_equal(status, 200);
+    wt_close(&c);
+    assert_true(stop(&s));
+}
+
 static void test_connections_per_address(void **state)
 {
     (void)state;
@@ -491,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_rate_limit),
         cmocka_unit_test(test_address_budget_waits),
         cmocka_unit_test(test_address_turns),
+        cmocka_unit_test(test_address_turns_lobby),
         cmocka_unit_test(test_connections_per_address),
         cmocka_unit_test(test_trusted_proxy),
         cmocka_unit_test(test_idle_timeout),
