@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "addr.h"
+#include "dlist.h"
 #include "jsonout.h"
 #include "log.h"
 #include "reason.h"
@@ -89,10 +90,7 @@ struct wrd_conn *wrd_conn_new(struct wrd_server *srv, struct lws *wsi, const cha
     c->refs = 1;
     c->tokens = 2.0 * srv->cfg.rate;            /* burst: two seconds' worth */
     c->refill_ms = uv_now(&srv->loop);
-    c->next = srv->conns;
-    if (srv->conns)
-        srv->conns->prev = c;
-    srv->conns = c;
+    WRD_DLIST_APPEND(srv->conns, srv->conns_last, c, prev, next);
     return c;
 }
 
@@ -157,13 +155,8 @@ static void free_handle(uv_handle_t *h)
 
 void wrd_conn_closed(struct wrd_conn *c)
 {
-    if (c->prev)
-        c->prev->next = c->next;
-    else if (c->srv->conns == c)
-        c->srv->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    c->prev = c->next = NULL;
+    if (c->prev != NULL || c->srv->conns == c) /* on the list, once */
+        WRD_DLIST_REMOVE(c->srv->conns, c->srv->conns_last, c, prev, next);
     while (c->nmembers > 0)
         c->srv->conn_hooks.member_left(c->srv, c, c->members[c->nmembers - 1].game);
     drop_queue(c);

@@ -116,7 +116,8 @@ struct wrd_server {
     struct wrd_notifier *notifier;
     struct wrd_mailer *mailer;  /* NULL: no --smtp */
     struct wrd_net *net;        /* net.c's own state */
-    struct wrd_conn *conns;     /* open websocket connections (conn.c) */
+    struct wrd_conn *conns;     /* open websocket connections (conn.c), */
+    struct wrd_conn *conns_last; /* oldest first (dlist.h) */
     struct wrd_addrs *addrs;    /* per-address budgets (addr.c) */
     struct wrd_conn_hooks conn_hooks;   /* conn.c's calls up (conn.h) */
     unsigned char *batch;       /* conn.c: the frames of one coalesced write */
