@@ -11,6 +11,7 @@
 #include "games_int.h"
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,7 @@ struct cluster {
     int nnoted, capnoted;
     int owned;                  /* games held and owned */
     uint64_t forwarded, takeovers;
+    uint64_t notes, notes_parsed;   /* forwards and replies come; of them, ours */
 };
 
 /* Is g waiting on the store or on another process? It stays in memory. */
@@ -383,16 +385,36 @@ static void took(struct wrd_server *srv, struct wrd_game *g, int kind, int rc)
     }
 }
 
-/* The JSON text of a note, or NULL when it is too long. */
-static char *note_text(json_t *j)
+/* The text of a forward or a reply: "TO JSON" (store.h, the channels),
+ * TO its addressee; NULL when it is too long. Every process gets every
+ * note, and reads past those addressed to others without parsing them. */
+static char *note_text(const char *to, json_t *j)
 {
-    char *t = json_dumps(j, JSON_COMPACT);
+    char *body = json_dumps(j, JSON_COMPACT);
     json_decref(j);
-    if (t && strlen(t) > WRD_NOTE_MAX) {
-        free(t);
-        return NULL;
+    size_t n = body ? strlen(to) + 1 + strlen(body) : SIZE_MAX;
+    char *t = n <= WRD_NOTE_MAX ? malloc(n + 1) : NULL;
+    if (t != NULL) {
+        size_t k = strlen(to);
+        memcpy(t, to, k);
+        t[k] = ' ';
+        memcpy(t + k + 1, body, n - k);     /* with its '\0' */
     }
+    free(body);
     return t;
+}
+
+/* A forward's or a reply's addressee, copied to to (cap bytes), and its
+ * JSON text after it; NULL when the note has none. */
+static const char *note_to(const char *payload, char *to, size_t cap)
+{
+    const char *sp = strchr(payload, ' ');
+    size_t n = sp ? (size_t)(sp - payload) : 0;
+    if (n == 0 || n >= cap)
+        return NULL;
+    memcpy(to, payload, n);
+    to[n] = '\0';
+    return sp + 1;
 }
 
 static int send_forward(struct wrd_server *srv, struct forward *f)
@@ -415,7 +437,9 @@ static int send_forward(struct wrd_server *srv, struct forward *f)
         if ((x = json_object_get(f->msg, "mail")) != NULL)
             json_object_set(j, "mail", x);
     }
-    char *t = note_text(j);
+    /* to the game's owner, or, for a claim by an invite (its game not
+     * known here), to whoever holds the invite's game */
+    char *t = note_text(f->game[0] ? f->game : "*", j);
     int rc = t ? srv->store->cluster->put_note(srv->store, WRD_NOTE_FORWARD, t) : -1;
     free(t);
     if (rc == 0) {
@@ -1067,7 +1091,7 @@ static void reply(struct wrd_server *srv, struct wrd_game *g, const char *node, 
         json_object_set_new(r, "game", json_string(g->id));
         json_object_set_new(r, "seat", json_string(claimed_seat));
     }
-    char *t = note_text(r);
+    char *t = note_text(node, r);
     if (t == NULL || srv->store->cluster->put_note(srv->store, WRD_NOTE_REPLY, t) != 0)
         wrd_error("store write failed", "game=%s note=reply", g->id);
     free(t);
@@ -1077,7 +1101,14 @@ static void reply(struct wrd_server *srv, struct wrd_game *g, const char *node, 
  * else not ours (yet): its sender asks again. */
 static void note_forward(struct wrd_server *srv, const char *payload)
 {
-    json_t *j = json_loads(payload, 0, NULL);
+    char to[24];
+    const char *body = note_to(payload, to, sizeof to);
+    int anyone = body && strcmp(to, "*") == 0;
+    struct wrd_game *g = body && !anyone ? games_find(srv->games, to) : NULL;
+    if (body == NULL || (!anyone && (g == NULL || g->follower || g->catching)))
+        return;                 /* not ours: left unparsed */
+    srv->games->cluster->notes_parsed++;
+    json_t *j = json_loads(body, 0, NULL);
     const char *node = json_string_value(json_object_get(j, "node"));
     const char *kind = json_string_value(json_object_get(j, "kind"));
     const char *id = json_string_value(json_object_get(j, "game"));
@@ -1085,9 +1116,10 @@ static void note_forward(struct wrd_server *srv, const char *payload)
     const char *ih = json_string_value(json_object_get(j, "invite_hash"));
     json_t *jfid = json_object_get(j, "fid");
     json_t *jid = json_object_get(j, "id");
-    struct wrd_game *g = id ? games_find(srv->games, id) : NULL;
     int claim = kind && strcmp(kind, "claim") == 0;
-    if (g == NULL && claim && ih && games_is_hex(ih, 64) && id && id[0] == '\0') {
+    if (id == NULL || strcmp(id, anyone ? "" : to) != 0)
+        g = NULL;               /* the text does not say what its address does */
+    else if (anyone && claim && ih && games_is_hex(ih, 64)) {
         struct wrd_game *t;
         int ts;
         const char *why;
@@ -1140,7 +1172,12 @@ static void note_forward(struct wrd_server *srv, const char *payload)
 static void note_reply(struct wrd_server *srv, const char *payload)
 {
     struct cluster *cl = srv->games->cluster;
-    json_t *j = json_loads(payload, 0, NULL);
+    char to[24];
+    const char *body = note_to(payload, to, sizeof to);
+    if (body == NULL || strcmp(to, cl->node) != 0)
+        return;                 /* another's: left unparsed */
+    cl->notes_parsed++;
+    json_t *j = json_loads(body, 0, NULL);
     const char *node = json_string_value(json_object_get(j, "node"));
     json_int_t fid = json_integer_value(json_object_get(j, "fid"));
     json_t *version = json_object_get(j, "version");
@@ -1174,9 +1211,11 @@ void wrd_games_note(struct wrd_server *srv, int channel, const char *payload)
         note_game(srv, payload);
         break;
     case WRD_NOTE_FORWARD:
+        srv->games->cluster->notes++;
         note_forward(srv, payload);
         break;
     case WRD_NOTE_REPLY:
+        srv->games->cluster->notes++;
         note_reply(srv, payload);
         break;
     }
@@ -1341,4 +1380,6 @@ void cluster_stats(const struct wrd_games *gs, struct wrd_games_stats *out)
     out->owned = cl->owned;
     out->forwarded = cl->forwarded;
     out->takeovers = cl->takeovers;
+    out->notes = cl->notes;
+    out->notes_parsed = cl->notes_parsed;
 }

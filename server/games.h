@@ -116,10 +116,12 @@ struct wrd_games_stats {
     int running;                /* of those, running */
     unsigned long long reads;   /* games read back from the store since the start */
     unsigned long long shelved; /* running games that left memory idle since the start */
-    int cluster;                /* --cluster: the three below are set */
+    int cluster;                /* --cluster: the five below are set */
     int owned;                  /* games held and owned by this process */
     unsigned long long forwarded;   /* commands sent to another process since the start */
     unsigned long long takeovers;   /* games taken from a process that died or let go */
+    unsigned long long notes;       /* forwards and replies come from the cluster */
+    unsigned long long notes_parsed; /* of those, addressed to this process (read) */
 };
 void wrd_games_stats(struct wrd_server *srv, struct wrd_games_stats *out);
 /* The answer to a list request {filter, limit, cursor} (borrowed; `list`,

@@ -933,8 +933,16 @@ static char *metrics_text(struct wrd_server *srv)
                       "warroom_cluster_forwards_total %llu\n"
                       "# HELP warroom_cluster_takeovers_total Games taken from a process that "
                       "died or let them go.\n# TYPE warroom_cluster_takeovers_total counter\n"
-                      "warroom_cluster_takeovers_total %llu\n",
-                  gst.owned, gst.forwarded, gst.takeovers);
+                      "warroom_cluster_takeovers_total %llu\n"
+                      "# HELP warroom_cluster_notes_total Forwards and replies that came from "
+                      "the cluster (every process gets every one).\n"
+                      "# TYPE warroom_cluster_notes_total counter\n"
+                      "warroom_cluster_notes_total %llu\n"
+                      "# HELP warroom_cluster_notes_read_total Of those, the ones addressed to "
+                      "this process, the only ones parsed.\n"
+                      "# TYPE warroom_cluster_notes_read_total counter\n"
+                      "warroom_cluster_notes_read_total %llu\n",
+                  gst.owned, gst.forwarded, gst.takeovers, gst.notes, gst.notes_parsed);
     sb_printf(&b, "# HELP warroom_commands_total Accepted commands.\n"
                   "# TYPE warroom_commands_total counter\nwarroom_commands_total %llu\n",
               (unsigned long long)m->commands);

@@ -299,8 +299,10 @@ struct wrd_store_ops {
 enum {
     WRD_NOTE_GAME = 1,          /* a game changed: "ID VERSION", or "ID VERSION -" when
                                  * its owner let it go (disown) */
-    WRD_NOTE_FORWARD = 2,       /* a message for a game's owner (JSON text) */
-    WRD_NOTE_REPLY = 3,         /* the owner's answer to a forward (JSON text) */
+    WRD_NOTE_FORWARD = 2,       /* a message for a game's owner: "ID JSON", or
+                                 * "* JSON" for a claim by an invite */
+    WRD_NOTE_REPLY = 3,         /* the owner's answer to a forward: "NODE JSON",
+                                 * NODE the forward's sender */
 };
 
 /* Longest payload of a note, in bytes (PostgreSQL's NOTIFY takes < 8000). */

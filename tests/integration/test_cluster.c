@@ -266,6 +266,15 @@ static void test_forward_and_takeover(void **state)
         assert_int_equal(w->bad_patches, 0);
         same_state(w, s[0].port, g.id);
     }
+    /* Every process gets the two forwards and the two replies (process 2
+     * before the note of version 4, sent in the transaction of the second
+     * reply); each reads only those addressed to it: the owner the
+     * forwards, process 1 the replies, and process 2 (a copy, which sent
+     * nothing) none of them. */
+    assert_true(wt_metric(s[2].port, "warroom_cluster_notes_total") >= 4);
+    assert_int_equal(wt_metric(s[2].port, "warroom_cluster_notes_read_total"), 0);
+    assert_true(wt_metric(s[0].port, "warroom_cluster_notes_read_total") >= 2);
+    assert_true(wt_metric(s[1].port, "warroom_cluster_notes_read_total") >= 2);
     /* a refused command of o's is refused by the owner, answered on 1 */
     wt_send(&o1, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", g.id, "seq", 3,
             "cmd", "type", "mark", "cell", 0);
