@@ -305,6 +305,13 @@ enum {
                                  * NODE the forward's sender */
 };
 
+/* The form of the notes above: raised with every change of a channel's
+ * payload. The processes of a cluster must all write the same form: a
+ * shared open() refuses to join processes of another (WRD_STORE_LOCKED,
+ * its err naming both forms). Form 1 had no addressee on forwards and
+ * replies, and no check. */
+#define WRD_NOTE_FORM 2
+
 /* Longest payload of a note, in bytes (PostgreSQL's NOTIFY takes < 8000). */
 #define WRD_NOTE_MAX 7900
 

@@ -13,6 +13,11 @@
 
 extern const struct wrd_store_ops wrd_store_pg_ops;
 
+/* PostgreSQL, several servers: the first key of the shared advisory lock
+ * (this, WRD_NOTE_FORM) each process of a cluster holds, by which a
+ * process of another form is refused (store_pg.c, "Ownership"). */
+#define WRD_PG_FORM_CLASS 0x77726d66
+
 /* The backend that location names (never NULL: SQLite by default). */
 const struct wrd_store_ops *wrd_store_backend(const char *location);
 

@@ -42,7 +42,10 @@
  * so any number of shared servers run together, and an exclusive one is
  * refused while any of them runs and the reverse (WRD_STORE_LOCKED); the
  * servers of a cluster migrate the schema one at a time, under a blocking
- * lock of its own. A game's lock, key the FNV-1a of "warroom-game:ID", is
+ * lock of its own. Under the same lock a shared open refuses to join
+ * servers whose notes have another form (pg_locks shows a shared lock
+ * (WRD_PG_FORM_CLASS, form) of another form: WRD_STORE_LOCKED), then takes
+ * that lock with its own form (WRD_NOTE_FORM) for its session. A game's lock, key the FNV-1a of "warroom-game:ID", is
  * a session lock of the writing session, so the session's end, the
  * process's death included, frees every game it held. own() takes it with
  * pg_try_advisory_lock between batches (the batch waits in memory for
@@ -462,6 +465,35 @@ static int lock_call(PGconn *c, const char *fn, int64_t key, char *err, size_t e
     return rc < 0 ? rc : got == 1;
 }
 
+/* SHARED, under the migration lock (so no other process of the cluster
+ * is between this check and its own lock): refuse to join processes whose
+ * notes have another form (store.h, WRD_NOTE_FORM), then hold the shared
+ * lock (WRD_PG_FORM_CLASS, WRD_NOTE_FORM) that tells later ones this
+ * process's form, until the session ends. 0, WRD_STORE_LOCKED with err
+ * naming both forms, or another WRD_STORE_* code. Two round trips. */
+static int join_form(struct pg_store *s, char *err, size_t errlen)
+{
+    char sql[320];
+    int64_t other = 0;
+    snprintf(sql, sizeof sql, "SELECT coalesce(min(objid::bigint), -1) FROM pg_catalog.pg_locks"
+             " WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND classid = %d"
+             " AND objid <> %d AND database = (SELECT oid FROM pg_catalog.pg_database"
+             " WHERE datname = current_database())", WRD_PG_FORM_CLASS, WRD_NOTE_FORM);
+    int rc = query_int(s->wr, sql, &other, err, errlen);
+    if (rc < 0)
+        return rc;
+    if (other >= 0) {
+        snprintf(err, errlen, "%s: the processes of this cluster write notes of form %lld and "
+                 "this build writes form %d: every process of a cluster must be one build "
+                 "(stop them all, then start this one)", s->name, (long long)other,
+                 WRD_NOTE_FORM);
+        return WRD_STORE_LOCKED;
+    }
+    snprintf(sql, sizeof sql, "SELECT pg_advisory_lock_shared(%d, %d)", WRD_PG_FORM_CLASS,
+             WRD_NOTE_FORM);
+    return exec(s->wr, sql, "holding the form of notes", err, errlen);
+}
+
 /* The schema: made, migrated, or this version's. Under the lock. */
 static int migrate(struct pg_store *s, char *err, size_t errlen)
 {
@@ -578,13 +610,14 @@ static int pg_open(struct wrd_store **out, const char *location, int flags, char
         goto fail;
     }
     /* 2) the schema (SHARED: one server of the cluster at a time, under a
-     * lock of its own that waits), then a write that proves the store can
-     * be written */
+     * lock of its own that waits, and the form of its notes checked under
+     * the same lock), then a write that proves the store can be written */
     int64_t migrating = fnv_key("warroom-migrate", "");
     char wait[80];
     snprintf(wait, sizeof wait, "SELECT pg_advisory_lock(%lld)", (long long)migrating);
     if ((shared && (rc = exec(s->wr, wait, "waiting to migrate", err, errlen)) < 0) ||
         (rc = migrate(s, err, errlen)) < 0 ||
+        (shared && (rc = join_form(s, err, errlen)) < 0) ||
         (shared && (rc = lock_call(s->wr, "pg_advisory_unlock", migrating, err, errlen)) < 0) ||
         (rc = exec(s->wr, "UPDATE meta SET opens = opens + 1 WHERE id = 1",
                    "writing to the store", err, errlen)) < 0 ||

@@ -926,6 +926,66 @@ static void t_shared_lock_pg(void **state)
     assert_int_equal(wrd_store_open(&f->st, f->location, 0, err, sizeof err), 0);
 }
 
+/* PostgreSQL: a session of its own on the store's database holding the
+ * form lock of a process of the cluster whose notes have the given form
+ * (store_open.h, WRD_PG_FORM_CLASS); PQfinish() lets it go. */
+static PGconn *hold_form(const char *location, int form)
+{
+    PGconn *c = PQconnectdb(location);
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    char sql[96];
+    snprintf(sql, sizeof sql, "SELECT pg_advisory_lock_shared(%d, %d)", WRD_PG_FORM_CLASS, form);
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        fail_msg("%s: %s", sql, PQerrorMessage(c));
+    PQclear(r);
+    return c;
+}
+
+/* The shared opens in pg_locks holding this build's form lock. */
+static int form_holders(const char *location)
+{
+    char sql[200];
+    snprintf(sql, sizeof sql, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+             "granted AND objsubid = 2 AND classid = %d AND objid = %d", WRD_PG_FORM_CLASS,
+             WRD_NOTE_FORM);
+    PGresult *r = behind(location, sql, PGRES_TUPLES_OK);
+    int n = atoi(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return n;
+}
+
+/* A shared open holds its notes' form, and is refused while a process
+ * whose notes have another form holds the store: the error names both
+ * forms. A process of the same form is no obstacle, and once the other
+ * form's process is gone the open succeeds. */
+static void t_note_form_pg(void **state)
+{
+    struct fix *f = *state;
+    f->st->ops->close(f->st);
+    f->st = NULL;
+    struct wrd_store *a = open_shared(f->location);
+    assert_int_equal(form_holders(f->location), 1);
+    a->ops->close(a);
+    assert_int_equal(form_holders(f->location), 0);
+
+    PGconn *same = hold_form(f->location, WRD_NOTE_FORM);
+    PGconn *other = hold_form(f->location, WRD_NOTE_FORM + 1);
+    char err[512] = "", want[64];
+    assert_int_equal(wrd_store_open(&a, f->location, WRD_STORE_SHARED, err, sizeof err),
+                     WRD_STORE_LOCKED);
+    assert_null(a);
+    snprintf(want, sizeof want, "notes of form %d and this build writes form %d",
+             WRD_NOTE_FORM + 1, WRD_NOTE_FORM);
+    if (strstr(err, want) == NULL)
+        fail_msg("err \"%s\" lacks \"%s\"", err, want);
+    PQfinish(other);
+    a = open_shared(f->location);
+    assert_int_equal(form_holders(f->location), 2);    /* it and the same form's */
+    PQfinish(same);
+    a->ops->close(a);
+}
+
 /* A game is one store's at a time: held again without a second lock, let
  * go once, freed when its holder's session ends, and outside every batch. */
 static void t_own_pg(void **state)
@@ -1263,6 +1323,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_prestate_setup_teardown(t_reconnect_pg, setup, teardown,
                                                  (void *)&pg_backend),
         cmocka_unit_test_prestate_setup_teardown(t_shared_lock_pg, setup, teardown,
+                                                 (void *)&pg_backend),
+        cmocka_unit_test_prestate_setup_teardown(t_note_form_pg, setup, teardown,
                                                  (void *)&pg_backend),
         cmocka_unit_test_prestate_setup_teardown(t_own_pg, setup_shared, teardown,
                                                  (void *)&pg_backend),
