@@ -128,16 +128,6 @@ static int affords(struct wrd_server *srv, struct wrd_addr *a, double cost)
     return a->tokens >= cost || a->tokens >= burst(srv);
 }
 
-int wrd_addr_take(struct wrd_server *srv, struct wrd_addr *a, double cost)
-{
-    if (a == NULL)
-        return 1;
-    if (a->turns != NULL || !affords(srv, a, cost))
-        return 0;
-    a->tokens -= cost;
-    return 1;
-}
-
 void wrd_addr_leave(struct wrd_addr *a, struct wrd_addr_turn *t)
 {
     if (a == NULL || t->cost == 0)

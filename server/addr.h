@@ -28,7 +28,8 @@
 struct wrd_server;
 
 /* A request waiting for its address's budget: its place in the address's
- * queue. It lives in what waits (a connection's held message, conn.h),
+ * queue. It lives in what waits (a connection's held message, conn.h; an
+ * HTTP lobby page, net.c),
  * which tries again when wrd_addr_turn_wait_ms says, and leaves the queue
  * when let through (wrd_addr_take_turn) or when it goes away
  * (wrd_addr_leave). Zeroed: not queued. */
@@ -68,11 +69,6 @@ struct wrd_addr *wrd_addr_hold(struct wrd_addr *a);
 /* Drop a reference (NULL is ignored). The record stays until its budget
  * has refilled (see wrd_addr_sweep). */
 void wrd_addr_put(struct wrd_server *srv, struct wrd_addr *a);
-
-/* Take cost units from a's budget for a request that cannot wait (an HTTP
- * page): 1 when nothing of a's waits and it had at least `cost` left (or a
- * is NULL), 0 when not (nothing taken: refuse the request). */
-int wrd_addr_take(struct wrd_server *srv, struct wrd_addr *a, double cost);
 
 /* Take cost units from a's budget for the request t, which may wait: 1
  * when t is first in a's queue, or nothing waits, and the budget holds

@@ -65,7 +65,31 @@ struct http_wait {
     unsigned flags;
     char *body;
     struct lws *wsi;
+    /* Before the job: waiting for the address's budget in its turn
+     * (addr.h), with the lobby's request (NULL once let through) and a
+     * timer to try again (timing: initialised, so the wait is freed by
+     * closing it, wait_free). */
+    struct wrd_addr_turn turn;
+    json_t *req;
+    uv_timer_t timer;
+    int timing;
 };
+
+static void wait_freed(uv_handle_t *t)
+{
+    free(t->data);
+}
+
+/* Free hw (its body is the caller's). */
+static void wait_free(struct http_wait *hw)
+{
+    json_decref(hw->req);
+    hw->req = NULL;
+    if (hw->timing)
+        uv_close((uv_handle_t *)&hw->timer, wait_freed);
+    else
+        free(hw);
+}
 
 /* A connection not yet a websocket, in the list of them by accept time
  * (so by deadline) until it is upgraded or gone. */
@@ -533,11 +557,13 @@ static void handshake_end(struct wrd_server *srv, struct lws *wsi, int upgraded)
         net->waiting = h->next;         /* its timer finds nothing to do */
     WRD_DLIST_REMOVE(net->first, net->last, h, prev, next);
     if (h->wait) {
-        if (h->wait->done) {
-            free(h->wait->body);
-            free(h->wait);
+        struct http_wait *hw = h->wait;
+        if (hw->done || hw->req != NULL) {     /* answered, or still waiting its turn */
+            wrd_addr_leave(h->bill, &hw->turn);
+            free(hw->body);
+            wait_free(hw);
         } else {
-            h->wait->gone = 1;  /* the job frees it when it ends */
+            hw->gone = 1;       /* the job frees it when it ends */
         }
     }
     net->handshakes--;
@@ -1047,7 +1073,7 @@ static void lobby_ready(struct wrd_server *srv, void *ctx, json_t *answer, const
 {
     struct http_wait *hw = ctx;
     if (hw->gone) {
-        free(hw);
+        wait_free(hw);
         return;
     }
     if (answer != NULL) {
@@ -1074,8 +1100,57 @@ static int lobby_answer(struct lws *wsi, struct handshake *h)
     h->wait = NULL;
     int rc = http_answer(wsi, hw->status, hw->status == 200 ? "application/json" : "text/plain",
                          hw->body, hw->flags);
-    free(hw);
+    wait_free(hw);
     return rc;
+}
+
+static void lobby_retry(uv_timer_t *t);
+
+/* The lobby page in h->wait, in its turn for its address's budget (it
+ * costs what a `list` costs): once let through, its request goes to the
+ * games (lobby_ready). While the budget is spent, or spoken for by
+ * requests of the address that waited first, it waits on the server, as
+ * a websocket's message does, and tries again when wrd_addr_turn_wait_ms
+ * says; a page that would still be waiting at its connection's deadline
+ * (--handshake-timeout) is answered 429 at once. On return the answer
+ * may be done (hw->done): the caller writes it. */
+static void lobby_try(struct wrd_server *srv, struct handshake *h)
+{
+    struct http_wait *hw = h->wait;
+    if (!wrd_addr_take_turn(srv, h->bill, &hw->turn, 5)) {
+        uint64_t ms = (uint64_t)wrd_addr_turn_wait_ms(srv, h->bill, &hw->turn);
+        if (uv_now(&srv->loop) + ms < h->deadline) {
+            if (!hw->timing) {
+                uv_timer_init(&srv->loop, &hw->timer);
+                hw->timer.data = hw;
+                hw->timing = 1;
+            }
+            uv_timer_start(&hw->timer, lobby_retry, ms, 0);
+            return;
+        }
+        wrd_addr_leave(h->bill, &hw->turn);
+        json_decref(hw->req);
+        hw->req = NULL;
+        hw->status = 429;
+        hw->body = strdup("too many requests from your address: wait a moment\n");
+        hw->done = 1;
+        return;
+    }
+    json_t *req = hw->req;
+    hw->req = NULL;
+    hw->in_call = 1;
+    wrd_games_list_async(srv, req, lobby_ready, hw);
+    json_decref(req);
+    hw->in_call = 0;
+}
+
+static void lobby_retry(uv_timer_t *t)
+{
+    struct http_wait *hw = t->data;
+    struct wrd_server *srv = lws_context_user(lws_get_context(hw->wsi));
+    lobby_try(srv, lws_get_opaque_user_data(hw->wsi));
+    if (hw->done)
+        lws_callback_on_writable(hw->wsi);
 }
 
 /* Whether wsi came in on the web port (its own vhost, "web"). */
@@ -1183,33 +1258,19 @@ static int on_http(struct lws *wsi, const char *path)
                 json_object_set_new(req, "cursor", json_string(v));
         }
         json_object_set_new(req, "filter", filter);
-        /* The answer may need the store's finished games, read on a worker
-         * thread: it is written when ready (HTTP_WRITEABLE). */
+        /* It waits its turn for the caller's address's budget (lobby_try),
+         * and the answer may need the store's finished games, read on a
+         * worker thread: it is written when ready (HTTP_WRITEABLE). */
         struct handshake *h = lws_get_opaque_user_data(wsi);
-        /* It costs the caller's address what a `list` costs, and cannot
-         * wait: it is refused while the budget is spent, or spoken for by
-         * its websockets' messages waiting their turns (addr.h). */
-        if (h != NULL && bill(srv, wsi, h) != 0) {
-            json_decref(req);
-            return http_answer(wsi, 500, "text/plain", strdup("out of memory\n"), flags);
-        }
-        if (h != NULL && !wrd_addr_take(srv, h->bill, 5)) {
-            json_decref(req);
-            return http_answer(wsi, 429, "text/plain",
-                               strdup("too many requests from your address: wait a moment\n"),
-                               flags);
-        }
-        struct http_wait *hw = calloc(1, sizeof *hw);
-        if (h == NULL || hw == NULL) {
+        struct http_wait *hw = h ? calloc(1, sizeof *hw) : NULL;
+        if (hw == NULL || bill(srv, wsi, h) != 0) {
             free(hw);
             json_decref(req);
             return http_answer(wsi, 500, "text/plain", strdup("out of memory\n"), flags);
         }
-        *hw = (struct http_wait){ .in_call = 1, .flags = flags, .wsi = wsi };
+        *hw = (struct http_wait){ .flags = flags, .wsi = wsi, .req = req };
         h->wait = hw;
-        wrd_games_list_async(srv, req, lobby_ready, hw);
-        json_decref(req);
-        hw->in_call = 0;
+        lobby_try(srv, h);
         return hw->done ? lobby_answer(wsi, h) : 0;
     }
     return http_answer(wsi, 404, "text/plain", strdup("not found\n"), flags);

@@ -83,7 +83,7 @@ static void test_first_come_first_served(void **state)
 {
     struct wrd_server *srv = *state;
     struct wrd_addr *a = wrd_addr_get(srv, "192.0.2.2");
-    struct wrd_addr_turn list = { 0 }, rulesets = { 0 };
+    struct wrd_addr_turn list = { 0 }, rulesets = { 0 }, page = { 0 };
     a->tokens = 0;
     assert_int_equal(wrd_addr_take_turn(srv, a, &list, 6), 0);
     assert_int_equal(wrd_addr_take_turn(srv, a, &rulesets, 3), 0);
@@ -91,23 +91,22 @@ static void test_first_come_first_served(void **state)
     /* the list waits for 6 units (150 ms), the rulesets for 6 + 3 (225 ms) */
     assert_int_equal(wrd_addr_turn_wait_ms(srv, a, &list), 151);
     assert_int_equal(wrd_addr_turn_wait_ms(srv, a, &rulesets), 226);
-    a->tokens = 4;              /* enough for the rulesets, not for the list */
+    a->tokens = 4;              /* enough for the rulesets or a page, not for the list */
     assert_int_equal(wrd_addr_take_turn(srv, a, &rulesets, 3), 0);
-    assert_int_equal(wrd_addr_take(srv, a, 1), 0);  /* an HTTP page cannot jump in */
+    assert_int_equal(wrd_addr_take_turn(srv, a, &page, 1), 0);  /* an HTTP page too */
     assert_int_equal(wrd_addr_take_turn(srv, a, &list, 6), 0);
     assert_true(a->tokens == 4);                    /* nothing was taken */
-    assert_string_equal(order(a), "6 3");
+    assert_string_equal(order(a), "6 3 1");
     a->tokens = 9;
     assert_int_equal(wrd_addr_take_turn(srv, a, &list, 6), 1);
-    assert_string_equal(order(a), "3");
+    assert_string_equal(order(a), "3 1");
     assert_int_equal(wrd_addr_take_turn(srv, a, &rulesets, 3), 1);
+    assert_true(a->tokens == 0);
+    assert_int_equal(wrd_addr_take_turn(srv, a, &page, 1), 0);
+    a->tokens = 1;
+    assert_int_equal(wrd_addr_take_turn(srv, a, &page, 1), 1);
     assert_null(a->turns);
     assert_null(a->turns_last);
-    assert_true(a->tokens == 0);
-    /* nobody waits: the page is refused only for want of budget */
-    assert_int_equal(wrd_addr_take(srv, a, 5), 0);
-    a->tokens = 5;
-    assert_int_equal(wrd_addr_take(srv, a, 5), 1);
     wrd_addr_put(srv, a);
 }
 
@@ -176,7 +175,6 @@ static void test_no_record(void **state)
     struct wrd_server *srv = *state;
     struct wrd_addr_turn t = { 0 };
     assert_int_equal(wrd_addr_take_turn(srv, NULL, &t, 1000), 1);
-    assert_int_equal(wrd_addr_take(srv, NULL, 1000), 1);
     assert_true(t.cost == 0);
     wrd_addr_leave(NULL, &t);
 }
