@@ -392,10 +392,10 @@ static char *note_text(const char *to, json_t *j)
 {
     char *body = json_dumps(j, JSON_COMPACT);
     json_decref(j);
-    size_t n = body ? strlen(to) + 1 + strlen(body) : SIZE_MAX;
+    size_t k = strlen(to);
+    size_t n = body ? k + 1 + strlen(body) : SIZE_MAX;
     char *t = n <= WRD_NOTE_MAX ? malloc(n + 1) : NULL;
     if (t != NULL) {
-        size_t k = strlen(to);
         memcpy(t, to, k);
         t[k] = ' ';
         memcpy(t + k + 1, body, n - k);     /* with its '\0' */
