@@ -439,7 +439,7 @@ static int send_forward(struct wrd_server *srv, struct forward *f)
     }
     /* to the game's owner, or, for a claim by an invite (its game not
      * known here), to whoever holds the invite's game */
-    char *t = note_text(f->game[0] ? f->game : "*", j);
+    char *t = note_text(f->game[0] ? f->game : f->invite_hash, j);
     int rc = t ? srv->store->cluster->put_note(srv->store, WRD_NOTE_FORWARD, t) : -1;
     free(t);
     if (rc == 0) {
@@ -1101,11 +1101,18 @@ static void reply(struct wrd_server *srv, struct wrd_game *g, const char *node, 
  * else not ours (yet): its sender asks again. */
 static void note_forward(struct wrd_server *srv, const char *payload)
 {
-    char to[24];
+    char to[65];
     const char *body = note_to(payload, to, sizeof to);
-    int anyone = body && strcmp(to, "*") == 0;
-    struct wrd_game *g = body && !anyone ? games_find(srv->games, to) : NULL;
-    if (body == NULL || (!anyone && (g == NULL || g->follower || g->catching)))
+    int by_invite = body && games_is_hex(to, 64);
+    struct wrd_game *g = NULL;
+    if (by_invite) {
+        int ts;
+        const char *why;
+        games_claim_target(srv->games, to, NULL, NULL, &g, &ts, &why);
+    } else if (body) {
+        g = games_find(srv->games, to);
+    }
+    if (g == NULL || g->follower || g->catching)
         return;                 /* not ours: left unparsed */
     srv->games->cluster->notes_parsed++;
     json_t *j = json_loads(body, 0, NULL);
@@ -1117,15 +1124,9 @@ static void note_forward(struct wrd_server *srv, const char *payload)
     json_t *jfid = json_object_get(j, "fid");
     json_t *jid = json_object_get(j, "id");
     int claim = kind && strcmp(kind, "claim") == 0;
-    if (id == NULL || strcmp(id, anyone ? "" : to) != 0)
+    if (id == NULL || strcmp(id, by_invite ? "" : to) != 0 ||
+        (by_invite && (!claim || ih == NULL || strcmp(ih, to) != 0)))
         g = NULL;               /* the text does not say what its address does */
-    else if (anyone && claim && ih && games_is_hex(ih, 64)) {
-        struct wrd_game *t;
-        int ts;
-        const char *why;
-        games_claim_target(srv->games, ih, NULL, NULL, &t, &ts, &why);
-        g = t;                  /* the invite's game, when this process holds it */
-    }
     if (g == NULL || g->follower || g->catching || node == NULL || !json_is_integer(jfid) ||
         seatname == NULL) {
         json_decref(j);

@@ -300,7 +300,9 @@ enum {
     WRD_NOTE_GAME = 1,          /* a game changed: "ID VERSION", or "ID VERSION -" when
                                  * its owner let it go (disown) */
     WRD_NOTE_FORWARD = 2,       /* a message for a game's owner: "ID JSON", or
-                                 * "* JSON" for a claim by an invite */
+                                 * "HASH JSON" for a claim by an invite, HASH the
+                                 * invite's (64 hex digits: read only where the
+                                 * invite is held) */
     WRD_NOTE_REPLY = 3,         /* the owner's answer to a forward: "NODE JSON",
                                  * NODE the forward's sender */
 };
@@ -309,8 +311,9 @@ enum {
  * payload. The processes of a cluster must all write the same form: a
  * shared open() refuses to join processes of another (WRD_STORE_LOCKED,
  * its err naming both forms). Form 1 had no addressee on forwards and
- * replies, and no check. */
-#define WRD_NOTE_FORM 2
+ * replies; form 2 addressed a claim by an invite "*". Builds older than
+ * the check (form 1, and the first of form 2) hold no lock it can see. */
+#define WRD_NOTE_FORM 3
 
 /* Longest payload of a note, in bytes (PostgreSQL's NOTIFY takes < 8000). */
 #define WRD_NOTE_MAX 7900

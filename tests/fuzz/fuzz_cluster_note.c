@@ -10,8 +10,8 @@
  * dropped, the tail of a game is "no such game"), games made through the
  * protocol, then each input line handed to wrd_games_note: its first byte
  * the channel (1-3), the rest the payload, with "$G" replaced by the newest
- * game's id and "$N" by this process's node (so forwards and replies reach
- * past "not ours"). Nothing may crash, leak or trip the sanitizers, and the
+ * game's id, "$I" by the hash of its invite to seat o, and "$N" by this
+ * process's node (so forwards and replies reach past "not ours"). Nothing may crash, leak or trip the sanitizers, and the
  * server's bounds hold after each input (checked: abort).
  */
 #include <jansson.h>
@@ -24,6 +24,7 @@
 #include "conn.h"
 #include "fuzz_server.h"
 #include "games.h"
+#include "games_int.h"
 #include "log.h"
 #include "protocol.h"
 #include "server.h"
@@ -109,15 +110,18 @@ static struct wrd_server *server(void)
     return srv;
 }
 
-/* text[0..len) into out with "$G" replaced by the game's id and "$N" by
- * this process's node (wrd_games_node). */
-static void expand(const char *text, size_t len, const char *game, const char *node,
-                   char *out, size_t cap)
+/* text[0..len) into out with "$G" replaced by the game's id, "$I" by
+ * invite (a hash) and "$N" by this process's node (wrd_games_node). */
+static void expand(const char *text, size_t len, const char *game, const char *invite,
+                   const char *node, char *out, size_t cap)
 {
     size_t n = 0;
     for (size_t i = 0; i < len && n + 20 < cap; i++) {
-        if (text[i] == '$' && i + 1 < len && (text[i + 1] == 'G' || text[i + 1] == 'N')) {
-            const char *v = text[i + 1] == 'G' ? game : node;
+        const char *v = NULL;
+        if (text[i] == '$' && i + 1 < len)
+            v = text[i + 1] == 'G' ? game : text[i + 1] == 'I' ? invite
+                : text[i + 1] == 'N' ? node : NULL;
+        if (v != NULL) {
             size_t vl = strlen(v);
             if (n + vl + 1 >= cap)
                 break;
@@ -157,6 +161,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         strcpy(game, g);
     json_decref(page);
     json_decref(req);
+    char invite[65] = "";
+    struct wrd_game *held = games_find(srv->games, game);
+    if (held && held->nseats > 1)
+        memcpy(invite, held->seats[1].invite_hash, sizeof invite);
     const char *node = wrd_games_node(srv);
     size_t start = 1;
     char payload[WRD_NOTE_MAX + 64];
@@ -164,8 +172,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (i == size || data[i] == '\n') {
             if (i > start + 1) {
                 int channel = data[start] % 4;
-                expand((const char *)data + start + 1, i - start - 1, game, node, payload,
-                       sizeof payload);
+                expand((const char *)data + start + 1, i - start - 1, game, invite, node,
+                       payload, sizeof payload);
                 wrd_games_note(srv, channel, payload);
             }
             start = i + 1;

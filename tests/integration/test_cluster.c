@@ -438,7 +438,8 @@ static void test_forwards_in_flight(void **state)
 /* A claim works on any process: by game and seat on a process holding a
  * copy of the game (passed to its owner, which starts the game: the copy's
  * spectators see it start), and by invite on a process that has never seen
- * the game (sent to every process; the owner answers). The claimers then
+ * the game (sent to every process, addressed by the invite's hash: only the
+ * owner reads it, and answers). The claimers then
  * play from where they claimed. A webhook is the owner's to set: asked of
  * another process, it is refused with owned_elsewhere. */
 static void test_claim_anywhere(void **state)
@@ -480,7 +481,12 @@ static void test_claim_anywhere(void **state)
     if (wt_wait_version(&w, 2, T) != 0)
         fail_msg("the spectator stayed at version %lld", w.version);
     same_state(&w, s[0].port, open_id);
-    /* 2) an invite claimed on process 2, which holds no copy of the game */
+    /* 2) an invite claimed on process 2, which holds no copy of the game:
+     * its forward, addressed by the invite's hash, is read by the owner
+     * only, not by process 1 */
+    long long read1 = wt_metric(s[1].port, "warroom_cluster_notes_read_total");
+    long long read0 = wt_metric(s[0].port, "warroom_cluster_notes_read_total");
+    assert_true(read1 >= 0 && read0 >= 0);
     wt_send(&a, "{s:s, s:s, s:s}", "type", "create", "ruleset", "tictactoe", "seat", "x");
     cr = wt_expect(&a, "created", T);
     assert_non_null(cr);
@@ -499,6 +505,8 @@ static void test_claim_anywhere(void **state)
     json_decref(st);
     mark(&a, inv_id, 2, 0, 1);
     mark(&c, inv_id, 1, 4, 2);
+    assert_true(wt_metric(s[0].port, "warroom_cluster_notes_read_total") > read0);
+    assert_int_equal(wt_metric(s[1].port, "warroom_cluster_notes_read_total"), read1);
     /* 3) a webhook asked of a process that does not own the game */
     wt_send(&c, "{s:s, s:s, s:s}", "type", "notify", "game", inv_id, "webhook",
             "http://example.com/hook");
