@@ -42,10 +42,11 @@
  * so any number of shared servers run together, and an exclusive one is
  * refused while any of them runs and the reverse (WRD_STORE_LOCKED); the
  * servers of a cluster migrate the schema one at a time, under a blocking
- * lock of its own. Under the same lock a shared open refuses to join
- * servers whose notes have another form (pg_locks shows a shared lock
- * (WRD_PG_FORM_CLASS, form) of another form: WRD_STORE_LOCKED), then takes
- * that lock with its own form (WRD_NOTE_FORM) for its session. A game's lock, key the FNV-1a of "warroom-game:ID", is
+ * lock of its own. Under the same lock, before it migrates anything, a
+ * shared open refuses to join servers whose notes have another form
+ * (pg_locks shows a shared lock (WRD_PG_FORM_CLASS, form) of another form:
+ * WRD_STORE_LOCKED), then takes that lock with its own form (WRD_NOTE_FORM)
+ * for its session. A game's lock, key the FNV-1a of "warroom-game:ID", is
  * a session lock of the writing session, so the session's end, the
  * process's death included, frees every game it held. own() takes it with
  * pg_try_advisory_lock between batches (the batch waits in memory for
@@ -466,7 +467,7 @@ static int lock_call(PGconn *c, const char *fn, int64_t key, char *err, size_t e
 }
 
 /* SHARED, under the migration lock (so no other process of the cluster
- * is between this check and its own lock): refuse to join processes whose
+ * is between this check and its own lock), before any migration: refuse to join processes whose
  * notes have another form (store.h, WRD_NOTE_FORM), then hold the shared
  * lock (WRD_PG_FORM_CLASS, WRD_NOTE_FORM) that tells later ones this
  * process's form, until the session ends. 0, WRD_STORE_LOCKED with err
@@ -610,14 +611,14 @@ static int pg_open(struct wrd_store **out, const char *location, int flags, char
         goto fail;
     }
     /* 2) the schema (SHARED: one server of the cluster at a time, under a
-     * lock of its own that waits, and the form of its notes checked under
-     * the same lock), then a write that proves the store can be written */
+     * lock of its own that waits, and only once the form of its notes is
+     * the cluster's), then a write that proves the store can be written */
     int64_t migrating = fnv_key("warroom-migrate", "");
     char wait[80];
     snprintf(wait, sizeof wait, "SELECT pg_advisory_lock(%lld)", (long long)migrating);
     if ((shared && (rc = exec(s->wr, wait, "waiting to migrate", err, errlen)) < 0) ||
-        (rc = migrate(s, err, errlen)) < 0 ||
         (shared && (rc = join_form(s, err, errlen)) < 0) ||
+        (rc = migrate(s, err, errlen)) < 0 ||
         (shared && (rc = lock_call(s->wr, "pg_advisory_unlock", migrating, err, errlen)) < 0) ||
         (rc = exec(s->wr, "UPDATE meta SET opens = opens + 1 WHERE id = 1",
                    "writing to the store", err, errlen)) < 0 ||

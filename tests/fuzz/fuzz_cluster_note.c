@@ -11,8 +11,9 @@
  * protocol, then each input line handed to wrd_games_note: its first byte
  * the channel (1-3), the rest the payload, with "$G" replaced by the newest
  * game's id, "$I" by the hash of its invite to seat o, and "$N" by this
- * process's node (so forwards and replies reach past "not ours"). Nothing may crash, leak or trip the sanitizers, and the
- * server's bounds hold after each input (checked: abort).
+ * process's node (so forwards and replies reach past "not ours"). Nothing
+ * may crash, leak or trip the sanitizers, and the server's bounds hold
+ * after each input (checked: abort).
  */
 #include <jansson.h>
 #include <stdint.h>
