@@ -957,8 +957,9 @@ static int form_holders(const char *location)
 
 /* A shared open holds its notes' form, and is refused while a process
  * whose notes have another form holds the store: the error names both
- * forms. A process of the same form is no obstacle, and once the other
- * form's process is gone the open succeeds. */
+ * forms, and the refused open has migrated nothing. A process of the same
+ * form is no obstacle, and once the other form's process is gone the open
+ * succeeds. */
 static void t_note_form_pg(void **state)
 {
     struct fix *f = *state;
@@ -969,12 +970,19 @@ static void t_note_form_pg(void **state)
     a->ops->close(a);
     assert_int_equal(form_holders(f->location), 0);
 
+    /* an empty database: a refused open makes no schema in it */
+    PQclear(behind(f->location, "DROP SCHEMA public CASCADE; CREATE SCHEMA public",
+                   PGRES_COMMAND_OK));
     PGconn *same = hold_form(f->location, WRD_NOTE_FORM);
     PGconn *other = hold_form(f->location, WRD_NOTE_FORM + 1);
     char err[512] = "", want[64];
     assert_int_equal(wrd_store_open(&a, f->location, WRD_STORE_SHARED, err, sizeof err),
                      WRD_STORE_LOCKED);
     assert_null(a);
+    PGresult *r = behind(f->location, "SELECT count(*) FROM pg_tables WHERE schemaname = "
+                         "'public'", PGRES_TUPLES_OK);
+    assert_string_equal(PQgetvalue(r, 0, 0), "0");
+    PQclear(r);
     snprintf(want, sizeof want, "notes of form %d and this build writes form %d",
              WRD_NOTE_FORM + 1, WRD_NOTE_FORM);
     if (strstr(err, want) == NULL)
