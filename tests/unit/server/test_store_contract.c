@@ -942,12 +942,14 @@ static PGconn *hold_form(const char *location, int form)
     return c;
 }
 
-/* The shared opens in pg_locks holding this build's form lock. */
+/* The sessions on the store's database holding this build's form lock
+ * (pg_locks shows every database's: other tests' run beside this one). */
 static int form_holders(const char *location)
 {
-    char sql[200];
+    char sql[300];
     snprintf(sql, sizeof sql, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
-             "granted AND objsubid = 2 AND classid = %d AND objid = %d", WRD_PG_FORM_CLASS,
+             "granted AND objsubid = 2 AND classid = %d AND objid = %d AND database = (SELECT "
+             "oid FROM pg_database WHERE datname = current_database())", WRD_PG_FORM_CLASS,
              WRD_NOTE_FORM);
     PGresult *r = behind(location, sql, PGRES_TUPLES_OK);
     int n = atoi(PQgetvalue(r, 0, 0));
