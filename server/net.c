@@ -1117,7 +1117,7 @@ static void lobby_retry(uv_timer_t *t);
 static void lobby_try(struct wrd_server *srv, struct handshake *h)
 {
     struct http_wait *hw = h->wait;
-    if (!wrd_addr_take_turn(srv, h->bill, &hw->turn, 5)) {
+    if (!wrd_addr_take_turn(srv, h->bill, &hw->turn, wrd_protocol_cost("list"))) {
         uint64_t ms = (uint64_t)wrd_addr_turn_wait_ms(srv, h->bill, &hw->turn);
         if (uv_now(&srv->loop) + ms < h->deadline) {
             if (!hw->timing) {

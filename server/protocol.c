@@ -121,16 +121,20 @@ static void handle_hello(struct wrd_server *srv, struct wrd_conn *c, const json_
     wrd_conn_send_json(c, w);
 }
 
-/* What the message costs its address (addr.h): its type's base cost (1
- * for anything that is not a known message), and 1 per 8 KiB of it. */
-static double message_cost(const json_t *msg, size_t len)
+double wrd_protocol_cost(const char *type)
 {
-    const char *type = json_string_value(json_object_get(msg, "type"));
-    double cost = 1;
     for (size_t i = 0; type && i < sizeof specs / sizeof specs[0]; i++)
         if (strcmp(type, specs[i].type) == 0)
-            cost = specs[i].cost;
-    return cost + wrd_addr_bytes_cost(len);
+            return specs[i].cost;
+    return 1;
+}
+
+/* What the message costs its address (addr.h): its type's base cost, and
+ * 1 per 8 KiB of it. */
+static double message_cost(const json_t *msg, size_t len)
+{
+    return wrd_protocol_cost(json_string_value(json_object_get(msg, "type"))) +
+           wrd_addr_bytes_cost(len);
 }
 
 int wrd_protocol_dispatch(struct wrd_server *srv, struct wrd_conn *c, const char *text,

@@ -14,6 +14,11 @@ struct wrd_conn;
 /* Register the dispatcher with the connections (conn.h's hooks). */
 void wrd_protocol_init(struct wrd_server *srv);
 
+/* The base cost, in budget units (addr.h), of a message of that type: its
+ * row's in the table, 1 for a type that is not a known message. The HTTP
+ * lobby page costs what a "list" costs. */
+double wrd_protocol_cost(const char *type);
+
 /* Handle one complete inbound text message: 0 when it was handled
  * (answered, refused or acted on), or the milliseconds to wait before
  * offering it again when its client address's budget is spent (addr.h):

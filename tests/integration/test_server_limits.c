@@ -266,9 +266,7 @@ static void spend_budget(struct wt_client *c)
     for (int i = 0; i < 200 && !held; i++) {
         long t0 = now_ms();
         wt_send(c, "{s:s, s:i}", "type", "rulesets", "id", i);
-        json_t *m;
-        while ((m = wt_next(c, T)) != NULL && strcmp(str(m, "type"), "rulesets") != 0)
-            json_decref(m);     /* a game's messages */
+        json_t *m = wt_expect(c, "rulesets", T);    /* a game's messages kept aside */
         if (m == NULL)
             fail_msg("request %d: no rulesets answer", i);
         json_decref(m);
@@ -277,13 +275,12 @@ static void spend_budget(struct wt_client *c)
     assert_true(held);
 }
 
-/* c's next message must be the answer `created` to the create id. */
+/* c's next `created` must answer the create id. */
 static void expect_created(struct wt_client *c, int id)
 {
-    json_t *m = wt_next(c, T);
-    if (m == NULL || strcmp(str(m, "type"), "created") != 0 ||
-        json_integer_value(json_object_get(m, "id")) != id)
-        fail_msg("create %d was not answered: %s", id, m ? str(m, "type") : "nothing");
+    json_t *m = wt_expect(c, "created", T);
+    if (m == NULL || json_integer_value(json_object_get(m, "id")) != id)
+        fail_msg("create %d was not answered", id);
     json_decref(m);
 }
 
