@@ -128,12 +128,21 @@ static int affords(struct wrd_server *srv, struct wrd_addr *a, double cost)
     return a->tokens >= cost || a->tokens >= burst(srv);
 }
 
+static void unqueue(struct wrd_addr *a, struct wrd_addr_turn *t)
+{
+    WRD_DLIST_REMOVE(a->turns, a->turns_last, t, prev, next);
+    t->cost = 0;
+}
+
 void wrd_addr_leave(struct wrd_addr *a, struct wrd_addr_turn *t)
 {
     if (a == NULL || t->cost == 0)
         return;
-    WRD_DLIST_REMOVE(a->turns, a->turns_last, t, prev, next);
-    t->cost = 0;
+    struct wrd_addr_turn *behind = t->next;
+    unqueue(a, t);
+    for (struct wrd_addr_turn *u = behind; u != NULL; u = u->next)
+        if (u->wake != NULL)
+            u->wake(u);
 }
 
 int wrd_addr_take_turn(struct wrd_server *srv, struct wrd_addr *a, struct wrd_addr_turn *t,
@@ -142,7 +151,8 @@ int wrd_addr_take_turn(struct wrd_server *srv, struct wrd_addr *a, struct wrd_ad
     if (a == NULL)
         return 1;
     if ((a->turns == NULL || a->turns == t) && affords(srv, a, cost)) {
-        wrd_addr_leave(a, t);
+        if (t->cost != 0)
+            unqueue(a, t);
         a->tokens -= cost;
         return 1;
     }

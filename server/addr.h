@@ -29,13 +29,19 @@ struct wrd_server;
 
 /* A request waiting for its address's budget: its place in the address's
  * queue. It lives in what waits (a connection's held message, conn.h; an
- * HTTP lobby page, net.c),
- * which tries again when wrd_addr_turn_wait_ms says, and leaves the queue
- * when let through (wrd_addr_take_turn) or when it goes away
- * (wrd_addr_leave). Zeroed: not queued. */
+ * HTTP lobby page, net.c), which tries again when wrd_addr_turn_wait_ms
+ * says, and leaves the queue when let through (wrd_addr_take_turn) or when
+ * it goes away (wrd_addr_leave). Zeroed: not queued.
+ *
+ * wake, set by the owner (NULL: nobody to tell), is called while the turn
+ * waits when a turn ahead of it left the queue without being let through:
+ * its wait is shorter than its owner was told, and the owner sets its
+ * timer again from wrd_addr_turn_wait_ms. It is called from within
+ * wrd_addr_leave and must not change the queue (no take_turn, no leave). */
 struct wrd_addr_turn {
     struct wrd_addr_turn *next, *prev;
     double cost;                /* units it waits for; 0 while not queued */
+    void (*wake)(struct wrd_addr_turn *t);
 };
 
 struct wrd_addr {
@@ -84,8 +90,9 @@ int wrd_addr_take_turn(struct wrd_server *srv, struct wrd_addr *a, struct wrd_ad
 int wrd_addr_turn_wait_ms(struct wrd_server *srv, struct wrd_addr *a,
                           const struct wrd_addr_turn *t);
 
-/* Take t out of a's queue (a request that was let through another way, or
- * whose connection went away); nothing when it is not queued. */
+/* Take t out of a's queue (a request whose connection went away, or that
+ * was given up); nothing when it is not queued. The turns that were behind
+ * it are woken (their wake), their waits now shorter by its cost. */
 void wrd_addr_leave(struct wrd_addr *a, struct wrd_addr_turn *t);
 
 /* Charge cost units for work already done, even past zero. */

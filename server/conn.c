@@ -8,6 +8,7 @@
 #include "errors.h"
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,8 @@ void wrd_conn_set_hooks(struct wrd_server *srv, const struct wrd_conn_hooks *h)
 
 #define QUEUE_START 8
 
+static void on_turn_wake(struct wrd_addr_turn *t);
+
 struct wrd_conn *wrd_conn_new(struct wrd_server *srv, struct lws *wsi, const char *peer)
 {
     struct wrd_conn *c = calloc(1, sizeof *c);
@@ -88,6 +91,7 @@ struct wrd_conn *wrd_conn_new(struct wrd_server *srv, struct lws *wsi, const cha
     c->srv = srv;
     c->wsi = wsi;
     c->refs = 1;
+    c->turn.wake = on_turn_wake;
     c->tokens = 2.0 * srv->cfg.rate;            /* burst: two seconds' worth */
     c->refill_ms = uv_now(&srv->loop);
     WRD_DLIST_APPEND(srv->conns, srv->conns_last, c, prev, next);
@@ -681,6 +685,16 @@ static void on_resume(uv_timer_t *t)
     struct wrd_conn *c = t->data;
     if (c->wsi != NULL && c->held)
         wrd_conn_received(c);
+}
+
+/* A request ahead of c's held message in its address's queue went away:
+ * c tries again when its shorter wait is over (addr.h, wake). */
+static void on_turn_wake(struct wrd_addr_turn *t)
+{
+    struct wrd_conn *c = (struct wrd_conn *)(void *)((char *)t - offsetof(struct wrd_conn, turn));
+    if (c->resume != NULL && c->held && c->wsi != NULL)
+        uv_timer_start(c->resume, on_resume,
+                       (uint64_t)wrd_addr_turn_wait_ms(c->srv, c->from, t), 0);
 }
 
 void wrd_conn_received(struct wrd_conn *c)

@@ -23,15 +23,18 @@
 #include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "addr.h"
 #include "conn.h"
@@ -66,18 +69,35 @@ struct http_wait {
     char *body;
     struct lws *wsi;
     /* Before the job: waiting for the address's budget in its turn
-     * (addr.h), with the lobby's request (NULL once let through) and a
-     * timer to try again (timing: initialised, so the wait is freed by
-     * closing it, wait_free). */
+     * (addr.h), with the lobby's request (NULL once let through), a timer
+     * to try again, and a watch for the client closing its side meanwhile
+     * (wait_hup). handles counts those initialised: the wait is freed when
+     * the last of them is closed (wait_free). */
     struct wrd_addr_turn turn;
     json_t *req;
     uv_timer_t timer;
+    uv_poll_t hup;
+    int hup_fd;                 /* a dup() of the socket, for hup; -1 none */
     int timing;
+    int handles;
 };
 
-static void wait_freed(uv_handle_t *t)
+static void wait_closed(uv_handle_t *hd)
 {
-    free(t->data);
+    struct http_wait *hw = hd->data;
+    if (hd == (uv_handle_t *)&hw->hup) {
+        close(hw->hup_fd);
+        hw->hup_fd = -1;
+    }
+    if (--hw->handles == 0)
+        free(hw);
+}
+
+/* Stop watching for the client's end of stream. */
+static void wait_unwatch(struct http_wait *hw)
+{
+    if (hw->hup_fd >= 0 && !uv_is_closing((uv_handle_t *)&hw->hup))
+        uv_close((uv_handle_t *)&hw->hup, wait_closed);
 }
 
 /* Free hw (its body is the caller's). */
@@ -85,10 +105,13 @@ static void wait_free(struct http_wait *hw)
 {
     json_decref(hw->req);
     hw->req = NULL;
-    if (hw->timing)
-        uv_close((uv_handle_t *)&hw->timer, wait_freed);
-    else
+    if (hw->handles == 0) {
         free(hw);
+        return;
+    }
+    wait_unwatch(hw);
+    if (hw->timing)
+        uv_close((uv_handle_t *)&hw->timer, wait_closed);
 }
 
 /* A connection not yet a websocket, in the list of them by accept time
@@ -624,7 +647,9 @@ static void deadline_arm(struct wrd_server *srv)
  * socket, lws's event pipe, connections closing (refused upgrades, ...). */
 #define FD_TABLE_MARGIN 64
 /* Descriptors outside lws's connections: stdio, the store's files, the
- * loop's own, the notifier's webhook sockets and notify commands' pipes. */
+ * loop's own, the notifier's webhook sockets and notify commands' pipes.
+ * Each handshake may hold one more, outside lws's table, while a lobby
+ * page of it waits its turn (wait_watch): counted with --max-handshakes. */
 #define FD_RESERVE (64 + WRD_NOTIFY_DEFAULT_MAX_PENDING + 3 * WRD_NOTIFY_DEFAULT_MAX_CHILDREN)
 
 /*
@@ -645,7 +670,8 @@ static long size_fd_limit(struct wrd_config *cfg)
         wrd_error("cannot read the open file limit", "hint=\"getrlimit(RLIMIT_NOFILE) failed\"");
         return -1;
     }
-    long need = (long)cfg->max_connections + cfg->max_handshakes + FD_TABLE_MARGIN + FD_RESERVE;
+    long need = (long)cfg->max_connections + 2L * cfg->max_handshakes + FD_TABLE_MARGIN +
+                FD_RESERVE;
     long have = need;
     if (rl.rlim_max != RLIM_INFINITY && (long)rl.rlim_max < need)
         have = (long)rl.rlim_max;
@@ -668,7 +694,7 @@ static long size_fd_limit(struct wrd_config *cfg)
     int hs = cfg->max_handshakes;
     if (hs > room / 4)
         hs = room / 4 > 0 ? (int)(room / 4) : 1;
-    int mc = (int)(room - hs);
+    int mc = (int)(room - 2 * hs);
     wrd_warn("open file limit too low: connection limits lowered",
              "hard_nofile=%ld needed=%ld max_connections=%d max_handshakes=%d hint=\"raise the "
              "hard limit (ulimit -Hn, LimitNOFILE=) or lower --max-connections\"", have, need,
@@ -1106,6 +1132,55 @@ static int lobby_answer(struct lws *wsi, struct handshake *h)
 
 static void lobby_retry(uv_timer_t *t);
 
+/* The client of a page waiting its turn closed its side of the connection
+ * (or the socket failed). lws does not read a connection whose request is
+ * being answered, so it would learn of the close only when writing the
+ * answer, and the page would keep its turn and be charged for nobody.
+ * Read as a proxy reads it when its client goes away (a half-close
+ * included): the page is given up and the connection closed, and its turn
+ * leaves the queue (handshake_end). */
+static void wait_hup(uv_poll_t *p, int status, int events)
+{
+    (void)status;
+    (void)events;
+    struct http_wait *hw = p->data;
+    uv_poll_stop(p);
+    lws_set_timeout(hw->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+}
+
+/* A request ahead of hw's page in its address's queue went away: it
+ * tries again when its shorter wait is over (addr.h, wake). */
+static void lobby_wake(struct wrd_addr_turn *t)
+{
+    struct http_wait *hw = (struct http_wait *)(void *)((char *)t -
+                                                        offsetof(struct http_wait, turn));
+    struct handshake *h = lws_get_opaque_user_data(hw->wsi);
+    if (!hw->timing || hw->req == NULL || h == NULL)
+        return;
+    struct wrd_server *srv = lws_context_user(lws_get_context(hw->wsi));
+    uv_timer_start(&hw->timer, lobby_retry,
+                   (uint64_t)wrd_addr_turn_wait_ms(srv, h->bill, t), 0);
+}
+
+/* Watch hw's socket for its client's end of stream while it waits: on a
+ * dup() of it, as lws's own watch of the socket stays as it is. Without
+ * it (no descriptor left) the page only waits. */
+static void wait_watch(struct wrd_server *srv, struct http_wait *hw)
+{
+    int fd = (int)lws_get_socket_fd(hw->wsi);
+    hw->hup_fd = fd >= 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+    if (hw->hup_fd < 0)
+        return;
+    if (uv_poll_init(&srv->loop, &hw->hup, hw->hup_fd) != 0) {
+        close(hw->hup_fd);
+        hw->hup_fd = -1;
+        return;
+    }
+    hw->hup.data = hw;
+    hw->handles++;
+    uv_poll_start(&hw->hup, UV_DISCONNECT, wait_hup);
+}
+
 /* The lobby page in h->wait, in its turn for its address's budget (it
  * costs what a `list` costs): once let through, its request goes to the
  * games (lobby_ready). While the budget is spent, or spoken for by
@@ -1124,11 +1199,14 @@ static void lobby_try(struct wrd_server *srv, struct handshake *h)
                 uv_timer_init(&srv->loop, &hw->timer);
                 hw->timer.data = hw;
                 hw->timing = 1;
+                hw->handles++;
+                wait_watch(srv, hw);
             }
             uv_timer_start(&hw->timer, lobby_retry, ms, 0);
             return;
         }
         wrd_addr_leave(h->bill, &hw->turn);
+        wait_unwatch(hw);
         json_decref(hw->req);
         hw->req = NULL;
         hw->status = 429;
@@ -1138,6 +1216,7 @@ static void lobby_try(struct wrd_server *srv, struct handshake *h)
     }
     json_t *req = hw->req;
     hw->req = NULL;
+    wait_unwatch(hw);
     hw->in_call = 1;
     wrd_games_list_async(srv, req, lobby_ready, hw);
     json_decref(req);
@@ -1268,7 +1347,8 @@ static int on_http(struct lws *wsi, const char *path)
             json_decref(req);
             return http_answer(wsi, 500, "text/plain", strdup("out of memory\n"), flags);
         }
-        *hw = (struct http_wait){ .flags = flags, .wsi = wsi, .req = req };
+        *hw = (struct http_wait){ .flags = flags, .wsi = wsi, .req = req, .hup_fd = -1,
+                                  .turn = { .wake = lobby_wake } };
         h->wait = hw;
         lobby_try(srv, h);
         return hw->done ? lobby_answer(wsi, h) : 0;

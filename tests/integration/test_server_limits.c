@@ -344,6 +344,59 @@ static void test_address_turns_lobby(void **state)
     assert_true(stop(&s));
 }
 
+/* Lobby pages whose connections close while they wait their turn leave
+ * the queue with them (net.c, wait_hup; addr.h, wake): they neither hold
+ * up the requests behind them nor are charged. At 10 units a second, with
+ * the budget about empty: a create (21 units) waits at the head and three
+ * pages are asked behind it. Once the create is answered, a second create
+ * is sent, behind the pages; then their connections close, and the second
+ * create, 2.1 s from an empty budget, is answered. Were the pages still in
+ * the queue, it would wait behind turns nobody takes (for ever), or behind
+ * their 15 units as well (3.6 s, as the server did before wait_hup), or
+ * for as long as it was told when it joined behind them (the wake). */
+static void test_address_turns_lobby_gone(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--address-rate", "10", "--handshake-timeout", "30",
+                                         NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    struct wt_client c;
+    assert_int_equal(wt_open(&c, "creator", s.port), 0);
+    spend_budget(&c);
+    wt_send(&c, "{s:s, s:s, s:s, s:i}", "type", "create", "ruleset", "tictactoe", "seat", "x",
+            "id", 1000);
+    static const char req[] = "GET /games HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    int page[3];
+    for (int i = 0; i < 3; i++) {
+        page[i] = wt_tcp_connect("127.0.0.1", s.port);
+        assert_true(page[i] >= 0);
+        assert_int_equal(write(page[i], req, sizeof req - 1), (ssize_t)(sizeof req - 1));
+    }
+    /* The server reads the pages while the create waits (about 2 s): by its
+     * answer they are queued, the first 0.5 s from its turn. */
+    expect_created(&c, 1000);
+    long t0 = now_ms();
+    wt_send(&c, "{s:s, s:s, s:s, s:i}", "type", "create", "ruleset", "tictactoe", "seat", "x",
+            "id", 1001);
+    for (int i = 0; i < 3; i++) {
+        struct pollfd pf = { .fd = page[i], .events = POLLIN };
+        if (poll(&pf, 1, 0) != 0) {
+            char got[64] = "";
+            ssize_t n = read(page[i], got, sizeof got - 1);
+            fail_msg("page %d was answered before its turn: %.*s", i, (int)(n > 0 ? n : 0), got);
+        }
+        close(page[i]);
+    }
+    expect_created(&c, 1001);
+    long took = now_ms() - t0;
+    print_message("a create behind three closed pages' turns: answered in %ld ms\n", took);
+    assert_true(took >= 1900);      /* it did wait for its 21 units */
+    assert_true(took < 3000);       /* and for nothing of theirs */
+    wt_close(&c);
+    assert_true(stop(&s));
+}
+
 static void test_connections_per_address(void **state)
 {
     (void)state;
@@ -585,6 +638,7 @@ int main(void)
         cmocka_unit_test(test_address_budget_waits),
         cmocka_unit_test(test_address_turns),
         cmocka_unit_test(test_address_turns_lobby),
+        cmocka_unit_test(test_address_turns_lobby_gone),
         cmocka_unit_test(test_connections_per_address),
         cmocka_unit_test(test_trusted_proxy),
         cmocka_unit_test(test_idle_timeout),

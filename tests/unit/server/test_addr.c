@@ -147,6 +147,50 @@ static void test_leave(void **state)
     wrd_addr_put(srv, a);
 }
 
+/* Which turns were woken, in order ("0 2 ..."): the index of each in woken_of. */
+static struct wrd_addr_turn *woken_of;
+static char woken[64];
+
+static void note_wake(struct wrd_addr_turn *t)
+{
+    size_t n = strlen(woken);
+    snprintf(woken + n, sizeof woken - n, "%s%d", n ? " " : "", (int)(t - woken_of));
+}
+
+/* A request that goes away wakes those behind it, whose waits are shorter
+ * by its cost: without the wake they would wait as if it were still there
+ * (test_server_limits, test_address_turns_lobby_gone, live). One let
+ * through wakes nobody: the waits behind it counted its cost. */
+static void test_leave_wakes_those_behind(void **state)
+{
+    struct wrd_server *srv = *state;
+    struct wrd_addr *a = wrd_addr_get(srv, "192.0.2.5");
+    struct wrd_addr_turn t[4] = { { 0 } };
+    woken_of = t;
+    woken[0] = '\0';
+    a->tokens = 0;
+    for (int i = 0; i < 4; i++) {
+        t[i].wake = note_wake;
+        assert_int_equal(wrd_addr_take_turn(srv, a, &t[i], 4), 0);
+    }
+    /* 16 units before the last one's turn: 400 ms */
+    assert_int_equal(wrd_addr_turn_wait_ms(srv, a, &t[3]), 401);
+    wrd_addr_leave(a, &t[1]);
+    assert_string_equal(woken, "2 3");
+    assert_int_equal(wrd_addr_turn_wait_ms(srv, a, &t[2]), 201);
+    assert_int_equal(wrd_addr_turn_wait_ms(srv, a, &t[3]), 301);
+    woken[0] = '\0';
+    wrd_addr_leave(a, &t[3]);   /* the last: nobody behind it */
+    assert_string_equal(woken, "");
+    a->tokens = 4;
+    assert_int_equal(wrd_addr_take_turn(srv, a, &t[0], 4), 1);     /* let through */
+    assert_string_equal(woken, "");
+    assert_int_equal(wrd_addr_turn_wait_ms(srv, a, &t[2]), 101);
+    wrd_addr_leave(a, &t[2]);
+    assert_null(a->turns);
+    wrd_addr_put(srv, a);
+}
+
 /* A cost above the whole budget (100 units) waits for a full budget and
  * then goes through, driving the budget below zero; its wait, and that of
  * those behind it, counts it as the burst. */
@@ -185,6 +229,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(test_first_come_first_served, setup, teardown),
         cmocka_unit_test_setup_teardown(test_leave, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_leave_wakes_those_behind, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cost_above_the_burst, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_record, setup, teardown),
     };
