@@ -352,8 +352,8 @@ static void test_address_turns_lobby(void **state)
  * is sent, behind the pages; then their connections close, and the second
  * create, 2.1 s from an empty budget, is answered. Were the pages still in
  * the queue, it would wait behind turns nobody takes (for ever), or behind
- * their 15 units as well (3.6 s, as the server did before wait_hup), or
- * for as long as it was told when it joined behind them (the wake). */
+ * their 15 units as well (3.6 s: closes not seen), or for as long as it
+ * was told when it joined behind them (3.6 s: no wake). */
 static void test_address_turns_lobby_gone(void **state)
 {
     (void)state;
