@@ -8,7 +8,6 @@
 #include "errors.h"
 
 #include <jansson.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -691,7 +690,7 @@ static void on_resume(uv_timer_t *t)
  * c tries again when its shorter wait is over (addr.h, wake). */
 static void on_turn_wake(struct wrd_addr_turn *t)
 {
-    struct wrd_conn *c = (struct wrd_conn *)(void *)((char *)t - offsetof(struct wrd_conn, turn));
+    struct wrd_conn *c = WRD_CONTAINER_OF(t, struct wrd_conn, turn);
     if (c->resume != NULL && c->held && c->wsi != NULL)
         uv_timer_start(c->resume, on_resume,
                        (uint64_t)wrd_addr_turn_wait_ms(c->srv, c->from, t), 0);

@@ -10,12 +10,17 @@
  *
  * The arguments are evaluated more than once: they must be plain lvalues
  * without side effects. An element is on a list at most once; REMOVE
- * leaves its links NULL. O(1) each.
+ * leaves its links NULL. O(1) each. WRD_CONTAINER_OF, below, finds the
+ * struct an embedded element belongs to.
  */
 #ifndef WRD_DLIST_H
 #define WRD_DLIST_H
 
 #include <stddef.h>
+
+/* The struct of type `type` whose member `member` is at p: for a callback
+ * given an embedded part (an address turn) to find what holds it. */
+#define WRD_CONTAINER_OF(p, type, member) ((type *)(void *)((char *)(p) - offsetof(type, member)))
 
 /* e after the last element. */
 #define WRD_DLIST_APPEND(first, last, e, prev, next)                                      \

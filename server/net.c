@@ -28,7 +28,6 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1152,8 +1151,7 @@ static void wait_hup(uv_poll_t *p, int status, int events)
  * tries again when its shorter wait is over (addr.h, wake). */
 static void lobby_wake(struct wrd_addr_turn *t)
 {
-    struct http_wait *hw = (struct http_wait *)(void *)((char *)t -
-                                                        offsetof(struct http_wait, turn));
+    struct http_wait *hw = WRD_CONTAINER_OF(t, struct http_wait, turn);
     struct handshake *h = lws_get_opaque_user_data(hw->wsi);
     if (!hw->timing || hw->req == NULL || h == NULL)
         return;
