@@ -22,7 +22,8 @@
 //   room is reused (seat 0 sends "again", the server resets the board) and
 //   the next game starts once every connection holds the empty board.
 // - Server CPU per command: utime + stime of the server process
-//   (/proc/PID/stat) over the window, divided by commands; peak RSS VmHWM.
+//   (/proc/PID/stat) over the window, divided by commands, and its utime
+//   alone (the rest is the kernel's, mostly loopback TCP); peak RSS VmHWM.
 // - The driver's own CPU over the window (process.cpuUsage), as warroom-load
 //   reports its own: Node's client is heavier than the C tool, and a driver at
 //   100% of a core limits the server it drives.
@@ -132,14 +133,14 @@ function latJson(samples) {
              p99: round3(pct(s, 0.99)), max: round3(s.length ? s[s.length - 1] : 0) };
 }
 
-// utime + stime of pid in seconds; -1 when unknown.
+// { user: utime, all: utime + stime } of pid in seconds; -1 each when unknown.
 function procCpu(pid) {
     try {
         const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
         const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
-        return (Number(f[11]) + Number(f[12])) / clockTicks;
+        return { user: Number(f[11]) / clockTicks, all: (Number(f[11]) + Number(f[12])) / clockTicks };
     } catch (e) {
-        return -1;
+        return { user: -1, all: -1 };
     }
 }
 
@@ -491,7 +492,7 @@ async function main() {
     const rssSetup = procStatusKb(pid, "VmRSS:");
 
     // 2) Play.
-    let cpu0 = -1, cpu1 = -1, self0 = 0, self1 = 0, rss = -1, hwm = -1;
+    let cpu0 = { user: -1, all: -1 }, cpu1 = { user: -1, all: -1 }, self0 = 0, self1 = 0, rss = -1, hwm = -1;
     if (!failed) {
         run.started = true;
         run.t0 = nowS();
@@ -537,7 +538,8 @@ async function main() {
 
     // 5) The report, shaped like warroom-load's.
     const secs = run.t1 - run.t0;
-    const cpu = cpu0 >= 0 && cpu1 >= 0 ? cpu1 - cpu0 : -1;
+    const cpu = cpu0.all >= 0 && cpu1.all >= 0 ? cpu1.all - cpu0.all : -1;
+    const cpuUser = cpu0.user >= 0 && cpu1.user >= 0 ? cpu1.user - cpu0.user : -1;
     const self = self1 - self0;
     const expected = st.acks * opt.spectators;
     const total = st.errors + st.unexpected + unresolved + specBehind + st.specSkipped + st.boardsDiffer +
@@ -562,6 +564,8 @@ async function main() {
         server: {
             pid, cpu_seconds: round3(cpu), cpu_percent: round3(secs > 0 && cpu >= 0 ? 100 * cpu / secs : -1),
             cpu_ms_per_command: st.acksInWindow > 0 && cpu >= 0 ? Math.round(1e6 * cpu / st.acksInWindow) / 1e3 : -1,
+            cpu_user_ms_per_command: st.acksInWindow > 0 && cpuUser >= 0
+                ? Math.round(1e6 * cpuUser / st.acksInWindow) / 1e3 : -1,
             rss_before_kb: rssBefore, rss_setup_kb: rssSetup, rss_kb: rss, rss_peak_kb: hwm,
             exit_status: opt.start ? exitStatus : null,
             stores_moves: false, patch_rate_ms: opt.patchRate, versions,

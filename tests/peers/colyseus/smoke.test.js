@@ -40,6 +40,8 @@ assert.strictEqual(sc.behind_at_end, 0, `${sc.behind_at_end} spectators behind a
 assert.strictEqual(sc.boards_differ, 0, `${sc.boards_differ} boards differ`);
 assert.ok(j.latency_ms.n > 0 && j.latency_ms.p99 > 0, `no latency: ${JSON.stringify(j.latency_ms)}`);
 assert.ok(j.server.cpu_ms_per_command > 0, `no server CPU figure: ${j.server.cpu_ms_per_command}`);
+assert.ok(j.server.cpu_user_ms_per_command >= 0 && j.server.cpu_user_ms_per_command <= j.server.cpu_ms_per_command,
+          `no server user CPU figure, or more than the whole: ${j.server.cpu_user_ms_per_command}`);
 assert.strictEqual(j.server.exit_status, 0, `the server exited ${j.server.exit_status}`);
 assert.throws(() => process.kill(j.server.pid, 0), "the server is still running");
 console.log(`peers_colyseus_smoke: ${j.commands} moves, ${j.games_completed} games, ` +
