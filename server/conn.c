@@ -687,13 +687,13 @@ static void on_resume(uv_timer_t *t)
 }
 
 /* A request ahead of c's held message in its address's queue went away:
- * c tries again when its shorter wait is over (addr.h, wake). */
+ * c tries again when its shorter wait is over (addr.h, wake). c's turn is
+ * queued only while its message is held with the resume timer set
+ * (wrd_conn_received), and leaves the queue before c is marked closed. */
 static void on_turn_wake(struct wrd_addr_turn *t)
 {
     struct wrd_conn *c = WRD_CONTAINER_OF(t, struct wrd_conn, turn);
-    if (c->resume != NULL && c->held && c->wsi != NULL)
-        uv_timer_start(c->resume, on_resume,
-                       (uint64_t)wrd_addr_turn_wait_ms(c->srv, c->from, t), 0);
+    uv_timer_start(c->resume, on_resume, (uint64_t)wrd_addr_turn_wait_ms(c->srv, c->from, t), 0);
 }
 
 void wrd_conn_received(struct wrd_conn *c)

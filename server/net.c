@@ -1148,13 +1148,14 @@ static void wait_hup(uv_poll_t *p, int status, int events)
 }
 
 /* A request ahead of hw's page in its address's queue went away: it
- * tries again when its shorter wait is over (addr.h, wake). */
+ * tries again when its shorter wait is over (addr.h, wake). A page's turn
+ * is queued only once lobby_try has started its timer, and leaves the
+ * queue before its request is dropped or its handshake ends: so the timer,
+ * the request and the handshake are all there. */
 static void lobby_wake(struct wrd_addr_turn *t)
 {
     struct http_wait *hw = WRD_CONTAINER_OF(t, struct http_wait, turn);
     struct handshake *h = lws_get_opaque_user_data(hw->wsi);
-    if (!hw->timing || hw->req == NULL || h == NULL)
-        return;
     struct wrd_server *srv = lws_context_user(lws_get_context(hw->wsi));
     uv_timer_start(&hw->timer, lobby_retry,
                    (uint64_t)wrd_addr_turn_wait_ms(srv, h->bill, t), 0);
