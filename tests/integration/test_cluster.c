@@ -383,6 +383,21 @@ static void next_answer(struct wt_client *c, const char *type, int seq, long lon
     json_decref(a);
 }
 
+/* /metrics answers (-1: no answer within 5 s, a failure) until name is want. */
+static void metric_reaches(int port, const char *name, long long want)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long long v;
+    do {
+        v = wt_metric(port, name);
+        if (v < 0)
+            fail_msg("the server did not answer /metrics");
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (v != want && (t.tv_sec - t0.tv_sec) * 1000 < T);
+    assert_int_equal(v, want);
+}
+
 /* Several forwards of one game in flight at once, from two seats on a
  * process that does not own it, whose notes come late (so the answers
  * wait for the copy): x sends seq 1 (accepted) and seq 2 (refused: o's
@@ -414,9 +429,9 @@ static void test_forwards_in_flight(void **state)
             "cmd", "type", "mark", "cell", 0);
     wt_send(&x1, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", g.id, "seq", 2,
             "cmd", "type", "mark", "cell", 1);
-    /* well within the notes' delay: x's two are on their way, unanswered */
-    struct timespec ts = { 0, 200 * 1000 * 1000 };
-    nanosleep(&ts, NULL);
+    /* x's two are on their way to the owner, unanswered (well within the
+     * notes' delay), before o's is sent */
+    metric_reaches(s[1].port, "warroom_cluster_forwards_total", before + 2);
     wt_send(&o1, "{s:s, s:s, s:i, s:{s:s, s:i}}", "type", "command", "game", g.id, "seq", 1,
             "cmd", "type", "mark", "cell", 4);
     next_answer(&x1, "ack", 1, 1);
@@ -649,21 +664,6 @@ static void wait_commit_blocked(PGconn *db)
         if ((t.tv_sec - t0.tv_sec) * 1000 > T)
             fail_msg("the server's commit did not come to wait for the games table");
     }
-}
-
-/* /metrics answers (-1: no answer within 5 s, a failure) until name is want. */
-static void metric_reaches(int port, const char *name, long long want)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    long long v;
-    do {
-        v = wt_metric(port, name);
-        if (v < 0)
-            fail_msg("the server did not answer /metrics while a commit waited");
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    } while (v != want && (t.tv_sec - t0.tv_sec) * 1000 < T);
-    assert_int_equal(v, want);
 }
 
 /* Games created while a commit waits (a session of the test holds the
