@@ -659,10 +659,23 @@ void wrd_conn_ready_free(struct wrd_server *srv)
 
 
 
+/* While the server reads nothing from c (a held message, a request
+ * waiting for the store), lws cannot see c's pongs either, so the proof
+ * that c is alive is the server's to give: at the stop, and every
+ * wrd_conn_vouch_stopped() after it. */
 static void stop_reading(struct wrd_conn *c)
 {
-    if (c->stops++ == 0 && c->wsi)
+    if (c->stops++ == 0 && c->wsi) {
         lws_rx_flow_control(c->wsi, 0);
+        lws_validity_confirmed(c->wsi);
+    }
+}
+
+void wrd_conn_vouch_stopped(struct wrd_server *srv)
+{
+    for (struct wrd_conn *c = srv->conns; c != NULL; c = c->next)
+        if (c->stops > 0 && c->wsi != NULL)
+            lws_validity_confirmed(c->wsi);
 }
 
 static void resume_reading(struct wrd_conn *c)

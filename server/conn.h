@@ -233,6 +233,14 @@ void wrd_conn_received(struct wrd_conn *c);
 void wrd_conn_wait_begin(struct wrd_conn *c);
 void wrd_conn_wait_end(struct wrd_conn *c);
 
+/* Tell lws that every connection the server has stopped reading is alive
+ * (net.c calls it every third of --idle-timeout). Its pongs go unread
+ * until it is read again, and lws would otherwise hang up, after
+ * --idle-timeout, a client that is only waiting its turn; a dead one is
+ * found when it is read again, at its turn or the store's answer, both of
+ * which come. */
+void wrd_conn_vouch_stopped(struct wrd_server *srv);
+
 /* Take one command from the rate budget; 0 when the budget is empty. */
 int wrd_conn_take_token(struct wrd_conn *c);
 

@@ -140,6 +140,7 @@ struct wrd_net {
     struct handshake *waiting;  /* the oldest not yet closed for its deadline */
     int handshakes;             /* connections not yet websockets */
     uv_timer_t deadline;        /* fires at the oldest handshake's deadline */
+    uv_timer_t vouch;           /* every third of --idle-timeout: wrd_conn_vouch_stopped */
     int timer_open;             /* the timer and the check may be started (not closed) */
     struct handshake *watched;  /* HTTP answers not known to be out */
     uv_check_t check;           /* runs http_check() while there are some */
@@ -624,6 +625,11 @@ static void on_deadline(uv_timer_t *t)
         lws_cancel_service(srv->ctx);       /* lws closes them in its next service */
     }
     deadline_arm(srv);
+}
+
+static void on_vouch(uv_timer_t *t)
+{
+    wrd_conn_vouch_stopped(t->data);
 }
 
 static void deadline_arm(struct wrd_server *srv)
@@ -1676,6 +1682,10 @@ int wrd_net_start(struct wrd_server *srv)
     }
     uv_timer_init(&srv->loop, &srv->net->deadline);
     srv->net->deadline.data = srv;
+    uint64_t vouch_ms = (uint64_t)srv->cfg.idle_timeout * 1000 / 3;
+    uv_timer_init(&srv->loop, &srv->net->vouch);
+    srv->net->vouch.data = srv;
+    uv_timer_start(&srv->net->vouch, on_vouch, vouch_ms, vouch_ms);
     uv_check_init(&srv->loop, &srv->net->check);
     srv->net->check.data = srv;
     srv->net->timer_open = 1;
@@ -1708,6 +1718,7 @@ void wrd_net_stop(struct wrd_server *srv)
     if (srv->net && srv->net->timer_open) {
         srv->net->timer_open = 0;
         uv_close((uv_handle_t *)&srv->net->deadline, NULL);
+        uv_close((uv_handle_t *)&srv->net->vouch, NULL);
         uv_close((uv_handle_t *)&srv->net->check, NULL);
     }
     if (srv->ctx)

@@ -522,6 +522,43 @@ static void test_trusted_proxy(void **state)
 }
 
 /* A client that never answers the server's pings is hung up on. */
+/* A connection whose message waits its turn longer than --idle-timeout is
+ * not hung up for it: the server reads nothing from it meanwhile, pongs
+ * included, so the proof that it is alive is the server's to give. At 10
+ * units/s with the budget spent, two creates (21 units each) from two
+ * connections wait about 2.1 s and 4.2 s, past an idle time-out of 2 s;
+ * both are answered. (The test client answers no ping: an idle one is
+ * hung up, as test_idle_timeout shows, so only the waiting counts.) */
+static void test_address_turns_outlast_idle(void **state)
+{
+    (void)state;
+    static const char *const args[] = { "--address-rate", "10", "--idle-timeout", "2", NULL };
+    struct wt_server s;
+    assert_int_equal(wt_server_start(&s, args), 0);
+    struct wt_client p, a, b;
+    assert_int_equal(wt_open(&p, "spender", s.port), 0);
+    assert_int_equal(wt_open(&a, "first", s.port), 0);
+    assert_int_equal(wt_open(&b, "second", s.port), 0);
+    spend_budget(&p);
+    long t0 = now_ms();
+    wt_send(&a, "{s:s, s:s, s:s, s:i}", "type", "create", "ruleset", "tictactoe", "seat", "x",
+            "id", 2000);
+    wt_send(&b, "{s:s, s:s, s:s, s:i}", "type", "create", "ruleset", "tictactoe", "seat", "x",
+            "id", 2001);
+    /* in whichever order the server read them: the second within T of the
+     * first's answer */
+    expect_created(&a, 2000);
+    expect_created(&b, 2001);
+    long took = now_ms() - t0;
+    print_message("two creates waiting their turns past an idle time-out of 2 s: the later "
+                  "answered in %ld ms\n", took);
+    assert_true(took >= 3500);      /* the later waited well past the time-out */
+    wt_close(&p);
+    wt_close(&a);
+    wt_close(&b);
+    assert_true(stop(&s));
+}
+
 static void test_idle_timeout(void **state)
 {
     (void)state;
@@ -639,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_address_turns),
         cmocka_unit_test(test_address_turns_lobby),
         cmocka_unit_test(test_address_turns_lobby_gone),
+        cmocka_unit_test(test_address_turns_outlast_idle),
         cmocka_unit_test(test_connections_per_address),
         cmocka_unit_test(test_trusted_proxy),
         cmocka_unit_test(test_idle_timeout),
